@@ -1,0 +1,101 @@
+# stagecut - build, test, install.  See README.md.
+#
+#   make run      install missing packages, build, open the workbench on a sample
+#   make test     install missing packages, build, run every test
+#   make bench    benchmarks (figures quoted in the issues)
+#   make install  PREFIX=/usr/local DESTDIR=
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(PREFIX)/bin
+MANDIR   := $(PREFIX)/share/man/man1
+DATADIR  := $(PREFIX)/share/stagecut
+
+CC       ?= cc
+PKGS     := libcgraph jansson
+TUIPKGS  := ncursesw
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+CPPFLAGS += -I. -DSC_VERSION='"$(VERSION)"' -DSC_DATADIR='"$(DATADIR)"'
+PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) $(TUIPKGS))
+PKGLIBS   = $(shell pkg-config --libs $(PKGS) $(TUIPKGS)) -lm
+TESTLIBS  = $(shell pkg-config --libs criterion)
+
+BUILD    := build
+CORE_SRC    := $(wildcard core/*.c)
+SOLVERS_SRC := $(wildcard solvers/*.c)
+VIZ_SRC     := $(wildcard viz/*.c)
+TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c))
+LIB_SRC     := $(CORE_SRC) $(SOLVERS_SRC) $(VIZ_SRC) $(TUI_SRC)
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC    := $(wildcard tests/unit/*.c)
+UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+CLI_SRC     := $(wildcard tests/cli/*.c)
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all deps run test unit-test cli-test bench install uninstall clean format
+
+all: stagecut
+
+deps:
+	@./scripts/deps.sh
+
+stagecut: $(BUILD)/tui/main.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
+$(BUILD)/libstagecut.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# Criterion's headers need POSIX and GNU extensions the library code does not.
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
+
+$(BUILD)/cli-tests: $(CLI_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory stagecut
+	./stagecut
+
+test: deps
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests
+	@$(MAKE) --no-print-directory unit-test cli-test
+
+unit-test: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests --jobs 2
+
+cli-test: $(BUILD)/cli-tests stagecut
+	STAGECUT=./stagecut $(BUILD)/cli-tests --jobs 2
+
+bench: deps
+	@$(MAKE) --no-print-directory stagecut
+	./bench/run.sh
+
+install: stagecut
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 stagecut $(DESTDIR)$(BINDIR)/stagecut
+	install -m 644 man/stagecut.1 $(DESTDIR)$(MANDIR)/stagecut.1
+	cp -R samples $(DESTDIR)$(DATADIR)/
+	chmod -R a+rX,go-w $(DESTDIR)$(DATADIR)/samples
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/stagecut $(DESTDIR)$(MANDIR)/stagecut.1
+	rm -rf $(DESTDIR)$(DATADIR)
+
+format:
+	clang-format -i $(LIB_SRC) tui/main.c $(wildcard */*.h) $(UNIT_SRC) $(CLI_SRC)
+
+clean:
+	rm -rf $(BUILD) stagecut
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

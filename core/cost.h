@@ -1,0 +1,78 @@
+/*
+ * cost.h - the stage cost model of DESIGN.md section 1 (000 eq. 1-4).
+ *
+ * For a stage S:  f(S) = io_in(S) + work(S) + io_out(S) + overflow(S), where
+ * io_in counts (once) each tensor produced outside S and read inside S,
+ * io_out counts (once) each tensor produced inside S and read outside S, both
+ * divided by the bandwidth B, and overflow(S) = (param(S) - M)+ / B under the
+ * overflow policy (000 eq. 2 with peak(S) = 0).  Under the hard policy a stage
+ * with param(S) > M is infeasible instead and pays no overflow.
+ *
+ * An sc_costs holds the per-stage totals of one partition of one graph.
+ * sc_costs_eval computes them from scratch in O(n + m); sc_costs_move updates
+ * them when a single op changes stage, in O(deg(v) + sum of the out-degrees of
+ * v's predecessors + k), which is what the workbench does on every key press.
+ * The two agree up to floating-point rounding (tests check it).
+ *
+ * An sc_costs is not thread-safe; each thread uses its own.
+ */
+#ifndef SC_COST_H
+#define SC_COST_H
+
+#include <stdbool.h>
+
+#include "graph.h"
+
+typedef struct sc_stage_cost {
+	int ops;
+	double work;     /* time */
+	double in_bytes; /* bytes of tensors entering the stage */
+	double out_bytes;
+	double param;    /* bytes */
+	double io_in;    /* time: in_bytes / B */
+	double io_out;   /* time */
+	double overflow; /* time */
+	double cost;     /* time: io_in + work + io_out + overflow */
+	bool over_memory; /* param > M (infeasible under the hard policy) */
+} sc_stage_cost;
+
+typedef struct sc_costs {
+	const sc_graph *g; /* borrowed; must outlive the sc_costs */
+	sc_settings set;   /* the settings used (k, B, M, policy) */
+	int k;
+	sc_stage_cost *st; /* k entries, stage 0..k-1 */
+	int *mark;         /* scratch: k stamps */
+	int stamp;
+} sc_costs;
+
+/* Returns a new sc_costs for g with the given settings (set->k is the number
+ * of stages, >= 1), all stages zero, or NULL with err set. */
+sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err);
+
+/* Frees c.  sc_costs_free(NULL) does nothing. */
+void sc_costs_free(sc_costs *c);
+
+/* Computes every stage's totals for stage[v] in 0..k-1 (not checked here). */
+void sc_costs_eval(sc_costs *c, const int *stage);
+
+/* Moves op v to stage `to`: updates stage[v] and the totals incrementally.
+ * stage must be the array the totals were computed for. */
+void sc_costs_move(sc_costs *c, int *stage, int v, int to);
+
+/* The largest stage cost, and its 0-based stage in *which (may be NULL); the
+ * lowest index wins ties. */
+double sc_costs_bottleneck(const sc_costs *c, int *which);
+
+/* True when no stage breaks the hard memory limit (always true under the
+ * overflow policy). */
+bool sc_costs_feasible(const sc_costs *c);
+
+/* The objective searches minimise: the bottleneck, or INFINITY when the
+ * partition breaks the hard memory limit. */
+double sc_costs_objective(const sc_costs *c);
+
+/* The cost of the single set S of ops given by in_set[v] (bool per op), from
+ * the definition and nothing else; O(n + m).  For tests and for bounds. */
+double sc_cost_of_set(const sc_graph *g, const sc_settings *set, const bool *in_set);
+
+#endif

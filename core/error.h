@@ -1,0 +1,39 @@
+/*
+ * error.h - errors as values.
+ *
+ * Every fallible function in core/, solvers/ and viz/ returns a status and, on
+ * failure, fills a caller-owned sc_error with a code and one line of text that
+ * names the file (and line, op and attribute where known).  Library code never
+ * prints or exits; tui/ turns the code into an exit status and prints the text.
+ */
+#ifndef SC_ERROR_H
+#define SC_ERROR_H
+
+#include <stddef.h>
+
+typedef enum sc_status {
+	SC_OK = 0,
+	SC_ERR_INPUT,  /* the input (file, option, value) is malformed */
+	SC_ERR_IO,     /* the file could not be read or written */
+	SC_ERR_NOMEM,  /* out of memory */
+	SC_ERR_LIMIT,  /* a size or resource limit was exceeded */
+	SC_ERR_INTERNAL,
+} sc_status;
+
+typedef struct sc_error {
+	sc_status code;
+	char msg[1024];
+} sc_error;
+
+/* Sets err (if not NULL) to code and a printf-style message; returns code so
+ * callers can write `return sc_error_set(err, SC_ERR_INPUT, ...);`. */
+sc_status sc_error_set(sc_error *err, sc_status code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Sets err to SC_ERR_NOMEM with a message naming what was being allocated. */
+sc_status sc_error_nomem(sc_error *err, const char *what);
+
+/* Clears err to SC_OK with an empty message. */
+void sc_error_clear(sc_error *err);
+
+#endif

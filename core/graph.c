@@ -1,0 +1,511 @@
+/*
+ * graph.c - building and querying sc_graph.
+ *
+ * The builder collects ops and edges in growable arrays.  Finishing sorts each
+ * op's edges into CSR form (counting sort by source, then qsort per list to
+ * drop duplicates), finds duplicate names by sorting the names (the sorted
+ * index also serves sc_graph_find), numbers the groups the same way, and runs
+ * Kahn's algorithm: ops left over lie on or behind a cycle, and walking
+ * predecessors among them must close one, which the error message names.
+ */
+#include "graph.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sc_settings_init(sc_settings *s)
+{
+	s->k = 0;
+	s->bandwidth = 1.0;
+	s->memory = INFINITY;
+	s->policy = SC_MEM_OVERFLOW;
+}
+
+const char *sc_mem_policy_name(sc_mem_policy p)
+{
+	return p == SC_MEM_HARD ? "hard" : "overflow";
+}
+
+bool sc_mem_policy_parse(const char *text, sc_mem_policy *out)
+{
+	if (strcmp(text, "overflow") == 0)
+		*out = SC_MEM_OVERFLOW;
+	else if (strcmp(text, "hard") == 0)
+		*out = SC_MEM_HARD;
+	else
+		return false;
+	return true;
+}
+
+struct sc_builder {
+	int n, cap;
+	char **name;
+	double *work, *param, *out;
+	char **group; /* NULL when none */
+	int m, ecap;
+	int *efrom, *eto;
+	sc_settings settings;
+	int *init_stage;
+};
+
+sc_builder *sc_builder_new(void)
+{
+	sc_builder *b = calloc(1, sizeof *b);
+	if (b)
+		sc_settings_init(&b->settings);
+	return b;
+}
+
+void sc_builder_free(sc_builder *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->n; i++) {
+		free(b->name[i]);
+		free(b->group[i]);
+	}
+	free(b->name);
+	free(b->work);
+	free(b->param);
+	free(b->out);
+	free(b->group);
+	free(b->efrom);
+	free(b->eto);
+	free(b->init_stage);
+	free(b);
+}
+
+static bool grow(void **p, int cap, size_t size)
+{
+	void *q = realloc(*p, (size_t)cap * size);
+	if (!q)
+		return false;
+	*p = q;
+	return true;
+}
+
+int sc_builder_add_op(sc_builder *b, const char *name, double work, double param,
+		      double out, const char *group, sc_error *err)
+{
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 64;
+		if (!grow((void **)&b->name, cap, sizeof *b->name) ||
+		    !grow((void **)&b->work, cap, sizeof *b->work) ||
+		    !grow((void **)&b->param, cap, sizeof *b->param) ||
+		    !grow((void **)&b->out, cap, sizeof *b->out) ||
+		    !grow((void **)&b->group, cap, sizeof *b->group)) {
+			sc_error_nomem(err, "the ops");
+			return -1;
+		}
+		b->cap = cap;
+	}
+	if (!(isfinite(work) && work >= 0 && isfinite(param) && param >= 0 &&
+	      isfinite(out) && out >= 0)) {
+		sc_error_set(err, SC_ERR_INPUT, "op '%s': weights must be finite and >= 0", name);
+		return -1;
+	}
+	char *nm = strdup(name);
+	char *gr = group && *group ? strdup(group) : NULL;
+	if (!nm || (group && *group && !gr)) {
+		free(nm);
+		free(gr);
+		sc_error_nomem(err, "an op name");
+		return -1;
+	}
+	int i = b->n++;
+	b->name[i] = nm;
+	b->work[i] = work;
+	b->param[i] = param;
+	b->out[i] = out;
+	b->group[i] = gr;
+	return i;
+}
+
+sc_status sc_builder_add_edge(sc_builder *b, int from, int to, sc_error *err)
+{
+	if (from < 0 || from >= b->n || to < 0 || to >= b->n)
+		return sc_error_set(err, SC_ERR_INTERNAL, "edge %d -> %d names no op", from, to);
+	if (b->m == b->ecap) {
+		int cap = b->ecap ? 2 * b->ecap : 64;
+		if (!grow((void **)&b->efrom, cap, sizeof *b->efrom) ||
+		    !grow((void **)&b->eto, cap, sizeof *b->eto))
+			return sc_error_nomem(err, "the edges");
+		b->ecap = cap;
+	}
+	b->efrom[b->m] = from;
+	b->eto[b->m] = to;
+	b->m++;
+	return SC_OK;
+}
+
+void sc_builder_set_settings(sc_builder *b, const sc_settings *s)
+{
+	b->settings = *s;
+}
+
+sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *err)
+{
+	free(b->init_stage);
+	b->init_stage = NULL;
+	if (!stage)
+		return SC_OK;
+	b->init_stage = malloc((size_t)(b->n ? b->n : 1) * sizeof *stage);
+	if (!b->init_stage)
+		return sc_error_nomem(err, "the initial partition");
+	memcpy(b->init_stage, stage, (size_t)b->n * sizeof *stage);
+	return SC_OK;
+}
+
+void sc_graph_free(sc_graph *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < g->n; i++)
+		free(g->op_name[i]);
+	for (int i = 0; i < g->ngroups; i++)
+		free(g->group_name[i]);
+	free(g->op_name);
+	free(g->group_name);
+	free(g->name);
+	free(g->source);
+	free(g->work);
+	free(g->param);
+	free(g->out);
+	free(g->group);
+	free(g->group_off);
+	free(g->group_ops);
+	free(g->succ_off);
+	free(g->succ);
+	free(g->pred_off);
+	free(g->pred);
+	free(g->topo);
+	free(g->by_name);
+	free(g->init_stage);
+	free(g);
+}
+
+/* qsort has no context argument in C11, so the sort of names by index goes
+ * through this file-local pointer; finishing is therefore not reentrant
+ * across threads (loading is single-threaded by design). */
+static char **sort_names;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	return strcmp(sort_names[*(const int *)a], sort_names[*(const int *)b]);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Builds CSR lists for n nodes from parallel arrays key -> val, sorted and
+ * deduplicated.  Returns the number of kept entries or -1 on out of memory. */
+static int build_csr(int n, int m, const int *key, const int *val, int **off_out,
+		     int **adj_out)
+{
+	int *off = calloc((size_t)n + 1, sizeof *off);
+	int *adj = malloc((size_t)(m ? m : 1) * sizeof *adj);
+	if (!off || !adj) {
+		free(off);
+		free(adj);
+		return -1;
+	}
+	for (int e = 0; e < m; e++)
+		off[key[e] + 1]++;
+	for (int v = 0; v < n; v++)
+		off[v + 1] += off[v];
+	int *fill = malloc((size_t)(n ? n : 1) * sizeof *fill);
+	if (!fill) {
+		free(off);
+		free(adj);
+		return -1;
+	}
+	memcpy(fill, off, (size_t)n * sizeof *fill);
+	for (int e = 0; e < m; e++)
+		adj[fill[key[e]]++] = val[e];
+	/* sort each list and squeeze out duplicates, compacting in place */
+	int w = 0;
+	for (int v = 0; v < n; v++) {
+		int lo = off[v], hi = off[v + 1];
+		qsort(adj + lo, (size_t)(hi - lo), sizeof *adj, cmp_int);
+		off[v] = w;
+		for (int i = lo; i < hi; i++)
+			if (i == lo || adj[i] != adj[i - 1])
+				adj[w++] = adj[i];
+	}
+	off[n] = w;
+	free(fill);
+	*off_out = off;
+	*adj_out = adj;
+	return w;
+}
+
+/* Writes "a -> b -> ... -> a" for a cycle through the ops in `left` (ops
+ * Kahn's algorithm could not remove) into err. */
+static void name_cycle(const sc_graph *g, const bool *left, const char *source, sc_error *err)
+{
+	int start = -1;
+	for (int v = 0; v < g->n && start < 0; v++)
+		if (left[v])
+			start = v;
+	/* every op left over has a predecessor also left over: walk back until an
+	 * op repeats; the walk from its first visit is a cycle (reversed) */
+	int *seen_at = malloc((size_t)g->n * sizeof *seen_at);
+	int *walk = malloc((size_t)(g->n + 1) * sizeof *walk);
+	if (!seen_at || !walk) {
+		free(seen_at);
+		free(walk);
+		sc_error_set(err, SC_ERR_INPUT, "%s: the graph has a cycle", source);
+		return;
+	}
+	for (int v = 0; v < g->n; v++)
+		seen_at[v] = -1;
+	int len = 0, v = start;
+	while (seen_at[v] < 0) {
+		seen_at[v] = len;
+		walk[len++] = v;
+		int next = -1;
+		for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
+			if (left[g->pred[i]]) {
+				next = g->pred[i];
+				break;
+			}
+		v = next;
+	}
+	int first = seen_at[v];
+	int clen = len - first;
+	/* walk[first..len) follows predecessors; print it in edge direction */
+	char buf[700];
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i <= clen; i++) {
+		if (clen > 8 && i == 4) {
+			used += (size_t)snprintf(buf + used, sizeof buf - used, " -> ... (%d ops)", clen - 6);
+			i = clen - 2;
+		}
+		int op = walk[first + (clen - i) % clen];
+		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s'%s'", i ? " -> " : "",
+					 g->op_name[op]);
+		if (used >= sizeof buf)
+			break;
+	}
+	sc_error_set(err, SC_ERR_INPUT, "%s: the graph has a cycle: %s", source, buf);
+	free(seen_at);
+	free(walk);
+}
+
+static sc_status topo_order(sc_graph *g, const char *source, sc_error *err)
+{
+	int n = g->n;
+	int *indeg = malloc((size_t)(n ? n : 1) * sizeof *indeg);
+	g->topo = malloc((size_t)(n ? n : 1) * sizeof *g->topo);
+	if (!indeg || !g->topo) {
+		free(indeg);
+		return sc_error_nomem(err, "the topological order");
+	}
+	int head = 0, tail = 0;
+	for (int v = 0; v < n; v++) {
+		indeg[v] = sc_graph_indeg(g, v);
+		if (indeg[v] == 0)
+			g->topo[tail++] = v;
+	}
+	while (head < tail) {
+		int v = g->topo[head++];
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+			if (--indeg[g->succ[i]] == 0)
+				g->topo[tail++] = g->succ[i];
+	}
+	sc_status st = SC_OK;
+	if (tail < n) {
+		bool *left = malloc((size_t)n * sizeof *left);
+		if (!left) {
+			st = sc_error_set(err, SC_ERR_INPUT, "%s: the graph has a cycle", source);
+		} else {
+			for (int v = 0; v < n; v++)
+				left[v] = indeg[v] > 0;
+			name_cycle(g, left, source, err);
+			st = SC_ERR_INPUT;
+			free(left);
+		}
+	}
+	free(indeg);
+	return st;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
+			    sc_error *err)
+{
+	sc_graph *g = calloc(1, sizeof *g);
+	if (!g) {
+		sc_error_nomem(err, "the graph");
+		return NULL;
+	}
+	int n = b->n;
+	size_t nn = (size_t)(n ? n : 1);
+	g->name = strdup(name ? name : basename_of(source));
+	g->source = strdup(source);
+	g->settings = b->settings;
+	if (!g->name || !g->source)
+		goto nomem;
+	/* take the op arrays over from the builder */
+	g->n = n;
+	g->op_name = b->name;
+	g->work = b->work;
+	g->param = b->param;
+	g->out = b->out;
+	b->name = NULL;
+	b->work = b->param = b->out = NULL;
+	char **groups = b->group;
+	b->group = NULL;
+	g->init_stage = b->init_stage;
+	b->init_stage = NULL;
+	b->n = b->cap = 0;
+	if (!g->op_name) {
+		/* an empty graph: allocate so that accessors stay valid */
+		g->op_name = calloc(1, sizeof *g->op_name);
+		g->work = calloc(1, sizeof *g->work);
+		g->param = calloc(1, sizeof *g->param);
+		g->out = calloc(1, sizeof *g->out);
+		if (!g->op_name || !g->work || !g->param || !g->out)
+			goto nomem_groups;
+	}
+
+	/* names: sort, reject duplicates, keep the index for lookups */
+	g->by_name = malloc(nn * sizeof *g->by_name);
+	g->group = malloc(nn * sizeof *g->group);
+	if (!g->by_name || !g->group)
+		goto nomem_groups;
+	for (int i = 0; i < n; i++)
+		g->by_name[i] = i;
+	sort_names = g->op_name;
+	qsort(g->by_name, (size_t)n, sizeof *g->by_name, cmp_by_name);
+	for (int i = 1; i < n; i++)
+		if (strcmp(g->op_name[g->by_name[i]], g->op_name[g->by_name[i - 1]]) == 0) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: duplicate op name '%s'", source,
+				     g->op_name[g->by_name[i]]);
+			goto fail_groups;
+		}
+
+	/* groups: number distinct names in sorted order */
+	{
+		int *idx = malloc(nn * sizeof *idx);
+		if (!idx)
+			goto nomem_groups;
+		int cnt = 0;
+		for (int i = 0; i < n; i++) {
+			g->group[i] = -1;
+			if (groups && groups[i])
+				idx[cnt++] = i;
+		}
+		sort_names = groups;
+		qsort(idx, (size_t)cnt, sizeof *idx, cmp_by_name);
+		g->group_name = malloc((size_t)(cnt ? cnt : 1) * sizeof *g->group_name);
+		if (!g->group_name) {
+			free(idx);
+			goto nomem_groups;
+		}
+		for (int i = 0; i < cnt; i++) {
+			if (i == 0 || strcmp(groups[idx[i]], g->group_name[g->ngroups - 1]) != 0) {
+				g->group_name[g->ngroups++] = groups[idx[i]];
+				groups[idx[i]] = NULL; /* ownership moves to group_name */
+			}
+			g->group[idx[i]] = g->ngroups - 1;
+		}
+		free(idx);
+		for (int i = 0; i < n; i++)
+			free(groups ? groups[i] : NULL);
+		free(groups);
+		groups = NULL;
+	}
+
+	/* members of each group, as CSR */
+	{
+		int *key = malloc(nn * sizeof *key), *val = malloc(nn * sizeof *val);
+		int cnt = 0;
+		if (!key || !val) {
+			free(key);
+			free(val);
+			goto nomem;
+		}
+		for (int v = 0; v < n; v++)
+			if (g->group[v] >= 0) {
+				key[cnt] = g->group[v];
+				val[cnt++] = v;
+			}
+		int got = build_csr(g->ngroups, cnt, key, val, &g->group_off, &g->group_ops);
+		free(key);
+		free(val);
+		if (got < 0)
+			goto nomem;
+	}
+
+	/* edges */
+	for (int e = 0; e < b->m; e++)
+		if (b->efrom[e] == b->eto[e]) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: the graph has a cycle: '%s' -> '%s'",
+				     source, g->op_name[b->efrom[e]], g->op_name[b->efrom[e]]);
+			goto fail;
+		}
+	g->m = build_csr(n, b->m, b->efrom, b->eto, &g->succ_off, &g->succ);
+	if (g->m < 0 || build_csr(n, b->m, b->eto, b->efrom, &g->pred_off, &g->pred) < 0)
+		goto nomem;
+	if (topo_order(g, source, err) != SC_OK)
+		goto fail;
+	return g;
+
+nomem_groups:
+	if (groups) {
+		for (int i = 0; i < n; i++)
+			free(groups[i]);
+		free(groups);
+	}
+nomem:
+	sc_error_nomem(err, "the graph");
+	sc_graph_free(g);
+	return NULL;
+fail_groups:
+	if (groups) {
+		for (int i = 0; i < n; i++)
+			free(groups[i]);
+		free(groups);
+	}
+fail:
+	sc_graph_free(g);
+	return NULL;
+}
+
+int sc_graph_find(const sc_graph *g, const char *name)
+{
+	int lo = 0, hi = g->n - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = strcmp(g->op_name[g->by_name[mid]], name);
+		if (c == 0)
+			return g->by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+double sc_graph_total_work(const sc_graph *g)
+{
+	double s = 0;
+	for (int v = 0; v < g->n; v++)
+		s += g->work[v];
+	return s;
+}
+

@@ -1,0 +1,42 @@
+/*
+ * load.h - reading graphs from files.
+ *
+ * Each format is an sc_loader: a probe that says from the file name and its
+ * first bytes whether the format applies, and a load function.  sc_load picks
+ * one: by extension (.dot/.gv, .json) when it has a known one, else by
+ * content.  Every failure is one line naming the file, and the line, op and
+ * attribute where known.
+ */
+#ifndef SC_LOAD_H
+#define SC_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "graph.h"
+
+typedef struct sc_loader {
+	const char *name; /* "dot", "fiddle-json" */
+	/* true when this loader reads the file: by extension of path or by its
+	 * first len bytes in head */
+	bool (*probe)(const char *path, const char *head, size_t len);
+	/* loads path; returns NULL with err set on failure */
+	sc_graph *(*load)(const char *path, sc_error *err);
+} sc_loader;
+
+extern const sc_loader sc_loader_dot;
+extern const sc_loader sc_loader_fiddle;
+
+/* Loads the graph in path with the loader that fits.  Returns NULL with err
+ * set (SC_ERR_IO for a missing or unreadable file, SC_ERR_INPUT for an empty
+ * or malformed one).  Not thread-safe (the DOT parser has global state). */
+sc_graph *sc_load(const char *path, sc_error *err);
+
+/* Parses a weight: a finite number >= 0, with nothing but spaces after it.
+ * Returns false for anything else (empty, negative, NaN, inf, text). */
+bool sc_parse_weight(const char *text, double *out);
+
+/* Returns true when path ends with ext (e.g. ".json"), ignoring case. */
+bool sc_has_extension(const char *path, const char *ext);
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * load_dot.c - DOT graphs through Graphviz cgraph (DESIGN.md section 2).
+ *
+ * Graph attributes k, bandwidth, memory, memory_policy; node attributes work,
+ * param, out, group and stage.  cgraph reports syntax errors through a user
+ * error function, which here copies the first error into a buffer instead of
+ * printing it; cgraph keeps that state globally, so loading is not
+ * thread-safe.  cgraph does not keep source lines for nodes, so attribute
+ * errors name the node and the attribute but no line.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "load.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <graphviz/cgraph.h>
+
+static char dot_errbuf[512];
+
+static int collect_error(char *msg)
+{
+	/* keep the first message; cgraph may send it in pieces */
+	size_t used = strlen(dot_errbuf);
+	if (used < sizeof dot_errbuf - 1 && !strchr(dot_errbuf, '\n'))
+		snprintf(dot_errbuf + used, sizeof dot_errbuf - used, "%s", msg);
+	return 0;
+}
+
+/* Turns cgraph's "Error: <stdin>: syntax error in line 3 near 'x'" into
+ * "syntax error in line 3 near 'x'". */
+static const char *clean_error(void)
+{
+	char *s = dot_errbuf;
+	char *nl = strchr(s, '\n');
+	if (nl)
+		*nl = '\0';
+	if (strncmp(s, "Error: ", 7) == 0)
+		s += 7;
+	if (strncmp(s, "Warning: ", 9) == 0)
+		s += 9;
+	if (strncmp(s, "<stdin>: ", 9) == 0)
+		s += 9;
+	else if (s[0] == '(' && strncmp(s, "(null): ", 8) == 0)
+		s += 8;
+	return *s ? s : "malformed DOT";
+}
+
+static bool probe_dot(const char *path, const char *head, size_t len)
+{
+	(void)head;
+	(void)len;
+	return !sc_has_extension(path, ".json");
+}
+
+/* The value of attribute name on object obj, or NULL when absent or empty. */
+static const char *attr(void *obj, int kind, Agraph_t *g, const char *name)
+{
+	Agsym_t *sym = agattr(g, kind, (char *)name, NULL);
+	if (!sym)
+		return NULL;
+	const char *v = agxget(obj, sym);
+	return v && *v ? v : NULL;
+}
+
+static bool parse_int(const char *text, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	while (isspace((unsigned char)*text))
+		text++;
+	long x = strtol(text, &end, 10);
+	if (end == text || errno)
+		return false;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end || x < lo || x > hi)
+		return false;
+	*out = x;
+	return true;
+}
+
+static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc_error *err)
+{
+	sc_settings_init(s);
+	const char *v;
+	long k;
+	if ((v = attr(g, AGRAPH, g, "k"))) {
+		if (!parse_int(v, 1, 1000000, &k))
+			return sc_error_set(err, SC_ERR_INPUT,
+					    "%s: graph attribute 'k': '%s' is not an integer from 1 to 1000000",
+					    path, v);
+		s->k = (int)k;
+	}
+	if ((v = attr(g, AGRAPH, g, "bandwidth"))) {
+		if (!sc_parse_weight(v, &s->bandwidth) || s->bandwidth <= 0)
+			return sc_error_set(err, SC_ERR_INPUT,
+					    "%s: graph attribute 'bandwidth': '%s' is not a finite number > 0",
+					    path, v);
+	}
+	if ((v = attr(g, AGRAPH, g, "memory"))) {
+		if (!sc_parse_weight(v, &s->memory))
+			return sc_error_set(err, SC_ERR_INPUT,
+					    "%s: graph attribute 'memory': '%s' is not a finite number >= 0",
+					    path, v);
+	}
+	if ((v = attr(g, AGRAPH, g, "memory_policy"))) {
+		if (!sc_mem_policy_parse(v, &s->policy))
+			return sc_error_set(err, SC_ERR_INPUT,
+					    "%s: graph attribute 'memory_policy': '%s' is not 'overflow' or 'hard'",
+					    path, v);
+	}
+	return SC_OK;
+}
+
+static sc_graph *load_dot(const char *path, sc_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	dot_errbuf[0] = '\0';
+	agusererrf old = agseterrf(collect_error);
+	agerrlevel_t oldlvl = agseterr(AGERR);
+	agreadline(1);
+	Agraph_t *g = agread(f, NULL);
+	fclose(f);
+	agseterrf(old);
+	if (!g || dot_errbuf[0]) {
+		sc_error_set(err, SC_ERR_INPUT, "%s: %s", path,
+			     dot_errbuf[0] ? clean_error() : "no graph in the file");
+		if (g)
+			agclose(g);
+		agseterr(oldlvl);
+		return NULL;
+	}
+	agseterr(oldlvl);
+
+	sc_graph *out = NULL;
+	sc_builder *b = sc_builder_new();
+	int *index = NULL, *stage = NULL;
+	if (!b) {
+		sc_error_nomem(err, "the graph");
+		goto done;
+	}
+	if (!agisdirected(g)) {
+		sc_error_set(err, SC_ERR_INPUT, "%s: the graph is undirected; stagecut needs a digraph", path);
+		goto done;
+	}
+	sc_settings set;
+	if (read_settings(g, path, &set, err) != SC_OK)
+		goto done;
+	sc_builder_set_settings(b, &set);
+
+	int n = agnnodes(g);
+	IDTYPE maxseq = 0;
+	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v))
+		if (AGSEQ(v) > maxseq)
+			maxseq = AGSEQ(v);
+	index = malloc(((size_t)maxseq + 1) * sizeof *index);
+	stage = malloc((size_t)(n ? n : 1) * sizeof *stage);
+	if (!index || !stage) {
+		sc_error_nomem(err, "the graph");
+		goto done;
+	}
+	static const char *const wname[3] = {"work", "param", "out"};
+	int nstaged = 0, maxstage = 0;
+	const char *first_unstaged = NULL;
+	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v)) {
+		const char *name = agnameof(v);
+		double w[3] = {0, 0, 0};
+		for (int a = 0; a < 3; a++) {
+			const char *t = attr(v, AGNODE, g, wname[a]);
+			if (t && !sc_parse_weight(t, &w[a])) {
+				sc_error_set(err, SC_ERR_INPUT,
+					     "%s: node '%s' attribute '%s': '%s' is not a finite number >= 0",
+					     path, name, wname[a], t);
+				goto done;
+			}
+		}
+		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], attr(v, AGNODE, g, "group"), err);
+		if (i < 0)
+			goto done;
+		index[AGSEQ(v)] = i;
+		const char *t = attr(v, AGNODE, g, "stage");
+		long s;
+		if (t) {
+			if (!parse_int(t, 1, set.k ? set.k : 1000000, &s)) {
+				sc_error_set(err, SC_ERR_INPUT,
+					     "%s: node '%s' attribute 'stage': '%s' is not an integer from 1 to %d",
+					     path, name, t, set.k ? set.k : 1000000);
+				goto done;
+			}
+			stage[i] = (int)s - 1;
+			nstaged++;
+			if (s > maxstage)
+				maxstage = (int)s;
+		} else if (!first_unstaged) {
+			first_unstaged = name;
+		}
+	}
+	if (nstaged > 0 && first_unstaged) {
+		sc_error_set(err, SC_ERR_INPUT,
+			     "%s: node '%s' has no 'stage' attribute although other nodes have one", path,
+			     first_unstaged);
+		goto done;
+	}
+	if (nstaged > 0) {
+		if (set.k == 0) {
+			set.k = maxstage;
+			sc_builder_set_settings(b, &set);
+		}
+		if (sc_builder_set_init_stage(b, stage, err) != SC_OK)
+			goto done;
+	}
+	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v))
+		for (Agedge_t *e = agfstout(g, v); e; e = agnxtout(g, e))
+			if (sc_builder_add_edge(b, index[AGSEQ(v)], index[AGSEQ(aghead(e))], err) != SC_OK)
+				goto done;
+	out = sc_builder_finish(b, path, NULL, err);
+done:
+	free(index);
+	free(stage);
+	sc_builder_free(b);
+	agclose(g);
+	return out;
+}
+
+const sc_loader sc_loader_dot = {
+	.name = "dot",
+	.probe = probe_dot,
+	.load = load_dot,
+};

@@ -1,0 +1,268 @@
+/*
+ * load_fiddle.c - the msr-fiddle JSON workloads of paper 001 (jansson).
+ *
+ * Mapping (../shared/data/msr-fiddle/README.md): work = fpgaLatency,
+ * param = size, out = the cost of the op's out-edges (equal on every edge
+ * leaving one op: it is the time to move the op's one output tensor at
+ * bandwidth 1), group = colorClass, memory = maxSizePerFPGA under the hard
+ * policy, k = maxFPGAs.  cpuLatency, isBackwardNode and edge sizes are not
+ * part of the model and are ignored; an op not supported on an accelerator
+ * is refused, since every stage here is an accelerator.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "load.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static bool probe_fiddle(const char *path, const char *head, size_t len)
+{
+	if (sc_has_extension(path, ".json"))
+		return true;
+	if (sc_has_extension(path, ".dot") || sc_has_extension(path, ".gv"))
+		return false;
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)head[i]))
+		i++;
+	return i < len && head[i] == '{';
+}
+
+typedef struct id_index {
+	json_int_t id;
+	int index;
+} id_index;
+
+static int cmp_id(const void *a, const void *b)
+{
+	json_int_t x = ((const id_index *)a)->id, y = ((const id_index *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int find_id(const id_index *ids, int n, json_int_t id)
+{
+	id_index key = {id, -1};
+	const id_index *hit = bsearch(&key, ids, (size_t)n, sizeof *ids, cmp_id);
+	return hit ? hit->index : -1;
+}
+
+/* Reads member key of obj as a finite number >= 0 into *out; a missing
+ * member gives def (or an error when def is NAN). */
+static bool get_number(json_t *obj, const char *key, double def, double *out)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v) {
+		*out = def;
+		return !isnan(def);
+	}
+	if (!json_is_number(v))
+		return false;
+	double x = json_number_value(v);
+	if (!isfinite(x) || x < 0)
+		return false;
+	*out = x;
+	return true;
+}
+
+static bool get_flag(json_t *obj, const char *key, bool def)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return def;
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	if (json_is_number(v))
+		return json_number_value(v) != 0;
+	return def;
+}
+
+static const char *describe(json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+static sc_graph *load_fiddle(const char *path, sc_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		if (json_error_code(&jerr) == json_error_cannot_open_file)
+			sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
+		else
+			sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path, jerr.line,
+				     jerr.column, jerr.text);
+		return NULL;
+	}
+	sc_graph *g = NULL;
+	sc_builder *b = sc_builder_new();
+	id_index *ids = NULL;
+	double *out = NULL;
+	bool *has_out = NULL;
+	if (!b) {
+		sc_error_nomem(err, "the graph");
+		goto done;
+	}
+	json_t *nodes = json_object_get(root, "nodes");
+	json_t *edges = json_object_get(root, "edges");
+	if (!json_is_object(root) || !json_is_array(nodes) || !json_is_array(edges)) {
+		sc_error_set(err, SC_ERR_INPUT,
+			     "%s: not an msr-fiddle graph (expected an object with \"nodes\" and \"edges\" arrays)",
+			     path);
+		goto done;
+	}
+	sc_settings set;
+	sc_settings_init(&set);
+	json_t *mem = json_object_get(root, "maxSizePerFPGA");
+	if (mem) {
+		if (!get_number(root, "maxSizePerFPGA", NAN, &set.memory)) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: \"maxSizePerFPGA\" must be a finite number >= 0", path);
+			goto done;
+		}
+		set.policy = SC_MEM_HARD;
+	}
+	json_t *kk = json_object_get(root, "maxFPGAs");
+	if (kk) {
+		if (!json_is_number(kk) || json_number_value(kk) < 1 || json_number_value(kk) > 1000000 ||
+		    json_number_value(kk) != floor(json_number_value(kk))) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: \"maxFPGAs\" must be an integer from 1 to 1000000", path);
+			goto done;
+		}
+		set.k = (int)json_number_value(kk);
+	}
+	sc_builder_set_settings(b, &set);
+
+	int n = (int)json_array_size(nodes);
+	ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+	out = calloc((size_t)(n ? n : 1), sizeof *out);
+	has_out = calloc((size_t)(n ? n : 1), sizeof *has_out);
+	if (!ids || !out || !has_out) {
+		sc_error_nomem(err, "the graph");
+		goto done;
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *nd = json_array_get(nodes, (size_t)i);
+		if (!json_is_object(nd)) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] is %s, not an object", path, i, describe(nd));
+			goto done;
+		}
+		json_t *id = json_object_get(nd, "id");
+		if (!json_is_integer(id)) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] has no integer \"id\"", path, i);
+			goto done;
+		}
+		json_t *jname = json_object_get(nd, "name");
+		char fallback[32];
+		snprintf(fallback, sizeof fallback, "node%lld", (long long)json_integer_value(id));
+		if (jname && !json_is_string(jname)) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: node %lld: \"name\" is %s, not a string", path,
+				     (long long)json_integer_value(id), describe(jname));
+			goto done;
+		}
+		const char *name = jname ? json_string_value(jname) : fallback;
+		double work, param;
+		if (!get_number(nd, "fpgaLatency", NAN, &work)) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: node '%s' attribute 'fpgaLatency': missing or not a finite number >= 0",
+				     path, name);
+			goto done;
+		}
+		if (!get_number(nd, "size", 0, &param)) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: node '%s' attribute 'size': not a finite number >= 0", path, name);
+			goto done;
+		}
+		if (!get_flag(nd, "supportedOnFpga", true)) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: node '%s' is not supported on an accelerator (supportedOnFpga false); "
+				     "stagecut places every op on an accelerator",
+				     path, name);
+			goto done;
+		}
+		json_t *cc = json_object_get(nd, "colorClass");
+		char group[40] = "";
+		if (cc && !json_is_null(cc)) {
+			if (!json_is_integer(cc)) {
+				sc_error_set(err, SC_ERR_INPUT,
+					     "%s: node '%s' attribute 'colorClass': not an integer", path, name);
+				goto done;
+			}
+			snprintf(group, sizeof group, "color%lld", (long long)json_integer_value(cc));
+		}
+		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
+		if (v < 0)
+			goto done;
+		ids[i] = (id_index){json_integer_value(id), v};
+	}
+	qsort(ids, (size_t)n, sizeof *ids, cmp_id);
+	for (int i = 1; i < n; i++)
+		if (ids[i].id == ids[i - 1].id) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: duplicate node id %lld", path, (long long)ids[i].id);
+			goto done;
+		}
+	size_t ne = json_array_size(edges);
+	for (size_t e = 0; e < ne; e++) {
+		json_t *ed = json_array_get(edges, e);
+		json_t *src = json_object_get(ed, "sourceId"), *dst = json_object_get(ed, "destId");
+		if (!json_is_object(ed) || !json_is_integer(src) || !json_is_integer(dst)) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: edges[%zu] needs integer \"sourceId\" and \"destId\"", path, e);
+			goto done;
+		}
+		json_int_t s_id = json_integer_value(src), d_id = json_integer_value(dst);
+		int s = find_id(ids, n, s_id), d = find_id(ids, n, d_id);
+		if (s < 0 || d < 0) {
+			sc_error_set(err, SC_ERR_INPUT, "%s: edges[%zu] %lld -> %lld: no node has id %lld",
+				     path, e, (long long)s_id, (long long)d_id,
+				     (long long)(s < 0 ? s_id : d_id));
+			goto done;
+		}
+		double cost;
+		if (!get_number(ed, "cost", 0, &cost)) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: edges[%zu] %lld -> %lld attribute 'cost': not a finite number >= 0",
+				     path, e, (long long)s_id, (long long)d_id);
+			goto done;
+		}
+		/* one output tensor per op: every edge leaving s carries the same cost */
+		if (has_out[s] && out[s] != cost) {
+			sc_error_set(err, SC_ERR_INPUT,
+				     "%s: edges leaving node %lld have different costs (%g and %g); "
+				     "an op has one output tensor",
+				     path, (long long)s_id, out[s], cost);
+			goto done;
+		}
+		out[s] = cost;
+		has_out[s] = true;
+		if (sc_builder_add_edge(b, s, d, err) != SC_OK)
+			goto done;
+	}
+	g = sc_builder_finish(b, path, NULL, err);
+	if (g)
+		memcpy(g->out, out, (size_t)n * sizeof *out);
+done:
+	free(ids);
+	free(out);
+	free(has_out);
+	sc_builder_free(b);
+	json_decref(root);
+	return g;
+}
+
+const sc_loader sc_loader_fiddle = {
+	.name = "fiddle-json",
+	.probe = probe_fiddle,
+	.load = load_fiddle,
+};

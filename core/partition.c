@@ -1,0 +1,213 @@
+/*
+ * partition.c - validity, legal ranges and partition files.  See partition.h.
+ */
+#include "partition.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fileio.h"
+#include "report.h"
+
+#define SC_PART_FORMAT "stagecut-partition/1"
+
+bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
+{
+	sc_violation none = {SC_VIOL_NONE, -1, -1};
+	for (int u = 0; u < g->n; u++)
+		if (stage[u] < 0 || stage[u] >= k) {
+			if (v)
+				*v = (sc_violation){SC_VIOL_RANGE, u, -1};
+			return false;
+		}
+	for (int u = 0; u < g->n; u++) {
+		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++)
+			if (stage[g->succ[i]] < stage[u]) {
+				if (v)
+					*v = (sc_violation){SC_VIOL_EDGE, u, g->succ[i]};
+				return false;
+			}
+		int gr = g->group[u];
+		if (gr >= 0) {
+			int first = g->group_ops[g->group_off[gr]];
+			if (stage[first] != stage[u]) {
+				if (v)
+					*v = (sc_violation){SC_VIOL_GROUP, first, u};
+				return false;
+			}
+		}
+	}
+	if (v)
+		*v = none;
+	return true;
+}
+
+void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
+		      size_t size)
+{
+	switch (v->kind) {
+	case SC_VIOL_NONE:
+		snprintf(buf, size, "valid");
+		break;
+	case SC_VIOL_RANGE:
+		snprintf(buf, size, "op '%s' is in stage %d, outside 1..k", g->op_name[v->a],
+			 stage[v->a] + 1);
+		break;
+	case SC_VIOL_EDGE:
+		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
+			 g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		break;
+	case SC_VIOL_GROUP:
+		snprintf(buf, size, "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
+			 g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
+			 g->op_name[v->b], stage[v->b] + 1);
+		break;
+	}
+}
+
+/* Narrows [*lo, *hi] by the neighbours of op u that are not in group gr. */
+static void narrow(const sc_graph *g, const int *stage, int u, int gr, int *lo, int *hi)
+{
+	for (int i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
+		int p = g->pred[i];
+		if ((gr < 0 || g->group[p] != gr) && stage[p] > *lo)
+			*lo = stage[p];
+	}
+	for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+		int s = g->succ[i];
+		if ((gr < 0 || g->group[s] != gr) && stage[s] < *hi)
+			*hi = stage[s];
+	}
+}
+
+void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int *lo, int *hi)
+{
+	*lo = 0;
+	*hi = k - 1;
+	int gr = g->group[v];
+	if (gr < 0) {
+		narrow(g, stage, v, -1, lo, hi);
+		return;
+	}
+	for (int i = g->group_off[gr]; i < g->group_off[gr + 1]; i++)
+		narrow(g, stage, g->group_ops[i], gr, lo, hi);
+}
+
+sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage,
+		       sc_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		if (jerr.line < 0 || json_error_code(&jerr) == json_error_cannot_open_file)
+			return sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
+		return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
+				    jerr.line, jerr.column, jerr.text);
+	}
+	sc_status st = SC_OK;
+	json_t *fmt = json_object_get(root, "format");
+	json_t *jk = json_object_get(root, "k");
+	json_t *stages = json_object_get(root, "stages");
+	if (!json_is_object(root)) {
+		st = sc_error_set(err, SC_ERR_INPUT, "%s: not a partition file (expected a JSON object)", path);
+		goto out;
+	}
+	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), SC_PART_FORMAT) != 0) {
+		st = sc_error_set(err, SC_ERR_INPUT, "%s: not a partition file (\"format\" must be \"%s\")",
+				  path, SC_PART_FORMAT);
+		goto out;
+	}
+	if (!json_is_integer(jk) || json_integer_value(jk) < 1 || json_integer_value(jk) > 1000000) {
+		st = sc_error_set(err, SC_ERR_INPUT, "%s: \"k\" must be an integer from 1 to 1000000", path);
+		goto out;
+	}
+	if (!json_is_object(stages)) {
+		st = sc_error_set(err, SC_ERR_INPUT, "%s: \"stages\" must be an object mapping op names to stages",
+				  path);
+		goto out;
+	}
+	int k = (int)json_integer_value(jk);
+	for (int v = 0; v < g->n; v++)
+		stage[v] = INT_MIN;
+	const char *name;
+	json_t *val;
+	json_object_foreach(stages, name, val)
+	{
+		int v = sc_graph_find(g, name);
+		if (v < 0) {
+			st = sc_error_set(err, SC_ERR_INPUT, "%s: unknown op '%s' (not in %s)", path, name,
+					  g->source);
+			goto out;
+		}
+		if (!json_is_integer(val) || json_integer_value(val) < -1000000 ||
+		    json_integer_value(val) > 1000000) {
+			st = sc_error_set(err, SC_ERR_INPUT, "%s: the stage of op '%s' must be an integer",
+					  path, name);
+			goto out;
+		}
+		stage[v] = (int)json_integer_value(val) - 1;
+	}
+	for (int v = 0; v < g->n; v++)
+		if (stage[v] == INT_MIN) {
+			st = sc_error_set(err, SC_ERR_INPUT, "%s: op '%s' of %s has no stage", path,
+					  g->op_name[v], g->source);
+			goto out;
+		}
+	*k_out = k;
+out:
+	json_decref(root);
+	return st;
+}
+
+sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
+			const sc_costs *costs, sc_error *err)
+{
+	json_t *root = json_object();
+	json_t *map = json_object();
+	if (!root || !map)
+		goto nomem;
+	json_object_set_new(root, "format", json_string(SC_PART_FORMAT));
+	json_object_set_new(root, "graph", json_string(g->name));
+	json_object_set_new(root, "k", json_integer(k));
+	if (costs) {
+		int at;
+		double b = sc_costs_bottleneck(costs, &at);
+		json_object_set_new(root, "bottleneck", json_real(b));
+		json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
+		json_t *arr = sc_report_stages(costs);
+		if (!arr)
+			goto nomem;
+		json_object_set_new(root, "stage_costs", arr);
+	}
+	for (int v = 0; v < g->n; v++)
+		if (json_object_set_new(map, g->op_name[v], json_integer(stage[v] + 1)) != 0)
+			goto nomem;
+	json_object_set_new(root, "stages", map);
+	map = NULL;
+	char *text = json_dumps(root, SC_JSON_FLAGS);
+	json_decref(root);
+	if (!text)
+		return sc_error_nomem(err, "the partition file");
+	size_t len = strlen(text);
+	text[len] = '\0';
+	/* end with a newline, as text files should */
+	char *full = malloc(len + 2);
+	if (!full) {
+		free(text);
+		return sc_error_nomem(err, "the partition file");
+	}
+	memcpy(full, text, len);
+	full[len] = '\n';
+	free(text);
+	sc_status st = sc_file_write_atomic(path, full, len + 1, err);
+	free(full);
+	return st;
+nomem:
+	json_decref(root);
+	json_decref(map);
+	return sc_error_nomem(err, "the partition file");
+}

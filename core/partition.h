@@ -1,0 +1,60 @@
+/*
+ * partition.h - partitions: validity, legal stage ranges, and the partition
+ * file of DESIGN.md section 2.
+ *
+ * A partition of an sc_graph into k stages is an int array stage[0..n) of
+ * 0-based stages (files and messages use 1-based numbers).  It is valid when
+ * every stage is in range, no edge goes to an earlier stage (stages are in
+ * pipeline order, so the quotient graph is acyclic) and every group lies in
+ * one stage.
+ */
+#ifndef SC_PARTITION_H
+#define SC_PARTITION_H
+
+#include <stdbool.h>
+
+#include "cost.h"
+#include "graph.h"
+
+typedef enum sc_violation_kind {
+	SC_VIOL_NONE = 0,
+	SC_VIOL_RANGE, /* op a has a stage outside 1..k */
+	SC_VIOL_EDGE,  /* edge a -> b goes from a later stage to an earlier one */
+	SC_VIOL_GROUP, /* ops a and b of one group are in different stages */
+} sc_violation_kind;
+
+typedef struct sc_violation {
+	sc_violation_kind kind;
+	int a, b; /* ops */
+} sc_violation;
+
+/* Finds the first violation (ops in index order; for each op its range, then
+ * its out-edges, then its group).  Returns true when stage is valid. */
+bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
+
+/* Writes a one-line description of v (1-based stages) into buf. */
+void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
+		      size_t size);
+
+/* The stages op v can move to, alone or with its group, without breaking an
+ * edge: [*lo, *hi], 0-based, from the stages of the predecessors and
+ * successors of v's group outside the group.  stage must be valid. */
+void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int *lo, int *hi);
+
+/* Reads a partition file for g.  On success *k_out is the file's k and
+ * stage[0..n) (caller-owned) holds 0-based stages; stages outside 1..k are
+ * kept (as stage-1) for sc_part_check to report.  Fails with SC_ERR_INPUT
+ * (message "path: ...") on malformed JSON, a wrong format tag, a missing or
+ * non-integer k or stage, an op the graph lacks, or a graph op the file
+ * lacks; SC_ERR_IO when the file cannot be read. */
+sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage,
+		       sc_error *err);
+
+/* Writes the partition file for stage (0-based, k stages) to path through a
+ * temporary file in the same directory and a rename, so an existing file is
+ * either replaced whole or left alone.  costs (may be NULL) adds the
+ * bottleneck and per-stage costs beside the stages, for readers. */
+sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
+			const sc_costs *costs, sc_error *err);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * report.h - the JSON pieces every command shares (one schema, see the man
+ * page): the per-stage array and a partition's summary.
+ */
+#ifndef SC_REPORT_H
+#define SC_REPORT_H
+
+#include <jansson.h>
+
+#include "cost.h"
+
+/* Returns a new JSON array with one object per stage (1-based "stage",
+ * "ops", "work", "io_in", "io_out", "overflow", "cost", "param",
+ * "in_bytes", "out_bytes", "over_memory"), or NULL when out of memory. */
+json_t *sc_report_stages(const sc_costs *c);
+
+/* Flags for json_dumps: exact doubles (17 digits), keys in insertion order. */
+#define SC_JSON_FLAGS (JSON_REAL_PRECISION(17) | JSON_INDENT(2))
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * cmd_eval.c - `stagecut eval FILE PARTITION`: stage costs, bottleneck and
+ * validity.  An invalid partition (stage out of range, an edge going back, a
+ * split group) or one over a hard memory limit exits 1 and says why.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "core/cost.h"
+#include "core/partition.h"
+#include "core/report.h"
+
+void ui_print_stage_table(const sc_costs *c, FILE *f);
+
+void ui_print_stage_table(const sc_costs *c, FILE *f)
+{
+	int at;
+	sc_costs_bottleneck(c, &at);
+	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in", "io out",
+		"overflow", "cost");
+	for (int s = 0; s < c->k; s++) {
+		const sc_stage_cost *st = &c->st[s];
+		char w[32], i[32], o[32], v[32], t[32];
+		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1, st->ops,
+			ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
+			ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
+			ui_num(st->cost, t, sizeof t),
+			st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
+	}
+}
+
+int ui_cmd_eval(const ui_opts *o)
+{
+	int status = UI_EXIT_OK;
+	sc_graph *g = ui_load(o->pos[0], o, &status);
+	if (!g)
+		return status;
+	int *stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
+	sc_costs *c = NULL;
+	sc_error err;
+	sc_error_clear(&err);
+	int k = 0;
+	if (!stage) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (sc_part_read(o->pos[1], g, &k, stage, &err) != SC_OK) {
+		ui_error("%s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_violation viol;
+	bool valid = sc_part_check(g, stage, k, &viol);
+	char why[512];
+	sc_part_describe(g, stage, &viol, why, sizeof why);
+	/* costs are meaningful unless a stage number is out of range */
+	if (viol.kind != SC_VIOL_RANGE) {
+		c = sc_costs_new(g, &set, &err);
+		if (!c) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		sc_costs_eval(c, stage);
+	}
+	int at = 0;
+	double bottleneck = c ? sc_costs_bottleneck(c, &at) : NAN;
+	bool feasible = c ? sc_costs_feasible(c) : false;
+	for (int s = 0; valid && !feasible && s < k; s++)
+		if (c->st[s].over_memory) {
+			snprintf(why, sizeof why,
+				 "stage %d holds %.17g bytes of parameters, over the hard memory limit of %.17g",
+				 s + 1, c->st[s].param, set.memory);
+			break;
+		}
+	status = valid && feasible ? UI_EXIT_OK : UI_EXIT_INFEASIBLE;
+
+	if (o->json) {
+		json_t *root = json_pack("{s:s, s:s, s:i, s:b, s:b}", "graph", g->name, "partition",
+					 o->pos[1], "k", k, "valid", (int)valid, "feasible", (int)feasible);
+		if (!valid || !feasible)
+			json_object_set_new(root, "violation", json_string(why));
+		if (c) {
+			json_object_set_new(root, "bottleneck", json_real(bottleneck));
+			json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
+			json_object_set_new(root, "stages", sc_report_stages(c));
+		} else {
+			json_object_set_new(root, "bottleneck", json_null());
+			json_object_set_new(root, "bottleneck_stage", json_null());
+			json_object_set_new(root, "stages", json_array());
+		}
+		if (!ui_print_json(root))
+			status = UI_EXIT_INPUT;
+		goto out;
+	}
+	printf("%s, partition %s, k %d\n", g->name, o->pos[1], k);
+	if (c) {
+		ui_print_stage_table(c, stdout);
+		char b[32];
+		printf("bottleneck %s (stage %d)   [time units; params and tensors in bytes]\n",
+		       ui_num(bottleneck, b, sizeof b), at + 1);
+	}
+	if (valid && feasible)
+		printf("valid\n");
+	else
+		printf("%s: %s\n", valid ? "infeasible" : "invalid", why);
+out:
+	sc_costs_free(c);
+	free(stage);
+	sc_graph_free(g);
+	return status;
+}

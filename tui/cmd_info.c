@@ -1,0 +1,120 @@
+/*
+ * cmd_info.c - `stagecut info FILE`: sizes, totals, settings and the simple
+ * lower bound for k = 2, 4, ..., 64 (and the file's own k).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "solvers/simple.h"
+
+typedef struct info_stats {
+	int sources, sinks, depth;
+	int multi_groups, grouped_ops, largest_group;
+	double work, param, out;
+} info_stats;
+
+static void gather(const sc_graph *g, info_stats *s, int *level)
+{
+	*s = (info_stats){0};
+	for (int i = 0; i < g->n; i++) {
+		int v = g->topo[i];
+		level[v] = 1;
+		for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+			if (level[g->pred[j]] + 1 > level[v])
+				level[v] = level[g->pred[j]] + 1;
+		if (level[v] > s->depth)
+			s->depth = level[v];
+		s->sources += sc_graph_indeg(g, v) == 0;
+		s->sinks += sc_graph_outdeg(g, v) == 0;
+		s->work += g->work[v];
+		s->param += g->param[v];
+		s->out += g->out[v];
+	}
+	for (int i = 0; i < g->ngroups; i++) {
+		int size = sc_graph_group_size(g, i);
+		if (size > 1) {
+			s->multi_groups++;
+			s->grouped_ops += size;
+		}
+		if (size > s->largest_group)
+			s->largest_group = size;
+	}
+}
+
+static const int ks[] = {2, 4, 8, 16, 32, 64};
+#define NKS (int)(sizeof ks / sizeof ks[0])
+
+int ui_cmd_info(const ui_opts *o)
+{
+	int status = UI_EXIT_OK;
+	sc_graph *g = ui_load(o->pos[0], o, &status);
+	if (!g)
+		return status;
+	int *level = malloc((size_t)(g->n ? g->n : 1) * sizeof *level);
+	if (!level) {
+		ui_error("out of memory");
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
+	info_stats s;
+	gather(g, &s, level);
+	free(level);
+	const sc_settings *set = &g->settings;
+	/* the file's k (or -k) joins the list when it is not already there */
+	int extra = set->k;
+	for (int i = 0; i < NKS; i++)
+		if (ks[i] == extra)
+			extra = 0;
+
+	if (o->json) {
+		json_t *bounds = json_array();
+		for (int i = 0; i <= NKS; i++) {
+			int k = i < NKS ? ks[i] : extra;
+			if (k > 0)
+				json_array_append_new(bounds, json_pack("{s:i, s:f}", "k", k, "bound",
+									sc_bound_simple(g, k)));
+		}
+		json_t *root = json_pack(
+			"{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f,"
+			" s:{s:o, s:f, s:o, s:s}, s:o}",
+			"graph", g->name, "source", g->source, "ops", g->n, "edges", g->m, "sources",
+			s.sources, "sinks", s.sinks, "depth", s.depth, "groups", s.multi_groups,
+			"grouped_ops", s.grouped_ops, "largest_group", s.largest_group, "total_work",
+			s.work, "total_param", s.param, "total_out", s.out, "settings", "k",
+			set->k ? json_integer(set->k) : json_null(), "bandwidth", set->bandwidth,
+			"memory", isinf(set->memory) ? json_null() : json_real(set->memory),
+			"memory_policy", sc_mem_policy_name(set->policy), "simple_bound", bounds);
+		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
+		sc_graph_free(g);
+		return status;
+	}
+
+	char a[32], b[32], c[32];
+	printf("graph          %s (%s)\n", g->name, g->source);
+	printf("ops            %d (%d sources, %d sinks, longest path %d ops)\n", g->n, s.sources,
+	       s.sinks, s.depth);
+	printf("edges          %d\n", g->m);
+	printf("groups         %d co-location groups of 2+ ops, %d ops in them, largest %d\n",
+	       s.multi_groups, s.grouped_ops, s.largest_group);
+	printf("total work     %s time units\n", ui_num(s.work, a, sizeof a));
+	printf("total param    %s bytes\n", ui_num(s.param, a, sizeof a));
+	printf("total out      %s bytes\n", ui_num(s.out, a, sizeof a));
+	if (set->k)
+		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n", set->k,
+		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
+		       sc_mem_policy_name(set->policy));
+	else
+		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
+		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
+		       sc_mem_policy_name(set->policy));
+	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, work/k):\n");
+	printf("  %6s  %14s\n", "k", "bound");
+	for (int i = 0; i <= NKS; i++) {
+		int k = i < NKS ? ks[i] : extra;
+		if (k > 0)
+			printf("  %6d  %14s\n", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
+	}
+	sc_graph_free(g);
+	return status;
+}

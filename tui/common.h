@@ -1,0 +1,25 @@
+/*
+ * common.h - what the commands share: loading the graph with the command
+ * line's settings applied, and printing errors.
+ */
+#ifndef UI_COMMON_H
+#define UI_COMMON_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "core/graph.h"
+
+/* Loads path and applies o's setting overrides.  On failure prints the
+ * error and returns NULL; *status is then the exit status to use. */
+sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
+
+/* Prints a JSON value to stdout with the shared flags, then a newline, and
+ * frees it.  Returns false (after printing an error) when out of memory. */
+#include <jansson.h>
+bool ui_print_json(json_t *v);
+
+/* Formats x with a width-independent "%.6g"-like precision into buf. */
+const char *ui_num(double x, char *buf, size_t size);
+
+#endif

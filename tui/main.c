@@ -1,0 +1,9 @@
+/*
+ * main.c - the stagecut program.  Everything is in ui_main (cli.c).
+ */
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+	return ui_main(argc, argv);
+}
