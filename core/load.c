@@ -28,9 +28,12 @@ bool sc_parse_weight(const char *text, double *out)
 		return false;
 	while (isspace((unsigned char)*text))
 		text++;
-	/* strtod accepts "inf", "nan" and hex; weights are plain decimal numbers */
+	/* strtod also accepts "inf", "nan" and hex; weights are plain decimals */
 	if (!(isdigit((unsigned char)*text) || *text == '.' || *text == '+'))
 		return false;
+	for (const char *p = text; *p && !isspace((unsigned char)*p); p++)
+		if (!(isdigit((unsigned char)*p) || strchr(".+-eE", *p)))
+			return false;
 	char *end;
 	errno = 0;
 	double x = strtod(text, &end);

@@ -1,0 +1,182 @@
+/*
+ * support.c - test helpers.  See support.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "core/cost.h"
+#include "core/load.h"
+#include "core/partition.h"
+
+uint64_t ts_next(ts_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double ts_uniform(ts_rng *r)
+{
+	return (double)(ts_next(r) >> 11) * 0x1.0p-53;
+}
+
+int ts_below(ts_rng *r, int n)
+{
+	return (int)(ts_next(r) % (uint64_t)n);
+}
+
+sc_graph *ts_random_graph(ts_rng *r, const ts_graph_spec *spec)
+{
+	int n = spec->n;
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	int *perm = malloc((size_t)n * sizeof *perm);
+	int *idx = malloc((size_t)n * sizeof *idx);
+	cr_assert(perm && idx);
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = ts_below(r, i + 1);
+		int t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	sc_error err;
+	/* op perm[i] is the i-th op added; position in the DAG is perm[i] */
+	for (int i = 0; i < n; i++) {
+		char name[32], group[32] = "";
+		snprintf(name, sizeof name, "op%d", perm[i]);
+		double w, p, o;
+		if (spec->integer_weights) {
+			w = ts_below(r, 10);
+			p = ts_below(r, 10);
+			o = ts_below(r, 6);
+		} else {
+			w = ts_uniform(r) * 10;
+			p = ts_uniform(r) * 10;
+			o = ts_uniform(r) * 5;
+		}
+		if (spec->ngroups > 0 && ts_uniform(r) < spec->group_p)
+			snprintf(group, sizeof group, "g%d", ts_below(r, spec->ngroups));
+		int v = sc_builder_add_op(b, name, w, p, o, group, &err);
+		cr_assert(v >= 0, "%s", err.msg);
+		idx[perm[i]] = v;
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (ts_uniform(r) < spec->edge_p)
+				cr_assert(sc_builder_add_edge(b, idx[i], idx[j], &err) == SC_OK);
+	sc_builder_set_settings(b, &spec->settings);
+	sc_graph *g = sc_builder_finish(b, "random", "random", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	free(perm);
+	free(idx);
+	return g;
+}
+
+double ts_brute_optimum(const sc_graph *g, int k, int *best)
+{
+	int n = g->n;
+	int *stage = calloc((size_t)(n ? n : 1), sizeof *stage);
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_error err;
+	sc_costs *c = sc_costs_new(g, &set, &err);
+	cr_assert(stage && c);
+	double opt = INFINITY;
+	for (;;) {
+		if (sc_part_check(g, stage, k, NULL)) {
+			sc_costs_eval(c, stage);
+			double v = sc_costs_objective(c);
+			if (v < opt) {
+				opt = v;
+				if (best)
+					memcpy(best, stage, (size_t)n * sizeof *stage);
+			}
+		}
+		int i = 0;
+		while (i < n && ++stage[i] == k)
+			stage[i++] = 0;
+		if (i == n)
+			break;
+	}
+	sc_costs_free(c);
+	free(stage);
+	return opt;
+}
+
+sc_graph *ts_load(const char *path)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load(path, &err);
+	cr_assert(g, "loading %s: %s", path, err.msg);
+	return g;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return strdup("");
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			} else {
+				buf = nb;
+			}
+		}
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+int ts_run(const char *cmd, char **out, char **err)
+{
+	char tout[] = "/tmp/sc-test-out-XXXXXX", terr[] = "/tmp/sc-test-err-XXXXXX";
+	int fo = mkstemp(tout), fe = mkstemp(terr);
+	if (fo < 0 || fe < 0)
+		return -1;
+	size_t len = strlen(cmd) + 128;
+	char *full = malloc(len);
+	snprintf(full, len, "(%s) >%s 2>%s </dev/null", cmd, tout, terr);
+	int st = system(full);
+	free(full);
+	if (out)
+		*out = slurp(tout);
+	if (err)
+		*err = slurp(terr);
+	close(fo);
+	close(fe);
+	unlink(tout);
+	unlink(terr);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+const char *ts_program(void)
+{
+	const char *p = getenv("STAGECUT");
+	return p && *p ? p : "./stagecut";
+}

@@ -1,0 +1,55 @@
+/*
+ * support.h - helpers shared by the unit and command-line tests: random
+ * graphs, a brute-force optimum, and running the built program.
+ */
+#ifndef SC_TEST_SUPPORT_H
+#define SC_TEST_SUPPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/graph.h"
+
+/* A small deterministic PRNG (splitmix64) so tests are reproducible. */
+typedef struct ts_rng {
+	uint64_t s;
+} ts_rng;
+uint64_t ts_next(ts_rng *r);
+double ts_uniform(ts_rng *r);     /* [0, 1) */
+int ts_below(ts_rng *r, int n);   /* 0 .. n-1 */
+
+/* Options for ts_random_graph. */
+typedef struct ts_graph_spec {
+	int n;              /* ops */
+	double edge_p;      /* probability of each forward edge i -> j, i < j */
+	double group_p;     /* probability that an op joins a random group */
+	int ngroups;        /* number of group names to draw from */
+	bool integer_weights; /* small integers instead of reals (exact sums) */
+	sc_settings settings;
+} ts_graph_spec;
+
+/* A random DAG (edges go from lower to higher index, so it is acyclic;
+ * ops are added in a shuffled order so indices do not equal topological
+ * positions).  Groups are only joined when that keeps the graph acyclic
+ * under contraction is NOT guaranteed: tests that need a feasible grouped
+ * graph use ts_brute_optimum's result, which is INFINITY when none exists. */
+sc_graph *ts_random_graph(ts_rng *r, const ts_graph_spec *spec);
+
+/* The optimum bottleneck over every valid partition into k stages (the
+ * objective, INFINITY when the hard memory limit makes all infeasible), by
+ * enumerating all k^n assignments.  n must be small (k^n <= ~2e6).  When
+ * best is not NULL it receives an optimal assignment. */
+double ts_brute_optimum(const sc_graph *g, int k, int *best);
+
+/* Loads a file or fails the current test. */
+sc_graph *ts_load(const char *path);
+
+/* Runs `sh -c cmd`, capturing stdout and stderr into malloc'd strings (the
+ * caller frees them; either pointer may be NULL to discard).  Returns the
+ * exit status, or -1 if the command could not be run. */
+int ts_run(const char *cmd, char **out, char **err);
+
+/* The program under test: $STAGECUT, else "./stagecut". */
+const char *ts_program(void);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * test_load.c - the loaders: the DOT and msr-fiddle JSON forms of one graph
+ * load equal; the msr-fiddle samples load with the counts and totals of
+ * their files; settings and initial stages come through.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/load.h"
+#include "tests/support.h"
+
+Test(load, dot_and_json_forms_are_equal)
+{
+	sc_graph *d = ts_load("tests/data/pair.dot"), *j = ts_load("tests/data/pair.json");
+	cr_assert_eq(d->n, j->n);
+	cr_assert_eq(d->m, j->m);
+	cr_assert_eq(d->settings.k, j->settings.k);
+	cr_assert_eq(d->settings.memory, j->settings.memory);
+	cr_assert_eq(d->settings.policy, j->settings.policy);
+	cr_assert_eq(d->settings.bandwidth, j->settings.bandwidth);
+	for (int v = 0; v < d->n; v++) {
+		int w = sc_graph_find(j, d->op_name[v]);
+		cr_assert_geq(w, 0, "op %s", d->op_name[v]);
+		cr_assert_eq(d->work[v], j->work[w], "%s work", d->op_name[v]);
+		cr_assert_eq(d->param[v], j->param[w], "%s param", d->op_name[v]);
+		cr_assert_eq(d->out[v], j->out[w], "%s out", d->op_name[v]);
+		cr_assert_eq(sc_graph_outdeg(d, v), sc_graph_outdeg(j, w));
+		for (int i = d->succ_off[v]; i < d->succ_off[v + 1]; i++) {
+			int t = sc_graph_find(j, d->op_name[d->succ[i]]);
+			bool found = false;
+			for (int x = j->succ_off[w]; x < j->succ_off[w + 1]; x++)
+				found |= j->succ[x] == t;
+			cr_assert(found, "edge %s -> %s", d->op_name[v], d->op_name[d->succ[i]]);
+		}
+		/* same co-location relation (a one-op group is no constraint) */
+		for (int u = 0; u < d->n; u++) {
+			if (u == v)
+				continue;
+			int x = sc_graph_find(j, d->op_name[u]);
+			bool same_d = d->group[v] >= 0 && d->group[v] == d->group[u];
+			bool same_j = j->group[w] >= 0 && j->group[w] == j->group[x];
+			cr_assert_eq(same_d, same_j, "%s and %s", d->op_name[v], d->op_name[u]);
+		}
+	}
+	sc_graph_free(d);
+	sc_graph_free(j);
+}
+
+static const char *const fiddle[] = {
+	"samples/msr-fiddle/layer/bert24_inference.json",
+	"samples/msr-fiddle/layer/resnet50_inference.json",
+	"samples/msr-fiddle/operator/bert_l-3_inference.json",
+	"samples/msr-fiddle/operator/bert_l-6_inference.json",
+	"samples/msr-fiddle/operator/resnet50_inference.json",
+};
+
+Test(load, fiddle_samples_match_their_files)
+{
+	for (size_t i = 0; i < sizeof fiddle / sizeof *fiddle; i++) {
+		sc_graph *g = ts_load(fiddle[i]);
+		json_error_t jerr;
+		json_t *root = json_load_file(fiddle[i], 0, &jerr);
+		cr_assert(root);
+		json_t *nodes = json_object_get(root, "nodes"), *edges = json_object_get(root, "edges");
+		cr_assert_eq((size_t)g->n, json_array_size(nodes));
+		cr_assert_eq((size_t)g->m, json_array_size(edges), "%s has no duplicate edges", fiddle[i]);
+		cr_assert_eq(g->settings.policy, SC_MEM_HARD);
+		cr_assert_eq(g->settings.memory,
+			     json_number_value(json_object_get(root, "maxSizePerFPGA")));
+		size_t idx;
+		json_t *nd;
+		json_array_foreach(nodes, idx, nd)
+		{
+			int v = sc_graph_find(g, json_string_value(json_object_get(nd, "name")));
+			cr_assert_geq(v, 0);
+			cr_assert_eq(g->work[v], json_number_value(json_object_get(nd, "fpgaLatency")));
+			cr_assert_eq(g->param[v], json_number_value(json_object_get(nd, "size")));
+			/* out is the cost of every edge leaving the node, 0 for sinks */
+			json_int_t id = json_integer_value(json_object_get(nd, "id"));
+			size_t e;
+			json_t *ed;
+			double out = 0;
+			json_array_foreach(edges, e, ed)
+				if (json_integer_value(json_object_get(ed, "sourceId")) == id)
+					out = json_number_value(json_object_get(ed, "cost"));
+			cr_assert_eq(g->out[v], out, "%s out", g->op_name[v]);
+		}
+		json_decref(root);
+		sc_graph_free(g);
+	}
+}
+
+Test(load, dot_settings_and_stages)
+{
+	sc_graph *g = ts_load("samples/small/residual.dot");
+	cr_assert_eq(g->settings.k, 3);
+	cr_assert_eq(g->settings.bandwidth, 2);
+	cr_assert_eq(g->settings.memory, 100);
+	cr_assert_eq(g->settings.policy, SC_MEM_HARD);
+	cr_assert_null(g->init_stage);
+	cr_assert_eq(g->ngroups, 1);
+	cr_assert_str_eq(g->group_name[0], "matmul");
+	sc_graph_free(g);
+
+	g = ts_load("samples/paper/figure2.dot");
+	cr_assert(g->init_stage);
+	cr_assert_eq(g->init_stage[sc_graph_find(g, "a")], 0);
+	cr_assert_eq(g->init_stage[sc_graph_find(g, "x")], 2);
+	cr_assert(isinf(g->settings.memory));
+	cr_assert_eq(g->settings.policy, SC_MEM_OVERFLOW);
+	cr_assert_eq(g->settings.bandwidth, 1);
+	sc_graph_free(g);
+}
+
+Test(load, weights_parse_strictly)
+{
+	double x;
+	cr_assert(sc_parse_weight("0", &x) && x == 0);
+	cr_assert(sc_parse_weight(" 2.5e3 ", &x) && x == 2500);
+	cr_assert(sc_parse_weight(".5", &x) && x == 0.5);
+	const char *bad[] = {"", " ", "-1", "nan", "NaN", "inf", "-0.5", "1e999", "abc", "1x", "0x10", NULL};
+	for (int i = 0; bad[i]; i++)
+		cr_assert_not(sc_parse_weight(bad[i], &x), "'%s' accepted", bad[i]);
+}
+
+Test(load, errors_name_the_file)
+{
+	sc_error err;
+	cr_assert_null(sc_load("tests/data/no-such-file.dot", &err));
+	cr_assert_eq(err.code, SC_ERR_IO);
+	cr_assert(strstr(err.msg, "tests/data/no-such-file.dot"), "%s", err.msg);
+	cr_assert_null(sc_load("tests/data", &err));
+	cr_assert(strstr(err.msg, "directory"), "%s", err.msg);
+}
