@@ -33,8 +33,10 @@ UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC     := $(wildcard tests/cli/*.c)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TUI_TEST_SRC := $(wildcard tests/tui/*.c)
+TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps run test unit-test cli-test bench install uninstall clean format
+.PHONY: all deps run test unit-test cli-test tui-test bench install uninstall clean format
 
 all: stagecut
 
@@ -63,19 +65,26 @@ $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
 $(BUILD)/cli-tests: $(CLI_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
 
+$(BUILD)/tui-tests: $(TUI_TEST_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
+
 run: deps
 	@$(MAKE) --no-print-directory stagecut
 	./stagecut
 
 test: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests
-	@$(MAKE) --no-print-directory unit-test cli-test
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests $(BUILD)/tui-tests
+	@$(MAKE) --no-print-directory unit-test cli-test tui-test
 
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 
 cli-test: $(BUILD)/cli-tests stagecut
 	STAGECUT=./stagecut $(BUILD)/cli-tests --jobs 2
+
+# terminal tests run one at a time: each owns a tmux session
+tui-test: $(BUILD)/tui-tests stagecut
+	STAGECUT=./stagecut $(BUILD)/tui-tests --jobs 1
 
 bench: deps
 	@$(MAKE) --no-print-directory stagecut

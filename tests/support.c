@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -179,4 +180,60 @@ const char *ts_program(void)
 {
 	const char *p = getenv("STAGECUT");
 	return p && *p ? p : "./stagecut";
+}
+
+void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *cmd)
+{
+	static int counter;
+	snprintf(t->name, sizeof t->name, "sctest-%d-%d", (int)getpid(), counter++);
+	char buf[2048];
+	snprintf(buf, sizeof buf,
+		 "tmux new-session -d -s %s -x %d -y %d \"env %s %s; echo EXIT=\\$?; sleep 60\"",
+		 t->name, cols, rows, env, cmd);
+	cr_assert_eq(system(buf), 0, "tmux failed: %s", buf);
+}
+
+void ts_tmux_keys(ts_tmux *t, const char *keys)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "tmux send-keys -t %s %s", t->name, keys);
+	cr_assert_eq(system(buf), 0);
+}
+
+char *ts_tmux_screen(ts_tmux *t)
+{
+	char buf[256], *out = NULL;
+	snprintf(buf, sizeof buf, "tmux capture-pane -p -t %s", t->name);
+	ts_run(buf, &out, NULL);
+	return out;
+}
+
+char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds)
+{
+	char *screen = NULL;
+	for (double waited = 0; waited <= seconds; waited += 0.05) {
+		free(screen);
+		screen = ts_tmux_screen(t);
+		if (screen && strstr(screen, text))
+			return screen;
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_fail("waited %.1f s for '%s'; the screen shows:\n%s", seconds, text,
+		       screen ? screen : "(nothing)");
+	return NULL;
+}
+
+void ts_tmux_resize(ts_tmux *t, int cols, int rows)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "tmux resize-window -t %s -x %d -y %d", t->name, cols, rows);
+	cr_assert_eq(system(buf), 0);
+}
+
+void ts_tmux_stop(ts_tmux *t)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "tmux kill-session -t %s 2>/dev/null", t->name);
+	(void)system(buf);
 }

@@ -53,3 +53,28 @@ int ts_run(const char *cmd, char **out, char **err);
 const char *ts_program(void);
 
 #endif
+
+/* Terminal tests drive the real program in a detached tmux session. */
+typedef struct ts_tmux {
+	char name[64];
+} ts_tmux;
+
+/* Starts `cmd` in a new tmux session of cols x rows; when it exits the pane
+ * shows "EXIT=<status>".  env is a string of VAR=value assignments or "". */
+void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *cmd);
+
+/* Sends keys (tmux send-keys syntax, e.g. "q" or "Down"). */
+void ts_tmux_keys(ts_tmux *t, const char *keys);
+
+/* The screen's text, malloc'd. */
+char *ts_tmux_screen(ts_tmux *t);
+
+/* Waits up to seconds until the screen contains text; returns the screen
+ * (malloc'd) or fails the test showing the last screen. */
+char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds);
+
+/* Resizes the window. */
+void ts_tmux_resize(ts_tmux *t, int cols, int rows);
+
+/* Kills the session. */
+void ts_tmux_stop(ts_tmux *t);
