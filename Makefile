@@ -86,8 +86,11 @@ cli-test: $(BUILD)/cli-tests stagecut
 tui-test: $(BUILD)/tui-tests stagecut
 	STAGECUT=./stagecut $(BUILD)/tui-tests --jobs 1
 
+$(BUILD)/bench-core: $(BUILD)/bench/bench_core.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 bench: deps
-	@$(MAKE) --no-print-directory stagecut
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core
 	./bench/run.sh
 
 install: stagecut

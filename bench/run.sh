@@ -1,0 +1,6 @@
+#!/bin/sh
+# make bench: the benchmarks quoted in the issues' closing notes.
+set -eu
+cd "$(dirname "$0")/.."
+echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
+build/bench-core 100000
