@@ -18,7 +18,7 @@ TUIPKGS  := ncursesw
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 CPPFLAGS += -I. -DSC_VERSION='"$(VERSION)"' -DSC_DATADIR='"$(DATADIR)"'
-PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) $(TUIPKGS))
+PKGCFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) $(TUIPKGS)) -lm
 TESTLIBS  = $(shell pkg-config --libs criterion)
 
@@ -48,16 +48,22 @@ stagecut: $(BUILD)/tui/main.o $(BUILD)/libstagecut.a
 
 $(BUILD)/libstagecut.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# only the front end sees curses (core/, solvers/ and viz/ never include it)
+$(BUILD)/tui/%.o: PKGCFLAGS += $(shell pkg-config --cflags $(TUIPKGS))
 
 # Criterion's headers need POSIX and GNU extensions the library code does not.
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)

@@ -64,7 +64,7 @@ static void write_graphs(int n, const char *dot, const char *json)
 		out[i] = (double)(next() % 500) / 100;
 		fprintf(d, "n%d [work=%g, param=%g, out=%g];\n", i, w, p, out[i]);
 		fprintf(j, "%s{\"id\": %d, \"name\": \"n%d\", \"fpgaLatency\": %g, \"size\": %g}\n",
-			i ? "," : "", i, i, w, p);
+		        i ? "," : "", i, i, w, p);
 	}
 	fprintf(j, "], \"edges\": [\n");
 	for (int e = 0; e < 3 * n; e++) {
@@ -73,8 +73,8 @@ static void write_graphs(int n, const char *dot, const char *json)
 		if (v >= n)
 			v = n - 1;
 		fprintf(d, "n%d -> n%d;\n", u, v);
-		fprintf(j, "%s{\"sourceId\": %d, \"destId\": %d, \"cost\": %g}\n", e ? "," : "", u, v,
-			out[u]);
+		fprintf(j, "%s{\"sourceId\": %d, \"destId\": %d, \"cost\": %g}\n", e ? "," : "", u,
+		        v, out[u]);
 	}
 	fprintf(d, "}\n");
 	fprintf(j, "]}\n");
@@ -110,8 +110,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		}
-		printf("load %-27s %d ops, %d edges: median %.3f s over %d runs\n", names[f], g->n, g->m,
-		       median(t, RUNS), RUNS);
+		printf("load %-27s %d ops, %d edges: median %.3f s over %d runs\n", names[f], g->n,
+		       g->m, median(t, RUNS), RUNS);
 	}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);

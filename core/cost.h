@@ -28,11 +28,11 @@ typedef struct sc_stage_cost {
 	double work;     /* time */
 	double in_bytes; /* bytes of tensors entering the stage */
 	double out_bytes;
-	double param;    /* bytes */
-	double io_in;    /* time: in_bytes / B */
-	double io_out;   /* time */
-	double overflow; /* time */
-	double cost;     /* time: io_in + work + io_out + overflow */
+	double param;     /* bytes */
+	double io_in;     /* time: in_bytes / B */
+	double io_out;    /* time */
+	double overflow;  /* time */
+	double cost;      /* time: io_in + work + io_out + overflow */
 	bool over_memory; /* param > M (infeasible under the hard policy) */
 } sc_stage_cost;
 

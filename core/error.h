@@ -13,10 +13,10 @@
 
 typedef enum sc_status {
 	SC_OK = 0,
-	SC_ERR_INPUT,  /* the input (file, option, value) is malformed */
-	SC_ERR_IO,     /* the file could not be read or written */
-	SC_ERR_NOMEM,  /* out of memory */
-	SC_ERR_LIMIT,  /* a size or resource limit was exceeded */
+	SC_ERR_INPUT, /* the input (file, option, value) is malformed */
+	SC_ERR_IO,    /* the file could not be read or written */
+	SC_ERR_NOMEM, /* out of memory */
+	SC_ERR_LIMIT, /* a size or resource limit was exceeded */
 	SC_ERR_INTERNAL,
 } sc_status;
 
@@ -28,7 +28,7 @@ typedef struct sc_error {
 /* Sets err (if not NULL) to code and a printf-style message; returns code so
  * callers can write `return sc_error_set(err, SC_ERR_INPUT, ...);`. */
 sc_status sc_error_set(sc_error *err, sc_status code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /* Sets err to SC_ERR_NOMEM with a message naming what was being allocated. */
 sc_status sc_error_nomem(sc_error *err, const char *what);

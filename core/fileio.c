@@ -20,8 +20,9 @@ sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, s
 	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		sc_status st = sc_error_set(err, SC_ERR_IO, "%s: cannot create a temporary file beside it: %s",
-					    path, strerror(errno));
+		sc_status st = sc_error_set(err, SC_ERR_IO,
+		                            "%s: cannot create a temporary file beside it: %s",
+		                            path, strerror(errno));
 		free(tmp);
 		return st;
 	}

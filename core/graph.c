@@ -87,8 +87,8 @@ static bool grow(void **p, int cap, size_t size)
 	return true;
 }
 
-int sc_builder_add_op(sc_builder *b, const char *name, double work, double param,
-		      double out, const char *group, sc_error *err)
+int sc_builder_add_op(sc_builder *b, const char *name, double work, double param, double out,
+                      const char *group, sc_error *err)
 {
 	if (b->n == b->cap) {
 		int cap = b->cap ? 2 * b->cap : 64;
@@ -102,8 +102,8 @@ int sc_builder_add_op(sc_builder *b, const char *name, double work, double param
 		}
 		b->cap = cap;
 	}
-	if (!(isfinite(work) && work >= 0 && isfinite(param) && param >= 0 &&
-	      isfinite(out) && out >= 0)) {
+	if (!(isfinite(work) && work >= 0 && isfinite(param) && param >= 0 && isfinite(out) &&
+	      out >= 0)) {
 		sc_error_set(err, SC_ERR_INPUT, "op '%s': weights must be finite and >= 0", name);
 		return -1;
 	}
@@ -205,8 +205,7 @@ static int cmp_int(const void *a, const void *b)
 
 /* Builds CSR lists for n nodes from parallel arrays key -> val, sorted and
  * deduplicated.  Returns the number of kept entries or -1 on out of memory. */
-static int build_csr(int n, int m, const int *key, const int *val, int **off_out,
-		     int **adj_out)
+static int build_csr(int n, int m, const int *key, const int *val, int **off_out, int **adj_out)
 {
 	int *off = calloc((size_t)n + 1, sizeof *off);
 	int *adj = malloc((size_t)(m ? m : 1) * sizeof *adj);
@@ -285,12 +284,13 @@ static void name_cycle(const sc_graph *g, const bool *left, const char *source, 
 	buf[0] = '\0';
 	for (int i = 0; i <= clen; i++) {
 		if (clen > 8 && i == 4) {
-			used += (size_t)snprintf(buf + used, sizeof buf - used, " -> ... (%d ops)", clen - 6);
+			used += (size_t)snprintf(buf + used, sizeof buf - used, " -> ... (%d ops)",
+			                         clen - 6);
 			i = clen - 2;
 		}
 		int op = walk[first + (clen - i) % clen];
 		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s'%s'", i ? " -> " : "",
-					 g->op_name[op]);
+		                         g->op_name[op]);
 		if (used >= sizeof buf)
 			break;
 	}
@@ -343,8 +343,7 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
-			    sc_error *err)
+sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name, sc_error *err)
 {
 	sc_graph *g = calloc(1, sizeof *g);
 	if (!g) {
@@ -393,7 +392,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	for (int i = 1; i < n; i++)
 		if (strcmp(g->op_name[g->by_name[i]], g->op_name[g->by_name[i - 1]]) == 0) {
 			sc_error_set(err, SC_ERR_INPUT, "%s: duplicate op name '%s'", source,
-				     g->op_name[g->by_name[i]]);
+			             g->op_name[g->by_name[i]]);
 			goto fail_groups;
 		}
 
@@ -454,7 +453,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	for (int e = 0; e < b->m; e++)
 		if (b->efrom[e] == b->eto[e]) {
 			sc_error_set(err, SC_ERR_INPUT, "%s: the graph has a cycle: '%s' -> '%s'",
-				     source, g->op_name[b->efrom[e]], g->op_name[b->efrom[e]]);
+			             source, g->op_name[b->efrom[e]], g->op_name[b->efrom[e]]);
 			goto fail;
 		}
 	g->m = build_csr(n, b->m, b->efrom, b->eto, &g->succ_off, &g->succ);
@@ -508,4 +507,3 @@ double sc_graph_total_work(const sc_graph *g)
 		s += g->work[v];
 	return s;
 }
-

@@ -55,12 +55,12 @@ typedef struct sc_graph {
 	int ngroups;
 	char **group_name;
 	int *group_off, *group_ops; /* ops of group i: group_ops[group_off[i] .. group_off[i+1]) */
-	int *succ_off, *succ; /* successors of v: succ[succ_off[v] .. succ_off[v+1]) */
-	int *pred_off, *pred; /* predecessors, likewise */
-	int *topo;            /* a topological order of the ops */
-	int *by_name;         /* op indices sorted by name, for sc_graph_find */
-	sc_settings settings; /* from the file; defaults where it is silent */
-	int *init_stage;      /* NULL, or a 0-based stage per op from the file */
+	int *succ_off, *succ;       /* successors of v: succ[succ_off[v] .. succ_off[v+1]) */
+	int *pred_off, *pred;       /* predecessors, likewise */
+	int *topo;                  /* a topological order of the ops */
+	int *by_name;               /* op indices sorted by name, for sc_graph_find */
+	sc_settings settings;       /* from the file; defaults where it is silent */
+	int *init_stage;            /* NULL, or a 0-based stage per op from the file */
 } sc_graph;
 
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */
@@ -99,8 +99,8 @@ void sc_builder_free(sc_builder *b);
 /* Adds an op and returns its index (>= 0), or -1 with err set.  name is
  * copied; group may be NULL or "" for no group.  Weights must be finite and
  * >= 0 (the loaders check them first, to name the attribute). */
-int sc_builder_add_op(sc_builder *b, const char *name, double work, double param,
-		      double out, const char *group, sc_error *err);
+int sc_builder_add_op(sc_builder *b, const char *name, double work, double param, double out,
+                      const char *group, sc_error *err);
 
 /* Adds the edge from -> to (op indices already added).  Duplicates are
  * merged at finish.  Returns SC_OK or an error. */
@@ -115,7 +115,6 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
  * the graph's short name.  Fails with SC_ERR_INPUT on a duplicate op name, a
  * self-loop or a cycle (the message begins with "source: " and names one
  * cycle).  The builder may be freed afterwards either way. */
-sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
-			    sc_error *err);
+sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name, sc_error *err);
 
 #endif

@@ -79,6 +79,6 @@ sc_graph *sc_load(const char *path, sc_error *err)
 		if (loaders[l]->probe(path, head, len))
 			return loaders[l]->load(path, err);
 	sc_error_set(err, SC_ERR_INPUT,
-		     "%s: unknown format (expected a DOT digraph or msr-fiddle JSON)", path);
+	             "%s: unknown format (expected a DOT digraph or msr-fiddle JSON)", path);
 	return NULL;
 }

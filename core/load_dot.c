@@ -92,28 +92,32 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 	long k;
 	if ((v = attr(g, AGRAPH, g, "k"))) {
 		if (!parse_int(v, 1, 1000000, &k))
-			return sc_error_set(err, SC_ERR_INPUT,
-					    "%s: graph attribute 'k': '%s' is not an integer from 1 to 1000000",
-					    path, v);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: graph attribute 'k': '%s' is not an integer from 1 to 1000000",
+			        path, v);
 		s->k = (int)k;
 	}
 	if ((v = attr(g, AGRAPH, g, "bandwidth"))) {
 		if (!sc_parse_weight(v, &s->bandwidth) || s->bandwidth <= 0)
-			return sc_error_set(err, SC_ERR_INPUT,
-					    "%s: graph attribute 'bandwidth': '%s' is not a finite number > 0",
-					    path, v);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: graph attribute 'bandwidth': '%s' is not a finite number > 0",
+			        path, v);
 	}
 	if ((v = attr(g, AGRAPH, g, "memory"))) {
 		if (!sc_parse_weight(v, &s->memory))
-			return sc_error_set(err, SC_ERR_INPUT,
-					    "%s: graph attribute 'memory': '%s' is not a finite number >= 0",
-					    path, v);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: graph attribute 'memory': '%s' is not a finite number >= 0",
+			        path, v);
 	}
 	if ((v = attr(g, AGRAPH, g, "memory_policy"))) {
 		if (!sc_mem_policy_parse(v, &s->policy))
 			return sc_error_set(err, SC_ERR_INPUT,
-					    "%s: graph attribute 'memory_policy': '%s' is not 'overflow' or 'hard'",
-					    path, v);
+			                    "%s: graph attribute 'memory_policy': '%s' is not "
+			                    "'overflow' or 'hard'",
+			                    path, v);
 	}
 	return SC_OK;
 }
@@ -134,7 +138,7 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 	agseterrf(old);
 	if (!g || dot_errbuf[0]) {
 		sc_error_set(err, SC_ERR_INPUT, "%s: %s", path,
-			     dot_errbuf[0] ? clean_error() : "no graph in the file");
+		             dot_errbuf[0] ? clean_error() : "no graph in the file");
 		if (g)
 			agclose(g);
 		agseterr(oldlvl);
@@ -150,7 +154,8 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		goto done;
 	}
 	if (!agisdirected(g)) {
-		sc_error_set(err, SC_ERR_INPUT, "%s: the graph is undirected; stagecut needs a digraph", path);
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: the graph is undirected; stagecut needs a digraph", path);
 		goto done;
 	}
 	sc_settings set;
@@ -179,12 +184,14 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 			const char *t = attr(v, AGNODE, g, wname[a]);
 			if (t && !sc_parse_weight(t, &w[a])) {
 				sc_error_set(err, SC_ERR_INPUT,
-					     "%s: node '%s' attribute '%s': '%s' is not a finite number >= 0",
-					     path, name, wname[a], t);
+				             "%s: node '%s' attribute '%s': '%s' is not a finite "
+				             "number >= 0",
+				             path, name, wname[a], t);
 				goto done;
 			}
 		}
-		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], attr(v, AGNODE, g, "group"), err);
+		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], attr(v, AGNODE, g, "group"),
+		                          err);
 		if (i < 0)
 			goto done;
 		index[AGSEQ(v)] = i;
@@ -193,8 +200,9 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		if (t) {
 			if (!parse_int(t, 1, set.k ? set.k : 1000000, &s)) {
 				sc_error_set(err, SC_ERR_INPUT,
-					     "%s: node '%s' attribute 'stage': '%s' is not an integer from 1 to %d",
-					     path, name, t, set.k ? set.k : 1000000);
+				             "%s: node '%s' attribute 'stage': '%s' is not an "
+				             "integer from 1 to %d",
+				             path, name, t, set.k ? set.k : 1000000);
 				goto done;
 			}
 			stage[i] = (int)s - 1;
@@ -207,8 +215,8 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 	}
 	if (nstaged > 0 && first_unstaged) {
 		sc_error_set(err, SC_ERR_INPUT,
-			     "%s: node '%s' has no 'stage' attribute although other nodes have one", path,
-			     first_unstaged);
+		             "%s: node '%s' has no 'stage' attribute although other nodes have one",
+		             path, first_unstaged);
 		goto done;
 	}
 	if (nstaged > 0) {
@@ -221,7 +229,8 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 	}
 	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v))
 		for (Agedge_t *e = agfstout(g, v); e; e = agnxtout(g, e))
-			if (sc_builder_add_edge(b, index[AGSEQ(v)], index[AGSEQ(aghead(e))], err) != SC_OK)
+			if (sc_builder_add_edge(b, index[AGSEQ(v)], index[AGSEQ(aghead(e))], err) !=
+			    SC_OK)
 				goto done;
 	out = sc_builder_finish(b, path, NULL, err);
 done:
@@ -233,7 +242,7 @@ done:
 }
 
 const sc_loader sc_loader_dot = {
-	.name = "dot",
-	.probe = probe_dot,
-	.load = load_dot,
+        .name = "dot",
+        .probe = probe_dot,
+        .load = load_dot,
 };

@@ -102,8 +102,8 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		if (json_error_code(&jerr) == json_error_cannot_open_file)
 			sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
 		else
-			sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path, jerr.line,
-				     jerr.column, jerr.text);
+			sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
+			             jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
 	sc_graph *g = NULL;
@@ -119,8 +119,9 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	json_t *edges = json_object_get(root, "edges");
 	if (!json_is_object(root) || !json_is_array(nodes) || !json_is_array(edges)) {
 		sc_error_set(err, SC_ERR_INPUT,
-			     "%s: not an msr-fiddle graph (expected an object with \"nodes\" and \"edges\" arrays)",
-			     path);
+		             "%s: not an msr-fiddle graph (expected an object with \"nodes\" and "
+		             "\"edges\" arrays)",
+		             path);
 		goto done;
 	}
 	sc_settings set;
@@ -128,16 +129,19 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	json_t *mem = json_object_get(root, "maxSizePerFPGA");
 	if (mem) {
 		if (!get_number(root, "maxSizePerFPGA", NAN, &set.memory)) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: \"maxSizePerFPGA\" must be a finite number >= 0", path);
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: \"maxSizePerFPGA\" must be a finite number >= 0", path);
 			goto done;
 		}
 		set.policy = SC_MEM_HARD;
 	}
 	json_t *kk = json_object_get(root, "maxFPGAs");
 	if (kk) {
-		if (!json_is_number(kk) || json_number_value(kk) < 1 || json_number_value(kk) > 1000000 ||
+		if (!json_is_number(kk) || json_number_value(kk) < 1 ||
+		    json_number_value(kk) > 1000000 ||
 		    json_number_value(kk) != floor(json_number_value(kk))) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: \"maxFPGAs\" must be an integer from 1 to 1000000", path);
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: \"maxFPGAs\" must be an integer from 1 to 1000000", path);
 			goto done;
 		}
 		set.k = (int)json_number_value(kk);
@@ -155,40 +159,46 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	for (int i = 0; i < n; i++) {
 		json_t *nd = json_array_get(nodes, (size_t)i);
 		if (!json_is_object(nd)) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] is %s, not an object", path, i, describe(nd));
+			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] is %s, not an object", path,
+			             i, describe(nd));
 			goto done;
 		}
 		json_t *id = json_object_get(nd, "id");
 		if (!json_is_integer(id)) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] has no integer \"id\"", path, i);
+			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] has no integer \"id\"", path,
+			             i);
 			goto done;
 		}
 		json_t *jname = json_object_get(nd, "name");
 		char fallback[32];
 		snprintf(fallback, sizeof fallback, "node%lld", (long long)json_integer_value(id));
 		if (jname && !json_is_string(jname)) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: node %lld: \"name\" is %s, not a string", path,
-				     (long long)json_integer_value(id), describe(jname));
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node %lld: \"name\" is %s, not a string", path,
+			             (long long)json_integer_value(id), describe(jname));
 			goto done;
 		}
 		const char *name = jname ? json_string_value(jname) : fallback;
 		double work, param;
 		if (!get_number(nd, "fpgaLatency", NAN, &work)) {
 			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: node '%s' attribute 'fpgaLatency': missing or not a finite number >= 0",
-				     path, name);
+			             "%s: node '%s' attribute 'fpgaLatency': missing or not a "
+			             "finite number >= 0",
+			             path, name);
 			goto done;
 		}
 		if (!get_number(nd, "size", 0, &param)) {
 			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: node '%s' attribute 'size': not a finite number >= 0", path, name);
+			             "%s: node '%s' attribute 'size': not a finite number >= 0",
+			             path, name);
 			goto done;
 		}
 		if (!get_flag(nd, "supportedOnFpga", true)) {
 			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: node '%s' is not supported on an accelerator (supportedOnFpga false); "
-				     "stagecut places every op on an accelerator",
-				     path, name);
+			             "%s: node '%s' is not supported on an accelerator "
+			             "(supportedOnFpga false); "
+			             "stagecut places every op on an accelerator",
+			             path, name);
 			goto done;
 		}
 		json_t *cc = json_object_get(nd, "colorClass");
@@ -196,10 +206,12 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		if (cc && !json_is_null(cc)) {
 			if (!json_is_integer(cc)) {
 				sc_error_set(err, SC_ERR_INPUT,
-					     "%s: node '%s' attribute 'colorClass': not an integer", path, name);
+				             "%s: node '%s' attribute 'colorClass': not an integer",
+				             path, name);
 				goto done;
 			}
-			snprintf(group, sizeof group, "color%lld", (long long)json_integer_value(cc));
+			snprintf(group, sizeof group, "color%lld",
+			         (long long)json_integer_value(cc));
 		}
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
 		if (v < 0)
@@ -209,7 +221,8 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	qsort(ids, (size_t)n, sizeof *ids, cmp_id);
 	for (int i = 1; i < n; i++)
 		if (ids[i].id == ids[i - 1].id) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: duplicate node id %lld", path, (long long)ids[i].id);
+			sc_error_set(err, SC_ERR_INPUT, "%s: duplicate node id %lld", path,
+			             (long long)ids[i].id);
 			goto done;
 		}
 	size_t ne = json_array_size(edges);
@@ -218,30 +231,34 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		json_t *src = json_object_get(ed, "sourceId"), *dst = json_object_get(ed, "destId");
 		if (!json_is_object(ed) || !json_is_integer(src) || !json_is_integer(dst)) {
 			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: edges[%zu] needs integer \"sourceId\" and \"destId\"", path, e);
+			             "%s: edges[%zu] needs integer \"sourceId\" and \"destId\"",
+			             path, e);
 			goto done;
 		}
 		json_int_t s_id = json_integer_value(src), d_id = json_integer_value(dst);
 		int s = find_id(ids, n, s_id), d = find_id(ids, n, d_id);
 		if (s < 0 || d < 0) {
-			sc_error_set(err, SC_ERR_INPUT, "%s: edges[%zu] %lld -> %lld: no node has id %lld",
-				     path, e, (long long)s_id, (long long)d_id,
-				     (long long)(s < 0 ? s_id : d_id));
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: edges[%zu] %lld -> %lld: no node has id %lld", path, e,
+			             (long long)s_id, (long long)d_id,
+			             (long long)(s < 0 ? s_id : d_id));
 			goto done;
 		}
 		double cost;
 		if (!get_number(ed, "cost", 0, &cost)) {
 			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: edges[%zu] %lld -> %lld attribute 'cost': not a finite number >= 0",
-				     path, e, (long long)s_id, (long long)d_id);
+			             "%s: edges[%zu] %lld -> %lld attribute 'cost': not a finite "
+			             "number >= 0",
+			             path, e, (long long)s_id, (long long)d_id);
 			goto done;
 		}
 		/* one output tensor per op: every edge leaving s carries the same cost */
 		if (has_out[s] && out[s] != cost) {
-			sc_error_set(err, SC_ERR_INPUT,
-				     "%s: edges leaving node %lld have different costs (%g and %g); "
-				     "an op has one output tensor",
-				     path, (long long)s_id, out[s], cost);
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: edges leaving node %lld have different costs (%g and %g); "
+			        "an op has one output tensor",
+			        path, (long long)s_id, out[s], cost);
 			goto done;
 		}
 		out[s] = cost;
@@ -262,7 +279,7 @@ done:
 }
 
 const sc_loader sc_loader_fiddle = {
-	.name = "fiddle-json",
-	.probe = probe_fiddle,
-	.load = load_fiddle,
+        .name = "fiddle-json",
+        .probe = probe_fiddle,
+        .load = load_fiddle,
 };

@@ -47,24 +47,22 @@ bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
 }
 
 void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
-		      size_t size)
+                      size_t size)
 {
 	switch (v->kind) {
-	case SC_VIOL_NONE:
-		snprintf(buf, size, "valid");
-		break;
+	case SC_VIOL_NONE: snprintf(buf, size, "valid"); break;
 	case SC_VIOL_RANGE:
 		snprintf(buf, size, "op '%s' is in stage %d, outside 1..k", g->op_name[v->a],
-			 stage[v->a] + 1);
+		         stage[v->a] + 1);
 		break;
 	case SC_VIOL_EDGE:
 		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
-			 g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
 	case SC_VIOL_GROUP:
 		snprintf(buf, size, "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
-			 g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
-			 g->op_name[v->b], stage[v->b] + 1);
+		         g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
+		         g->op_name[v->b], stage[v->b] + 1);
 		break;
 	}
 }
@@ -97,8 +95,7 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 		narrow(g, stage, g->group_ops[i], gr, lo, hi);
 }
 
-sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage,
-		       sc_error *err)
+sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
 	json_error_t jerr;
 	json_t *root = json_load_file(path, 0, &jerr);
@@ -106,28 +103,33 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 		if (jerr.line < 0 || json_error_code(&jerr) == json_error_cannot_open_file)
 			return sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
 		return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
-				    jerr.line, jerr.column, jerr.text);
+		                    jerr.line, jerr.column, jerr.text);
 	}
 	sc_status st = SC_OK;
 	json_t *fmt = json_object_get(root, "format");
 	json_t *jk = json_object_get(root, "k");
 	json_t *stages = json_object_get(root, "stages");
 	if (!json_is_object(root)) {
-		st = sc_error_set(err, SC_ERR_INPUT, "%s: not a partition file (expected a JSON object)", path);
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: not a partition file (expected a JSON object)", path);
 		goto out;
 	}
 	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), SC_PART_FORMAT) != 0) {
-		st = sc_error_set(err, SC_ERR_INPUT, "%s: not a partition file (\"format\" must be \"%s\")",
-				  path, SC_PART_FORMAT);
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: not a partition file (\"format\" must be \"%s\")", path,
+		                  SC_PART_FORMAT);
 		goto out;
 	}
-	if (!json_is_integer(jk) || json_integer_value(jk) < 1 || json_integer_value(jk) > 1000000) {
-		st = sc_error_set(err, SC_ERR_INPUT, "%s: \"k\" must be an integer from 1 to 1000000", path);
+	if (!json_is_integer(jk) || json_integer_value(jk) < 1 ||
+	    json_integer_value(jk) > 1000000) {
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: \"k\" must be an integer from 1 to 1000000", path);
 		goto out;
 	}
 	if (!json_is_object(stages)) {
-		st = sc_error_set(err, SC_ERR_INPUT, "%s: \"stages\" must be an object mapping op names to stages",
-				  path);
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: \"stages\" must be an object mapping op names to stages",
+		                  path);
 		goto out;
 	}
 	int k = (int)json_integer_value(jk);
@@ -139,14 +141,15 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 	{
 		int v = sc_graph_find(g, name);
 		if (v < 0) {
-			st = sc_error_set(err, SC_ERR_INPUT, "%s: unknown op '%s' (not in %s)", path, name,
-					  g->source);
+			st = sc_error_set(err, SC_ERR_INPUT, "%s: unknown op '%s' (not in %s)",
+			                  path, name, g->source);
 			goto out;
 		}
 		if (!json_is_integer(val) || json_integer_value(val) < -1000000 ||
 		    json_integer_value(val) > 1000000) {
-			st = sc_error_set(err, SC_ERR_INPUT, "%s: the stage of op '%s' must be an integer",
-					  path, name);
+			st = sc_error_set(err, SC_ERR_INPUT,
+			                  "%s: the stage of op '%s' must be an integer", path,
+			                  name);
 			goto out;
 		}
 		stage[v] = (int)json_integer_value(val) - 1;
@@ -154,7 +157,7 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] == INT_MIN) {
 			st = sc_error_set(err, SC_ERR_INPUT, "%s: op '%s' of %s has no stage", path,
-					  g->op_name[v], g->source);
+			                  g->op_name[v], g->source);
 			goto out;
 		}
 	*k_out = k;
@@ -164,7 +167,7 @@ out:
 }
 
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
-			const sc_costs *costs, sc_error *err)
+                        const sc_costs *costs, sc_error *err)
 {
 	json_t *root = json_object();
 	json_t *map = json_object();

@@ -34,7 +34,7 @@ bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
 
 /* Writes a one-line description of v (1-based stages) into buf. */
 void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
-		      size_t size);
+                      size_t size);
 
 /* The stages op v can move to, alone or with its group, without breaking an
  * edge: [*lo, *hi], 0-based, from the stages of the predecessors and
@@ -47,14 +47,13 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
  * (message "path: ...") on malformed JSON, a wrong format tag, a missing or
  * non-integer k or stage, an op the graph lacks, or a graph op the file
  * lacks; SC_ERR_IO when the file cannot be read. */
-sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage,
-		       sc_error *err);
+sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err);
 
 /* Writes the partition file for stage (0-based, k stages) to path through a
  * temporary file in the same directory and a rename, so an existing file is
  * either replaced whole or left alone.  costs (may be NULL) adds the
  * bottleneck and per-stage costs beside the stages, for readers. */
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
-			const sc_costs *costs, sc_error *err);
+                        const sc_costs *costs, sc_error *err);
 
 #endif

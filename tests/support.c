@@ -188,8 +188,8 @@ void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *
 	snprintf(t->name, sizeof t->name, "sctest-%d-%d", (int)getpid(), counter++);
 	char buf[2048];
 	snprintf(buf, sizeof buf,
-		 "tmux new-session -d -s %s -x %d -y %d \"env %s %s; echo EXIT=\\$?; sleep 60\"",
-		 t->name, cols, rows, env, cmd);
+	         "tmux new-session -d -s %s -x %d -y %d \"env %s %s; echo EXIT=\\$?; sleep 60\"",
+	         t->name, cols, rows, env, cmd);
 	cr_assert_eq(system(buf), 0, "tmux failed: %s", buf);
 }
 
@@ -220,7 +220,7 @@ char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds)
 		nanosleep(&ts, NULL);
 	}
 	cr_assert_fail("waited %.1f s for '%s'; the screen shows:\n%s", seconds, text,
-		       screen ? screen : "(nothing)");
+	               screen ? screen : "(nothing)");
 	return NULL;
 }
 

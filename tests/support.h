@@ -15,15 +15,15 @@ typedef struct ts_rng {
 	uint64_t s;
 } ts_rng;
 uint64_t ts_next(ts_rng *r);
-double ts_uniform(ts_rng *r);     /* [0, 1) */
-int ts_below(ts_rng *r, int n);   /* 0 .. n-1 */
+double ts_uniform(ts_rng *r);   /* [0, 1) */
+int ts_below(ts_rng *r, int n); /* 0 .. n-1 */
 
 /* Options for ts_random_graph. */
 typedef struct ts_graph_spec {
-	int n;              /* ops */
-	double edge_p;      /* probability of each forward edge i -> j, i < j */
-	double group_p;     /* probability that an op joins a random group */
-	int ngroups;        /* number of group names to draw from */
+	int n;                /* ops */
+	double edge_p;        /* probability of each forward edge i -> j, i < j */
+	double group_p;       /* probability that an op joins a random group */
+	int ngroups;          /* number of group names to draw from */
 	bool integer_weights; /* small integers instead of reals (exact sums) */
 	sc_settings settings;
 } ts_graph_spec;

@@ -41,13 +41,16 @@ typedef struct ui_option {
 } ui_option;
 
 static const ui_option options[] = {
-	{OPT_K, "k", 'k', "K", "number of pipeline stages (default: the file's k)"},
-	{OPT_BANDWIDTH, "bandwidth", 'B', "B", "bandwidth in bytes per time unit (default: the file's, else 1)"},
-	{OPT_MEMORY, "memory", 'M', "BYTES", "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
-	{OPT_POLICY, "memory-policy", 0, "P", "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
-	{OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
-	{OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
-	{OPT_HELP, "help", 'h', NULL, "show this help and exit"},
+        {OPT_K, "k", 'k', "K", "number of pipeline stages (default: the file's k)"},
+        {OPT_BANDWIDTH, "bandwidth", 'B', "B",
+         "bandwidth in bytes per time unit (default: the file's, else 1)"},
+        {OPT_MEMORY, "memory", 'M', "BYTES",
+         "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
+        {OPT_POLICY, "memory-policy", 0, "P",
+         "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
+        {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
+        {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
+        {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
 
@@ -64,31 +67,36 @@ typedef struct ui_command {
 #define SETTINGS (OPT_K | OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY)
 
 static const ui_command commands[] = {
-	{
-		.name = "info",
-		.synopsis = "info FILE [--json]",
-		.summary = "sizes, totals and the simple lower bound per k",
-		.help = "Prints the graph's ops, edges, groups, totals and settings, and the simple\n"
-			"lower bound max(largest op or group work, total work / k) for k = 2, 4, 8,\n"
-			"16, 32, 64 (and the file's k).",
-		.takes = SETTINGS | OPT_JSON | OPT_HELP,
-		.min_pos = 1,
-		.max_pos = 1,
-		.run = ui_cmd_info,
-	},
-	{
-		.name = "eval",
-		.synopsis = "eval FILE PARTITION [--json]",
-		.summary = "stage costs, bottleneck and validity of a partition",
-		.help = "Evaluates the partition file PARTITION on the graph FILE: per stage its ops,\n"
-			"work, io in, io out, overflow and cost, and the bottleneck.  Exits 1 when the\n"
-			"partition is invalid (naming the first offending edge or group) or breaks a\n"
-			"hard memory limit.",
-		.takes = OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY | OPT_JSON | OPT_HELP,
-		.min_pos = 2,
-		.max_pos = 2,
-		.run = ui_cmd_eval,
-	},
+        {
+                .name = "info",
+                .synopsis = "info FILE [--json]",
+                .summary = "sizes, totals and the simple lower bound per k",
+                .help = "Prints the graph's ops, edges, groups, totals and settings, and the "
+                        "simple\n"
+                        "lower bound max(largest op or group work, total work / k) for k = 2, 4, "
+                        "8,\n"
+                        "16, 32, 64 (and the file's k).",
+                .takes = SETTINGS | OPT_JSON | OPT_HELP,
+                .min_pos = 1,
+                .max_pos = 1,
+                .run = ui_cmd_info,
+        },
+        {
+                .name = "eval",
+                .synopsis = "eval FILE PARTITION [--json]",
+                .summary = "stage costs, bottleneck and validity of a partition",
+                .help = "Evaluates the partition file PARTITION on the graph FILE: per stage its "
+                        "ops,\n"
+                        "work, io in, io out, overflow and cost, and the bottleneck.  Exits 1 when "
+                        "the\n"
+                        "partition is invalid (naming the first offending edge or group) or breaks "
+                        "a\n"
+                        "hard memory limit.",
+                .takes = OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY | OPT_JSON | OPT_HELP,
+                .min_pos = 2,
+                .max_pos = 2,
+                .run = ui_cmd_eval,
+        },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -123,25 +131,27 @@ static void print_options(FILE *f, int takes)
 		char left[64];
 		if (op->short_name)
 			snprintf(left, sizeof left, "-%c, --%s%s%s", op->short_name, op->name,
-				 op->arg ? " " : "", op->arg ? op->arg : "");
+			         op->arg ? " " : "", op->arg ? op->arg : "");
 		else
 			snprintf(left, sizeof left, "    --%s%s%s", op->name, op->arg ? " " : "",
-				 op->arg ? op->arg : "");
+			         op->arg ? op->arg : "");
 		fprintf(f, "  %-26s %s\n", left, op->help);
 	}
 }
 
 static void usage_main(FILE *f)
 {
-	fprintf(f, "Usage: stagecut [FILE] [-k K]          open the workbench (a bundled sample without FILE)\n");
+	fprintf(f, "Usage: stagecut [FILE] [-k K]          open the workbench (a bundled sample "
+	           "without FILE)\n");
 	for (int i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       stagecut %-29s %s\n", commands[i].synopsis, commands[i].summary);
-	fprintf(f, "       stagecut COMMAND --help\n"
-		   "       stagecut --version\n\n"
-		   "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
-		   "stages so that the slowest stage is as fast as possible.\n"
-		   "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
-		   "See stagecut(1).\n");
+	fprintf(f,
+	        "       stagecut COMMAND --help\n"
+	        "       stagecut --version\n\n"
+	        "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
+	        "stages so that the slowest stage is as fast as possible.\n"
+	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
+	        "See stagecut(1).\n");
 }
 
 static void usage_command(FILE *f, const ui_command *c)
@@ -159,8 +169,9 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 	for (int i = 0; i < NOPTIONS; i++) {
 		if (!(takes & options[i].id))
 			continue;
-		longs[nl++] = (struct option){options[i].name, options[i].arg ? required_argument : no_argument,
-					      NULL, options[i].id};
+		longs[nl++] = (struct option){options[i].name,
+		                              options[i].arg ? required_argument : no_argument,
+		                              NULL, options[i].id};
 		if (options[i].short_name) {
 			shorts[ns++] = options[i].short_name;
 			if (options[i].arg)
@@ -194,7 +205,8 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 		case OPT_K: {
 			long k = strtol(a, &end, 10);
 			if (*a == '\0' || *end || k < 1 || k > 1000000) {
-				ui_error("%s: -k: '%s' is not an integer from 1 to 1000000", cmd, a);
+				ui_error("%s: -k: '%s' is not an integer from 1 to 1000000", cmd,
+				         a);
 				return false;
 			}
 			o->k = (int)k;
@@ -202,7 +214,8 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 		}
 		case OPT_BANDWIDTH:
 			if (!sc_parse_weight(a, &o->bandwidth) || o->bandwidth <= 0) {
-				ui_error("%s: --bandwidth: '%s' is not a finite number > 0", cmd, a);
+				ui_error("%s: --bandwidth: '%s' is not a finite number > 0", cmd,
+				         a);
 				return false;
 			}
 			break;
@@ -210,34 +223,31 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 			if (strcmp(a, "inf") == 0 || strcmp(a, "unlimited") == 0)
 				o->memory = INFINITY;
 			else if (!sc_parse_weight(a, &o->memory)) {
-				ui_error("%s: --memory: '%s' is not a number >= 0 or 'inf'", cmd, a);
+				ui_error("%s: --memory: '%s' is not a number >= 0 or 'inf'", cmd,
+				         a);
 				return false;
 			}
 			break;
 		case OPT_POLICY: {
 			sc_mem_policy p;
 			if (!sc_mem_policy_parse(a, &p)) {
-				ui_error("%s: --memory-policy: '%s' is not 'overflow' or 'hard'", cmd, a);
+				ui_error("%s: --memory-policy: '%s' is not 'overflow' or 'hard'",
+				         cmd, a);
 				return false;
 			}
 			o->policy = (int)p;
 			break;
 		}
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_OUTPUT:
-			o->output = a;
-			break;
-		case OPT_HELP:
-			return true;
+		case OPT_JSON: o->json = true; break;
+		case OPT_OUTPUT: o->output = a; break;
+		case OPT_HELP: return true;
 		case ':':
 			ui_error("%s: option '%s' needs a value", cmd, argv[optind - 1]);
 			return false;
 		default:
 			ui_error("%s: unknown option '%s' (see 'stagecut %s%s--help')", cmd,
-				 argv[optind - 1], strcmp(cmd, "stagecut") ? cmd : "",
-				 strcmp(cmd, "stagecut") ? " " : "");
+			         argv[optind - 1], strcmp(cmd, "stagecut") ? cmd : "",
+			         strcmp(cmd, "stagecut") ? " " : "");
 			return false;
 		}
 	}
@@ -298,7 +308,7 @@ int ui_main(int argc, char **argv)
 	}
 	if (o.npos < cmd->min_pos || o.npos > cmd->max_pos) {
 		ui_error("%s: expected %s (see 'stagecut %s --help')", cmd->name,
-			 cmd->min_pos == 1 ? "one FILE" : "FILE and PARTITION", cmd->name);
+		         cmd->min_pos == 1 ? "one FILE" : "FILE and PARTITION", cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

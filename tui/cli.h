@@ -18,14 +18,14 @@
 enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2 };
 
 typedef struct ui_opts {
-	int k;               /* 0 = not given */
-	double bandwidth;    /* 0 = not given */
-	double memory;       /* < 0 = not given; INFINITY = unlimited */
-	int policy;          /* -1 = not given, else an sc_mem_policy */
+	int k;            /* 0 = not given */
+	double bandwidth; /* 0 = not given */
+	double memory;    /* < 0 = not given; INFINITY = unlimited */
+	int policy;       /* -1 = not given, else an sc_mem_policy */
 	bool json;
-	const char *output;  /* -o */
+	const char *output; /* -o */
 	int npos;
-	char **pos;          /* positional arguments (borrowed from argv) */
+	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
 
 /* Applies the options that override settings (-k, -B, -M, --memory-policy)

@@ -17,16 +17,16 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 {
 	int at;
 	sc_costs_bottleneck(c, &at);
-	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in", "io out",
-		"overflow", "cost");
+	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in",
+	        "io out", "overflow", "cost");
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
 		char w[32], i[32], o[32], v[32], t[32];
-		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1, st->ops,
-			ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
-			ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
-			ui_num(st->cost, t, sizeof t),
-			st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
+		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1,
+		        st->ops, ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
+		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
+		        ui_num(st->cost, t, sizeof t),
+		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
 	}
 }
 
@@ -73,15 +73,17 @@ int ui_cmd_eval(const ui_opts *o)
 	for (int s = 0; valid && !feasible && s < k; s++)
 		if (c->st[s].over_memory) {
 			snprintf(why, sizeof why,
-				 "stage %d holds %.17g bytes of parameters, over the hard memory limit of %.17g",
-				 s + 1, c->st[s].param, set.memory);
+			         "stage %d holds %.17g bytes of parameters, over the hard memory "
+			         "limit of %.17g",
+			         s + 1, c->st[s].param, set.memory);
 			break;
 		}
 	status = valid && feasible ? UI_EXIT_OK : UI_EXIT_INFEASIBLE;
 
 	if (o->json) {
 		json_t *root = json_pack("{s:s, s:s, s:i, s:b, s:b}", "graph", g->name, "partition",
-					 o->pos[1], "k", k, "valid", (int)valid, "feasible", (int)feasible);
+		                         o->pos[1], "k", k, "valid", (int)valid, "feasible",
+		                         (int)feasible);
 		if (!valid || !feasible)
 			json_object_set_new(root, "violation", json_string(why));
 		if (c) {

@@ -72,19 +72,21 @@ int ui_cmd_info(const ui_opts *o)
 		for (int i = 0; i <= NKS; i++) {
 			int k = i < NKS ? ks[i] : extra;
 			if (k > 0)
-				json_array_append_new(bounds, json_pack("{s:i, s:f}", "k", k, "bound",
-									sc_bound_simple(g, k)));
+				json_array_append_new(bounds,
+				                      json_pack("{s:i, s:f}", "k", k, "bound",
+				                                sc_bound_simple(g, k)));
 		}
 		json_t *root = json_pack(
-			"{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f,"
-			" s:{s:o, s:f, s:o, s:s}, s:o}",
-			"graph", g->name, "source", g->source, "ops", g->n, "edges", g->m, "sources",
-			s.sources, "sinks", s.sinks, "depth", s.depth, "groups", s.multi_groups,
-			"grouped_ops", s.grouped_ops, "largest_group", s.largest_group, "total_work",
-			s.work, "total_param", s.param, "total_out", s.out, "settings", "k",
-			set->k ? json_integer(set->k) : json_null(), "bandwidth", set->bandwidth,
-			"memory", isinf(set->memory) ? json_null() : json_real(set->memory),
-			"memory_policy", sc_mem_policy_name(set->policy), "simple_bound", bounds);
+		        "{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f,"
+		        " s:{s:o, s:f, s:o, s:s}, s:o}",
+		        "graph", g->name, "source", g->source, "ops", g->n, "edges", g->m,
+		        "sources", s.sources, "sinks", s.sinks, "depth", s.depth, "groups",
+		        s.multi_groups, "grouped_ops", s.grouped_ops, "largest_group",
+		        s.largest_group, "total_work", s.work, "total_param", s.param, "total_out",
+		        s.out, "settings", "k", set->k ? json_integer(set->k) : json_null(),
+		        "bandwidth", set->bandwidth, "memory",
+		        isinf(set->memory) ? json_null() : json_real(set->memory), "memory_policy",
+		        sc_mem_policy_name(set->policy), "simple_bound", bounds);
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		sc_graph_free(g);
 		return status;
@@ -101,14 +103,15 @@ int ui_cmd_info(const ui_opts *o)
 	printf("total param    %s bytes\n", ui_num(s.param, a, sizeof a));
 	printf("total out      %s bytes\n", ui_num(s.out, a, sizeof a));
 	if (set->k)
-		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n", set->k,
-		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
-		       sc_mem_policy_name(set->policy));
+		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n",
+		       set->k, ui_num(set->bandwidth, b, sizeof b),
+		       ui_num(set->memory, c, sizeof c), sc_mem_policy_name(set->policy));
 	else
 		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
 		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
 		       sc_mem_policy_name(set->policy));
-	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, work/k):\n");
+	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
+	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");
 	for (int i = 0; i <= NKS; i++) {
 		int k = i < NKS ? ks[i] : extra;

@@ -68,25 +68,25 @@ static void draw(const wb_state *w)
 	mvprintw(0, 0, "stagecut  %s", g->name);
 	attroff(A_BOLD);
 	mvprintw(1, 0, "%d ops  %d edges  k %d  B %s  M %s (%s)", g->n, g->m, s->k,
-		 ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
-		 sc_mem_policy_name(s->policy));
+	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
+	         sc_mem_policy_name(s->policy));
 	mvprintw(2, 0, "bottleneck %s   simple bound %s   gap <= %.1f%%   (%s)",
-		 ui_num(bn, b1, sizeof b1), ui_num(w->simple, b2, sizeof b2),
-		 w->simple > 0 ? (bn / w->simple - 1) * 100 : 0.0, w->origin);
+	         ui_num(bn, b1, sizeof b1), ui_num(w->simple, b2, sizeof b2),
+	         w->simple > 0 ? (bn / w->simple - 1) * 100 : 0.0, w->origin);
 	(void)b3;
 	int y = 4;
 	mvprintw(y++, 0, "  %5s %6s %11s %11s %11s %11s %11s", "stage", "ops", "work", "io in",
-		 "io out", "overflow", "cost");
+	         "io out", "overflow", "cost");
 	int barw = cols - 78;
 	for (int i = 0; i < s->k && y < rows - 1; i++, y++) {
 		const sc_stage_cost *st = &w->c->st[i];
 		char a[32], b[32], c[32], d[32], e[32];
 		if (i == at)
 			attron(w->color ? (COLOR_PAIR(1) | A_BOLD) : A_REVERSE);
-		mvprintw(y, 0, "%c %5d %6d %11s %11s %11s %11s %11s", i == at ? '*' : ' ', i + 1, st->ops,
-			 ui_num(st->work, a, sizeof a), ui_num(st->io_in, b, sizeof b),
-			 ui_num(st->io_out, c, sizeof c), ui_num(st->overflow, d, sizeof d),
-			 ui_num(st->cost, e, sizeof e));
+		mvprintw(y, 0, "%c %5d %6d %11s %11s %11s %11s %11s", i == at ? '*' : ' ', i + 1,
+		         st->ops, ui_num(st->work, a, sizeof a), ui_num(st->io_in, b, sizeof b),
+		         ui_num(st->io_out, c, sizeof c), ui_num(st->overflow, d, sizeof d),
+		         ui_num(st->cost, e, sizeof e));
 		if (i == at)
 			attroff(w->color ? (COLOR_PAIR(1) | A_BOLD) : A_REVERSE);
 		if (barw > 4 && bn > 0) {
@@ -107,7 +107,8 @@ int ui_workbench(const ui_opts *o)
 	char sample[PATH_MAX + 64];
 	const char *path = o->npos ? o->pos[0] : ui_default_sample(sample, sizeof sample);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		ui_error("the workbench needs a terminal; for scripts use 'stagecut info', 'eval' (see --help)");
+		ui_error("the workbench needs a terminal; for scripts use 'stagecut info', 'eval' "
+		         "(see --help)");
 		return UI_EXIT_INPUT;
 	}
 	int status = UI_EXIT_OK;
@@ -138,7 +139,8 @@ int ui_workbench(const ui_opts *o)
 
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
-		ui_error("cannot open the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+		ui_error("cannot open the terminal (TERM=%s)",
+		         getenv("TERM") ? getenv("TERM") : "");
 		status = UI_EXIT_INPUT;
 		goto out;
 	}

@@ -23,7 +23,7 @@ static void close_to(double got, double want, const char *what)
 
 /* Evaluates g's partition given as op-name/1-based-stage pairs. */
 static sc_costs *eval_named(const sc_graph *g, int k, const char *const *names, const int *stages,
-			    int **stage_out)
+                            int **stage_out)
 {
 	int *stage = malloc((size_t)g->n * sizeof *stage);
 	for (int v = 0; v < g->n; v++)
@@ -55,7 +55,8 @@ Test(cost, figure2_by_hand)
 	const int stages[] = {1, 1, 2, 2, 3, 3};
 	sc_costs *c = eval_named(g, 3, names, stages, NULL);
 	/* see the comment at the top of figure2.dot */
-	const double io_in[] = {0, 2, 2}, work[] = {3, 4, 3}, io_out[] = {2, 2, 0}, cost[] = {5, 8, 5};
+	const double io_in[] = {0, 2, 2}, work[] = {3, 4, 3}, io_out[] = {2, 2, 0},
+	             cost[] = {5, 8, 5};
 	for (int s = 0; s < 3; s++) {
 		close_to(c->st[s].io_in, io_in[s], "io_in");
 		close_to(c->st[s].work, work[s], "work");
@@ -106,7 +107,8 @@ Test(cost, residual_bandwidth_and_hard_memory)
 	sc_graph *g = ts_load("samples/small/residual.dot");
 	cr_assert_eq(g->settings.policy, SC_MEM_HARD);
 	cr_assert_eq(g->settings.bandwidth, 2);
-	const char *names[] = {"input", "conv1", "conv2", "add", "mm_a", "mm_b", "concat", "output", NULL};
+	const char *names[] = {"input", "conv1",  "conv2",  "add", "mm_a",
+	                       "mm_b",  "concat", "output", NULL};
 	const int ok[] = {1, 1, 2, 2, 3, 3, 3, 3};
 	sc_costs *c = eval_named(g, 3, names, ok, NULL);
 	/* stage 1: work 6, out: input's 8 and conv1's 8 bytes at B = 2 -> 8; 14
@@ -217,7 +219,8 @@ Test(cost, incremental_moves_match_whole_evaluation)
 			sc_costs_eval(full, stage);
 			assert_same_costs(inc, full);
 			int a, b;
-			close_to(sc_costs_bottleneck(inc, &a), sc_costs_bottleneck(full, &b), "bottleneck");
+			close_to(sc_costs_bottleneck(inc, &a), sc_costs_bottleneck(full, &b),
+			         "bottleneck");
 			cr_assert_eq(sc_costs_feasible(inc), sc_costs_feasible(full));
 		}
 		free(stage);

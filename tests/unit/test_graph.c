@@ -62,7 +62,8 @@ Test(graph, duplicate_name_is_an_error)
 	sc_graph *g = build(3, names, 0, NULL, &err);
 	cr_assert_null(g);
 	cr_assert_eq(err.code, SC_ERR_INPUT);
-	cr_assert(strstr(err.msg, "t.dot") && strstr(err.msg, "duplicate op name 'a'"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "t.dot") && strstr(err.msg, "duplicate op name 'a'"), "%s",
+	          err.msg);
 }
 
 Test(graph, cycle_is_named)
@@ -77,8 +78,8 @@ Test(graph, cycle_is_named)
 	cr_assert(strstr(err.msg, "cycle"), "%s", err.msg);
 	/* the cycle is a -> b -> c -> a in some rotation; x and d are not on it */
 	cr_assert(strstr(err.msg, "'a' -> 'b'") && strstr(err.msg, "'b' -> 'c'") &&
-			  strstr(err.msg, "'c' -> 'a'"),
-		  "%s", err.msg);
+	                  strstr(err.msg, "'c' -> 'a'"),
+	          "%s", err.msg);
 	cr_assert_null(strstr(err.msg, "'x'"), "%s", err.msg);
 	cr_assert_null(strstr(err.msg, "'d'"), "%s", err.msg);
 }

@@ -51,11 +51,11 @@ Test(load, dot_and_json_forms_are_equal)
 }
 
 static const char *const fiddle[] = {
-	"samples/msr-fiddle/layer/bert24_inference.json",
-	"samples/msr-fiddle/layer/resnet50_inference.json",
-	"samples/msr-fiddle/operator/bert_l-3_inference.json",
-	"samples/msr-fiddle/operator/bert_l-6_inference.json",
-	"samples/msr-fiddle/operator/resnet50_inference.json",
+        "samples/msr-fiddle/layer/bert24_inference.json",
+        "samples/msr-fiddle/layer/resnet50_inference.json",
+        "samples/msr-fiddle/operator/bert_l-3_inference.json",
+        "samples/msr-fiddle/operator/bert_l-6_inference.json",
+        "samples/msr-fiddle/operator/resnet50_inference.json",
 };
 
 Test(load, fiddle_samples_match_their_files)
@@ -65,28 +65,31 @@ Test(load, fiddle_samples_match_their_files)
 		json_error_t jerr;
 		json_t *root = json_load_file(fiddle[i], 0, &jerr);
 		cr_assert(root);
-		json_t *nodes = json_object_get(root, "nodes"), *edges = json_object_get(root, "edges");
+		json_t *nodes = json_object_get(root, "nodes"),
+		       *edges = json_object_get(root, "edges");
 		cr_assert_eq((size_t)g->n, json_array_size(nodes));
-		cr_assert_eq((size_t)g->m, json_array_size(edges), "%s has no duplicate edges", fiddle[i]);
+		cr_assert_eq((size_t)g->m, json_array_size(edges), "%s has no duplicate edges",
+		             fiddle[i]);
 		cr_assert_eq(g->settings.policy, SC_MEM_HARD);
 		cr_assert_eq(g->settings.memory,
-			     json_number_value(json_object_get(root, "maxSizePerFPGA")));
+		             json_number_value(json_object_get(root, "maxSizePerFPGA")));
 		size_t idx;
 		json_t *nd;
 		json_array_foreach(nodes, idx, nd)
 		{
 			int v = sc_graph_find(g, json_string_value(json_object_get(nd, "name")));
 			cr_assert_geq(v, 0);
-			cr_assert_eq(g->work[v], json_number_value(json_object_get(nd, "fpgaLatency")));
+			cr_assert_eq(g->work[v],
+			             json_number_value(json_object_get(nd, "fpgaLatency")));
 			cr_assert_eq(g->param[v], json_number_value(json_object_get(nd, "size")));
 			/* out is the cost of every edge leaving the node, 0 for sinks */
 			json_int_t id = json_integer_value(json_object_get(nd, "id"));
 			size_t e;
 			json_t *ed;
 			double out = 0;
-			json_array_foreach(edges, e, ed)
-				if (json_integer_value(json_object_get(ed, "sourceId")) == id)
-					out = json_number_value(json_object_get(ed, "cost"));
+			json_array_foreach(edges, e, ed) if (json_integer_value(json_object_get(
+			                                             ed, "sourceId")) == id) out =
+			        json_number_value(json_object_get(ed, "cost"));
 			cr_assert_eq(g->out[v], out, "%s out", g->op_name[v]);
 		}
 		json_decref(root);
@@ -122,7 +125,8 @@ Test(load, weights_parse_strictly)
 	cr_assert(sc_parse_weight("0", &x) && x == 0);
 	cr_assert(sc_parse_weight(" 2.5e3 ", &x) && x == 2500);
 	cr_assert(sc_parse_weight(".5", &x) && x == 0.5);
-	const char *bad[] = {"", " ", "-1", "nan", "NaN", "inf", "-0.5", "1e999", "abc", "1x", "0x10", NULL};
+	const char *bad[] = {"",     " ",     "-1",  "nan", "NaN",  "inf",
+	                     "-0.5", "1e999", "abc", "1x",  "0x10", NULL};
 	for (int i = 0; bad[i]; i++)
 		cr_assert_not(sc_parse_weight(bad[i], &x), "'%s' accepted", bad[i]);
 }

@@ -79,9 +79,9 @@ Test(partition, legal_range_equals_trying_every_stage)
 	ts_rng r = {5};
 	for (int t = 0; t < 200; t++) {
 		ts_graph_spec spec = {.n = 1 + ts_below(&r, 30),
-				      .edge_p = ts_uniform(&r) * 0.3,
-				      .group_p = ts_uniform(&r) < 0.5 ? 0.3 : 0,
-				      .ngroups = 3};
+		                      .edge_p = ts_uniform(&r) * 0.3,
+		                      .group_p = ts_uniform(&r) < 0.5 ? 0.3 : 0,
+		                      .ngroups = 3};
 		sc_settings_init(&spec.settings);
 		sc_graph *g = ts_random_graph(&r, &spec);
 		int k = 1 + ts_below(&r, 6);
@@ -94,14 +94,15 @@ Test(partition, legal_range_equals_trying_every_stage)
 			sc_part_legal_range(g, stage, k, v, &lo, &hi);
 			for (int s = 0; s < k; s++)
 				cr_assert_eq(try_move(g, stage, k, v, s), s >= lo && s <= hi,
-					     "op %d stage %d range [%d, %d]", v, s, lo, hi);
+				             "op %d stage %d range [%d, %d]", v, s, lo, hi);
 			if (hi >= lo) {
 				int s = lo + ts_below(&r, hi - lo + 1);
 				int gr = g->group[v];
 				if (gr < 0)
 					stage[v] = s;
 				else
-					for (int j = g->group_off[gr]; j < g->group_off[gr + 1]; j++)
+					for (int j = g->group_off[gr]; j < g->group_off[gr + 1];
+					     j++)
 						stage[g->group_ops[j]] = s;
 				cr_assert(sc_part_check(g, stage, k, NULL));
 			}
@@ -119,7 +120,8 @@ Test(partition, file_round_trip_and_atomic_replace)
 	snprintf(path, sizeof path, "%s/p.json", dir);
 	sc_graph *g = ts_load("samples/msr-fiddle/operator/bert_l-3_inference.json");
 	int k = 5;
-	int *stage = malloc((size_t)g->n * sizeof *stage), *back = malloc((size_t)g->n * sizeof *back);
+	int *stage = malloc((size_t)g->n * sizeof *stage),
+	    *back = malloc((size_t)g->n * sizeof *back);
 	cr_assert_eq(sc_greedy_split(g, k, stage, NULL), SC_OK);
 	sc_settings set = g->settings;
 	set.k = k;
@@ -150,7 +152,8 @@ Test(partition, file_round_trip_and_atomic_replace)
 
 	/* an unknown op is refused, naming the op and the file */
 	FILE *f = fopen(path, "w");
-	fprintf(f, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"nosuchop\": 1}}");
+	fprintf(f,
+	        "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"nosuchop\": 1}}");
 	fclose(f);
 	cr_assert_eq(sc_part_read(path, g, &k2, back, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "nosuchop") && strstr(err.msg, path), "%s", err.msg);

@@ -41,9 +41,9 @@ Test(simple, never_above_the_optimum_and_greedy_is_valid)
 	int checked = 0;
 	for (int t = 0; t < 300; t++) {
 		ts_graph_spec spec = {.n = 1 + ts_below(&r, 8),
-				      .edge_p = ts_uniform(&r) * 0.5,
-				      .group_p = ts_uniform(&r) < 0.4 ? 0.4 : 0,
-				      .ngroups = 2};
+		                      .edge_p = ts_uniform(&r) * 0.5,
+		                      .group_p = ts_uniform(&r) < 0.4 ? 0.4 : 0,
+		                      .ngroups = 2};
 		sc_settings_init(&spec.settings);
 		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
 		if (ts_uniform(&r) < 0.5) {
