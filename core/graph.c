@@ -8,6 +8,7 @@
  * Kahn's algorithm: ops left over lie on or behind a cycle, and walking
  * predecessors among them must close one, which the error message names.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "graph.h"
 
 #include <math.h>
