@@ -11,6 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"
 
+#include "csr.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -196,53 +198,6 @@ static char **sort_names;
 static int cmp_by_name(const void *a, const void *b)
 {
 	return strcmp(sort_names[*(const int *)a], sort_names[*(const int *)b]);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-/* Builds CSR lists for n nodes from parallel arrays key -> val, sorted and
- * deduplicated.  Returns the number of kept entries or -1 on out of memory. */
-static int build_csr(int n, int m, const int *key, const int *val, int **off_out, int **adj_out)
-{
-	int *off = calloc((size_t)n + 1, sizeof *off);
-	int *adj = malloc((size_t)(m ? m : 1) * sizeof *adj);
-	if (!off || !adj) {
-		free(off);
-		free(adj);
-		return -1;
-	}
-	for (int e = 0; e < m; e++)
-		off[key[e] + 1]++;
-	for (int v = 0; v < n; v++)
-		off[v + 1] += off[v];
-	int *fill = malloc((size_t)(n ? n : 1) * sizeof *fill);
-	if (!fill) {
-		free(off);
-		free(adj);
-		return -1;
-	}
-	memcpy(fill, off, (size_t)n * sizeof *fill);
-	for (int e = 0; e < m; e++)
-		adj[fill[key[e]]++] = val[e];
-	/* sort each list and squeeze out duplicates, compacting in place */
-	int w = 0;
-	for (int v = 0; v < n; v++) {
-		int lo = off[v], hi = off[v + 1];
-		qsort(adj + lo, (size_t)(hi - lo), sizeof *adj, cmp_int);
-		off[v] = w;
-		for (int i = lo; i < hi; i++)
-			if (i == lo || adj[i] != adj[i - 1])
-				adj[w++] = adj[i];
-	}
-	off[n] = w;
-	free(fill);
-	*off_out = off;
-	*adj_out = adj;
-	return w;
 }
 
 /* Writes "a -> b -> ... -> a" for a cycle through the ops in `left` (ops
@@ -443,7 +398,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 				key[cnt] = g->group[v];
 				val[cnt++] = v;
 			}
-		int got = build_csr(g->ngroups, cnt, key, val, &g->group_off, &g->group_ops);
+		int got = sc_csr_build(g->ngroups, cnt, key, val, &g->group_off, &g->group_ops);
 		free(key);
 		free(val);
 		if (got < 0)
@@ -457,8 +412,8 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 			             source, g->op_name[b->efrom[e]], g->op_name[b->efrom[e]]);
 			goto fail;
 		}
-	g->m = build_csr(n, b->m, b->efrom, b->eto, &g->succ_off, &g->succ);
-	if (g->m < 0 || build_csr(n, b->m, b->eto, b->efrom, &g->pred_off, &g->pred) < 0)
+	g->m = sc_csr_build(n, b->m, b->efrom, b->eto, &g->succ_off, &g->succ);
+	if (g->m < 0 || sc_csr_build(n, b->m, b->eto, b->efrom, &g->pred_off, &g->pred) < 0)
 		goto nomem;
 	if (topo_order(g, source, err) != SC_OK)
 		goto fail;

@@ -1,0 +1,37 @@
+/*
+ * slice.h - SliceGraph: the optimal split of one topological order into at
+ * most k contiguous stages (000 Alg. 1, Lemma 4.2).
+ *
+ * The paper fills an n x n table of segment costs.  Here the DP over
+ * (stages, prefix length) keeps O(n k) numbers and computes the cost of the
+ * segments ending at each position on the fly, extending them one unit at a
+ * time to the left with O(in-degree) work per step (the io terms change
+ * only through the tensors of the unit added and of its predecessors).  A
+ * segment's work only grows as it extends, and its work is a lower bound on
+ * its cost, so the extension stops once the work passes an upper bound: the
+ * cost of an equal-work split of the same order, or the caller's cutoff.
+ * Under the hard memory policy it also stops once the parameters overflow.
+ * The result is exact: tests compare it with every segmentation.
+ */
+#ifndef SC_SLICE_H
+#define SC_SLICE_H
+
+#include "units.h"
+
+typedef struct sc_slicer sc_slicer;
+
+/* Scratch for slicing orders of u's units into set->k stages with the cost
+ * model of set (B, M, policy).  One per thread.  NULL with err on failure. */
+sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *err);
+void sc_slicer_free(sc_slicer *s);
+
+/* Slices order (a topological order of all units).  Returns the optimal
+ * bottleneck over splits of order into at most k contiguous stages, or
+ * INFINITY when every split breaks the hard memory limit.  When the optimum
+ * exceeds cutoff, it may instead return the cost of some other split that
+ * exceeds cutoff (pass INFINITY for the exact value).  When unit_stage is not
+ * NULL it receives the split whose cost is returned (0-based stages in
+ * pipeline order), unless the result is INFINITY. */
+double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
+
+#endif

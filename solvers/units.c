@@ -1,0 +1,250 @@
+/*
+ * units.c - contracting groups into a DAG of units.  See units.h.
+ *
+ * Union-find joins the ops of each group (and the trivial merges); the
+ * quotient graph on the unions may have cycles, so Tarjan's algorithm
+ * (iterative, to survive long chains) finds its strongly connected
+ * components, which become the units.  The component graph is a DAG.
+ */
+#include "units.h"
+
+#include "core/csr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find(int *parent, int x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+static void join(int *parent, int a, int b)
+{
+	a = find(parent, a);
+	b = find(parent, b);
+	if (a != b)
+		parent[a < b ? b : a] = a < b ? a : b;
+}
+
+/* Tarjan's SCC on a graph of n nodes in CSR form, iteratively.  Writes the
+ * component of each node into comp and returns the number of components. */
+static int tarjan(int n, const int *off, const int *adj, int *comp)
+{
+	int *index = malloc((size_t)n * sizeof *index), *low = malloc((size_t)n * sizeof *low);
+	int *stack = malloc((size_t)n * sizeof *stack), *call = malloc((size_t)n * sizeof *call);
+	int *edge = malloc((size_t)n * sizeof *edge);
+	bool *on = calloc((size_t)n, sizeof *on);
+	if (!index || !low || !stack || !call || !edge || !on) {
+		free(index);
+		free(low);
+		free(stack);
+		free(call);
+		free(edge);
+		free(on);
+		return -1;
+	}
+	for (int v = 0; v < n; v++)
+		index[v] = -1;
+	int counter = 0, sp = 0, ncomp = 0;
+	for (int root = 0; root < n; root++) {
+		if (index[root] >= 0)
+			continue;
+		int depth = 0;
+		call[depth] = root;
+		edge[depth] = off[root];
+		index[root] = low[root] = counter++;
+		stack[sp++] = root;
+		on[root] = true;
+		while (depth >= 0) {
+			int v = call[depth];
+			if (edge[depth] < off[v + 1]) {
+				int w = adj[edge[depth]++];
+				if (index[w] < 0) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on[w] = true;
+					depth++;
+					call[depth] = w;
+					edge[depth] = off[w];
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				int w;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					comp[w] = ncomp;
+				} while (w != v);
+				ncomp++;
+			}
+			depth--;
+			if (depth >= 0 && low[v] < low[call[depth]])
+				low[call[depth]] = low[v];
+		}
+	}
+	free(index);
+	free(low);
+	free(stack);
+	free(call);
+	free(edge);
+	free(on);
+	return ncomp;
+}
+
+void sc_units_free(sc_units *u)
+{
+	if (!u)
+		return;
+	free(u->unit_of);
+	free(u->ops_off);
+	free(u->ops);
+	free(u->succ_off);
+	free(u->succ);
+	free(u->pred_off);
+	free(u->pred);
+	free(u->work);
+	free(u->param);
+	free(u->topo);
+	free(u);
+}
+
+static bool trivial(const sc_graph *g, int v, double memory)
+{
+	return g->group[v] < 0 && g->work[v] == 0 && (g->param[v] == 0 || isinf(memory));
+}
+
+sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err)
+{
+	int n = g->n;
+	size_t nn = (size_t)(n ? n : 1);
+	sc_units *u = calloc(1, sizeof *u);
+	int *parent = malloc(nn * sizeof *parent), *rep = malloc(nn * sizeof *rep);
+	int *key = malloc((size_t)(g->m ? g->m : 1) * sizeof *key);
+	int *val = malloc((size_t)(g->m ? g->m : 1) * sizeof *val);
+	int *comp = malloc(nn * sizeof *comp);
+	int *roff = NULL, *radj = NULL, *opsk = NULL, *opsv = NULL;
+	if (!u || !parent || !rep || !key || !val || !comp)
+		goto nomem;
+	u->g = g;
+	for (int v = 0; v < n; v++)
+		parent[v] = v;
+	for (int i = 0; i < g->ngroups; i++)
+		for (int j = g->group_off[i] + 1; j < g->group_off[i + 1]; j++)
+			join(parent, g->group_ops[g->group_off[i]], g->group_ops[j]);
+	if (merge_trivial)
+		for (int v = 0; v < n; v++) {
+			if (!trivial(g, v, memory))
+				continue;
+			if (sc_graph_indeg(g, v) == 0 && sc_graph_outdeg(g, v) == 1)
+				join(parent, v, g->succ[g->succ_off[v]]);
+			else if (sc_graph_outdeg(g, v) == 0 && sc_graph_indeg(g, v) == 1)
+				join(parent, v, g->pred[g->pred_off[v]]);
+		}
+	/* number the unions, then find cycles among them */
+	int nr = 0;
+	for (int v = 0; v < n; v++)
+		rep[v] = -1;
+	for (int v = 0; v < n; v++) {
+		int r = find(parent, v);
+		if (rep[r] < 0)
+			rep[r] = nr++;
+	}
+	int m = 0;
+	for (int a = 0; a < n; a++)
+		for (int i = g->succ_off[a]; i < g->succ_off[a + 1]; i++) {
+			int ra = rep[find(parent, a)], rb = rep[find(parent, g->succ[i])];
+			if (ra != rb) {
+				key[m] = ra;
+				val[m] = rb;
+				m++;
+			}
+		}
+	if (sc_csr_build(nr, m, key, val, &roff, &radj) < 0)
+		goto nomem;
+	int nc = tarjan(nr, roff, radj, comp);
+	if (nc < 0)
+		goto nomem;
+	/* Tarjan numbers components in reverse topological order; flip it so
+	 * that unit numbers follow the pipeline */
+	u->n = nc;
+	u->unit_of = malloc(nn * sizeof *u->unit_of);
+	if (!u->unit_of)
+		goto nomem;
+	for (int v = 0; v < n; v++)
+		u->unit_of[v] = nc - 1 - comp[rep[find(parent, v)]];
+	/* members */
+	opsk = malloc(nn * sizeof *opsk);
+	opsv = malloc(nn * sizeof *opsv);
+	if (!opsk || !opsv)
+		goto nomem;
+	for (int v = 0; v < n; v++) {
+		opsk[v] = u->unit_of[v];
+		opsv[v] = v;
+	}
+	if (sc_csr_build(nc, n, opsk, opsv, &u->ops_off, &u->ops) < 0)
+		goto nomem;
+	/* unit edges */
+	m = 0;
+	for (int a = 0; a < n; a++)
+		for (int i = g->succ_off[a]; i < g->succ_off[a + 1]; i++) {
+			int ua = u->unit_of[a], ub = u->unit_of[g->succ[i]];
+			if (ua != ub) {
+				key[m] = ua;
+				val[m] = ub;
+				m++;
+			}
+		}
+	if (sc_csr_build(nc, m, key, val, &u->succ_off, &u->succ) < 0 ||
+	    sc_csr_build(nc, m, val, key, &u->pred_off, &u->pred) < 0)
+		goto nomem;
+	u->work = calloc((size_t)(nc ? nc : 1), sizeof *u->work);
+	u->param = calloc((size_t)(nc ? nc : 1), sizeof *u->param);
+	u->topo = malloc((size_t)(nc ? nc : 1) * sizeof *u->topo);
+	if (!u->work || !u->param || !u->topo)
+		goto nomem;
+	for (int v = 0; v < n; v++) {
+		u->work[u->unit_of[v]] += g->work[v];
+		u->param[u->unit_of[v]] += g->param[v];
+	}
+	/* units are numbered in a topological order already: every edge of the
+	 * condensation goes from a lower to a higher number */
+	for (int i = 0; i < nc; i++)
+		u->topo[i] = i;
+	free(parent);
+	free(rep);
+	free(key);
+	free(val);
+	free(comp);
+	free(roff);
+	free(radj);
+	free(opsk);
+	free(opsv);
+	return u;
+nomem:
+	free(parent);
+	free(rep);
+	free(key);
+	free(val);
+	free(comp);
+	free(roff);
+	free(radj);
+	free(opsk);
+	free(opsv);
+	sc_units_free(u);
+	sc_error_nomem(err, "the contracted graph");
+	return NULL;
+}
+
+void sc_units_expand(const sc_units *u, const int *unit_stage, int *op_stage)
+{
+	for (int v = 0; v < u->g->n; v++)
+		op_stage[v] = unit_stage[u->unit_of[v]];
+}

@@ -1,0 +1,51 @@
+/*
+ * units.h - the graph the searches work on: co-location groups contracted.
+ *
+ * A unit is a set of ops that must share a stage: a co-location group, or a
+ * strongly connected component that contracting groups created (if a and c
+ * share a group and a -> b -> c, then stage(a) <= stage(b) <= stage(c) =
+ * stage(a), so b joins them).  Units form a DAG; any partition of the units
+ * into stages in pipeline order is a valid partition of the ops, and every
+ * valid partition of the ops arises this way.
+ *
+ * With merge_trivial, an ungrouped source op with one successor, or an
+ * ungrouped sink op with one predecessor, that has no work and no parameter
+ * bytes that could matter (param 0, or unlimited memory) joins its
+ * neighbour's unit.  This never makes the optimum worse (moving such an op
+ * next to its neighbour removes a tensor crossing and changes nothing else)
+ * and shrinks the exact DP's search space.
+ *
+ * Costs are always computed on the ops; units only decide what moves
+ * together.  An sc_units is immutable after construction and may be shared
+ * by threads.
+ */
+#ifndef SC_UNITS_H
+#define SC_UNITS_H
+
+#include <stdbool.h>
+
+#include "core/graph.h"
+
+typedef struct sc_units {
+	const sc_graph *g;    /* borrowed */
+	int n;                /* units */
+	int *unit_of;         /* op -> unit */
+	int *ops_off, *ops;   /* ops of unit i: ops[ops_off[i] .. ops_off[i+1]) */
+	int *succ_off, *succ; /* unit DAG, sorted, no duplicates, no self-loops */
+	int *pred_off, *pred;
+	double *work, *param; /* sums over the unit's ops */
+	int *topo;            /* a topological order of the units */
+} sc_units;
+
+/* Contracts g's groups (and, with merge_trivial, trivial ops; memory is the
+ * limit that decides whether a parameter byte matters).  Returns NULL with
+ * err set when out of memory. */
+sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err);
+
+/* Frees u.  sc_units_free(NULL) does nothing. */
+void sc_units_free(sc_units *u);
+
+/* Expands a stage per unit into a stage per op. */
+void sc_units_expand(const sc_units *u, const int *unit_stage, int *op_stage);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * test_slice.c - contraction into units, topological orders, and SliceGraph
+ * against every segmentation of the order on small random graphs.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/order.h"
+#include "solvers/slice.h"
+#include "solvers/units.h"
+#include "tests/support.h"
+
+static void random_spec(ts_rng *r, ts_graph_spec *spec, int maxn)
+{
+	*spec = (ts_graph_spec){.n = 1 + ts_below(r, maxn),
+				.edge_p = ts_uniform(r) * 0.5,
+				.group_p = ts_uniform(r) < 0.4 ? 0.3 : 0,
+				.ngroups = 2};
+	sc_settings_init(&spec->settings);
+	spec->settings.bandwidth = 0.5 + ts_uniform(r) * 2;
+	double x = ts_uniform(r);
+	if (x < 0.6) {
+		spec->settings.memory = 5 + ts_uniform(r) * 25;
+		spec->settings.policy = x < 0.3 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+	}
+}
+
+Test(units, groups_and_their_cycles_are_contracted)
+{
+	/* a -> b -> c with a and c in one group: b must join them */
+	sc_builder *b = sc_builder_new();
+	sc_error err;
+	sc_builder_add_op(b, "a", 1, 0, 1, "g", &err);
+	sc_builder_add_op(b, "b", 1, 0, 1, NULL, &err);
+	sc_builder_add_op(b, "c", 1, 0, 1, "g", &err);
+	sc_builder_add_op(b, "d", 1, 0, 1, NULL, &err);
+	sc_builder_add_edge(b, 0, 1, &err);
+	sc_builder_add_edge(b, 1, 2, &err);
+	sc_builder_add_edge(b, 2, 3, &err);
+	sc_graph *g = sc_builder_finish(b, "t", NULL, &err);
+	sc_builder_free(b);
+	sc_units *u = sc_units_new(g, false, INFINITY, &err);
+	cr_assert(u);
+	cr_assert_eq(u->n, 2);
+	cr_assert_eq(u->unit_of[0], u->unit_of[1]);
+	cr_assert_eq(u->unit_of[1], u->unit_of[2]);
+	cr_assert_neq(u->unit_of[2], u->unit_of[3]);
+	cr_assert_lt(u->unit_of[0], u->unit_of[3], "units are numbered in pipeline order");
+	cr_assert_eq(u->work[u->unit_of[0]], 3);
+	sc_units_free(u);
+	sc_graph_free(g);
+}
+
+Test(units, every_valid_partition_keeps_units_together)
+{
+	ts_rng r = {17};
+	for (int t = 0; t < 150; t++) {
+		ts_graph_spec spec;
+		random_spec(&r, &spec, 7);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		cr_assert(u);
+		for (int a = 0; a < u->n; a++)
+			for (int i = u->succ_off[a]; i < u->succ_off[a + 1]; i++)
+				cr_assert_lt(a, u->succ[i]);
+		/* enumerate all assignments into 3 stages */
+		int *st = calloc((size_t)g->n, sizeof *st);
+		for (;;) {
+			if (sc_part_check(g, st, 3, NULL))
+				for (int v = 0; v < g->n; v++)
+					for (int w = 0; w < g->n; w++)
+						if (u->unit_of[v] == u->unit_of[w])
+							cr_assert_eq(st[v], st[w]);
+			int i = 0;
+			while (i < g->n && ++st[i] == 3)
+				st[i++] = 0;
+			if (i == g->n)
+				break;
+		}
+		free(st);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+}
+
+Test(order, kahn_follows_priorities_and_edges)
+{
+	ts_rng r = {3};
+	for (int t = 0; t < 100; t++) {
+		ts_graph_spec spec;
+		random_spec(&r, &spec, 30);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order), *pos = malloc((size_t)u->n * sizeof *pos);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 0)
+				sc_order_kahn(o, prio, order);
+			else
+				sc_order_dfs(o, order);
+			for (int i = 0; i < u->n; i++)
+				pos[i] = -1;
+			for (int i = 0; i < u->n; i++) {
+				cr_assert_eq(pos[order[i]], -1);
+				pos[order[i]] = i;
+			}
+			for (int a = 0; a < u->n; a++)
+				for (int i = u->succ_off[a]; i < u->succ_off[a + 1]; i++)
+					cr_assert_lt(pos[a], pos[u->succ[i]]);
+		}
+		/* Kahn: each unit is the highest-priority one ready at its turn */
+		sc_order_kahn(o, prio, order);
+		for (int i = 0; i < u->n; i++)
+			pos[order[i]] = i;
+		for (int i = 0; i < u->n; i++)
+			for (int w = 0; w < u->n; w++) {
+				if (pos[w] <= i)
+					continue;
+				bool ready = true;
+				for (int j = u->pred_off[w]; j < u->pred_off[w + 1]; j++)
+					ready &= pos[u->pred[j]] < i;
+				if (ready)
+					cr_assert_geq(prio[order[i]], prio[w]);
+			}
+		free(prio);
+		free(order);
+		free(pos);
+		sc_orderer_free(o);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+}
+
+/* The best split of order by trying every non-decreasing stage sequence. */
+static double brute_slice(const sc_graph *g, const sc_units *u, const int *order, int k)
+{
+	int n = u->n;
+	int *seq = calloc((size_t)n, sizeof *seq), *us = malloc((size_t)n * sizeof *us);
+	int *os = malloc((size_t)g->n * sizeof *os);
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	double best = INFINITY;
+	for (;;) {
+		bool mono = true;
+		for (int p = 1; p < n; p++)
+			mono &= seq[p] >= seq[p - 1];
+		if (mono) {
+			for (int p = 0; p < n; p++)
+				us[order[p]] = seq[p];
+			sc_units_expand(u, us, os);
+			cr_assert(sc_part_check(g, os, k, NULL));
+			sc_costs_eval(c, os);
+			double v = sc_costs_objective(c);
+			if (v < best)
+				best = v;
+		}
+		int i = n - 1;
+		while (i >= 0 && ++seq[i] == k)
+			seq[i--] = 0;
+		if (i < 0)
+			break;
+	}
+	free(seq);
+	free(us);
+	free(os);
+	sc_costs_free(c);
+	return best;
+}
+
+static double eval_units(const sc_graph *g, const sc_units *u, const int *us, int k)
+{
+	int *os = malloc((size_t)g->n * sizeof *os);
+	sc_units_expand(u, us, os);
+	cr_assert(sc_part_check(g, os, k, NULL), "the split is a valid partition");
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	sc_costs_eval(c, os);
+	double v = sc_costs_objective(c);
+	sc_costs_free(c);
+	free(os);
+	return v;
+}
+
+Test(slice, equals_every_segmentation, .timeout = 120)
+{
+	ts_rng r = {123};
+	int compared = 0;
+	for (int t = 0; t < 400; t++) {
+		ts_graph_spec spec;
+		random_spec(&r, &spec, 9);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 4);
+		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order), *us = malloc((size_t)u->n * sizeof *us);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		double want = brute_slice(g, u, order, k);
+		double got = sc_slice(s, order, INFINITY, us);
+		if (isinf(want)) {
+			cr_assert(isinf(got), "no feasible split, but slice says %g", got);
+		} else {
+			cr_assert(fabs(got - want) <= 1e-9 * (1 + want), "slice %.17g, brute force %.17g",
+				  got, want);
+			cr_assert(fabs(eval_units(g, u, us, k) - got) <= 1e-9 * (1 + got),
+				  "the returned split costs what slice says");
+			compared++;
+			/* with a cutoff below the optimum: some split above the cutoff */
+			double cut = want * 0.7;
+			double v = sc_slice(s, order, cut, us);
+			cr_assert_geq(v, cut * (1 - 1e-12));
+			cr_assert_geq(v, want * (1 - 1e-12));
+			if (isfinite(v))
+				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * (1 + v));
+			/* with a cutoff above it: exact */
+			v = sc_slice(s, order, want * 1.5 + 1, NULL);
+			cr_assert(fabs(v - want) <= 1e-9 * (1 + want));
+		}
+		free(prio);
+		free(order);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(compared, 200);
+}
+
+Test(slice, lemma_b2_bad_order_is_k_times_optimal)
+{
+	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
+	sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+	sc_settings set = g->settings;
+	sc_slicer *s = sc_slicer_new(u, &set, NULL);
+	/* the order (h1, h2, h3, h4, l4, l3, l2, l1) of the lemma */
+	const char *names[] = {"h1", "h2", "h3", "h4", "l4", "l3", "l2", "l1"};
+	int order[8];
+	for (int i = 0; i < 8; i++)
+		order[i] = u->unit_of[sc_graph_find(g, names[i])];
+	cr_assert_float_eq(sc_slice(s, order, INFINITY, NULL), 4, 1e-12);
+	/* the order (h1, l1, h2, l2, ...) slices to the optimum 1 */
+	const char *good[] = {"h1", "l1", "h2", "l2", "h3", "l3", "h4", "l4"};
+	for (int i = 0; i < 8; i++)
+		order[i] = u->unit_of[sc_graph_find(g, good[i])];
+	cr_assert_float_eq(sc_slice(s, order, INFINITY, NULL), 1, 1e-12);
+	sc_slicer_free(s);
+	sc_units_free(u);
+	sc_graph_free(g);
+}
