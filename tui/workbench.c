@@ -28,7 +28,9 @@
 
 const char *ui_default_sample(char *buf, size_t size)
 {
-	/* next to the program when run from the source tree, else installed */
+	/* beside the program in a source tree, then PREFIX/share relative to an
+	 * installed program (so PREFIX may differ between build and install),
+	 * then the compiled-in data directory */
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (len > 0) {
@@ -37,6 +39,9 @@ const char *ui_default_sample(char *buf, size_t size)
 		if (slash) {
 			*slash = '\0';
 			snprintf(buf, size, "%s/%s", exe, SC_DEFAULT_SAMPLE);
+			if (access(buf, R_OK) == 0)
+				return buf;
+			snprintf(buf, size, "%s/../share/stagecut/%s", exe, SC_DEFAULT_SAMPLE);
 			if (access(buf, R_OK) == 0)
 				return buf;
 		}
