@@ -241,3 +241,13 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 	}
 	return best;
 }
+
+double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
+{
+	if (s->n == 0)
+		return 0;
+	double v = greedy_split(s, order);
+	for (int p = 0; p < s->n; p++)
+		unit_stage[order[p]] = s->greedy[order[p]];
+	return v;
+}

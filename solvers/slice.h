@@ -34,4 +34,8 @@ void sc_slicer_free(sc_slicer *s);
  * pipeline order), unless the result is INFINITY. */
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
 
+/* The equal-work split of order into k stages (no optimisation): fills
+ * unit_stage and returns its bottleneck.  The cheap baseline. */
+double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage);
+
 #endif

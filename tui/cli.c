@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "solvers/search.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "0.1.0"
@@ -30,6 +32,20 @@ enum {
 	OPT_JSON = 1 << 4,
 	OPT_OUTPUT = 1 << 5,
 	OPT_HELP = 1 << 6,
+	OPT_METHOD = 1 << 7,
+	OPT_SEED = 1 << 8,
+	OPT_TIME = 1 << 9,
+	OPT_EVALS = 1 << 10,
+	OPT_POPULATION = 1 << 11,
+	OPT_GENERATIONS = 1 << 12,
+	OPT_ELITE = 1 << 13,
+	OPT_MUTANTS = 1 << 14,
+	OPT_BIAS = 1 << 15,
+	OPT_IDEAL_LIMIT = 1 << 16,
+	OPT_NO_REFINE = 1 << 17,
+	OPT_PARTITION = 1 << 18,
+	OPT_NODES = 1 << 19,
+	OPT_MODEL = 1 << 20,
 };
 
 typedef struct ui_option {
@@ -48,6 +64,20 @@ static const ui_option options[] = {
          "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
         {OPT_POLICY, "memory-policy", 0, "P",
          "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
+	{OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
+	{OPT_SEED, "seed", 's', "S", "random seed; the same seed gives the same result (default 1)"},
+	{OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept"},
+	{OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)"},
+	{OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)"},
+	{OPT_GENERATIONS, "generations", 0, "G", "BRKGA generations (default budget / population)"},
+	{OPT_ELITE, "elite", 0, "F", "BRKGA elite fraction (default 0.2)"},
+	{OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
+	{OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
+	{OPT_IDEAL_LIMIT, "ideal-limit", 0, "N", "exact: refuse graphs with more ideals (default 20000)"},
+	{OPT_NO_REFINE, "no-refine", 0, NULL, "do not refine the search's result with local moves"},
+	{OPT_PARTITION, "partition", 'p', "FILE", "start from this partition file (method refine)"},
+	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate"},
+	{OPT_MODEL, "model", 0, "M", "random graph model: er, ba, ws or any (default any)"},
         {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
         {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
@@ -59,7 +89,7 @@ typedef struct ui_command {
 	const char *synopsis;
 	const char *summary;
 	const char *help; /* paragraph after the synopsis */
-	int takes;        /* OPT_* bits */
+	unsigned takes;   /* OPT_* bits */
 	int min_pos, max_pos;
 	int (*run)(const ui_opts *o);
 } ui_command;
@@ -96,7 +126,36 @@ static const ui_command commands[] = {
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
-        },
+	},
+	{
+		.name = "solve",
+		.synopsis = "solve FILE -k K [--method M] [-o OUT]",
+		.summary = "find a partition with a search (default: exact or brkga)",
+		.help = "Searches for a partition of FILE into K stages minimising the bottleneck and\n"
+			"prints its stage table; -o writes the partition file that `eval` reads.\n"
+			"Progress goes to stderr when it is a terminal.  Exits 1 when no partition\n"
+			"satisfies a hard memory limit.  Methods:",
+		.takes = SETTINGS | OPT_METHOD | OPT_SEED | OPT_TIME | OPT_EVALS | OPT_POPULATION |
+			 OPT_GENERATIONS | OPT_ELITE | OPT_MUTANTS | OPT_BIAS | OPT_IDEAL_LIMIT |
+			 OPT_NO_REFINE | OPT_PARTITION | OPT_OUTPUT | OPT_JSON | OPT_HELP,
+		.min_pos = 1,
+		.max_pos = 1,
+		.run = ui_cmd_solve,
+	},
+	{
+		.name = "gen",
+		.synopsis = "gen --nodes N [--seed S] [-o FILE.dot]",
+		.summary = "write a REGAL-style synthetic graph as DOT",
+		.help = "Generates a random graph in the style of REGAL (paper 000, App. C.2): an\n"
+			"Erdos-Renyi, Barabasi-Albert or Watts-Strogatz graph made acyclic by a random\n"
+			"order; tensor sizes N(50, 10); an op's work is its input and output tensor\n"
+			"sizes plus a fraction r ~ N(0, 0.1) of all tensor sizes, clipped at 0.\n"
+			"Writes DOT to FILE (atomically) or to stdout.",
+		.takes = OPT_NODES | OPT_SEED | OPT_MODEL | OPT_K | OPT_OUTPUT | OPT_HELP,
+		.min_pos = 0,
+		.max_pos = 0,
+		.run = ui_cmd_gen,
+	},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -122,7 +181,7 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->policy = (sc_mem_policy)o->policy;
 }
 
-static void print_options(FILE *f, int takes)
+static void print_options(FILE *f, unsigned takes)
 {
 	for (int i = 0; i < NOPTIONS; i++) {
 		const ui_option *op = &options[i];
@@ -156,11 +215,41 @@ static void usage_main(FILE *f)
 
 static void usage_command(FILE *f, const ui_command *c)
 {
-	fprintf(f, "Usage: stagecut %s\n\n%s\n\nOptions:\n", c->synopsis, c->help);
+	fprintf(f, "Usage: stagecut %s\n\n%s\n", c->synopsis, c->help);
+	if (c->takes & OPT_METHOD) {
+		int n;
+		const sc_method_info *m = sc_search_methods(&n);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "  %-14s %s\n", m[i].name, m[i].help);
+	}
+	fprintf(f, "\nOptions:\n");
 	print_options(f, c->takes);
 }
 
-static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const char *cmd)
+static bool parse_fraction(const char *cmd, const char *name, const char *a, double *out)
+{
+	if (!sc_parse_weight(a, out) || *out >= 1) {
+		ui_error("%s: --%s: '%s' is not a number from 0 to below 1", cmd, name, a);
+		return false;
+	}
+	return true;
+}
+
+static bool parse_count(const char *cmd, const char *name, const char *a, long lo, long hi,
+			long *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(a, &end, 10);
+	if (*a == '\0' || *end || errno || x < lo || x > hi) {
+		ui_error("%s: --%s: '%s' is not an integer from %ld to %ld", cmd, name, a, lo, hi);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, const char *cmd)
 {
 	struct option longs[NOPTIONS + 1];
 	char shorts[3 * NOPTIONS + 2];
@@ -183,6 +272,8 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 	memset(o, 0, sizeof *o);
 	o->memory = -1;
 	o->policy = -1;
+	o->seed = 1;
+	o->elite = o->mutants = o->bias = -1;
 	o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
 	if (!o->pos) {
 		ui_error("out of memory");
@@ -201,6 +292,7 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 				id = options[i].id;
 		const char *a = optarg;
 		char *end;
+		long x;
 		switch (id) {
 		case OPT_K: {
 			long k = strtol(a, &end, 10);
@@ -239,6 +331,62 @@ static bool parse_options(int argc, char **argv, int takes, ui_opts *o, const ch
 			break;
 		}
 		case OPT_JSON: o->json = true; break;
+		case OPT_METHOD: o->method = a; break;
+		case OPT_SEED: {
+			char *e2;
+			errno = 0;
+			unsigned long long sd = strtoull(a, &e2, 10);
+			if (*a == '\0' || *e2 || errno || *a == '-') {
+				ui_error("%s: --seed: '%s' is not a non-negative integer", cmd, a);
+				return false;
+			}
+			o->seed = sd;
+			break;
+		}
+		case OPT_TIME:
+			if (!sc_parse_weight(a, &o->time_limit) || o->time_limit <= 0) {
+				ui_error("%s: --time: '%s' is not a number of seconds > 0", cmd, a);
+				return false;
+			}
+			break;
+		case OPT_EVALS:
+			if (!parse_count(cmd, "evals", a, 1, 1000000000L, &o->evals))
+				return false;
+			break;
+		case OPT_POPULATION:
+			if (!parse_count(cmd, "population", a, 2, 100000, &x))
+				return false;
+			o->population = (int)x;
+			break;
+		case OPT_GENERATIONS:
+			if (!parse_count(cmd, "generations", a, 1, 100000000, &x))
+				return false;
+			o->generations = (int)x;
+			break;
+		case OPT_ELITE:
+			if (!parse_fraction(cmd, "elite", a, &o->elite))
+				return false;
+			break;
+		case OPT_MUTANTS:
+			if (!parse_fraction(cmd, "mutants", a, &o->mutants))
+				return false;
+			break;
+		case OPT_BIAS:
+			if (!parse_fraction(cmd, "bias", a, &o->bias))
+				return false;
+			break;
+		case OPT_IDEAL_LIMIT:
+			if (!parse_count(cmd, "ideal-limit", a, 1, 100000000L, &o->ideal_limit))
+				return false;
+			break;
+		case OPT_NO_REFINE: o->no_refine = true; break;
+		case OPT_PARTITION: o->partition = a; break;
+		case OPT_NODES:
+			if (!parse_count(cmd, "nodes", a, 1, 10000000, &x))
+				return false;
+			o->nodes = (int)x;
+			break;
+		case OPT_MODEL: o->model = a; break;
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':
@@ -308,7 +456,8 @@ int ui_main(int argc, char **argv)
 	}
 	if (o.npos < cmd->min_pos || o.npos > cmd->max_pos) {
 		ui_error("%s: expected %s (see 'stagecut %s --help')", cmd->name,
-		         cmd->min_pos == 1 ? "one FILE" : "FILE and PARTITION", cmd->name);
+		         cmd->max_pos == 0 ? "no FILE" : cmd->min_pos == 1 ? "one FILE" : "FILE and PARTITION",
+			 cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

@@ -24,6 +24,18 @@ typedef struct ui_opts {
 	int policy;       /* -1 = not given, else an sc_mem_policy */
 	bool json;
 	const char *output; /* -o */
+	/* solve and gen */
+	const char *method;
+	unsigned long long seed;
+	double time_limit;  /* 0 = none */
+	long evals;         /* 0 = the method's default */
+	int population, generations;
+	double elite, mutants, bias; /* < 0 = default */
+	long ideal_limit;   /* 0 = default */
+	bool no_refine;
+	const char *partition; /* --partition: a starting partition */
+	int nodes;
+	const char *model;
 	int npos;
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
@@ -41,6 +53,8 @@ int ui_main(int argc, char **argv);
 /* The commands (cmd_*.c); argv[0] is the command name. */
 int ui_cmd_info(const ui_opts *o);
 int ui_cmd_eval(const ui_opts *o);
+int ui_cmd_solve(const ui_opts *o);
+int ui_cmd_gen(const ui_opts *o);
 int ui_workbench(const ui_opts *o);
 
 /* The path of the bundled sample opened when no FILE is given, in buf. */

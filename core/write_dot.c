@@ -1,0 +1,104 @@
+/*
+ * write_dot.c - DOT output through cgraph (agwrite into a memory stream,
+ * then an atomic file write).  See write_dot.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "write_dot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <graphviz/cgraph.h>
+
+#include "fileio.h"
+
+static void num(char *buf, size_t size, double x)
+{
+	snprintf(buf, size, "%.17g", x);
+}
+
+sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s", g->name);
+	char *dot = strrchr(name, '.');
+	if (dot)
+		*dot = '\0';
+	Agraph_t *G = agopen(name, Agstrictdirected, NULL);
+	if (!G)
+		return sc_error_nomem(err, "the DOT graph");
+	char buf[64];
+	const sc_settings *s = &g->settings;
+	if (s->k > 0) {
+		snprintf(buf, sizeof buf, "%d", s->k);
+		agattr(G, AGRAPH, "k", "");
+		agset(G, "k", buf);
+	}
+	if (s->bandwidth != 1) {
+		num(buf, sizeof buf, s->bandwidth);
+		agattr(G, AGRAPH, "bandwidth", "");
+		agset(G, "bandwidth", buf);
+	}
+	if (!isinf(s->memory)) {
+		num(buf, sizeof buf, s->memory);
+		agattr(G, AGRAPH, "memory", "");
+		agset(G, "memory", buf);
+	}
+	if (s->policy != SC_MEM_OVERFLOW) {
+		agattr(G, AGRAPH, "memory_policy", "");
+		agset(G, "memory_policy", (char *)sc_mem_policy_name(s->policy));
+	}
+	Agsym_t *aw = agattr(G, AGNODE, "work", "");
+	Agsym_t *ap = agattr(G, AGNODE, "param", "");
+	Agsym_t *ao = agattr(G, AGNODE, "out", "");
+	Agsym_t *ag = g->ngroups ? agattr(G, AGNODE, "group", "") : NULL;
+	Agsym_t *as = stage ? agattr(G, AGNODE, "stage", "") : NULL;
+	Agnode_t **nodes = malloc((size_t)(g->n ? g->n : 1) * sizeof *nodes);
+	if (!nodes) {
+		agclose(G);
+		return sc_error_nomem(err, "the DOT graph");
+	}
+	for (int v = 0; v < g->n; v++) {
+		Agnode_t *n = agnode(G, g->op_name[v], 1);
+		nodes[v] = n;
+		num(buf, sizeof buf, g->work[v]);
+		agxset(n, aw, buf);
+		if (g->param[v] != 0) {
+			num(buf, sizeof buf, g->param[v]);
+			agxset(n, ap, buf);
+		}
+		if (g->out[v] != 0) {
+			num(buf, sizeof buf, g->out[v]);
+			agxset(n, ao, buf);
+		}
+		if (ag && g->group[v] >= 0)
+			agxset(n, ag, g->group_name[g->group[v]]);
+		if (as) {
+			snprintf(buf, sizeof buf, "%d", stage[v] + 1);
+			agxset(n, as, buf);
+		}
+	}
+	for (int v = 0; v < g->n; v++)
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+			agedge(G, nodes[v], nodes[g->succ[i]], NULL, 1);
+	free(nodes);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		agclose(G);
+		return sc_error_nomem(err, "the DOT text");
+	}
+	int bad = agwrite(G, f);
+	fclose(f);
+	agclose(G);
+	if (bad || !text) {
+		free(text);
+		return sc_error_set(err, SC_ERR_IO, "%s: cannot format the graph as DOT", path);
+	}
+	sc_status st = sc_file_write_atomic(path, text, len, err);
+	free(text);
+	return st;
+}

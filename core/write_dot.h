@@ -1,0 +1,16 @@
+/*
+ * write_dot.h - writing a graph (and optionally a partition) as DOT, through
+ * cgraph, so that `stagecut` reads back exactly what it wrote.
+ */
+#ifndef SC_WRITE_DOT_H
+#define SC_WRITE_DOT_H
+
+#include "graph.h"
+
+/* Writes g as a DOT digraph to path atomically: graph attributes k,
+ * bandwidth, memory, memory_policy (those that differ from the defaults),
+ * node attributes work, param, out, group, and stage (1-based) when stage is
+ * not NULL.  Numbers are written with 17 significant digits. */
+sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * search.h - the searches (upper bounds), DESIGN.md section 3.
+ *
+ * A search is made with sc_search_new from a method name and parameters,
+ * then advanced with sc_search_step, each call doing a bounded slice of work
+ * (a few milliseconds to a few tens) before returning, so the same code runs
+ * to completion in the command line and the tests (sc_search_run) and in
+ * small steps on a worker thread of the workbench.  Progress snapshots and
+ * cancelling are thread-safe; everything else belongs to the thread that
+ * steps the search.
+ *
+ * Every method returns a valid partition of the ops and its bottleneck, is
+ * deterministic for a given seed, honours its evaluation budget and time
+ * limit, and stops early when cancelled with the best partition so far.
+ * Co-location groups are contracted first (units.h).
+ */
+#ifndef SC_SEARCH_H
+#define SC_SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/graph.h"
+
+typedef struct sc_search_params {
+	const char *method;   /* a name from sc_search_methods; NULL = "best" */
+	uint64_t seed;
+	double time_limit;    /* seconds; <= 0 means none */
+	long evals;           /* evaluation budget; 0 = the method's default */
+	int population;       /* BRKGA; 0 = sqrt of the budget */
+	int generations;      /* BRKGA; 0 = budget / population */
+	double elite;         /* BRKGA elite fraction (default 0.2) */
+	double mutants;       /* BRKGA mutant fraction (default 0.1) */
+	double bias;          /* BRKGA crossover bias towards the elite parent (0.7) */
+	long ideal_limit;     /* exact: refuse past this many ideals (default 20000) */
+	bool refine;          /* refine the result (default true) */
+	const int *start;     /* op stages to start from (refine; others ignore it) */
+} sc_search_params;
+
+/* Fills p with the defaults (method "best", seed 1, no time limit). */
+void sc_search_params_init(sc_search_params *p);
+
+typedef struct sc_method_info {
+	const char *name;
+	const char *help;
+} sc_method_info;
+
+/* The methods, in the order of the help text; *count receives their number. */
+const sc_method_info *sc_search_methods(int *count);
+
+typedef struct sc_progress {
+	long evals;       /* partitions (or orders) evaluated so far */
+	double best;      /* best bottleneck so far; INFINITY when none yet */
+	double elapsed;   /* seconds since the search started */
+	char phase[24];   /* what runs now, e.g. "brkga", "refine" */
+	bool done;
+	bool optimal;     /* the best is proven optimal (exact DP) */
+	bool cancelled;
+} sc_progress;
+
+typedef struct sc_search sc_search;
+
+/* Creates a search of graph g under settings set (set->k >= 1 stages).
+ * Both must outlive it.  Returns NULL with err set for an unknown method or
+ * bad parameters (SC_ERR_INPUT) or out of memory. */
+sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+			 sc_error *err);
+
+/* Frees s.  sc_search_free(NULL) does nothing. */
+void sc_search_free(sc_search *s);
+
+/* Does a bounded slice of work.  Returns true while there is more to do,
+ * false when the search has finished (budget spent, time up, cancelled,
+ * proven optimal, or failed: see sc_search_error). */
+bool sc_search_step(sc_search *s);
+
+/* Steps s until it finishes.  Returns SC_OK, or the search's error. */
+sc_status sc_search_run(sc_search *s, sc_error *err);
+
+/* Asks s to stop at its next step boundary.  Thread-safe. */
+void sc_search_cancel(sc_search *s);
+
+/* Copies the progress into out.  Thread-safe. */
+void sc_search_progress(sc_search *s, sc_progress *out);
+
+/* After the search: the best bottleneck (INFINITY when no feasible
+ * partition exists under the hard memory limit), and its stages per op
+ * (0-based) into op_stage when not NULL. */
+double sc_search_result(sc_search *s, int *op_stage, bool *optimal);
+
+/* The error that stopped the search, or NULL. */
+const sc_error *sc_search_error(const sc_search *s);
+
+#endif

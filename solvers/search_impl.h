@@ -1,0 +1,94 @@
+/*
+ * search_impl.h - what the search methods share (private to solvers/).
+ *
+ * Each method is an sc_method: init prepares its state, step advances it by
+ * a bounded amount and returns true while it has more to do, fini frees the
+ * state.  Methods report partitions through sc_search_offer; the framework
+ * keeps the best, counts time, and runs refinement afterwards.
+ */
+#ifndef SC_SEARCH_IMPL_H
+#define SC_SEARCH_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "order.h"
+#include "rng.h"
+#include "search.h"
+#include "slice.h"
+#include "units.h"
+
+typedef struct sc_method {
+	const char *name;
+	const char *help;
+	bool merge_trivial; /* work on units with trivial ops merged */
+	bool refines_itself; /* no refinement phase afterwards */
+	sc_status (*init)(sc_search *s, sc_error *err);
+	bool (*step)(sc_search *s);
+	void (*fini)(sc_search *s);
+} sc_method;
+
+struct sc_search {
+	const sc_graph *g;
+	sc_settings set;
+	sc_search_params p;
+	const sc_method *method;
+	sc_units *units;
+	sc_slicer *slicer;
+	sc_orderer *orderer;
+	sc_rng rng;
+	void *state; /* the method's */
+
+	int *best_stage; /* op -> stage of the best partition */
+	double best;
+	bool optimal;
+	bool have_best;
+	long evals;
+	double t0;
+	bool method_done;
+	bool refine_done;
+	void *refine_state;
+
+	atomic_bool cancel;
+	pthread_mutex_t lock; /* guards snapshot */
+	sc_progress snapshot;
+	sc_error err;
+	bool failed;
+};
+
+/* Seconds on a monotonic clock. */
+double sc_now(void);
+
+/* True when the method should stop: cancelled, time up, or budget spent
+ * (budget <= 0 means no budget). */
+bool sc_search_should_stop(sc_search *s, long budget);
+
+/* Offers a partition given per unit (unit_stage) with its objective value;
+ * keeps it when better than the best so far.  Thread: the stepping one. */
+void sc_search_offer(sc_search *s, const int *unit_stage, double value);
+
+/* Offers a partition given per op. */
+void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
+
+/* Marks the search failed with err (copied). */
+void sc_search_fail(sc_search *s, const sc_error *err);
+
+/* Publishes the progress snapshot under the lock. */
+void sc_search_publish(sc_search *s, const char *phase);
+
+/* Methods defined in their own files. */
+extern const sc_method sc_method_brkga, sc_method_mla, sc_method_mla_weighted;
+extern const sc_method sc_method_exact;
+extern const sc_method sc_method_refine;
+
+/* The refinement phase (refine.c): improves s->best_stage in place.
+ * Returns true while it has more to do. */
+sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error *err);
+bool sc_refine_step(sc_search *s, void *state);
+void sc_refine_fini(void *state);
+
+/* Counts the ideals of the unit DAG up to limit (returns limit + 1 when
+ * there are more); -1 on out of memory. */
+long sc_ideals_count(const sc_units *u, long limit);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * cmd_solve.c - `stagecut solve FILE -k K`: run a search, print the stage
+ * table (or JSON), write the partition file with -o.  Progress is drawn on
+ * stderr, on one line, only when stderr is a terminal.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "core/cost.h"
+#include "core/partition.h"
+#include "core/report.h"
+#include "solvers/search.h"
+
+void ui_print_stage_table(const sc_costs *c, FILE *f);
+
+static void show_progress(sc_search *s, bool tty, double *last)
+{
+	if (!tty)
+		return;
+	sc_progress p;
+	sc_search_progress(s, &p);
+	if (p.elapsed - *last < 0.1 && !p.done)
+		return;
+	*last = p.elapsed;
+	char b[32];
+	fprintf(stderr, "\r\033[K%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
+		isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
+	fflush(stderr);
+}
+
+int ui_cmd_solve(const ui_opts *o)
+{
+	int status = UI_EXIT_OK;
+	sc_graph *g = ui_load(o->pos[0], o, &status);
+	if (!g)
+		return status;
+	sc_settings set = g->settings;
+	int *stage = NULL, *start = NULL;
+	sc_search *s = NULL;
+	sc_costs *c = NULL;
+	sc_error err;
+	sc_error_clear(&err);
+	if (set.k < 1) {
+		ui_error("solve: %s does not set k; give -k K", g->source);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	sc_search_params p;
+	sc_search_params_init(&p);
+	if (o->method)
+		p.method = o->method;
+	p.seed = o->seed;
+	p.time_limit = o->time_limit;
+	p.evals = o->evals;
+	p.population = o->population;
+	p.generations = o->generations;
+	if (o->elite >= 0)
+		p.elite = o->elite;
+	if (o->mutants >= 0)
+		p.mutants = o->mutants;
+	if (o->bias >= 0)
+		p.bias = o->bias;
+	if (o->ideal_limit > 0)
+		p.ideal_limit = o->ideal_limit;
+	p.refine = !o->no_refine;
+	stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
+	if (!stage) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (o->partition) {
+		int k2;
+		start = malloc((size_t)(g->n ? g->n : 1) * sizeof *start);
+		if (!start || sc_part_read(o->partition, g, &k2, start, &err) != SC_OK) {
+			ui_error("%s", start ? err.msg : "out of memory");
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (k2 != set.k) {
+			ui_error("%s: the partition has k = %d, but solving for k = %d", o->partition, k2,
+				 set.k);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		p.start = start;
+		if (!o->method)
+			p.method = "refine";
+	}
+	s = sc_search_new(g, &set, &p, &err);
+	if (!s) {
+		ui_error("solve: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	bool tty = isatty(STDERR_FILENO);
+	double last = -1;
+	while (sc_search_step(s))
+		show_progress(s, tty, &last);
+	show_progress(s, tty, &last);
+	if (tty)
+		fputc('\n', stderr);
+	if (sc_search_error(s)) {
+		ui_error("solve: %s: %s", g->source, sc_search_error(s)->msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	sc_progress pr;
+	sc_search_progress(s, &pr);
+	bool optimal;
+	double best = sc_search_result(s, stage, &optimal);
+	if (isinf(best)) {
+		if (o->json) {
+			json_t *root = json_pack("{s:s, s:s, s:i, s:o, s:b, s:b, s:I, s:f}", "graph",
+						 g->name, "method", p.method, "k", set.k, "bottleneck",
+						 json_null(), "feasible", 0, "optimal", (int)optimal,
+						 "evaluations", (json_int_t)pr.evals, "seconds", pr.elapsed);
+			ui_print_json(root);
+		}
+		ui_error("solve: %s: %s partition into %d stages keeps every stage within the hard "
+			 "memory limit",
+			 g->source, optimal ? "no" : "the search found no", set.k);
+		status = UI_EXIT_INFEASIBLE;
+		goto out;
+	}
+	c = sc_costs_new(g, &set, &err);
+	if (!c) {
+		ui_error("%s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	sc_costs_eval(c, stage);
+	int at;
+	double bn = sc_costs_bottleneck(c, &at);
+	if (o->output && sc_part_write(o->output, g, stage, set.k, c, &err) != SC_OK) {
+		ui_error("%s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (o->json) {
+		json_t *root = json_pack(
+			"{s:s, s:s, s:i, s:I, s:f, s:i, s:b, s:b, s:I, s:f, s:f}", "graph", g->name,
+			"method", p.method, "k", set.k, "seed", (json_int_t)p.seed, "bottleneck", bn,
+			"bottleneck_stage", at + 1, "feasible", 1, "optimal", (int)optimal, "evaluations",
+			(json_int_t)pr.evals, "seconds", pr.elapsed, "simple_bound",
+			0.0);
+		json_object_del(root, "simple_bound");
+		if (o->output)
+			json_object_set_new(root, "partition", json_string(o->output));
+		json_object_set_new(root, "stages", sc_report_stages(c));
+		if (!ui_print_json(root))
+			status = UI_EXIT_INPUT;
+		goto out;
+	}
+	printf("%s, k %d, method %s, seed %llu\n", g->name, set.k, p.method,
+	       (unsigned long long)p.seed);
+	ui_print_stage_table(c, stdout);
+	char b[32];
+	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
+	       at + 1, optimal ? ", proven optimal" : "", pr.evals, pr.elapsed);
+	if (o->output)
+		printf("partition written to %s\n", o->output);
+out:
+	sc_costs_free(c);
+	sc_search_free(s);
+	free(stage);
+	free(start);
+	sc_graph_free(g);
+	return status;
+}
