@@ -1,0 +1,266 @@
+/*
+ * test_search.c - the searches: `exact` equals a brute-force optimum on
+ * hundreds of random small graphs (groups, both memory policies), every
+ * other method returns a valid partition no better than that optimum and
+ * costing what it says, results repeat for a seed, the exact DP reproduces
+ * the published optima of the msr-fiddle graphs, and refinement escapes the
+ * Lemma B.2 trap.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/gen.h"
+#include "solvers/search.h"
+#include "tests/support.h"
+
+static double run(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
+		  int *stage, bool *optimal)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.seed = seed;
+	p.evals = evals;
+	sc_error err;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s: %s", method, err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
+	double v = sc_search_result(s, stage, optimal);
+	sc_search_free(s);
+	return v;
+}
+
+static double evaluate(const sc_graph *g, int k, const int *stage)
+{
+	cr_assert(sc_part_check(g, stage, k, NULL), "the partition is valid");
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	sc_costs_eval(c, stage);
+	double v = sc_costs_objective(c);
+	sc_costs_free(c);
+	return v;
+}
+
+static const char *const heuristics[] = {"kahn",  "slice",	  "random", "brkga", "mla",
+					 "mla-weighted", "dpl", "refine", "best"};
+#define NHEUR (sizeof heuristics / sizeof *heuristics)
+
+Test(search, exact_is_the_brute_force_optimum_and_others_are_no_better, .timeout = 300)
+{
+	ts_rng r = {777};
+	int feasible = 0, hard = 0, grouped = 0;
+	for (int t = 0; t < 300; t++) {
+		ts_graph_spec spec = {.n = 1 + ts_below(&r, 8),
+				      .edge_p = ts_uniform(&r) * 0.5,
+				      .group_p = ts_uniform(&r) < 0.4 ? 0.35 : 0,
+				      .ngroups = 2};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
+		double x = ts_uniform(&r);
+		if (x < 0.6) {
+			spec.settings.memory = 5 + ts_uniform(&r) * 25;
+			spec.settings.policy = x < 0.3 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 4);
+		double opt = ts_brute_optimum(g, k, NULL);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		bool optimal;
+		double ex = run(g, k, "exact", 1, 0, stage, &optimal);
+		cr_assert(optimal, "exact proves optimality");
+		if (isinf(opt)) {
+			cr_assert(isinf(ex), "no feasible partition, exact says %g", ex);
+		} else {
+			cr_assert(fabs(ex - opt) <= 1e-9 * (1 + opt), "exact %.17g, brute force %.17g (t %d)",
+				  ex, opt, t);
+			cr_assert(fabs(evaluate(g, k, stage) - ex) <= 1e-12 * (1 + ex));
+			feasible++;
+		}
+		hard += g->settings.policy == SC_MEM_HARD;
+		grouped += g->ngroups > 0;
+		for (size_t h = 0; h < NHEUR; h++) {
+			double v = run(g, k, heuristics[h], 5, 50, stage, &optimal);
+			if (isinf(v))
+				continue; /* heuristics may miss a feasible partition */
+			cr_assert_geq(v, opt * (1 - 1e-12), "%s %.17g below the optimum %.17g",
+				      heuristics[h], v, opt);
+			cr_assert(fabs(evaluate(g, k, stage) - v) <= 1e-12 * (1 + v), "%s", heuristics[h]);
+		}
+		free(stage);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(feasible, 200);
+	cr_assert_gt(hard, 50);
+	cr_assert_gt(grouped, 50);
+}
+
+Test(search, same_seed_same_partition)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	int *a = malloc((size_t)g->n * sizeof *a), *b = malloc((size_t)g->n * sizeof *b);
+	const char *methods[] = {"brkga", "random", "mla-weighted"};
+	for (int m = 0; m < 3; m++) {
+		double va = run(g, 8, methods[m], 42, 400, a, NULL);
+		double vb = run(g, 8, methods[m], 42, 400, b, NULL);
+		cr_assert_eq(va, vb, "%s", methods[m]);
+		cr_assert_eq(memcmp(a, b, (size_t)g->n * sizeof *a), 0, "%s", methods[m]);
+	}
+	free(a);
+	free(b);
+	sc_graph_free(g);
+}
+
+Test(search, exact_reproduces_the_published_optima, .timeout = 120)
+{
+	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");
+	cr_assert(f);
+	char line[512], path[300], last[300] = "";
+	int rows = 0;
+	sc_graph *g = NULL;
+	int *stage = NULL;
+	cr_assert(fgets(line, sizeof line, f)); /* header */
+	while (fgets(line, sizeof line, f)) {
+		char graph[256];
+		int k;
+		double want, secs;
+		cr_assert_eq(sscanf(line, "%255s %d %lf %lf", graph, &k, &want, &secs), 4, "%s", line);
+		snprintf(path, sizeof path, "samples/msr-fiddle/%s", graph);
+		if (strcmp(path, last) != 0) {
+			sc_graph_free(g);
+			free(stage);
+			g = ts_load(path);
+			stage = malloc((size_t)g->n * sizeof *stage);
+			snprintf(last, sizeof last, "%s", path);
+		}
+		bool optimal;
+		double got = run(g, k, "exact", 1, 0, stage, &optimal);
+		cr_assert(optimal);
+		cr_assert(fabs(got - want) <= 1e-9 * want, "%s k=%d: exact %.17g, published %.17g", graph,
+			  k, got, want);
+		cr_assert(fabs(evaluate(g, k, stage) - got) <= 1e-12 * got);
+		rows++;
+	}
+	fclose(f);
+	cr_assert_eq(rows, 30);
+	sc_graph_free(g);
+	free(stage);
+}
+
+Test(search, refine_escapes_the_lemma_b2_trap)
+{
+	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
+	int k = 4;
+	/* the slicing of the bad order: everything in one stage, bottleneck 4 */
+	int *start = calloc((size_t)g->n, sizeof *start), *stage = malloc((size_t)g->n * sizeof *stage);
+	sc_settings set = g->settings;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = "refine";
+	p.start = start;
+	sc_search *s = sc_search_new(g, &set, &p, NULL);
+	cr_assert(s);
+	cr_assert_eq(sc_search_run(s, NULL), SC_OK);
+	double v = sc_search_result(s, stage, NULL);
+	cr_assert_float_eq(v, 1, 1e-12, "refine reaches OPT = 1 from the one-stage split, got %g", v);
+	cr_assert_float_eq(evaluate(g, k, stage), 1, 1e-12);
+	sc_search_free(s);
+	free(start);
+	free(stage);
+	sc_graph_free(g);
+}
+
+Test(search, cancel_and_time_limit_stop_with_a_valid_partition, .timeout = 60)
+{
+	sc_graph *g = sc_gen_regal(150, 3, SC_GEN_ANY, 8, NULL);
+	cr_assert(g);
+	sc_settings set = g->settings;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = "brkga";
+	p.evals = 100000000;
+	p.time_limit = 0.3;
+	sc_search *s = sc_search_new(g, &set, &p, NULL);
+	cr_assert(s);
+	cr_assert_eq(sc_search_run(s, NULL), SC_OK);
+	sc_progress pr;
+	sc_search_progress(s, &pr);
+	cr_assert(pr.done);
+	cr_assert_lt(pr.evals, 100000000);
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	double v = sc_search_result(s, stage, NULL);
+	cr_assert(isfinite(v));
+	cr_assert_float_eq(evaluate(g, 8, stage), v, 1e-9 * v);
+	sc_search_free(s);
+
+	p.time_limit = 0;
+	s = sc_search_new(g, &set, &p, NULL);
+	cr_assert(sc_search_step(s));
+	sc_search_cancel(s);
+	while (sc_search_step(s))
+		;
+	sc_search_progress(s, &pr);
+	cr_assert(pr.cancelled);
+	v = sc_search_result(s, stage, NULL);
+	cr_assert(isfinite(v), "a cancelled search keeps its best partition");
+	cr_assert_float_eq(evaluate(g, 8, stage), v, 1e-9 * v);
+	sc_search_free(s);
+	free(stage);
+	sc_graph_free(g);
+}
+
+Test(search, bad_parameters_are_refused)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_settings set = g->settings;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	sc_error err;
+	p.method = "annealing";
+	cr_assert_null(sc_search_new(g, &set, &p, &err));
+	cr_assert(strstr(err.msg, "unknown method 'annealing'") && strstr(err.msg, "brkga"), "%s",
+		  err.msg);
+	sc_search_params_init(&p);
+	p.elite = 0.8;
+	p.mutants = 0.3;
+	cr_assert_null(sc_search_new(g, &set, &p, &err));
+	sc_search_params_init(&p);
+	p.method = "exact";
+	p.ideal_limit = 3;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert_null(s, "figure2 has more than 3 ideals");
+	cr_assert(strstr(err.msg, "more than 3 ideals"), "%s", err.msg);
+	sc_graph_free(g);
+}
+
+Test(gen, regal_graphs_are_deterministic_and_sized)
+{
+	sc_graph *a = sc_gen_regal(200, 9, SC_GEN_ANY, 4, NULL);
+	sc_graph *b = sc_gen_regal(200, 9, SC_GEN_ANY, 4, NULL);
+	sc_graph *c = sc_gen_regal(200, 10, SC_GEN_ER, 4, NULL);
+	cr_assert(a && b && c);
+	cr_assert_eq(a->n, 200);
+	cr_assert_eq(a->m, b->m);
+	cr_assert_eq(a->settings.k, 4);
+	double mean = 0;
+	bool same = true;
+	for (int v = 0; v < a->n; v++) {
+		cr_assert_eq(a->work[v], b->work[v]);
+		cr_assert_eq(a->out[v], b->out[v]);
+		same &= a->out[v] == c->out[v];
+		mean += a->out[v] / a->n;
+		cr_assert_geq(a->work[v], 0);
+	}
+	cr_assert_not(same, "another seed gives other tensors");
+	cr_assert(fabs(mean - 50) < 3, "tensor sizes ~ N(50, 10): mean %g", mean);
+	sc_graph_free(a);
+	sc_graph_free(b);
+	sc_graph_free(c);
+}
