@@ -95,8 +95,11 @@ tui-test: $(BUILD)/tui-tests stagecut
 $(BUILD)/bench-core: $(BUILD)/bench/bench_core.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
+$(BUILD)/bench-search: $(BUILD)/bench/bench_search.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 bench: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core $(BUILD)/bench-search
 	./bench/run.sh
 
 install: stagecut

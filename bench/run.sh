@@ -4,3 +4,6 @@ set -eu
 cd "$(dirname "$0")/.."
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/bench-core 100000
+echo
+echo "== searches: exact vs the published DP, BRKGA speed, BRKGA quality"
+build/bench-search

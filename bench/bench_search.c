@@ -1,0 +1,154 @@
+/*
+ * bench_search.c - the searches' speed and quality on the bundled graphs.
+ *
+ *  1. exact (DP over ideals) against the published DP's times in
+ *     samples/msr-fiddle/REFERENCE.tsv: median of 5 runs per row, the ratio,
+ *     and a check that the optimum matches;
+ *  2. BRKGA with 10 000 evaluations (population 100 x 100 generations) on the
+ *     largest operator graph at k = 8, on one core: median of 3 runs and
+ *     evaluations per second;
+ *  3. quality: brkga-10000 + refine against exact for every sample graph and
+ *     k in {2, 4, 8, 16}.
+ *
+ *   build/bench-search
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/load.h"
+#include "solvers/search.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static double solve(const sc_graph *g, int k, const char *method, long evals, double *secs,
+		    long *nevals)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.evals = evals;
+	sc_error err;
+	double t0 = now();
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	if (!s || sc_search_run(s, &err) != SC_OK) {
+		fprintf(stderr, "bench: %s: %s\n", method, err.msg);
+		exit(2);
+	}
+	double v = sc_search_result(s, NULL, NULL);
+	*secs = now() - t0;
+	if (nevals) {
+		sc_progress pr;
+		sc_search_progress(s, &pr);
+		*nevals = pr.evals;
+	}
+	sc_search_free(s);
+	return v;
+}
+
+static sc_graph *load(const char *path)
+{
+	sc_error err;
+	sc_graph *g = sc_load(path, &err);
+	if (!g) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(2);
+	}
+	return g;
+}
+
+int main(void)
+{
+	const char *dir = "samples/msr-fiddle";
+	char path[512], line[512], graph[256];
+	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");
+	if (!f || !fgets(line, sizeof line, f)) {
+		fprintf(stderr, "bench: cannot read samples/msr-fiddle/REFERENCE.tsv\n");
+		return 2;
+	}
+	printf("== exact DP over ideals vs the published DP (REFERENCE.tsv), median of 5 runs\n");
+	printf("%-34s %3s %14s %10s %10s %8s %s\n", "graph", "k", "optimum", "published", "ours",
+	       "speedup", "match");
+	double worst_ratio = INFINITY;
+	while (fgets(line, sizeof line, f)) {
+		int k;
+		double want, published;
+		if (sscanf(line, "%255s %d %lf %lf", graph, &k, &want, &published) != 4)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, graph);
+		sc_graph *g = load(path);
+		double t[5], v = 0;
+		for (int r = 0; r < 5; r++)
+			v = solve(g, k, "exact", 0, &t[r], NULL);
+		double med = median(t, 5);
+		double ratio = published / med;
+		if (ratio < worst_ratio)
+			worst_ratio = ratio;
+		printf("%-34s %3d %14.6f %9.3fs %9.4fs %7.0fx %s\n", graph, k, v, published, med, ratio,
+		       fabs(v - want) <= 1e-9 * want ? "yes" : "NO");
+		sc_graph_free(g);
+	}
+	fclose(f);
+	printf("smallest speedup over the published DP: %.0fx\n\n", worst_ratio);
+
+	printf("== brkga-10000 (population 100 x 100 generations) on operator/resnet50, k = 8, "
+	       "one thread, median of 3\n");
+	sc_graph *g = load("samples/msr-fiddle/operator/resnet50_inference.json");
+	double t[3], v = 0;
+	long ev[3];
+	for (int r = 0; r < 3; r++)
+		v = solve(g, 8, "brkga", 10000, &t[r], &ev[r]);
+	double med = median(t, 3);
+	printf("%d ops: bottleneck %.6f, %ld evaluations (elites are not decoded again, refine "
+	       "included), median %.2f s, %.0f evaluations/s\n\n",
+	       g->n, v, ev[0], med, ev[0] / med);
+	sc_graph_free(g);
+
+	printf("== quality: brkga-10000 + refine vs exact\n");
+	printf("%-34s %3s %14s %14s %9s\n", "graph", "k", "exact", "brkga+refine", "gap");
+	const char *graphs[] = {"layer/bert24_inference.json", "layer/resnet50_inference.json",
+				"operator/bert_l-3_inference.json", "operator/bert_l-6_inference.json",
+				"operator/resnet50_inference.json"};
+	int ks[] = {2, 4, 8, 16}, within = 0, total = 0;
+	double worst = 0;
+	for (int i = 0; i < 5; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, graphs[i]);
+		g = load(path);
+		for (int j = 0; j < 4; j++) {
+			double s1, s2;
+			double opt = solve(g, ks[j], "exact", 0, &s1, NULL);
+			double b = solve(g, ks[j], "brkga", 10000, &s2, NULL);
+			double gap = b / opt - 1;
+			if (gap > worst)
+				worst = gap;
+			within += gap <= 0.01;
+			total++;
+			printf("%-34s %3d %14.6f %14.6f %8.3f%%\n", graphs[i], ks[j], opt, b, gap * 100);
+		}
+		sc_graph_free(g);
+	}
+	printf("within 1%% of the optimum: %d of %d; largest gap %.3f%%\n", within, total, worst * 100);
+	return 0;
+}
