@@ -106,10 +106,12 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 			        path, v);
 	}
 	if ((v = attr(g, AGRAPH, g, "memory"))) {
-		if (!sc_parse_weight(v, &s->memory))
+		if (strcmp(v, "inf") == 0 || strcmp(v, "unlimited") == 0)
+			s->memory = INFINITY;
+		else if (!sc_parse_weight(v, &s->memory))
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
-			        "%s: graph attribute 'memory': '%s' is not a finite number >= 0",
+			        "%s: graph attribute 'memory': '%s' is not a number >= 0 or 'inf'",
 			        path, v);
 	}
 	if ((v = attr(g, AGRAPH, g, "memory_policy"))) {

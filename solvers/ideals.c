@@ -418,6 +418,7 @@ static bool exact_step(sc_search *s)
 			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
 				continue;
 			double c = pair_cost(s, e, I, J);
+			s->evals++;
 			if (c > ub)
 				continue;
 			for (int j = 1; j <= k; j++) {
@@ -436,6 +437,7 @@ static bool exact_step(sc_search *s)
 			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
 				continue;
 			double c = pair_cost(s, e, I, J);
+			s->evals++;
 			if (c > ub)
 				continue;
 			for (int j = 1; j <= k; j++) {

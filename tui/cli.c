@@ -200,17 +200,17 @@ static void print_options(FILE *f, unsigned takes)
 
 static void usage_main(FILE *f)
 {
-	fprintf(f, "Usage: stagecut [FILE] [-k K]          open the workbench (a bundled sample "
-	           "without FILE)\n");
+	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P]\n"
+		   "           open the workbench on FILE (a bundled sample without FILE)\n");
 	for (int i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "       stagecut %-29s %s\n", commands[i].synopsis, commands[i].summary);
-	fprintf(f,
-	        "       stagecut COMMAND --help\n"
-	        "       stagecut --version\n\n"
-	        "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
-	        "stages so that the slowest stage is as fast as possible.\n"
-	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
-	        "See stagecut(1).\n");
+		fprintf(f, "       stagecut %s\n           %s\n", commands[i].synopsis,
+			commands[i].summary);
+	fprintf(f, "       stagecut COMMAND --help\n"
+		   "       stagecut --version\n\n"
+		   "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
+		   "stages so that the slowest stage is as fast as possible.\n"
+		   "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
+		   "See stagecut(1).\n");
 }
 
 static void usage_command(FILE *f, const ui_command *c)
@@ -390,12 +390,17 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':
-			ui_error("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+			if (strcmp(cmd, "stagecut") == 0)
+				ui_error("option '%s' needs a value", argv[optind - 1]);
+			else
+				ui_error("%s: option '%s' needs a value", cmd, argv[optind - 1]);
 			return false;
 		default:
-			ui_error("%s: unknown option '%s' (see 'stagecut %s%s--help')", cmd,
-			         argv[optind - 1], strcmp(cmd, "stagecut") ? cmd : "",
-			         strcmp(cmd, "stagecut") ? " " : "");
+			if (strcmp(cmd, "stagecut") == 0)
+				ui_error("unknown option '%s' (see 'stagecut --help')", argv[optind - 1]);
+			else
+				ui_error("%s: unknown option '%s' (see 'stagecut %s --help')", cmd,
+					 argv[optind - 1], cmd);
 			return false;
 		}
 	}

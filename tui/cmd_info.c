@@ -36,9 +36,9 @@ static void gather(const sc_graph *g, info_stats *s, int *level)
 		if (size > 1) {
 			s->multi_groups++;
 			s->grouped_ops += size;
+			if (size > s->largest_group)
+				s->largest_group = size;
 		}
-		if (size > s->largest_group)
-			s->largest_group = size;
 	}
 }
 

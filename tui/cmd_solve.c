@@ -93,7 +93,7 @@ int ui_cmd_solve(const ui_opts *o)
 	}
 	s = sc_search_new(g, &set, &p, &err);
 	if (!s) {
-		ui_error("solve: %s", err.msg);
+		ui_error("solve: %s: %s", g->source, err.msg);
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
@@ -113,49 +113,49 @@ int ui_cmd_solve(const ui_opts *o)
 	sc_search_progress(s, &pr);
 	bool optimal;
 	double best = sc_search_result(s, stage, &optimal);
-	if (isinf(best)) {
-		if (o->json) {
-			json_t *root = json_pack("{s:s, s:s, s:i, s:o, s:b, s:b, s:I, s:f}", "graph",
-						 g->name, "method", p.method, "k", set.k, "bottleneck",
-						 json_null(), "feasible", 0, "optimal", (int)optimal,
-						 "evaluations", (json_int_t)pr.evals, "seconds", pr.elapsed);
-			ui_print_json(root);
+	bool feasible = isfinite(best);
+	int at = 0;
+	double bn = NAN;
+	if (feasible) {
+		c = sc_costs_new(g, &set, &err);
+		if (!c) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
 		}
+		sc_costs_eval(c, stage);
+		bn = sc_costs_bottleneck(c, &at);
+		if (o->output && sc_part_write(o->output, g, stage, set.k, c, &err) != SC_OK) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+	}
+	if (!feasible) {
+		/* not bad input: the answer is that nothing fits */
 		ui_error("solve: %s: %s partition into %d stages keeps every stage within the hard "
 			 "memory limit",
 			 g->source, optimal ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
-		goto out;
-	}
-	c = sc_costs_new(g, &set, &err);
-	if (!c) {
-		ui_error("%s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	sc_costs_eval(c, stage);
-	int at;
-	double bn = sc_costs_bottleneck(c, &at);
-	if (o->output && sc_part_write(o->output, g, stage, set.k, c, &err) != SC_OK) {
-		ui_error("%s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
 	}
 	if (o->json) {
-		json_t *root = json_pack(
-			"{s:s, s:s, s:i, s:I, s:f, s:i, s:b, s:b, s:I, s:f, s:f}", "graph", g->name,
-			"method", p.method, "k", set.k, "seed", (json_int_t)p.seed, "bottleneck", bn,
-			"bottleneck_stage", at + 1, "feasible", 1, "optimal", (int)optimal, "evaluations",
-			(json_int_t)pr.evals, "seconds", pr.elapsed, "simple_bound",
-			0.0);
-		json_object_del(root, "simple_bound");
-		if (o->output)
-			json_object_set_new(root, "partition", json_string(o->output));
-		json_object_set_new(root, "stages", sc_report_stages(c));
+		/* one shape whatever the outcome: unknowns are null */
+		json_t *root = json_pack("{s:s, s:s, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}", "graph",
+					 g->name, "method", p.method, "k", set.k, "seed",
+					 (json_int_t)p.seed, "bottleneck",
+					 feasible ? json_real(bn) : json_null(), "bottleneck_stage",
+					 feasible ? json_integer(at + 1) : json_null(), "feasible",
+					 (int)feasible, "optimal", (int)optimal, "evaluations",
+					 (json_int_t)pr.evals, "seconds", pr.elapsed);
+		json_object_set_new(root, "partition",
+				    feasible && o->output ? json_string(o->output) : json_null());
+		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
 	}
+	if (!feasible)
+		goto out;
 	printf("%s, k %d, method %s, seed %llu\n", g->name, set.k, p.method,
 	       (unsigned long long)p.seed);
 	ui_print_stage_table(c, stdout);

@@ -19,6 +19,7 @@
 #include "common.h"
 #include "core/cost.h"
 #include "core/partition.h"
+#include "solvers/search.h"
 #include "solvers/simple.h"
 
 #ifndef SC_DATADIR
@@ -55,7 +56,7 @@ typedef struct wb_state {
 	sc_costs *c;
 	int *stage;
 	double simple;
-	const char *origin; /* where the partition came from */
+	char origin[200]; /* where the partition came from */
 	bool color;
 } wb_state;
 
@@ -79,6 +80,11 @@ static void draw(const wb_state *w)
 	         ui_num(bn, b1, sizeof b1), ui_num(w->simple, b2, sizeof b2),
 	         w->simple > 0 ? (bn / w->simple - 1) * 100 : 0.0, w->origin);
 	(void)b3;
+	if (!sc_costs_feasible(w->c)) {
+		attron(A_BOLD);
+		mvprintw(3, 0, "! stages marked ! hold more parameter bytes than the hard memory limit");
+		attroff(A_BOLD);
+	}
 	int y = 4;
 	mvprintw(y++, 0, "  %5s %6s %11s %11s %11s %11s %11s", "stage", "ops", "work", "io in",
 	         "io out", "overflow", "cost");
@@ -94,6 +100,8 @@ static void draw(const wb_state *w)
 		         ui_num(st->cost, e, sizeof e));
 		if (i == at)
 			attroff(w->color ? (COLOR_PAIR(1) | A_BOLD) : A_REVERSE);
+		if (st->over_memory && s->policy == SC_MEM_HARD)
+			mvaddch(y, 1, '!');
 		if (barw > 4 && bn > 0) {
 			int len = (int)lround(st->cost / bn * (barw - 1));
 			move(y, 78);
@@ -105,6 +113,30 @@ static void draw(const wb_state *w)
 	mvprintw(rows - 1, 0, "%-*s", cols, " q quit   (searches, the ladder and edits: coming)");
 	attroff(A_REVERSE);
 	refresh();
+}
+
+/* A first partition at once: DPL (one sliced depth-first order) and
+ * refinement for graphs small enough to take well under a second, else the
+ * greedy equal-work split. */
+static void first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
+			    size_t size)
+{
+	sc_error err;
+	if (g->n <= 20000) {
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = "dpl";
+		p.time_limit = 0.5;
+		sc_search *s = sc_search_new(g, set, &p, &err);
+		if (s && sc_search_run(s, &err) == SC_OK && isfinite(sc_search_result(s, stage, NULL))) {
+			sc_search_free(s);
+			snprintf(origin, size, "first partition: dpl + refine");
+			return;
+		}
+		sc_search_free(s);
+	}
+	sc_greedy_split(g, set->k, stage, &err);
+	snprintf(origin, size, "first partition: greedy split");
 }
 
 int ui_workbench(const ui_opts *o)
@@ -132,12 +164,18 @@ int ui_workbench(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (g->init_stage && sc_part_check(g, g->init_stage, set.k, NULL)) {
+	sc_violation viol = {SC_VIOL_NONE, -1, -1};
+	if (g->init_stage && sc_part_check(g, g->init_stage, set.k, &viol)) {
 		memcpy(w.stage, g->init_stage, (size_t)g->n * sizeof *w.stage);
-		w.origin = "stages from the file";
+		snprintf(w.origin, sizeof w.origin, "stages from the file");
 	} else {
-		sc_greedy_split(g, set.k, w.stage, &err);
-		w.origin = "greedy split of a topological order";
+		first_partition(g, &set, w.stage, w.origin, sizeof w.origin);
+		if (g->init_stage) {
+			char why[160];
+			sc_part_describe(g, g->init_stage, &viol, why, sizeof why);
+			size_t used = strlen(w.origin);
+			snprintf(w.origin + used, sizeof w.origin - used, "; the file's stages: %s", why);
+		}
 	}
 	sc_costs_eval(w.c, w.stage);
 	w.simple = sc_bound_simple(g, set.k);
