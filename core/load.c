@@ -37,7 +37,9 @@ bool sc_parse_weight(const char *text, double *out)
 	char *end;
 	errno = 0;
 	double x = strtod(text, &end);
-	if (end == text || errno == ERANGE)
+	/* ERANGE is overflow (refused) or underflow to a tiny number, which is a
+	 * finite weight >= 0 like any other ("1e-400") */
+	if (end == text || (errno == ERANGE && fabs(x) >= 1))
 		return false;
 	while (isspace((unsigned char)*end))
 		end++;
@@ -60,20 +62,49 @@ sc_graph *sc_load(const char *path, sc_error *err)
 		sc_error_set(err, SC_ERR_IO, "%s: is a directory, not a graph file", path);
 		return NULL;
 	}
+	/* the probes see the first bytes after any leading blanks, however many
+	 * blanks there are (a file of 600 spaces and then a graph is not empty) */
 	char head[512];
-	size_t len = fread(head, 1, sizeof head, f);
+	size_t len = 0;
+	long at = 0; /* offset of head[0] in the file */
+	bool blank = true;
+	while (len < sizeof head) {
+		size_t got = fread(head + len, 1, sizeof head - len, f);
+		if (got == 0)
+			break;
+		if (blank) {
+			size_t i = 0;
+			while (i < got && isspace((unsigned char)head[i]))
+				i++;
+			at += (long)i;
+			memmove(head, head + i, got - i);
+			got -= i;
+			blank = got == 0;
+		}
+		len += got;
+	}
 	bool readerr = ferror(f);
 	fclose(f);
 	if (readerr) {
 		sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
 		return NULL;
 	}
-	size_t i = 0;
-	while (i < len && isspace((unsigned char)head[i]))
-		i++;
-	if (i == len) {
-		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
+	if (len == 0) {
+		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty%s", path,
+		             at > 0 ? " (it holds only blanks)" : "");
 		return NULL;
+	}
+	/* a NUL or a control byte other than blanks means binary data (or UTF-16),
+	 * which no loader reads; say so instead of quoting the byte as a token */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)head[i];
+		if ((c < 0x20 && !isspace(c)) || c == 0x7f) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: binary data (byte 0x%02x at offset %ld), not a DOT or "
+			             "msr-fiddle JSON graph",
+			             path, c, at + (long)i);
+			return NULL;
+		}
 	}
 	for (size_t l = 0; l < NLOADERS; l++)
 		if (loaders[l]->probe(path, head, len))

@@ -136,17 +136,35 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 	agerrlevel_t oldlvl = agseterr(AGERR);
 	agreadline(1);
 	Agraph_t *g = agread(f, NULL);
+	/* cgraph stops after the first graph; anything after it (a second graph
+	 * or stray text) would be silently ignored, so read on and refuse it */
+	Agraph_t *extra = g && !dot_errbuf[0] ? agread(f, NULL) : NULL;
 	fclose(f);
 	agseterrf(old);
+	agseterr(oldlvl);
+	if (extra) {
+		/* cgraph names anonymous graphs "%N"; quote only real names */
+		const char *second = agnameof(extra);
+		bool named = second && *second && *second != '%';
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: more than one graph in the file%s%s%s; stagecut reads one", path,
+		             named ? " (a second graph '" : "", named ? second : "",
+		             named ? "' follows the first)" : "");
+		agclose(extra);
+		agclose(g);
+		return NULL;
+	}
 	if (!g || dot_errbuf[0]) {
-		sc_error_set(err, SC_ERR_INPUT, "%s: %s", path,
+		/* a file named neither .dot nor .gv was read as DOT only because it
+		 * did not look like JSON: say that its format is unknown */
+		bool named_dot = sc_has_extension(path, ".dot") || sc_has_extension(path, ".gv");
+		sc_error_set(err, SC_ERR_INPUT, "%s: %s%s", path,
+		             named_dot ? "" : "unknown format (neither DOT nor msr-fiddle JSON): ",
 		             dot_errbuf[0] ? clean_error() : "no graph in the file");
 		if (g)
 			agclose(g);
-		agseterr(oldlvl);
 		return NULL;
 	}
-	agseterr(oldlvl);
 
 	sc_graph *out = NULL;
 	sc_builder *b = sc_builder_new();

@@ -50,34 +50,48 @@ static int find_id(const id_index *ids, int n, json_int_t id)
 	return hit ? hit->index : -1;
 }
 
+static const char *describe(json_t *v);
+
 /* Reads member key of obj as a finite number >= 0 into *out; a missing
- * member gives def (or an error when def is NAN). */
-static bool get_number(json_t *obj, const char *key, double def, double *out)
+ * member gives def (or an error when def is NAN).  On failure writes what is
+ * wrong ("missing", "a string, not a number", "-2 is negative") into why. */
+static bool get_number(json_t *obj, const char *key, double def, double *out, char *why,
+                       size_t size)
 {
 	json_t *v = json_object_get(obj, key);
 	if (!v) {
 		*out = def;
+		if (isnan(def))
+			snprintf(why, size, "missing");
 		return !isnan(def);
 	}
-	if (!json_is_number(v))
+	if (!json_is_number(v)) {
+		snprintf(why, size, "%s, not a number", describe(v));
 		return false;
+	}
 	double x = json_number_value(v);
-	if (!isfinite(x) || x < 0)
+	if (!isfinite(x) || x < 0) {
+		snprintf(why, size, "%g is %s", x, x < 0 ? "negative" : "not finite");
 		return false;
+	}
 	*out = x;
 	return true;
 }
 
-static bool get_flag(json_t *obj, const char *key, bool def)
+/* Reads member key of obj as a flag (a boolean, or a number: 0 is false)
+ * into *out; a missing member gives def.  False for any other value. */
+static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 {
 	json_t *v = json_object_get(obj, key);
-	if (!v)
-		return def;
-	if (json_is_boolean(v))
-		return json_is_true(v);
-	if (json_is_number(v))
-		return json_number_value(v) != 0;
-	return def;
+	if (!v || json_is_null(v))
+		*out = def;
+	else if (json_is_boolean(v))
+		*out = json_is_true(v);
+	else if (json_is_number(v))
+		*out = json_number_value(v) != 0;
+	else
+		return false;
+	return true;
 }
 
 static const char *describe(json_t *v)
@@ -97,7 +111,8 @@ static const char *describe(json_t *v)
 static sc_graph *load_fiddle(const char *path, sc_error *err)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
+	/* a repeated key would silently keep one of its values */
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		if (json_error_code(&jerr) == json_error_cannot_open_file)
 			sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
@@ -115,22 +130,39 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		sc_error_nomem(err, "the graph");
 		goto done;
 	}
-	json_t *nodes = json_object_get(root, "nodes");
-	json_t *edges = json_object_get(root, "edges");
-	if (!json_is_object(root) || !json_is_array(nodes) || !json_is_array(edges)) {
+	if (!json_is_object(root)) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "%s: not an msr-fiddle graph (expected an object with \"nodes\" and "
-		             "\"edges\" arrays)",
-		             path);
+		             "%s: not an msr-fiddle graph: the top level is %s, not an object with "
+		             "\"nodes\" and \"edges\" arrays",
+		             path, describe(root));
 		goto done;
 	}
+	json_t *nodes = json_object_get(root, "nodes");
+	json_t *edges = json_object_get(root, "edges");
+	static const char *const part_name[2] = {"nodes", "edges"};
+	json_t *part[2] = {nodes, edges};
+	for (int i = 0; i < 2; i++)
+		if (!json_is_array(part[i])) {
+			if (part[i])
+				sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: not an msr-fiddle graph: \"%s\" is %s, not an array",
+				        path, part_name[i], describe(part[i]));
+			else
+				sc_error_set(err, SC_ERR_INPUT,
+				             "%s: not an msr-fiddle graph: no \"%s\" array", path,
+				             part_name[i]);
+			goto done;
+		}
 	sc_settings set;
 	sc_settings_init(&set);
 	json_t *mem = json_object_get(root, "maxSizePerFPGA");
+	char why[160];
 	if (mem) {
-		if (!get_number(root, "maxSizePerFPGA", NAN, &set.memory)) {
+		if (!get_number(root, "maxSizePerFPGA", NAN, &set.memory, why, sizeof why)) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: \"maxSizePerFPGA\" must be a finite number >= 0", path);
+			             "%s: \"maxSizePerFPGA\": %s (it must be a finite number >= 0)",
+			             path, why);
 			goto done;
 		}
 		set.policy = SC_MEM_HARD;
@@ -180,20 +212,28 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		}
 		const char *name = jname ? json_string_value(jname) : fallback;
 		double work, param;
-		if (!get_number(nd, "fpgaLatency", NAN, &work)) {
+		if (!get_number(nd, "fpgaLatency", NAN, &work, why, sizeof why)) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s' attribute 'fpgaLatency': missing or not a "
-			             "finite number >= 0",
-			             path, name);
+			             "%s: node '%s' attribute 'fpgaLatency': %s (it must be a "
+			             "finite number >= 0)",
+			             path, name, why);
 			goto done;
 		}
-		if (!get_number(nd, "size", 0, &param)) {
+		if (!get_number(nd, "size", 0, &param, why, sizeof why)) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s' attribute 'size': not a finite number >= 0",
-			             path, name);
+			             "%s: node '%s' attribute 'size': %s (it must be a finite "
+			             "number >= 0)",
+			             path, name, why);
 			goto done;
 		}
-		if (!get_flag(nd, "supportedOnFpga", true)) {
+		bool supported;
+		if (!get_flag(nd, "supportedOnFpga", true, &supported)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node '%s' attribute 'supportedOnFpga': %s, not a boolean",
+			             path, name, describe(json_object_get(nd, "supportedOnFpga")));
+			goto done;
+		}
+		if (!supported) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: node '%s' is not supported on an accelerator "
 			             "(supportedOnFpga false); "
@@ -245,11 +285,12 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 			goto done;
 		}
 		double cost;
-		if (!get_number(ed, "cost", 0, &cost)) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: edges[%zu] %lld -> %lld attribute 'cost': not a finite "
-			             "number >= 0",
-			             path, e, (long long)s_id, (long long)d_id);
+		if (!get_number(ed, "cost", 0, &cost, why, sizeof why)) {
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: edges[%zu] %lld -> %lld attribute 'cost': %s (it must be a "
+			        "finite number >= 0)",
+			        path, e, (long long)s_id, (long long)d_id, why);
 			goto done;
 		}
 		/* one output tensor per op: every edge leaving s carries the same cost */

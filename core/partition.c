@@ -1,12 +1,15 @@
 /*
  * partition.c - validity, legal ranges and partition files.  See partition.h.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "partition.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -97,11 +100,31 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
+	/* open it here rather than in jansson, for the same messages as graph
+	 * files (and a directory is not "malformed JSON") */
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
+			fclose(f);
+			return sc_error_set(err, SC_ERR_IO,
+			                    "%s: is a directory, not a partition file", path);
+		}
+		if (S_ISREG(sb.st_mode) && sb.st_size == 0) {
+			fclose(f);
+			return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
+		}
+	}
 	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
+	/* a repeated op name would silently keep one of its stages */
+	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	bool readerr = ferror(f);
+	fclose(f);
 	if (!root) {
-		if (jerr.line < 0 || json_error_code(&jerr) == json_error_cannot_open_file)
-			return sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
+		if (readerr)
+			return sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
 		return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
 		                    jerr.line, jerr.column, jerr.text);
 	}

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,14 +160,72 @@ static const ui_command commands[] = {
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the bytes
+ * there are not one. */
+static int utf8_length(const unsigned char *s)
+{
+	int len;
+	if (s[0] < 0x80)
+		len = 1;
+	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	for (int i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Messages quote names and values from the input, which may hold newlines,
+ * control bytes or bytes that are not UTF-8: print those escaped (\n, \t,
+ * \xHH) so that an error is always exactly one line of text. */
+static void put_escaped(const char *text, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	while (*s) {
+		int len = utf8_length(s);
+		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
+			fputc(*s, f);
+		} else if (len > 1) {
+			fwrite(s, 1, (size_t)len, f);
+			s += len - 1;
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s == '\r') {
+			fputs("\\r", f);
+		} else {
+			fprintf(f, "\\x%02x", *s);
+		}
+		s++;
+	}
+}
+
 void ui_error(const char *fmt, ...)
 {
+	char small[1024], *text = small;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("stagecut: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	int len = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
+	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(text, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (!text)
+		text = small; /* out of memory: the message stays cut short */
+	fputs("stagecut: ", stderr);
+	put_escaped(len < 0 ? fmt : text, stderr);
+	fputc('\n', stderr);
+	if (text != small)
+		free(text);
 }
 
 void ui_opts_apply(const ui_opts *o, sc_settings *s)
@@ -226,26 +285,102 @@ static void usage_command(FILE *f, const ui_command *c)
 	print_options(f, c->takes);
 }
 
-static bool parse_fraction(const char *cmd, const char *name, const char *a, double *out)
+static bool parse_fraction(const char *pre, const char *name, const char *a, double *out)
 {
 	if (!sc_parse_weight(a, out) || *out >= 1) {
-		ui_error("%s: --%s: '%s' is not a number from 0 to below 1", cmd, name, a);
+		ui_error("%s--%s: '%s' is not a number from 0 to below 1", pre, name, a);
 		return false;
 	}
 	return true;
 }
 
-static bool parse_count(const char *cmd, const char *name, const char *a, long lo, long hi,
+static bool parse_count(const char *pre, const char *name, const char *a, long lo, long hi,
 			long *out)
 {
 	char *end;
 	errno = 0;
 	long x = strtol(a, &end, 10);
 	if (*a == '\0' || *end || errno || x < lo || x > hi) {
-		ui_error("%s: --%s: '%s' is not an integer from %ld to %ld", cmd, name, a, lo, hi);
+		ui_error("%s--%s: '%s' is not an integer from %ld to %ld", pre, name, a, lo, hi);
 		return false;
 	}
 	*out = x;
+	return true;
+}
+
+/* The option getopt_long just complained about, as the user wrote it, into
+ * buf.  opt is optopt: 0 for an unknown long option (then it is the last
+ * argument taken, without any "=value"), a short option's letter, or the id
+ * of a long option that lacks or has an unwanted value.  Short options may
+ * sit in a cluster such as "-xq", so the argument itself can mislead. */
+static const char *option_text(char **argv, int opt, char *buf, size_t size)
+{
+	if (opt == 0) {
+		const char *arg = argv[optind - 1];
+		snprintf(buf, size, "%.*s", (int)strcspn(arg, "="), arg);
+		return buf;
+	}
+	for (int i = 0; i < NOPTIONS; i++)
+		if (options[i].short_name && options[i].short_name == opt) {
+			snprintf(buf, size, "-%c", opt);
+			return buf;
+		}
+	for (int i = 0; i < NOPTIONS; i++)
+		if (options[i].id == opt && strncmp(argv[optind - 1], "--", 2) == 0) {
+			snprintf(buf, size, "--%s", options[i].name);
+			return buf;
+		}
+	if (opt > 0x20 && opt < 0x7f)
+		snprintf(buf, size, "-%c", opt);
+	else
+		snprintf(buf, size, "-\\x%02x", (unsigned)opt & 0xff);
+	return buf;
+}
+
+/* True when opt (optopt after '?') is a flag of takes given a value, as in
+ * "--json=1", rather than an unknown short option such as "-@" (whose
+ * character code may equal a flag's id). */
+static bool is_flag_with_value(char **argv, int opt, unsigned takes)
+{
+	const char *arg = argv[optind - 1];
+	if (strncmp(arg, "--", 2) != 0 || !strchr(arg, '='))
+		return false;
+	for (int i = 0; i < NOPTIONS; i++)
+		if (options[i].short_name && options[i].short_name == opt)
+			return false;
+	for (int i = 0; i < NOPTIONS; i++)
+		if (options[i].id == opt && (takes & options[i].id) && !options[i].arg)
+			return true;
+	return false;
+}
+
+/* When opt (optopt after '?') is 0 and the argument is "--NAME" (perhaps with
+ * "=value") where NAME abbreviates two or more of the options in takes, writes
+ * them as "--a, --b or --c" into buf and returns true: getopt_long refuses an
+ * ambiguous abbreviation the same way as an unknown option. */
+static bool ambiguous_option(char **argv, int opt, unsigned takes, char *buf, size_t size)
+{
+	const char *arg = argv[optind - 1];
+	if (opt != 0 || strncmp(arg, "--", 2) != 0)
+		return false;
+	size_t len = strcspn(arg + 2, "=");
+	int n = 0, last = -1;
+	for (int i = 0; i < NOPTIONS; i++)
+		if ((takes & options[i].id) && strncmp(options[i].name, arg + 2, len) == 0) {
+			n++;
+			last = i;
+		}
+	if (n < 2 || len == 0)
+		return false;
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0, k = 0; i < NOPTIONS && used < size; i++)
+		if ((takes & options[i].id) && strncmp(options[i].name, arg + 2, len) == 0) {
+			int w = snprintf(buf + used, size - used, "%s--%s",
+			                 k == 0 ? "" : i == last ? " or " : ", ", options[i].name);
+			used += w > 0 ? (size_t)w : 0;
+			k++;
+		}
 	return true;
 }
 
@@ -269,6 +404,10 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 	}
 	shorts[ns] = '\0';
 	longs[nl] = (struct option){0, 0, 0, 0};
+	/* messages start "info: "; the program's own options need no prefix */
+	char pre[32], text[64], alts[256];
+	snprintf(pre, sizeof pre, "%s%s", strcmp(cmd, "stagecut") == 0 ? "" : cmd,
+	         strcmp(cmd, "stagecut") == 0 ? "" : ": ");
 	memset(o, 0, sizeof *o);
 	o->memory = -1;
 	o->policy = -1;
@@ -297,7 +436,7 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		case OPT_K: {
 			long k = strtol(a, &end, 10);
 			if (*a == '\0' || *end || k < 1 || k > 1000000) {
-				ui_error("%s: -k: '%s' is not an integer from 1 to 1000000", cmd,
+				ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre,
 				         a);
 				return false;
 			}
@@ -306,7 +445,7 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		}
 		case OPT_BANDWIDTH:
 			if (!sc_parse_weight(a, &o->bandwidth) || o->bandwidth <= 0) {
-				ui_error("%s: --bandwidth: '%s' is not a finite number > 0", cmd,
+				ui_error("%s--bandwidth: '%s' is not a finite number > 0", pre,
 				         a);
 				return false;
 			}
@@ -315,7 +454,7 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 			if (strcmp(a, "inf") == 0 || strcmp(a, "unlimited") == 0)
 				o->memory = INFINITY;
 			else if (!sc_parse_weight(a, &o->memory)) {
-				ui_error("%s: --memory: '%s' is not a number >= 0 or 'inf'", cmd,
+				ui_error("%s--memory: '%s' is not a number >= 0 or 'inf'", pre,
 				         a);
 				return false;
 			}
@@ -323,8 +462,8 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		case OPT_POLICY: {
 			sc_mem_policy p;
 			if (!sc_mem_policy_parse(a, &p)) {
-				ui_error("%s: --memory-policy: '%s' is not 'overflow' or 'hard'",
-				         cmd, a);
+				ui_error("%s--memory-policy: '%s' is not 'overflow' or 'hard'",
+				         pre, a);
 				return false;
 			}
 			o->policy = (int)p;
@@ -336,8 +475,11 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 			char *e2;
 			errno = 0;
 			unsigned long long sd = strtoull(a, &e2, 10);
-			if (*a == '\0' || *e2 || errno || *a == '-') {
-				ui_error("%s: --seed: '%s' is not a non-negative integer", cmd, a);
+			/* up to 2^63 - 1: --json prints the seed as a JSON (signed
+			 * 64-bit) integer */
+			if (*a == '\0' || *e2 || errno || *a == '-' || sd > LLONG_MAX) {
+				ui_error("%s--seed: '%s' is not a non-negative integer up to %lld", pre,
+				         a, LLONG_MAX);
 				return false;
 			}
 			o->seed = sd;
@@ -345,44 +487,44 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		}
 		case OPT_TIME:
 			if (!sc_parse_weight(a, &o->time_limit) || o->time_limit <= 0) {
-				ui_error("%s: --time: '%s' is not a number of seconds > 0", cmd, a);
+				ui_error("%s--time: '%s' is not a number of seconds > 0", pre, a);
 				return false;
 			}
 			break;
 		case OPT_EVALS:
-			if (!parse_count(cmd, "evals", a, 1, 1000000000L, &o->evals))
+			if (!parse_count(pre, "evals", a, 1, 1000000000L, &o->evals))
 				return false;
 			break;
 		case OPT_POPULATION:
-			if (!parse_count(cmd, "population", a, 2, 100000, &x))
+			if (!parse_count(pre, "population", a, 2, 100000, &x))
 				return false;
 			o->population = (int)x;
 			break;
 		case OPT_GENERATIONS:
-			if (!parse_count(cmd, "generations", a, 1, 100000000, &x))
+			if (!parse_count(pre, "generations", a, 1, 100000000, &x))
 				return false;
 			o->generations = (int)x;
 			break;
 		case OPT_ELITE:
-			if (!parse_fraction(cmd, "elite", a, &o->elite))
+			if (!parse_fraction(pre, "elite", a, &o->elite))
 				return false;
 			break;
 		case OPT_MUTANTS:
-			if (!parse_fraction(cmd, "mutants", a, &o->mutants))
+			if (!parse_fraction(pre, "mutants", a, &o->mutants))
 				return false;
 			break;
 		case OPT_BIAS:
-			if (!parse_fraction(cmd, "bias", a, &o->bias))
+			if (!parse_fraction(pre, "bias", a, &o->bias))
 				return false;
 			break;
 		case OPT_IDEAL_LIMIT:
-			if (!parse_count(cmd, "ideal-limit", a, 1, 100000000L, &o->ideal_limit))
+			if (!parse_count(pre, "ideal-limit", a, 1, 100000000L, &o->ideal_limit))
 				return false;
 			break;
 		case OPT_NO_REFINE: o->no_refine = true; break;
 		case OPT_PARTITION: o->partition = a; break;
 		case OPT_NODES:
-			if (!parse_count(cmd, "nodes", a, 1, 10000000, &x))
+			if (!parse_count(pre, "nodes", a, 1, 10000000, &x))
 				return false;
 			o->nodes = (int)x;
 			break;
@@ -390,17 +532,22 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':
-			if (strcmp(cmd, "stagecut") == 0)
-				ui_error("option '%s' needs a value", argv[optind - 1]);
-			else
-				ui_error("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+			ui_error("%soption '%s' needs a value", pre,
+			         option_text(argv, optopt, text, sizeof text));
 			return false;
 		default:
-			if (strcmp(cmd, "stagecut") == 0)
-				ui_error("unknown option '%s' (see 'stagecut --help')", argv[optind - 1]);
+			if (is_flag_with_value(argv, optopt, takes))
+				ui_error("%soption '%s' takes no value", pre,
+				         option_text(argv, optopt, text, sizeof text));
+			else if (ambiguous_option(argv, optopt, takes, alts, sizeof alts))
+				ui_error("%soption '%s' is ambiguous: %s", pre,
+				         option_text(argv, optopt, text, sizeof text), alts);
+			else if (*pre)
+				ui_error("%sunknown option '%s' (see 'stagecut %s --help')", pre,
+				         option_text(argv, optopt, text, sizeof text), cmd);
 			else
-				ui_error("%s: unknown option '%s' (see 'stagecut %s --help')", cmd,
-					 argv[optind - 1], cmd);
+				ui_error("unknown option '%s' (see 'stagecut --help')",
+				         option_text(argv, optopt, text, sizeof text));
 			return false;
 		}
 	}
@@ -420,7 +567,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-int ui_main(int argc, char **argv)
+static int run_main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
 		printf("stagecut %s\n", SC_VERSION);
@@ -468,5 +615,19 @@ int ui_main(int argc, char **argv)
 	}
 	status = cmd->run(&o);
 	free(o.pos);
+	return status;
+}
+
+int ui_main(int argc, char **argv)
+{
+	int status = run_main(argc, argv);
+	/* a report that could not be written (a full disk, a closed pipe) is
+	 * not a success: scripts would take a lost result for a good one */
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ui_error("standard output: cannot write: %s",
+		         errno ? strerror(errno) : "write error");
+		return UI_EXIT_INPUT;
+	}
 	return status;
 }

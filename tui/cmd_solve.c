@@ -87,6 +87,15 @@ int ui_cmd_solve(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
+		/* name the partition file, not the graph, when the start is invalid */
+		sc_violation viol;
+		if (!sc_part_check(g, start, k2, &viol)) {
+			char why[512];
+			sc_part_describe(g, start, &viol, why, sizeof why);
+			ui_error("%s: the starting partition is invalid: %s", o->partition, why);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
 		p.start = start;
 		if (!o->method)
 			p.method = "refine";

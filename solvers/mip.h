@@ -1,0 +1,91 @@
+/*
+ * mip.h - the MIP rungs of the lower-bound ladder (000 section 3), with CBC.
+ *
+ * Three models, all on the units of units.h (groups contracted, so a group
+ * can never be split), all with the hard memory limit as a constraint and
+ * the overflow term as a variable (exact for one stage, and for a superblock
+ * of s stages the convex bound max(0, param - s*M)/B, which the sum of its
+ * stages' overflows never falls below), so every value is a valid lower
+ * bound on the optimum of the whole model of DESIGN.md section 1:
+ *
+ *   bottleneck  three superblocks; the middle one does at least the simple
+ *               bound's work; minimise its cost (000 section 3.2).
+ *   guess j     the same, where the middle block is stage j of k and the
+ *               superblocks' costs, averaged over their j-1 and k-j stages,
+ *               also bound the objective (000 section 3.3).  The ladder's
+ *               value is the minimum over j = 1..k.
+ *   exact       the MIP of 000 Figure 3 in the y variables only, with the
+ *               best known partition as MIP start and cutoff, the other
+ *               rungs' values as a lower bound on the objective, and every
+ *               unit's stage window narrowed by the work of its ancestors
+ *               and descendants (no stage may exceed the known bottleneck).
+ *
+ * sc_mip_solve runs one model in the calling process; CBC is neither
+ * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child
+ * process.  Nothing here prints: CBC's own log is switched off.
+ *
+ * Progress: CBC 2.10's C interface offers a message callback
+ * (Cbc_registerCallBack) that receives each log message's numbers; the node
+ * log (CBC0010: nodes, best solution, best possible) and new-solution
+ * messages (CBC0012, CBC0004...) give the proven bound and the incumbent
+ * while the solve runs.  They are passed on through sc_mip_progress_fn.
+ */
+#ifndef SC_MIP_H
+#define SC_MIP_H
+
+#include <stdbool.h>
+
+#include "core/graph.h"
+
+typedef enum sc_rung {
+	SC_RUNG_SIMPLE = 0,
+	SC_RUNG_BOTTLENECK,
+	SC_RUNG_GUESS,
+	SC_RUNG_EXACT,
+	SC_RUNG_COUNT,
+} sc_rung;
+
+/* "simple", "bottleneck", "guess", "exact". */
+const char *sc_rung_name(sc_rung r);
+/* Parses a rung name; false when unknown. */
+bool sc_rung_parse(const char *name, sc_rung *out);
+
+typedef struct sc_mip_params {
+	sc_rung rung;      /* BOTTLENECK, GUESS or EXACT */
+	int k;             /* stages, >= 1 */
+	int guess;         /* GUESS: the middle block's position, 1..k */
+	double time_limit; /* seconds of wall time; <= 0 means none */
+	double lower;      /* a valid lower bound on this model's optimum, or 0 */
+	double upper;      /* the bottleneck of a known partition, or INFINITY */
+	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
+} sc_mip_params;
+
+typedef enum sc_mip_status {
+	SC_MIP_OPTIMAL,    /* solved; bound is the model's optimum */
+	SC_MIP_TIME_LIMIT, /* stopped by the time limit; bound is still valid */
+	SC_MIP_INFEASIBLE, /* no solution: the optimum is infinite */
+} sc_mip_status;
+
+typedef struct sc_mip_result {
+	sc_mip_status status;
+	double bound;     /* proven lower bound on the model's optimum */
+	double incumbent; /* best solution's value, INFINITY when none */
+	long nodes;       /* branch-and-bound nodes */
+	double seconds;
+	int rows, cols;   /* size of the model CBC was given */
+	int *stages;      /* EXACT: the incumbent's op stages (0-based), malloc'd; or NULL */
+} sc_mip_result;
+
+/* Called while CBC runs with its current proven bound and incumbent (in the
+ * graph's time units; INFINITY when none), nodes and seconds. */
+typedef void (*sc_mip_progress_fn)(void *ud, double bound, double incumbent, long nodes,
+				   double seconds);
+
+/* Builds and solves one model of g under set (set->memory, set->policy and
+ * set->bandwidth are honoured; p->k stages).  Returns SC_OK with *res filled
+ * (free res->stages), or an error (SC_ERR_INPUT for bad parameters,
+ * SC_ERR_NOMEM, SC_ERR_INTERNAL when CBC fails). */
+sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
+		       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * test_mip.c - the MIP rungs: each model's optimum equals the same model
+ * solved by enumeration (so the models are the paper's), every rung stays at
+ * or below the brute-force optimum, exact equals it, on hundreds of random
+ * small DAGs with groups and both memory policies; hand-checked values on the
+ * paper's examples; the MIP start and the time limit.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cost.h"
+#include "solvers/mip.h"
+#include "solvers/search.h"
+#include "solvers/simple.h"
+#include "solvers/units.h"
+#include "tests/support.h"
+
+static sc_mip_result solve(const sc_graph *g, int k, sc_rung rung, int guess, double upper,
+			   const int *start)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_mip_params p = {.rung = rung, .k = k, .guess = guess, .upper = upper, .start = start};
+	sc_mip_result res;
+	sc_error err;
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_OK, "%s: %s",
+		     sc_rung_name(rung), err.msg);
+	return res;
+}
+
+static double guess_min(const sc_graph *g, int k)
+{
+	double v = INFINITY;
+	for (int j = 1; j <= k; j++) {
+		sc_mip_result r = solve(g, k, SC_RUNG_GUESS, j, INFINITY, NULL);
+		cr_assert(r.status == SC_MIP_OPTIMAL || r.status == SC_MIP_INFEASIBLE);
+		if (r.bound < v)
+			v = r.bound;
+	}
+	return v;
+}
+
+/* Costs of a superblock for the guess model, computed from the ops: its
+ * work, the tensors leaving it (first) or entering it (last), each once,
+ * and the overflow of its stages taken together. */
+static double super_cost(const sc_graph *g, const sc_settings *set, const bool *in, bool first,
+			 int stages, bool *fits)
+{
+	double work = 0, param = 0, io = 0;
+	for (int u = 0; u < g->n; u++) {
+		if (in[u]) {
+			work += g->work[u];
+			param += g->param[u];
+		}
+		bool cross = false;
+		for (int e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
+			if (first ? in[u] && !in[g->succ[e]] : !in[u] && in[g->succ[e]])
+				cross = true;
+		if (cross)
+			io += g->out[u];
+	}
+	double cap = stages * set->memory;
+	*fits = !(set->policy == SC_MEM_HARD && param > cap);
+	double over = set->policy == SC_MEM_OVERFLOW && param > cap ? (param - cap) : 0;
+	return work + (io + over) / set->bandwidth;
+}
+
+/* The three-block relaxations by enumeration: every assignment of the ops
+ * to blocks 0, 1, 2 in pipeline order with groups together and the middle
+ * doing at least L.  guess 0 means the bottleneck model. */
+static double relaxation_brute(const sc_graph *g, int k, int guess, double L)
+{
+	sc_settings set = g->settings;
+	int n = g->n;
+	int *a = calloc((size_t)n, sizeof *a);
+	bool *in0 = malloc((size_t)n), *in1 = malloc((size_t)n), *in2 = malloc((size_t)n);
+	double best = INFINITY;
+	for (;;) {
+		bool ok = true;
+		for (int u = 0; u < n && ok; u++)
+			for (int e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
+				if (a[u] > a[g->succ[e]])
+					ok = false;
+		for (int u = 0; u < n && ok; u++)
+			for (int v = 0; v < n; v++)
+				if (g->group[u] >= 0 && g->group[u] == g->group[v] && a[u] != a[v])
+					ok = false;
+		if (guess == 1)
+			for (int u = 0; u < n; u++)
+				ok = ok && a[u] != 0;
+		if (guess == k)
+			for (int u = 0; u < n; u++)
+				ok = ok && a[u] != 2;
+		double w1 = 0, p1 = 0, prest = 0;
+		for (int u = 0; u < n; u++) {
+			in0[u] = a[u] == 0;
+			in1[u] = a[u] == 1;
+			in2[u] = a[u] == 2;
+			w1 += in1[u] ? g->work[u] : 0;
+			p1 += in1[u] ? g->param[u] : 0;
+			prest += in1[u] ? 0 : g->param[u];
+		}
+		ok = ok && w1 >= L * (1 - 1e-9);
+		if (set.policy == SC_MEM_HARD)
+			ok = ok && p1 <= set.memory && (guess > 0 || prest <= (k - 1) * set.memory);
+		if (ok) {
+			double v = sc_cost_of_set(g, &set, in1);
+			bool f0 = true, f2 = true;
+			if (guess > 1)
+				v = fmax(v, super_cost(g, &set, in0, true, guess - 1, &f0) / (guess - 1));
+			if (guess > 0 && guess < k)
+				v = fmax(v, super_cost(g, &set, in2, false, k - guess, &f2) / (k - guess));
+			if (f0 && f2 && v < best)
+				best = v;
+		}
+		int i = 0;
+		while (i < n && a[i] == 2)
+			a[i++] = 0;
+		if (i == n)
+			break;
+		a[i]++;
+	}
+	free(a);
+	free(in0);
+	free(in1);
+	free(in2);
+	return best;
+}
+
+static double unit_bound(const sc_graph *g, int k, bool *merged)
+{
+	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+	sc_units *plain = sc_units_new(g, false, g->settings.memory, NULL);
+	*merged = u->n != plain->n;
+	double total = 0, largest = 0;
+	for (int i = 0; i < u->n; i++) {
+		total += u->work[i];
+		largest = fmax(largest, u->work[i]);
+	}
+	sc_units_free(u);
+	sc_units_free(plain);
+	return fmax(largest, total / k);
+}
+
+Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
+{
+	ts_rng r = {4242};
+	int exact_checked = 0, strict_guess = 0, strict_bottleneck = 0, equal_checked = 0, hard = 0;
+	for (int t = 0; t < 250; t++) {
+		ts_graph_spec spec = {.n = 2 + ts_below(&r, 6),
+				      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
+				      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
+				      .ngroups = 2};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
+		double x = ts_uniform(&r);
+		if (x < 0.6) {
+			spec.settings.memory = 5 + ts_uniform(&r) * 25;
+			spec.settings.policy = x < 0.3 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 2 + ts_below(&r, 3);
+		hard += g->settings.policy == SC_MEM_HARD;
+		int *best = malloc((size_t)g->n * sizeof *best);
+		double opt = ts_brute_optimum(g, k, best);
+		bool merged;
+		double L = unit_bound(g, k, &merged);
+
+		sc_mip_result b = solve(g, k, SC_RUNG_BOTTLENECK, 0, INFINITY, NULL);
+		double gmin = guess_min(g, k);
+		double bb = relaxation_brute(g, k, 0, L);
+		double gb = INFINITY;
+		for (int j = 1; j <= k; j++)
+			gb = fmin(gb, relaxation_brute(g, k, j, L));
+		/* the models are exactly the relaxations (merging trivial ops
+		 * can only raise them, and never above the optimum) */
+		if (!merged) {
+			cr_assert(fabs(b.bound - bb) <= 1e-6 * (1 + bb) || (isinf(bb) && isinf(b.bound)),
+				  "bottleneck MIP %.10g, enumeration %.10g (t %d)", b.bound, bb, t);
+			cr_assert(fabs(gmin - gb) <= 1e-6 * (1 + gb) || (isinf(gb) && isinf(gmin)),
+				  "guess MIP %.10g, enumeration %.10g (t %d)", gmin, gb, t);
+			equal_checked++;
+		} else {
+			cr_assert_geq(b.bound, bb - 1e-6 * (1 + bb));
+			cr_assert_geq(gmin, gb - 1e-6 * (1 + gb));
+		}
+		/* every rung is a lower bound */
+		double simple = sc_bound_simple(g, k);
+		cr_assert_leq(simple, opt * (1 + 1e-9));
+		cr_assert_leq(b.bound, opt * (1 + 1e-6) + 1e-9, "bottleneck %.10g > optimum %.10g (t %d)",
+			      b.bound, opt, t);
+		cr_assert_leq(gmin, opt * (1 + 1e-6) + 1e-9, "guess %.10g > optimum %.10g (t %d)", gmin,
+			      opt, t);
+		cr_assert_geq(gmin, b.bound * (1 - 1e-6) - 1e-9, "guess never below bottleneck");
+		strict_bottleneck += b.bound > simple * (1 + 1e-6);
+		strict_guess += gmin > b.bound * (1 + 1e-6);
+
+		/* exact, from nothing and from a known partition */
+		sc_mip_result e = solve(g, k, SC_RUNG_EXACT, 0, INFINITY, NULL);
+		if (isinf(opt)) {
+			cr_assert_eq(e.status, SC_MIP_INFEASIBLE, "t %d", t);
+		} else {
+			cr_assert_eq(e.status, SC_MIP_OPTIMAL);
+			cr_assert(fabs(e.bound - opt) <= 1e-6 * (1 + opt), "exact %.10g, optimum %.10g (t %d)",
+				  e.bound, opt, t);
+			cr_assert(e.stages);
+			sc_settings set = g->settings;
+			set.k = k;
+			sc_costs *c = sc_costs_new(g, &set, NULL);
+			sc_costs_eval(c, e.stages);
+			cr_assert(fabs(sc_costs_objective(c) - opt) <= 1e-6 * (1 + opt),
+				  "the MIP's partition costs %.10g, optimum %.10g", sc_costs_objective(c),
+				  opt);
+			sc_costs_free(c);
+			free(e.stages);
+			sc_mip_result s = solve(g, k, SC_RUNG_EXACT, 0, opt, best);
+			cr_assert_eq(s.status, SC_MIP_OPTIMAL);
+			cr_assert(fabs(s.bound - opt) <= 1e-6 * (1 + opt), "started exact %.10g, optimum %.10g (t %d)",
+				  s.bound, opt, t);
+			free(s.stages);
+			exact_checked++;
+		}
+		free(best);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(exact_checked, 150);
+	cr_assert_gt(equal_checked, 100);
+	cr_assert_gt(hard, 40);
+	/* the rungs are not just the simple bound again */
+	cr_assert_gt(strict_bottleneck, 50);
+	cr_assert_gt(strict_guess, 10);
+}
+
+/* Figure 2 (see the file's comment): outs a 1, u 2, v 1, w 1, x 1, y 0 and
+ * works 1, 2, 3, 1, 2, 1.  k = 2: the simple bound is 10 / 2 = 5; a middle
+ * block doing 5 or more costs at least 9 (e.g. {u, v}: in 1 + 5 + out 3),
+ * and so does the best split ({a, u} | rest: 3 + 2 = 5 and 2 + 7 = 9).
+ * k = 3: the simple bound is 10 / 3; the cheapest middle block with work
+ * >= 4 is {a, u, w} at 4 + 3 = 7, and {a, u, w} | {v} | {x, y} costs
+ * 7, 6, 5. */
+Test(mip, figure2_by_hand)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	cr_assert_float_eq(sc_bound_simple(g, 2), 5.0, 1e-12);
+	cr_assert_float_eq(solve(g, 2, SC_RUNG_BOTTLENECK, 0, INFINITY, NULL).bound, 9.0, 1e-6);
+	cr_assert_float_eq(guess_min(g, 2), 9.0, 1e-6);
+	sc_mip_result e = solve(g, 2, SC_RUNG_EXACT, 0, INFINITY, NULL);
+	cr_assert_float_eq(e.bound, 9.0, 1e-6);
+	free(e.stages);
+	cr_assert_float_eq(solve(g, 3, SC_RUNG_BOTTLENECK, 0, INFINITY, NULL).bound, 7.0, 1e-6);
+	cr_assert_float_eq(guess_min(g, 3), 7.0, 1e-6);
+	e = solve(g, 3, SC_RUNG_EXACT, 0, INFINITY, NULL);
+	cr_assert_float_eq(e.bound, 7.0, 1e-6);
+	free(e.stages);
+	sc_graph_free(g);
+}
+
+Test(mip, lemma_b2_exact_is_one)
+{
+	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
+	sc_mip_result e = solve(g, 4, SC_RUNG_EXACT, 0, INFINITY, NULL);
+	cr_assert_eq(e.status, SC_MIP_OPTIMAL);
+	cr_assert_float_eq(e.bound, 1.0, 1e-6);
+	free(e.stages);
+	cr_assert_leq(guess_min(g, 4), 1.0 + 1e-6);
+	sc_graph_free(g);
+}
+
+Test(mip, time_limit_reports_a_valid_bound, .timeout = 60)
+{
+	/* a graph exact cannot finish in 0.5 s: the bound is still valid */
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 16;
+	sc_mip_params p = {.rung = SC_RUNG_EXACT, .k = 16, .time_limit = 0.5, .upper = INFINITY};
+	sc_mip_result res;
+	sc_error err;
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(res.status, SC_MIP_TIME_LIMIT);
+	cr_assert_leq(res.seconds, 10);
+	cr_assert_leq(res.bound, 124.34884977404485 * (1 + 1e-9), "REFERENCE optimum for k = 16");
+	cr_assert_geq(res.bound, sc_bound_simple(g, 16) * (1 - 1e-9));
+	free(res.stages);
+	sc_graph_free(g);
+}
+
+Test(mip, bad_parameters)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_settings set = g->settings;
+	sc_mip_params p = {.rung = SC_RUNG_GUESS, .k = 3, .guess = 4, .upper = INFINITY};
+	sc_mip_result res;
+	sc_error err;
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "1..3"), "%s", err.msg);
+	p.rung = SC_RUNG_SIMPLE;
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_ERR_INPUT);
+	sc_graph_free(g);
+}
