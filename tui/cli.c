@@ -47,6 +47,7 @@ enum {
 	OPT_PARTITION = 1 << 18,
 	OPT_NODES = 1 << 19,
 	OPT_MODEL = 1 << 20,
+	OPT_RUNGS = 1 << 21,
 };
 
 typedef struct ui_option {
@@ -76,7 +77,10 @@ static const ui_option options[] = {
 	{OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
 	{OPT_IDEAL_LIMIT, "ideal-limit", 0, "N", "exact: refuse graphs with more ideals (default 20000)"},
 	{OPT_NO_REFINE, "no-refine", 0, NULL, "do not refine the search's result with local moves"},
-	{OPT_PARTITION, "partition", 'p', "FILE", "start from this partition file (method refine)"},
+	{OPT_PARTITION, "partition", 'p', "FILE",
+	 "solve: start from this partition (method refine); bounds: its upper bound"},
+	{OPT_RUNGS, "rungs", 'r', "LIST",
+	 "bounds: comma-separated rungs (default simple,bottleneck,guess,exact)"},
 	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate"},
 	{OPT_MODEL, "model", 0, "M", "random graph model: er, ba, ws or any (default any)"},
         {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
@@ -142,6 +146,24 @@ static const ui_command commands[] = {
 		.min_pos = 1,
 		.max_pos = 1,
 		.run = ui_cmd_solve,
+	},
+	{
+		.name = "bounds",
+		.synopsis = "bounds FILE -k K [--rungs LIST] [--time SECONDS] [--partition P]",
+		.summary = "the ladder of lower bounds: how far from optimal is the best split?",
+		.help = "Finds an upper bound with the default search (or takes the partition file P)\n"
+			"and computes the requested rungs of the lower-bound ladder: simple (000 Lemma\n"
+			"3.3), bottleneck (the three-superblock MIP), guess (k bottleneck-guess MIPs)\n"
+			"and exact (the MIP of 000 Figure 3), each with CBC in a child process, at\n"
+			"most one per core.  --time is each MIP rung's limit (guess's k solves share\n"
+			"it); a rung stopped by it still gives a valid bound.  Prints each rung's\n"
+			"value, its ratio to the upper bound and the certified gap; live progress\n"
+			"goes to stderr when it is a terminal.",
+		.takes = SETTINGS | OPT_RUNGS | OPT_TIME | OPT_PARTITION | OPT_METHOD | OPT_SEED |
+			 OPT_EVALS | OPT_JSON | OPT_HELP,
+		.min_pos = 1,
+		.max_pos = 1,
+		.run = ui_cmd_bounds,
 	},
 	{
 		.name = "gen",
@@ -529,6 +551,7 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 			o->nodes = (int)x;
 			break;
 		case OPT_MODEL: o->model = a; break;
+		case OPT_RUNGS: o->rungs = a; break;
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':

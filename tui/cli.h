@@ -36,6 +36,7 @@ typedef struct ui_opts {
 	const char *partition; /* --partition: a starting partition */
 	int nodes;
 	const char *model;
+	const char *rungs; /* bounds: --rungs */
 	int npos;
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
@@ -55,6 +56,7 @@ int ui_cmd_info(const ui_opts *o);
 int ui_cmd_eval(const ui_opts *o);
 int ui_cmd_solve(const ui_opts *o);
 int ui_cmd_gen(const ui_opts *o);
+int ui_cmd_bounds(const ui_opts *o);
 int ui_workbench(const ui_opts *o);
 
 /* The path of the bundled sample opened when no FILE is given, in buf. */

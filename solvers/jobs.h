@@ -1,0 +1,108 @@
+/*
+ * jobs.h - the engine: searches and MIP solves as jobs that report while
+ * they run (DESIGN.md section 5).
+ *
+ * A search job runs on a thread of its own and is cancelled through
+ * sc_search_cancel.  A MIP job runs sc_mip_solve in a child process, because
+ * CBC is neither thread-safe nor interruptible: the child writes lines on a
+ * pipe (progress, the result, an error), a cancel kills it, and if it dies
+ * without a result the job fails with the signal or exit status named.
+ *
+ * The engine is driven from one thread (the workbench's loop or a batch
+ * command): add jobs, then call sc_engine_poll, which never blocks longer
+ * than asked, starts queued jobs while fewer than max_running run, and
+ * updates each job's info.  Nothing here prints.
+ *
+ * The graph given to a job must outlive the engine (or the job); settings
+ * and parameters are copied.
+ */
+#ifndef SC_JOBS_H
+#define SC_JOBS_H
+
+#include <stdbool.h>
+
+#include "core/graph.h"
+#include "mip.h"
+#include "search.h"
+
+typedef enum sc_job_kind { SC_JOB_SEARCH, SC_JOB_MIP } sc_job_kind;
+
+typedef enum sc_job_state {
+	SC_JOB_QUEUED,
+	SC_JOB_RUNNING,
+	SC_JOB_DONE,      /* finished; a MIP solved to optimality (or infeasible) */
+	SC_JOB_STOPPED,   /* a MIP stopped by its time limit: its bound is still valid */
+	SC_JOB_CANCELLED, /* cancelled: a search keeps its best so far */
+	SC_JOB_FAILED,    /* message says why */
+} sc_job_state;
+
+/* "queued", "running", "done", "stopped", "cancelled", "failed". */
+const char *sc_job_state_name(sc_job_state s);
+
+/* True once a job will not change any more. */
+static inline bool sc_job_finished(sc_job_state s)
+{
+	return s >= SC_JOB_DONE;
+}
+
+typedef struct sc_job_info {
+	sc_job_kind kind;
+	sc_job_state state;
+	unsigned version;  /* grows each time anything below changes */
+	double elapsed;    /* seconds since the job started (0 while queued) */
+	sc_progress search; /* SEARCH: the latest snapshot */
+	double bound;      /* MIP: proven lower bound so far (the lower given, at first) */
+	double incumbent;  /* MIP: best solution's value so far, INFINITY when none */
+	long nodes;        /* MIP: branch-and-bound nodes, -1 until known */
+	sc_mip_status mip_status; /* MIP, when DONE or STOPPED */
+	char message[256]; /* FAILED: the reason */
+} sc_job_info;
+
+typedef struct sc_engine sc_engine;
+
+/* A new engine running at most max_running jobs at a time (<= 0: one per
+ * online processor).  NULL with err set when out of resources. */
+sc_engine *sc_engine_new(int max_running, sc_error *err);
+
+/* Cancels every job, waits for the threads and reaps the children, frees e.
+ * sc_engine_free(NULL) does nothing. */
+void sc_engine_free(sc_engine *e);
+
+/* Queues a search of g (see search.h); returns its job id (>= 0) or -1
+ * with err set (e.g. an unknown method). */
+int sc_engine_add_search(sc_engine *e, const sc_graph *g, const sc_settings *set,
+			 const sc_search_params *p, sc_error *err);
+
+/* Queues one MIP solve (see mip.h); returns its job id or -1 with err set. */
+int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
+		      const sc_mip_params *p, sc_error *err);
+
+/* Starts what may start, waits up to timeout_ms (0: do not wait, < 0: until
+ * something happens) for reports, and updates the jobs.  extra_fd, when
+ * >= 0, is polled too (the workbench's terminal) and *extra_ready tells
+ * whether it became readable.  Returns the number of jobs that changed. */
+int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready);
+
+/* Copies job id's info; false for an unknown id. */
+bool sc_engine_info(const sc_engine *e, int id, sc_job_info *out);
+
+/* Asks job id to stop (id < 0: every job).  A queued job is cancelled at
+ * once; a search stops at its next step and keeps its best partition; a MIP
+ * child is killed. */
+void sc_engine_cancel(sc_engine *e, int id);
+
+/* Polls until job id (id < 0: every job) has finished. */
+void sc_engine_wait(sc_engine *e, int id);
+
+/* The most jobs that run at once. */
+int sc_engine_slots(const sc_engine *e);
+
+/* Jobs queued or running. */
+int sc_engine_busy(const sc_engine *e);
+
+/* A finished search's result: its bottleneck (INFINITY when none) and, when
+ * stage is not NULL, its op stages; *optimal when proven.  A MIP job's
+ * incumbent partition likewise (exact rung only; INFINITY when none). */
+double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * ladder.h - the ladder of lower bounds (DESIGN.md section 4) on the engine.
+ *
+ * A ladder computes the requested rungs for one problem (graph, settings
+ * with k) as jobs of an sc_engine: simple at once, then the bottleneck MIP,
+ * the k guess MIPs (added as slots free up, each told the best valid lower
+ * bound on its own optimum known by then) and last the exact MIP, started
+ * from the best known partition with every other rung's value as a lower
+ * bound on its objective.
+ *
+ * Each rung always has a valid value: the best bound proven so far (for
+ * guess, the minimum over its k solves of their bounds so far, counting
+ * solves not yet run at the bottleneck rung's value, or the simple bound,
+ * which bound them from below).  Values are capped at the known upper bound,
+ * which any lower bound may be.
+ *
+ * Time limits: --time T is each MIP rung's limit; guess's k solves share it
+ * (each gets T * slots / k, at least one second), so every rung ends within
+ * about T of its start.
+ *
+ * Drive it by calling sc_engine_poll and then sc_ladder_update.
+ */
+#ifndef SC_LADDER_H
+#define SC_LADDER_H
+
+#include <stdbool.h>
+
+#include "jobs.h"
+#include "mip.h"
+
+typedef enum sc_rung_state {
+	SC_RS_OFF,       /* not requested */
+	SC_RS_WAITING,
+	SC_RS_RUNNING,
+	SC_RS_DONE,      /* solved to optimality: the rung's exact value */
+	SC_RS_STOPPED,   /* stopped by its time limit: a valid, weaker value */
+	SC_RS_FAILED,    /* message says why; the value is what was proven before */
+	SC_RS_CANCELLED,
+} sc_rung_state;
+
+/* "off", "waiting", "running", "done", "stopped", "failed", "cancelled". */
+const char *sc_rung_state_name(sc_rung_state s);
+
+typedef struct sc_rung_info {
+	sc_rung rung;
+	sc_rung_state state;
+	double value;   /* valid lower bound so far */
+	double seconds; /* wall time since the rung started */
+	int parts, parts_done; /* guess: k solves and how many finished */
+	char message[256];
+} sc_rung_info;
+
+typedef struct sc_ladder_params {
+	unsigned rungs;    /* bit (1u << sc_rung) per requested rung */
+	double time_limit; /* seconds per MIP rung; <= 0 means none */
+	double upper;      /* bottleneck of the best known partition, or INFINITY */
+	const int *start;  /* that partition (op stages, 0-based), or NULL */
+} sc_ladder_params;
+
+typedef struct sc_ladder sc_ladder;
+
+/* Starts a ladder for g under set (set->k stages).  g must outlive it; the
+ * rest is copied.  NULL with err set on bad parameters or no memory. */
+sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
+			 const sc_ladder_params *p, sc_error *err);
+
+/* Cancels the ladder's jobs (they finish as cancelled) and frees it. */
+void sc_ladder_free(sc_ladder *l);
+
+/* Takes in what the engine reported and starts the next rungs.  Returns
+ * true when anything changed. */
+bool sc_ladder_update(sc_ladder *l);
+
+/* True when every requested rung has finished. */
+bool sc_ladder_done(const sc_ladder *l);
+
+/* The state of rung r. */
+void sc_ladder_info(const sc_ladder *l, sc_rung r, sc_rung_info *out);
+
+/* The guess rung's solve j (1..k): its state and value so far. */
+void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, double *value);
+
+/* The best lower bound over all rungs. */
+double sc_ladder_lower(const sc_ladder *l);
+
+/* The best upper bound: the one given, or better when the exact MIP found a
+ * better partition (then copied into stage when not NULL). */
+double sc_ladder_upper(const sc_ladder *l, int *stage);
+
+/* Cancels every running or waiting rung. */
+void sc_ladder_cancel(sc_ladder *l);
+
+#endif

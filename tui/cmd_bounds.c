@@ -1,0 +1,311 @@
+/*
+ * cmd_bounds.c - `stagecut bounds FILE -k K`: an upper bound from the
+ * default search (or a partition file), then the ladder of lower bounds,
+ * with live progress on stderr when it is a terminal.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Parses "simple,guess,..." into rung bits; false (after an error) when a
+ * name is unknown. */
+static bool parse_rungs(const char *list, unsigned *out)
+{
+	*out = 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		sc_rung r;
+		if (!sc_rung_parse(t, &r)) {
+			ui_error("bounds: --rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
+				 t);
+			return false;
+		}
+		*out |= 1u << r;
+	}
+	if (!*out) {
+		ui_error("bounds: --rungs: no rung named");
+		return false;
+	}
+	return true;
+}
+
+static const char *status_name(sc_rung_state s)
+{
+	switch (s) {
+	case SC_RS_DONE:
+		return "optimal";
+	case SC_RS_STOPPED:
+		return "time_limit";
+	case SC_RS_CANCELLED:
+		return "cancelled";
+	case SC_RS_FAILED:
+		return "error";
+	default:
+		return sc_rung_state_name(s);
+	}
+}
+
+static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
+{
+	if (!tty || t - *last < 0.2)
+		return;
+	*last = t;
+	fputs("\r\033[K", stderr);
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		if (!(rungs & (1u << r)))
+			continue;
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		char b[32];
+		fprintf(stderr, "%s%s %s", r ? "  " : "", sc_rung_name((sc_rung)r),
+			ui_num(ri.value, b, sizeof b));
+		if (ri.state == SC_RS_RUNNING) {
+			if (r == SC_RUNG_GUESS)
+				fprintf(stderr, " (%d/%d, %.0fs)", ri.parts_done, ri.parts, ri.seconds);
+			else
+				fprintf(stderr, " (%.0fs)", ri.seconds);
+		} else if (ri.state == SC_RS_WAITING) {
+			fputs(" (waiting)", stderr);
+		}
+	}
+	fflush(stderr);
+}
+
+int ui_cmd_bounds(const ui_opts *o)
+{
+	int status = UI_EXIT_OK;
+	unsigned rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) |
+			 (1u << SC_RUNG_GUESS) | (1u << SC_RUNG_EXACT);
+	if (o->rungs && !parse_rungs(o->rungs, &rungs))
+		return UI_EXIT_INPUT;
+	sc_graph *g = ui_load(o->pos[0], o, &status);
+	if (!g)
+		return status;
+	sc_settings set = g->settings;
+	sc_engine *e = NULL;
+	sc_ladder *l = NULL;
+	int *stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
+	sc_error err;
+	const char *method = o->method ? o->method : "best";
+	bool ub_optimal = false;
+	double upper = INFINITY, search_seconds = 0;
+	bool tty = isatty(STDERR_FILENO);
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (!stage) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (set.k < 1) {
+		ui_error("bounds: %s does not set k; give -k K", g->source);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	e = sc_engine_new(0, &err);
+	if (!e) {
+		ui_error("%s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (o->partition) {
+		int k2;
+		if (sc_part_read(o->partition, g, &k2, stage, &err) != SC_OK) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		sc_violation viol;
+		if (k2 != set.k) {
+			ui_error("%s: the partition has k = %d, but bounds are for k = %d",
+				 o->partition, k2, set.k);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (!sc_part_check(g, stage, k2, &viol)) {
+			char why[512];
+			sc_part_describe(g, stage, &viol, why, sizeof why);
+			ui_error("%s: the partition is invalid: %s", o->partition, why);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		sc_costs *c = sc_costs_new(g, &set, &err);
+		if (!c) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		sc_costs_eval(c, stage);
+		upper = sc_costs_objective(c);
+		sc_costs_free(c);
+		method = "partition";
+	} else {
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = method;
+		p.seed = o->seed;
+		p.evals = o->evals;
+		int id = sc_engine_add_search(e, g, &set, &p, &err);
+		if (id < 0) {
+			ui_error("bounds: %s: %s", g->source, err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		sc_job_info ji;
+		double last = -1;
+		do {
+			sc_engine_poll(e, 100, -1, NULL);
+			sc_engine_info(e, id, &ji);
+			if (interrupted)
+				sc_engine_cancel(e, id);
+			if (tty && ji.elapsed - last >= 0.2) {
+				char b[32];
+				last = ji.elapsed;
+				fprintf(stderr, "\r\033[Ksearch %s: %ld evals, best %s, %.1f s",
+					ji.search.phase, ji.search.evals,
+					ui_num(ji.search.best, b, sizeof b), ji.elapsed);
+				fflush(stderr);
+			}
+		} while (!sc_job_finished(ji.state));
+		if (tty)
+			fputs("\r\033[K", stderr);
+		if (ji.state == SC_JOB_FAILED) {
+			ui_error("bounds: %s: %s", g->source, ji.message);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		upper = sc_engine_result(e, id, stage, &ub_optimal);
+		search_seconds = ji.elapsed;
+	}
+	sc_ladder_params lp = {.rungs = rungs,
+			       .time_limit = o->time_limit,
+			       .upper = upper,
+			       .start = isfinite(upper) ? stage : NULL};
+	l = sc_ladder_new(e, g, &set, &lp, &err);
+	if (!l) {
+		ui_error("bounds: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	double last = -1;
+	bool cancelled = false;
+	while (!sc_ladder_done(l)) {
+		sc_engine_poll(e, 100, -1, NULL);
+		sc_ladder_update(l);
+		if (interrupted && !cancelled) {
+			sc_ladder_cancel(l);
+			cancelled = true;
+		}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		show(l, rungs, tty, &last, (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec);
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	double best_upper = sc_ladder_upper(l, stage);
+	bool improved = best_upper < upper;
+	upper = best_upper;
+	double lower = sc_ladder_lower(l);
+	bool feasible = isfinite(upper);
+	double gap = feasible && lower > 0 ? upper / lower - 1 : INFINITY;
+	if (!feasible) {
+		ui_error("bounds: %s: %s partition into %d stages keeps every stage within the hard "
+			 "memory limit",
+			 g->source, isinf(lower) ? "no" : "the search found no", set.k);
+		status = UI_EXIT_INFEASIBLE;
+	}
+
+	if (o->json) {
+		json_t *arr = json_array();
+		for (int r = 0; r < SC_RUNG_COUNT; r++) {
+			if (!(rungs & (1u << r)))
+				continue;
+			sc_rung_info ri;
+			sc_ladder_info(l, (sc_rung)r, &ri);
+			json_t *row = json_pack(
+			    "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r), "value",
+			    isfinite(ri.value) ? json_real(ri.value) : json_null(), "ratio",
+			    feasible && isfinite(ri.value) ? json_real(ri.value / upper) : json_null(),
+			    "status", status_name(ri.state), "seconds", ri.seconds);
+			if (ri.state == SC_RS_FAILED)
+				json_object_set_new(row, "message", json_string(ri.message));
+			if (r == SC_RUNG_GUESS) {
+				json_t *parts = json_array();
+				for (int j = 1; j <= set.k; j++) {
+					sc_rung_state st;
+					double v;
+					sc_ladder_guess_part(l, j, &st, &v);
+					json_array_append_new(
+					    parts, json_pack("{s:i, s:o, s:s}", "position", j, "value",
+							     isfinite(v) ? json_real(v) : json_null(),
+							     "status", status_name(st)));
+				}
+				json_object_set_new(row, "solves", parts);
+			}
+			json_array_append_new(arr, row);
+		}
+		json_t *root = json_pack(
+		    "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:o, s:o}", "graph", g->name, "k", set.k,
+		    "upper_bound", feasible ? json_real(upper) : json_null(), "upper_bound_method",
+		    improved ? "exact" : method, "upper_bound_optimal", (int)ub_optimal,
+		    "search_seconds", search_seconds, "lower_bound",
+		    isfinite(lower) ? json_real(lower) : json_null(), "gap",
+		    isfinite(gap) ? json_real(gap) : json_null(), "rungs", arr);
+		if (!ui_print_json(root))
+			status = UI_EXIT_INPUT;
+		goto out;
+	}
+	char b[32], c2[32];
+	printf("%s, k %d: upper bound %s (%s%s)\n", g->name, set.k,
+	       feasible ? ui_num(upper, b, sizeof b) : "none", improved ? "exact MIP" : method,
+	       ub_optimal ? ", proven optimal" : "");
+	printf("  rung          lower bound     LB/UB  status        seconds\n");
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		if (!(rungs & (1u << r)))
+			continue;
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		printf("  %-12s %12s  %8s  %-12s %8.2f\n", sc_rung_name((sc_rung)r),
+		       ui_num(ri.value, b, sizeof b),
+		       feasible ? (snprintf(c2, sizeof c2, "%.4f", ri.value / upper), c2) : "-",
+		       status_name(ri.state), ri.seconds);
+		if (ri.state == SC_RS_FAILED)
+			printf("      %s\n", ri.message);
+	}
+	if (feasible)
+		printf("certified gap %.2f%% (upper / best lower bound - 1)\n", 100 * gap);
+	fflush(stdout);
+	if (ferror(stdout))
+		status = UI_EXIT_INPUT;
+out:
+	sc_ladder_free(l);
+	sc_engine_free(e);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	free(stage);
+	sc_graph_free(g);
+	if (status == UI_EXIT_OK && interrupted)
+		status = 130;
+	return status;
+}
