@@ -98,8 +98,11 @@ $(BUILD)/bench-core: $(BUILD)/bench/bench_core.o $(BUILD)/libstagecut.a
 $(BUILD)/bench-search: $(BUILD)/bench/bench_search.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
+$(BUILD)/bench-bounds: $(BUILD)/bench/bench_bounds.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 bench: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core $(BUILD)/bench-search
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core $(BUILD)/bench-search $(BUILD)/bench-bounds
 	./bench/run.sh
 
 install: stagecut

@@ -7,3 +7,6 @@ build/bench-core 100000
 echo
 echo "== searches: exact vs the published DP, BRKGA speed, BRKGA quality"
 build/bench-search
+echo
+echo "== the lower-bound ladder (000 Table 1): every sample graph, k = 2, 4, 8, 16, 60 s per rung"
+build/bench-bounds 60

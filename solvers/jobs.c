@@ -304,6 +304,10 @@ static void child_main(job *j, int fd)
 		dup2(null, 2);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	/* for the tests: a child that dies the way a CBC crash would */
+	const char *crash = getenv("STAGECUT_TEST_CRASH");
+	if (crash && *crash)
+		raise(SIGSEGV);
 	sc_mip_result res;
 	sc_error err;
 	if (sc_mip_solve(j->g, &j->set, &j->mp, child_progress, &fd, &res, &err) != SC_OK) {
