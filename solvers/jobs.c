@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -304,6 +305,13 @@ static void child_main(job *j, int fd)
 		dup2(null, 2);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	/* the parent decides when a solve stops: a ^C at the terminal reaches
+	 * the whole process group, but only the parent should act on it; and
+	 * if the parent dies, so does the solve */
+	signal(SIGINT, SIG_IGN);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(1);
 	/* for the tests: a child that dies the way a CBC crash would */
 	const char *crash = getenv("STAGECUT_TEST_CRASH");
 	if (crash && *crash)

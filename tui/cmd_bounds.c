@@ -227,6 +227,12 @@ int ui_cmd_bounds(const ui_opts *o)
 	bool improved = best_upper < upper;
 	upper = best_upper;
 	double lower = sc_ladder_lower(l);
+	const char *lower_by = "ladder";
+	if (ub_optimal && !improved && upper > lower) {
+		/* the exact DP over ideals proved the search's partition optimal */
+		lower = upper;
+		lower_by = "dp";
+	}
 	bool feasible = isfinite(upper);
 	double gap = feasible && lower > 0 ? upper / lower - 1 : INFINITY;
 	if (!feasible) {
@@ -266,11 +272,11 @@ int ui_cmd_bounds(const ui_opts *o)
 			json_array_append_new(arr, row);
 		}
 		json_t *root = json_pack(
-		    "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:o, s:o}", "graph", g->name, "k", set.k,
+		    "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:s, s:o, s:o}", "graph", g->name, "k", set.k,
 		    "upper_bound", feasible ? json_real(upper) : json_null(), "upper_bound_method",
 		    improved ? "exact" : method, "upper_bound_optimal", (int)ub_optimal,
 		    "search_seconds", search_seconds, "lower_bound",
-		    isfinite(lower) ? json_real(lower) : json_null(), "gap",
+		    isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by", lower_by, "gap",
 		    isfinite(gap) ? json_real(gap) : json_null(), "rungs", arr);
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
@@ -294,7 +300,9 @@ int ui_cmd_bounds(const ui_opts *o)
 			printf("      %s\n", ri.message);
 	}
 	if (feasible)
-		printf("certified gap %.2f%% (upper / best lower bound - 1)\n", 100 * gap);
+		printf("certified gap %.2f%% (upper / best lower bound - 1)%s\n", 100 * gap,
+		       strcmp(lower_by, "dp") == 0 ? "; the exact DP proved the upper bound optimal"
+						   : "");
 	fflush(stdout);
 	if (ferror(stdout))
 		status = UI_EXIT_INPUT;

@@ -1811,8 +1811,37 @@ static void ungroff(char *s)
 }
 
 /* Replaces every "in D.DD s" (solve's time, which varies) with "in T s". */
+/* The seconds column of the bounds report: a number ending a line after a
+ * rung's status. */
+static void mask_rung_seconds(char *s)
+{
+	static const char *const st[] = {"optimal ", "time_limit ", "cancelled ", "error "};
+	for (char *line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char *end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		for (int i = 0; i < 4; i++) {
+			char *p = strstr(line, st[i]);
+			if (!p || p > end)
+				continue;
+			char *q = p + strlen(st[i]);
+			while (*q == ' ')
+				q++;
+			char *digits = q;
+			while (isdigit((unsigned char)*q) || *q == '.')
+				q++;
+			if (q > digits && q == end) {
+				*digits = 'T';
+				memmove(digits + 1, q, strlen(q) + 1);
+			}
+			break;
+		}
+	}
+}
+
 static void mask_seconds(char *s)
 {
+	mask_rung_seconds(s);
 	for (char *p = strstr(s, " in "); p; p = strstr(p + 1, " in ")) {
 		char *q = p + 4;
 		char *digits = q;
