@@ -1,16 +1,19 @@
 /*
- * workbench.c - the ncurses workbench (first version).
+ * workbench.c - the ncurses workbench: start-up, the loop and the keys.
  *
- * Shows the loaded graph, a first partition (the file's stages, or the
- * greedy split) with its stage table, the bottleneck marked by '*' as well as
- * by highlighting, and the simple lower bound.  Searches, the ladder and
- * hand edits arrive with the workbench issue.  The terminal is opened with
- * newterm, which fails softly, so a bad TERM is an error message, not an exit
- * inside curses.
+ * At once a first partition (the file's stages, else a fast search) with
+ * its stage table; then the default search runs as an engine job and, when
+ * it ends, the ladder of lower bounds, both filling in live.  The loop is
+ * one poll() over the terminal and the engine's pipes with a timeout, so
+ * the screen never waits for a job.  The terminal is opened with newterm,
+ * which fails softly, so a bad TERM is an error message, not an exit inside
+ * curses.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
+#include "wb.h"
 
 #ifndef SC_DATADIR
 #define SC_DATADIR "/usr/local/share/stagecut"
@@ -51,69 +55,6 @@ const char *ui_default_sample(char *buf, size_t size)
 	return buf;
 }
 
-typedef struct wb_state {
-	sc_graph *g;
-	sc_costs *c;
-	int *stage;
-	double simple;
-	char origin[200]; /* where the partition came from */
-	bool color;
-} wb_state;
-
-static void draw(const wb_state *w)
-{
-	int rows, cols;
-	getmaxyx(stdscr, rows, cols);
-	erase();
-	const sc_graph *g = w->g;
-	const sc_settings *s = &w->c->set;
-	char b1[32], b2[32], b3[32];
-	int at;
-	double bn = sc_costs_bottleneck(w->c, &at);
-	attron(A_BOLD);
-	mvprintw(0, 0, "stagecut  %s", g->name);
-	attroff(A_BOLD);
-	mvprintw(1, 0, "%d ops  %d edges  k %d  B %s  M %s (%s)", g->n, g->m, s->k,
-	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
-	         sc_mem_policy_name(s->policy));
-	mvprintw(2, 0, "bottleneck %s   simple bound %s   gap <= %.1f%%   (%s)",
-	         ui_num(bn, b1, sizeof b1), ui_num(w->simple, b2, sizeof b2),
-	         w->simple > 0 ? (bn / w->simple - 1) * 100 : 0.0, w->origin);
-	(void)b3;
-	if (!sc_costs_feasible(w->c)) {
-		attron(A_BOLD);
-		mvprintw(3, 0, "! stages marked ! hold more parameter bytes than the hard memory limit");
-		attroff(A_BOLD);
-	}
-	int y = 4;
-	mvprintw(y++, 0, "  %5s %6s %11s %11s %11s %11s %11s", "stage", "ops", "work", "io in",
-	         "io out", "overflow", "cost");
-	int barw = cols - 78;
-	for (int i = 0; i < s->k && y < rows - 1; i++, y++) {
-		const sc_stage_cost *st = &w->c->st[i];
-		char a[32], b[32], c[32], d[32], e[32];
-		if (i == at)
-			attron(w->color ? (COLOR_PAIR(1) | A_BOLD) : A_REVERSE);
-		mvprintw(y, 0, "%c %5d %6d %11s %11s %11s %11s %11s", i == at ? '*' : ' ', i + 1,
-		         st->ops, ui_num(st->work, a, sizeof a), ui_num(st->io_in, b, sizeof b),
-		         ui_num(st->io_out, c, sizeof c), ui_num(st->overflow, d, sizeof d),
-		         ui_num(st->cost, e, sizeof e));
-		if (i == at)
-			attroff(w->color ? (COLOR_PAIR(1) | A_BOLD) : A_REVERSE);
-		if (st->over_memory && s->policy == SC_MEM_HARD)
-			mvaddch(y, 1, '!');
-		if (barw > 4 && bn > 0) {
-			int len = (int)lround(st->cost / bn * (barw - 1));
-			move(y, 78);
-			for (int j = 0; j < len; j++)
-				addch(i == at ? '#' : '=');
-		}
-	}
-	attron(A_REVERSE);
-	mvprintw(rows - 1, 0, "%-*s", cols, " q quit   (searches, the ladder and edits: coming)");
-	attroff(A_REVERSE);
-	refresh();
-}
 
 /* A first partition at once: DPL (one sliced depth-first order) and
  * refinement for graphs small enough to take well under a second, else the
@@ -139,6 +80,296 @@ static void first_partition(const sc_graph *g, const sc_settings *set, int *stag
 	snprintf(origin, size, "first partition: greedy split");
 }
 
+static void say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(wb *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+	va_end(ap);
+	w->msg_t = wb_now();
+}
+
+static void set_current(wb *w, const int *stage, const char *origin)
+{
+	memcpy(w->stage, stage, (size_t)w->g->n * sizeof *w->stage);
+	sc_costs_eval(w->c, w->stage);
+	snprintf(w->origin, sizeof w->origin, "%s", origin);
+}
+
+static void offer_best(wb *w, const int *stage, double value, const char *from, bool optimal)
+{
+	if (!(value < w->best * (1 - 1e-12)) && !(optimal && value <= w->best * (1 + 1e-12)))
+		return;
+	bool better = value < w->best * (1 - 1e-12);
+	w->best = value;
+	w->best_optimal = optimal;
+	snprintf(w->best_from, sizeof w->best_from, "%s", from);
+	if (better)
+		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
+}
+
+static void start_search(wb *w, const char *method, const int *start)
+{
+	if (w->search >= 0)
+		sc_engine_cancel(w->eng, w->search);
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.time_limit = w->search_time;
+	p.start = start;
+	sc_error err;
+	int id = sc_engine_add_search(w->eng, w->g, &w->set, &p, &err);
+	if (id < 0) {
+		say(w, "cannot start the search: %s", err.msg);
+		return;
+	}
+	w->search = id;
+	snprintf(w->search_method, sizeof w->search_method, "%s", method);
+	w->search_t0 = wb_now();
+	w->nhist = 0;
+	memset(&w->search_info, 0, sizeof w->search_info);
+	say(w, "search %s started", method);
+}
+
+static void start_ladder(wb *w)
+{
+	sc_ladder_free(w->ladder);
+	double cur = sc_costs_objective(w->c);
+	bool use_best = w->best < cur;
+	sc_ladder_params lp = {.rungs = 0xf,
+			       .time_limit = w->rung_time,
+			       .upper = use_best ? w->best : cur,
+			       .start = use_best ? w->best_stage : w->stage};
+	if (!isfinite(lp.upper))
+		lp.start = NULL;
+	sc_error err;
+	w->ladder = sc_ladder_new(w->eng, w->g, &w->set, &lp, &err);
+	w->ladder_upper = lp.upper;
+	if (!w->ladder)
+		say(w, "cannot start the ladder: %s", err.msg);
+	else
+		say(w, "ladder started (%.0f s per rung at most)", w->rung_time);
+}
+
+/* Takes in what the jobs reported. */
+static void follow_jobs(wb *w)
+{
+	if (w->search >= 0) {
+		sc_job_info ji;
+		sc_engine_info(w->eng, w->search, &ji);
+		bool was_running = !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
+		w->search_info = ji;
+		if (isfinite(ji.search.best) &&
+		    (w->nhist == 0 || ji.search.best != w->hist_v[w->nhist - 1])) {
+			if (w->nhist == WB_HISTORY) {
+				memmove(w->hist_t, w->hist_t + 1, (WB_HISTORY - 1) * sizeof *w->hist_t);
+				memmove(w->hist_v, w->hist_v + 1, (WB_HISTORY - 1) * sizeof *w->hist_v);
+				w->nhist--;
+			}
+			w->hist_t[w->nhist] = ji.elapsed;
+			w->hist_v[w->nhist++] = ji.search.best;
+		}
+		if (sc_job_finished(ji.state) && was_running) {
+			bool optimal;
+			double v = sc_engine_result(w->eng, w->search, w->best_stage == NULL ? NULL : NULL,
+						    &optimal);
+			int *tmp = malloc((size_t)(w->g->n ? w->g->n : 1) * sizeof *tmp);
+			if (tmp && isfinite(v)) {
+				sc_engine_result(w->eng, w->search, tmp, &optimal);
+				offer_best(w, tmp, v, w->search_method, optimal);
+				char b[32];
+				double cur = sc_costs_objective(w->c);
+				if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
+					char origin[96];
+					snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
+					set_current(w, tmp, origin);
+					say(w, "search %s: %s%s, now the current partition", w->search_method,
+					    ui_num(v, b, sizeof b), optimal ? " (proven optimal)" : "");
+				} else if (v < cur * (1 - 1e-12)) {
+					say(w, "search %s found %s; a adopts it", w->search_method,
+					    ui_num(v, b, sizeof b));
+				} else {
+					say(w, "search %s: %s%s, no better than the current partition",
+					    w->search_method, ui_num(v, b, sizeof b),
+					    optimal ? " (proven optimal)" : "");
+				}
+			} else if (ji.state == SC_JOB_FAILED) {
+				say(w, "search failed: %s", ji.message);
+			}
+			free(tmp);
+			if (!w->ladder && ji.state == SC_JOB_DONE)
+				start_ladder(w);
+		}
+	}
+	if (w->ladder) {
+		sc_ladder_update(w->ladder);
+		int *tmp = malloc((size_t)(w->g->n ? w->g->n : 1) * sizeof *tmp);
+		if (tmp) {
+			double u = sc_ladder_upper(w->ladder, tmp);
+			sc_rung_info ri;
+			sc_ladder_info(w->ladder, SC_RUNG_EXACT, &ri);
+			if (u < w->ladder_upper * (1 - 1e-12))
+				offer_best(w, tmp, u, "exact MIP", ri.state == SC_RS_DONE);
+			else if (ri.state == SC_RS_DONE && isfinite(u) && u <= w->best * (1 + 1e-12) &&
+				 !w->best_optimal)
+				offer_best(w, tmp, u, "exact MIP", true);
+			free(tmp);
+		}
+	}
+}
+
+static void adopt_best(wb *w)
+{
+	if (!isfinite(w->best)) {
+		say(w, "no partition found yet");
+		return;
+	}
+	if (w->best >= sc_costs_objective(w->c) * (1 - 1e-12)) {
+		say(w, "the current partition is already as good as the best found");
+		return;
+	}
+	char origin[96];
+	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
+	set_current(w, w->best_stage, origin);
+	w->edited = true;
+	say(w, "adopted the best partition found");
+}
+
+/* Reads a line at the bottom of the screen; false when cancelled (Esc). */
+static bool prompt(wb *w, const char *question, char *buf, size_t size)
+{
+	int rows, cols;
+	size_t len = strlen(buf);
+	nodelay(stdscr, FALSE);
+	curs_set(1);
+	bool ok = false;
+	for (;;) {
+		getmaxyx(stdscr, rows, cols);
+		attron(A_REVERSE);
+		mvprintw(rows - 1, 0, "%-*.*s", cols, cols, "");
+		mvprintw(rows - 1, 0, " %s %s", question, buf);
+		attroff(A_REVERSE);
+		refresh();
+		int ch = getch();
+		if (ch == 27) {
+			break;
+		} else if (ch == '\n' || ch == KEY_ENTER || ch == '\r') {
+			ok = len > 0;
+			break;
+		} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+			if (len)
+				buf[--len] = '\0';
+		} else if (ch >= 32 && ch < 127 && len + 1 < size) {
+			buf[len++] = (char)ch;
+			buf[len] = '\0';
+		} else if (ch == KEY_RESIZE) {
+			wb_draw(w);
+		}
+	}
+	curs_set(0);
+	nodelay(stdscr, TRUE);
+	return ok;
+}
+
+static void save(wb *w)
+{
+	char path[1024];
+	const char *base = w->g->name;
+	const char *dot = strrchr(base, '.');
+	int stem = dot ? (int)(dot - base) : (int)strlen(base);
+	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base, w->set.k);
+	if (!prompt(w, "save the partition to:", path, sizeof path)) {
+		say(w, "not saved");
+		return;
+	}
+	sc_error err;
+	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
+		say(w, "not saved: %s", err.msg);
+		return;
+	}
+	w->edited = false;
+	say(w, "saved to %s", path);
+}
+
+/* True when the engineer really wants to quit. */
+static bool confirm_quit(wb *w)
+{
+	if (!w->edited)
+		return true;
+	char answer[8] = "";
+	prompt(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", answer,
+	       sizeof answer);
+	if (answer[0] == 'q')
+		return true;
+	if (answer[0] == 'w') {
+		save(w);
+		return !w->edited;
+	}
+	return false;
+}
+
+/* Handles one key; false to quit. */
+static bool key(wb *w, int ch)
+{
+	if (w->help) {
+		w->help = false;
+		return true;
+	}
+	switch (ch) {
+	case 'q':
+	case 'Q':
+		return !confirm_quit(w);
+	case '?':
+		w->help = true;
+		break;
+	case 's':
+		start_search(w, "best", NULL);
+		break;
+	case 'r':
+		start_search(w, "refine", w->stage);
+		break;
+	case 'a':
+		adopt_best(w);
+		break;
+	case 'l':
+		start_ladder(w);
+		break;
+	case 'x':
+		sc_engine_cancel(w->eng, -1);
+		if (w->ladder)
+			sc_ladder_cancel(w->ladder);
+		say(w, "cancelled the running jobs");
+		break;
+	case 'w':
+		save(w);
+		break;
+	case '1':
+	case '2':
+	case '3':
+		w->view = ch - '0';
+		break;
+	case '\t':
+		w->pane = !w->pane;
+		break;
+	case 'j':
+	case KEY_DOWN:
+		if (w->stage_sel + 1 < w->set.k)
+			w->stage_sel++;
+		break;
+	case 'k':
+	case KEY_UP:
+		if (w->stage_sel > 0)
+			w->stage_sel--;
+		break;
+	case KEY_RESIZE:
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 int ui_workbench(const ui_opts *o)
 {
 	char sample[PATH_MAX + 64];
@@ -152,33 +383,43 @@ int ui_workbench(const ui_opts *o)
 	sc_graph *g = ui_load(path, o, &status);
 	if (!g)
 		return status;
-	wb_state w = {.g = g};
-	sc_settings set = g->settings;
-	if (set.k < 1)
-		set.k = 4;
+	wb w = {.g = g, .search = -1, .best = INFINITY, .view = WB_OVERVIEW,
+		.search_time = 30, .rung_time = 60};
+	snprintf(w.path, sizeof w.path, "%s", path);
+	w.set = g->settings;
+	if (w.set.k < 1)
+		w.set.k = 4;
 	sc_error err;
-	w.stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *w.stage);
-	w.c = sc_costs_new(g, &set, &err);
-	if (!w.stage || !w.c) {
-		ui_error("%s", w.c ? "out of memory" : err.msg);
+	size_t n = (size_t)(g->n ? g->n : 1);
+	w.stage = malloc(n * sizeof *w.stage);
+	w.best_stage = malloc(n * sizeof *w.best_stage);
+	w.c = sc_costs_new(g, &w.set, &err);
+	w.eng = w.c ? sc_engine_new(0, &err) : NULL;
+	if (!w.stage || !w.best_stage || !w.c || !w.eng) {
+		ui_error("%s", w.stage && w.best_stage ? err.msg : "out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
-	if (g->init_stage && sc_part_check(g, g->init_stage, set.k, &viol)) {
-		memcpy(w.stage, g->init_stage, (size_t)g->n * sizeof *w.stage);
-		snprintf(w.origin, sizeof w.origin, "stages from the file");
+	if (g->init_stage && sc_part_check(g, g->init_stage, w.set.k, &viol)) {
+		set_current(&w, g->init_stage, "the file's own stages");
+		w.from_file = true;
 	} else {
-		first_partition(g, &set, w.stage, w.origin, sizeof w.origin);
+		first_partition(g, &w.set, w.stage, w.origin, sizeof w.origin);
 		if (g->init_stage) {
 			char why[160];
 			sc_part_describe(g, g->init_stage, &viol, why, sizeof why);
 			size_t used = strlen(w.origin);
 			snprintf(w.origin + used, sizeof w.origin - used, "; the file's stages: %s", why);
 		}
+		sc_costs_eval(w.c, w.stage);
 	}
-	sc_costs_eval(w.c, w.stage);
-	w.simple = sc_bound_simple(g, set.k);
+	w.simple = sc_bound_simple(g, w.set.k);
+	if (isfinite(sc_costs_objective(w.c))) {
+		memcpy(w.best_stage, w.stage, n * sizeof *w.stage);
+		w.best = sc_costs_objective(w.c);
+		snprintf(w.best_from, sizeof w.best_from, "%s", w.from_file ? "file" : "first");
+	}
 
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
@@ -190,24 +431,44 @@ int ui_workbench(const ui_opts *o)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
 	curs_set(0);
 	w.color = has_colors() && !getenv("NO_COLOR");
 	if (w.color) {
 		start_color();
 		use_default_colors();
 		init_pair(1, COLOR_RED, -1);
+		init_pair(2, COLOR_GREEN, -1);
+		init_pair(3, COLOR_YELLOW, -1);
+		init_pair(4, COLOR_BLUE, -1);
 	}
-	for (;;) {
-		draw(&w);
-		int ch = getch();
-		if (ch == 'q' || ch == 'Q')
-			break;
+	wb_draw(&w);
+	start_search(&w, "best", NULL);
+	double last = 0;
+	for (bool go = true; go;) {
+		bool ready = false;
+		int changed = sc_engine_poll(w.eng, 100, STDIN_FILENO, &ready);
+		bool dirty = changed > 0;
+		follow_jobs(&w);
+		for (int ch; go && (ch = getch()) != ERR;) {
+			go = key(&w, ch);
+			dirty = true;
+		}
+		double t = wb_now();
+		if (dirty || t - last > 0.25) {
+			wb_draw(&w);
+			last = t;
+		}
 	}
 	endwin();
 	delscreen(scr);
 out:
+	sc_ladder_free(w.ladder);
+	sc_engine_free(w.eng);
 	sc_costs_free(w.c);
 	free(w.stage);
+	free(w.best_stage);
 	sc_graph_free(g);
 	return status;
 }

@@ -34,8 +34,8 @@ Test(workbench, opens_on_figure2_and_quits, .timeout = 30)
 	cr_assert(line_with(s, "      1      2      3.0000      0.0000      2.0000      0.0000     "
 	                       " 5.0000"),
 	          "%s", s);
-	/* simple bound max(3, 10 / 3) */
-	cr_assert(line_with(s, "simple bound 3.3333"), "%s", s);
+	/* the ladder's first rung, the simple bound max(3, 10 / 3) */
+	cr_assert(line_with(s, "simple      done                   3.3333"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "q");
 	s = ts_tmux_wait(&t, "EXIT=0", 5);

@@ -1,0 +1,68 @@
+/*
+ * wb.h - the workbench's state, shared by its files (workbench.c: start,
+ * loop and keys; wb_draw.c: the screens).
+ *
+ * One thread runs curses and the engine's poll; searches and MIPs run as
+ * engine jobs, so the screen never waits for them.  The current partition
+ * is what the engineer looks at and edits; the best partition is the best
+ * any job has found; the ladder bounds the optimum from below.
+ */
+#ifndef UI_WB_H
+#define UI_WB_H
+
+#include <stdbool.h>
+
+#include "core/cost.h"
+#include "core/graph.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
+
+enum { WB_OVERVIEW = 1, WB_NODES, WB_QUOTIENT };
+enum { WB_HISTORY = 64 };
+
+typedef struct wb {
+	sc_graph *g;
+	sc_settings set;
+	char path[4096];
+	/* the current partition and its costs */
+	int *stage;
+	sc_costs *c;
+	char origin[160]; /* where the current partition came from */
+	bool edited;      /* changed by hand since it was set */
+	bool from_file;   /* the file's own partition: never replaced unasked */
+	double simple;
+	/* the best partition known */
+	int *best_stage;
+	double best;
+	char best_from[48];
+	bool best_optimal; /* proven by the exact DP or the exact MIP */
+	/* jobs */
+	sc_engine *eng;
+	int search;          /* job id or -1 */
+	char search_method[24];
+	double search_t0;    /* when it started (monotonic seconds) */
+	sc_job_info search_info;
+	double hist_t[WB_HISTORY], hist_v[WB_HISTORY]; /* best so far over time */
+	int nhist;
+	sc_ladder *ladder;
+	double ladder_upper; /* the upper bound the ladder was started with */
+	/* budgets (settings screen) */
+	double search_time, rung_time;
+	/* screen */
+	int view;
+	int pane;       /* overview: 0 stages, 1 ladder */
+	int stage_top;  /* first stage row shown */
+	int stage_sel;  /* selected stage */
+	bool help;
+	bool color;
+	char msg[256];  /* the status line's message, or "" */
+	double msg_t;
+} wb;
+
+/* Draws the whole screen for w's current view. */
+void wb_draw(wb *w);
+
+/* Monotonic seconds. */
+double wb_now(void);
+
+#endif
