@@ -54,6 +54,9 @@ typedef struct wb {
 	int stage_top;  /* first stage row shown */
 	int stage_sel;  /* selected stage */
 	bool help;
+	int tour;         /* the tour's step, 0 when off */
+	bool settings;    /* the settings form is open */
+	int settings_sel; /* its selected field */
 	bool color;
 	char msg[256];  /* the status line's message, or "" */
 	double msg_t;
@@ -61,6 +64,10 @@ typedef struct wb {
 
 /* Draws the whole screen for w's current view. */
 void wb_draw(wb *w);
+
+/* The best lower bound known and what proved it ("simple", a rung, "exact
+ * DP"). */
+double wb_lower_bound(const wb *w, const char **by);
 
 /* Monotonic seconds. */
 double wb_now(void);

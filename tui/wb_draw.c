@@ -38,8 +38,7 @@ static void off(const wb *w, int pair, attr_t fallback)
 		attroff(fallback);
 }
 
-/* The best lower bound known and what proved it. */
-static double lower_bound(const wb *w, const char **by)
+double wb_lower_bound(const wb *w, const char **by)
 {
 	double lb = w->simple;
 	*by = "simple";
@@ -83,7 +82,7 @@ static void header(const wb *w, int cols)
 		 ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
 		 sc_mem_policy_name(s->policy));
 	const char *by;
-	double lb = lower_bound(w, &by);
+	double lb = wb_lower_bound(w, &by);
 	double ub = fmin(bn, w->best);
 	move(2, 0);
 	printw("bottleneck %s", ui_num(bn, b1, sizeof b1));
@@ -255,10 +254,12 @@ static void search_panel(const wb *w, int y, int h, int cols)
 		mvprintw(y + 1, 2, "none yet  (s searches, r refines from the current partition)");
 		return;
 	}
-	double eps = ji->elapsed > 0 ? ji->search.evals / ji->elapsed : 0;
-	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9.0f/s  best %s  %.1fs", w->search_method,
+	char rate[24] = "-";
+	if (ji->elapsed >= 0.05)
+		snprintf(rate, sizeof rate, "%.0f", ji->search.evals / ji->elapsed);
+	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs", w->search_method,
 		 sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
-		 ji->search.evals, eps, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
+		 ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
 	if (h < 3 || w->nhist < 2)
 		return;
 	/* best so far over time: one column per step, lower is better */
@@ -292,6 +293,8 @@ static void help_screen(int rows, int cols)
 	    "  < >      move the selected op one stage earlier or later",
 	    "  u U      undo, redo;  w save the partition",
 	    "  /        filter ops by name (node browser)",
+	    "  o        settings: k, bandwidth, memory, policy, time budgets",
+	    "  t        the tour: the practitioner's dilemma on this graph",
 	    "",
 	    "The bottleneck stage is marked *, a stage over a hard memory limit !.",
 	    "gap = best partition / best lower bound - 1: how much better the",
@@ -310,6 +313,131 @@ static void help_screen(int rows, int cols)
 	attron(A_REVERSE);
 	mvprintw(y0, x0, "%-*.*s", w, w, " stagecut help");
 	attroff(A_REVERSE);
+}
+
+static void box_at(int y0, int x0, int h, int wd, const char *title)
+{
+	for (int i = 0; i < h; i++) {
+		move(y0 + i, x0);
+		for (int j = 0; j < wd; j++)
+			addch(' ');
+	}
+	attron(A_REVERSE);
+	mvprintw(y0, x0, "%-*.*s", wd, wd, title);
+	attroff(A_REVERSE);
+}
+
+static const char *const setting_names[] = {"k (stages)", "bandwidth (bytes/time)",
+					    "memory per stage (bytes)", "memory policy",
+					    "search time limit (s)", "time per ladder rung (s)"};
+
+static void settings_form(const wb *w, int rows, int cols)
+{
+	int n = 6, wd = 64 < cols - 2 ? 64 : cols - 2, h = n + 5;
+	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
+	box_at(y0, x0, h, wd, " settings  (j/k select, Enter change, Esc or o close)");
+	char b[32];
+	for (int i = 0; i < n; i++) {
+		char v[48];
+		switch (i) {
+		case 0: snprintf(v, sizeof v, "%d", w->set.k); break;
+		case 1: snprintf(v, sizeof v, "%s", ui_num(w->set.bandwidth, b, sizeof b)); break;
+		case 2: snprintf(v, sizeof v, "%s", ui_num(w->set.memory, b, sizeof b)); break;
+		case 3: snprintf(v, sizeof v, "%s", sc_mem_policy_name(w->set.policy)); break;
+		case 4: snprintf(v, sizeof v, "%.0f", w->search_time); break;
+		default: snprintf(v, sizeof v, "%.0f", w->rung_time); break;
+		}
+		if (i == w->settings_sel)
+			attron(A_REVERSE);
+		mvprintw(y0 + 2 + i, x0 + 2, "%-28s %-20s", setting_names[i], v);
+		if (i == w->settings_sel)
+			attroff(A_REVERSE);
+	}
+	mvprintw(y0 + h - 2, x0 + 2, "%.*s", wd - 4,
+		 "a change restarts the search and the ladder for the new problem");
+}
+
+/* The tour: the practitioner's dilemma on the loaded graph, step by step. */
+static void tour_box(const wb *w, int rows, int cols)
+{
+	char b1[32], b2[32], l1[200], l2[200], l3[200];
+	int at;
+	double bn = sc_costs_bottleneck(w->c, &at);
+	double ub = fmin(bn, w->best);
+	sc_rung_info ri = {0};
+	int step = w->tour;
+	const char *title = "";
+	l3[0] = '\0';
+	if (step >= 2 && step <= 4 && w->ladder)
+		sc_ladder_info(w->ladder, (sc_rung)(step - 1), &ri);
+	double prev_gap = NAN;
+	if (step >= 2 && step <= 4) {
+		/* the gap before this rung: the best of the rungs below it */
+		double lb = w->simple;
+		for (int r = SC_RUNG_BOTTLENECK; r < step - 1 && w->ladder; r++) {
+			sc_rung_info rj;
+			sc_ladder_info(w->ladder, (sc_rung)r, &rj);
+			if (rj.state >= SC_RS_DONE && rj.value > lb)
+				lb = rj.value;
+		}
+		prev_gap = ub / lb - 1;
+	}
+	bool ready = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
+	switch (step) {
+	case 1:
+		title = " tour 1/5: the practitioner's dilemma";
+		snprintf(l1, sizeof l1, "This partition's slowest stage is %d, costing %s. Is that good enough?",
+			 at + 1, ui_num(bn, b1, sizeof b1));
+		snprintf(l2, sizeof l2, "simple bound %s: some stage does >= total work / k, and a group is "
+			 "indivisible.", ui_num(w->simple, b2, sizeof b2));
+		snprintf(l3, sizeof l3, "So the optimum could still be up to %.1f%% faster. Each rung proves more.",
+			 100 * (ub / w->simple - 1));
+		break;
+	case 2:
+	case 3:
+	case 4:
+		title = step == 2 ? " tour 2/5: bottleneck (000 section 3.2)"
+		      : step == 3 ? " tour 3/5: bottleneck-guess (000 section 3.3)"
+				  : " tour 4/5: exact MIP (000 Figure 3)";
+		snprintf(l1, sizeof l1, "%s",
+			 step == 2 ? "Assumes one stage does >= the simple bound's work, with all stages before and"
+			 : step == 3 ? "Also guesses that stage's position j, and averages the stages before and"
+				     : "Assumes nothing: every op's stage is a variable, started from the best");
+		snprintf(l2, sizeof l2, "%s",
+			 step == 2 ? "after it merged into two superblocks; minimises that stage's cost (a MIP)."
+			 : step == 3 ? "after it: k MIPs, the bound is the smallest. Tensors inside superblocks are free."
+				     : "partition found and the other rungs as a floor. Optimal means proven.");
+		if (!w->ladder)
+			snprintf(l3, sizeof l3, "The ladder has not run yet: press l.");
+		else if (!ready)
+			snprintf(l3, sizeof l3, "Running... (%s so far)", ui_num(ri.value, b1, sizeof b1));
+		else
+			snprintf(l3, sizeof l3, "It proves %s: the gap goes from %.1f%% to %.1f%%%s.",
+				 ui_num(ri.value, b1, sizeof b1), 100 * prev_gap,
+				 100 * fmax(0, ub / ri.value - 1),
+				 ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+		break;
+	default: {
+		const char *by;
+		double lb = wb_lower_bound(w, &by);
+		double gap = fmax(0, ub / lb - 1);
+		title = " tour 5/5: the answer";
+		snprintf(l1, sizeof l1, "Best partition %s, best lower bound %s (%s): certified gap %.2f%%.",
+			 ui_num(ub, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by, 100 * gap);
+		snprintf(l2, sizeof l2, "%s", gap < 0.01 ? "The partition is (within 1%) optimal: stop searching."
+			 : "Search longer (s), refine by hand (2, < >), or let the exact MIP run longer (o).");
+		break;
+	}
+	}
+	int wd = cols < 100 ? cols : 100, h = 6;
+	int y0 = rows - h - 1, x0 = (cols - wd) / 2;
+	box_at(y0, x0, h, wd, title);
+	mvprintw(y0 + 1, x0 + 1, "%.*s", wd - 2, l1);
+	mvprintw(y0 + 2, x0 + 1, "%.*s", wd - 2, l2);
+	mvprintw(y0 + 3, x0 + 1, "%.*s", wd - 2, l3);
+	attron(A_DIM);
+	mvprintw(y0 + 5, x0 + 1, "%.*s", wd - 2, "t or Enter: next   Esc: end the tour");
+	attroff(A_DIM);
 }
 
 void wb_draw(wb *w)
@@ -337,10 +465,14 @@ void wb_draw(wb *w)
 	} else {
 		mvprintw(y, 0, "(this view arrives with the node browser and the quotient view)");
 	}
+	if (w->tour)
+		tour_box(w, rows, cols);
+	if (w->settings)
+		settings_form(w, rows, cols);
 	if (w->help)
 		help_screen(rows, cols);
 	attron(A_REVERSE);
-	const char *keys = " ? help  q quit  s search  l ladder  x cancel  a adopt  1/2/3 views";
+	const char *keys = " ? help  q quit  s search  l ladder  x cancel  a adopt  1/2/3 views  o settings  t tour";
 	bool fresh = w->msg[0] && wb_now() - w->msg_t < 8;
 	mvprintw(rows - 1, 0, "%-*.*s", cols, cols, fresh ? w->msg : keys);
 	attroff(A_REVERSE);

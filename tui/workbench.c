@@ -21,6 +21,7 @@
 
 #include "common.h"
 #include "core/cost.h"
+#include "core/load.h"
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
@@ -309,11 +310,145 @@ static bool confirm_quit(wb *w)
 	return false;
 }
 
+/* Settings changed: cancel the jobs and start over for the new problem. */
+static void restart_problem(wb *w, const sc_settings *ns)
+{
+	sc_ladder_free(w->ladder);
+	w->ladder = NULL;
+	sc_engine_cancel(w->eng, -1);
+	bool k_changed = ns->k != w->set.k;
+	sc_error err;
+	sc_costs *c = sc_costs_new(w->g, ns, &err);
+	if (!c) {
+		say(w, "%s", err.msg);
+		return;
+	}
+	sc_costs_free(w->c);
+	w->c = c;
+	w->set = *ns;
+	if (k_changed) {
+		first_partition(w->g, &w->set, w->stage, w->origin, sizeof w->origin);
+		w->from_file = false;
+		w->edited = false;
+		w->stage_sel = w->stage_top = 0;
+	}
+	sc_costs_eval(w->c, w->stage);
+	w->simple = sc_bound_simple(w->g, w->set.k);
+	w->best = sc_costs_objective(w->c);
+	w->best_optimal = false;
+	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
+	snprintf(w->best_from, sizeof w->best_from, "current");
+	start_search(w, "best", NULL);
+}
+
+static void edit_setting(wb *w)
+{
+	char buf[64] = "", b[32];
+	sc_settings ns = w->set;
+	int i = w->settings_sel;
+	switch (i) {
+	case 0: snprintf(buf, sizeof buf, "%d", w->set.k); break;
+	case 1: snprintf(buf, sizeof buf, "%s", ui_num(w->set.bandwidth, b, sizeof b)); break;
+	case 2: snprintf(buf, sizeof buf, "%s", isinf(w->set.memory) ? "inf" : ui_num(w->set.memory, b, sizeof b)); break;
+	case 3: snprintf(buf, sizeof buf, "%s", sc_mem_policy_name(w->set.policy)); break;
+	case 4: snprintf(buf, sizeof buf, "%.0f", w->search_time); break;
+	default: snprintf(buf, sizeof buf, "%.0f", w->rung_time); break;
+	}
+	if (!prompt(w, "new value:", buf, sizeof buf))
+		return;
+	double x;
+	char *end;
+	switch (i) {
+	case 0: {
+		long k = strtol(buf, &end, 10);
+		if (*end || k < 1 || k > 4096) {
+			say(w, "k must be a whole number from 1 to 4096");
+			return;
+		}
+		ns.k = (int)k;
+		break;
+	}
+	case 1:
+		if (!sc_parse_weight(buf, &x) || x <= 0 || isinf(x)) {
+			say(w, "the bandwidth must be a number > 0");
+			return;
+		}
+		ns.bandwidth = x;
+		break;
+	case 2:
+		if (strcmp(buf, "inf") == 0 || strcmp(buf, "unlimited") == 0)
+			x = INFINITY;
+		else if (!sc_parse_weight(buf, &x)) {
+			say(w, "the memory must be a number of bytes >= 0, or inf");
+			return;
+		}
+		ns.memory = x;
+		break;
+	case 3:
+		if (!sc_mem_policy_parse(buf, &ns.policy)) {
+			say(w, "the policy is overflow or hard");
+			return;
+		}
+		break;
+	default:
+		if (!sc_parse_weight(buf, &x) || x <= 0 || isinf(x)) {
+			say(w, "a time limit is a number of seconds > 0");
+			return;
+		}
+		if (i == 4)
+			w->search_time = x;
+		else
+			w->rung_time = x;
+		say(w, "the new budget applies to the next search or ladder");
+		return;
+	}
+	restart_problem(w, &ns);
+	say(w, "settings changed: the search and the ladder start over");
+}
+
+static void settings_key(wb *w, int ch)
+{
+	switch (ch) {
+	case 'j':
+	case KEY_DOWN:
+		if (w->settings_sel < 5)
+			w->settings_sel++;
+		break;
+	case 'k':
+	case KEY_UP:
+		if (w->settings_sel > 0)
+			w->settings_sel--;
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		edit_setting(w);
+		break;
+	case 27:
+	case 'o':
+	case 'q':
+		w->settings = false;
+		break;
+	default:
+		break;
+	}
+}
+
 /* Handles one key; false to quit. */
 static bool key(wb *w, int ch)
 {
 	if (w->help) {
 		w->help = false;
+		return true;
+	}
+	if (w->settings) {
+		settings_key(w, ch);
+		return true;
+	}
+	if (w->tour && (ch == 't' || ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 27)) {
+		w->tour = ch == 27 || w->tour >= 5 ? 0 : w->tour + 1;
+		if (w->tour == 2 && !w->ladder)
+			start_ladder(w);
 		return true;
 	}
 	switch (ch) {
@@ -343,6 +478,12 @@ static bool key(wb *w, int ch)
 		break;
 	case 'w':
 		save(w);
+		break;
+	case 'o':
+		w->settings = true;
+		break;
+	case 't':
+		w->tour = 1;
 		break;
 	case '1':
 	case '2':
