@@ -58,6 +58,9 @@ typedef struct wb {
 	bool settings;    /* the settings form is open */
 	int settings_sel; /* its selected field */
 	bool color;
+	char recover[4096]; /* the recovery file's path, or "" */
+	double recover_t;   /* when it was last written */
+	bool recover_due;   /* edits not yet in the recovery file */
 	char msg[256];  /* the status line's message, or "" */
 	double msg_t;
 } wb;

@@ -12,6 +12,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -81,6 +83,14 @@ static void first_partition(const sc_graph *g, const sc_settings *set, int *stag
 	snprintf(origin, size, "first partition: greedy split");
 }
 
+static volatile sig_atomic_t hangup;
+
+static void on_hangup(int sig)
+{
+	(void)sig;
+	hangup = 1;
+}
+
 static void say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(wb *w, const char *fmt, ...)
 {
@@ -89,6 +99,66 @@ static void say(wb *w, const char *fmt, ...)
 	vsnprintf(w->msg, sizeof w->msg, fmt, ap);
 	va_end(ap);
 	w->msg_t = wb_now();
+}
+
+/* --- the recovery file ------------------------------------------------------
+ * While the partition has unsaved edits it is written (at most every two
+ * seconds, atomically) to $XDG_STATE_HOME/stagecut/ (default
+ * ~/.local/state/stagecut/), under a name made from the graph's full path
+ * and k; a save or a deliberate quit removes it.  A killed terminal or a
+ * crash leaves it, and the next start on the same graph and k offers it. */
+
+static void recover_path(wb *w)
+{
+	char full[PATH_MAX], dir[512];
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	if (state && *state)
+		snprintf(dir, sizeof dir, "%s/stagecut", state);
+	else if (home && *home)
+		snprintf(dir, sizeof dir, "%s/.local/state/stagecut", home);
+	else
+		return;
+	if (!realpath(w->path, full))
+		return;
+	/* mkdir -p */
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+	mkdir(dir, 0700);
+	char name[1024];
+	size_t j = 0;
+	for (const char *c = full; *c && j + 2 < sizeof name; c++)
+		name[j++] = *c == '/' ? '%' : *c;
+	name[j] = '\0';
+	snprintf(w->recover, sizeof w->recover, "%s/%s-k%d.json", dir, name, w->set.k);
+}
+
+static void recover_write(wb *w)
+{
+	if (!w->recover[0] || !w->recover_due)
+		return;
+	sc_error err;
+	if (sc_part_write(w->recover, w->g, w->stage, w->set.k, w->c, &err) == SC_OK) {
+		w->recover_due = false;
+		w->recover_t = wb_now();
+	}
+}
+
+static void recover_clear(wb *w)
+{
+	if (w->recover[0])
+		unlink(w->recover);
+	w->recover_due = false;
+}
+
+/* Marks the current partition as edited (unsaved). */
+static void touched(wb *w)
+{
+	w->edited = true;
+	w->recover_due = true;
 }
 
 static void set_current(wb *w, const int *stage, const char *origin)
@@ -233,7 +303,7 @@ static void adopt_best(wb *w)
 	char origin[96];
 	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
 	set_current(w, w->best_stage, origin);
-	w->edited = true;
+	touched(w);
 	say(w, "adopted the best partition found");
 }
 
@@ -290,6 +360,7 @@ static void save(wb *w)
 		return;
 	}
 	w->edited = false;
+	recover_clear(w);
 	say(w, "saved to %s", path);
 }
 
@@ -301,8 +372,10 @@ static bool confirm_quit(wb *w)
 	char answer[8] = "";
 	prompt(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", answer,
 	       sizeof answer);
-	if (answer[0] == 'q')
+	if (answer[0] == 'q') {
+		recover_clear(w);
 		return true;
+	}
 	if (answer[0] == 'w') {
 		save(w);
 		return !w->edited;
@@ -327,6 +400,9 @@ static void restart_problem(wb *w, const sc_settings *ns)
 	w->c = c;
 	w->set = *ns;
 	if (k_changed) {
+		/* a partition into the old k means nothing now */
+		recover_clear(w);
+		recover_path(w);
 		first_partition(w->g, &w->set, w->stage, w->origin, sizeof w->origin);
 		w->from_file = false;
 		w->edited = false;
@@ -584,10 +660,34 @@ int ui_workbench(const ui_opts *o)
 		init_pair(3, COLOR_YELLOW, -1);
 		init_pair(4, COLOR_BLUE, -1);
 	}
+	recover_path(&w);
+	if (w.recover[0] && access(w.recover, R_OK) == 0) {
+		int k2;
+		int *rs = malloc(n * sizeof *rs);
+		if (rs && sc_part_read(w.recover, g, &k2, rs, &err) == SC_OK && k2 == w.set.k &&
+		    sc_part_check(g, rs, k2, NULL)) {
+			wb_draw(&w);
+			char answer[8] = "";
+			prompt(&w, "an unsaved partition from an earlier session was recovered: r "
+				   "restores it, d discards it:", answer, sizeof answer);
+			if (answer[0] == 'r') {
+				set_current(&w, rs, "recovered from an earlier session (unsaved)");
+				touched(&w);
+				say(&w, "restored the recovered partition; w saves it");
+			} else {
+				recover_clear(&w);
+			}
+		}
+		free(rs);
+	}
 	wb_draw(&w);
 	start_search(&w, "best", NULL);
+	struct sigaction sa = {.sa_handler = on_hangup};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	double last = 0;
-	for (bool go = true; go;) {
+	for (bool go = true; go && !hangup;) {
 		bool ready = false;
 		int changed = sc_engine_poll(w.eng, 100, STDIN_FILENO, &ready);
 		bool dirty = changed > 0;
@@ -597,10 +697,17 @@ int ui_workbench(const ui_opts *o)
 			dirty = true;
 		}
 		double t = wb_now();
+		if (w.recover_due && t - w.recover_t > 2)
+			recover_write(&w);
 		if (dirty || t - last > 0.25) {
 			wb_draw(&w);
 			last = t;
 		}
+	}
+	if (hangup) {
+		/* the terminal went away: keep the edits for the next start */
+		w.recover_due = w.edited;
+		recover_write(&w);
 	}
 	endwin();
 	delscreen(scr);
