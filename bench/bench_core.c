@@ -4,8 +4,10 @@
  * Writes a random layered DAG of N ops and about 3N edges (default 100 000 /
  * 300 000) as DOT and as msr-fiddle JSON into a scratch directory, then
  * measures, each as the median of several runs: loading either file,
- * evaluating a whole partition, and one incremental single-op move (the
- * workbench's key press).  Also reports the peak resident memory.
+ * evaluating a whole partition, one incremental single-op move (the
+ * workbench's key press), and the same move made through the editor
+ * (sc_editor_move: legality check, cost update and undo entry).  Also
+ * reports the peak resident memory.
  *
  *   build/bench-core [N] [DIR]
  */
@@ -17,6 +19,7 @@
 #include <time.h>
 
 #include "core/cost.h"
+#include "core/edit.h"
 #include "core/load.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
@@ -161,6 +164,41 @@ int main(int argc, char **argv)
 	printf("incremental move to another legal stage (range + update + bottleneck), k = 8: "
 	       "median %.2f us per move (%d movable ops)\n",
 	       median(tm, RUNS) * 1e6, nm);
+
+	/* the editor's move, timed one call at a time: what a key press costs */
+	sc_editor *ed = sc_editor_new(g, &set, stage, &err);
+	if (!ed) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		return 2;
+	}
+	enum { EDITS = 20000 };
+	double *te1 = malloc(EDITS * sizeof *te1);
+	int edits = 0;
+	char why[256];
+	/* ops from the movable list above; a few may have been pinned since */
+	for (int i = 0; nm > 0 && edits < EDITS && i < 4 * EDITS; i++) {
+		int v = movable[next() % (unsigned long long)nm], lo, hi;
+		sc_editor_range(ed, v, &lo, &hi);
+		if (hi == lo)
+			continue;
+		int to = lo + (int)(next() % (unsigned long long)(hi - lo));
+		if (to >= sc_editor_stages(ed)[v])
+			to++;
+		double t0 = now();
+		bool ok = sc_editor_move(ed, v, to, why, sizeof why);
+		te1[edits] = now() - t0;
+		if (!ok) {
+			fprintf(stderr, "bench: a legal move was refused: %s\n", why);
+			return 2;
+		}
+		edits++;
+	}
+	if (edits > 0)
+		printf("editor move to another legal stage (sc_editor_move with undo entry), "
+		       "k = 8: median %.2f us per move over %d moves\n",
+		       median(te1, edits) * 1e6, edits);
+	free(te1);
+	sc_editor_free(ed);
 	free(movable);
 	free(stage);
 	sc_costs_free(c);

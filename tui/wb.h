@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "core/cost.h"
+#include "core/edit.h"
 #include "core/graph.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
@@ -24,9 +25,11 @@ typedef struct wb {
 	sc_graph *g;
 	sc_settings set;
 	char path[4096];
-	/* the current partition and its costs */
-	int *stage;
-	sc_costs *c;
+	/* the current partition and its costs, kept by the editor (undo, redo,
+	 * incremental costs); stage and c point into it after every change */
+	sc_editor *ed;
+	const int *stage;
+	const sc_costs *c;
 	char origin[160]; /* where the current partition came from */
 	bool edited;      /* changed by hand since it was set */
 	bool from_file;   /* the file's own partition: never replaced unasked */
@@ -58,6 +61,11 @@ typedef struct wb {
 	bool settings;    /* the settings form is open */
 	int settings_sel; /* its selected field */
 	bool color;
+	/* node browser */
+	int *order, norder; /* the ops shown, in order */
+	int *by_work;       /* all ops by decreasing work */
+	int node_sel, node_top, node_sort; /* sort: 0 stage, 1 work, 2 name */
+	char filter[64];
 	char recover[4096]; /* the recovery file's path, or "" */
 	double recover_t;   /* when it was last written */
 	bool recover_due;   /* edits not yet in the recovery file */
@@ -71,6 +79,22 @@ void wb_draw(wb *w);
 /* The best lower bound known and what proved it ("simple", a rung, "exact
  * DP"). */
 double wb_lower_bound(const wb *w, const char **by);
+
+/* The node browser (wb_nodes.c): rebuilds the list after an edit or a
+ * change of filter or sort, keeping the selected op selected; draws it;
+ * handles its keys (true when the key was its own). */
+void wb_nodes_refresh(wb *w);
+void wb_nodes_draw(wb *w, int y, int h, int cols);
+bool wb_nodes_key(wb *w, int ch);
+
+/* Reads a line at the bottom of the screen; false when cancelled. */
+bool wb_prompt(wb *w, const char *question, char *buf, size_t size);
+
+/* Sets the status line's message. */
+void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Called after every change of the current partition. */
+void wb_changed(wb *w, bool by_hand);
 
 /* Monotonic seconds. */
 double wb_now(void);

@@ -290,7 +290,10 @@ static void help_screen(int rows, int cols)
 	    "  l        run the ladder of lower bounds; x cancel running jobs",
 	    "  1 2 3    overview, node browser, quotient view; Tab switches panes",
 	    "  j k, arrows   move the selection",
-	    "  < >      move the selected op one stage earlier or later",
+	    "  < >      move the selected op (and its group) one stage earlier or later",
+	    "  [ ]      the same, taking along every op that must follow",
+	    "  S        sort the node browser by stage, work or name",
+	    "  r        refine from the current (edited) partition",
 	    "  u U      undo, redo;  w save the partition",
 	    "  /        filter ops by name (node browser)",
 	    "  o        settings: k, bandwidth, memory, policy, time budgets",
@@ -462,8 +465,10 @@ void wb_draw(wb *w)
 		y += 8;
 		if (y < foot - 1)
 			search_panel(w, y, foot - y, cols);
+	} else if (w->view == WB_NODES) {
+		wb_nodes_draw(w, y - 1, foot - y + 1, cols);
 	} else {
-		mvprintw(y, 0, "(this view arrives with the node browser and the quotient view)");
+		mvprintw(y, 0, "(the quotient view arrives with the Graphviz layout)");
 	}
 	if (w->tour)
 		tour_box(w, rows, cols);
@@ -472,7 +477,9 @@ void wb_draw(wb *w)
 	if (w->help)
 		help_screen(rows, cols);
 	attron(A_REVERSE);
-	const char *keys = " ? help  q quit  s search  l ladder  x cancel  a adopt  1/2/3 views  o settings  t tour";
+	const char *keys = w->view == WB_NODES
+			       ? " < > move op  [ ] with dependents  u undo  U redo  / filter  S sort  1 overview  ? help"
+			       : " ? help  q quit  s search  l ladder  x cancel  a adopt  1/2/3 views  o settings  t tour";
 	bool fresh = w->msg[0] && wb_now() - w->msg_t < 8;
 	mvprintw(rows - 1, 0, "%-*.*s", cols, cols, fresh ? w->msg : keys);
 	attroff(A_REVERSE);

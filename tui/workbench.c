@@ -23,6 +23,7 @@
 
 #include "common.h"
 #include "core/cost.h"
+#include "core/edit.h"
 #include "core/load.h"
 #include "core/partition.h"
 #include "solvers/search.h"
@@ -91,8 +92,7 @@ static void on_hangup(int sig)
 	hangup = 1;
 }
 
-static void say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(wb *w, const char *fmt, ...)
+void wb_say(wb *w, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -161,11 +161,44 @@ static void touched(wb *w)
 	w->recover_due = true;
 }
 
-static void set_current(wb *w, const int *stage, const char *origin)
+void wb_changed(wb *w, bool by_hand)
 {
-	memcpy(w->stage, stage, (size_t)w->g->n * sizeof *w->stage);
-	sc_costs_eval(w->c, w->stage);
+	w->stage = sc_editor_stages(w->ed);
+	w->c = sc_editor_costs(w->ed);
+	if (by_hand) {
+		touched(w);
+		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
+			 sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
+	}
+	w->edited = sc_editor_dirty(w->ed);
+	wb_nodes_refresh(w);
+}
+
+/* Makes stage the current partition (undoable).  Done by the program (a
+ * search's result replacing the first partition) it is the new baseline,
+ * not an unsaved edit; done by the engineer it is an edit. */
+static void set_current(wb *w, const int *stage, const char *origin, bool by_hand)
+{
+	sc_editor_set(w->ed, stage, origin);
+	if (!by_hand)
+		sc_editor_mark_saved(w->ed);
+	wb_changed(w, by_hand);
 	snprintf(w->origin, sizeof w->origin, "%s", origin);
+}
+
+/* A new editor (undo history starts over) on stage. */
+static bool new_editor(wb *w, const int *stage)
+{
+	sc_error err;
+	sc_editor *ed = sc_editor_new(w->g, &w->set, stage, &err);
+	if (!ed) {
+		wb_say(w, "%s", err.msg);
+		return false;
+	}
+	sc_editor_free(w->ed);
+	w->ed = ed;
+	wb_changed(w, false);
+	return true;
 }
 
 static void offer_best(wb *w, const int *stage, double value, const char *from, bool optimal)
@@ -192,7 +225,7 @@ static void start_search(wb *w, const char *method, const int *start)
 	sc_error err;
 	int id = sc_engine_add_search(w->eng, w->g, &w->set, &p, &err);
 	if (id < 0) {
-		say(w, "cannot start the search: %s", err.msg);
+		wb_say(w, "cannot start the search: %s", err.msg);
 		return;
 	}
 	w->search = id;
@@ -200,7 +233,7 @@ static void start_search(wb *w, const char *method, const int *start)
 	w->search_t0 = wb_now();
 	w->nhist = 0;
 	memset(&w->search_info, 0, sizeof w->search_info);
-	say(w, "search %s started", method);
+	wb_say(w, "search %s started", method);
 }
 
 static void start_ladder(wb *w)
@@ -218,9 +251,9 @@ static void start_ladder(wb *w)
 	w->ladder = sc_ladder_new(w->eng, w->g, &w->set, &lp, &err);
 	w->ladder_upper = lp.upper;
 	if (!w->ladder)
-		say(w, "cannot start the ladder: %s", err.msg);
+		wb_say(w, "cannot start the ladder: %s", err.msg);
 	else
-		say(w, "ladder started (%.0f s per rung at most)", w->rung_time);
+		wb_say(w, "ladder started (%.0f s per rung at most)", w->rung_time);
 }
 
 /* Takes in what the jobs reported. */
@@ -254,19 +287,19 @@ static void follow_jobs(wb *w)
 				if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
 					char origin[96];
 					snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
-					set_current(w, tmp, origin);
-					say(w, "search %s: %s%s, now the current partition", w->search_method,
+					set_current(w, tmp, origin, false);
+					wb_say(w, "search %s: %s%s, now the current partition", w->search_method,
 					    ui_num(v, b, sizeof b), optimal ? " (proven optimal)" : "");
 				} else if (v < cur * (1 - 1e-12)) {
-					say(w, "search %s found %s; a adopts it", w->search_method,
+					wb_say(w, "search %s found %s; a adopts it", w->search_method,
 					    ui_num(v, b, sizeof b));
 				} else {
-					say(w, "search %s: %s%s, no better than the current partition",
+					wb_say(w, "search %s: %s%s, no better than the current partition",
 					    w->search_method, ui_num(v, b, sizeof b),
 					    optimal ? " (proven optimal)" : "");
 				}
 			} else if (ji.state == SC_JOB_FAILED) {
-				say(w, "search failed: %s", ji.message);
+				wb_say(w, "search failed: %s", ji.message);
 			}
 			free(tmp);
 			if (!w->ladder && ji.state == SC_JOB_DONE)
@@ -293,22 +326,21 @@ static void follow_jobs(wb *w)
 static void adopt_best(wb *w)
 {
 	if (!isfinite(w->best)) {
-		say(w, "no partition found yet");
+		wb_say(w, "no partition found yet");
 		return;
 	}
 	if (w->best >= sc_costs_objective(w->c) * (1 - 1e-12)) {
-		say(w, "the current partition is already as good as the best found");
+		wb_say(w, "the current partition is already as good as the best found");
 		return;
 	}
 	char origin[96];
 	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
-	set_current(w, w->best_stage, origin);
-	touched(w);
-	say(w, "adopted the best partition found");
+	set_current(w, w->best_stage, origin, true);
+	wb_say(w, "adopted the best partition found");
 }
 
 /* Reads a line at the bottom of the screen; false when cancelled (Esc). */
-static bool prompt(wb *w, const char *question, char *buf, size_t size)
+bool wb_prompt(wb *w, const char *question, char *buf, size_t size)
 {
 	int rows, cols;
 	size_t len = strlen(buf);
@@ -350,18 +382,19 @@ static void save(wb *w)
 	const char *dot = strrchr(base, '.');
 	int stem = dot ? (int)(dot - base) : (int)strlen(base);
 	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base, w->set.k);
-	if (!prompt(w, "save the partition to:", path, sizeof path)) {
-		say(w, "not saved");
+	if (!wb_prompt(w, "save the partition to:", path, sizeof path)) {
+		wb_say(w, "not saved");
 		return;
 	}
 	sc_error err;
 	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
-		say(w, "not saved: %s", err.msg);
+		wb_say(w, "not saved: %s", err.msg);
 		return;
 	}
+	sc_editor_mark_saved(w->ed);
 	w->edited = false;
 	recover_clear(w);
-	say(w, "saved to %s", path);
+	wb_say(w, "saved to %s", path);
 }
 
 /* True when the engineer really wants to quit. */
@@ -370,7 +403,7 @@ static bool confirm_quit(wb *w)
 	if (!w->edited)
 		return true;
 	char answer[8] = "";
-	prompt(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", answer,
+	wb_prompt(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", answer,
 	       sizeof answer);
 	if (answer[0] == 'q') {
 		recover_clear(w);
@@ -390,29 +423,32 @@ static void restart_problem(wb *w, const sc_settings *ns)
 	w->ladder = NULL;
 	sc_engine_cancel(w->eng, -1);
 	bool k_changed = ns->k != w->set.k;
-	sc_error err;
-	sc_costs *c = sc_costs_new(w->g, ns, &err);
-	if (!c) {
-		say(w, "%s", err.msg);
+	int *st = malloc((size_t)(w->g->n ? w->g->n : 1) * sizeof *st);
+	if (!st) {
+		wb_say(w, "out of memory");
 		return;
 	}
-	sc_costs_free(w->c);
-	w->c = c;
+	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
+	sc_settings old = w->set;
 	w->set = *ns;
 	if (k_changed) {
 		/* a partition into the old k means nothing now */
 		recover_clear(w);
 		recover_path(w);
-		first_partition(w->g, &w->set, w->stage, w->origin, sizeof w->origin);
+		first_partition(w->g, &w->set, st, w->origin, sizeof w->origin);
 		w->from_file = false;
-		w->edited = false;
 		w->stage_sel = w->stage_top = 0;
 	}
-	sc_costs_eval(w->c, w->stage);
+	if (!new_editor(w, st)) {
+		w->set = old;
+		free(st);
+		return;
+	}
+	free(st);
 	w->simple = sc_bound_simple(w->g, w->set.k);
 	w->best = sc_costs_objective(w->c);
 	w->best_optimal = false;
-	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
+	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 	start_search(w, "best", NULL);
 }
@@ -430,7 +466,7 @@ static void edit_setting(wb *w)
 	case 4: snprintf(buf, sizeof buf, "%.0f", w->search_time); break;
 	default: snprintf(buf, sizeof buf, "%.0f", w->rung_time); break;
 	}
-	if (!prompt(w, "new value:", buf, sizeof buf))
+	if (!wb_prompt(w, "new value:", buf, sizeof buf))
 		return;
 	double x;
 	char *end;
@@ -438,7 +474,7 @@ static void edit_setting(wb *w)
 	case 0: {
 		long k = strtol(buf, &end, 10);
 		if (*end || k < 1 || k > 4096) {
-			say(w, "k must be a whole number from 1 to 4096");
+			wb_say(w, "k must be a whole number from 1 to 4096");
 			return;
 		}
 		ns.k = (int)k;
@@ -446,7 +482,7 @@ static void edit_setting(wb *w)
 	}
 	case 1:
 		if (!sc_parse_weight(buf, &x) || x <= 0 || isinf(x)) {
-			say(w, "the bandwidth must be a number > 0");
+			wb_say(w, "the bandwidth must be a number > 0");
 			return;
 		}
 		ns.bandwidth = x;
@@ -455,31 +491,31 @@ static void edit_setting(wb *w)
 		if (strcmp(buf, "inf") == 0 || strcmp(buf, "unlimited") == 0)
 			x = INFINITY;
 		else if (!sc_parse_weight(buf, &x)) {
-			say(w, "the memory must be a number of bytes >= 0, or inf");
+			wb_say(w, "the memory must be a number of bytes >= 0, or inf");
 			return;
 		}
 		ns.memory = x;
 		break;
 	case 3:
 		if (!sc_mem_policy_parse(buf, &ns.policy)) {
-			say(w, "the policy is overflow or hard");
+			wb_say(w, "the policy is overflow or hard");
 			return;
 		}
 		break;
 	default:
 		if (!sc_parse_weight(buf, &x) || x <= 0 || isinf(x)) {
-			say(w, "a time limit is a number of seconds > 0");
+			wb_say(w, "a time limit is a number of seconds > 0");
 			return;
 		}
 		if (i == 4)
 			w->search_time = x;
 		else
 			w->rung_time = x;
-		say(w, "the new budget applies to the next search or ladder");
+		wb_say(w, "the new budget applies to the next search or ladder");
 		return;
 	}
 	restart_problem(w, &ns);
-	say(w, "settings changed: the search and the ladder start over");
+	wb_say(w, "settings changed: the search and the ladder start over");
 }
 
 static void settings_key(wb *w, int ch)
@@ -527,10 +563,29 @@ static bool key(wb *w, int ch)
 			start_ladder(w);
 		return true;
 	}
+	if (w->view == WB_NODES && wb_nodes_key(w, ch))
+		return true;
 	switch (ch) {
 	case 'q':
 	case 'Q':
 		return !confirm_quit(w);
+	case 'u':
+		if (sc_editor_undo(w->ed)) {
+			wb_changed(w, true);
+			wb_say(w, "undone; %d more to undo", sc_editor_undo_count(w->ed));
+		} else {
+			wb_say(w, "nothing to undo");
+		}
+		break;
+	case 'U':
+	case 18: /* ^R */
+		if (sc_editor_redo(w->ed)) {
+			wb_changed(w, true);
+			wb_say(w, "redone; %d more to redo", sc_editor_redo_count(w->ed));
+		} else {
+			wb_say(w, "nothing to redo");
+		}
+		break;
 	case '?':
 		w->help = true;
 		break;
@@ -550,7 +605,7 @@ static bool key(wb *w, int ch)
 		sc_engine_cancel(w->eng, -1);
 		if (w->ladder)
 			sc_ladder_cancel(w->ladder);
-		say(w, "cancelled the running jobs");
+		wb_say(w, "cancelled the running jobs");
 		break;
 	case 'w':
 		save(w);
@@ -608,29 +663,39 @@ int ui_workbench(const ui_opts *o)
 		w.set.k = 4;
 	sc_error err;
 	size_t n = (size_t)(g->n ? g->n : 1);
-	w.stage = malloc(n * sizeof *w.stage);
+	int *first = malloc(n * sizeof *first);
 	w.best_stage = malloc(n * sizeof *w.best_stage);
-	w.c = sc_costs_new(g, &w.set, &err);
-	w.eng = w.c ? sc_engine_new(0, &err) : NULL;
-	if (!w.stage || !w.best_stage || !w.c || !w.eng) {
-		ui_error("%s", w.stage && w.best_stage ? err.msg : "out of memory");
+	w.eng = sc_engine_new(0, &err);
+	if (!first || !w.best_stage || !w.eng) {
+		ui_error("%s", first && w.best_stage ? err.msg : "out of memory");
+		free(first);
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
 	if (g->init_stage && sc_part_check(g, g->init_stage, w.set.k, &viol)) {
-		set_current(&w, g->init_stage, "the file's own stages");
+		memcpy(first, g->init_stage, n * sizeof *first);
+		snprintf(w.origin, sizeof w.origin, "the file's own stages");
 		w.from_file = true;
 	} else {
-		first_partition(g, &w.set, w.stage, w.origin, sizeof w.origin);
+		first_partition(g, &w.set, first, w.origin, sizeof w.origin);
 		if (g->init_stage) {
 			char why[160];
 			sc_part_describe(g, g->init_stage, &viol, why, sizeof why);
 			size_t used = strlen(w.origin);
 			snprintf(w.origin + used, sizeof w.origin - used, "; the file's stages: %s", why);
 		}
-		sc_costs_eval(w.c, w.stage);
 	}
+	char origin[sizeof w.origin];
+	memcpy(origin, w.origin, sizeof origin);
+	bool made = new_editor(&w, first);
+	free(first);
+	if (!made) {
+		ui_error("%s", w.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	memcpy(w.origin, origin, sizeof origin);
 	w.simple = sc_bound_simple(g, w.set.k);
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, n * sizeof *w.stage);
@@ -668,12 +733,11 @@ int ui_workbench(const ui_opts *o)
 		    sc_part_check(g, rs, k2, NULL)) {
 			wb_draw(&w);
 			char answer[8] = "";
-			prompt(&w, "an unsaved partition from an earlier session was recovered: r "
+			wb_prompt(&w, "an unsaved partition from an earlier session was recovered: r "
 				   "restores it, d discards it:", answer, sizeof answer);
 			if (answer[0] == 'r') {
-				set_current(&w, rs, "recovered from an earlier session (unsaved)");
-				touched(&w);
-				say(&w, "restored the recovered partition; w saves it");
+				set_current(&w, rs, "recovered from an earlier session (unsaved)", true);
+				wb_say(&w, "restored the recovered partition; w saves it");
 			} else {
 				recover_clear(&w);
 			}
@@ -714,9 +778,10 @@ int ui_workbench(const ui_opts *o)
 out:
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
-	sc_costs_free(w.c);
-	free(w.stage);
+	sc_editor_free(w.ed);
 	free(w.best_stage);
+	free(w.order);
+	free(w.by_work);
 	sc_graph_free(g);
 	return status;
 }

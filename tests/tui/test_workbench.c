@@ -3,7 +3,10 @@
  * opens on a graph, shows the stage table with the bottleneck marked and the
  * costs `stagecut eval` computes, follows a resize, and quits on q.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <criterion/criterion.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +55,7 @@ Test(workbench, default_sample_small_terminal_resize_no_colour, .timeout = 30)
 	cr_assert(strchr(s, '*'), "the bottleneck is marked without colours:\n%s", s);
 	free(s);
 	ts_tmux_resize(&t, 100, 30);
-	s = ts_tmux_wait(&t, "q quit", 5);
+	s = ts_tmux_wait(&t, "ladder of lower bounds", 5);
 	free(s);
 	ts_tmux_keys(&t, "q");
 	s = ts_tmux_wait(&t, "EXIT=0", 5);
@@ -69,4 +72,161 @@ Test(workbench, refuses_without_a_terminal)
 	cr_assert_str_eq(out, "");
 	free(out);
 	free(err);
+}
+
+/* ---- hand edits, undo, the ladder live, saving, recovery, settings ------ */
+
+#define FIG2 "samples/paper/figure2.dot"
+
+static void start_fig2(ts_tmux *t, const char *env)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s " FIG2, ts_program());
+	ts_tmux_start(t, 100, 30, env, cmd);
+	free(ts_tmux_wait(t, "bottleneck 8.0000", 5));
+}
+
+Test(workbench, a_move_that_sends_an_edge_back_is_refused_naming_it, .timeout = 30)
+{
+	ts_tmux t;
+	start_fig2(&t, "TERM=xterm-256color");
+	/* node browser sorted by stage, then name: a is first; a -> u with u in
+	 * stage 1, so a cannot go to stage 2 */
+	ts_tmux_keys(&t, "2");
+	free(ts_tmux_wait(&t, "ops: 6 of 6", 5));
+	ts_tmux_keys(&t, "'>'");
+	char *s = ts_tmux_wait(&t, "a -> u", 5);
+	cr_assert(strstr(s, "refused"), "%s", s);
+	cr_assert(strstr(s, "bottleneck 8.0000"), "nothing changed:\n%s", s);
+	free(s);
+	/* with its dependents: a and u go to stage 2 together */
+	ts_tmux_keys(&t, "']'");
+	s = ts_tmux_wait(&t, "moved 2 ops to stage 2", 5);
+	/* stage 2 = {a, u, v, w}: work 7, no input, out u->? none: x reads v, w */
+	cr_assert(strstr(s, "bottleneck 9.0000"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "u");
+	s = ts_tmux_wait(&t, "undone", 5);
+	cr_assert(strstr(s, "bottleneck 8.0000"), "undo restores the costs:\n%s", s);
+	free(s);
+	ts_tmux_keys(&t, "U");
+	s = ts_tmux_wait(&t, "redone", 5);
+	cr_assert(strstr(s, "bottleneck 9.0000"), "%s", s);
+	free(s);
+	/* quitting with unsaved edits asks; q again quits */
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "unsaved changes", 5));
+	ts_tmux_keys(&t, "q Enter");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+}
+
+Test(workbench, save_writes_what_eval_reads, .timeout = 30)
+{
+	char dir[] = "/tmp/sc-wb-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	ts_tmux t;
+	char cmd[9000], prog[4096], root[4096];
+	cr_assert(realpath(ts_program(), prog) && getcwd(root, sizeof root));
+	snprintf(cmd, sizeof cmd, "sh -c 'cd %s && %s %s/" FIG2 "'", dir, prog, root);
+	ts_tmux_start(&t, 100, 30, "TERM=xterm-256color", cmd);
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	/* adopt the best partition found (7, the optimum), then save it */
+	free(ts_tmux_wait(&t, "best 7.0000", 10));
+	ts_tmux_keys(&t, "a");
+	free(ts_tmux_wait(&t, "bottleneck 7.0000", 5));
+	ts_tmux_keys(&t, "w");
+	free(ts_tmux_wait(&t, "save the partition to:", 5));
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "saved to figure2-k3.partition.json", 5));
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+	char *out;
+	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json", ts_program(),
+		 dir);
+	cr_assert_eq(ts_run(cmd, &out, NULL), 0);
+	cr_assert(strstr(out, "\"bottleneck\": 7.0"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(workbench, a_killed_terminal_leaves_a_recovery_file_offered_next_time, .timeout = 40)
+{
+	char dir[] = "/tmp/sc-state-XXXXXX", env[128];
+	cr_assert(mkdtemp(dir));
+	snprintf(env, sizeof env, "TERM=xterm-256color XDG_STATE_HOME=%s", dir);
+	ts_tmux t;
+	start_fig2(&t, env);
+	free(ts_tmux_wait(&t, "best 7.0000", 10));
+	ts_tmux_keys(&t, "a");
+	free(ts_tmux_wait(&t, "bottleneck 7.0000", 5));
+	/* the recovery file is written within two seconds of an edit */
+	struct timespec nap = {3, 0};
+	nanosleep(&nap, NULL);
+	ts_tmux_stop(&t); /* kills the terminal */
+	ts_tmux u;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s " FIG2, ts_program());
+	ts_tmux_start(&u, 100, 30, env, cmd);
+	free(ts_tmux_wait(&u, "recovered", 5));
+	ts_tmux_keys(&u, "r Enter");
+	char *s = ts_tmux_wait(&u, "recovered from an earlier session (unsaved)", 5);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	ts_tmux_keys(&u, "q");
+	free(ts_tmux_wait(&u, "unsaved changes", 5));
+	ts_tmux_keys(&u, "q Enter");
+	free(ts_tmux_wait(&u, "EXIT=0", 5));
+	ts_tmux_stop(&u);
+	snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s/stagecut)\" && rm -rf %s", dir, dir);
+	cr_assert_eq(system(cmd), 0, "a deliberate quit removes the recovery file");
+}
+
+Test(workbench, the_ladder_fills_in_live, .timeout = 90)
+{
+	ts_tmux t;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s samples/msr-fiddle/operator/bert_l-3_inference.json -k 2",
+		 ts_program());
+	ts_tmux_start(&t, 120, 40, "TERM=screen", cmd);
+	char *s = ts_tmux_wait(&t, "running", 20);
+	free(s);
+	/* bert_l-3, k = 2: optimum 33.9891 (REFERENCE.tsv); every rung ends */
+	s = ts_tmux_wait(&t, "idle", 60);
+	cr_assert(strstr(s, "bottleneck 33.9891"), "%s", s);
+	cr_assert(strstr(s, "exact       done"), "%s", s);
+	cr_assert(strstr(s, "guess       done"), "%s", s);
+	cr_assert(strstr(s, "gap 0.00%"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+}
+
+Test(workbench, settings_help_and_tour, .timeout = 30)
+{
+	ts_tmux t;
+	start_fig2(&t, "NO_COLOR=1 TERM=vt100");
+	ts_tmux_keys(&t, "'?'");
+	free(ts_tmux_wait(&t, "stagecut help", 5));
+	ts_tmux_keys(&t, "Escape");
+	ts_tmux_keys(&t, "t");
+	char *s = ts_tmux_wait(&t, "tour 1/5", 5);
+	/* figure2's stage 2 costs 8; the simple bound is 10 / 3 */
+	cr_assert(strstr(s, "costing 8.0000"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "Escape");
+	ts_tmux_keys(&t, "o");
+	free(ts_tmux_wait(&t, "settings", 5));
+	ts_tmux_keys(&t, "Enter BSpace 2 Enter");
+	free(ts_tmux_wait(&t, "edges  k 2", 5));
+	ts_tmux_keys(&t, "Escape");
+	/* k = 2: the optimum is 9 (tests/unit/test_mip.c) */
+	s = ts_tmux_wait(&t, "bottleneck 9.0000", 10);
+	free(s);
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
 }

@@ -1,0 +1,256 @@
+/*
+ * wb_nodes.c - the node browser: every op with its stage, legal stage range,
+ * work, out and group; filter by name, sort by stage, work or name; move the
+ * selected op with < and > (alone, with its group) or [ and ] (with the ops
+ * that must follow it), each move checked and re-costed incrementally by
+ * the editor (core/edit.h).
+ *
+ * The list is rebuilt in O(n + k) after each change: the ops in name order
+ * come from the graph's by_name index, and sorting by stage is a counting
+ * sort over that order, so even 100 000 ops stay well inside a key press.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "wb.h"
+
+static const char *const sort_names[] = {"stage", "work", "name"};
+
+static int cmp_work(const void *a, const void *b, void *ctx)
+{
+	const double *work = ctx;
+	double x = work[*(const int *)a], y = work[*(const int *)b];
+	return (x < y) - (x > y);
+}
+
+/* qsort_r is not C11; a small merge sort keeps the order stable by name */
+static void sort_by_work(int *a, int *tmp, int n, const double *work)
+{
+	if (n < 2)
+		return;
+	int h = n / 2;
+	sort_by_work(a, tmp, h, work);
+	sort_by_work(a + h, tmp, n - h, work);
+	int i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		tmp[o++] = cmp_work(&a[j], &a[i], (void *)work) < 0 ? a[j++] : a[i++];
+	while (i < h)
+		tmp[o++] = a[i++];
+	while (j < n)
+		tmp[o++] = a[j++];
+	memcpy(a, tmp, (size_t)n * sizeof *a);
+}
+
+static bool shown(const wb *w, int v)
+{
+	return !w->filter[0] || strstr(w->g->op_name[v], w->filter);
+}
+
+void wb_nodes_refresh(wb *w)
+{
+	const sc_graph *g = w->g;
+	int n = g->n, k = w->set.k;
+	int keep = w->order && w->node_sel < w->norder ? w->order[w->node_sel] : -1;
+	if (!w->order) {
+		w->order = malloc((size_t)(n ? n : 1) * sizeof *w->order);
+		if (!w->order)
+			return;
+	}
+	if (w->node_sort == 1 && !w->by_work) {
+		w->by_work = malloc((size_t)(n ? n : 1) * sizeof *w->by_work);
+		int *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+		if (!w->by_work || !tmp) {
+			free(w->by_work);
+			w->by_work = NULL;
+			free(tmp);
+			w->node_sort = 2;
+		} else {
+			memcpy(w->by_work, g->by_name, (size_t)n * sizeof *tmp);
+			sort_by_work(w->by_work, tmp, n, g->work);
+			free(tmp);
+		}
+	}
+	int m = 0;
+	if (w->node_sort == 0) {
+		int *count = calloc((size_t)k + 1, sizeof *count);
+		if (!count)
+			return;
+		for (int i = 0; i < n; i++)
+			if (shown(w, g->by_name[i]))
+				count[w->stage[g->by_name[i]] + 1]++;
+		for (int s = 0; s < k; s++)
+			count[s + 1] += count[s];
+		for (int i = 0; i < n; i++) {
+			int v = g->by_name[i];
+			if (shown(w, v))
+				w->order[count[w->stage[v]]++] = v;
+		}
+		m = count[k - 1];
+		free(count);
+	} else {
+		const int *src = w->node_sort == 1 ? w->by_work : g->by_name;
+		for (int i = 0; i < n; i++)
+			if (shown(w, src[i]))
+				w->order[m++] = src[i];
+	}
+	w->norder = m;
+	if (keep >= 0)
+		for (int i = 0; i < m; i++)
+			if (w->order[i] == keep) {
+				w->node_sel = i;
+				break;
+			}
+	if (w->node_sel >= m)
+		w->node_sel = m ? m - 1 : 0;
+}
+
+void wb_nodes_draw(wb *w, int y, int h, int cols)
+{
+	const sc_graph *g = w->g;
+	char b1[32], b2[32];
+	attron(A_BOLD);
+	mvprintw(y, 0, "ops: %d of %d%s%s%s  sorted by %s", w->norder, g->n,
+		 w->filter[0] ? "  matching \"" : "", w->filter, w->filter[0] ? "\"" : "",
+		 sort_names[w->node_sort]);
+	attroff(A_BOLD);
+	if (w->norder && w->node_sel < w->norder) {
+		int v = w->order[w->node_sel];
+		mvprintw(y + 1, 0, "%.*s: %d predecessors, %d successors%s%s", cols - 40,
+			 g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
+			 g->group[v] >= 0 ? ", group " : "",
+			 g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+	}
+	int name_w = cols - 62;
+	if (name_w < 12)
+		name_w = 12;
+	if (name_w > 48)
+		name_w = 48;
+	attron(A_BOLD);
+	mvprintw(y + 2, 0, "  %-*s %5s %9s %11s %11s  %s", name_w, "op", "stage", "range", "work",
+		 "out", "group");
+	attroff(A_BOLD);
+	int rows = h - 3;
+	if (rows < 1)
+		return;
+	if (w->node_sel < w->node_top)
+		w->node_top = w->node_sel;
+	if (w->node_sel >= w->node_top + rows)
+		w->node_top = w->node_sel - rows + 1;
+	if (w->node_top < 0)
+		w->node_top = 0;
+	int at;
+	sc_costs_bottleneck(w->c, &at);
+	for (int r = 0; r < rows && w->node_top + r < w->norder; r++) {
+		int i = w->node_top + r, v = w->order[i];
+		int lo, hi;
+		sc_editor_range(w->ed, v, &lo, &hi);
+		char range[24];
+		if (lo == hi)
+			snprintf(range, sizeof range, "fixed");
+		else
+			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
+		if (i == w->node_sel)
+			attron(A_REVERSE);
+		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %9s %11s %11s  %.*s", w->stage[v] == at ? '*' : ' ',
+			 name_w, name_w, g->op_name[v], w->stage[v] + 1, range,
+			 ui_num(g->work[v], b1, sizeof b1), ui_num(g->out[v], b2, sizeof b2),
+			 cols - name_w - 45 > 0 ? cols - name_w - 45 : 0,
+			 g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		if (i == w->node_sel)
+			attroff(A_REVERSE);
+	}
+}
+
+static void move_selected(wb *w, int delta, bool dependents)
+{
+	if (!w->norder)
+		return;
+	int v = w->order[w->node_sel], to = w->stage[v] + delta;
+	char why[512];
+	if (dependents) {
+		int moved = sc_editor_move_with_dependents(w->ed, v, to, why, sizeof why);
+		if (moved < 0) {
+			wb_say(w, "%s", why);
+			return;
+		}
+		wb_changed(w, moved > 0);
+		wb_say(w, "moved %d op%s to stage %d", moved, moved == 1 ? "" : "s", to + 1);
+		return;
+	}
+	if (!sc_editor_move(w->ed, v, to, why, sizeof why)) {
+		wb_say(w, "refused: %s", why);
+		return;
+	}
+	wb_changed(w, true);
+	wb_say(w, "%s", why);
+}
+
+bool wb_nodes_key(wb *w, int ch)
+{
+	int page = LINES - 10 > 1 ? LINES - 10 : 1;
+	switch (ch) {
+	case 'j':
+	case KEY_DOWN:
+		if (w->node_sel + 1 < w->norder)
+			w->node_sel++;
+		return true;
+	case 'k':
+	case KEY_UP:
+		if (w->node_sel > 0)
+			w->node_sel--;
+		return true;
+	case KEY_NPAGE:
+	case ' ':
+		w->node_sel = w->node_sel + page < w->norder ? w->node_sel + page
+							     : (w->norder ? w->norder - 1 : 0);
+		return true;
+	case KEY_PPAGE:
+		w->node_sel = w->node_sel > page ? w->node_sel - page : 0;
+		return true;
+	case 'g':
+	case KEY_HOME:
+		w->node_sel = 0;
+		return true;
+	case 'G':
+	case KEY_END:
+		w->node_sel = w->norder ? w->norder - 1 : 0;
+		return true;
+	case '<':
+	case ',':
+		move_selected(w, -1, false);
+		return true;
+	case '>':
+	case '.':
+		move_selected(w, +1, false);
+		return true;
+	case '[':
+		move_selected(w, -1, true);
+		return true;
+	case ']':
+		move_selected(w, +1, true);
+		return true;
+	case 'S':
+		w->node_sort = (w->node_sort + 1) % 3;
+		w->node_top = 0;
+		wb_nodes_refresh(w);
+		wb_say(w, "sorted by %s", sort_names[w->node_sort]);
+		return true;
+	case '/': {
+		char buf[sizeof w->filter];
+		snprintf(buf, sizeof buf, "%s", w->filter);
+		if (!wb_prompt(w, "filter ops by name (empty: all):", buf, sizeof buf))
+			buf[0] = '\0';
+		snprintf(w->filter, sizeof w->filter, "%s", buf);
+		w->node_sel = w->node_top = 0;
+		wb_nodes_refresh(w);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
