@@ -10,3 +10,6 @@ build/bench-search
 echo
 echo "== the lower-bound ladder (000 Table 1): every sample graph, k = 2, 4, 8, 16, 60 s per rung"
 build/bench-bounds 60
+echo
+echo "== the workbench: key press to redrawn screen on 100 000 ops (tmux)"
+bench/bench_tui.sh 100000

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -196,10 +198,18 @@ typedef struct thread_arg {
 	job *j;
 } thread_arg;
 
+/* Workers run at a lower priority than the thread that drives the engine
+ * (the workbench's screen), so typing never waits for a search or a solve on
+ * a machine with fewer cores than jobs. */
+enum { WORKER_NICE = 10 };
+
 static void *search_main(void *arg)
 {
 	thread_arg a = *(thread_arg *)arg;
 	free(arg);
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE) != 0) {
+		/* not allowed to lower it: run at the same priority */
+	}
 	double last = now();
 	while (sc_search_step(a.j->search)) {
 		double t = now();
@@ -305,6 +315,9 @@ static void child_main(job *j, int fd)
 		dup2(null, 2);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	if (setpriority(PRIO_PROCESS, 0, WORKER_NICE) != 0) {
+		/* as for the search threads */
+	}
 	/* the parent decides when a solve stops: a ^C at the terminal reaches
 	 * the whole process group, but only the parent should act on it; and
 	 * if the parent dies, so does the solve */

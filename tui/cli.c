@@ -281,7 +281,7 @@ static void print_options(FILE *f, unsigned takes)
 
 static void usage_main(FILE *f)
 {
-	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P]\n"
+	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P] [-p PARTITION]\n"
 		   "           open the workbench on FILE (a bundled sample without FILE)\n");
 	for (int i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       stagecut %s\n           %s\n", commands[i].synopsis,
@@ -608,7 +608,7 @@ static int run_main(int argc, char **argv)
 			usage_main(stdout);
 			return UI_EXIT_OK;
 		}
-		if (!parse_options(argc, argv, OPT_K | SETTINGS, &o, "stagecut")) {
+		if (!parse_options(argc, argv, OPT_K | SETTINGS | OPT_PARTITION, &o, "stagecut")) {
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}

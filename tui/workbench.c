@@ -14,6 +14,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -136,19 +139,80 @@ static void recover_path(wb *w)
 	snprintf(w->recover, sizeof w->recover, "%s/%s-k%d.json", dir, name, w->set.k);
 }
 
-static void recover_write(wb *w)
+/* Recovery files are written on a thread of their own from a snapshot of
+ * the stages, so a big graph's JSON never delays a key press. */
+typedef struct recover_job {
+	char path[4096];
+	const sc_graph *g;
+	sc_settings set;
+	int *stage;
+} recover_job;
+
+static atomic_bool recover_busy;
+
+static bool write_snapshot(recover_job *r)
 {
-	if (!w->recover[0] || !w->recover_due)
-		return;
 	sc_error err;
-	if (sc_part_write(w->recover, w->g, w->stage, w->set.k, w->c, &err) == SC_OK) {
-		w->recover_due = false;
-		w->recover_t = wb_now();
+	sc_costs *c = sc_costs_new(r->g, &r->set, &err);
+	bool ok = c;
+	if (c) {
+		sc_costs_eval(c, r->stage);
+		ok = sc_part_write(r->path, r->g, r->stage, r->set.k, c, &err) == SC_OK;
+		sc_costs_free(c);
 	}
+	return ok;
+}
+
+static void *recover_main(void *arg)
+{
+	recover_job *r = arg;
+	write_snapshot(r);
+	free(r->stage);
+	free(r);
+	atomic_store(&recover_busy, false);
+	return NULL;
+}
+
+static void recover_wait(void)
+{
+	while (atomic_load(&recover_busy)) {
+		struct timespec t = {0, 5000000};
+		nanosleep(&t, NULL);
+	}
+}
+
+/* Writes the recovery file, in the background unless wait is set. */
+static void recover_write(wb *w, bool wait)
+{
+	if (!w->recover[0] || !w->recover_due || atomic_load(&recover_busy))
+		return;
+	recover_job *r = malloc(sizeof *r);
+	int *st = malloc((size_t)(w->g->n ? w->g->n : 1) * sizeof *st);
+	if (!r || !st) {
+		free(r);
+		free(st);
+		return;
+	}
+	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
+	snprintf(r->path, sizeof r->path, "%s", w->recover);
+	r->g = w->g;
+	r->set = w->set;
+	r->stage = st;
+	w->recover_due = false;
+	w->recover_t = wb_now();
+	atomic_store(&recover_busy, true);
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (wait || pthread_create(&th, &attr, recover_main, r) != 0)
+		recover_main(r);
+	pthread_attr_destroy(&attr);
 }
 
 static void recover_clear(wb *w)
 {
+	recover_wait();
 	if (w->recover[0])
 		unlink(w->recover);
 	w->recover_due = false;
@@ -397,6 +461,33 @@ static void save(wb *w)
 	wb_say(w, "saved to %s", path);
 }
 
+static void load_partition(wb *w)
+{
+	char path[1024] = "";
+	if (!wb_prompt(w, "load a partition file:", path, sizeof path))
+		return;
+	int k2;
+	sc_error err;
+	int *st = malloc((size_t)(w->g->n ? w->g->n : 1) * sizeof *st);
+	if (!st) {
+		wb_say(w, "out of memory");
+		return;
+	}
+	if (sc_part_read(path, w->g, &k2, st, &err) != SC_OK) {
+		wb_say(w, "not loaded: %s", err.msg);
+	} else if (k2 != w->set.k) {
+		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
+	} else if (!sc_part_check(w->g, st, k2, NULL)) {
+		wb_say(w, "not loaded: %s is not a valid partition of this graph", path);
+	} else {
+		char origin[160];
+		snprintf(origin, sizeof origin, "loaded from %.140s", path);
+		set_current(w, st, origin, true);
+		wb_say(w, "loaded %s (u undoes)", path);
+	}
+	free(st);
+}
+
 /* True when the engineer really wants to quit. */
 static bool confirm_quit(wb *w)
 {
@@ -613,6 +704,9 @@ static bool key(wb *w, int ch)
 	case 'o':
 		w->settings = true;
 		break;
+	case 'L':
+		load_partition(w);
+		break;
 	case 't':
 		w->tour = 1;
 		break;
@@ -673,7 +767,33 @@ int ui_workbench(const ui_opts *o)
 		goto out;
 	}
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
-	if (g->init_stage && sc_part_check(g, g->init_stage, w.set.k, &viol)) {
+	if (o->partition) {
+		/* the engineer's own partition: checked before the screen opens */
+		int k2;
+		if (sc_part_read(o->partition, g, &k2, first, &err) != SC_OK) {
+			ui_error("%s", err.msg);
+			free(first);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (o->k > 0 && k2 != o->k) {
+			ui_error("%s: the partition has k = %d, but -k is %d", o->partition, k2, o->k);
+			free(first);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (!sc_part_check(g, first, k2, &viol)) {
+			char why[512];
+			sc_part_describe(g, first, &viol, why, sizeof why);
+			ui_error("%s: the partition is invalid: %s", o->partition, why);
+			free(first);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		w.set.k = k2;
+		snprintf(w.origin, sizeof w.origin, "from %s", o->partition);
+		w.from_file = true;
+	} else if (g->init_stage && sc_part_check(g, g->init_stage, w.set.k, &viol)) {
 		memcpy(first, g->init_stage, n * sizeof *first);
 		snprintf(w.origin, sizeof w.origin, "the file's own stages");
 		w.from_file = true;
@@ -746,6 +866,8 @@ int ui_workbench(const ui_opts *o)
 	}
 	wb_draw(&w);
 	start_search(&w, "best", NULL);
+	const char *times = getenv("STAGECUT_KEY_TIMES");
+	FILE *timing = times && *times ? fopen(times, "a") : NULL;
 	struct sigaction sa = {.sa_handler = on_hangup};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
@@ -756,26 +878,42 @@ int ui_workbench(const ui_opts *o)
 		int changed = sc_engine_poll(w.eng, 100, STDIN_FILENO, &ready);
 		bool dirty = changed > 0;
 		follow_jobs(&w);
+		double t_key = 0;
+		int first_key = 0;
 		for (int ch; go && (ch = getch()) != ERR;) {
+			if (!t_key) {
+				t_key = wb_now();
+				first_key = ch;
+			}
 			go = key(&w, ch);
 			dirty = true;
 		}
-		double t = wb_now();
+		double t = wb_now(), t_handled = t;
 		if (w.recover_due && t - w.recover_t > 2)
-			recover_write(&w);
+			recover_write(&w, false);
 		if (dirty || t - last > 0.25) {
 			wb_draw(&w);
 			last = t;
 		}
+		if (t_key && timing) {
+			/* key press to redrawn screen, for the benchmark */
+			fprintf(timing, "%.3f %d %.3f\n", (wb_now() - t_key) * 1e3, first_key,
+				(t_handled - t_key) * 1e3);
+			fflush(timing);
+		}
 	}
+	if (timing)
+		fclose(timing);
 	if (hangup) {
 		/* the terminal went away: keep the edits for the next start */
 		w.recover_due = w.edited;
-		recover_write(&w);
+		recover_wait();
+		recover_write(&w, true);
 	}
 	endwin();
 	delscreen(scr);
 out:
+	recover_wait(); /* the graph must outlive the writer */
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
