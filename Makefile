@@ -13,7 +13,7 @@ MANDIR   := $(PREFIX)/share/man/man1
 DATADIR  := $(PREFIX)/share/stagecut
 
 CC       ?= cc
-PKGS     := libcgraph jansson cbc
+PKGS     := libcgraph libgvc jansson cbc
 TUIPKGS  := ncursesw
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes

@@ -28,6 +28,7 @@ typedef struct wb {
 	/* the current partition and its costs, kept by the editor (undo, redo,
 	 * incremental costs); stage and c point into it after every change */
 	sc_editor *ed;
+	unsigned part_version; /* grows with every change of the partition */
 	const int *stage;
 	const sc_costs *c;
 	char origin[160]; /* where the current partition came from */
@@ -86,6 +87,11 @@ double wb_lower_bound(const wb *w, const char **by);
 void wb_nodes_refresh(wb *w);
 void wb_nodes_draw(wb *w, int y, int h, int cols);
 bool wb_nodes_key(wb *w, int ch);
+
+/* The quotient view (wb_quotient.c) and the image export (e). */
+void wb_quotient_draw(wb *w, int y, int h, int cols);
+void wb_export(wb *w);
+void wb_quotient_free(void);
 
 /* Reads a line at the bottom of the screen; false when cancelled. */
 bool wb_prompt(wb *w, const char *question, char *buf, size_t size);

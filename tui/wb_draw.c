@@ -294,7 +294,8 @@ static void help_screen(int rows, int cols)
 	    "  [ ]      the same, taking along every op that must follow",
 	    "  S        sort the node browser by stage, work or name",
 	    "  r        refine from the current (edited) partition",
-	    "  u U      undo, redo;  w save the partition",
+	    "  u U      undo, redo;  w save the partition;  L load one",
+	    "  e        export the stage graph as an image (png, svg, pdf, ...)",
 	    "  /        filter ops by name (node browser)",
 	    "  o        settings: k, bandwidth, memory, policy, time budgets",
 	    "  t        the tour: the practitioner's dilemma on this graph",
@@ -468,7 +469,7 @@ void wb_draw(wb *w)
 	} else if (w->view == WB_NODES) {
 		wb_nodes_draw(w, y - 1, foot - y + 1, cols);
 	} else {
-		mvprintw(y, 0, "(the quotient view arrives with the Graphviz layout)");
+		wb_quotient_draw(w, y - 1, foot - y + 1, cols);
 	}
 	if (w->tour)
 		tour_box(w, rows, cols);

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
 #include <limits.h>
+#include <locale.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <pthread.h>
@@ -227,6 +228,7 @@ static void touched(wb *w)
 
 void wb_changed(wb *w, bool by_hand)
 {
+	w->part_version++;
 	w->stage = sc_editor_stages(w->ed);
 	w->c = sc_editor_costs(w->ed);
 	if (by_hand) {
@@ -707,6 +709,9 @@ static bool key(wb *w, int ch)
 	case 'L':
 		load_partition(w);
 		break;
+	case 'e':
+		wb_export(w);
+		break;
 	case 't':
 		w->tour = 1;
 		break;
@@ -823,6 +828,7 @@ int ui_workbench(const ui_opts *o)
 		snprintf(w.best_from, sizeof w.best_from, "%s", w.from_file ? "file" : "first");
 	}
 
+	setlocale(LC_ALL, "");
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		ui_error("cannot open the terminal (TERM=%s)",
@@ -914,6 +920,7 @@ int ui_workbench(const ui_opts *o)
 	delscreen(scr);
 out:
 	recover_wait(); /* the graph must outlive the writer */
+	wb_quotient_free();
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);

@@ -230,3 +230,44 @@ Test(workbench, settings_help_and_tour, .timeout = 30)
 	free(ts_tmux_wait(&t, "EXIT=0", 5));
 	ts_tmux_stop(&t);
 }
+
+Test(workbench, quotient_view_and_export, .timeout = 30)
+{
+	char dir[] = "/tmp/sc-wbq-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	ts_tmux t;
+	char cmd[9000], prog[4096], root[4096];
+	cr_assert(realpath(ts_program(), prog) && getcwd(root, sizeof root));
+	snprintf(cmd, sizeof cmd, "sh -c 'cd %s && %s %s/" FIG2 "'", dir, prog, root);
+	ts_tmux_start(&t, 120, 40, "TERM=xterm-256color LANG=C.UTF-8", cmd);
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	ts_tmux_keys(&t, "3");
+	char *s = ts_tmux_wait(&t, "stage graph", 5);
+	free(s);
+	/* the file's stages cost 5, 8, 5: stage 2 is the bottleneck, drawn with
+	 * heavy lines and a star; each stage's tensors cross once (2 bytes) */
+	s = ts_tmux_wait(&t, "stage 2 *", 5);
+	cr_assert(strstr(s, "\xe2\x94\x8f"), "heavy corner of the bottleneck box:\n%s", s);
+	cr_assert(strstr(s, "2 B"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "e");
+	free(ts_tmux_wait(&t, "export the stage graph", 5));
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "exported the stage graph to figure2-k3.png", 10));
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+	char path[128];
+	snprintf(path, sizeof path, "%s/figure2-k3.png", dir);
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "the image exists");
+	unsigned char sig[8];
+	cr_assert_eq(fread(sig, 1, 8, f), 8);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fclose(f);
+	cr_assert(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0, "a PNG");
+	cr_assert_gt(size, 1000);
+	unlink(path);
+	rmdir(dir);
+}

@@ -1,0 +1,753 @@
+/*
+ * test_viz.c - the Graphviz layer: quotient volumes by hand on the paper's
+ * Figure 2 and against a brute-force recount on random graphs; the dot
+ * layout read back (one node per stage, a chain left to right, everything
+ * inside the bounding box); pictures (the svg names every stage's cost and
+ * the bottleneck, the png is a png, unknown formats are refused, cgraph's
+ * defaults are left as they were); and the terminal canvas at many sizes
+ * and stage counts (lines no wider than the grid, boxes inside it and
+ * apart, the bottleneck drawn heavy with a '*').
+ */
+#define _POSIX_C_SOURCE 200809L /* strndup */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cost.h"
+#include "core/write_dot.h"
+#include "solvers/simple.h"
+#include "tests/support.h"
+#include "viz/canvas.h"
+#include "viz/layout.h"
+#include "viz/quotient.h"
+
+#define EPS 1e-9
+
+static void close_to(double got, double want, const char *what)
+{
+	double tol = EPS * (1 + fabs(want));
+	cr_assert(fabs(got - want) <= tol, "%s: got %.17g, want %.17g", what, got, want);
+}
+
+/* The quotient of g under stage with g's settings and k stages. */
+static sc_quotient *quotient_of(const sc_graph *g, int k, const int *stage)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_error err;
+	sc_error_clear(&err);
+	sc_quotient *q = sc_quotient_new(g, &set, stage, &err);
+	cr_assert(q, "%s", err.msg);
+	return q;
+}
+
+static sc_quotient *figure2(void)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	cr_assert(g->init_stage);
+	sc_quotient *q = quotient_of(g, 3, g->init_stage);
+	sc_graph_free(g);
+	return q;
+}
+
+/* A line of n ops (op i -> op i+1, out(i) = i + 1) cut into k stages of
+ * consecutive ops; stage is malloc'd into *stage. */
+static sc_graph *chain(int n, int k, int **stage)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	sc_error err;
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "op%d", i);
+		cr_assert(sc_builder_add_op(b, name, 1 + i % 7, 2, i + 1, NULL, &err) == i, "%s",
+		          err.msg);
+	}
+	for (int i = 0; i + 1 < n; i++)
+		cr_assert(sc_builder_add_edge(b, i, i + 1, &err) == SC_OK);
+	sc_settings s;
+	sc_settings_init(&s);
+	s.k = k;
+	sc_builder_set_settings(b, &s);
+	sc_graph *g = sc_builder_finish(b, "chain", "chain", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	*stage = malloc((size_t)n * sizeof **stage);
+	for (int i = 0; i < n; i++)
+		(*stage)[i] = (int)((long)i * k / n);
+	return g;
+}
+
+/* ---- the quotient ------------------------------------------------------ */
+
+Test(viz, quotient_figure2_by_hand)
+{
+	sc_quotient *q = figure2();
+	cr_assert_eq(q->k, 3);
+	/* u's tensor enters stage 2 once although v and w both read it; v's
+	 * and w's tensors both enter stage 3 (see figure2.dot) */
+	cr_assert_eq(q->nedges, 2);
+	cr_assert_eq(q->edges[0].from, 0);
+	cr_assert_eq(q->edges[0].to, 1);
+	close_to(q->edges[0].volume, 2, "volume 1->2");
+	cr_assert_eq(q->edges[1].from, 1);
+	cr_assert_eq(q->edges[1].to, 2);
+	close_to(q->edges[1].volume, 2, "volume 2->3");
+	const double cost[] = {5, 8, 5};
+	for (int s = 0; s < 3; s++) {
+		close_to(q->st[s].cost, cost[s], "cost");
+		cr_assert_eq(q->st[s].ops, 2);
+	}
+	cr_assert_eq(q->bottleneck, 1);
+	close_to(q->bottleneck_cost, 8, "bottleneck");
+	sc_quotient_free(q);
+}
+
+static void random_settings(ts_rng *r, sc_settings *s)
+{
+	sc_settings_init(s);
+	s->bandwidth = 0.5 + ts_uniform(r) * 3;
+	s->memory = ts_uniform(r) < 0.3 ? INFINITY : ts_uniform(r) * 40;
+	s->policy = ts_uniform(r) < 0.5 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+}
+
+Test(viz, quotient_matches_a_brute_force_recount)
+{
+	ts_rng r = {777};
+	for (int t = 0; t < 300; t++) {
+		ts_graph_spec spec = {.n = 1 + ts_below(&r, 40),
+		                      .edge_p = ts_uniform(&r) * 0.3,
+		                      .group_p = 0.2,
+		                      .ngroups = 3};
+		random_settings(&r, &spec.settings);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 6);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		sc_error err;
+		if (t % 3 == 2) /* any assignment: the quotient does not need validity */
+			for (int v = 0; v < g->n; v++)
+				stage[v] = ts_below(&r, k);
+		else
+			cr_assert(sc_greedy_split(g, k, stage, &err) == SC_OK, "%s", err.msg);
+		sc_quotient *q = quotient_of(g, k, stage);
+
+		/* the volume s -> t from the definition: every op of s with a
+		 * successor in t sends its tensor once */
+		double *vol = calloc((size_t)(k * k), sizeof *vol);
+		bool *has = calloc((size_t)(k * k), sizeof *has);
+		for (int v = 0; v < g->n; v++)
+			for (int to = 0; to < k; to++) {
+				if (to == stage[v])
+					continue;
+				bool reads = false;
+				for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+					reads |= stage[g->succ[i]] == to;
+				if (reads) {
+					vol[stage[v] * k + to] += g->out[v];
+					has[stage[v] * k + to] = true;
+				}
+			}
+		int want_edges = 0;
+		for (int i = 0; i < k * k; i++)
+			want_edges += has[i];
+		cr_assert_eq(q->nedges, want_edges, "graph %d: %d edges, want %d", t, q->nedges,
+		             want_edges);
+		for (int i = 0; i < q->nedges; i++) {
+			const sc_qedge *e = &q->edges[i];
+			cr_assert(e->from != e->to && e->from >= 0 && e->to < k);
+			cr_assert(has[e->from * k + e->to]);
+			close_to(e->volume, vol[e->from * k + e->to], "volume");
+			if (i > 0)
+				cr_assert(e->from > q->edges[i - 1].from ||
+				                  (e->from == q->edges[i - 1].from &&
+				                   e->to > q->edges[i - 1].to),
+				          "edges sorted and unique");
+			if (t % 3 != 2)
+				cr_assert_lt(e->from, e->to,
+				             "a valid partition sends data forward");
+		}
+
+		/* the costs are the cost model's, and what enters a stage is its
+		 * in bytes */
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_costs *c = sc_costs_new(g, &set, NULL);
+		sc_costs_eval(c, stage);
+		int at;
+		close_to(q->bottleneck_cost, sc_costs_bottleneck(c, &at), "bottleneck");
+		cr_assert_eq(q->bottleneck, at);
+		for (int s = 0; s < k; s++) {
+			cr_assert_eq(q->st[s].ops, c->st[s].ops);
+			close_to(q->st[s].cost, c->st[s].cost, "cost");
+			double in = 0, out = 0;
+			for (int i = 0; i < q->nedges; i++) {
+				if (q->edges[i].to == s)
+					in += q->edges[i].volume;
+				if (q->edges[i].from == s)
+					out += q->edges[i].volume;
+			}
+			close_to(in, q->st[s].in_bytes, "in bytes");
+			cr_assert(out >= q->st[s].out_bytes - EPS * (1 + out), "out bytes");
+		}
+		sc_costs_free(c);
+		free(vol);
+		free(has);
+		sc_quotient_free(q);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+Test(viz, quotient_refuses_bad_input)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_settings set = g->settings;
+	int stage[6] = {0, 0, 1, 1, 2, 3};
+	sc_error err;
+	set.k = 3;
+	cr_assert_null(sc_quotient_new(g, &set, stage, &err));
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "stage 4"), "%s", err.msg);
+	set.k = 0;
+	cr_assert_null(sc_quotient_new(g, &set, g->init_stage, &err));
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	sc_graph_free(g);
+	sc_quotient_free(NULL);
+}
+
+Test(viz, number_formats)
+{
+	char b[32];
+	cr_assert_str_eq(sc_quotient_fmt(0, b, sizeof b), "0");
+	cr_assert_str_eq(sc_quotient_fmt(8, b, sizeof b), "8");
+	cr_assert_str_eq(sc_quotient_fmt(12.3456, b, sizeof b), "12.35");
+	cr_assert_str_eq(sc_quotient_fmt(1234.4, b, sizeof b), "1234");
+	cr_assert_str_eq(sc_quotient_fmt(123457, b, sizeof b), "123457");
+	cr_assert_str_eq(sc_quotient_fmt(0.001234, b, sizeof b), "0.001234");
+	cr_assert_str_eq(sc_quotient_fmt(1.234e9, b, sizeof b), "1.23e9");
+	cr_assert_str_eq(sc_quotient_fmt(9.999e-5, b, sizeof b), "1e-4");
+	cr_assert_str_eq(sc_quotient_fmt(INFINITY, b, sizeof b), "inf");
+	cr_assert_str_eq(sc_quotient_fmt_bytes(2, b, sizeof b), "2 B");
+	cr_assert_str_eq(sc_quotient_fmt_bytes(1500, b, sizeof b), "1.5 kB");
+	cr_assert_str_eq(sc_quotient_fmt_bytes(23.4e6, b, sizeof b), "23.4 MB");
+	cr_assert_str_eq(sc_quotient_fmt_bytes(999.7e6, b, sizeof b), "1 GB");
+}
+
+/* ---- the layout -------------------------------------------------------- */
+
+static sc_layout *layout_of(const sc_quotient *q, const char *title)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_layout *l = sc_layout_quotient(q, title, &err);
+	cr_assert(l, "%s", err.msg);
+	return l;
+}
+
+static void assert_inside(const sc_layout *l, double x, double y, const char *what)
+{
+	const double slack = 1e-6;
+	cr_assert(x >= -slack && x <= l->width + slack && y >= -slack && y <= l->height + slack,
+	          "%s (%g, %g) outside the %g x %g drawing", what, x, y, l->width, l->height);
+}
+
+static void check_layout(const sc_quotient *q, const sc_layout *l)
+{
+	cr_assert_eq(l->nnodes, q->k);
+	cr_assert_eq(l->nedges, q->nedges);
+	cr_assert_gt(l->width, 0);
+	cr_assert_gt(l->height, 0);
+	for (int s = 0; s < l->nnodes; s++) {
+		const sc_lnode *n = &l->node[s];
+		cr_assert_gt(n->w, 0);
+		cr_assert_gt(n->h, 0);
+		assert_inside(l, n->x - n->w / 2, n->y - n->h / 2, "node corner");
+		assert_inside(l, n->x + n->w / 2, n->y + n->h / 2, "node corner");
+	}
+	for (int i = 0; i < l->nedges; i++) {
+		const sc_ledge *e = &l->edge[i];
+		cr_assert_eq(e->from, q->edges[i].from);
+		cr_assert_eq(e->to, q->edges[i].to);
+		cr_assert_geq(e->npts, 4, "edge %d has a route", i);
+		cr_assert_eq((e->npts - 1) % 3, 0, "Bezier pieces");
+		for (int j = 0; j < e->npts; j++)
+			assert_inside(l, e->pts[2 * j], e->pts[2 * j + 1], "spline point");
+		assert_inside(l, e->lx, e->ly, "label");
+		/* the route runs from the tail's box to the head's */
+		const sc_lnode *a = &l->node[e->from], *b = &l->node[e->to];
+		double x0 = e->pts[0], y0 = e->pts[1];
+		double x1 = e->pts[2 * (e->npts - 1)], y1 = e->pts[2 * (e->npts - 1) + 1];
+		cr_assert(fabs(x0 - a->x) <= a->w / 2 + 2 && fabs(y0 - a->y) <= a->h / 2 + 2,
+		          "edge %d starts at (%g, %g), away from its tail", i, x0, y0);
+		cr_assert(fabs(x1 - b->x) <= b->w / 2 + 2 && fabs(y1 - b->y) <= b->h / 2 + 2,
+		          "edge %d ends at (%g, %g), away from its head", i, x1, y1);
+	}
+}
+
+Test(viz, layout_figure2)
+{
+	sc_quotient *q = figure2();
+	sc_layout *l = layout_of(q, "figure2");
+	check_layout(q, l);
+	for (int s = 1; s < 3; s++)
+		cr_assert_gt(l->node[s].x, l->node[s - 1].x + l->node[s - 1].w / 2,
+		             "stage %d right of stage %d", s + 1, s);
+	/* the title takes room above the stages */
+	sc_layout *bare = layout_of(q, NULL);
+	check_layout(q, bare);
+	cr_assert_lt(bare->height, l->height);
+	sc_layout_free(bare);
+	sc_layout_free(l);
+	sc_layout_free(NULL);
+	sc_quotient_free(q);
+}
+
+Test(viz, layout_chain_runs_left_to_right)
+{
+	const int ks[] = {1, 2, 5, 16};
+	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+		int k = ks[i], *stage;
+		sc_graph *g = chain(3 * k, k, &stage);
+		sc_quotient *q = quotient_of(g, k, stage);
+		cr_assert_eq(q->nedges, k - 1);
+		sc_layout *l = layout_of(q, g->name);
+		check_layout(q, l);
+		for (int s = 1; s < k; s++) {
+			cr_assert_gt(l->node[s].x, l->node[s - 1].x, "k %d: stage %d left of %d", k,
+			             s + 1, s);
+			close_to(l->node[s].y, l->node[0].y, "one row");
+		}
+		sc_layout_free(l);
+		sc_quotient_free(q);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+Test(viz, layout_random_partitions)
+{
+	ts_rng r = {4242};
+	for (int t = 0; t < 12; t++) {
+		ts_graph_spec spec = {.n = 5 + ts_below(&r, 30), .edge_p = 0.15};
+		sc_settings_init(&spec.settings);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 7);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
+		sc_quotient *q = quotient_of(g, k, stage);
+		sc_layout *l = layout_of(q, NULL);
+		check_layout(q, l);
+		/* data only flows forward, and dot ranks left to right */
+		for (int i = 0; i < l->nedges; i++)
+			cr_assert_lt(l->node[l->edge[i].from].x, l->node[l->edge[i].to].x);
+		sc_layout_free(l);
+		sc_quotient_free(q);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+/* ---- pictures ---------------------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "cannot open %s", path);
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = 2 * cap + 8192;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		}
+		size_t got = fread(buf + n, 1, 4096, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void tmp_path(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "/tmp/stagecut-test-viz-%ld-%s", (long)getpid(), name);
+}
+
+static void render_ok(const sc_quotient *q, const char *title, const char *format, const char *path)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	cr_assert(sc_render_quotient(q, title, format, path, &err) == SC_OK, "%s", err.msg);
+}
+
+/* The text of the svg group of node `name` (up to the next group). */
+static char *svg_node(const char *svg, const char *name)
+{
+	char title[64];
+	snprintf(title, sizeof title, "<title>%s</title>", name);
+	const char *at = strstr(svg, title);
+	cr_assert(at, "no node %s in the svg", name);
+	const char *end = strstr(at, "</g>");
+	cr_assert(end);
+	return strndup(at, (size_t)(end - at));
+}
+
+/* The svg names every stage's cost (formatted as in the label, right after
+ * the word cost) and marks the bottleneck in words. */
+static void check_svg(const sc_quotient *q, const char *svg)
+{
+	for (int s = 0; s < q->k; s++) {
+		char name[32], want[64];
+		snprintf(name, sizeof name, "s%d", s + 1);
+		char *node = svg_node(svg, name);
+		snprintf(want, sizeof want, ">stage %d</text>", s + 1);
+		cr_assert(strstr(node, want), "stage %d's heading is not in the svg", s + 1);
+		const char *cost = strstr(node, ">cost</text>");
+		cr_assert(cost, "stage %d has no cost in the svg", s + 1);
+		char num[32];
+		snprintf(want, sizeof want, ">%s</text>",
+		         sc_quotient_fmt(q->st[s].cost, num, sizeof num));
+		const char *value = strstr(cost, "<text");
+		cr_assert(value && strncmp(strchr(value, '>'), want, strlen(want)) == 0,
+		          "stage %d: the cost shown is not %s", s + 1, want);
+		bool marked = strstr(node, ">bottleneck</text>") != NULL;
+		cr_assert_eq(marked, s == q->bottleneck, "stage %d bottleneck mark", s + 1);
+		free(node);
+	}
+	for (int i = 0; i < q->nedges; i++) {
+		char vol[32], want[64];
+		snprintf(want, sizeof want, ">%s</text>",
+		         sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol));
+		cr_assert(strstr(svg, want), "volume %s is not in the svg", vol);
+	}
+}
+
+Test(viz, render_svg_names_costs_and_the_bottleneck)
+{
+	sc_quotient *q = figure2();
+	char path[256];
+	tmp_path(path, sizeof path, "figure2.svg");
+	render_ok(q, "figure2 <&>", "svg", path);
+	char *svg = slurp(path, NULL);
+	cr_assert(strstr(svg, "<svg"), "not an svg");
+	cr_assert(strstr(svg, "figure2 &lt;&amp;&gt;"), "the title is escaped");
+	check_svg(q, svg);
+	free(svg);
+	unlink(path);
+	sc_quotient_free(q);
+
+	/* and on a bigger partition of a real model */
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	cr_assert(sc_greedy_split(g, 8, stage, NULL) == SC_OK);
+	q = quotient_of(g, 8, stage);
+	tmp_path(path, sizeof path, "resnet.svg");
+	render_ok(q, g->name, "svg", path);
+	svg = slurp(path, NULL);
+	check_svg(q, svg);
+	free(svg);
+	unlink(path);
+	sc_quotient_free(q);
+	free(stage);
+	sc_graph_free(g);
+}
+
+Test(viz, render_png_and_dot)
+{
+	sc_quotient *q = figure2();
+	char path[256];
+	tmp_path(path, sizeof path, "figure2.png");
+	render_ok(q, "figure2", "png", path);
+	size_t len;
+	char *png = slurp(path, &len);
+	cr_assert_gt(len, 1000);
+	cr_assert(memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG signature");
+	free(png);
+	/* the same path again: replaced atomically, no temporary left */
+	render_ok(q, "figure2", "png:cairo", path);
+	unlink(path);
+
+	tmp_path(path, sizeof path, "figure2.gv");
+	render_ok(q, "figure2", "dot", path);
+	char *dot = slurp(path, NULL);
+	cr_assert(strstr(dot, "digraph quotient"), "%s", dot);
+	cr_assert(strstr(dot, "rankdir=LR"), "%s", dot);
+	cr_assert(strstr(dot, "pos="), "laid out");
+	free(dot);
+	unlink(path);
+	sc_quotient_free(q);
+}
+
+Test(viz, render_refuses_unknown_formats_and_bad_paths)
+{
+	sc_quotient *q = figure2();
+	char path[256];
+	tmp_path(path, sizeof path, "figure2.nope");
+	sc_error err;
+	cr_assert_eq(sc_render_quotient(q, "t", "nope", path, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "'nope'"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "png") && strstr(err.msg, "svg"), "%s", err.msg);
+	cr_assert_neq(access(path, F_OK), 0, "nothing written");
+	cr_assert_eq(sc_render_quotient(q, "t", "", path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, "t", NULL, path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, "t", "x11", path, &err), SC_ERR_INPUT,
+	             "a window is not a file");
+	cr_assert_eq(sc_render_quotient(q, "t", "png:nosuch", path, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "png:nosuch"), "%s", err.msg);
+	cr_assert_neq(access(path, F_OK), 0, "nothing written");
+	cr_assert_eq(sc_render_quotient(q, "t", "svg", "/nonexistent-dir/q.svg", &err), SC_ERR_IO);
+	cr_assert(strstr(err.msg, "/nonexistent-dir/q.svg"), "%s", err.msg);
+	sc_quotient_free(q);
+}
+
+/* gvContext() declares a default node label in cgraph's prototype graph;
+ * DOT files written after a picture must not carry it. */
+Test(viz, rendering_leaves_dot_output_alone)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_quotient *q = quotient_of(g, 3, g->init_stage);
+	char pic[256], path[256];
+	tmp_path(pic, sizeof pic, "before.svg");
+	render_ok(q, "t", "svg", pic);
+	unlink(pic);
+	sc_layout_free(layout_of(q, NULL));
+	tmp_path(path, sizeof path, "after.dot");
+	sc_error err;
+	cr_assert(sc_write_dot(g, g->init_stage, path, &err) == SC_OK, "%s", err.msg);
+	char *text = slurp(path, NULL);
+	cr_assert_null(strstr(text, "label"), "%s", text);
+	free(text);
+	unlink(path);
+	sc_quotient_free(q);
+	sc_graph_free(g);
+}
+
+/* ---- the canvas -------------------------------------------------------- */
+
+/* Decodes a UTF-8 line into code points; returns their number. */
+static int decode(const char *s, uint32_t *out, int max)
+{
+	int n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t c;
+		int len;
+		if (*p < 0x80) {
+			c = *p;
+			len = 1;
+		} else if ((*p & 0xE0) == 0xC0) {
+			c = *p & 0x1F;
+			len = 2;
+		} else if ((*p & 0xF0) == 0xE0) {
+			c = *p & 0x0F;
+			len = 3;
+		} else {
+			c = *p & 0x07;
+			len = 4;
+		}
+		for (int i = 1; i < len; i++) {
+			cr_assert_eq(p[i] & 0xC0, 0x80, "bad UTF-8 in \"%s\"", s);
+			c = (c << 6) | (p[i] & 0x3F);
+		}
+		p += len;
+		if (n < max)
+			out[n] = c;
+		n++;
+	}
+	return n;
+}
+
+static void print_canvas(const sc_canvas *c)
+{
+	for (int y = 0; y < c->rows; y++)
+		fprintf(stderr, "|%s|\n", c->line[y]);
+}
+
+/* Checks c drawn for q at cols x rows; all_drawn: every stage must have a
+ * box. */
+static void check_canvas(const sc_canvas *c, const sc_quotient *q, int cols, int rows,
+                         bool all_drawn)
+{
+	cr_assert_eq(c->rows, rows);
+	cr_assert_eq(c->cols, cols);
+	cr_assert_eq(c->k, q->k);
+	uint32_t **cp = malloc((size_t)rows * sizeof *cp);
+	for (int y = 0; y < rows; y++) {
+		cp[y] = calloc((size_t)cols + 1, sizeof **cp);
+		int n = decode(c->line[y], cp[y], cols + 1);
+		cr_assert_leq(n, cols, "%dx%d k %d: line %d has %d cells", cols, rows, q->k, y, n);
+		for (int x = n; x < cols; x++)
+			cp[y][x] = ' ';
+	}
+	for (int s = 0; s < q->k; s++) {
+		const int *b = c->box[s];
+		if (b[2] == 0 && b[3] == 0 && !all_drawn)
+			continue;
+		cr_assert(b[0] >= 0 && b[1] >= 0 && b[2] >= 3 && b[3] >= 3 && b[0] + b[2] <= cols &&
+		                  b[1] + b[3] <= rows,
+		          "%dx%d k %d: stage %d's box %d,%d %dx%d is not inside the grid", cols,
+		          rows, q->k, s + 1, b[0], b[1], b[2], b[3]);
+		for (int t = 0; t < s; t++) {
+			const int *o = c->box[t];
+			if (o[2] == 0)
+				continue;
+			bool apart = b[0] + b[2] <= o[0] || o[0] + o[2] <= b[0] ||
+			             b[1] + b[3] <= o[1] || o[1] + o[3] <= b[1];
+			if (!apart)
+				print_canvas(c);
+			cr_assert(apart, "%dx%d k %d: boxes of stages %d and %d overlap", cols,
+			          rows, q->k, t + 1, s + 1);
+		}
+		bool bn = s == q->bottleneck;
+		uint32_t tl = cp[b[1]][b[0]], br = cp[b[1] + b[3] - 1][b[0] + b[2] - 1];
+		cr_assert_eq(tl, bn ? 0x250F : 0x250C, "%dx%d k %d: stage %d's corner", cols, rows,
+		             q->k, s + 1);
+		cr_assert_eq(br, bn ? 0x251B : 0x2518);
+		uint32_t side = cp[b[1] + 1][b[0]];
+		cr_assert_eq(side, bn ? 0x2503 : 0x2502);
+		/* the stage number, and the bottleneck's star, inside the box */
+		char inside[4096] = "";
+		size_t len = 0;
+		bool star = false;
+		for (int y = b[1] + 1; y < b[1] + b[3] - 1; y++) {
+			for (int x = b[0] + 1; x < b[0] + b[2] - 1 && len + 2 < sizeof inside;
+			     x++) {
+				uint32_t ch = cp[y][x];
+				star |= ch == '*';
+				inside[len++] = ch < 0x80 ? (char)ch : '?';
+			}
+			inside[len++] = '\n';
+		}
+		inside[len] = '\0';
+		cr_assert_eq(star, bn, "%dx%d k %d: stage %d: star", cols, rows, q->k, s + 1);
+		char num[16];
+		snprintf(num, sizeof num, "%d", s + 1);
+		cr_assert(strstr(inside, num), "%dx%d k %d: stage %d's number is not in its box",
+		          cols, rows, q->k, s + 1);
+	}
+	for (int y = 0; y < rows; y++)
+		free(cp[y]);
+	free(cp);
+}
+
+static sc_canvas *draw(const sc_layout *l, const sc_quotient *q, int cols, int rows)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_canvas *c = sc_canvas_draw(l, q, cols, rows, &err);
+	cr_assert(c, "%dx%d: %s", cols, rows, err.msg);
+	return c;
+}
+
+Test(viz, canvas_figure2_at_80x24)
+{
+	sc_quotient *q = figure2();
+	sc_layout *l = layout_of(q, NULL);
+	sc_canvas *c = draw(l, q, 76, 18);
+	check_canvas(c, q, 76, 18, true);
+	/* everything fits here: full headings, costs, volumes and arrows */
+	char all[8192] = "";
+	for (int y = 0; y < c->rows; y++) {
+		strcat(all, c->line[y]);
+		strcat(all, "\n");
+	}
+	cr_assert(strstr(all, "stage 1") && strstr(all, "stage 2 *") && strstr(all, "stage 3"),
+	          "%s", all);
+	cr_assert(strstr(all, "cost") && strstr(all, "8"), "%s", all);
+	cr_assert(strstr(all, "2 B"), "%s", all);
+	cr_assert(strstr(all, "\u2500>"), "an arrow:\n%s", all);
+	cr_assert(strstr(all, "bottleneck"), "%s", all);
+	/* left to right */
+	cr_assert_lt(c->box[0][0], c->box[1][0]);
+	cr_assert_lt(c->box[1][0], c->box[2][0]);
+	sc_canvas_free(c);
+	sc_canvas_free(NULL);
+	sc_layout_free(l);
+	sc_quotient_free(q);
+}
+
+Test(viz, canvas_sizes_and_stage_counts)
+{
+	static const int size[][2] = {{80, 24},  {76, 18},  {100, 30}, {132, 43},
+	                              {200, 50}, {250, 70}, {60, 15}};
+	static const int ks[] = {1, 3, 16, 64};
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+		int k = ks[i];
+		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
+		sc_quotient *q = quotient_of(g, k, stage);
+		sc_layout *l = layout_of(q, NULL);
+		for (size_t j = 0; j < sizeof size / sizeof size[0]; j++) {
+			int cols = size[j][0], rows = size[j][1];
+			sc_canvas *c = draw(l, q, cols, rows);
+			check_canvas(c, q, cols, rows, cols >= 76 && rows >= 18);
+			sc_canvas_free(c);
+		}
+		sc_layout_free(l);
+		sc_quotient_free(q);
+	}
+	free(stage);
+	sc_graph_free(g);
+}
+
+Test(viz, canvas_branching_partitions)
+{
+	ts_rng r = {31337};
+	for (int t = 0; t < 10; t++) {
+		ts_graph_spec spec = {.n = 10 + ts_below(&r, 30), .edge_p = 0.2};
+		sc_settings_init(&spec.settings);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 2 + ts_below(&r, 7);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
+		sc_quotient *q = quotient_of(g, k, stage);
+		sc_layout *l = layout_of(q, NULL);
+		static const int size[][2] = {{76, 18}, {80, 24}, {160, 48}, {250, 70}};
+		for (size_t j = 0; j < sizeof size / sizeof size[0]; j++) {
+			sc_canvas *c = draw(l, q, size[j][0], size[j][1]);
+			check_canvas(c, q, size[j][0], size[j][1], true);
+			sc_canvas_free(c);
+		}
+		sc_layout_free(l);
+		sc_quotient_free(q);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+Test(viz, canvas_tiny_grids_never_break)
+{
+	int *stage;
+	sc_graph *g = chain(40, 12, &stage);
+	sc_quotient *q = quotient_of(g, 12, stage);
+	sc_layout *l = layout_of(q, NULL);
+	for (int cols = 1; cols <= 40; cols += 3)
+		for (int rows = 1; rows <= 12; rows++) {
+			sc_canvas *c = draw(l, q, cols, rows);
+			check_canvas(c, q, cols, rows, false);
+			sc_canvas_free(c);
+		}
+	sc_error err;
+	cr_assert_null(sc_canvas_draw(l, q, 0, 10, &err));
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	cr_assert_null(sc_canvas_draw(l, q, 10, -1, &err));
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	sc_quotient *other = figure2();
+	cr_assert_null(sc_canvas_draw(l, other, 80, 24, &err));
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	sc_quotient_free(other);
+	sc_layout_free(l);
+	sc_quotient_free(q);
+	free(stage);
+	sc_graph_free(g);
+}

@@ -1,0 +1,154 @@
+/*
+ * quotient.c - the stage graph of a partition.  See quotient.h.
+ *
+ * The costs come from sc_costs_eval, so the picture and the stage table
+ * never disagree.  The edges are found in one pass over the ops: for op v in
+ * stage s, the distinct stages t != s among v's successors each receive
+ * out(v) once (a stamp array of k entries finds the distinct ones), giving a
+ * list of at most m (s, t, bytes) triples that is sorted and merged.
+ */
+#include "quotient.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp_qedge(const void *a, const void *b)
+{
+	const sc_qedge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return 0;
+}
+
+/* Fills q->edges from the partition; returns false when out of memory. */
+static bool find_edges(sc_quotient *q, const sc_graph *g, const int *stage)
+{
+	int *mark = malloc((size_t)q->k * sizeof *mark);
+	sc_qedge *e = malloc((size_t)(g->m ? g->m : 1) * sizeof *e);
+	if (!mark || !e) {
+		free(mark);
+		free(e);
+		return false;
+	}
+	for (int s = 0; s < q->k; s++)
+		mark[s] = -1;
+	int ne = 0;
+	for (int v = 0; v < g->n; v++) {
+		int s = stage[v];
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++) {
+			int t = stage[g->succ[i]];
+			if (t == s || mark[t] == v)
+				continue;
+			/* the tensor of v crosses into t once, however many ops of
+			 * t read it (000 Figure 2, the tensor cut property) */
+			mark[t] = v;
+			e[ne++] = (sc_qedge){.from = s, .to = t, .volume = g->out[v]};
+		}
+	}
+	free(mark);
+	qsort(e, (size_t)ne, sizeof *e, cmp_qedge);
+	int w = 0;
+	for (int i = 0; i < ne; i++) {
+		if (w > 0 && e[w - 1].from == e[i].from && e[w - 1].to == e[i].to)
+			e[w - 1].volume += e[i].volume;
+		else
+			e[w++] = e[i];
+	}
+	q->nedges = w;
+	q->edges = e;
+	return true;
+}
+
+sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
+                             sc_error *err)
+{
+	if (set->k < 1) {
+		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
+		return NULL;
+	}
+	for (int v = 0; v < g->n; v++)
+		if (stage[v] < 0 || stage[v] >= set->k) {
+			sc_error_set(err, SC_ERR_INPUT, "op '%s' is in stage %d, outside 1..%d",
+			             g->op_name[v], stage[v] + 1, set->k);
+			return NULL;
+		}
+	sc_costs *c = sc_costs_new(g, set, err);
+	if (!c)
+		return NULL;
+	sc_costs_eval(c, stage);
+	sc_quotient *q = calloc(1, sizeof *q);
+	if (q) {
+		q->k = set->k;
+		q->st = malloc((size_t)set->k * sizeof *q->st);
+	}
+	if (!q || !q->st || !find_edges(q, g, stage)) {
+		sc_quotient_free(q);
+		sc_costs_free(c);
+		sc_error_nomem(err, "the quotient graph");
+		return NULL;
+	}
+	for (int s = 0; s < q->k; s++)
+		q->st[s] = c->st[s];
+	q->bottleneck_cost = sc_costs_bottleneck(c, &q->bottleneck);
+	sc_costs_free(c);
+	return q;
+}
+
+void sc_quotient_free(sc_quotient *q)
+{
+	if (!q)
+		return;
+	free(q->st);
+	free(q->edges);
+	free(q);
+}
+
+char *sc_quotient_fmt(double x, char *buf, size_t size)
+{
+	double a = fabs(x);
+	if (isnan(x))
+		snprintf(buf, size, "nan");
+	else if (isinf(x))
+		snprintf(buf, size, x > 0 ? "inf" : "-inf");
+	else if (x == 0)
+		snprintf(buf, size, "0");
+	else if (a >= 1000 && a < 1e6)
+		snprintf(buf, size, "%.0f", x); /* %.4g would switch to 1.234e+04 */
+	else if (a >= 1e-3 && a < 1000)
+		snprintf(buf, size, "%.4g", x);
+	else {
+		/* 1.23e9 rather than printf's 1.23e+09 */
+		int e = (int)floor(log10(a));
+		double m = x / pow(10, e);
+		char mant[32];
+		snprintf(mant, sizeof mant, "%.3g", m);
+		if (fabs(atof(mant)) >= 10) {
+			e++;
+			snprintf(mant, sizeof mant, "%.3g", x / pow(10, e));
+		}
+		snprintf(buf, size, "%se%d", mant, e);
+	}
+	return buf;
+}
+
+char *sc_quotient_fmt_bytes(double bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+	const int nunits = (int)(sizeof unit / sizeof unit[0]);
+	double a = bytes;
+	int u = 0;
+	if (!isfinite(bytes) || bytes < 999.5) {
+		char num[32];
+		snprintf(buf, size, "%s B", sc_quotient_fmt(bytes, num, sizeof num));
+		return buf;
+	}
+	while (a >= 999.5 && u < nunits - 1) {
+		a /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%.3g %s", a, unit[u]);
+	return buf;
+}

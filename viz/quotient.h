@@ -1,0 +1,64 @@
+/*
+ * quotient.h - the stage graph of a partition (DESIGN.md section 7).
+ *
+ * Contracting every stage of a partition to one node gives the quotient
+ * graph: node s carries stage s's costs (cost.h, 000 eq. 1-4) and an edge
+ * s -> t carries the bytes of tensors produced in s and read in t.  A tensor
+ * read by several ops of stage t crosses once (the tensor cut property of
+ * 000 Figure 2), and a tensor read in several other stages crosses once per
+ * destination stage.  So the volumes entering t add up to t's in bytes,
+ * while those leaving s add up to at least s's out bytes (which count a
+ * tensor once however many stages read it).
+ *
+ * An sc_quotient is a plain value: it owns copies of everything and does
+ * not refer to the graph it came from.  The number formatters are the ones
+ * every picture of the quotient uses (Graphviz labels, the terminal canvas),
+ * so tests can look for the same strings.
+ */
+#ifndef SC_QUOTIENT_H
+#define SC_QUOTIENT_H
+
+#include <stddef.h>
+
+#include "core/cost.h"
+
+typedef struct sc_qedge {
+	int from, to;  /* stages, 0-based */
+	double volume; /* bytes of tensors crossing from `from` to `to` */
+} sc_qedge;
+
+typedef struct sc_quotient {
+	int k;
+	sc_stage_cost *st; /* k entries: a copy of the stage costs */
+	int bottleneck;    /* the stage of largest cost (lowest index on ties) */
+	double bottleneck_cost;
+	int nedges;
+	sc_qedge *edges; /* sorted by (from, to); no duplicates, no self-loops */
+} sc_quotient;
+
+/* Builds the quotient of g under stage[0..n) (0-based stages below set->k,
+ * set->k >= 1) with costs under set's bandwidth, memory and policy.  An
+ * edge s -> t exists whenever some op edge goes from stage s to stage t,
+ * even when the tensors crossing it are empty (volume 0).  The partition
+ * need not be valid beyond the stage range: an edge going backwards simply
+ * appears as an edge t -> s.  Returns a new quotient (free with
+ * sc_quotient_free), or NULL with err set: SC_ERR_INPUT for k < 1 or a stage
+ * out of range (naming the op), SC_ERR_NOMEM.  Thread-safe for distinct
+ * outputs; g is only read. */
+sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
+                             sc_error *err);
+
+/* Frees q.  sc_quotient_free(NULL) does nothing. */
+void sc_quotient_free(sc_quotient *q);
+
+/* Formats a time or count compactly for pictures: at most 4 significant
+ * digits ("8", "12.35", "1234", "123457", "0.001234"), exponent form
+ * beyond ("1.23e9", "4.5e-6"), "inf" for infinity.  Writes into buf
+ * (truncating to size) and returns buf. */
+char *sc_quotient_fmt(double x, char *buf, size_t size);
+
+/* Formats a byte count with a decimal unit: "0 B", "2 B", "512 B", "1.5 kB",
+ * "23.4 MB", "1.07 GB", ...  Returns buf. */
+char *sc_quotient_fmt_bytes(double bytes, char *buf, size_t size);
+
+#endif
