@@ -85,6 +85,14 @@ double wb_lower_bound(const wb *w, const char **by);
  * change of filter or sort, keeping the selected op selected; draws it;
  * handles its keys (true when the key was its own). */
 void wb_nodes_refresh(wb *w);
+/* The node browser's order, without a terminal: the ops whose name contains
+ * filter (all when NULL or ""), sorted by stage (0; then by name), work (1,
+ * decreasing; ties by name; by_work from wb_ops_by_work) or name (2), into
+ * out.  Returns their number, or -1 when out of memory.  O(n + k). */
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
+		 const int *by_work, int *out);
+/* All ops by decreasing work, ties by name (malloc'd), or NULL. */
+int *wb_ops_by_work(const sc_graph *g);
 void wb_nodes_draw(wb *w, int y, int h, int cols);
 bool wb_nodes_key(wb *w, int ch);
 

@@ -46,15 +46,59 @@ static void sort_by_work(int *a, int *tmp, int n, const double *work)
 	memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
-static bool shown(const wb *w, int v)
+static bool matches(const sc_graph *g, const char *filter, int v)
 {
-	return !w->filter[0] || strstr(w->g->op_name[v], w->filter);
+	return !filter || !filter[0] || strstr(g->op_name[v], filter);
+}
+
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
+		 const int *by_work, int *out)
+{
+	int n = g->n, m = 0;
+	if (sort == 0) {
+		int *count = calloc((size_t)k + 1, sizeof *count);
+		if (!count)
+			return -1;
+		for (int i = 0; i < n; i++)
+			if (matches(g, filter, g->by_name[i]))
+				count[stage[g->by_name[i]] + 1]++;
+		for (int s = 0; s < k; s++)
+			count[s + 1] += count[s];
+		for (int i = 0; i < n; i++) {
+			int v = g->by_name[i];
+			if (matches(g, filter, v))
+				out[count[stage[v]]++] = v;
+		}
+		m = count[k - 1];
+		free(count);
+		return m;
+	}
+	const int *src = sort == 1 ? by_work : g->by_name;
+	for (int i = 0; i < n; i++)
+		if (matches(g, filter, src[i]))
+			out[m++] = src[i];
+	return m;
+}
+
+int *wb_ops_by_work(const sc_graph *g)
+{
+	int n = g->n;
+	int *a = malloc((size_t)(n ? n : 1) * sizeof *a), *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+	if (!a || !tmp) {
+		free(a);
+		free(tmp);
+		return NULL;
+	}
+	memcpy(a, g->by_name, (size_t)n * sizeof *a);
+	sort_by_work(a, tmp, n, g->work);
+	free(tmp);
+	return a;
 }
 
 void wb_nodes_refresh(wb *w)
 {
 	const sc_graph *g = w->g;
-	int n = g->n, k = w->set.k;
+	int n = g->n;
 	int keep = w->order && w->node_sel < w->norder ? w->order[w->node_sel] : -1;
 	if (!w->order) {
 		w->order = malloc((size_t)(n ? n : 1) * sizeof *w->order);
@@ -62,42 +106,13 @@ void wb_nodes_refresh(wb *w)
 			return;
 	}
 	if (w->node_sort == 1 && !w->by_work) {
-		w->by_work = malloc((size_t)(n ? n : 1) * sizeof *w->by_work);
-		int *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-		if (!w->by_work || !tmp) {
-			free(w->by_work);
-			w->by_work = NULL;
-			free(tmp);
+		w->by_work = wb_ops_by_work(g);
+		if (!w->by_work)
 			w->node_sort = 2;
-		} else {
-			memcpy(w->by_work, g->by_name, (size_t)n * sizeof *tmp);
-			sort_by_work(w->by_work, tmp, n, g->work);
-			free(tmp);
-		}
 	}
-	int m = 0;
-	if (w->node_sort == 0) {
-		int *count = calloc((size_t)k + 1, sizeof *count);
-		if (!count)
-			return;
-		for (int i = 0; i < n; i++)
-			if (shown(w, g->by_name[i]))
-				count[w->stage[g->by_name[i]] + 1]++;
-		for (int s = 0; s < k; s++)
-			count[s + 1] += count[s];
-		for (int i = 0; i < n; i++) {
-			int v = g->by_name[i];
-			if (shown(w, v))
-				w->order[count[w->stage[v]]++] = v;
-		}
-		m = count[k - 1];
-		free(count);
-	} else {
-		const int *src = w->node_sort == 1 ? w->by_work : g->by_name;
-		for (int i = 0; i < n; i++)
-			if (shown(w, src[i]))
-				w->order[m++] = src[i];
-	}
+	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_sort, w->by_work, w->order);
+	if (m < 0)
+		return;
 	w->norder = m;
 	if (keep >= 0)
 		for (int i = 0; i < m; i++)

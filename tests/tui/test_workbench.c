@@ -271,3 +271,47 @@ Test(workbench, quotient_view_and_export, .timeout = 30)
 	unlink(path);
 	rmdir(dir);
 }
+
+Test(workbench, a_legal_move_shows_the_costs_eval_gives_for_the_saved_file, .timeout = 40)
+{
+	char dir[] = "/tmp/sc-wbm-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	ts_tmux t;
+	char cmd[9000], prog[4096], root[4096];
+	cr_assert(realpath(ts_program(), prog) && getcwd(root, sizeof root));
+	snprintf(cmd, sizeof cmd, "sh -c 'cd %s && %s %s/" FIG2 "'", dir, prog, root);
+	ts_tmux_start(&t, 80, 24, "TERM=xterm-256color", cmd);
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	/* node browser: a, u, v, ...; u goes to stage 2 (legal: v, w are there) */
+	ts_tmux_keys(&t, "2 j '>'");
+	free(ts_tmux_wait(&t, "moved u to stage 2", 5));
+	ts_tmux_keys(&t, "1");
+	char *screen = ts_tmux_wait(&t, "edited by hand", 5);
+	ts_tmux_keys(&t, "w");
+	free(ts_tmux_wait(&t, "save the partition to:", 5));
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "saved to", 5));
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+	/* every stage's cost on the screen is what eval says of the saved file */
+	char *out;
+	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json", ts_program(),
+		 dir);
+	cr_assert_eq(ts_run(cmd, &out, NULL), 0);
+	int found = 0;
+	for (const char *p = strstr(out, "\"cost\": "); p; p = strstr(p + 1, "\"cost\": ")) {
+		char want[32];
+		snprintf(want, sizeof want, "%.4f", atof(p + 8));
+		cr_assert(strstr(screen, want), "stage cost %s not on the screen:\n%s", want, screen);
+		found++;
+	}
+	cr_assert_eq(found, 3);
+	/* u joins v and w: stage 1 = {a} costs 1 + 1, stage 2 = {u, v, w} 1 + 6 + 2 */
+	cr_assert(strstr(out, "\"bottleneck\": 9.0"), "%s", out);
+	cr_assert(strstr(screen, "bottleneck 9.0000"), "%s", screen);
+	free(out);
+	free(screen);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
