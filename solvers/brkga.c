@@ -150,6 +150,8 @@ static double decode(sc_search *s, brkga_state *st, const double *keys)
 		double v = sc_slice(s->slicer, st->order, st->cutoff, st->unit_stage);
 		if (v < s->best)
 			sc_search_offer(s, st->unit_stage, v);
+		else if (isinf(v))
+			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 		return v;
 	}
 	/* unit_stage doubles as the position scratch for the arrangement */
@@ -183,7 +185,10 @@ static void slice_best_arrangement(sc_search *s, brkga_state *st)
 	if (st->kind == FIT_SLICE || st->best_mla_sliced || isinf(st->best_mla))
 		return;
 	double v = sc_slice(s->slicer, st->best_order, INFINITY, st->unit_stage);
-	sc_search_offer(s, st->unit_stage, v);
+	if (isinf(v))
+		sc_search_offer_unsliceable(s, st->best_order, st->unit_stage);
+	else
+		sc_search_offer(s, st->unit_stage, v);
 	st->best_mla_sliced = true;
 }
 

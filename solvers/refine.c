@@ -12,6 +12,23 @@
  * It stops when a whole pass over the bottleneck stage finds nothing.
  * Costs are updated incrementally (core/cost.h), so a trial costs the degree
  * of the ops moved plus k.
+ *
+ * A partition over the hard memory limit is repaired first, in the same
+ * way: the units tried are those of every stage over the limit, and a move
+ * is kept when it makes the partition fit, or lowers its excess (the bytes
+ * over the limit summed over the stages), or keeps the excess and leaves
+ * fewer stages over.  Moves alone can stall where every stage that could
+ * take a unit is full (making room means moving a unit between two stages
+ * that fit, which changes no excess).  So before the first move, and again
+ * when a pass finds nothing, the order the partition induces (its units
+ * stage by stage, topologically within a stage) is sliced exactly under the
+ * limit (slice.h): the partition is one of that order's splits, and the
+ * slicer finds a fitting one whenever the order has any, with the least
+ * bottleneck.  If that fails too, refinement stops with the partition still
+ * over the limit.  Fitting is NP-hard in general (k = 2 without edges is
+ * PARTITION), so a repair that always succeeds is not to be had cheaply;
+ * what this one guarantees is that a chain (one topological order) is
+ * repaired whenever it can be.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +49,12 @@ typedef struct refine_state {
 	int *seen;     /* stamp per unit */
 	int stamp;
 	int *from;     /* per unit of the move: its stage before */
+	int *order;    /* re-slicing: the induced order of the units */
+	int *sliced;   /* re-slicing: a stage per unit */
+	int *first;    /* re-slicing: k + 1 bucket starts */
 	int scan;      /* next unit to look at in the current pass */
+	long moves;    /* moves kept so far (a successful re-slicing counts) */
+	long resliced; /* moves when the order was last re-sliced, or -1 */
 	bool improved; /* this pass found a move */
 	bool done;
 } refine_state;
@@ -48,6 +70,9 @@ void sc_refine_fini(void *state)
 	free(r->set);
 	free(r->seen);
 	free(r->from);
+	free(r->order);
+	free(r->sliced);
+	free(r->first);
 	free(r);
 }
 
@@ -63,11 +88,16 @@ sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error 
 		r->set = malloc(nu * sizeof *r->set);
 		r->seen = calloc(nu, sizeof *r->seen);
 		r->from = malloc(nu * sizeof *r->from);
+		r->order = malloc(nu * sizeof *r->order);
+		r->sliced = malloc(nu * sizeof *r->sliced);
+		r->first = malloc((size_t)(s->set.k + 1) * sizeof *r->first);
 	}
-	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from) {
+	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
+	    !r->order || !r->sliced || !r->first) {
 		sc_refine_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
+	r->resliced = -1;
 	memcpy(r->op_stage, start, (size_t)s->g->n * sizeof *start);
 	for (int v = 0; v < s->g->n; v++)
 		r->unit_stage[u->unit_of[v]] = start[v];
@@ -76,30 +106,44 @@ sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error 
 	return SC_OK;
 }
 
-/* The bottleneck and how many stages are at it (within rounding). */
-static double peak(const sc_costs *c, int *count, int *which)
+/* Where a partition stands. */
+typedef struct standing {
+	double value;  /* the bottleneck, or INFINITY over the hard limit */
+	double excess; /* bytes over the limit summed over the stages */
+	int count;     /* stages at the bottleneck (within rounding), or over the limit */
+	int which;     /* the first of them */
+} standing;
+
+static standing stand(const sc_costs *c)
 {
-	double b = sc_costs_objective(c);
-	if (isinf(b)) {
-		/* under the hard limit: count the stages over memory instead */
-		int n = 0;
-		for (int i = 0; i < c->k; i++)
-			if (c->st[i].over_memory) {
-				if (n++ == 0 && which)
-					*which = i;
-			}
-		*count = n;
-		return b;
+	standing w = {sc_costs_objective(c), 0, 0, 0};
+	double tol = 1e-12 * (1 + w.value);
+	for (int i = 0; i < c->k; i++) {
+		if (isinf(w.value) ? !c->st[i].over_memory : c->st[i].cost < w.value - tol)
+			continue;
+		if (w.count++ == 0)
+			w.which = i;
 	}
-	int n = 0;
-	double tol = 1e-12 * (1 + b);
-	for (int i = 0; i < c->k; i++)
-		if (c->st[i].cost >= b - tol) {
-			if (n++ == 0 && which)
-				*which = i;
-		}
-	*count = n;
-	return b;
+	if (isinf(w.value))
+		w.excess = sc_search_excess(c);
+	return w;
+}
+
+/* True when now is better than was: a lower bottleneck, or the same with
+ * fewer stages at it; over the limit, fitting, or a lower excess, or the
+ * same with fewer stages over. */
+static bool improves(const standing *now, const standing *was, double memory)
+{
+	if (isfinite(was->value)) {
+		double tol = 1e-12 * (1 + was->value);
+		return now->value < was->value - tol ||
+		       (now->value <= was->value + tol && now->count < was->count);
+	}
+	if (isfinite(now->value))
+		return true;
+	double tol = 1e-12 * (memory + was->excess);
+	return now->excess < was->excess - tol ||
+	       (now->excess <= was->excess + tol && now->count < was->count);
 }
 
 static void move_units(sc_search *s, refine_state *r, int nset, int to)
@@ -173,10 +217,9 @@ static void range_of_set(sc_search *s, refine_state *r, int nset, int *lo, int *
 	}
 }
 
-/* Tries moving the set to every stage in its range; keeps the first move
- * that improves (bottleneck, stages at the bottleneck).  Returns true when
- * one was kept. */
-static bool try_set(sc_search *s, refine_state *r, int nset, int b, double best, int count)
+/* Tries moving the set from stage b to every stage in its range; keeps the
+ * first move that improves on was.  Returns true when one was kept. */
+static bool try_set(sc_search *s, refine_state *r, int nset, int b, const standing *was)
 {
 	int lo, hi;
 	range_of_set(s, r, nset, &lo, &hi);
@@ -185,16 +228,42 @@ static bool try_set(sc_search *s, refine_state *r, int nset, int b, double best,
 			continue;
 		move_units(s, r, nset, to);
 		s->evals++;
-		int n2;
-		double v = peak(r->c, &n2, NULL);
-		double tol = isinf(best) ? 0 : 1e-12 * (1 + best);
-		bool better = isinf(best) ? (isfinite(v) || n2 < count)
-					  : (v < best - tol || (v <= best + tol && n2 < count));
-		if (better)
+		standing now = stand(r->c);
+		if (improves(&now, was, s->set.memory))
 			return true;
 		undo_units(s, r, nset);
 	}
 	return false;
+}
+
+/* Slices the order the partition induces, exactly under the hard limit,
+ * and takes the split when it fits (see the top of the file).  Returns true
+ * when the partition fits now. */
+static bool reslice(sc_search *s, refine_state *r)
+{
+	const sc_units *u = s->units;
+	int k = r->c->k;
+	r->resliced = r->moves;
+	for (int b = 0; b <= k; b++)
+		r->first[b] = 0;
+	for (int x = 0; x < u->n; x++)
+		r->first[r->unit_stage[x] + 1]++;
+	for (int b = 0; b < k; b++)
+		r->first[b + 1] += r->first[b];
+	/* stage by stage, and within a stage in u->topo's order */
+	for (int i = 0; i < u->n; i++) {
+		int x = u->topo[i];
+		r->order[r->first[r->unit_stage[x]]++] = x;
+	}
+	double v = sc_slice(s->slicer, r->order, INFINITY, r->sliced);
+	s->evals++;
+	if (isinf(v))
+		return false;
+	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
+	sc_units_expand(u, r->unit_stage, r->op_stage);
+	sc_costs_eval(r->c, r->op_stage);
+	/* the slicer's sums and core's may differ in the last bits */
+	return sc_costs_feasible(r->c);
 }
 
 bool sc_refine_step(sc_search *s, void *state)
@@ -205,23 +274,31 @@ bool sc_refine_step(sc_search *s, void *state)
 	while (!r->done) {
 		if (sc_search_should_stop(s, 0))
 			break;
-		int count, b = 0;
-		double best = peak(r->c, &count, &b);
-		bool moved = false;
+		/* a start over the limit: its own order first */
+		bool moved = r->resliced < 0 && !sc_costs_feasible(r->c) && reslice(s, r);
+		standing was = stand(r->c);
+		bool over = isinf(was.value);
 		for (; r->scan < u->n && !moved; r->scan++) {
-			int x = r->scan;
-			if (r->unit_stage[x] != b)
+			int x = r->scan, b = r->unit_stage[x];
+			/* the bottleneck stage's units; over the limit, those of
+			 * every stage over it */
+			if (over ? !r->c->st[b].over_memory : b != was.which)
 				continue;
 			r->set[0] = x;
 			r->seen[x] = ++r->stamp;
-			moved = try_set(s, r, 1, b, best, count);
+			moved = try_set(s, r, 1, b, &was);
 			for (int dir = 0; dir < 2 && !moved; dir++) {
 				int n = closure(s, r, x, b, dir == 0);
 				if (n > 1)
-					moved = try_set(s, r, n, b, best, count);
+					moved = try_set(s, r, n, b, &was);
 			}
 		}
+		/* a pass found nothing: over the limit, the order of where the
+		 * moves led, unless nothing moved since it was last sliced */
+		if (!moved && r->scan >= u->n && over && r->resliced != r->moves)
+			moved = reslice(s, r);
 		if (moved) {
+			r->moves++;
 			r->improved = true;
 			r->scan = 0; /* the bottleneck may have moved: start over */
 		} else if (r->scan >= u->n) {

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/cost.h"
+#include "simple.h"
 
 double sc_now(void)
 {
@@ -115,6 +116,8 @@ static bool random_step(sc_search *s)
 		s->evals++;
 		if (v < s->best)
 			sc_search_offer(s, st->unit_stage, v);
+		else if (isinf(v))
+			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 	} while (sc_now() < until);
 	return !sc_search_should_stop(s, st->budget);
 }
@@ -133,7 +136,10 @@ static bool dpl_step(sc_search *s)
 	sc_order_dfs(s->orderer, st->order);
 	double v = sc_slice(s->slicer, st->order, INFINITY, st->unit_stage);
 	s->evals++;
-	sc_search_offer(s, st->unit_stage, v);
+	if (isinf(v))
+		sc_search_offer_unsliceable(s, st->order, st->unit_stage);
+	else
+		sc_search_offer(s, st->unit_stage, v);
 	return false;
 }
 
@@ -196,34 +202,87 @@ bool sc_search_should_stop(sc_search *s, long budget)
 	return budget > 0 && s->evals >= budget;
 }
 
+double sc_search_excess(const sc_costs *c)
+{
+	double excess = 0;
+	for (int i = 0; i < c->k; i++)
+		if (c->st[i].over_memory)
+			excess += c->st[i].param - c->set.memory;
+	return excess;
+}
+
+/* True when a partition with this objective, excess and bottleneck ranks
+ * before the best one (search.h); ties keep the best. */
+static bool ranks_before(const sc_search *s, double value, double excess, double bottleneck)
+{
+	if (!s->have_best)
+		return true;
+	if (isfinite(value) || isfinite(s->best))
+		return value < s->best;
+	if (excess != s->best_excess)
+		return excess < s->best_excess;
+	return bottleneck < s->best_bottleneck;
+}
+
 void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
 {
 	(void)value;
 	/* re-evaluate with core's cost model so reports match `stagecut eval` */
-	sc_costs *c = sc_costs_new(s->g, &s->set, NULL);
-	if (!c)
-		return;
+	sc_costs *c = s->offer_costs;
 	sc_costs_eval(c, op_stage);
 	double v = sc_costs_objective(c);
-	sc_costs_free(c);
-	if (!s->have_best || v < s->best) {
+	double bottleneck = sc_costs_bottleneck(c, NULL);
+	double excess = isinf(v) ? sc_search_excess(c) : 0;
+	if (ranks_before(s, v, excess, bottleneck)) {
 		memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
 		s->best = v;
+		s->best_excess = excess;
+		s->best_bottleneck = bottleneck;
 		s->have_best = true;
 	}
 }
 
+/* The excess of a partition of the units, from the units' parameter sums
+ * (which may differ from core's sums in the last bits). */
+static double unit_excess(sc_search *s, const int *unit_stage)
+{
+	const sc_units *u = s->units;
+	double *param = s->offer_param, excess = 0;
+	for (int i = 0; i < s->set.k; i++)
+		param[i] = 0;
+	for (int x = 0; x < u->n; x++)
+		param[unit_stage[x]] += u->param[x];
+	for (int i = 0; i < s->set.k; i++)
+		if (param[i] > s->set.memory)
+			excess += param[i] - s->set.memory;
+	return excess;
+}
+
 void sc_search_offer(sc_search *s, const int *unit_stage, double value)
 {
-	/* an infinite value means no feasible split was found: nothing to keep */
-	if (!isfinite(value) || (s->have_best && !(value < s->best)))
+	if (s->have_best) {
+		if (isfinite(value) || isfinite(s->best)) {
+			/* a feasible best beats every infeasible partition */
+			if (!(value < s->best))
+				return;
+		} else {
+			/* both infeasible: skip the full evaluation unless the excess
+			 * may tie or beat the best's (with room for rounding) */
+			double tol = 1e-9 * (s->set.memory + s->best_excess);
+			if (unit_excess(s, unit_stage) > s->best_excess + tol)
+				return;
+		}
+	}
+	sc_units_expand(s->units, unit_stage, s->offer_ops);
+	sc_search_offer_ops(s, s->offer_ops, value);
+}
+
+void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage)
+{
+	if (isfinite(s->best))
 		return;
-	int *ops = malloc((size_t)(s->g->n ? s->g->n : 1) * sizeof *ops);
-	if (!ops)
-		return;
-	sc_units_expand(s->units, unit_stage, ops);
-	sc_search_offer_ops(s, ops, value);
-	free(ops);
+	double v = sc_slice_equal_work(s->slicer, order, unit_stage);
+	sc_search_offer(s, unit_stage, v);
 }
 
 void sc_search_fail(sc_search *s, const sc_error *err)
@@ -315,7 +374,10 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 	pthread_mutex_init(&s->lock, NULL);
 	sc_rng_seed(&s->rng, p->seed);
 	s->best_stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *s->best_stage);
-	if (!s->best_stage) {
+	s->offer_ops = malloc((size_t)(g->n ? g->n : 1) * sizeof *s->offer_ops);
+	s->offer_param = malloc((size_t)set->k * sizeof *s->offer_param);
+	s->offer_costs = sc_costs_new(g, set, NULL);
+	if (!s->best_stage || !s->offer_ops || !s->offer_param || !s->offer_costs) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
 		return NULL;
@@ -350,6 +412,9 @@ void sc_search_free(sc_search *s)
 	sc_orderer_free(s->orderer);
 	sc_units_free(s->units);
 	free(s->best_stage);
+	free(s->offer_ops);
+	free(s->offer_param);
+	sc_costs_free(s->offer_costs);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -369,6 +434,16 @@ bool sc_search_step(sc_search *s)
 			return true;
 		}
 		s->method_done = true;
+		if (!s->have_best) {
+			/* stopped (time, cancel) before the method produced any
+			 * partition: every search still returns one, and the
+			 * greedy equal-work split is at hand */
+			int *st = malloc((size_t)(s->g->n ? s->g->n : 1) * sizeof *st);
+			sc_error err;
+			if (st && sc_greedy_split(s->g, s->set.k, st, &err) == SC_OK)
+				sc_search_offer_ops(s, st, NAN);
+			free(st);
+		}
 		bool refine = s->p.refine && !s->method->refines_itself && !s->optimal &&
 			      s->have_best && !atomic_load(&s->cancel);
 		if (refine) {
@@ -423,8 +498,8 @@ double sc_search_result(sc_search *s, int *op_stage, bool *optimal)
 {
 	if (optimal)
 		*optimal = s->optimal;
-	if (!s->have_best)
-		return INFINITY;
+	if (!s->have_best || isinf(s->best))
+		return INFINITY; /* an infeasible best is only a start for refinement */
 	if (op_stage)
 		memcpy(op_stage, s->best_stage, (size_t)s->g->n * sizeof *op_stage);
 	return s->best;

@@ -13,6 +13,19 @@
  * deterministic for a given seed, honours its evaluation budget and time
  * limit, and stops early when cancelled with the best partition so far.
  * Co-location groups are contracted first (units.h).
+ *
+ * Under the hard memory policy a search also keeps the best partition it
+ * has seen when none so far fits, because refinement can repair stages over
+ * the limit.  Partitions rank:
+ *  1. feasible (every stage within the limit) before infeasible;
+ *  2. feasible ones by bottleneck;
+ *  3. infeasible ones by their excess, the parameter bytes over the limit
+ *     summed over the stages (sum of param(S) - M where positive), then by
+ *     their bottleneck with the limit ignored (stage costs pay no overflow
+ *     under the hard policy);
+ * and on a tie the partition seen first stays.  An infeasible partition is
+ * never reported as a result: sc_search_result and the progress say
+ * INFINITY until a feasible partition is found.
  */
 #ifndef SC_SEARCH_H
 #define SC_SEARCH_H
@@ -50,7 +63,7 @@ const sc_method_info *sc_search_methods(int *count);
 
 typedef struct sc_progress {
 	long evals;       /* partitions (or orders) evaluated so far */
-	double best;      /* best bottleneck so far; INFINITY when none yet */
+	double best;      /* best bottleneck so far; INFINITY when none feasible yet */
 	double elapsed;   /* seconds since the search started */
 	char phase[24];   /* what runs now, e.g. "brkga", "refine" */
 	bool done;
@@ -83,9 +96,11 @@ void sc_search_cancel(sc_search *s);
 /* Copies the progress into out.  Thread-safe. */
 void sc_search_progress(sc_search *s, sc_progress *out);
 
-/* After the search: the best bottleneck (INFINITY when no feasible
- * partition exists under the hard memory limit), and its stages per op
- * (0-based) into op_stage when not NULL. */
+/* After the search: the best bottleneck, and its stages per op (0-based)
+ * into op_stage when not NULL.  INFINITY when the search found no partition
+ * within the hard memory limit (with *optimal, when none exists); op_stage
+ * is then left untouched, so a caller never receives a partition over the
+ * limit. */
 double sc_search_result(sc_search *s, int *op_stage, bool *optimal);
 
 /* The error that stopped the search, or NULL. */

@@ -4,7 +4,10 @@
  * Each method is an sc_method: init prepares its state, step advances it by
  * a bounded amount and returns true while it has more to do, fini frees the
  * state.  Methods report partitions through sc_search_offer; the framework
- * keeps the best, counts time, and runs refinement afterwards.
+ * keeps the best (ranked as search.h says: feasible first, then the fewest
+ * bytes over the hard memory limit), counts time, and runs refinement
+ * afterwards, from an infeasible best too, since refinement repairs stages
+ * over the limit.
  */
 #ifndef SC_SEARCH_IMPL_H
 #define SC_SEARCH_IMPL_H
@@ -12,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "core/cost.h"
 #include "order.h"
 #include "rng.h"
 #include "search.h"
@@ -39,10 +43,15 @@ struct sc_search {
 	sc_rng rng;
 	void *state; /* the method's */
 
-	int *best_stage; /* op -> stage of the best partition */
-	double best;
+	int *best_stage; /* op -> stage of the best partition (when have_best) */
+	double best;     /* its objective: INFINITY while it breaks the hard limit */
+	double best_excess;     /* its bytes over the hard limit, summed over stages */
+	double best_bottleneck; /* its largest stage cost, the limit ignored */
 	bool optimal;
-	bool have_best;
+	bool have_best; /* best_stage holds a partition, feasible or not */
+	sc_costs *offer_costs; /* scratch for re-evaluating offers */
+	int *offer_ops;        /* scratch: a stage per op */
+	double *offer_param;   /* scratch: parameter bytes per stage */
 	long evals;
 	double t0;
 	bool method_done;
@@ -63,12 +72,27 @@ double sc_now(void);
  * (budget <= 0 means no budget). */
 bool sc_search_should_stop(sc_search *s, long budget);
 
-/* Offers a partition given per unit (unit_stage) with its objective value;
- * keeps it when better than the best so far.  Thread: the stepping one. */
+/* Offers a partition given per unit (unit_stage) with its objective value
+ * (INFINITY when it breaks the hard memory limit); keeps it when it ranks
+ * before the best so far (search.h).  The value only filters: a kept
+ * partition is re-evaluated with core's cost model.  Cheap when it cannot be
+ * kept.  Thread: the stepping one. */
 void sc_search_offer(sc_search *s, const int *unit_stage, double value);
 
-/* Offers a partition given per op. */
+/* Offers a partition given per op; always re-evaluates it. */
 void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
+
+/* For a topological order of the units whose slicing found no split within
+ * the hard memory limit: while no feasible partition is known, offers the
+ * order's equal-work split instead (into unit_stage, which it overwrites),
+ * so that the search has an infeasible partition for refinement to repair.
+ * Does nothing once a feasible partition is known, so callers on a hot path
+ * pay only when nothing feasible has been seen. */
+void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage);
+
+/* The excess of the partition c holds: the parameter bytes over the memory
+ * limit, summed over the stages over it (search.h ranks by it). */
+double sc_search_excess(const sc_costs *c);
 
 /* Marks the search failed with err (copied). */
 void sc_search_fail(sc_search *s, const sc_error *err);

@@ -188,7 +188,8 @@ void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *
 	snprintf(t->name, sizeof t->name, "sctest-%d-%d", (int)getpid(), counter++);
 	char buf[2048];
 	snprintf(buf, sizeof buf,
-	         "tmux new-session -d -s %s -x %d -y %d \"env %s %s; echo EXIT=\\$?; sleep 60\"",
+	         "tmux new-session -d -s %s -x %d -y %d \"env %s timeout --foreground -s HUP 300 %s; echo "
+	         "EXIT=\\$?; sleep 60\"",
 	         t->name, cols, rows, env, cmd);
 	cr_assert_eq(system(buf), 0, "tmux failed: %s", buf);
 }
@@ -218,6 +219,12 @@ char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds)
 			return screen;
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
+	}
+	/* the failure ends the test: do not leave the program running */
+	char kill[128];
+	snprintf(kill, sizeof kill, "tmux kill-session -t %s 2>/dev/null", t->name);
+	if (system(kill) != 0) {
+		/* already gone */
 	}
 	cr_assert_fail("waited %.1f s for '%s'; the screen shows:\n%s", seconds, text,
 	               screen ? screen : "(nothing)");
