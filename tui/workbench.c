@@ -421,7 +421,11 @@ bool wb_prompt(wb *w, const char *question, char *buf, size_t size)
 		attroff(A_REVERSE);
 		refresh();
 		int ch = getch();
-		if (ch == 27) {
+		if (ch == ERR || hangup) {
+			/* blocking input failed: the terminal is gone */
+			hangup = 1;
+			break;
+		} else if (ch == 27) {
 			break;
 		} else if (ch == '\n' || ch == KEY_ENTER || ch == '\r') {
 			ok = len > 0;
@@ -879,13 +883,14 @@ int ui_workbench(const ui_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	double last = 0;
+	int dead_polls = 0;
 	for (bool go = true; go && !hangup;) {
 		bool ready = false;
 		int changed = sc_engine_poll(w.eng, 100, STDIN_FILENO, &ready);
 		bool dirty = changed > 0;
 		follow_jobs(&w);
 		double t_key = 0;
-		int first_key = 0;
+		int first_key = 0, got = 0;
 		for (int ch; go && (ch = getch()) != ERR;) {
 			if (!t_key) {
 				t_key = wb_now();
@@ -893,7 +898,14 @@ int ui_workbench(const ui_opts *o)
 			}
 			go = key(&w, ch);
 			dirty = true;
+			got++;
 		}
+		/* a terminal that keeps polling readable with nothing to read has
+		 * hung up (no SIGHUP reaches a process that lost it some other
+		 * way): leave as on a hangup instead of spinning */
+		dead_polls = ready && !got ? dead_polls + 1 : 0;
+		if (dead_polls > 50)
+			hangup = 1;
 		double t = wb_now(), t_handled = t;
 		if (w.recover_due && t - w.recover_t > 2)
 			recover_write(&w, false);
