@@ -37,16 +37,13 @@ void wb_quotient_free(void)
 	lay_version = ~0u;
 }
 
-static void title_of(const wb *w, char *buf, size_t size)
+/* The export's caption: the graph, and the best lower bound known now. */
+static sc_caption caption_of(const wb *w, char *title, size_t size)
 {
 	const char *by;
 	double lb = wb_lower_bound(w, &by);
-	double bn = sc_costs_objective(w->c);
-	char b1[32], b2[32];
-	int n = snprintf(buf, size, "%s, k %d: bottleneck %s, lower bound %s (%s)", w->g->name,
-			 w->set.k, ui_num(bn, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by);
-	if (lb > 0 && isfinite(bn) && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, ", gap %.2f%%", 100 * fmax(0, bn / lb - 1));
+	snprintf(title, size, "%s, k %d", w->g->name, w->set.k);
+	return (sc_caption){.title = title, .lower = lb, .lower_by = by};
 }
 
 static bool ensure_layout(wb *w)
@@ -147,9 +144,9 @@ void wb_export(wb *w)
 		return;
 	}
 	char title[512];
-	title_of(w, title, sizeof title);
+	sc_caption cap = caption_of(w, title, sizeof title);
 	sc_error err;
-	if (sc_render_quotient(quot, title, ext + 1, path, &err) != SC_OK)
+	if (sc_render_quotient(quot, &cap, ext + 1, path, &err) != SC_OK)
 		wb_say(w, "not exported: %s", err.msg);
 	else
 		wb_say(w, "exported the stage graph to %s", path);

@@ -23,6 +23,21 @@
 
 #include "quotient.h"
 
+/* What a picture says about itself, drawn above it: title (the graph's
+ * name; NULL for no caption), then k and the bottleneck, then the best
+ * lower bound known (lower > 0; NAN or 0 when none) with what proved it
+ * and the gap, "proven optimal" when there is none. */
+typedef struct sc_caption {
+	const char *title;
+	double lower;
+	const char *lower_by; /* "exact", "dp", ...; may be NULL */
+} sc_caption;
+
+/* The gap of a partition of bottleneck cost over a lower bound,
+ * bottleneck / lower - 1, as `stagecut bounds` reports it: 0 when the bound
+ * meets the bottleneck (within rounding), NAN without a positive bound. */
+double sc_caption_gap(double bottleneck, double lower);
+
 /* A node's box: centre and size, in points, Graphviz coordinates (y up,
  * origin at the lower left corner of the drawing). */
 typedef struct sc_lnode {
@@ -51,20 +66,20 @@ typedef struct sc_layout {
 	sc_ledge *edge;
 } sc_layout;
 
-/* Lays q out with dot.  title (may be NULL for none) is drawn above the
- * stages with a one-line summary of k and the bottleneck.  Returns a new
+/* Lays q out with dot.  cap (may be NULL or have a NULL title for none)
+ * is drawn above the stages.  Returns a new
  * layout (free with sc_layout_free) or NULL with err set (SC_ERR_NOMEM, or
  * SC_ERR_INTERNAL when Graphviz fails, quoting its message).  The first call
  * in the process loads Graphviz's plugins into a context that is then kept
  * (Graphviz 2.43 cannot safely lay out after a context is freed); nothing
  * else in the process should make and free Graphviz contexts of its own.
  * Not thread-safe. */
-sc_layout *sc_layout_quotient(const sc_quotient *q, const char *title, sc_error *err);
+sc_layout *sc_layout_quotient(const sc_quotient *q, const sc_caption *cap, sc_error *err);
 
 /* Frees l.  sc_layout_free(NULL) does nothing. */
 void sc_layout_free(sc_layout *l);
 
-/* Writes the picture of q (as laid out by sc_layout_quotient, title
+/* Writes the picture of q (as laid out by sc_layout_quotient, cap
  * likewise) to path in format: any output format of the installed Graphviz
  * ("png", "svg", "pdf", "dot", ...; a "png:cairo" style renderer suffix is
  * accepted).  The file is replaced atomically (a temporary file in the same
@@ -75,7 +90,7 @@ void sc_layout_free(sc_layout *l);
  * unknown renderer suffix, or one for which it writes nothing here (gd in
  * builds without GD); SC_ERR_IO when the file cannot be written;
  * SC_ERR_NOMEM or SC_ERR_INTERNAL.  Not thread-safe. */
-sc_status sc_render_quotient(const sc_quotient *q, const char *title, const char *format,
+sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const char *format,
                              const char *path, sc_error *err);
 
 #endif

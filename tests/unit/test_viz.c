@@ -243,7 +243,8 @@ static sc_layout *layout_of(const sc_quotient *q, const char *title)
 {
 	sc_error err;
 	sc_error_clear(&err);
-	sc_layout *l = sc_layout_quotient(q, title, &err);
+	sc_caption cap = {.title = title, .lower = NAN};
+	sc_layout *l = sc_layout_quotient(q, &cap, &err);
 	cr_assert(l, "%s", err.msg);
 	return l;
 }
@@ -386,7 +387,8 @@ static void render_ok(const sc_quotient *q, const char *title, const char *forma
 {
 	sc_error err;
 	sc_error_clear(&err);
-	cr_assert(sc_render_quotient(q, title, format, path, &err) == SC_OK, "%s", err.msg);
+	sc_caption cap = {.title = title, .lower = NAN};
+	cr_assert(sc_render_quotient(q, &cap, format, path, &err) == SC_OK, "%s", err.msg);
 }
 
 /* The text of the svg group of node `name` (up to the next group). */
@@ -461,6 +463,48 @@ Test(viz, render_svg_names_costs_and_the_bottleneck)
 	sc_graph_free(g);
 }
 
+/* The caption's lines, as the svg writes them (one <text> each). */
+static char *caption_svg(const sc_quotient *q, double lower, const char *by)
+{
+	char path[256];
+	tmp_path(path, sizeof path, "caption.svg");
+	sc_error err;
+	sc_caption cap = {.title = "figure2", .lower = lower, .lower_by = by};
+	cr_assert(sc_render_quotient(q, &cap, "svg", path, &err) == SC_OK, "%s", err.msg);
+	char *svg = slurp(path, NULL);
+	unlink(path);
+	return svg;
+}
+
+Test(viz, caption_gives_the_lower_bound_and_the_gap)
+{
+	sc_quotient *q = figure2();
+	char num[32], want[128];
+	/* no bound known: k and the bottleneck only */
+	char *svg = caption_svg(q, NAN, NULL);
+	snprintf(want, sizeof want, ">%d stages, bottleneck %s in stage %d</text>", q->k,
+	         sc_quotient_fmt(q->bottleneck_cost, num, sizeof num), q->bottleneck + 1);
+	cr_assert(strstr(svg, want), "no summary line %s", want);
+	cr_assert_null(strstr(svg, "lower bound"));
+	free(svg);
+	/* a bound below the bottleneck: the gap bottleneck / bound - 1 */
+	double lb = q->bottleneck_cost * 0.8;
+	svg = caption_svg(q, lb, "bottleneck");
+	snprintf(want, sizeof want, ">best lower bound %s (bottleneck), gap 25.00%%</text>",
+	         sc_quotient_fmt(lb, num, sizeof num));
+	cr_assert(strstr(svg, want), "no line %s", want);
+	free(svg);
+	/* a bound meeting it proves the partition optimal */
+	svg = caption_svg(q, q->bottleneck_cost, "exact");
+	cr_assert(strstr(svg, "proven optimal"));
+	cr_assert_null(strstr(svg, "gap"));
+	free(svg);
+	cr_assert_float_eq(sc_caption_gap(10, 8), 0.25, 1e-12);
+	cr_assert_eq(sc_caption_gap(10, 10 * (1 + 1e-12)), 0);
+	cr_assert(isnan(sc_caption_gap(10, 0)) && isnan(sc_caption_gap(10, NAN)));
+	sc_quotient_free(q);
+}
+
 Test(viz, render_png_and_dot)
 {
 	sc_quotient *q = figure2();
@@ -493,18 +537,19 @@ Test(viz, render_refuses_unknown_formats_and_bad_paths)
 	char path[256];
 	tmp_path(path, sizeof path, "figure2.nope");
 	sc_error err;
-	cr_assert_eq(sc_render_quotient(q, "t", "nope", path, &err), SC_ERR_INPUT);
+	sc_caption cap = {.title = "t", .lower = NAN};
+	cr_assert_eq(sc_render_quotient(q, &cap, "nope", path, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "'nope'"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "png") && strstr(err.msg, "svg"), "%s", err.msg);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
-	cr_assert_eq(sc_render_quotient(q, "t", "", path, &err), SC_ERR_INPUT);
-	cr_assert_eq(sc_render_quotient(q, "t", NULL, path, &err), SC_ERR_INPUT);
-	cr_assert_eq(sc_render_quotient(q, "t", "x11", path, &err), SC_ERR_INPUT,
+	cr_assert_eq(sc_render_quotient(q, &cap, "", path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, NULL, path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, "x11", path, &err), SC_ERR_INPUT,
 	             "a window is not a file");
-	cr_assert_eq(sc_render_quotient(q, "t", "png:nosuch", path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, "png:nosuch", path, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "png:nosuch"), "%s", err.msg);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
-	cr_assert_eq(sc_render_quotient(q, "t", "svg", "/nonexistent-dir/q.svg", &err), SC_ERR_IO);
+	cr_assert_eq(sc_render_quotient(q, &cap, "svg", "/nonexistent-dir/q.svg", &err), SC_ERR_IO);
 	cr_assert(strstr(err.msg, "/nonexistent-dir/q.svg"), "%s", err.msg);
 	sc_quotient_free(q);
 }

@@ -1,0 +1,228 @@
+/*
+ * gv.c - the Graphviz session shared by the pictures.  See gv.h.
+ *
+ * Three pieces of Graphviz global state are handled here:
+ *  - cgraph's error channel: agseterr(AGMAX) makes it keep messages in its
+ *    own buffer instead of printing them; aglasterr() gives the last one
+ *    back for err; the previous level is restored afterwards.
+ *  - gvContext() declares a default node label "\N" in cgraph's prototype
+ *    graph, which every graph opened later in the process inherits (so a
+ *    later sc_write_dot would write `node [label="\N"]`); the previous
+ *    default is put back right after the context is made.
+ *  - the context itself is made once and kept for the life of the process:
+ *    the pango text-layout plugin (2.43) remembers a pointer to the last
+ *    font name it measured, a string owned by the context, so laying out
+ *    with a second context after freeing a first reads freed memory.  One
+ *    context also saves loading the plugins on every call.  Valgrind shows
+ *    it as still reachable.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "gv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fileio.h"
+
+void sb_add(strbuf *b, const char *fmt, ...)
+{
+	if (b->full)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= b->size - b->len) {
+		b->full = true;
+		b->s[b->len] = '\0';
+		return;
+	}
+	b->len += (size_t)n;
+}
+
+/* The length of the well-formed UTF-8 sequence at p (2 to 4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+	int len = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+	for (int i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+void sb_add_escaped(strbuf *b, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		switch (*p) {
+		case '&': sb_add(b, "&amp;"); break;
+		case '<': sb_add(b, "&lt;"); break;
+		case '>': sb_add(b, "&gt;"); break;
+		case '"': sb_add(b, "&quot;"); break;
+		default:
+			if (*p >= 0x80) {
+				int len = utf8_len(p);
+				if (len) {
+					sb_add(b, "%.*s", len, (const char *)p);
+					p += len - 1;
+				} else {
+					sb_add(b, "?");
+				}
+			} else {
+				sb_add(b, "%c", *p < 0x20 || *p == 0x7f ? '?' : *p);
+			}
+			break;
+		}
+	}
+}
+
+sc_status gv_fail(sc_error *err, sc_status code, const char *path, const char *format,
+                  const char *what)
+{
+	char *msg = agerrors() > AGWARN ? aglasterr() : NULL;
+	if (msg) {
+		size_t n = strlen(msg);
+		while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+			msg[--n] = '\0';
+	}
+	char said[512];
+	if (format)
+		snprintf(said, sizeof said, "%s: Graphviz could not write format '%s'", path,
+		         format);
+	else
+		snprintf(said, sizeof said, "Graphviz could not lay out %s", what);
+	sc_status st =
+	        sc_error_set(err, code, "%s%s%s", said, msg && *msg ? ": " : "", msg ? msg : "");
+	free(msg);
+	return st;
+}
+
+/* The process's one Graphviz context, made on first use and kept (see the
+ * top of the file). */
+static GVC_t *shared_gvc;
+
+void gv_close(gv_session *s)
+{
+	if (s->laid_out)
+		gvFreeLayout(s->gvc, s->g);
+	if (s->g)
+		agclose(s->g);
+	agseterr(s->old_level);
+	memset(s, 0, sizeof *s);
+}
+
+sc_status gv_open(gv_session *s, sc_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->old_level = agseterr(AGMAX);
+	agreseterrors();
+	if (!shared_gvc) {
+		Agsym_t *sym = agattr(NULL, AGNODE, "label", NULL);
+		char *saved = sym ? strdup(sym->defval) : NULL;
+		if (sym && !saved) {
+			agseterr(s->old_level);
+			return sc_error_nomem(err, "the Graphviz context");
+		}
+		shared_gvc = gvContext();
+		/* see the top of the file: gvContext() changed the prototype */
+		agattr(NULL, AGNODE, "label", saved ? saved : "");
+		free(saved);
+	}
+	if (!shared_gvc) {
+		agseterr(s->old_level);
+		return sc_error_nomem(err, "the Graphviz context");
+	}
+	s->gvc = shared_gvc;
+	return SC_OK;
+}
+
+sc_status gv_layout(gv_session *s, sc_error *err)
+{
+	if (gvLayout(s->gvc, s->g, "dot") != 0)
+		return gv_fail(err, SC_ERR_INTERNAL, NULL, NULL, "the picture");
+	s->laid_out = true;
+	return SC_OK;
+}
+
+void gv_set_html(void *obj, Agraph_t *g, char *name, const char *text)
+{
+	/* the text must be marked as HTML in cgraph's string pool */
+	char *html = agstrdup_html(g, (char *)text);
+	agsafeset(obj, name, html, "");
+	agstrfree(g, html);
+}
+
+/* True when Graphviz can write format to a file ("png", or "png:cairo" and
+ * the like: the part before the first ':' names the output device).
+ * Otherwise fills known with a few formats it can write. */
+static bool format_known(GVC_t *gvc, const char *format, char *known, size_t size)
+{
+	static const char *const common[] = {"png", "svg",  "pdf", "ps",
+	                                     "dot", "json", "jpg", "gif"};
+	/* devices that open a window instead of writing a file, and vrml,
+	 * which also drops an image per node into the working directory */
+	static const char *const unsuitable[] = {"x11", "xlib", "gtk", "vrml"};
+	size_t flen = strcspn(format, ":");
+	int n = 0;
+	char **list = gvPluginList(gvc, "device", &n, NULL);
+	bool found = false;
+	for (int i = 0; list && i < n; i++)
+		if (flen > 0 && strlen(list[i]) == flen && strncmp(list[i], format, flen) == 0)
+			found = true;
+	for (size_t i = 0; i < sizeof unsuitable / sizeof unsuitable[0]; i++)
+		if (strlen(unsuitable[i]) == flen && strncmp(unsuitable[i], format, flen) == 0)
+			found = false;
+	strbuf b = {.s = known, .size = size};
+	known[0] = '\0';
+	int listed = 0;
+	for (size_t c = 0; !found && c < sizeof common / sizeof common[0]; c++)
+		for (int i = 0; list && i < n; i++)
+			if (strcmp(list[i], common[c]) == 0) {
+				sb_add(&b, "%s%s", listed++ ? ", " : "", common[c]);
+				break;
+			}
+	if (!found)
+		sb_add(&b, listed ? " (%d formats in all)" : "none (%d formats)", n);
+	for (int i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+	return found;
+}
+
+sc_status gv_check_format(gv_session *s, const char *format, const char *path, sc_error *err)
+{
+	char known[512];
+	if (!format)
+		format = "";
+	if (format_known(s->gvc, format, known, sizeof known))
+		return SC_OK;
+	return sc_error_set(err, SC_ERR_INPUT, "%s: unknown image format '%s'; Graphviz here writes %s",
+	                    path, format, known);
+}
+
+sc_status gv_render(gv_session *s, const char *format, const char *path, sc_error *err)
+{
+	sc_status st = gv_check_format(s, format, path, err);
+	if (st != SC_OK)
+		return st;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&data, &len);
+	if (!f)
+		return sc_error_nomem(err, "the picture");
+	/* the device exists, so a refusal here is about the renderer named
+	 * after it ("png:nosuch") */
+	int bad = gvRender(s->gvc, s->g, format, f);
+	if (fclose(f) != 0 || !data)
+		st = sc_error_nomem(err, "the picture");
+	else if (bad)
+		st = gv_fail(err, SC_ERR_INPUT, path, format, NULL);
+	else if (len == 0) /* e.g. gd formats in a build without GD */
+		st = sc_error_set(err, SC_ERR_INPUT, "%s: Graphviz here wrote nothing in format '%s'",
+		                  path, format);
+	if (st == SC_OK)
+		st = sc_file_write_atomic(path, data, len, err);
+	free(data);
+	return st;
+}

@@ -1,0 +1,78 @@
+/*
+ * gv.h - what the pictures of viz/ share about Graphviz (private to viz/).
+ *
+ * A gv_session is one use of the process's single Graphviz context (made
+ * on first use and kept, see gv.c) with cgraph's error channel diverted
+ * from stderr into a buffer; gv_render writes a laid-out graph in any
+ * format Graphviz knows, atomically.  The strbuf builds the HTML-like
+ * labels both pictures use.  Not thread-safe, like Graphviz itself.
+ */
+#ifndef SC_VIZ_GV_H
+#define SC_VIZ_GV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <graphviz/gvc.h>
+
+#include "core/error.h"
+
+/* colours: a calm blue-grey for stages, warm with a red border for the
+ * bottleneck (which also says "bottleneck", for greyscale) */
+#define GV_COL_BORDER "#5b6b7f"
+#define GV_COL_HEAD "#dfe7f1"
+#define GV_COL_BN_BORDER "#b3261e"
+#define GV_COL_BN_HEAD "#f9c99a"
+#define GV_COL_BN_TEXT "#8c1d18"
+#define GV_COL_EDGE "#56657a"
+#define GV_COL_EDGE_EMPTY "#9aa5b4"
+#define GV_COL_LABEL "#2f3b4a"
+#define GV_COL_WARN "#b3261e"
+#define GV_FONT "Helvetica"
+
+typedef struct gv_session {
+	GVC_t *gvc;
+	Agraph_t *g;
+	bool laid_out;
+	agerrlevel_t old_level;
+} gv_session;
+
+/* Opens a session on the shared context.  SC_OK or SC_ERR_NOMEM. */
+sc_status gv_open(gv_session *s, sc_error *err);
+
+/* Frees s's layout and graph and restores the error channel. */
+void gv_close(gv_session *s);
+
+/* Lays s->g out with dot; on failure sets err quoting Graphviz. */
+sc_status gv_layout(gv_session *s, sc_error *err);
+
+/* Sets err to code, saying what Graphviz could not do (write format to
+ * path, or lay out what when format is NULL) and quoting its last error. */
+sc_status gv_fail(sc_error *err, sc_status code, const char *path, const char *format,
+                  const char *what);
+
+/* Renders the laid-out s->g in format to path, atomically (see
+ * sc_render_quotient in layout.h for the formats refused and the errors). */
+sc_status gv_render(gv_session *s, const char *format, const char *path, sc_error *err);
+
+/* Checks that Graphviz can write format to a file; otherwise sets err
+ * (SC_ERR_INPUT, naming path and some known formats). */
+sc_status gv_check_format(gv_session *s, const char *format, const char *path, sc_error *err);
+
+/* Sets an HTML-like attribute value of obj (a graph, node or edge of g). */
+void gv_set_html(void *obj, Agraph_t *g, char *name, const char *text);
+
+/* A bounded string builder; an overflow is remembered, not written. */
+typedef struct strbuf {
+	char *s;
+	size_t size, len;
+	bool full;
+} strbuf;
+
+void sb_add(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends text with the characters HTML-like labels reserve escaped, and
+ * bytes that are not printable ASCII or part of UTF-8 replaced by '?'. */
+void sb_add_escaped(strbuf *b, const char *text);
+
+#endif
