@@ -48,6 +48,10 @@ enum {
 	OPT_NODES = 1 << 19,
 	OPT_MODEL = 1 << 20,
 	OPT_RUNGS = 1 << 21,
+	OPT_FORMAT = 1 << 22,
+	OPT_FULL = 1 << 23,
+	OPT_MAX_OPS = 1 << 24,
+	OPT_BOUNDS = 1 << 25,
 };
 
 typedef struct ui_option {
@@ -81,6 +85,12 @@ static const ui_option options[] = {
 	 "solve: start from this partition (method refine); bounds: its upper bound"},
 	{OPT_RUNGS, "rungs", 'r', "LIST",
 	 "bounds: comma-separated rungs (default simple,bottleneck,guess,exact)"},
+	{OPT_FORMAT, "format", 'T', "FORMAT",
+	 "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
+	{OPT_FULL, "full", 0, NULL, "render: every op, clustered by stage (default: the stage graph)"},
+	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2500)"},
+	{OPT_BOUNDS, "bounds", 0, "FILE",
+	 "render: caption the lower bound and gap from `stagecut bounds --json` output"},
 	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate"},
 	{OPT_MODEL, "model", 0, "M", "random graph model: er, ba, ws or any (default any)"},
         {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
@@ -164,6 +174,26 @@ static const ui_command commands[] = {
 		.min_pos = 1,
 		.max_pos = 1,
 		.run = ui_cmd_bounds,
+	},
+	{
+		.name = "render",
+		.synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--bounds B.json]",
+		.summary = "a picture of a partition (or of the graph) through Graphviz",
+		.help = "Draws the partition PARTITION of FILE (else the file's own stages, else with\n"
+			"-k K the default search's partition, bounded by --time) and writes it to OUT\n"
+			"atomically, in the format -T or OUT's extension names.  The default picture is\n"
+			"the stage graph: a box per stage with its ops, work, io in, io out, overflow\n"
+			"and cost, the bottleneck marked in colour and in words, and edges labelled with\n"
+			"the tensor bytes between stages.  --full draws every op instead, one cluster\n"
+			"per stage, with edges crossing stages dark and labelled; graphs of more than\n"
+			"--max-ops ops are refused (draw the stage graph).  Without a partition it\n"
+			"draws the graph itself.  --bounds puts the best lower bound and the gap in the\n"
+			"caption.  Exits 1 for an invalid partition.",
+		.takes = SETTINGS | OPT_FORMAT | OPT_FULL | OPT_MAX_OPS | OPT_BOUNDS | OPT_METHOD |
+			 OPT_SEED | OPT_TIME | OPT_OUTPUT | OPT_JSON | OPT_HELP,
+		.min_pos = 1,
+		.max_pos = 2,
+		.run = ui_cmd_render,
 	},
 	{
 		.name = "gen",
@@ -552,6 +582,14 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 			break;
 		case OPT_MODEL: o->model = a; break;
 		case OPT_RUNGS: o->rungs = a; break;
+		case OPT_FORMAT: o->format = a; break;
+		case OPT_FULL: o->full = true; break;
+		case OPT_MAX_OPS:
+			if (!parse_count(pre, "max-ops", a, 1, 10000000, &x))
+				return false;
+			o->max_ops = (int)x;
+			break;
+		case OPT_BOUNDS: o->bounds = a; break;
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':

@@ -37,6 +37,11 @@ typedef struct ui_opts {
 	int nodes;
 	const char *model;
 	const char *rungs; /* bounds: --rungs */
+	/* render */
+	const char *format; /* -T */
+	bool full;
+	int max_ops;        /* 0 = default */
+	const char *bounds; /* --bounds FILE */
 	int npos;
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
@@ -57,6 +62,7 @@ int ui_cmd_eval(const ui_opts *o);
 int ui_cmd_solve(const ui_opts *o);
 int ui_cmd_gen(const ui_opts *o);
 int ui_cmd_bounds(const ui_opts *o);
+int ui_cmd_render(const ui_opts *o);
 int ui_workbench(const ui_opts *o);
 
 /* The path of the bundled sample opened when no FILE is given, in buf. */

@@ -278,6 +278,12 @@ int ui_cmd_bounds(const ui_opts *o)
 		    "search_seconds", search_seconds, "lower_bound",
 		    isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by", lower_by, "gap",
 		    isfinite(gap) ? json_real(gap) : json_null(), "rungs", arr);
+		/* the settings the bounds hold for (render --bounds checks them) */
+		json_object_set_new(root, "bandwidth", json_real(set.bandwidth));
+		json_object_set_new(root, "memory",
+				    isinf(set.memory) ? json_null() : json_real(set.memory));
+		json_object_set_new(root, "memory_policy",
+				    json_string(sc_mem_policy_name(set.policy)));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;

@@ -146,7 +146,7 @@ void wb_export(wb *w)
 	char title[512];
 	sc_caption cap = caption_of(w, title, sizeof title);
 	sc_error err;
-	if (sc_render_quotient(quot, &cap, ext + 1, path, &err) != SC_OK)
+	if (sc_render_quotient(quot, &cap, ext + 1, path, NULL, &err) != SC_OK)
 		wb_say(w, "not exported: %s", err.msg);
 	else
 		wb_say(w, "exported the stage graph to %s", path);

@@ -19,12 +19,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gv.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fileio.h"
+#include "layout.h"
 
 void sb_add(strbuf *b, const char *fmt, ...)
 {
@@ -201,11 +203,43 @@ sc_status gv_check_format(gv_session *s, const char *format, const char *path, s
 	                    path, format, known);
 }
 
-sc_status gv_render(gv_session *s, const char *format, const char *path, sc_error *err)
+/* True for formats Graphviz writes as pixels (through cairo or gd). */
+static bool is_bitmap(const char *format)
 {
+	static const char *const bitmaps[] = {"png", "jpg", "jpeg", "jpe",  "gif",  "bmp", "ico",
+	                                      "tif", "tiff", "webp", "gd", "gd2", "wbmp"};
+	size_t flen = strcspn(format, ":");
+	for (size_t i = 0; i < sizeof bitmaps / sizeof bitmaps[0]; i++)
+		if (strlen(bitmaps[i]) == flen && strncmp(bitmaps[i], format, flen) == 0)
+			return true;
+	return false;
+}
+
+/* The largest drawing, in points, a bitmap gets at full size: 30000 pixels
+ * at Graphviz's 96 dpi, under cairo's 32767 (beyond which the plugin
+ * scales by itself and says so on stderr). */
+#define GV_BITMAP_MAX_POINTS 22500.0
+
+sc_status gv_render(gv_session *s, const char *format, const char *path, double *scale,
+                    sc_error *err)
+{
+	if (scale)
+		*scale = 1;
 	sc_status st = gv_check_format(s, format, path, err);
 	if (st != SC_OK)
 		return st;
+	if (is_bitmap(format) && s->laid_out) {
+		/* shrink a huge drawing ourselves, as the size attribute would */
+		boxf bb = GD_bb(s->g);
+		double w = bb.UR.x - bb.LL.x + 72, h = bb.UR.y - bb.LL.y + 72; /* with pad */
+		double z = fmin(1, fmin(GV_BITMAP_MAX_POINTS / w, GV_BITMAP_MAX_POINTS / h));
+		if (z < 1) {
+			GD_drawing(s->g)->size = (pointf){z * (w - 72), z * (h - 72)};
+			GD_drawing(s->g)->filled = 0;
+			if (scale)
+				*scale = z;
+		}
+	}
 	char *data = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&data, &len);
@@ -225,4 +259,27 @@ sc_status gv_render(gv_session *s, const char *format, const char *path, sc_erro
 		st = sc_file_write_atomic(path, data, len, err);
 	free(data);
 	return st;
+}
+
+void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, double bottleneck)
+{
+	char lb[32];
+	sb_add(b, "<B>");
+	sb_add_escaped(b, cap->title);
+	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"11\">");
+	sb_add_escaped(b, summary);
+	double gap = sc_caption_gap(bottleneck, cap->lower);
+	if (!isnan(gap)) {
+		sb_add(b, "<BR/>best lower bound %s", sc_quotient_fmt(cap->lower, lb, sizeof lb));
+		if (cap->lower_by && *cap->lower_by) {
+			sb_add(b, " (");
+			sb_add_escaped(b, cap->lower_by);
+			sb_add(b, ")");
+		}
+		if (gap == 0)
+			sb_add(b, ": <B>proven optimal</B>");
+		else
+			sb_add(b, ", gap %.2f%%", 100 * gap);
+	}
+	sb_add(b, "</FONT>");
 }

@@ -52,8 +52,11 @@ sc_status gv_fail(sc_error *err, sc_status code, const char *path, const char *f
                   const char *what);
 
 /* Renders the laid-out s->g in format to path, atomically (see
- * sc_render_quotient in layout.h for the formats refused and the errors). */
-sc_status gv_render(gv_session *s, const char *format, const char *path, sc_error *err);
+ * sc_render_quotient in layout.h for the formats refused and the errors).
+ * A bitmap too large for the renderer is drawn smaller; *scale (may be
+ * NULL) says by how much (1 for full size). */
+sc_status gv_render(gv_session *s, const char *format, const char *path, double *scale,
+                    sc_error *err);
 
 /* Checks that Graphviz can write format to a file; otherwise sets err
  * (SC_ERR_INPUT, naming path and some known formats). */
@@ -74,5 +77,12 @@ void sb_add(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Appends text with the characters HTML-like labels reserve escaped, and
  * bytes that are not printable ASCII or part of UTF-8 replaced by '?'. */
 void sb_add_escaped(strbuf *b, const char *text);
+
+struct sc_caption;
+
+/* Appends a picture's caption as an HTML-like label: cap's title in bold,
+ * then summary, then (when cap has a lower bound and bottleneck is a
+ * number) the bound, what proved it and the gap. */
+void gv_caption(strbuf *b, const struct sc_caption *cap, const char *summary, double bottleneck);
 
 #endif

@@ -72,30 +72,14 @@ static void stage_label(const sc_quotient *q, int s, strbuf *b)
 	sb_add(b, "</TABLE>");
 }
 
-/* The caption: the title, a summary of k and the bottleneck, and the best
- * lower bound with the gap when one is known, as an HTML-like label. */
+/* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], lb[32];
-	sb_add(b, "<B>");
-	sb_add_escaped(b, cap->title);
-	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"11\">%d stage%s, bottleneck %s in stage %d", q->k,
-	       q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-	       q->bottleneck + 1);
-	if (cap->lower > 0 && isfinite(cap->lower)) {
-		sb_add(b, "<BR/>best lower bound %s", sc_quotient_fmt(cap->lower, lb, sizeof lb));
-		if (cap->lower_by && *cap->lower_by) {
-			sb_add(b, " (");
-			sb_add_escaped(b, cap->lower_by);
-			sb_add(b, ")");
-		}
-		double gap = sc_caption_gap(q->bottleneck_cost, cap->lower);
-		if (gap == 0)
-			sb_add(b, ": <B>proven optimal</B>");
-		else
-			sb_add(b, ", gap %.2f%%", 100 * gap);
-	}
-	sb_add(b, "</FONT>");
+	char num[32], line[128];
+	snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
+	         q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
+	         q->bottleneck + 1);
+	gv_caption(b, cap, line, q->bottleneck_cost);
 }
 
 double sc_caption_gap(double bottleneck, double lower)
@@ -162,6 +146,15 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 			return sc_error_set(err, SC_ERR_INTERNAL, "stage %d's label is too long",
 			                    st + 1);
 		gv_set_html(s->node[st], g, "label", text);
+	}
+	/* the pipeline reads left to right even where no data flows between
+	 * neighbouring stages: an invisible edge s -> s+1 keeps their order */
+	for (int st = 0; st + 1 < q->k; st++) {
+		Agedge_t *ge = agedge(g, s->node[st], s->node[st + 1], "order", 1);
+		if (!ge)
+			return sc_error_nomem(err, "the Graphviz graph");
+		agsafeset(ge, "style", "invis", "");
+		agsafeset(ge, "weight", "5", "1");
 	}
 	double most = 0;
 	for (int i = 0; i < q->nedges; i++)
@@ -348,7 +341,7 @@ void sc_layout_free(sc_layout *l)
 }
 
 sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const char *format,
-                             const char *path, sc_error *err)
+                             const char *path, double *scale, sc_error *err)
 {
 	quot_session s = {0};
 	sc_status st = gv_open(&s.gv, err);
@@ -359,7 +352,7 @@ sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const 
 	if (st == SC_OK)
 		st = lay_out(&s, q, cap, err);
 	if (st == SC_OK)
-		st = gv_render(&s.gv, format, path, err);
+		st = gv_render(&s.gv, format, path, scale, err);
 	quot_close(&s);
 	return st;
 }

@@ -91,6 +91,6 @@ void sc_layout_free(sc_layout *l);
  * builds without GD); SC_ERR_IO when the file cannot be written;
  * SC_ERR_NOMEM or SC_ERR_INTERNAL.  Not thread-safe. */
 sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const char *format,
-                             const char *path, sc_error *err);
+                             const char *path, double *scale, sc_error *err);
 
 #endif

@@ -388,7 +388,7 @@ static void render_ok(const sc_quotient *q, const char *title, const char *forma
 	sc_error err;
 	sc_error_clear(&err);
 	sc_caption cap = {.title = title, .lower = NAN};
-	cr_assert(sc_render_quotient(q, &cap, format, path, &err) == SC_OK, "%s", err.msg);
+	cr_assert(sc_render_quotient(q, &cap, format, path, NULL, &err) == SC_OK, "%s", err.msg);
 }
 
 /* The text of the svg group of node `name` (up to the next group). */
@@ -470,7 +470,7 @@ static char *caption_svg(const sc_quotient *q, double lower, const char *by)
 	tmp_path(path, sizeof path, "caption.svg");
 	sc_error err;
 	sc_caption cap = {.title = "figure2", .lower = lower, .lower_by = by};
-	cr_assert(sc_render_quotient(q, &cap, "svg", path, &err) == SC_OK, "%s", err.msg);
+	cr_assert(sc_render_quotient(q, &cap, "svg", path, NULL, &err) == SC_OK, "%s", err.msg);
 	char *svg = slurp(path, NULL);
 	unlink(path);
 	return svg;
@@ -538,18 +538,18 @@ Test(viz, render_refuses_unknown_formats_and_bad_paths)
 	tmp_path(path, sizeof path, "figure2.nope");
 	sc_error err;
 	sc_caption cap = {.title = "t", .lower = NAN};
-	cr_assert_eq(sc_render_quotient(q, &cap, "nope", path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, "nope", path, NULL, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "'nope'"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "png") && strstr(err.msg, "svg"), "%s", err.msg);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
-	cr_assert_eq(sc_render_quotient(q, &cap, "", path, &err), SC_ERR_INPUT);
-	cr_assert_eq(sc_render_quotient(q, &cap, NULL, path, &err), SC_ERR_INPUT);
-	cr_assert_eq(sc_render_quotient(q, &cap, "x11", path, &err), SC_ERR_INPUT,
+	cr_assert_eq(sc_render_quotient(q, &cap, "", path, NULL, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, NULL, path, NULL, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, "x11", path, NULL, &err), SC_ERR_INPUT,
 	             "a window is not a file");
-	cr_assert_eq(sc_render_quotient(q, &cap, "png:nosuch", path, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_render_quotient(q, &cap, "png:nosuch", path, NULL, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "png:nosuch"), "%s", err.msg);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
-	cr_assert_eq(sc_render_quotient(q, &cap, "svg", "/nonexistent-dir/q.svg", &err), SC_ERR_IO);
+	cr_assert_eq(sc_render_quotient(q, &cap, "svg", "/nonexistent-dir/q.svg", NULL, &err), SC_ERR_IO);
 	cr_assert(strstr(err.msg, "/nonexistent-dir/q.svg"), "%s", err.msg);
 	sc_quotient_free(q);
 }

@@ -1,0 +1,427 @@
+/*
+ * test_render.c - `stagecut render` end to end: pictures of every sample
+ * read back as svg text against `stagecut eval`, bitmaps checked as PNG,
+ * captions against `stagecut bounds`, and the refusals.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/support.h"
+#include "viz/quotient.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/sc-render-XXXXXX");
+	cr_assert(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(render, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char **out, char **err, const char *fmt, ...)
+{
+	char args[4096], cmd[4608];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
+	int status = ts_run(cmd, out, err);
+	cr_assert_neq(status, -1, "could not run %s", cmd);
+	return status;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "cannot read %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static const char *in_dir(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", dir, name);
+	return buf;
+}
+
+/* `stagecut eval --json` of a partition, parsed. */
+static json_t *eval_json(const char *graph, const char *part)
+{
+	char *out = NULL;
+	int st = run(&out, NULL, "eval '%s' '%s' --json", graph, part);
+	cr_assert_eq(st, 0, "eval %s %s exited %d", graph, part, st);
+	json_error_t je;
+	json_t *v = json_loads(out, 0, &je);
+	cr_assert(v, "eval printed no JSON: %s", out);
+	free(out);
+	return v;
+}
+
+/* The svg text of the group whose <title> is name, up to the group's end. */
+static char *svg_group(const char *svg, const char *name)
+{
+	char title[96];
+	snprintf(title, sizeof title, "<title>%s</title>", name);
+	const char *at = strstr(svg, title);
+	if (!at)
+		return NULL;
+	const char *end = strstr(at, "</g>");
+	cr_assert(end);
+	return strndup(at, (size_t)(end - at));
+}
+
+/* Every stage of the stage-graph svg shows eval's cost; only the
+ * bottleneck stage (eval's) says "bottleneck". */
+static void check_stage_svg(const char *svg, json_t *ev, const char *what)
+{
+	json_t *stages = json_object_get(ev, "stages");
+	int at = (int)json_integer_value(json_object_get(ev, "bottleneck_stage"));
+	cr_assert_gt(json_array_size(stages), 0);
+	for (size_t i = 0; i < json_array_size(stages); i++) {
+		json_t *row = json_array_get(stages, i);
+		int s = (int)json_integer_value(json_object_get(row, "stage"));
+		char name[32], want[96], num[32];
+		snprintf(name, sizeof name, "s%d", s);
+		char *node = svg_group(svg, name);
+		cr_assert(node, "%s: no stage %d in the svg", what, s);
+		snprintf(want, sizeof want, ">stage %d</text>", s);
+		cr_assert(strstr(node, want), "%s: stage %d's heading is missing", what, s);
+		const char *cost = strstr(node, ">cost</text>");
+		cr_assert(cost, "%s: stage %d has no cost", what, s);
+		snprintf(want, sizeof want, ">%s</text>",
+		         sc_quotient_fmt(json_real_value(json_object_get(row, "cost")), num,
+		                         sizeof num));
+		const char *value = strstr(cost + 1, "<text");
+		cr_assert(value && strncmp(strchr(value, '>'), want, strlen(want)) == 0,
+		          "%s: stage %d does not show eval's cost %s", what, s, want);
+		cr_assert_eq(strstr(node, ">bottleneck</text>") != NULL, s == at,
+		             "%s: stage %d's bottleneck mark (eval says stage %d)", what, s, at);
+		free(node);
+	}
+}
+
+/* The samples, each with a partition: its own stages or a search's. */
+static const char *const samples[] = {
+        "samples/paper/figure2.dot",
+        "samples/paper/lemma_b2.dot",
+        "samples/small/residual.dot",
+        "samples/msr-fiddle/layer/bert24_inference.json",
+        "samples/msr-fiddle/layer/resnet50_inference.json",
+        "samples/msr-fiddle/operator/bert_l-3_inference.json",
+        "samples/msr-fiddle/operator/bert_l-6_inference.json",
+        "samples/msr-fiddle/operator/resnet50_inference.json",
+};
+
+Test(render, every_sample_shows_evals_costs_and_bottleneck)
+{
+	for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+		char part[256], svg_path[256];
+		in_dir(part, sizeof part, "part.json");
+		in_dir(svg_path, sizeof svg_path, "stages.svg");
+		int k = strstr(samples[i], "residual") ? 4 : 6;
+		cr_assert_eq(run(NULL, NULL, "solve '%s' -k %d --method kahn -o '%s'", samples[i], k,
+		                 part),
+		             0, "solve %s", samples[i]);
+		char *err = NULL;
+		int st = run(NULL, &err, "render '%s' '%s' -o '%s'", samples[i], part, svg_path);
+		cr_assert_eq(st, 0, "render %s: %s", samples[i], err);
+		free(err);
+		char *svg = slurp(svg_path, NULL);
+		cr_assert(strstr(svg, "<svg"), "not an svg");
+		json_t *ev = eval_json(samples[i], part);
+		check_stage_svg(svg, ev, samples[i]);
+		json_decref(ev);
+		free(svg);
+	}
+}
+
+Test(render, full_picture_clusters_every_op_by_stage)
+{
+	const char *g = "samples/small/residual.dot";
+	char part[256], path[256];
+	in_dir(part, sizeof part, "part.json");
+	in_dir(path, sizeof path, "full.svg");
+	cr_assert_eq(run(NULL, NULL, "solve %s -k 3 --method exact -o '%s'", g, part), 0);
+	cr_assert_eq(run(NULL, NULL, "render %s '%s' --full -o '%s'", g, part, path), 0);
+	char *svg = slurp(path, NULL);
+	json_t *ev = eval_json(g, part);
+	int at = (int)json_integer_value(json_object_get(ev, "bottleneck_stage"));
+	sc_graph *gr = ts_load(g);
+	int k = (int)json_array_size(json_object_get(ev, "stages"));
+	for (int s = 1; s <= k; s++) {
+		char name[32], want[64], num[32];
+		snprintf(name, sizeof name, "cluster_s%d", s);
+		char *cl = svg_group(svg, name);
+		cr_assert(cl, "no cluster for stage %d", s);
+		snprintf(want, sizeof want, ">stage %d</text>", s);
+		cr_assert(strstr(cl, want), "cluster %d has no heading", s);
+		json_t *row = json_array_get(json_object_get(ev, "stages"), (size_t)s - 1);
+		snprintf(want, sizeof want, ">cost %s \xc2\xb7 ",
+		         sc_quotient_fmt(json_real_value(json_object_get(row, "cost")), num,
+		                         sizeof num));
+		cr_assert(strstr(cl, want), "cluster %d does not show cost %s: %s", s, want, cl);
+		cr_assert_eq(strstr(cl, ">bottleneck</text>") != NULL, s == at,
+		             "cluster %d's bottleneck mark", s);
+		free(cl);
+	}
+	/* every op once, named in its label */
+	for (int v = 0; v < gr->n; v++) {
+		char want[128];
+		snprintf(want, sizeof want, ">%s</text>", gr->op_name[v]);
+		const char *hit = strstr(svg, want);
+		cr_assert(hit, "op %s is not drawn", gr->op_name[v]);
+		cr_assert_null(strstr(hit + 1, want), "op %s is drawn twice", gr->op_name[v]);
+	}
+	/* the edges are all there, plus one invisible order edge per stage
+	 * boundary, which the svg leaves out */
+	int edges = 0;
+	for (const char *p = svg; (p = strstr(p, "class=\"edge\"")); p++)
+		edges++;
+	cr_assert_eq(edges, gr->m, "%d edges drawn, the graph has %d", edges, gr->m);
+	sc_graph_free(gr);
+	json_decref(ev);
+	free(svg);
+}
+
+/* The width and height a PNG's header gives. */
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+	size_t len;
+	unsigned char *png = (unsigned char *)slurp(path, &len);
+	cr_assert_gt(len, 33u, "%s is too short for a PNG", path);
+	cr_assert(memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "%s has no PNG signature", path);
+	cr_assert(memcmp(png + 12, "IHDR", 4) == 0, "%s does not start with IHDR", path);
+	*w = (unsigned)png[16] << 24 | png[17] << 16 | png[18] << 8 | png[19];
+	*h = (unsigned)png[20] << 24 | png[21] << 16 | png[22] << 8 | png[23];
+	free(png);
+}
+
+Test(render, png_pdf_and_dot_outputs)
+{
+	const char *g = "samples/paper/figure2.dot";
+	char path[256];
+	unsigned w, h;
+	/* the format from the extension */
+	cr_assert_eq(run(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.png")), 0);
+	png_size(path, &w, &h);
+	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "stage graph %u x %u", w, h);
+	cr_assert_eq(run(NULL, NULL, "render %s --full -o '%s'", g, path), 0);
+	png_size(path, &w, &h);
+	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "full picture %u x %u", w, h);
+	/* -T wins over the extension */
+	cr_assert_eq(run(NULL, NULL, "render %s -T pdf -o '%s'", g,
+	                 in_dir(path, sizeof path, "f.picture")),
+	             0);
+	char *pdf = slurp(path, NULL);
+	cr_assert(strncmp(pdf, "%PDF-", 5) == 0, "not a PDF");
+	free(pdf);
+	cr_assert_eq(run(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.dot")), 0);
+	char *dot = slurp(path, NULL);
+	cr_assert(strstr(dot, "digraph") && strstr(dot, "pos="), "not a laid-out dot file");
+	free(dot);
+	/* a huge bitmap is drawn smaller, and says so */
+	char *err = NULL, *out = NULL;
+	cr_assert_eq(run(&out, &err,
+	                 "render samples/msr-fiddle/operator/resnet50_inference.json -k 4 --full "
+	                 "--json -o '%s'",
+	                 in_dir(path, sizeof path, "big.png")),
+	             0);
+	png_size(path, &w, &h);
+	cr_assert(w <= 32767 && h <= 32767, "%u x %u is beyond cairo's limit", w, h);
+	json_t *v = json_loads(out, 0, NULL);
+	double scale = json_real_value(json_object_get(v, "scale"));
+	cr_assert(scale > 0 && scale <= 1, "scale %g", scale);
+	cr_assert_eq(scale < 1, strstr(err, "was drawn at") != NULL, "note on stderr: %s", err);
+	cr_assert_null(strstr(err, "cairo"), "Graphviz spoke on stderr: %s", err);
+	json_decref(v);
+	free(err);
+	free(out);
+}
+
+Test(render, without_a_partition_the_graph_itself)
+{
+	const char *g = "samples/msr-fiddle/layer/bert24_inference.json";
+	char path[256], *out = NULL;
+	cr_assert_eq(run(&out, NULL, "render %s --json -o '%s'", g,
+	                 in_dir(path, sizeof path, "g.svg")),
+	             0);
+	json_t *v = json_loads(out, 0, NULL);
+	cr_assert_str_eq(json_string_value(json_object_get(v, "picture")), "graph");
+	cr_assert(json_is_null(json_object_get(v, "k")));
+	json_decref(v);
+	free(out);
+	char *svg = slurp(path, NULL);
+	sc_graph *gr = ts_load(g);
+	int nodes = 0;
+	for (const char *p = svg; (p = strstr(p, "class=\"node\"")); p++)
+		nodes++;
+	cr_assert_eq(nodes, gr->n, "%d nodes drawn, the graph has %d ops", nodes, gr->n);
+	cr_assert_null(strstr(svg, "cluster"), "no stages without a partition");
+	char want[64];
+	snprintf(want, sizeof want, "%d ops, %d edges", gr->n, gr->m);
+	cr_assert(strstr(svg, want), "the caption gives the graph's size");
+	sc_graph_free(gr);
+	free(svg);
+}
+
+Test(render, bounds_caption_matches_stagecut_bounds)
+{
+	const char *g = "samples/msr-fiddle/operator/bert_l-3_inference.json";
+	char part[256], bj[256], path[256], *out = NULL;
+	in_dir(part, sizeof part, "p.json");
+	in_dir(bj, sizeof bj, "b.json");
+	in_dir(path, sizeof path, "c.svg");
+	cr_assert_eq(run(NULL, NULL, "solve %s -k 4 --method kahn -o '%s'", g, part), 0);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s bounds %s -k 4 --rungs simple,bottleneck --time 20 --partition '%s' --json > '%s'",
+	         ts_program(), g, part, bj);
+	cr_assert_eq(ts_run(cmd, NULL, NULL), 0);
+	json_t *b = json_load_file(bj, 0, NULL);
+	double lower = json_real_value(json_object_get(b, "lower_bound"));
+	cr_assert_gt(lower, 0);
+	cr_assert_eq(run(&out, NULL, "render %s '%s' --bounds '%s' --json -o '%s'", g, part, bj,
+	                 path),
+	             0);
+	json_t *v = json_loads(out, 0, NULL);
+	double bn = json_real_value(json_object_get(v, "bottleneck"));
+	cr_assert_float_eq(json_real_value(json_object_get(v, "lower_bound")), lower, 1e-12);
+	cr_assert_float_eq(json_real_value(json_object_get(v, "gap")), bn / lower - 1, 1e-9);
+	char *svg = slurp(path, NULL);
+	char want[128], num[32];
+	snprintf(want, sizeof want, "best lower bound %s (%s), gap %.2f%%",
+	         sc_quotient_fmt(lower, num, sizeof num),
+	         json_string_value(json_object_get(b, "lower_bound_by")), 100 * (bn / lower - 1));
+	cr_assert(strstr(svg, want), "the caption lacks '%s'", want);
+	free(svg);
+	json_decref(v);
+	free(out);
+
+	/* bounds that cannot be about this partition are refused */
+	char *err = NULL;
+	json_object_set_new(b, "lower_bound", json_real(bn * 2));
+	char bad[256];
+	json_dump_file(b, in_dir(bad, sizeof bad, "too-high.json"), 0);
+	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad,
+	                 in_dir(path, sizeof path, "x.svg")),
+	             2);
+	cr_assert(strstr(err, "too-high.json") && strstr(err, "exceeds"), "%s", err);
+	cr_assert_neq(access(path, F_OK), 0, "nothing written");
+	free(err);
+	json_object_set_new(b, "lower_bound", json_real(lower));
+	json_object_set_new(b, "k", json_integer(5));
+	json_dump_file(b, in_dir(bad, sizeof bad, "other-k.json"), 0);
+	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert(strstr(err, "other-k.json") && strstr(err, "k = 5"), "%s", err);
+	free(err);
+	json_object_set_new(b, "k", json_integer(4));
+	json_object_set_new(b, "bandwidth", json_real(7));
+	json_dump_file(b, in_dir(bad, sizeof bad, "other-bw.json"), 0);
+	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert(strstr(err, "bandwidth"), "%s", err);
+	free(err);
+	FILE *f = fopen(in_dir(bad, sizeof bad, "broken.json"), "w");
+	fputs("{\"k\": 4,\n \"lower_bound\": }", f);
+	fclose(f);
+	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert(strstr(err, "broken.json:2"), "names the file and line: %s", err);
+	free(err);
+	json_decref(b);
+}
+
+Test(render, refusals_exit_2_and_leave_the_output_alone)
+{
+	const char *g = "samples/paper/figure2.dot";
+	char path[256], *err = NULL;
+	in_dir(path, sizeof path, "keep.png");
+	FILE *f = fopen(path, "w");
+	fputs("precious", f);
+	fclose(f);
+	struct {
+		const char *args, *says;
+		int status;
+	} cases[] = {
+	        {"", "-o OUT", 2},
+	        {"-T nosuchformat -o '%s'", "nosuchformat", 2},
+	        {"--max-ops 3 --full -o '%s'", "--max-ops", 2},
+	        {"-k 0 -o '%s'", "-k", 2},
+	        {"samples/paper/missing.json -o '%s'", "missing.json", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char args[512];
+		snprintf(args, sizeof args, cases[i].args, path);
+		int st = run(NULL, &err, "render %s %s", g, args);
+		cr_assert_eq(st, cases[i].status, "render %s exited %d: %s", args, st, err);
+		cr_assert(strstr(err, cases[i].says), "render %s: %s", args, err);
+		cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+		free(err);
+		char *kept = slurp(path, NULL);
+		cr_assert_str_eq(kept, "precious", "render %s overwrote the output", args);
+		free(kept);
+	}
+	/* a partition with an edge going back exits 1 and names it */
+	char part[256];
+	f = fopen(in_dir(part, sizeof part, "back.json"), "w");
+	fputs("{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"a\": 2, \"u\": 1, "
+	      "\"v\": 1, \"w\": 1, \"x\": 2, \"y\": 2}}",
+	      f);
+	fclose(f);
+	int st = run(NULL, &err, "render %s '%s' -o '%s'", g, part, path);
+	cr_assert_eq(st, 1, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "back.json") && strstr(err, "invalid"), "%s", err);
+	free(err);
+	char *kept = slurp(path, NULL);
+	cr_assert_str_eq(kept, "precious");
+	free(kept);
+}
+
+Test(render, a_10000_op_graph_renders_its_stage_graph)
+{
+	char gpath[256], part[256], path[256], *err = NULL;
+	in_dir(gpath, sizeof gpath, "big.dot");
+	in_dir(part, sizeof part, "big.json");
+	in_dir(path, sizeof path, "big.svg");
+	cr_assert_eq(run(NULL, NULL, "gen --nodes 10000 --seed 5 -o '%s'", gpath), 0);
+	cr_assert_eq(run(NULL, NULL, "solve '%s' -k 8 --method kahn -o '%s'", gpath, part), 0);
+	cr_assert_eq(run(NULL, &err, "render '%s' '%s' -o '%s'", gpath, part, path), 0, "%s", err);
+	free(err);
+	char *svg = slurp(path, NULL);
+	json_t *ev = eval_json(gpath, part);
+	check_stage_svg(svg, ev, "10000 ops");
+	json_decref(ev);
+	free(svg);
+	/* every op of it would be unreadable: refused, suggesting the stage graph */
+	cr_assert_eq(run(NULL, &err, "render '%s' '%s' --full -o '%s'", gpath, part,
+	                 in_dir(path, sizeof path, "bigfull.svg")),
+	             2);
+	cr_assert(strstr(err, "10000 ops") && strstr(err, "stage graph"), "%s", err);
+	cr_assert_neq(access(path, F_OK), 0);
+	free(err);
+}

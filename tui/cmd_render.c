@@ -1,0 +1,298 @@
+/*
+ * cmd_render.c - `stagecut render FILE [PARTITION] -o OUT`: a picture of a
+ * partition through Graphviz (viz/): the stage graph by default, every op
+ * clustered by stage with --full, the graph itself without a partition.
+ *
+ * The partition is, in order: the PARTITION file; the graph file's own
+ * stages; or, with -k, the default search's result (bounded by --time).
+ * --bounds takes `stagecut bounds --json` output for the caption's lower
+ * bound and gap; it must be about the same graph, k and settings, and its
+ * bound may not exceed the partition's bottleneck (which would mean it was
+ * computed for something else).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/search.h"
+#include "viz/full.h"
+#include "viz/layout.h"
+#include "viz/quotient.h"
+
+/* The format: -T, else OUT's extension. */
+static const char *format_of(const ui_opts *o)
+{
+	if (o->format)
+		return o->format;
+	const char *slash = strrchr(o->output, '/');
+	const char *dot = strrchr(slash ? slash + 1 : o->output, '.');
+	return dot && dot[1] ? dot + 1 : NULL;
+}
+
+/* A number in a bounds file: absent or null is NAN; anything else not a
+ * number is refused. */
+static bool json_number_or_null(json_t *root, const char *key, double *out)
+{
+	json_t *v = json_object_get(root, key);
+	*out = NAN;
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+/* Reads the lower bound of a `stagecut bounds --json` file into cap, after
+ * checking it is about g at set.  by is cap->lower_by's storage. */
+static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *set,
+                        sc_caption *cap, char *by, size_t size)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		if (je.line > 0)
+			ui_error("%s:%d: not a bounds file: %s", path, je.line, je.text);
+		else
+			ui_error("%s: %s", path, je.text);
+		return false;
+	}
+	bool ok = false;
+	json_t *k = json_object_get(root, "k");
+	json_t *graph = json_object_get(root, "graph");
+	json_t *lb_by = json_object_get(root, "lower_bound_by");
+	json_t *policy = json_object_get(root, "memory_policy");
+	double lower, bandwidth, memory;
+	if (!json_is_object(root) || !json_is_integer(k) || !json_object_get(root, "lower_bound")) {
+		ui_error("%s: not the output of `stagecut bounds --json` (no \"k\" or "
+		         "\"lower_bound\")",
+		         path);
+	} else if (!json_number_or_null(root, "lower_bound", &lower) ||
+	           (json_is_number(json_object_get(root, "lower_bound")) && !(lower >= 0))) {
+		ui_error("%s: \"lower_bound\" is not a number >= 0 or null", path);
+	} else if (json_integer_value(k) != set->k) {
+		ui_error("%s: the bounds are for k = %lld, but the partition has k = %d", path,
+		         (long long)json_integer_value(k), set->k);
+	} else if (json_is_string(graph) && strcmp(json_string_value(graph), g->name) != 0) {
+		ui_error("%s: the bounds are for the graph %s, not %s", path,
+		         json_string_value(graph), g->name);
+	} else if (!json_number_or_null(root, "bandwidth", &bandwidth) ||
+	           !json_number_or_null(root, "memory", &memory)) {
+		ui_error("%s: \"bandwidth\" or \"memory\" is not a number", path);
+	} else if (!isnan(bandwidth) && bandwidth != set->bandwidth) {
+		ui_error("%s: the bounds are for bandwidth %g, not %g", path, bandwidth,
+		         set->bandwidth);
+	} else if (json_object_get(root, "memory") &&
+	           (isnan(memory) ? !isinf(set->memory) : memory != set->memory)) {
+		ui_error("%s: the bounds are for another fast-memory size than %g bytes", path,
+		         set->memory);
+	} else if (json_is_string(policy) &&
+	           strcmp(json_string_value(policy), sc_mem_policy_name(set->policy)) != 0) {
+		ui_error("%s: the bounds are for memory policy %s, not %s", path,
+		         json_string_value(policy), sc_mem_policy_name(set->policy));
+	} else {
+		cap->lower = lower;
+		snprintf(by, size, "%s", json_is_string(lb_by) ? json_string_value(lb_by) : "");
+		cap->lower_by = *by ? by : NULL;
+		ok = true;
+	}
+	json_decref(root);
+	return ok;
+}
+
+/* Fills stage from the PARTITION file, the graph's own stages or a search;
+ * sets *k.  Returns the exit status (UI_EXIT_OK to go on). */
+static int find_partition(const ui_opts *o, const sc_graph *g, sc_settings *set, int *stage,
+                          const char **from)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	if (o->npos > 1) {
+		const char *path = o->pos[1];
+		int k;
+		if (sc_part_read(path, g, &k, stage, &err) != SC_OK) {
+			ui_error("%s", err.msg);
+			return UI_EXIT_INPUT;
+		}
+		if (o->k > 0 && o->k != k) {
+			ui_error("%s: the partition has k = %d, but -k says %d", path, k, o->k);
+			return UI_EXIT_INPUT;
+		}
+		set->k = k;
+		sc_violation viol;
+		if (!sc_part_check(g, stage, k, &viol)) {
+			char why[512];
+			sc_part_describe(g, stage, &viol, why, sizeof why);
+			ui_error("%s: the partition is invalid: %s", path, why);
+			return UI_EXIT_INFEASIBLE;
+		}
+		*from = path;
+		return UI_EXIT_OK;
+	}
+	if (g->init_stage && (o->k <= 0 || o->k == g->settings.k)) {
+		memcpy(stage, g->init_stage, (size_t)g->n * sizeof *stage);
+		*from = "the graph file";
+		return UI_EXIT_OK;
+	}
+	sc_search_params p;
+	sc_search_params_init(&p);
+	if (o->method)
+		p.method = o->method;
+	p.seed = o->seed;
+	p.time_limit = o->time_limit;
+	sc_search *s = sc_search_new(g, set, &p, &err);
+	if (!s) {
+		ui_error("render: %s: %s", g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	bool tty = isatty(STDERR_FILENO);
+	while (sc_search_step(s))
+		if (tty) {
+			sc_progress pr;
+			sc_search_progress(s, &pr);
+			fprintf(stderr, "\r\033[Ksearch %s: %ld evals, %.1f s", pr.phase, pr.evals,
+			        pr.elapsed);
+		}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	int status = UI_EXIT_OK;
+	bool optimal;
+	if (sc_search_error(s)) {
+		ui_error("render: %s: %s", g->source, sc_search_error(s)->msg);
+		status = UI_EXIT_INPUT;
+	} else if (!isfinite(sc_search_result(s, stage, &optimal))) {
+		ui_error("render: %s: %s partition into %d stages keeps every stage within the hard "
+		         "memory limit",
+		         g->source, optimal ? "no" : "the search found no", set->k);
+		status = UI_EXIT_INFEASIBLE;
+	}
+	sc_search_free(s);
+	*from = "the search";
+	return status;
+}
+
+int ui_cmd_render(const ui_opts *o)
+{
+	if (!o->output) {
+		ui_error("render: give the picture's file with -o OUT (its extension or -T names "
+		         "the format)");
+		return UI_EXIT_INPUT;
+	}
+	const char *format = format_of(o);
+	if (!format) {
+		ui_error("render: %s: say the format with -T (png, svg, pdf, dot) or a file "
+		         "extension",
+		         o->output);
+		return UI_EXIT_INPUT;
+	}
+	int status = UI_EXIT_OK;
+	sc_graph *g = ui_load(o->pos[0], o, &status);
+	if (!g)
+		return status;
+	sc_settings set = g->settings;
+	int *stage = NULL;
+	const char *from = NULL;
+	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
+	sc_error err;
+	sc_error_clear(&err);
+	char by[64];
+	sc_caption cap = {.title = g->name, .lower = NAN};
+	if (o->bounds && !staged) {
+		ui_error("render: --bounds needs a partition (PARTITION or -k K) to compare with");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (staged) {
+		if (!(stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage))) {
+			ui_error("out of memory");
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		status = find_partition(o, g, &set, stage, &from);
+		if (status != UI_EXIT_OK)
+			goto out;
+	}
+	double bottleneck = NAN;
+	int at = 0;
+	sc_quotient *q = NULL;
+	if (staged) {
+		q = sc_quotient_new(g, &set, stage, &err);
+		if (!q) {
+			ui_error("%s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		bottleneck = q->bottleneck_cost;
+		at = q->bottleneck;
+	}
+	if (o->bounds) {
+		if (!read_bounds(o->bounds, g, &set, &cap, by, sizeof by)) {
+			status = UI_EXIT_INPUT;
+		} else if (cap.lower > bottleneck * (1 + 1e-9)) {
+			char b1[32], b2[32];
+			ui_error("%s: the lower bound %s exceeds this partition's bottleneck %s, so it "
+			         "was computed for another graph or settings",
+			         o->bounds, ui_num(cap.lower, b1, sizeof b1),
+			         ui_num(bottleneck, b2, sizeof b2));
+			status = UI_EXIT_INPUT;
+		}
+		if (status != UI_EXIT_OK) {
+			sc_quotient_free(q);
+			goto out;
+		}
+	}
+	const char *picture = !staged ? "graph" : o->full ? "full" : "stages";
+	double scale = 1;
+	sc_status st =
+	        q && !o->full
+	                ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
+	                : sc_render_full(g, &set, stage, &cap, format, o->output, o->max_ops,
+	                                 &scale, &err);
+	sc_quotient_free(q);
+	if (st != SC_OK) {
+		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
+			ui_error("render: %s (--max-ops N)%s", err.msg,
+			         staged ? "" : "; give -k K or a partition for the stage graph");
+		else
+			ui_error("render: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (scale < 1)
+		fprintf(stderr,
+		        "stagecut: note: %s is too large for a %s bitmap at full size and was drawn "
+		        "at %.0f%%; svg or pdf keep every label sharp\n",
+		        o->output, format, 100 * scale);
+	double gap = sc_caption_gap(bottleneck, cap.lower);
+	if (o->json) {
+		json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "graph", g->name, "output", o->output,
+		                         "format", format, "picture", picture);
+		json_object_set_new(root, "k", staged ? json_integer(set.k) : json_null());
+		json_object_set_new(root, "partition", from ? json_string(from) : json_null());
+		json_object_set_new(root, "bottleneck", staged ? json_real(bottleneck) : json_null());
+		json_object_set_new(root, "bottleneck_stage", staged ? json_integer(at + 1) : json_null());
+		json_object_set_new(root, "lower_bound",
+		                    isfinite(cap.lower) ? json_real(cap.lower) : json_null());
+		json_object_set_new(root, "gap", isnan(gap) ? json_null() : json_real(gap));
+		json_object_set_new(root, "scale", json_real(scale));
+		if (!ui_print_json(root))
+			status = UI_EXIT_INPUT;
+		goto out;
+	}
+	char b1[32];
+	if (staged)
+		printf("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d\n",
+		       o->output, o->full ? "every op by stage" : "the stage graph", g->name, set.k,
+		       from, ui_num(bottleneck, b1, sizeof b1), at + 1);
+	else
+		printf("%s: the graph %s, %d ops\n", o->output, g->name, g->n);
+out:
+	free(stage);
+	sc_graph_free(g);
+	return status;
+}

@@ -1,0 +1,39 @@
+/*
+ * full.h - the full graph through Graphviz (DESIGN.md section 7).
+ *
+ * Every op is a node labelled with its name, work and output tensor size;
+ * with a partition, the ops of each stage sit in one cluster, filled in
+ * the stage's colour and headed with its number and cost (the bottleneck's
+ * cluster with a heavy red border and the word "bottleneck"), and edges
+ * that cross stages are drawn dark and heavy with their tensor's size (dashed
+ * and light when the tensor is empty) while edges inside a stage stay thin
+ * and grey.  Stages run left to right.
+ *
+ * Graphs too large to read are refused rather than drawn as a grey smear:
+ * above max_ops ops the call fails with a message suggesting the quotient
+ * graph (layout.h), which stays readable at any size.  Not thread-safe
+ * (Graphviz, see gv.h).
+ */
+#ifndef SC_FULL_H
+#define SC_FULL_H
+
+#include "core/graph.h"
+#include "layout.h"
+
+/* The default op limit of a full picture: dot lays out a few thousand ops
+ * in seconds, and more would not be read anyway. */
+#define SC_FULL_MAX_OPS 2500
+
+/* Writes the picture of g to path in format (any Graphviz output format, as
+ * for sc_render_quotient; atomically).  stage (0-based, below set->k) may
+ * be NULL to draw the graph without stages; then cap's second line gives
+ * the graph's size instead of the bottleneck.  cap may be NULL.  max_ops <=
+ * 0 means SC_FULL_MAX_OPS.  Returns SC_OK; SC_ERR_INPUT for a graph of more
+ * than max_ops ops (naming both numbers), a stage out of range, or a format
+ * Graphviz cannot write; SC_ERR_IO when path cannot be written;
+ * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
+sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
+                         const sc_caption *cap, const char *format, const char *path,
+                         int max_ops, double *scale, sc_error *err);
+
+#endif
