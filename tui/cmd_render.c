@@ -18,6 +18,7 @@
 
 #include "common.h"
 #include "core/cost.h"
+#include "core/load.h"
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "viz/full.h"
@@ -98,6 +99,18 @@ static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *
 	} else {
 		cap->lower = lower;
 		snprintf(by, size, "%s", json_is_string(lb_by) ? json_string_value(lb_by) : "");
+		/* "ladder": name the rung that gave the bound */
+		json_t *rungs = json_object_get(root, "rungs"), *r;
+		size_t i;
+		if (strcmp(by, "ladder") == 0 && json_is_array(rungs))
+			json_array_foreach(rungs, i, r) {
+				json_t *val = json_object_get(r, "value"), *name = json_object_get(r, "name");
+				if (json_is_number(val) && json_is_string(name) &&
+				    json_number_value(val) == lower) {
+					snprintf(by, size, "%s", json_string_value(name));
+					break;
+				}
+			}
 		cap->lower_by = *by ? by : NULL;
 		ok = true;
 	}
@@ -107,8 +120,8 @@ static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *
 
 /* Fills stage from the PARTITION file, the graph's own stages or a search;
  * sets *k.  Returns the exit status (UI_EXIT_OK to go on). */
-static int find_partition(const ui_opts *o, const sc_graph *g, sc_settings *set, int *stage,
-                          const char **from)
+static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_settings *set,
+                          int *stage, const char **from)
 {
 	sc_error err;
 	sc_error_clear(&err);
@@ -134,8 +147,15 @@ static int find_partition(const ui_opts *o, const sc_graph *g, sc_settings *set,
 		*from = path;
 		return UI_EXIT_OK;
 	}
-	if (g->init_stage && (o->k <= 0 || o->k == g->settings.k)) {
+	if (g->init_stage && (o->k <= 0 || o->k == file_k)) {
 		memcpy(stage, g->init_stage, (size_t)g->n * sizeof *stage);
+		sc_violation viol;
+		if (!sc_part_check(g, stage, set->k, &viol)) {
+			char why[512];
+			sc_part_describe(g, stage, &viol, why, sizeof why);
+			ui_error("%s: the file's own stages are invalid: %s", g->source, why);
+			return UI_EXIT_INFEASIBLE;
+		}
 		*from = "the graph file";
 		return UI_EXIT_OK;
 	}
@@ -190,16 +210,20 @@ int ui_cmd_render(const ui_opts *o)
 		         o->output);
 		return UI_EXIT_INPUT;
 	}
-	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
-	if (!g)
-		return status;
+	sc_error err;
+	sc_error_clear(&err);
+	/* loaded by hand to know the file's own k before -k overrides it */
+	sc_graph *g = sc_load(o->pos[0], &err);
+	if (!g) {
+		ui_error("%s", err.msg);
+		return UI_EXIT_INPUT;
+	}
+	int status = UI_EXIT_OK, file_k = g->settings.k;
+	ui_opts_apply(o, &g->settings);
 	sc_settings set = g->settings;
 	int *stage = NULL;
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
-	sc_error err;
-	sc_error_clear(&err);
 	char by[64];
 	sc_caption cap = {.title = g->name, .lower = NAN};
 	if (o->bounds && !staged) {
@@ -213,7 +237,7 @@ int ui_cmd_render(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		status = find_partition(o, g, &set, stage, &from);
+		status = find_partition(o, g, file_k, &set, stage, &from);
 		if (status != UI_EXIT_OK)
 			goto out;
 	}
