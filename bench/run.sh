@@ -13,3 +13,6 @@ build/bench-bounds 60
 echo
 echo "== the workbench: key press to redrawn screen on 100 000 ops (tmux)"
 bench/bench_tui.sh 100000
+echo
+echo "== render: stage graph of 10 000 ops, every op of 2 000 and of resnet50"
+bench/bench_render.sh

@@ -88,7 +88,7 @@ static const ui_option options[] = {
 	{OPT_FORMAT, "format", 'T', "FORMAT",
 	 "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
 	{OPT_FULL, "full", 0, NULL, "render: every op, clustered by stage (default: the stage graph)"},
-	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2500)"},
+	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
 	{OPT_BOUNDS, "bounds", 0, "FILE",
 	 "render: caption the lower bound and gap from `stagecut bounds --json` output"},
 	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate"},

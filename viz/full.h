@@ -20,9 +20,10 @@
 #include "core/graph.h"
 #include "layout.h"
 
-/* The default op limit of a full picture: dot lays out a few thousand ops
- * in seconds, and more would not be read anyway. */
-#define SC_FULL_MAX_OPS 2500
+/* The default op limit of a full picture: dot lays out real models of this
+ * size in a second or two and dense random graphs in under a minute
+ * (bench_render.sh), and more ops would not be read anyway. */
+#define SC_FULL_MAX_OPS 2000
 
 /* Writes the picture of g to path in format (any Graphviz output format, as
  * for sc_render_quotient; atomically).  stage (0-based, below set->k) may

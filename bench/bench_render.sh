@@ -1,0 +1,38 @@
+#!/bin/sh
+# bench_render.sh - `stagecut render` wall times, median of 5 runs each (3 for the 2 000-op picture):
+# the stage graph of a generated 10 000-op graph (svg and png), every op of
+# a 2 000-op generated graph and of resnet50's 604 operators (--full, svg),
+# side by side in one run.  Partitions come from kahn so that no search
+# time is counted.
+set -eu
+cd "$(dirname "$0")/.."
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+./stagecut gen -n 10000 -s 5 -o "$dir/g10k.dot"
+./stagecut solve "$dir/g10k.dot" -k 8 -m kahn -o "$dir/g10k.json" >/dev/null
+./stagecut gen -n 2000 -s 5 -o "$dir/g2k.dot"
+./stagecut solve "$dir/g2k.dot" -k 8 -m kahn -o "$dir/g2k.json" >/dev/null
+r50=samples/msr-fiddle/operator/resnet50_inference.json
+./stagecut solve $r50 -k 8 -m kahn -o "$dir/r50.json" >/dev/null
+
+# median wall seconds of 5 runs of the command
+median() {
+	runs=$1
+	shift
+	for i in $(seq 1 "$runs"); do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" 'BEGIN { print e - s }'
+	done | sort -n | sed -n "$(((runs + 1) / 2))p"
+}
+printf '%-52s %8.3f s\n' "stage graph, 10 000 ops, k 8, svg" \
+	"$(median 5 ./stagecut render "$dir/g10k.dot" "$dir/g10k.json" -o "$dir/q.svg")"
+printf '%-52s %8.3f s\n' "stage graph, 10 000 ops, k 8, png" \
+	"$(median 5 ./stagecut render "$dir/g10k.dot" "$dir/g10k.json" -o "$dir/q.png")"
+printf '%-52s %8.3f s\n' "  of which loading and costing (eval --json)" \
+	"$(median 5 ./stagecut eval "$dir/g10k.dot" "$dir/g10k.json" --json)"
+printf '%-52s %8.3f s\n' "every op, 2 000 ops (REGAL-style), k 8, svg" \
+	"$(median 3 ./stagecut render "$dir/g2k.dot" "$dir/g2k.json" --full -o "$dir/f.svg")"
+printf '%-52s %8.3f s\n' "every op, resnet50 (604 operators), k 8, svg" \
+	"$(median 5 ./stagecut render $r50 "$dir/r50.json" --full -o "$dir/r.svg")"
