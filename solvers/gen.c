@@ -1,20 +1,37 @@
 /*
- * gen.c - REGAL-style synthetic graphs.  See gen.h.
+ * gen.c - synthetic graphs: REGAL-style random graphs and layered
+ * transformer and resnet graphs.  See gen.h.
+ *
+ * The layered families are written op by op through a small "net" helper
+ * that knows each op's nominal FLOPs, bytes moved, parameter and output
+ * bytes, turns them into work with the roofline of gen.h, applies the seed's
+ * perturbation and remembers the first error, so that the network code reads
+ * like the model it describes.
  */
 #include "gen.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rng.h"
 
+static const char *const model_names[] = {
+        [SC_GEN_ANY] = "any",
+        [SC_GEN_ER] = "er",
+        [SC_GEN_BA] = "ba",
+        [SC_GEN_WS] = "ws",
+        [SC_GEN_TRANSFORMER] = "transformer",
+        [SC_GEN_RESNET] = "resnet",
+};
+#define NMODELS (int)(sizeof model_names / sizeof model_names[0])
+
 bool sc_gen_model_parse(const char *text, sc_gen_model *out)
 {
-	static const char *const names[] = {"any", "er", "ba", "ws"};
-	for (int i = 0; i < 4; i++)
-		if (strcmp(text, names[i]) == 0) {
+	for (int i = 0; i < NMODELS; i++)
+		if (strcmp(text, model_names[i]) == 0) {
 			*out = (sc_gen_model)i;
 			return true;
 		}
@@ -23,8 +40,19 @@ bool sc_gen_model_parse(const char *text, sc_gen_model *out)
 
 const char *sc_gen_model_name(sc_gen_model m)
 {
-	static const char *const names[] = {"any", "er", "ba", "ws"};
-	return names[m];
+	return (int)m >= 0 && (int)m < NMODELS ? model_names[m] : "?";
+}
+
+bool sc_gen_model_is_regal(sc_gen_model m)
+{
+	return m == SC_GEN_ANY || m == SC_GEN_ER || m == SC_GEN_BA || m == SC_GEN_WS;
+}
+
+void sc_gen_spec_init(sc_gen_spec *s)
+{
+	memset(s, 0, sizeof *s);
+	s->model = SC_GEN_ANY;
+	s->seed = 1;
 }
 
 /* Box-Muller: one draw from N(mean, sd). */
@@ -106,6 +134,11 @@ sc_graph *sc_gen_regal(int n, uint64_t seed, sc_gen_model model, int k, sc_error
 		sc_error_set(err, SC_ERR_INPUT, "--nodes must be from 1 to 10000000 (got %d)", n);
 		return NULL;
 	}
+	if (!sc_gen_model_is_regal(model)) {
+		sc_error_set(err, SC_ERR_INPUT, "%s is not a REGAL model",
+		             sc_gen_model_name(model));
+		return NULL;
+	}
 	sc_rng r;
 	sc_rng_seed(&r, seed);
 	if (model == SC_GEN_ANY)
@@ -173,4 +206,342 @@ out:
 	free(work);
 	sc_builder_free(b);
 	return g;
+}
+
+/* ---- layered families: transformer and resnet ---------------------------- */
+
+#define FP16 2.0   /* bytes per value */
+#define INPUT (-1) /* "no producer": the model's input, outside the graph */
+
+typedef struct net {
+	sc_builder *b;
+	sc_rng r;
+	sc_error *err;
+	bool failed; /* err holds the first error */
+} net;
+
+static bool net_init(net *t, uint64_t seed, sc_error *err)
+{
+	t->b = sc_builder_new();
+	sc_rng_seed(&t->r, seed);
+	t->err = err;
+	t->failed = false;
+	if (!t->b) {
+		sc_error_nomem(err, "the generated graph");
+		return false;
+	}
+	return true;
+}
+
+/* The seed's perturbation of one quantity: a factor in [0.9, 1.1]. */
+static double jitter(sc_rng *r)
+{
+	return 0.9 + 0.2 * sc_rng_uniform(r);
+}
+
+/* Adds the op named by fmt with its nominal FLOPs, bytes moved through
+ * memory (inputs read, parameters read, output written), parameter bytes and
+ * output bytes, and an edge from each of the npred ops in pred (INPUT ones
+ * are skipped).  Returns its index, or -1 once anything has failed (then
+ * every later call does nothing). */
+static int net_op(net *t, double flops, double moved, double param, double out, int npred,
+                  const int *pred, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static int net_op(net *t, double flops, double moved, double param, double out, int npred,
+                  const int *pred, const char *fmt, ...)
+{
+	if (t->failed)
+		return -1;
+	char name[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	/* roofline: compute-bound or memory-bound, whichever is slower */
+	double work = fmax(flops / SC_GEN_FLOP_PER_NS, moved / SC_GEN_MEM_BYTES_PER_NS);
+	/* always three draws, so each op's factors depend only on its position */
+	double fw = jitter(&t->r), fp = jitter(&t->r), fo = jitter(&t->r);
+	work = fmax(1, round(work * fw));
+	param = round(param * fp);
+	out = round(out * fo);
+	int v = sc_builder_add_op(t->b, name, work, param, out, NULL, t->err);
+	if (v < 0) {
+		t->failed = true;
+		return -1;
+	}
+	for (int i = 0; i < npred; i++)
+		if (pred[i] != INPUT && sc_builder_add_edge(t->b, pred[i], v, t->err) != SC_OK) {
+			t->failed = true;
+			return -1;
+		}
+	return v;
+}
+
+/* Finishes t into a graph called name with k and the interconnect's
+ * bandwidth, or returns NULL with the error; frees the builder either way. */
+static sc_graph *net_finish(net *t, const char *name, int k)
+{
+	sc_graph *g = NULL;
+	if (!t->failed) {
+		sc_settings set;
+		sc_settings_init(&set);
+		set.k = k;
+		set.bandwidth = SC_GEN_LINK_BYTES_PER_NS;
+		sc_builder_set_settings(t->b, &set);
+		g = sc_builder_finish(t->b, name, name, t->err);
+	}
+	sc_builder_free(t->b);
+	t->b = NULL;
+	return g;
+}
+
+sc_graph *sc_gen_transformer(int layers, uint64_t seed, int k, sc_error *err)
+{
+	if (layers < 1 || layers > SC_GEN_MAX_LAYERS) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "transformer: --layers must be from 1 to %d (got %d)",
+		             SC_GEN_MAX_LAYERS, layers);
+		return NULL;
+	}
+	/* BERT-large-like shapes: hidden d, sequence s, h heads, MLP width ff */
+	const double d = 1024, s = 512, h = 16, ff = 4 * d, vocab = 32000;
+	const double act = s * d * FP16;     /* one activation, s x d */
+	const double wide = s * ff * FP16;   /* the MLP's inner activation */
+	const double att = h * s * s * FP16; /* attention scores, h x s x s */
+	const double proj = (d * d + d) * FP16, up = (d * ff + ff) * FP16,
+	             down = (ff * d + d) * FP16, norm = 2 * d * FP16;
+	net t;
+	if (!net_init(&t, seed, err))
+		return NULL;
+	/* token and position rows read, their sum written */
+	int x = net_op(&t, 0, 3 * act, (vocab + s) * d * FP16, act, 0, NULL, "embed.embedding");
+	for (int l = 0; l < layers; l++) {
+		int ln1 = net_op(&t, 0, 2 * act + norm, norm, act, 1, (int[]){x},
+		                 "l%d.ln1.layernorm", l);
+		int q = net_op(&t, 2 * s * d * d, 2 * act + proj, proj, act, 1, (int[]){ln1},
+		               "l%d.attn.q.matmul", l);
+		int kk = net_op(&t, 2 * s * d * d, 2 * act + proj, proj, act, 1, (int[]){ln1},
+		                "l%d.attn.k.matmul", l);
+		int v = net_op(&t, 2 * s * d * d, 2 * act + proj, proj, act, 1, (int[]){ln1},
+		               "l%d.attn.v.matmul", l);
+		/* Q K^T per head: s x s x (d / h) multiply-adds, h times */
+		int sc = net_op(&t, 2 * s * s * d, 2 * act + att, 0, att, 2, (int[]){q, kk},
+		                "l%d.attn.scores.matmul", l);
+		int sm = net_op(&t, 0, 2 * att, 0, att, 1, (int[]){sc}, "l%d.attn.softmax", l);
+		int ctx = net_op(&t, 2 * s * s * d, att + 2 * act, 0, act, 2, (int[]){sm, v},
+		                 "l%d.attn.context.matmul", l);
+		int o = net_op(&t, 2 * s * d * d, 2 * act + proj, proj, act, 1, (int[]){ctx},
+		               "l%d.attn.out.matmul", l);
+		int r1 = net_op(&t, 0, 3 * act, 0, act, 2, (int[]){x, o}, "l%d.attn.add", l);
+		int ln2 = net_op(&t, 0, 2 * act + norm, norm, act, 1, (int[]){r1},
+		                 "l%d.ln2.layernorm", l);
+		int fc1 = net_op(&t, 2 * s * d * ff, act + up + wide, up, wide, 1, (int[]){ln2},
+		                 "l%d.mlp.fc1.matmul", l);
+		int gelu = net_op(&t, 0, 2 * wide, 0, wide, 1, (int[]){fc1}, "l%d.mlp.gelu", l);
+		int fc2 = net_op(&t, 2 * s * ff * d, wide + down + act, down, act, 1, (int[]){gelu},
+		                 "l%d.mlp.fc2.matmul", l);
+		x = net_op(&t, 0, 3 * act, 0, act, 2, (int[]){r1, fc2}, "l%d.mlp.add", l);
+	}
+	net_op(&t, 0, 2 * act + norm, norm, act, 1, (int[]){x}, "final.layernorm");
+	char name[64];
+	snprintf(name, sizeof name, "transformer-%d-%llu", layers, (unsigned long long)seed);
+	return net_finish(&t, name, k);
+}
+
+#define RESNET_BATCH 8.0
+
+/* A feature map: the op that outputs it, its channels and its side. */
+typedef struct fmap {
+	int op;
+	double c, hw;
+} fmap;
+
+static double fmap_bytes(fmap f)
+{
+	return RESNET_BATCH * f.hw * f.hw * f.c * FP16;
+}
+
+/* A ksz x ksz convolution (no bias) of in to cout channels, place.conv. */
+static fmap conv(net *t, fmap in, double cout, int ksz, int stride, const char *place)
+{
+	fmap o = {0, cout, in.hw / stride};
+	double flops = 2 * RESNET_BATCH * o.hw * o.hw * cout * ksz * ksz * in.c;
+	double param = ksz * ksz * in.c * cout * FP16;
+	o.op = net_op(t, flops, fmap_bytes(in) + param + fmap_bytes(o), param, fmap_bytes(o), 1,
+	              (int[]){in.op}, "%s.conv", place);
+	return o;
+}
+
+/* An op that keeps the shape: batchnorm (scale, shift, mean and variance
+ * per channel), relu or add (of in and, if other is not NULL, other). */
+static fmap same(net *t, fmap in, const fmap *other, double param, const char *place,
+                 const char *kind)
+{
+	fmap o = in;
+	double moved = (other ? 3 : 2) * fmap_bytes(in) + param;
+	o.op = net_op(t, 0, moved, param, fmap_bytes(in), other ? 2 : 1,
+	              (int[]){in.op, other ? other->op : INPUT}, "%s%s%s", place, *place ? "." : "",
+	              kind);
+	return o;
+}
+
+static fmap bn(net *t, fmap in, const char *place)
+{
+	return same(t, in, NULL, 4 * in.c * FP16, place, "batchnorm");
+}
+
+static fmap relu(net *t, fmap in, const char *place)
+{
+	return same(t, in, NULL, 0, place, "relu");
+}
+
+/* Blocks per stage for a resnet of blocks >= 4 bottleneck blocks. */
+static void resnet_stages(int blocks, int n[4])
+{
+	static const int r50[4] = {3, 4, 6, 3};
+	if (blocks <= 16) {
+		/* ResNet-50's proportions, each stage at least one block */
+		for (int i = 0; i < 4; i++)
+			n[i] = 1;
+		for (int left = blocks - 4; left > 0; left--) {
+			int best = 0;
+			double most = -INFINITY;
+			for (int i = 0; i < 4; i++) {
+				double deficit = r50[i] * blocks / 16.0 - n[i];
+				if (deficit > most) {
+					most = deficit;
+					best = i;
+				}
+			}
+			n[best]++;
+		}
+	} else {
+		/* deeper nets grow stages 2 and 3 as ResNet-101 (3, 4, 23, 3) and
+		 * ResNet-152 (3, 8, 36, 3) do */
+		n[0] = 3;
+		n[3] = 3;
+		n[1] = blocks <= 33 ? 4 : 4 + (int)lround((blocks - 33) * 4.0 / 17);
+		n[2] = blocks - 6 - n[1];
+	}
+}
+
+sc_graph *sc_gen_resnet(int depth, uint64_t seed, int k, sc_error *err)
+{
+	/* the depth counts the convolutions on the main path and the fc layer:
+	 * 3 per block + the stem's + the head's; round to the nearest */
+	int blocks = depth >= 1 ? (depth - 1) / 3 : 0;
+	if (blocks < 4 || depth > SC_GEN_MAX_LAYERS) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "resnet: --layers (the depth) must be from 14 to %d (got %d)",
+		             SC_GEN_MAX_LAYERS, depth);
+		return NULL;
+	}
+	int per_stage[4];
+	resnet_stages(blocks, per_stage);
+	net t;
+	if (!net_init(&t, seed, err))
+		return NULL;
+	fmap x = {INPUT, 3, 224};
+	x = conv(&t, x, 64, 7, 2, "stem");
+	x = bn(&t, x, "stem");
+	x = relu(&t, x, "stem");
+	{
+		fmap o = {0, x.c, x.hw / 2};
+		o.op = net_op(&t, 0, fmap_bytes(x) + fmap_bytes(o), 0, fmap_bytes(o), 1,
+		              (int[]){x.op}, "stem.maxpool");
+		x = o;
+	}
+	char place[64];
+	for (int st = 0; st < 4; st++) {
+		double mid = 64 << st, wide = 4 * mid;
+		for (int bl = 0; bl < per_stage[st]; bl++) {
+			/* ResNet v1.5: a stage's first block strides in its 3x3 conv */
+			int stride = bl == 0 && st > 0 ? 2 : 1;
+			fmap in = x, y = x, skip = x;
+			snprintf(place, sizeof place, "s%d.b%d.c1", st + 1, bl);
+			y = relu(&t, bn(&t, conv(&t, y, mid, 1, 1, place), place), place);
+			snprintf(place, sizeof place, "s%d.b%d.c2", st + 1, bl);
+			y = relu(&t, bn(&t, conv(&t, y, mid, 3, stride, place), place), place);
+			snprintf(place, sizeof place, "s%d.b%d.c3", st + 1, bl);
+			y = bn(&t, conv(&t, y, wide, 1, 1, place), place);
+			if (bl == 0) {
+				/* the projection shortcut matches channels and size */
+				snprintf(place, sizeof place, "s%d.b%d.proj", st + 1, bl);
+				skip = bn(&t, conv(&t, in, wide, 1, stride, place), place);
+			}
+			snprintf(place, sizeof place, "s%d.b%d", st + 1, bl);
+			y = same(&t, y, &skip, 0, place, "add");
+			x = relu(&t, y, place);
+		}
+	}
+	{
+		fmap pooled = {0, x.c, 1};
+		pooled.op = net_op(&t, 0, fmap_bytes(x) + fmap_bytes(pooled), 0, fmap_bytes(pooled),
+		                   1, (int[]){x.op}, "head.avgpool");
+		double classes = 1000, param = (pooled.c * classes + classes) * FP16;
+		double out = RESNET_BATCH * classes * FP16;
+		net_op(&t, 2 * RESNET_BATCH * pooled.c * classes, fmap_bytes(pooled) + param + out,
+		       param, out, 1, (int[]){pooled.op}, "head.fc.matmul");
+	}
+	char name[64];
+	snprintf(name, sizeof name, "resnet-%d-%llu", 3 * blocks + 2, (unsigned long long)seed);
+	return net_finish(&t, name, k);
+}
+
+/* ---- one entry point --------------------------------------------------- */
+
+sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err)
+{
+	if (sc_gen_model_is_regal(spec->model)) {
+		if (spec->layers != 0) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "--layers is for the transformer and resnet models; "
+			             "REGAL graphs take --nodes");
+			return NULL;
+		}
+		if (spec->nodes < 1) {
+			sc_error_set(err, SC_ERR_INPUT, "give the number of ops with --nodes N");
+			return NULL;
+		}
+		return sc_gen_regal(spec->nodes, spec->seed, spec->model, spec->k, err);
+	}
+	const char *m = sc_gen_model_name(spec->model);
+	if (spec->nodes > 0 && spec->layers > 0) {
+		sc_error_set(err, SC_ERR_INPUT, "%s: give --nodes or --layers, not both", m);
+		return NULL;
+	}
+	if (spec->nodes < 1 && spec->layers < 1) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: give the size with --layers L or --nodes N (about N ops)", m);
+		return NULL;
+	}
+	int layers = spec->layers;
+	if (spec->model == SC_GEN_TRANSFORMER) {
+		/* 14 ops per layer, the embedding and the final layernorm */
+		if (layers == 0) {
+			long fit = lround((spec->nodes - 2) / 14.0);
+			if (fit > SC_GEN_MAX_LAYERS) {
+				sc_error_set(err, SC_ERR_INPUT,
+				             "transformer: --nodes %d would need more than %d layers",
+				             spec->nodes, SC_GEN_MAX_LAYERS);
+				return NULL;
+			}
+			layers = fit < 1 ? 1 : (int)fit;
+		}
+		return sc_gen_transformer(layers, spec->seed, spec->k, err);
+	}
+	/* resnet: 10 ops per block, 2 more for each of the 4 projections, 4 in
+	 * the stem and 2 in the head */
+	if (layers == 0) {
+		long blocks = lround((spec->nodes - 14) / 10.0);
+		if (blocks < 4)
+			blocks = 4;
+		if (3 * blocks + 2 > SC_GEN_MAX_LAYERS) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "resnet: --nodes %d would need a depth over %d", spec->nodes,
+			             SC_GEN_MAX_LAYERS);
+			return NULL;
+		}
+		layers = (int)(3 * blocks + 2);
+	}
+	return sc_gen_resnet(layers, spec->seed, spec->k, err);
 }

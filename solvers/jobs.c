@@ -327,8 +327,11 @@ static void child_main(job *j, int fd)
 		_exit(1);
 	/* for the tests: a child that dies the way a CBC crash would */
 	const char *crash = getenv("STAGECUT_TEST_CRASH");
-	if (crash && *crash)
+	if (crash && *crash) {
+		/* die of the signal itself, even under a sanitizer's handler */
+		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
+	}
 	sc_mip_result res;
 	sc_error err;
 	if (sc_mip_solve(j->g, &j->set, &j->mp, child_progress, &fd, &res, &err) != SC_OK) {

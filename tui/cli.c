@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "solvers/gen.h"
 #include "solvers/search.h"
 
 #ifndef SC_VERSION
@@ -52,6 +53,7 @@ enum {
 	OPT_FULL = 1 << 23,
 	OPT_MAX_OPS = 1 << 24,
 	OPT_BOUNDS = 1 << 25,
+	OPT_LAYERS = 1 << 26,
 };
 
 typedef struct ui_option {
@@ -91,8 +93,10 @@ static const ui_option options[] = {
 	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
 	{OPT_BOUNDS, "bounds", 0, "FILE",
 	 "render: caption the lower bound and gap from `stagecut bounds --json` output"},
-	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate"},
-	{OPT_MODEL, "model", 0, "M", "random graph model: er, ba, ws or any (default any)"},
+	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
+	{OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
+	{OPT_MODEL, "model", 0, "M",
+	 "er, ba, ws, any (REGAL, the default), transformer or resnet"},
         {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
         {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
@@ -197,14 +201,34 @@ static const ui_command commands[] = {
 	},
 	{
 		.name = "gen",
-		.synopsis = "gen --nodes N [--seed S] [-o FILE.dot]",
-		.summary = "write a REGAL-style synthetic graph as DOT",
-		.help = "Generates a random graph in the style of REGAL (paper 000, App. C.2): an\n"
-			"Erdos-Renyi, Barabasi-Albert or Watts-Strogatz graph made acyclic by a random\n"
-			"order; tensor sizes N(50, 10); an op's work is its input and output tensor\n"
-			"sizes plus a fraction r ~ N(0, 0.1) of all tensor sizes, clipped at 0.\n"
-			"Writes DOT to FILE (atomically) or to stdout.",
-		.takes = OPT_NODES | OPT_SEED | OPT_MODEL | OPT_K | OPT_OUTPUT | OPT_HELP,
+		.synopsis = "gen --nodes N|--layers L [--model M] [--seed S] [-o FILE.dot]",
+		.summary = "write a synthetic graph (REGAL-style, transformer or resnet) as DOT",
+		.help = "Generates a graph of the family --model names, deterministic per seed:\n"
+			"  er, ba, ws, any  a random graph in the style of REGAL (paper 000, App. C.2):\n"
+			"      an Erdos-Renyi, Barabasi-Albert or Watts-Strogatz graph of --nodes ops\n"
+			"      (any: one of them, by the seed) made acyclic by a random order; tensor\n"
+			"      sizes N(50, 10); an op's work is its input and output tensor sizes plus\n"
+			"      a fraction r ~ N(0, 0.1) of all tensor sizes, clipped at 0.  Named\n"
+			"      regal-MODEL-N-SEED.\n"
+			"  transformer  --layers L pre-layernorm layers (hidden 1024, sequence 512,\n"
+			"      16 heads, fp16) of 14 ops: layernorm, Q, K, V projections, scores\n"
+			"      matmul, softmax, context matmul, output projection, residual add,\n"
+			"      layernorm, MLP matmul, gelu, matmul, residual add; with the embedding\n"
+			"      and a final layernorm, 14 L + 2 ops.  Named transformer-L-SEED.\n"
+			"  resnet  a bottleneck ResNet of depth --layers D = 3 B + 2 (B >= 4 blocks;\n"
+			"      50, 101 and 152 as the originals; other depths are rounded): conv\n"
+			"      1x1, 3x3, 1x1 with batchnorm and relu, a skip add per block, each\n"
+			"      stage's first block downsampling through a projection; batch 8 of\n"
+			"      224x224 images, fp16; 10 B + 14 ops.  Named resnet-D-SEED.\n"
+			"For transformer and resnet, --nodes N picks the size nearest N ops instead\n"
+			"of --layers.  Their work is in nanoseconds on a 100 TFLOP/s, 1.5 TB/s\n"
+			"accelerator (each op compute- or memory-bound), param and out in bytes, and\n"
+			"the graph's bandwidth is 100 bytes/ns (100 GB/s); the seed scales each op's\n"
+			"work, param and out by its own factor in [0.9, 1.1].  Op names end in their\n"
+			"kind (.matmul, .conv, .add, ...).  Writes DOT to FILE (atomically) or to\n"
+			"stdout.",
+		.takes = OPT_NODES | OPT_LAYERS | OPT_SEED | OPT_MODEL | OPT_K | OPT_OUTPUT |
+			 OPT_HELP,
 		.min_pos = 0,
 		.max_pos = 0,
 		.run = ui_cmd_gen,
@@ -580,7 +604,21 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 				return false;
 			o->nodes = (int)x;
 			break;
-		case OPT_MODEL: o->model = a; break;
+		case OPT_LAYERS:
+			if (!parse_count(pre, "layers", a, 1, SC_GEN_MAX_LAYERS, &x))
+				return false;
+			o->layers = (int)x;
+			break;
+		case OPT_MODEL: {
+			sc_gen_model m;
+			if (!sc_gen_model_parse(a, &m)) {
+				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer or resnet",
+				         pre, a);
+				return false;
+			}
+			o->model = a;
+			break;
+		}
 		case OPT_RUNGS: o->rungs = a; break;
 		case OPT_FORMAT: o->format = a; break;
 		case OPT_FULL: o->full = true; break;

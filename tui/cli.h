@@ -34,7 +34,8 @@ typedef struct ui_opts {
 	long ideal_limit;   /* 0 = default */
 	bool no_refine;
 	const char *partition; /* --partition: a starting partition */
-	int nodes;
+	int nodes;          /* gen: 0 = not given */
+	int layers;         /* gen: 0 = not given */
 	const char *model;
 	const char *rungs; /* bounds: --rungs */
 	/* render */

@@ -1,5 +1,6 @@
 /*
- * cmd_gen.c - `stagecut gen --nodes N`: a REGAL-style graph as DOT.
+ * cmd_gen.c - `stagecut gen`: a synthetic graph (REGAL-style, transformer or
+ * resnet; solvers/gen.h) as DOT, to -o FILE or stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -11,17 +12,20 @@
 
 int ui_cmd_gen(const ui_opts *o)
 {
-	if (o->nodes < 1) {
-		ui_error("gen: give the number of ops with --nodes N");
+	sc_gen_spec spec;
+	sc_gen_spec_init(&spec);
+	/* the option parser has checked the name */
+	if (o->model && !sc_gen_model_parse(o->model, &spec.model)) {
+		ui_error("gen: --model: '%s' is not er, ba, ws, any, transformer or resnet",
+		         o->model);
 		return UI_EXIT_INPUT;
 	}
-	sc_gen_model model = SC_GEN_ANY;
-	if (o->model && !sc_gen_model_parse(o->model, &model)) {
-		ui_error("gen: --model: '%s' is not er, ba, ws or any", o->model);
-		return UI_EXIT_INPUT;
-	}
+	spec.nodes = o->nodes;
+	spec.layers = o->layers;
+	spec.seed = o->seed;
+	spec.k = o->k;
 	sc_error err;
-	sc_graph *g = sc_gen_regal(o->nodes, o->seed, model, o->k, &err);
+	sc_graph *g = sc_gen(&spec, &err);
 	if (!g) {
 		ui_error("gen: %s", err.msg);
 		return UI_EXIT_INPUT;

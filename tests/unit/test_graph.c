@@ -112,7 +112,7 @@ Test(graph, groups_numbered_with_members)
 	sc_error err;
 	const char *grp[] = {"y", NULL, "x", "y", "", "x", "y"};
 	for (int i = 0; i < 7; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "o%d", i);
 		cr_assert_eq(sc_builder_add_op(b, name, 1, 0, 0, grp[i], &err), i);
 	}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# make valgrind-test: the program under memcheck (tests/valgrind/stagecut)
+# on every case of the bad-input corpus (tests/bad/MANIFEST) and on a round
+# of good runs of each command.  A memory error or definite leak makes a run
+# exit 99; each run must also end with its own status (not a signal).  Two
+# runs at a time.  `make test` takes every fourth corpus case (valgrind's
+# start-up makes each run cost about two seconds); VALGRIND_ALL=1 takes all.
+set -u
+cd "$(dirname "$0")/../.."
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+VG=tests/valgrind/stagecut
+{
+	grep -v '^#' tests/bad/MANIFEST | grep '{P}' | cut -f1 |
+		if [ "${VALGRIND_ALL:-0}" = 1 ]; then cat; else awk 'NR % 4 == 1'; fi
+	cat <<EOC
+{P} info samples/msr-fiddle/operator/resnet50_inference.json --json
+{P} eval samples/paper/figure2.dot $dir/fig2.json
+{P} solve samples/paper/figure2.dot -k 3 -o $dir/fig2.json
+{P} solve samples/small/residual.dot -k 4 -m brkga -e 500
+{P} solve samples/msr-fiddle/layer/bert24_inference.json -k 4 -m exact --json
+{P} bounds samples/paper/figure2.dot -k 3 --time 20
+{P} bounds samples/small/residual.dot -k 3 --rungs simple,bottleneck --json
+{P} render samples/paper/figure2.dot -o $dir/q.png
+{P} render samples/paper/figure2.dot --full -o $dir/f.svg
+{P} render samples/msr-fiddle/layer/bert24_inference.json -o $dir/g.pdf
+{P} gen -n 60 -s 3 -o $dir/g.dot
+EOC
+} | sed "s|{P}|$VG|" >"$dir/cases"
+# the eval case needs the partition the solve case writes: run that first
+grep ' solve samples/paper/figure2.dot -k 3 -o' "$dir/cases" | sh >/dev/null 2>&1
+n=$(wc -l <"$dir/cases")
+# each case: run it; print a line when it failed memcheck or died of a signal
+tr '\n' '\0' <"$dir/cases" | xargs -0 -P 2 -I{} sh -c '
+	sh -c "$1" >/dev/null 2>"$2/err.$$"
+	st=$?
+	if [ $st -eq 99 ] || [ $st -ge 128 ]; then
+		echo "FAILED (exit $st): $1"
+		grep "==" "$2/err.$$" | head -40
+	fi
+	rm -f "$2/err.$$"' _ {} "$dir" >"$dir/report"
+if [ -s "$dir/report" ]; then
+	cat "$dir/report"
+	echo "valgrind: $(grep -c '^FAILED' "$dir/report") of $n runs failed"
+	exit 1
+fi
+echo "valgrind: $n runs, no memory errors and no definite leaks"
