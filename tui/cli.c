@@ -54,6 +54,10 @@ enum {
 	OPT_MAX_OPS = 1 << 24,
 	OPT_BOUNDS = 1 << 25,
 	OPT_LAYERS = 1 << 26,
+	OPT_METHODS = 1 << 27,
+	OPT_JOBS = 1 << 28,
+	OPT_PART = 1 << 29,
+	OPT_MERGE = 1 << 30,
 };
 
 typedef struct ui_option {
@@ -93,6 +97,11 @@ static const ui_option options[] = {
 	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
 	{OPT_BOUNDS, "bounds", 0, "FILE",
 	 "render: caption the lower bound and gap from `stagecut bounds --json` output"},
+	{OPT_METHODS, "methods", 0, "LIST",
+	 "bench: comma-separated methods, NAME or NAME-EVALS (default: the paper's eight)"},
+	{OPT_JOBS, "jobs", 'j', "N", "bench: run N instances at a time (default 1)"},
+	{OPT_PART, "part", 0, "I/N", "bench: run only every Nth instance, from the Ith"},
+	{OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
 	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
 	{OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
 	{OPT_MODEL, "model", 0, "M",
@@ -198,6 +207,28 @@ static const ui_command commands[] = {
 		.min_pos = 1,
 		.max_pos = 2,
 		.run = ui_cmd_render,
+	},
+	{
+		.name = "bench",
+		.synopsis = "bench GRAPH|DIR... [-k LIST] [--methods LIST] [--rungs LIST] [-t T] [-j N]",
+		.summary = "testbed tables: lower bounds and methods over many graphs (000 Tables 1, 2)",
+		.help = "Runs every graph (directories give their .dot, .gv and .json files) at every k\n"
+			"of -k (default 2,4,8,16): each method of --methods without refinement, then\n"
+			"the rungs of the ladder against the best partition found, with -t SECONDS per\n"
+			"search and MIP rung (default 60).  Each instance's record is appended to the\n"
+			"JSON-lines file -o (default stagecut-bench.jsonl) as it finishes, and a rerun\n"
+			"skips what is recorded there, so an interrupted run resumes.  Prints Table 1\n"
+			"(geometric mean of each rung / best partition per k), Table 2 (geometric mean\n"
+			"of each method's bottleneck / simple lower bound per k), median seconds and\n"
+			"how many instances were proven optimal.  --part I/N runs a share of the\n"
+			"instances; --merge FILE... prints the tables of results files.  ^C stops,\n"
+			"prints the tables of what finished and exits 130.",
+		.takes = OPT_K | OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY | OPT_METHODS | OPT_RUNGS |
+			 OPT_TIME | OPT_SEED | OPT_JOBS | OPT_PART | OPT_MERGE | OPT_OUTPUT | OPT_JSON |
+			 OPT_HELP,
+		.min_pos = 0,
+		.max_pos = 100000,
+		.run = ui_cmd_bench,
 	},
 	{
 		.name = "gen",
@@ -510,6 +541,9 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		long x;
 		switch (id) {
 		case OPT_K: {
+			o->klist = a;
+			if (strcmp(cmd, "bench") == 0)
+				break; /* a list, parsed by the command */
 			long k = strtol(a, &end, 10);
 			if (*a == '\0' || *end || k < 1 || k > 1000000) {
 				ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre,
@@ -628,6 +662,24 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 			o->max_ops = (int)x;
 			break;
 		case OPT_BOUNDS: o->bounds = a; break;
+		case OPT_METHODS: o->methods = a; break;
+		case OPT_JOBS:
+			if (!parse_count(pre, "jobs", a, 1, 256, &x))
+				return false;
+			o->jobs = (int)x;
+			break;
+		case OPT_PART: {
+			int pi, pn;
+			char extra;
+			if (sscanf(a, "%d/%d%c", &pi, &pn, &extra) != 2 || pn < 1 || pi < 1 || pi > pn) {
+				ui_error("%s--part: '%s' is not I/N with 1 <= I <= N", pre, a);
+				return false;
+			}
+			o->part_i = pi;
+			o->part_n = pn;
+			break;
+		}
+		case OPT_MERGE: o->merge = true; break;
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case ':':

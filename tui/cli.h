@@ -43,6 +43,12 @@ typedef struct ui_opts {
 	bool full;
 	int max_ops;        /* 0 = default */
 	const char *bounds; /* --bounds FILE */
+	/* bench */
+	const char *klist;   /* -k as given: "2,4,8" */
+	const char *methods; /* --methods */
+	int jobs;
+	int part_i, part_n; /* --part I/N; 0 = all */
+	bool merge;
 	int npos;
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
@@ -64,6 +70,7 @@ int ui_cmd_solve(const ui_opts *o);
 int ui_cmd_gen(const ui_opts *o);
 int ui_cmd_bounds(const ui_opts *o);
 int ui_cmd_render(const ui_opts *o);
+int ui_cmd_bench(const ui_opts *o);
 int ui_workbench(const ui_opts *o);
 
 /* The path of the bundled sample opened when no FILE is given, in buf. */

@@ -27,7 +27,7 @@ static void on_signal(int sig)
 
 /* Parses "simple,guess,..." into rung bits; false (after an error) when a
  * name is unknown. */
-static bool parse_rungs(const char *list, unsigned *out)
+bool ui_parse_rungs(const char *list, unsigned *out)
 {
 	*out = 0;
 	char buf[256];
@@ -35,20 +35,20 @@ static bool parse_rungs(const char *list, unsigned *out)
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		sc_rung r;
 		if (!sc_rung_parse(t, &r)) {
-			ui_error("bounds: --rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
+			ui_error("--rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
 				 t);
 			return false;
 		}
 		*out |= 1u << r;
 	}
 	if (!*out) {
-		ui_error("bounds: --rungs: no rung named");
+		ui_error("--rungs: no rung named");
 		return false;
 	}
 	return true;
 }
 
-static const char *status_name(sc_rung_state s)
+const char *ui_rung_status_name(sc_rung_state s)
 {
 	switch (s) {
 	case SC_RS_DONE:
@@ -95,7 +95,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	int status = UI_EXIT_OK;
 	unsigned rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) |
 			 (1u << SC_RUNG_GUESS) | (1u << SC_RUNG_EXACT);
-	if (o->rungs && !parse_rungs(o->rungs, &rungs))
+	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
 		return UI_EXIT_INPUT;
 	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
@@ -253,7 +253,7 @@ int ui_cmd_bounds(const ui_opts *o)
 			    "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r), "value",
 			    isfinite(ri.value) ? json_real(ri.value) : json_null(), "ratio",
 			    feasible && isfinite(ri.value) ? json_real(ri.value / upper) : json_null(),
-			    "status", status_name(ri.state), "seconds", ri.seconds);
+			    "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
 			if (ri.state == SC_RS_FAILED)
 				json_object_set_new(row, "message", json_string(ri.message));
 			if (r == SC_RUNG_GUESS) {
@@ -265,7 +265,7 @@ int ui_cmd_bounds(const ui_opts *o)
 					json_array_append_new(
 					    parts, json_pack("{s:i, s:o, s:s}", "position", j, "value",
 							     isfinite(v) ? json_real(v) : json_null(),
-							     "status", status_name(st)));
+							     "status", ui_rung_status_name(st)));
 				}
 				json_object_set_new(row, "solves", parts);
 			}
@@ -301,7 +301,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		printf("  %-12s %12s  %8s  %-12s %8.2f\n", sc_rung_name((sc_rung)r),
 		       ui_num(ri.value, b, sizeof b),
 		       feasible ? (snprintf(c2, sizeof c2, "%.4f", ri.value / upper), c2) : "-",
-		       status_name(ri.state), ri.seconds);
+		       ui_rung_status_name(ri.state), ri.seconds);
 		if (ri.state == SC_RS_FAILED)
 			printf("      %s\n", ri.message);
 	}

@@ -22,4 +22,13 @@ bool ui_print_json(json_t *v);
 /* Formats x with a width-independent "%.6g"-like precision into buf. */
 const char *ui_num(double x, char *buf, size_t size);
 
+#include "solvers/ladder.h"
+
+/* Parses a comma-separated list of rung names into bits (1u << sc_rung);
+ * prints the error and returns false on an unknown name. */
+bool ui_parse_rungs(const char *list, unsigned *out);
+
+/* How reports name a rung's state: optimal, time_limit, cancelled, error. */
+const char *ui_rung_status_name(sc_rung_state s);
+
 #endif

@@ -1,0 +1,240 @@
+/*
+ * test_bench.c - `stagecut bench`: the tables recomputed from the records
+ * it writes, the bounds never above the partitions, resuming, parts and
+ * merging, ^C, and refusals.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/support.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/sc-bench-XXXXXX");
+	cr_assert(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(bench, .init = make_dir, .fini = remove_dir, .timeout = 180);
+
+static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char **out, char **err, const char *fmt, ...)
+{
+	char args[4096], cmd[4608];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
+	int status = ts_run(cmd, out, err);
+	cr_assert_neq(status, -1, "could not run %s", cmd);
+	return status;
+}
+
+/* The records of a results file. */
+static json_t *records(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	cr_assert(f, "no results file %s", path);
+	json_t *all = json_array();
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		json_error_t je;
+		json_t *v = json_loads(line, 0, &je);
+		cr_assert(v, "%s: a line is not JSON: %s", path, je.text);
+		json_array_append_new(all, v);
+	}
+	free(line);
+	fclose(f);
+	return all;
+}
+
+static double num(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+#define GRAPHS "samples/paper/figure2.dot samples/small/residual.dot samples/msr-fiddle/layer/bert24_inference.json"
+#define FAST "--methods random-1,brkga-100,dpl,exact -t 20"
+
+Test(bench, tables_are_the_records_geometric_means_and_bounds_hold)
+{
+	char res[256], *out = NULL, *err = NULL;
+	snprintf(res, sizeof res, "%s/r.jsonl", dir);
+	int st = run(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -j 2 --json -o '%s'", res);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	json_t *t = json_loads(out, 0, NULL);
+	cr_assert(t, "no JSON: %s", out);
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 6, "3 graphs x 2 ks = 6 records");
+	size_t i;
+	json_t *r;
+	/* every record: bounds <= every method's bottleneck, exact method
+	 * (where it ran) <= every other method */
+	json_array_foreach(recs, i, r)
+	{
+		double upper = num(r, "upper");
+		const char *key;
+		json_t *v;
+		json_object_foreach(json_object_get(r, "rungs"), key, v)
+		{
+			double lb = num(v, "value");
+			if (isfinite(lb) && isfinite(upper))
+				cr_assert_leq(lb, upper * (1 + 1e-9), "%s k %lld: rung %s %g > upper %g",
+				              json_string_value(json_object_get(r, "graph")),
+				              json_integer_value(json_object_get(r, "k")), key, lb, upper);
+		}
+		double ex = num(json_object_get(json_object_get(r, "methods"), "exact"), "bottleneck");
+		json_object_foreach(json_object_get(r, "methods"), key, v)
+		{
+			double b = num(v, "bottleneck");
+			if (isfinite(b)) {
+				cr_assert_geq(b, num(r, "simple") * (1 - 1e-9), "%s below simple", key);
+				if (isfinite(ex))
+					cr_assert_geq(b, ex * (1 - 1e-9), "%s beats the exact DP", key);
+			}
+		}
+	}
+	/* Table 2 at k = 3 for brkga-100, recomputed from the records */
+	double sum = 0;
+	int n = 0;
+	json_array_foreach(recs, i, r)
+	{
+		if (json_integer_value(json_object_get(r, "k")) != 3)
+			continue;
+		double b = num(json_object_get(json_object_get(r, "methods"), "brkga-100"),
+		               "bottleneck");
+		if (isfinite(b)) {
+			sum += log(b / num(r, "simple"));
+			n++;
+		}
+	}
+	cr_assert_gt(n, 0);
+	double shown = num(json_object_get(json_object_get(t, "table2"), "brkga-100"), "3");
+	cr_assert_float_eq(shown, exp(sum / n), 1e-9);
+	/* Table 1 rows never exceed 1; the exact rung proves these small ones */
+	json_t *exact = json_object_get(json_object_get(t, "table1"), "exact");
+	cr_assert_float_eq(num(exact, "2"), 1, 1e-9);
+	cr_assert_float_eq(num(exact, "3"), 1, 1e-9);
+	cr_assert_leq(num(json_object_get(json_object_get(t, "table1"), "simple"), "3"), 1);
+	json_decref(recs);
+	json_decref(t);
+	free(out);
+	free(err);
+
+	/* a rerun with the same file and options runs nothing new */
+	st = run(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", res);
+	cr_assert_eq(st, 0);
+	cr_assert(strstr(err, "6 already in") && strstr(err, "0 to run"), "%s", err);
+	recs = records(res);
+	cr_assert_eq(json_array_size(recs), 6, "nothing appended");
+	json_decref(recs);
+	free(out);
+	free(err);
+}
+
+Test(bench, parts_merge_into_the_whole)
+{
+	char whole[256], p1[256], p2[256], *a = NULL, *b = NULL;
+	snprintf(whole, sizeof whole, "%s/w.jsonl", dir);
+	snprintf(p1, sizeof p1, "%s/p1.jsonl", dir);
+	snprintf(p2, sizeof p2, "%s/p2.jsonl", dir);
+	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", whole), 0);
+	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 1/2 -o '%s'", p1), 0);
+	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 2/2 -o '%s'", p2), 0);
+	json_t *r1 = records(p1), *r2 = records(p2);
+	cr_assert_eq(json_array_size(r1) + json_array_size(r2), 6);
+	cr_assert_eq(json_array_size(r1), 3);
+	json_decref(r1);
+	json_decref(r2);
+	cr_assert_eq(run(&a, NULL, "bench --merge '%s' --json", whole), 0);
+	cr_assert_eq(run(&b, NULL, "bench --merge '%s' '%s' --json", p1, p2), 0);
+	json_t *ta = json_loads(a, 0, NULL), *tb = json_loads(b, 0, NULL);
+	/* the deterministic parts: bounds and bottlenecks (not the seconds) */
+	cr_assert(json_equal(json_object_get(ta, "table1"), json_object_get(tb, "table1")),
+	          "Table 1 differs:\n%s\n%s", a, b);
+	cr_assert(json_equal(json_object_get(ta, "table2"), json_object_get(tb, "table2")),
+	          "Table 2 differs:\n%s\n%s", a, b);
+	cr_assert(json_equal(json_object_get(ta, "proven_optimal"),
+	                     json_object_get(tb, "proven_optimal")));
+	json_decref(ta);
+	json_decref(tb);
+	free(a);
+	free(b);
+}
+
+Test(bench, interrupt_stops_workers_and_exits_130)
+{
+	char res[256], cmd[1024];
+	snprintf(res, sizeof res, "%s/i.jsonl", dir);
+	snprintf(cmd, sizeof cmd,
+	         "%s bench samples/msr-fiddle/operator -k 16 -t 60 -j 2 -o '%s' >'%s/i.out' "
+	         "2>'%s/i.err'",
+	         ts_program(), res, dir, dir);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	/* let the workers start their MIPs, then ^C the shell's child */
+	sleep(4);
+	char pk[256];
+	snprintf(pk, sizeof pk, "pkill -INT -f -- '^%s bench samples/msr-fiddle/operator'",
+	         ts_program());
+	cr_assert_eq(system(pk), 0, "no bench to interrupt");
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit %d", WEXITSTATUS(st));
+	char check[512], *out = NULL;
+	snprintf(check, sizeof check, "cat '%s/i.err'", dir);
+	ts_run(check, &out, NULL);
+	cr_assert(strstr(out, "interrupted"), "%s", out);
+	free(out);
+	snprintf(check, sizeof check, "pgrep -f -- 'bench sample[s]/msr-fiddle/operator -k 16'");
+	cr_assert_neq(system(check), 0, "a worker or solver is still running");
+}
+
+Test(bench, refusals)
+{
+	char res[256], *err = NULL;
+	snprintf(res, sizeof res, "%s/bad.jsonl", dir);
+	cr_assert_eq(run(NULL, &err, "bench samples/paper --methods nosuch -o '%s'", res), 2);
+	cr_assert(strstr(err, "nosuch"), "%s", err);
+	free(err);
+	cr_assert_eq(run(NULL, &err, "bench samples/paper --part 3/2 -o '%s'", res), 2);
+	cr_assert(strstr(err, "--part"), "%s", err);
+	free(err);
+	cr_assert_eq(run(NULL, &err, "bench samples/paper -k 2,x -o '%s'", res), 2);
+	cr_assert(strstr(err, "-k"), "%s", err);
+	free(err);
+	FILE *f = fopen(res, "w");
+	fputs("{\"graph\": \"a\", \"k\": 2, \"config\": \"x\"}\nnot json\n", f);
+	fclose(f);
+	cr_assert_eq(run(NULL, &err, "bench samples/paper -k 2 -o '%s'", res), 2);
+	cr_assert(strstr(err, "bad.jsonl:2"), "names the file and line: %s", err);
+	free(err);
+	cr_assert_eq(run(NULL, &err, "bench --merge '%s/missing.jsonl'", dir), 2);
+	cr_assert(strstr(err, "missing.jsonl"), "%s", err);
+	free(err);
+}
