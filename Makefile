@@ -97,7 +97,8 @@ tui-test: $(BUILD)/tui-tests stagecut
 	STAGECUT=./stagecut $(BUILD)/tui-tests --jobs 1
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer,
-# built in their own directory; any report fails the run.  Leaks inside
+# built in their own directory; any report fails the run.  Randomized tests
+# make a tenth of their trials there (STAGECUT_TEST_SHORT, tests/support.h).  Leaks inside
 # Graphviz's plugins and CBC are suppressed by name (tests/lsan.supp).
 ASAN_BUILD := build-asan
 SANFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -106,7 +107,7 @@ asan-test:
 		$(ASAN_BUILD)/unit-tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STAGECUT_TEST_SHORT=1 \
 		$(ASAN_BUILD)/unit-tests --jobs 2
 
 # The program under valgrind (memcheck) on the bad-input corpus and a round

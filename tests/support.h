@@ -41,6 +41,11 @@ sc_graph *ts_random_graph(ts_rng *r, const ts_graph_spec *spec);
  * best is not NULL it receives an optimal assignment. */
 double ts_brute_optimum(const sc_graph *g, int k, int *best);
 
+/* How many trials a randomized test makes: n, or a tenth of it (at least
+ * 1) when STAGECUT_TEST_SHORT is set, as in the sanitizer run of `make
+ * test`, where each solver process costs many times more. */
+int ts_trials(int n);
+
 /* Loads a file or fails the current test. */
 sc_graph *ts_load(const char *path);
 

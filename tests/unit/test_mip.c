@@ -149,7 +149,7 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 {
 	ts_rng r = {4242};
 	int exact_checked = 0, strict_guess = 0, strict_bottleneck = 0, equal_checked = 0, hard = 0;
-	for (int t = 0; t < 250; t++) {
+	for (int t = 0; t < ts_trials(250); t++) {
 		ts_graph_spec spec = {.n = 2 + ts_below(&r, 6),
 				      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
 				      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
@@ -226,12 +226,12 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 		free(best);
 		sc_graph_free(g);
 	}
-	cr_assert_gt(exact_checked, 150);
-	cr_assert_gt(equal_checked, 100);
-	cr_assert_gt(hard, 40);
+	cr_assert_gt(exact_checked, ts_trials(250) * 3 / 5);
+	cr_assert_gt(equal_checked, ts_trials(250) * 100 / 250);
+	cr_assert_gt(hard, ts_trials(250) * 40 / 250);
 	/* the rungs are not just the simple bound again */
-	cr_assert_gt(strict_bottleneck, 50);
-	cr_assert_gt(strict_guess, 10);
+	cr_assert_gt(strict_bottleneck, ts_trials(250) * 50 / 250);
+	cr_assert_gt(strict_guess, ts_trials(250) * 10 / 250);
 }
 
 /* Figure 2 (see the file's comment): outs a 1, u 2, v 1, w 1, x 1, y 0 and
