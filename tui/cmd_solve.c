@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,14 @@
 #include "solvers/search.h"
 
 void ui_print_stage_table(const sc_costs *c, FILE *f);
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 static void show_progress(sc_search *s, bool tty, double *last)
 {
@@ -108,8 +117,15 @@ int ui_cmd_solve(const ui_opts *o)
 	}
 	bool tty = isatty(STDERR_FILENO);
 	double last = -1;
-	while (sc_search_step(s))
+	/* ^C stops the search; the best partition so far is reported */
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (!interrupted && sc_search_step(s))
 		show_progress(s, tty, &last);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	show_progress(s, tty, &last);
 	if (tty)
 		fputc('\n', stderr);
@@ -173,6 +189,10 @@ int ui_cmd_solve(const ui_opts *o)
 	       at + 1, optimal ? ", proven optimal" : "", pr.evals, pr.elapsed);
 	if (o->output)
 		printf("partition written to %s\n", o->output);
+	if (interrupted) {
+		ui_error("solve: interrupted; the best partition found so far is above");
+		status = 130;
+	}
 out:
 	sc_costs_free(c);
 	sc_search_free(s);

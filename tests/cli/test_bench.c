@@ -238,3 +238,31 @@ Test(bench, refusals)
 	cr_assert(strstr(err, "missing.jsonl"), "%s", err);
 	free(err);
 }
+
+Test(bench, interrupted_solve_reports_its_best_and_exits_130)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+	         "%s solve samples/testbed/regal-er-200-4.dot -k 8 -m brkga -e 1000000000 "
+	         "--population 50 >'%s/s.out' 2>'%s/s.err'",
+	         ts_program(), dir, dir);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	sleep(2);
+	char pk[256];
+	snprintf(pk, sizeof pk, "pkill -INT -f -- '^%s solve samples/testbed/regal-er-200-4'",
+	         ts_program());
+	cr_assert_eq(system(pk), 0, "no solve to interrupt");
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit %d", WEXITSTATUS(st));
+	char check[512], *out = NULL;
+	snprintf(check, sizeof check, "cat '%s/s.out' '%s/s.err'", dir, dir);
+	ts_run(check, &out, NULL);
+	cr_assert(strstr(out, "bottleneck ") && strstr(out, "interrupted"), "%s", out);
+	free(out);
+}
