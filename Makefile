@@ -3,6 +3,7 @@
 #   make run      install missing packages, build, open the workbench on a sample
 #   make test     install missing packages, build, run every test
 #   make bench    benchmarks (figures quoted in the issues)
+#   make fuzz     fuzz every input parser for FUZZ_TIME seconds each (60)
 #   make install  PREFIX=/usr/local DESTDIR=
 
 VERSION  := 0.1.0
@@ -84,7 +85,8 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests $(BUILD)/tui-tests
-	@$(MAKE) --no-print-directory unit-test cli-test tui-test asan-test valgrind-test
+	@$(MAKE) --no-print-directory unit-test cli-test tui-test asan-test valgrind-test \
+		fuzz-regress
 
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
@@ -143,6 +145,10 @@ format:
 	clang-format -i $(LIB_SRC) tui/main.c $(wildcard */*.h) $(UNIT_SRC) $(CLI_SRC)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) stagecut
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-fuzz-regress stagecut
+
+# make fuzz (libFuzzer, clang) and make fuzz-regress (the saved inputs under
+# ASan and UBSan, run by make test): tests/fuzz/README.md
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

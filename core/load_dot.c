@@ -7,6 +7,19 @@
  * printing it; cgraph keeps that state globally, so loading is not
  * thread-safe.  cgraph does not keep source lines for nodes, so attribute
  * errors name the node and the attribute but no line.
+ *
+ * cgraph's lexer also keeps state from one file to the next (found by
+ * tests/fuzz/fuzz_dot.c, which loads a known graph after every input):
+ *  - a file ending inside a quoted string, an HTML string or a comment reads
+ *    as "no graph" without an error and leaves the lexer inside it, so every
+ *    later DOT file in the process reads as more of that string; and '@'
+ *    outside them is its end of input, so whatever follows is dropped.
+ *    check_lexical refuses such files (and NUL bytes, which cut cgraph's
+ *    lines short) before cgraph sees them;
+ *  - it reads by lines and keeps what it has not parsed of one for the next
+ *    read, so load_dot reads every file to its end;
+ *  - a "#line N \"name\"" directive renames the input for later errors, so
+ *    load_dot resets the name before each file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -85,6 +98,103 @@ static bool parse_int(const char *text, long lo, long hi, long *out)
 	return true;
 }
 
+/* Scans f with the rules of cgraph's lexer (lib/cgraph/scan.l, Graphviz
+ * 2.42) for what starts and ends comments and strings, and fails when the
+ * file ends inside a comment, a quoted string or an HTML string, or has '@'
+ * outside them (see the top of the file), or has a NUL byte.  Leaves f
+ * rewound. */
+static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
+{
+	enum { CODE, SLASH, LINE_COMMENT, COMMENT, STAR, QUOTED, ESCAPE, HTML } state = CODE;
+	static const char *const what[] = {
+	        [COMMENT] = "comment (no closing '*/')",
+	        [STAR] = "comment (no closing '*/')",
+	        [QUOTED] = "quoted string (no closing '\"')",
+	        [ESCAPE] = "quoted string (no closing '\"')",
+	        [HTML] = "HTML string (no closing '>')",
+	};
+	long line = 1, start = 1, nest = 0;
+	int c;
+	while ((c = getc(f)) != EOF) {
+		/* cgraph reads by lines with fgets, so a NUL byte cuts its line
+		 * short: the lexer would not see what this scan sees */
+		if (c == '\0') {
+			rewind(f);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: binary data (byte 0x00 in line %ld), not a DOT graph", path,
+			        line);
+		}
+		switch (state) {
+		case SLASH:
+			if (c == '*') {
+				state = COMMENT;
+				break;
+			}
+			if (c == '/') {
+				state = LINE_COMMENT;
+				break;
+			}
+			/* a lone '/': c is code */
+			state = CODE;
+			/* fall through */
+		case CODE:
+			if (c == '/') {
+				state = SLASH;
+				start = line;
+			} else if (c == '#') {
+				state = LINE_COMMENT;
+			} else if (c == '"') {
+				state = QUOTED;
+				start = line;
+			} else if (c == '<') {
+				state = HTML;
+				nest = 1;
+				start = line;
+			} else if (c == '@') {
+				rewind(f);
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: '@' in line %ld outside a string (Graphviz "
+				        "would take it as the end of the file)",
+				        path, line);
+			}
+			break;
+		case LINE_COMMENT:
+			if (c == '\n')
+				state = CODE;
+			break;
+		case COMMENT:
+		case STAR:
+			state = c == '*' ? STAR : state == STAR && c == '/' ? CODE : COMMENT;
+			break;
+		case QUOTED:
+			if (c == '\\')
+				state = ESCAPE; /* \" and \\ do not end or start anything */
+			else if (c == '"')
+				state = CODE;
+			break;
+		case ESCAPE: state = QUOTED; break;
+		case HTML:
+			if (c == '<')
+				nest++;
+			else if (c == '>' && --nest == 0)
+				state = CODE;
+			break;
+		}
+		if (c == '\n')
+			line++;
+	}
+	bool readerr = ferror(f);
+	rewind(f);
+	if (readerr)
+		return sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
+	if (state >= COMMENT)
+		return sc_error_set(err, SC_ERR_INPUT, "%s: unterminated %s starting in line %ld",
+		                    path, what[state], start);
+	return SC_OK;
+}
+
 static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc_error *err)
 {
 	sc_settings_init(s);
@@ -131,17 +241,37 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
+	if (check_lexical(f, path, err) != SC_OK) {
+		fclose(f);
+		return NULL;
+	}
 	dot_errbuf[0] = '\0';
 	agusererrf old = agseterrf(collect_error);
 	agerrlevel_t oldlvl = agseterr(AGERR);
-	agreadline(1);
+	/* line 1 and no file name: a "#line N \"name\"" directive in an
+	 * earlier file would otherwise name that file in this one's errors */
+	agsetfile(NULL);
 	Agraph_t *g = agread(f, NULL);
 	/* cgraph stops after the first graph; anything after it (a second graph
-	 * or stray text) would be silently ignored, so read on and refuse it */
-	Agraph_t *extra = g && !dot_errbuf[0] ? agread(f, NULL) : NULL;
+	 * or stray text) would be silently ignored, so read on and refuse it.
+	 * Read on to the end of the file: cgraph reads by lines and would parse
+	 * what it has left of one as the start of the next file it reads. */
+	bool first_failed = dot_errbuf[0] != '\0';
+	Agraph_t *extra = NULL, *more;
+	if (g)
+		while ((more = agread(f, NULL)) != NULL) {
+			if (extra)
+				agclose(more);
+			else
+				extra = more;
+		}
 	fclose(f);
 	agseterrf(old);
 	agseterr(oldlvl);
+	if (extra && first_failed) {
+		agclose(extra); /* the first graph's own error comes first */
+		extra = NULL;
+	}
 	if (extra) {
 		/* cgraph names anonymous graphs "%N"; quote only real names */
 		const char *second = agnameof(extra);

@@ -525,7 +525,7 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		ui_error("out of memory");
 		return false;
 	}
-	optind = 1;
+	optind = 0; /* 0, not 1: also resets glibc's state inside a flag cluster */
 	opterr = 0;
 	for (;;) {
 		int idx = -1;

@@ -1,0 +1,98 @@
+/*
+ * fuzz_partition.c - libFuzzer harness for partition files (sc_part_read in
+ * core/partition.c), read against two fixed graphs loaded once: paper 000's
+ * Figure 2 (samples/paper/figure2.dot, the graph tests/bad/part_*.json are
+ * written for) and samples/small/residual.dot (it has a group, so group
+ * violations are reachable).  Their text is embedded so the harness does not
+ * depend on the working directory.  A partition that reads is checked,
+ * described and, when valid, evaluated, as `stagecut eval` does.
+ */
+#define _GNU_SOURCE
+#include "tests/fuzz/fuzz_common.h"
+
+#include "core/load.h"
+
+static const char figure2_dot[] = "digraph figure2 {\n"
+                                  "	k = 3;\n"
+                                  "	a [work = 1, out = 1, param = 4, stage = 1];\n"
+                                  "	u [work = 2, out = 2, param = 4, stage = 1];\n"
+                                  "	v [work = 3, out = 1, param = 8, stage = 2];\n"
+                                  "	w [work = 1, out = 1, param = 2, stage = 2];\n"
+                                  "	x [work = 2, out = 1, param = 6, stage = 3];\n"
+                                  "	y [work = 1, out = 0, param = 1, stage = 3];\n"
+                                  "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
+                                  "}\n";
+
+static const char residual_dot[] =
+        "digraph residual {\n"
+        "	k = 3; bandwidth = 2; memory = 100; memory_policy = hard;\n"
+        "	input  [work = 0, out = 8];\n"
+        "	conv1  [work = 6, param = 60, out = 8];\n"
+        "	conv2  [work = 6, param = 60, out = 8];\n"
+        "	mm_a   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
+        "	mm_b   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
+        "	concat [work = 1, out = 8];\n"
+        "	add    [work = 1, out = 8];\n"
+        "	output [work = 1, out = 0];\n"
+        "	input -> conv1 -> conv2 -> add;\n"
+        "	input -> add;\n"
+        "	add -> mm_a -> concat;\n"
+        "	add -> mm_b -> concat;\n"
+        "	concat -> output;\n"
+        "}\n";
+
+#define NGRAPHS 2
+/* loaded on the first input and kept for the life of the process */
+static sc_graph *graphs[NGRAPHS];
+
+static sc_graph *load_fixture(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	fuzz_path(name, path, sizeof path);
+	fuzz_write(path, text, strlen(text));
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load(path, &err);
+	if (!g) {
+		fprintf(stderr, "fuzz_partition: %s\n", err.msg);
+		abort();
+	}
+	unlink(path);
+	return g;
+}
+
+static void free_fixtures(void)
+{
+	for (int i = 0; i < NGRAPHS; i++)
+		sc_graph_free(graphs[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[PATH_MAX];
+	if (!path[0]) {
+		fuzz_path("input.json", path, sizeof path);
+		graphs[0] = load_fixture("figure2.dot", figure2_dot);
+		graphs[1] = load_fixture("residual.dot", residual_dot);
+		atexit(free_fixtures);
+	}
+	fuzz_write(path, data, size);
+	for (int i = 0; i < NGRAPHS; i++) {
+		const sc_graph *g = graphs[i];
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		FUZZ_CHECK(stage != NULL);
+		int k = -1;
+		sc_error err;
+		sc_error_clear(&err);
+		if (sc_part_read(path, g, &k, stage, &err) == SC_OK) {
+			FUZZ_CHECK(k >= 1 && k <= 1000000);
+			for (int v = 0; v < g->n; v++)
+				FUZZ_CHECK(stage[v] >= -1000001 && stage[v] < 1000000);
+			fuzz_use_partition(g, stage, k);
+		} else {
+			fuzz_check_error(&err);
+		}
+		free(stage);
+	}
+	return 0;
+}
