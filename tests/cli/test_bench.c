@@ -266,3 +266,29 @@ Test(bench, interrupted_solve_reports_its_best_and_exits_130)
 	cr_assert(strstr(out, "bottleneck ") && strstr(out, "interrupted"), "%s", out);
 	free(out);
 }
+
+Test(bench, k_above_the_op_count_and_too_little_memory)
+{
+	/* more stages than ops: a valid partition with empty stages, and the
+	 * exact DP still proves it (figure2's optimum for any k >= 4 is 6) */
+	char *out = NULL, *err = NULL;
+	cr_assert_eq(run(&out, &err, "solve samples/paper/figure2.dot -k 10 --json"), 0, "%s", err);
+	json_t *v = json_loads(out, 0, NULL);
+	cr_assert_float_eq(json_real_value(json_object_get(v, "bottleneck")), 6, 1e-9);
+	cr_assert_eq(json_array_size(json_object_get(v, "stages")), 10);
+	cr_assert(json_is_true(json_object_get(v, "optimal")));
+	json_decref(v);
+	free(out);
+	free(err);
+	/* a graph too large for the memory allowed: one line, exit 2 */
+	char gpath[256], cmd[1024];
+	snprintf(gpath, sizeof gpath, "%s/big.dot", dir);
+	cr_assert_eq(run(NULL, NULL, "gen -n 100000 -s 2 -o '%s'", gpath), 0);
+	snprintf(cmd, sizeof cmd, "ulimit -v 120000; %s info '%s'", ts_program(), gpath);
+	int st = ts_run(cmd, &out, &err);
+	cr_assert_eq(st, 2, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "out of memory"), "%s", err);
+	cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	free(out);
+	free(err);
+}
