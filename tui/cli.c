@@ -69,7 +69,7 @@ typedef struct ui_option {
 } ui_option;
 
 static const ui_option options[] = {
-        {OPT_K, "k", 'k', "K", "number of pipeline stages (default: the file's k)"},
+        {OPT_K, "k", 'k', "K", "number of pipeline stages (default: the file's k; bench: a list, 2,4,8,16)"},
         {OPT_BANDWIDTH, "bandwidth", 'B', "B",
          "bandwidth in bytes per time unit (default: the file's, else 1)"},
         {OPT_MEMORY, "memory", 'M', "BYTES",
@@ -90,7 +90,7 @@ static const ui_option options[] = {
 	{OPT_PARTITION, "partition", 'p', "FILE",
 	 "solve: start from this partition (method refine); bounds: its upper bound"},
 	{OPT_RUNGS, "rungs", 'r', "LIST",
-	 "bounds: comma-separated rungs (default simple,bottleneck,guess,exact)"},
+	 "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact)"},
 	{OPT_FORMAT, "format", 'T', "FORMAT",
 	 "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
 	{OPT_FULL, "full", 0, NULL, "render: every op, clustered by stage (default: the stage graph)"},
@@ -106,7 +106,7 @@ static const ui_option options[] = {
 	{OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
 	{OPT_MODEL, "model", 0, "M",
 	 "er, ba, ws, any (REGAL, the default), transformer or resnet"},
-        {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically)"},
+        {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically; bench appends records)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
         {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
