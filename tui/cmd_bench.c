@@ -561,6 +561,20 @@ static json_t *tables(const records *rs, bool print)
 				printf(" %9s", isnan(g) ? "-" : (snprintf(b, sizeof b, "%.4f", g), b));
 		}
 	}
+	/* a method that refused some instances is averaged over fewer: say so */
+	for (int i = 0; i < nm; i++) {
+		int ran = 0, all = 0;
+		for (int j = 0; j < nk; j++) {
+			geomean(rs, ks[j], "methods", methods[i], "bottleneck", "simple", &cnt);
+			ran += cnt;
+		}
+		for (int r = 0; r < rs->n; r++)
+			all += isfinite(num(rs->r[r], "simple")) && !json_object_get(rs->r[r], "error");
+		json_object_set_new(json_object_get(t2, methods[i]), "instances", json_integer(ran));
+		if (print && ran < all)
+			printf("\n  (%s: over the %d of %d instances it ran on; it refused the others)",
+			       methods[i], ran, all);
+	}
 	/* running times, median over every instance */
 	double *v = malloc((size_t)(rs->n ? rs->n : 1) * sizeof *v);
 	if (print)
