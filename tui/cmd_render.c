@@ -12,6 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,14 @@
 #include "viz/full.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 /* The format: -T, else OUT's extension. */
 static const char *format_of(const ui_opts *o)
@@ -171,7 +180,12 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		return UI_EXIT_INPUT;
 	}
 	bool tty = isatty(STDERR_FILENO);
-	while (sc_search_step(s))
+	/* ^C stops the search and the command, writing nothing */
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (!interrupted && sc_search_step(s))
 		if (tty) {
 			sc_progress pr;
 			sc_search_progress(s, &pr);
@@ -180,9 +194,14 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		}
 	if (tty)
 		fputs("\r\033[K", stderr);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	int status = UI_EXIT_OK;
 	bool optimal;
-	if (sc_search_error(s)) {
+	if (interrupted) {
+		ui_error("render: interrupted during the search; nothing written");
+		status = 130;
+	} else if (sc_search_error(s)) {
 		ui_error("render: %s: %s", g->source, sc_search_error(s)->msg);
 		status = UI_EXIT_INPUT;
 	} else if (!isfinite(sc_search_result(s, stage, &optimal))) {

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/support.h"
@@ -433,4 +435,26 @@ Test(render, a_10000_op_graph_renders_its_stage_graph)
 	cr_assert(strstr(err, "10000 ops") && strstr(err, "stage graph"), "%s", err);
 	cr_assert_neq(access(path, F_OK), 0);
 	free(err);
+}
+
+Test(render, interrupted_search_writes_nothing_and_exits_130)
+{
+	char gpath[256], out[256], cmd[1024];
+	snprintf(gpath, sizeof gpath, "%s/g3k.dot", dir);
+	snprintf(out, sizeof out, "%s/int.svg", dir);
+	cr_assert_eq(run(NULL, NULL, "gen -n 3000 -s 4 -o '%s'", gpath), 0);
+	snprintf(cmd, sizeof cmd, "exec %s render '%s' -k 8 -m brkga -o '%s' 2>'%s/int.err'",
+	         ts_program(), gpath, out, dir);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	usleep(1500000);
+	kill(pid, SIGINT);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
+	cr_assert_neq(access(out, F_OK), 0, "a picture was written");
 }
