@@ -31,15 +31,9 @@ static const char *const tint[] = {"#edf2f8", "#fef3e8", "#eef6ed", "#f6f0f5", "
 
 static void defaults(Agraph_t *g)
 {
-	agattr(g, AGRAPH, "rankdir", "LR");
+	gv_declare_defaults(g);
 	agattr(g, AGRAPH, "nodesep", "0.15");
 	agattr(g, AGRAPH, "ranksep", "0.35");
-	agattr(g, AGRAPH, "pad", "0.25");
-	agattr(g, AGRAPH, "bgcolor", "white");
-	agattr(g, AGRAPH, "fontname", GV_FONT);
-	agattr(g, AGRAPH, "fontsize", "15");
-	agattr(g, AGRAPH, "fontcolor", GV_COL_LABEL);
-	agattr(g, AGRAPH, "labelloc", "t");
 	agattr(g, AGRAPH, "labeljust", "c");
 	agattr(g, AGRAPH, "newrank", "true");
 	/* cluster attributes, declared on the root so subgraphs may set them */
@@ -54,18 +48,11 @@ static void defaults(Agraph_t *g)
 	agattr(g, AGNODE, "color", GV_COL_BORDER);
 	agattr(g, AGNODE, "margin", "0.06,0.03");
 	agattr(g, AGNODE, "height", "0.3");
-	agattr(g, AGNODE, "fontname", GV_FONT);
 	agattr(g, AGNODE, "fontsize", "10");
-	agattr(g, AGNODE, "fontcolor", GV_COL_LABEL);
-	agattr(g, AGNODE, "label", "");
-	agattr(g, AGEDGE, "fontname", GV_FONT);
 	agattr(g, AGEDGE, "fontsize", "8");
-	agattr(g, AGEDGE, "fontcolor", GV_COL_LABEL);
 	agattr(g, AGEDGE, "color", COL_INSIDE);
 	agattr(g, AGEDGE, "arrowsize", "0.5");
 	agattr(g, AGEDGE, "penwidth", "0.8");
-	agattr(g, AGEDGE, "label", "");
-	agattr(g, AGEDGE, "style", "");
 }
 
 /* An op's label: its name, then work and output size in small print. */

@@ -147,6 +147,24 @@ sc_status gv_layout(gv_session *s, sc_error *err)
 	return SC_OK;
 }
 
+void gv_declare_defaults(Agraph_t *g)
+{
+	agattr(g, AGRAPH, "rankdir", "LR");
+	agattr(g, AGRAPH, "pad", "0.25");
+	agattr(g, AGRAPH, "bgcolor", "white");
+	agattr(g, AGRAPH, "fontname", GV_FONT);
+	agattr(g, AGRAPH, "fontsize", "15");
+	agattr(g, AGRAPH, "fontcolor", GV_COL_LABEL);
+	agattr(g, AGRAPH, "labelloc", "t");
+	agattr(g, AGNODE, "fontname", GV_FONT);
+	agattr(g, AGNODE, "fontcolor", GV_COL_LABEL);
+	agattr(g, AGNODE, "label", "");
+	agattr(g, AGEDGE, "fontname", GV_FONT);
+	agattr(g, AGEDGE, "fontcolor", GV_COL_LABEL);
+	agattr(g, AGEDGE, "label", "");
+	agattr(g, AGEDGE, "style", "");
+}
+
 void gv_set_html(void *obj, Agraph_t *g, char *name, const char *text)
 {
 	/* the text must be marked as HTML in cgraph's string pool */

@@ -62,6 +62,12 @@ sc_status gv_render(gv_session *s, const char *format, const char *path, double 
  * (SC_ERR_INPUT, naming path and some known formats). */
 sc_status gv_check_format(gv_session *s, const char *format, const char *path, sc_error *err);
 
+/* Declares what every picture shares: left to right on white, the caption
+ * at the top, labels in GV_FONT and GV_COL_LABEL, and empty node labels and
+ * edge labels and styles, so that each object may set its own (cgraph
+ * ignores agset on an undeclared attribute). */
+void gv_declare_defaults(Agraph_t *g);
+
 /* Sets an HTML-like attribute value of obj (a graph, node or edge of g). */
 void gv_set_html(void *obj, Agraph_t *g, char *name, const char *text);
 

@@ -101,29 +101,16 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 	if (!s->gv.g || !s->node || !s->edge)
 		return sc_error_nomem(err, "the Graphviz graph");
 	Agraph_t *g = s->gv.g;
-	agattr(g, AGRAPH, "rankdir", "LR");
+	gv_declare_defaults(g);
 	agattr(g, AGRAPH, "nodesep", "0.3");
 	agattr(g, AGRAPH, "ranksep", "0.45");
-	agattr(g, AGRAPH, "pad", "0.25");
-	agattr(g, AGRAPH, "bgcolor", "white");
-	agattr(g, AGRAPH, "fontname", GV_FONT);
-	agattr(g, AGRAPH, "fontsize", "15");
-	agattr(g, AGRAPH, "fontcolor", GV_COL_LABEL);
-	agattr(g, AGRAPH, "labelloc", "t");
 	agattr(g, AGNODE, "shape", "none");
 	agattr(g, AGNODE, "margin", "0");
-	agattr(g, AGNODE, "fontname", GV_FONT);
 	agattr(g, AGNODE, "fontsize", "11");
-	agattr(g, AGNODE, "fontcolor", GV_COL_LABEL);
-	agattr(g, AGNODE, "label", "");
-	agattr(g, AGEDGE, "fontname", GV_FONT);
 	agattr(g, AGEDGE, "fontsize", "10");
-	agattr(g, AGEDGE, "fontcolor", GV_COL_LABEL);
 	agattr(g, AGEDGE, "color", GV_COL_EDGE);
 	agattr(g, AGEDGE, "arrowsize", "0.7");
 	agattr(g, AGEDGE, "penwidth", "1");
-	agattr(g, AGEDGE, "label", "");
-	agattr(g, AGEDGE, "style", "");
 
 	char text[4096];
 	strbuf b = {.s = text, .size = sizeof text};
