@@ -43,13 +43,6 @@
 #define MAX_METHODS 16
 #define MAX_KS 32
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static double now(void)
 {
@@ -242,7 +235,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 	bool optimal_dp = false;
 	json_t *methods = json_object();
 	json_object_set_new(rec, "methods", methods);
-	for (int i = 0; i < c->nm && !stop && stage && best_stage; i++) {
+	for (int i = 0; i < c->nm && !ui_interrupted() && stage && best_stage; i++) {
 		sc_search_params p;
 		sc_search_params_init(&p);
 		p.method = c->m[i].base;
@@ -256,7 +249,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 		if (!s) {
 			row = json_pack("{s:n, s:s}", "bottleneck", "refused", err.msg);
 		} else {
-			while (!stop && sc_search_step(s))
+			while (!ui_interrupted() && sc_search_step(s))
 				;
 			bool optimal = false;
 			double v = sc_search_result(s, stage, &optimal);
@@ -279,7 +272,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 	double upper = best, lower = NAN;
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
-	sc_engine *e = stop ? NULL : sc_engine_new(mip_slots, &err);
+	sc_engine *e = ui_interrupted() ? NULL : sc_engine_new(mip_slots, &err);
 	sc_ladder *l = NULL;
 	if (e) {
 		sc_ladder_params lp = {.rungs = c->rungs,
@@ -293,7 +286,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 		while (!sc_ladder_done(l)) {
 			sc_engine_poll(e, 100, -1, NULL);
 			sc_ladder_update(l);
-			if (stop && !cancelled) {
+			if (ui_interrupted() && !cancelled) {
 				sc_ladder_cancel(l);
 				cancelled = true;
 			}
@@ -313,7 +306,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 				json_object_set_new(row, "message", json_string(ri.message));
 			json_object_set_new(rungs, sc_rung_name((sc_rung)r), row);
 		}
-	} else if (!stop) {
+	} else if (!ui_interrupted()) {
 		json_object_set_new(rec, "error", json_string(err.msg));
 	}
 	sc_ladder_free(l);
@@ -327,7 +320,7 @@ static json_t *run_instance(const instance *inst, const config *c, const ui_opts
 	free(stage);
 	free(best_stage);
 	sc_graph_free(g);
-	if (stop) {
+	if (ui_interrupted()) {
 		json_decref(rec);
 		return NULL;
 	}
@@ -629,7 +622,7 @@ static json_t *tables(const records *rs, bool print)
 static void worker(const instance *todo, int ntodo, int w, int n, const config *c,
                    const ui_opts *o, int fd, int mip_slots)
 {
-	for (int i = w; i < ntodo && !stop; i += n) {
+	for (int i = w; i < ntodo && !ui_interrupted(); i += n) {
 		json_t *rec = run_instance(&todo[i], c, o, mip_slots);
 		if (rec && !append(fd, rec))
 			_exit(3);
@@ -718,10 +711,8 @@ int ui_cmd_bench(const ui_opts *o)
 	fprintf(stderr, "stagecut: bench: %d graph%s x %d k = %d instances%s, %d already in %s, %d to run\n",
 	        nfiles, nfiles == 1 ? "" : "s", c.nk, ninst,
 	        o->part_n > 0 ? " (before --part)" : "", skipped, results, ntodo);
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
 	int jobs = o->jobs > 0 ? o->jobs : 1;
 	if (jobs > ntodo)
 		jobs = ntodo ? ntodo : 1;
@@ -734,11 +725,11 @@ int ui_cmd_bench(const ui_opts *o)
 		pid_t pid = fork();
 		if (pid == 0) {
 			worker(todo, ntodo, w, jobs, &c, o, fd, slots);
-			_exit(stop ? 130 : 0);
+			_exit(ui_interrupted() ? 130 : 0);
 		}
 		if (pid < 0) {
 			ui_error("bench: cannot start a worker: %s", strerror(errno));
-			stop = 1;
+			ui_interrupt();
 			break;
 		}
 		pids[npids++] = pid;
@@ -756,7 +747,7 @@ int ui_cmd_bench(const ui_opts *o)
 				failed++;
 			continue;
 		}
-		if (stop && !forwarded) {
+		if (ui_interrupted() && !forwarded) {
 			/* a signal sent to this process alone reaches the workers too */
 			for (int i = 0; i < npids; i++)
 				kill(pids[i], SIGTERM);
@@ -776,8 +767,7 @@ int ui_cmd_bench(const ui_opts *o)
 	if (tty)
 		fputs("\r\033[K", stderr);
 	close(fd);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ui_release_interrupts(&saved);
 	if (failed) {
 		ui_error("bench: %d worker%s failed (could not write %s?)", failed,
 		         failed == 1 ? "" : "s", results);
@@ -820,7 +810,7 @@ int ui_cmd_bench(const ui_opts *o)
 		ui_print_json(t);
 	else
 		json_decref(t);
-	if (stop) {
+	if (ui_interrupted()) {
 		ui_error("bench: interrupted; %d instance%s recorded in %s, a rerun goes on from there",
 		         rs.n, rs.n == 1 ? "" : "s", results);
 		status = 130;

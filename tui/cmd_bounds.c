@@ -17,13 +17,6 @@
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 /* Parses "simple,guess,..." into rung bits; false (after an error) when a
  * name is unknown. */
@@ -109,10 +102,8 @@ int ui_cmd_bounds(const ui_opts *o)
 	bool ub_optimal = false;
 	double upper = INFINITY, search_seconds = 0;
 	bool tty = isatty(STDERR_FILENO);
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
 	if (!stage) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
@@ -177,7 +168,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		do {
 			sc_engine_poll(e, 100, -1, NULL);
 			sc_engine_info(e, id, &ji);
-			if (interrupted)
+			if (ui_interrupted())
 				sc_engine_cancel(e, id);
 			if (tty && ji.elapsed - last >= 0.2) {
 				char b[32];
@@ -213,7 +204,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	while (!sc_ladder_done(l)) {
 		sc_engine_poll(e, 100, -1, NULL);
 		sc_ladder_update(l);
-		if (interrupted && !cancelled) {
+		if (ui_interrupted() && !cancelled) {
 			sc_ladder_cancel(l);
 			cancelled = true;
 		}
@@ -315,11 +306,10 @@ int ui_cmd_bounds(const ui_opts *o)
 out:
 	sc_ladder_free(l);
 	sc_engine_free(e);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ui_release_interrupts(&saved);
 	free(stage);
 	sc_graph_free(g);
-	if (status == UI_EXIT_OK && interrupted)
+	if (status == UI_EXIT_OK && ui_interrupted())
 		status = 130;
 	return status;
 }

@@ -26,13 +26,6 @@
 #include "viz/layout.h"
 #include "viz/quotient.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 /* The format: -T, else OUT's extension. */
 static const char *format_of(const ui_opts *o)
@@ -181,11 +174,9 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	}
 	bool tty = isatty(STDERR_FILENO);
 	/* ^C stops the search and the command, writing nothing */
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (!interrupted && sc_search_step(s))
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	while (!ui_interrupted() && sc_search_step(s))
 		if (tty) {
 			sc_progress pr;
 			sc_search_progress(s, &pr);
@@ -194,11 +185,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		}
 	if (tty)
 		fputs("\r\033[K", stderr);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ui_release_interrupts(&saved);
 	int status = UI_EXIT_OK;
 	bool optimal;
-	if (interrupted) {
+	if (ui_interrupted()) {
 		ui_error("render: interrupted during the search; nothing written");
 		status = 130;
 	} else if (sc_search_error(s)) {

@@ -18,13 +18,6 @@
 
 void ui_print_stage_table(const sc_costs *c, FILE *f);
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static void show_progress(sc_search *s, bool tty, double *last)
 {
@@ -118,14 +111,11 @@ int ui_cmd_solve(const ui_opts *o)
 	bool tty = isatty(STDERR_FILENO);
 	double last = -1;
 	/* ^C stops the search; the best partition so far is reported */
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	while (!interrupted && sc_search_step(s))
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	while (!ui_interrupted() && sc_search_step(s))
 		show_progress(s, tty, &last);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ui_release_interrupts(&saved);
 	show_progress(s, tty, &last);
 	if (tty)
 		fputc('\n', stderr);
@@ -189,7 +179,7 @@ int ui_cmd_solve(const ui_opts *o)
 	       at + 1, optimal ? ", proven optimal" : "", pr.evals, pr.elapsed);
 	if (o->output)
 		printf("partition written to %s\n", o->output);
-	if (interrupted) {
+	if (ui_interrupted()) {
 		ui_error("solve: interrupted; the best partition found so far is above");
 		status = 130;
 	}

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "core/load.h"
@@ -45,4 +46,37 @@ const char *ui_num(double x, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.4f", x);
 	return buf;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void ui_catch_interrupts(ui_interrupts *saved)
+{
+	struct sigaction sa = {.sa_handler = on_interrupt};
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &saved->old_int);
+	sigaction(SIGTERM, &sa, &saved->old_term);
+}
+
+void ui_release_interrupts(const ui_interrupts *saved)
+{
+	sigaction(SIGINT, &saved->old_int, NULL);
+	sigaction(SIGTERM, &saved->old_term, NULL);
+}
+
+bool ui_interrupted(void)
+{
+	return interrupted;
+}
+
+void ui_interrupt(void)
+{
+	interrupted = 1;
 }

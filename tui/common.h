@@ -22,7 +22,21 @@ bool ui_print_json(json_t *v);
 /* Formats x with a width-independent "%.6g"-like precision into buf. */
 const char *ui_num(double x, char *buf, size_t size);
 
+#include <signal.h>
+
 #include "solvers/ladder.h"
+
+/* Between ui_catch_interrupts and ui_release_interrupts, ^C (SIGINT) and
+ * SIGTERM only raise a flag, ui_interrupted(), so that a batch command can
+ * stop its work, report what it has and exit 130.  ui_interrupt() raises
+ * the flag by hand. */
+typedef struct ui_interrupts {
+	struct sigaction old_int, old_term;
+} ui_interrupts;
+void ui_catch_interrupts(ui_interrupts *saved);
+void ui_release_interrupts(const ui_interrupts *saved);
+bool ui_interrupted(void);
+void ui_interrupt(void);
 
 /* Parses a comma-separated list of rung names into bits (1u << sc_rung);
  * prints the error and returns false on an unknown name. */
