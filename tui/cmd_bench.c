@@ -500,6 +500,38 @@ static double geomean(const records *rs, int k, const char *what, const char *na
 	return n ? exp(sum / n) : NAN;
 }
 
+/* One table: a row per name of `what` (its `field` over the record's `den`,
+ * geometric mean per k) into the JSON object table, printed under title
+ * when print; ran[i] gets how many instances row i averaged over. */
+static void ratio_table(const records *rs, const int *ks, int nk, const char *what,
+                        const char *const *names, int n, const char *field, const char *den,
+                        const char *title, const char *label, json_t *table, int *ran,
+                        bool print)
+{
+	char b[32];
+	if (print) {
+		printf("%s\n%-14s", title, label);
+		for (int j = 0; j < nk; j++)
+			printf(" %9s", (snprintf(b, sizeof b, "k=%d", ks[j]), b));
+	}
+	for (int i = 0; i < n; i++) {
+		json_t *row = json_object();
+		json_object_set_new(table, names[i], row);
+		if (print)
+			printf("\n%-14s", names[i]);
+		ran[i] = 0;
+		for (int j = 0; j < nk; j++) {
+			int cnt;
+			double g = geomean(rs, ks[j], what, names[i], field, den, &cnt);
+			ran[i] += cnt;
+			snprintf(b, sizeof b, "%d", ks[j]);
+			json_object_set_new(row, b, isnan(g) ? json_null() : json_real(g));
+			if (print)
+				printf(" %9s", isnan(g) ? "-" : (snprintf(b, sizeof b, "%.4f", g), b));
+		}
+	}
+}
+
 static json_t *tables(const records *rs, bool print)
 {
 	const char *methods[64], *rungs[8];
@@ -514,59 +546,25 @@ static json_t *tables(const records *rs, bool print)
 	json_object_set_new(root, "table2", t2);
 	json_object_set_new(root, "median_seconds", times);
 	json_object_set_new(root, "proven_optimal", proven);
-	int cnt;
+	int ran[64];
 	char b[32];
-	if (print)
-		printf("\nTable 1: lower bound / best partition (geometric mean over instances; 1 = "
-		       "proven optimal)\n%-14s",
-		       "rung");
-	for (int j = 0; print && j < nk; j++)
-		printf(" %9s", (snprintf(b, sizeof b, "k=%d", ks[j]), b));
-	for (int i = 0; i < nr; i++) {
-		json_t *row = json_object();
-		json_object_set_new(t1, rungs[i], row);
-		if (print)
-			printf("\n%-14s", rungs[i]);
-		for (int j = 0; j < nk; j++) {
-			double g = geomean(rs, ks[j], "rungs", rungs[i], "value", "upper", &cnt);
-			snprintf(b, sizeof b, "%d", ks[j]);
-			json_object_set_new(row, b, isnan(g) ? json_null() : json_real(g));
-			if (print)
-				printf(" %9s", isnan(g) ? "-" : (snprintf(b, sizeof b, "%.4f", g), b));
-		}
-	}
-	if (print)
-		printf("\n\nTable 2: bottleneck / simple lower bound (geometric mean over "
-		       "instances; lower is better)\n%-14s",
-		       "method");
-	for (int j = 0; print && j < nk; j++)
-		printf(" %9s", (snprintf(b, sizeof b, "k=%d", ks[j]), b));
-	for (int i = 0; i < nm; i++) {
-		json_t *row = json_object();
-		json_object_set_new(t2, methods[i], row);
-		if (print)
-			printf("\n%-14s", methods[i]);
-		for (int j = 0; j < nk; j++) {
-			double g = geomean(rs, ks[j], "methods", methods[i], "bottleneck", "simple", &cnt);
-			snprintf(b, sizeof b, "%d", ks[j]);
-			json_object_set_new(row, b, isnan(g) ? json_null() : json_real(g));
-			if (print)
-				printf(" %9s", isnan(g) ? "-" : (snprintf(b, sizeof b, "%.4f", g), b));
-		}
-	}
+	ratio_table(rs, ks, nk, "rungs", rungs, nr, "value", "upper",
+	            "\nTable 1: lower bound / best partition (geometric mean over instances; 1 = "
+	            "proven optimal)",
+	            "rung", t1, ran, print);
+	ratio_table(rs, ks, nk, "methods", methods, nm, "bottleneck", "simple",
+	            "\n\nTable 2: bottleneck / simple lower bound (geometric mean over instances; "
+	            "lower is better)",
+	            "method", t2, ran, print);
 	/* a method that refused some instances is averaged over fewer: say so */
+	int usable = 0;
+	for (int r = 0; r < rs->n; r++)
+		usable += isfinite(num(rs->r[r], "simple")) && !json_object_get(rs->r[r], "error");
 	for (int i = 0; i < nm; i++) {
-		int ran = 0, all = 0;
-		for (int j = 0; j < nk; j++) {
-			geomean(rs, ks[j], "methods", methods[i], "bottleneck", "simple", &cnt);
-			ran += cnt;
-		}
-		for (int r = 0; r < rs->n; r++)
-			all += isfinite(num(rs->r[r], "simple")) && !json_object_get(rs->r[r], "error");
-		json_object_set_new(json_object_get(t2, methods[i]), "instances", json_integer(ran));
-		if (print && ran < all)
+		json_object_set_new(json_object_get(t2, methods[i]), "instances", json_integer(ran[i]));
+		if (print && ran[i] < usable)
 			printf("\n  (%s: over the %d of %d instances it ran on; it refused the others)",
-			       methods[i], ran, all);
+			       methods[i], ran[i], usable);
 	}
 	/* running times, median over every instance */
 	double *v = malloc((size_t)(rs->n ? rs->n : 1) * sizeof *v);
