@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <stdarg.h>
 
 #include "core/cost.h"
 #include "core/load.h"
@@ -251,4 +252,55 @@ int ts_trials(int n)
 	if (!v || !*v || strcmp(v, "0") == 0)
 		return n;
 	return n / 10 > 0 ? n / 10 : 1;
+}
+
+int ts_runf(char **out, char **err, const char *fmt, ...)
+{
+	char args[4096], cmd[4608];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
+	int status = ts_run(cmd, out, err);
+	cr_assert_neq(status, -1, "could not run: %s", cmd);
+	return status;
+}
+
+char *ts_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap);
+	cr_assert(buf);
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n < 2) {
+			buf = realloc(buf, cap *= 2);
+			cr_assert(buf);
+		}
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+void ts_make_dir(char *dir, const char *prefix)
+{
+	snprintf(dir, 64, "/tmp/%s-XXXXXX", prefix);
+	cr_assert(mkdtemp(dir), "cannot make a scratch directory %s", dir);
+}
+
+void ts_remove_dir(const char *dir)
+{
+	if (!dir[0])
+		return;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
 }

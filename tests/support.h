@@ -57,6 +57,20 @@ int ts_run(const char *cmd, char **out, char **err);
 /* The program under test: $STAGECUT, else "./stagecut". */
 const char *ts_program(void);
 
+/* Runs "PROGRAM ARGS" with ARGS formatted printf-style, capturing as
+ * ts_run does; returns the exit status or fails the test when the command
+ * cannot be run. */
+int ts_runf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The whole file, NUL-terminated (malloc'd; *len, when not NULL, gets its
+ * size), or NULL when it cannot be read. */
+char *ts_slurp(const char *path, size_t *len);
+
+/* A new scratch directory /tmp/PREFIX-XXXXXX into dir (at least 64 bytes),
+ * or fails the test; ts_remove_dir removes it and all it holds. */
+void ts_make_dir(char *dir, const char *prefix);
+void ts_remove_dir(const char *dir);
+
 #endif
 
 /* Terminal tests drive the real program in a detached tmux session. */

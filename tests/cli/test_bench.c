@@ -8,7 +8,6 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,33 +20,15 @@ static char dir[64];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/sc-bench-XXXXXX");
-	cr_assert(mkdtemp(dir));
+	ts_make_dir(dir, "sc-bench");
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	ts_remove_dir(dir);
 }
 
 TestSuite(bench, .init = make_dir, .fini = remove_dir, .timeout = 180);
-
-static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char **out, char **err, const char *fmt, ...)
-{
-	char args[4096], cmd[4608];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
-	int status = ts_run(cmd, out, err);
-	cr_assert_neq(status, -1, "could not run %s", cmd);
-	return status;
-}
 
 /* The records of a results file. */
 static json_t *records(const char *path)
@@ -81,7 +62,7 @@ Test(bench, tables_are_the_records_geometric_means_and_bounds_hold)
 {
 	char res[256], *out = NULL, *err = NULL;
 	snprintf(res, sizeof res, "%s/r.jsonl", dir);
-	int st = run(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -j 2 --json -o '%s'", res);
+	int st = ts_runf(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -j 2 --json -o '%s'", res);
 	cr_assert_eq(st, 0, "exit %d: %s", st, err);
 	json_t *t = json_loads(out, 0, NULL);
 	cr_assert(t, "no JSON: %s", out);
@@ -143,7 +124,7 @@ Test(bench, tables_are_the_records_geometric_means_and_bounds_hold)
 	free(err);
 
 	/* a rerun with the same file and options runs nothing new */
-	st = run(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", res);
+	st = ts_runf(&out, &err, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", res);
 	cr_assert_eq(st, 0);
 	cr_assert(strstr(err, "6 already in") && strstr(err, "0 to run"), "%s", err);
 	recs = records(res);
@@ -159,16 +140,16 @@ Test(bench, parts_merge_into_the_whole)
 	snprintf(whole, sizeof whole, "%s/w.jsonl", dir);
 	snprintf(p1, sizeof p1, "%s/p1.jsonl", dir);
 	snprintf(p2, sizeof p2, "%s/p2.jsonl", dir);
-	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", whole), 0);
-	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 1/2 -o '%s'", p1), 0);
-	cr_assert_eq(run(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 2/2 -o '%s'", p2), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", whole), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 1/2 -o '%s'", p1), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 2/2 -o '%s'", p2), 0);
 	json_t *r1 = records(p1), *r2 = records(p2);
 	cr_assert_eq(json_array_size(r1) + json_array_size(r2), 6);
 	cr_assert_eq(json_array_size(r1), 3);
 	json_decref(r1);
 	json_decref(r2);
-	cr_assert_eq(run(&a, NULL, "bench --merge '%s' --json", whole), 0);
-	cr_assert_eq(run(&b, NULL, "bench --merge '%s' '%s' --json", p1, p2), 0);
+	cr_assert_eq(ts_runf(&a, NULL, "bench --merge '%s' --json", whole), 0);
+	cr_assert_eq(ts_runf(&b, NULL, "bench --merge '%s' '%s' --json", p1, p2), 0);
 	json_t *ta = json_loads(a, 0, NULL), *tb = json_loads(b, 0, NULL);
 	/* the deterministic parts: bounds and bottlenecks (not the seconds) */
 	cr_assert(json_equal(json_object_get(ta, "table1"), json_object_get(tb, "table1")),
@@ -219,22 +200,22 @@ Test(bench, refusals)
 {
 	char res[256], *err = NULL;
 	snprintf(res, sizeof res, "%s/bad.jsonl", dir);
-	cr_assert_eq(run(NULL, &err, "bench samples/paper --methods nosuch -o '%s'", res), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "bench samples/paper --methods nosuch -o '%s'", res), 2);
 	cr_assert(strstr(err, "nosuch"), "%s", err);
 	free(err);
-	cr_assert_eq(run(NULL, &err, "bench samples/paper --part 3/2 -o '%s'", res), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "bench samples/paper --part 3/2 -o '%s'", res), 2);
 	cr_assert(strstr(err, "--part"), "%s", err);
 	free(err);
-	cr_assert_eq(run(NULL, &err, "bench samples/paper -k 2,x -o '%s'", res), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "bench samples/paper -k 2,x -o '%s'", res), 2);
 	cr_assert(strstr(err, "-k"), "%s", err);
 	free(err);
 	FILE *f = fopen(res, "w");
 	fputs("{\"graph\": \"a\", \"k\": 2, \"config\": \"x\"}\nnot json\n", f);
 	fclose(f);
-	cr_assert_eq(run(NULL, &err, "bench samples/paper -k 2 -o '%s'", res), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "bench samples/paper -k 2 -o '%s'", res), 2);
 	cr_assert(strstr(err, "bad.jsonl:2"), "names the file and line: %s", err);
 	free(err);
-	cr_assert_eq(run(NULL, &err, "bench --merge '%s/missing.jsonl'", dir), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "bench --merge '%s/missing.jsonl'", dir), 2);
 	cr_assert(strstr(err, "missing.jsonl"), "%s", err);
 	free(err);
 }
@@ -272,7 +253,7 @@ Test(bench, k_above_the_op_count_and_too_little_memory)
 	/* more stages than ops: a valid partition with empty stages, and the
 	 * exact DP still proves it (figure2's optimum for any k >= 4 is 6) */
 	char *out = NULL, *err = NULL;
-	cr_assert_eq(run(&out, &err, "solve samples/paper/figure2.dot -k 10 --json"), 0, "%s", err);
+	cr_assert_eq(ts_runf(&out, &err, "solve samples/paper/figure2.dot -k 10 --json"), 0, "%s", err);
 	json_t *v = json_loads(out, 0, NULL);
 	cr_assert_float_eq(json_real_value(json_object_get(v, "bottleneck")), 6, 1e-9);
 	cr_assert_eq(json_array_size(json_object_get(v, "stages")), 10);
@@ -283,7 +264,7 @@ Test(bench, k_above_the_op_count_and_too_little_memory)
 	/* a graph too large for the memory allowed: one line, exit 2 */
 	char gpath[256], cmd[1024];
 	snprintf(gpath, sizeof gpath, "%s/big.dot", dir);
-	cr_assert_eq(run(NULL, NULL, "gen -n 100000 -s 2 -o '%s'", gpath), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 100000 -s 2 -o '%s'", gpath), 0);
 	snprintf(cmd, sizeof cmd, "ulimit -v 120000; %s info '%s'", ts_program(), gpath);
 	int st = ts_run(cmd, &out, &err);
 	cr_assert_eq(st, 2, "exit %d: %s", st, err);

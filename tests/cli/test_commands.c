@@ -45,18 +45,12 @@ static char g_dir[64];
 
 static void make_dir(void)
 {
-	snprintf(g_dir, sizeof g_dir, "/tmp/sc-cmd-XXXXXX");
-	cr_assert(mkdtemp(g_dir), "mkdtemp failed");
+	ts_make_dir(g_dir, "sc-cmd");
 }
 
 static void remove_dir(void)
 {
-	if (!g_dir[0])
-		return;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", g_dir);
+	ts_remove_dir(g_dir);
 }
 
 TestSuite(commands, .init = make_dir, .fini = remove_dir, .timeout = 60);
@@ -76,45 +70,7 @@ static void write_text(const char *path, const char *text)
 	fclose(f);
 }
 
-/* The whole file (malloc'd, NUL-terminated), or NULL when it cannot be read. */
-static char *slurp_file(const char *path, size_t *len_out)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, len = 0, got;
-	char *buf = malloc(cap);
-	cr_assert(buf);
-	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (cap - len < 2) {
-			buf = realloc(buf, cap *= 2);
-			cr_assert(buf);
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return buf;
-}
-
 /* ---- running the program ---------------------------------------------- */
-
-/* Runs "PROGRAM <args>" (args printf-style); returns the exit status. */
-static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char **out, char **err, const char *fmt, ...)
-{
-	char args[4096], cmd[4608];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
-	int status = ts_run(cmd, out, err);
-	cr_assert_neq(status, -1, "could not run: %s", cmd);
-	return status;
-}
 
 /* Runs the program (args printf-style in args), expects one JSON object (and
  * nothing else) on stdout and an exit status in [lo, hi]; returns the object
@@ -122,7 +78,7 @@ static int run(char **out, char **err, const char *fmt, ...)
 static json_t *json_of(int lo, int hi, int *status, const char *args)
 {
 	char *out, *err;
-	*status = run(&out, &err, "%s", args);
+	*status = ts_runf(&out, &err, "%s", args);
 	cr_assert(*status >= lo && *status <= hi, "'%s': exit status %d; stderr: %s", args, *status,
 	          err);
 	json_error_t jerr;
@@ -365,7 +321,7 @@ static void assert_hand_stages(json_t *root, const hand_stage *h, int k, double 
 static char *help_of(const char *cmd)
 {
 	char *out, *err;
-	int status = run(&out, &err, "%s --help", cmd);
+	int status = ts_runf(&out, &err, "%s --help", cmd);
 	cr_assert_eq(status, 0, "'%s --help' exits %d: %s", cmd, status, err);
 	cr_assert_str_empty(err, "'%s --help' wrote to stderr: %s", cmd, err);
 	free(err);
@@ -392,7 +348,7 @@ Test(commands, help_goes_to_stdout_and_exits_0)
 		          commands[i]);
 		/* -h is the same as --help, wherever it stands */
 		char *out;
-		cr_assert_eq(run(&out, NULL, "%s " FIGURE2 " -h", commands[i]), 0);
+		cr_assert_eq(ts_runf(&out, NULL, "%s " FIGURE2 " -h", commands[i]), 0);
 		cr_assert_str_eq(out, h, "'%s -h' differs from '%s --help'", commands[i],
 		                 commands[i]);
 		free(out);
@@ -404,13 +360,13 @@ Test(commands, help_goes_to_stdout_and_exits_0)
 Test(commands, version_matches_the_man_page)
 {
 	char *out, *err;
-	cr_assert_eq(run(&out, &err, "--version"), 0);
+	cr_assert_eq(ts_runf(&out, &err, "--version"), 0);
 	cr_assert_str_empty(err);
 	int a, b, c, used = 0;
 	cr_assert_eq(sscanf(out, "stagecut %d.%d.%d\n%n", &a, &b, &c, &used), 3, "got '%s'", out);
 	cr_assert_eq((size_t)used, strlen(out), "trailing text after the version: '%s'", out);
 	/* the man page's title line carries the same version */
-	char *man = slurp_file(MAN_PAGE, NULL);
+	char *man = ts_slurp(MAN_PAGE, NULL);
 	cr_assert(man);
 	char want[64];
 	snprintf(want, sizeof want, "\"stagecut %d.%d.%d\"", a, b, c);
@@ -466,7 +422,7 @@ Test(commands, bad_usage_exits_2_with_one_line_on_stderr)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char *out, *err;
-		int status = run(&out, &err, "%s", bad[i]);
+		int status = ts_runf(&out, &err, "%s", bad[i]);
 		cr_expect_eq(status, 2, "'%s' exits %d, want 2; stderr: %s", bad[i], status, err);
 		cr_expect_str_empty(out, "'%s' wrote to stdout: %s", bad[i], out);
 		cr_expect(strncmp(err, "stagecut: ", 10) == 0, "'%s': stderr '%s'", bad[i], err);
@@ -482,7 +438,7 @@ Test(commands, bad_usage_exits_2_with_one_line_on_stderr)
 /* The man page with groff's "\-" turned into "-". */
 static char *man_text(void)
 {
-	char *man = slurp_file(MAN_PAGE, NULL);
+	char *man = ts_slurp(MAN_PAGE, NULL);
 	cr_assert(man, "cannot read " MAN_PAGE);
 	char *w = man;
 	for (const char *r = man; *r; r++) {
@@ -899,7 +855,7 @@ Test(commands, eval_figure2_own_partition_by_hand)
 
 	/* the text report says the same */
 	char *out;
-	cr_assert_eq(run(&out, NULL, "eval " FIGURE2 " %s", p), 0);
+	cr_assert_eq(ts_runf(&out, NULL, "eval " FIGURE2 " %s", p), 0);
 	cr_assert(strstr(out, "bottleneck 8.0000 (stage 2)"), "%s", out);
 	cr_assert(strstr(out, "\nvalid\n"), "%s", out);
 	free(out);
@@ -972,7 +928,7 @@ static json_t *eval_bad(const char *name, const char *text, const char *opts, ch
 	write_text(tpath(p, sizeof p, name), text);
 	json_t *r = run_json(1, "eval --json %s " RESIDUAL " %s", opts, p);
 	char *err;
-	int status = run(text_out, &err, "eval %s " RESIDUAL " %s", opts, p);
+	int status = ts_runf(text_out, &err, "eval %s " RESIDUAL " %s", opts, p);
 	cr_assert_eq(status, 1, "eval %s: exit %d, stderr %s", name, status, err);
 	free(err);
 	return r;
@@ -1147,7 +1103,7 @@ static const char *const methods[] = {"exact", "slice",  "kahn",   "dpl",
  * and k, or NAN. */
 static double reference(const char *graph, int k)
 {
-	char *tsv = slurp_file(FIDDLE "REFERENCE.tsv", NULL);
+	char *tsv = ts_slurp(FIDDLE "REFERENCE.tsv", NULL);
 	cr_assert(tsv, "cannot read REFERENCE.tsv");
 	double v = NAN;
 	for (char *line = strtok(tsv, "\n"); line; line = strtok(NULL, "\n")) {
@@ -1338,7 +1294,7 @@ Test(commands, solve_every_method_on_resnet50_operators)
 
 Test(commands, exact_reproduces_every_reference_optimum)
 {
-	char *tsv = slurp_file(FIDDLE "REFERENCE.tsv", NULL);
+	char *tsv = ts_slurp(FIDDLE "REFERENCE.tsv", NULL);
 	cr_assert(tsv);
 	int rows = 0;
 	char *save = NULL;
@@ -1426,11 +1382,11 @@ static char *solve_with_seed(const char *graph, const char *method, const char *
 {
 	char f[128], *err;
 	tpath(f, sizeof f, name);
-	int status = run(NULL, &err, "solve %s -k 6 -m %s %s --seed %s -o %s", graph, method,
+	int status = ts_runf(NULL, &err, "solve %s -k 6 -m %s %s --seed %s -o %s", graph, method,
 	                 budget, seed, f);
 	cr_assert_eq(status, 0, "%s --seed %s: %s", method, seed, err);
 	free(err);
-	char *text = slurp_file(f, len);
+	char *text = ts_slurp(f, len);
 	cr_assert(text);
 	return text;
 }
@@ -1440,7 +1396,7 @@ Test(commands, solve_with_the_same_seed_repeats)
 	/* a random graph of 150 ops, where the searches' random choices show */
 	char g[128];
 	tpath(g, sizeof g, "r.dot");
-	cr_assert_eq(run(NULL, NULL, "gen -n 150 -s 4 -o %s", g), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 150 -s 4 -o %s", g), 0);
 	static const char *const seeded[] = {"kahn", "slice", "random", "brkga", "best"};
 	int differ = 0;
 	for (size_t i = 0; i < sizeof seeded / sizeof seeded[0]; i++) {
@@ -1478,10 +1434,10 @@ Test(commands, solve_reports_no_feasible_partition_and_writes_nothing)
 	cr_assert_eq(json_array_size(jget(r, "stages")), 0);
 	json_decref(r);
 	char *err;
-	cr_assert_eq(run(NULL, &err, "solve " RESIDUAL " -M 50 -o %s", outp), 1);
+	cr_assert_eq(ts_runf(NULL, &err, "solve " RESIDUAL " -M 50 -o %s", outp), 1);
 	cr_assert(strncmp(err, "stagecut: ", 10) == 0 && strstr(err, "memory"), "stderr: %s", err);
 	free(err);
-	char *now = slurp_file(outp, NULL);
+	char *now = ts_slurp(outp, NULL);
 	cr_assert_str_eq(now, "precious\n", "the output file was touched");
 	free(now);
 	DIR *d = opendir(g_dir);
@@ -1512,7 +1468,7 @@ Test(commands, gen_writes_a_graph_of_n_ops)
 			char f[128];
 			tpath(f, sizeof f, "g.dot");
 			char *err;
-			int status = run(NULL, &err, "gen --nodes %d --seed 5 --model %s -o %s",
+			int status = ts_runf(NULL, &err, "gen --nodes %d --seed 5 --model %s -o %s",
 			                 sizes[i], models[j], f);
 			cr_assert_eq(status, 0, "gen -n %d --model %s: %s", sizes[i], models[j],
 			             err);
@@ -1520,7 +1476,7 @@ Test(commands, gen_writes_a_graph_of_n_ops)
 			json_t *info = run_json(0, "info --json %s", f);
 			cr_assert_eq(jint(info, "ops"), sizes[i], "gen -n %d --model %s", sizes[i],
 			             models[j]);
-			char *text = slurp_file(f, NULL);
+			char *text = ts_slurp(f, NULL);
 			cr_assert_eq(jint(info, "edges"), count_edges_in_dot(text),
 			             "gen -n %d --model %s: edges", sizes[i], models[j]);
 			/* named regal-MODEL-N-SEED */
@@ -1542,19 +1498,19 @@ Test(commands, gen_writes_a_graph_of_n_ops)
 	/* -k writes the graph's k */
 	char f[128];
 	tpath(f, sizeof f, "k.dot");
-	cr_assert_eq(run(NULL, NULL, "gen -n 30 -s 2 -k 6 -o %s", f), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 30 -s 2 -k 6 -o %s", f), 0);
 	json_t *info = run_json(0, "info --json %s", f);
 	cr_assert_eq(jint(jget(info, "settings"), "k"), 6);
 	json_decref(info);
 	/* without -k the graph has no k: six bounds, and solve needs -k */
 	tpath(f, sizeof f, "nok.dot");
-	cr_assert_eq(run(NULL, NULL, "gen -n 30 -s 2 -o %s", f), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 30 -s 2 -o %s", f), 0);
 	info = run_json(0, "info --json %s", f);
 	cr_assert(json_is_null(jget(jget(info, "settings"), "k")));
 	cr_assert_eq(json_array_size(jget(info, "simple_bound")), 6);
 	json_decref(info);
 	char *out, *err;
-	cr_assert_eq(run(&out, &err, "solve %s", f), 2, "solve without k: %s", err);
+	cr_assert_eq(ts_runf(&out, &err, "solve %s", f), 2, "solve without k: %s", err);
 	cr_assert_str_empty(out);
 	cr_assert(strstr(err, "-k"), "stderr: %s", err);
 	free(out);
@@ -1570,11 +1526,11 @@ Test(commands, gen_is_deterministic_per_seed)
 	tpath(a, sizeof a, "a.dot");
 	tpath(b, sizeof b, "b.dot");
 	tpath(c, sizeof c, "c.dot");
-	cr_assert_eq(run(NULL, NULL, "gen -n 60 -s 42 --model er -o %s", a), 0);
-	cr_assert_eq(run(NULL, NULL, "gen -n 60 -s 42 --model er -o %s", b), 0);
-	cr_assert_eq(run(NULL, NULL, "gen -n 60 -s 43 --model er -o %s", c), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 60 -s 42 --model er -o %s", a), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 60 -s 42 --model er -o %s", b), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 60 -s 43 --model er -o %s", c), 0);
 	size_t la, lb, lc;
-	char *ta = slurp_file(a, &la), *tb = slurp_file(b, &lb), *tc = slurp_file(c, &lc);
+	char *ta = ts_slurp(a, &la), *tb = ts_slurp(b, &lb), *tc = ts_slurp(c, &lc);
 	cr_assert(ta && tb && tc);
 	cr_assert(la == lb && memcmp(ta, tb, la) == 0, "the same seed gives different files");
 	/* beyond the name, which holds the seed, the graphs differ */
@@ -1583,7 +1539,7 @@ Test(commands, gen_is_deterministic_per_seed)
 	cr_assert(strcmp(ba, bc) != 0, "seeds 42 and 43 give the same graph");
 	/* without -o the same DOT goes to stdout */
 	char *out, *err;
-	cr_assert_eq(run(&out, &err, "gen -n 60 -s 42 --model er"), 0);
+	cr_assert_eq(ts_runf(&out, &err, "gen -n 60 -s 42 --model er"), 0);
 	cr_assert_str_empty(err);
 	cr_assert(strstr(out, "digraph") != NULL && strstr(out, "->") != NULL);
 	cr_assert_str_eq(out, ta, "stdout differs from the file written with -o");
@@ -1609,7 +1565,7 @@ static const char *gen_to(char *buf, size_t size, const char *name, const char *
 	va_end(ap);
 	tpath(buf, size, name);
 	char *err;
-	int status = run(NULL, &err, "gen %s -o %s", args, buf);
+	int status = ts_runf(NULL, &err, "gen %s -o %s", args, buf);
 	cr_assert_eq(status, 0, "gen %s: exit %d: %s", args, status, err);
 	free(err);
 	return buf;
@@ -1619,7 +1575,7 @@ static const char *gen_to(char *buf, size_t size, const char *name, const char *
  * into buf. */
 static const char *dot_graph_name(const char *path, char *buf, size_t size)
 {
-	char *text = slurp_file(path, NULL);
+	char *text = ts_slurp(path, NULL);
 	cr_assert(text, "cannot read %s", path);
 	const char *q = strchr(text, '"');
 	cr_assert(q && strncmp(text, "strict digraph \"", 16) == 0, "%s: first line %.60s", path,
@@ -1905,12 +1861,12 @@ Test(commands, gen_layered_graphs_are_deterministic_and_vary_by_seed)
 		gen_to(b, sizeof b, "b.dot", "%s -s 42", args[i]);
 		gen_to(c, sizeof c, "c.dot", "%s -s 43", args[i]);
 		size_t la, lb;
-		char *ta = slurp_file(a, &la), *tb = slurp_file(b, &lb);
+		char *ta = ts_slurp(a, &la), *tb = ts_slurp(b, &lb);
 		cr_assert(la == lb && memcmp(ta, tb, la) == 0, "%s: the same seed differs",
 		          args[i]);
 		/* stdout carries the same text */
 		char *out;
-		cr_assert_eq(run(&out, NULL, "gen %s -s 42", args[i]), 0);
+		cr_assert_eq(ts_runf(&out, NULL, "gen %s -s 42", args[i]), 0);
 		cr_assert_str_eq(out, ta, "%s: stdout differs from -o", args[i]);
 		free(out);
 		free(ta);
@@ -1980,7 +1936,7 @@ Test(commands, testbed_files_are_what_make_sh_writes)
 			snprintf(pa, sizeof pa, "%s/%s", both[side], de->d_name);
 			snprintf(pb, sizeof pb, "%s/%s", both[1 - side], de->d_name);
 			size_t la, lb;
-			char *ta = slurp_file(pa, &la), *tb = slurp_file(pb, &lb);
+			char *ta = ts_slurp(pa, &la), *tb = ts_slurp(pb, &lb);
 			cr_assert(tb, "%s is in %s but not in %s", de->d_name, both[side],
 			          both[1 - side]);
 			cr_assert(la == lb && memcmp(ta, tb, la) == 0,
@@ -2039,7 +1995,7 @@ Test(commands, output_replaces_an_existing_file_atomically)
 	struct stat before, after;
 	cr_assert_eq(stat(f, &before), 0);
 	char *err;
-	int status = run(NULL, &err, "solve " FIGURE2 " -m exact -o %s", f);
+	int status = ts_runf(NULL, &err, "solve " FIGURE2 " -m exact -o %s", f);
 	cr_assert_eq(status, 0, "%s", err);
 	free(err);
 	cr_assert_eq(stat(f, &after), 0);
@@ -2058,7 +2014,7 @@ Test(commands, output_replaces_an_existing_file_atomically)
 	tpath(d, sizeof d, "out.dot");
 	write_text(d, "digraph old { a; }\n");
 	cr_assert_eq(stat(d, &before), 0);
-	cr_assert_eq(run(NULL, NULL, "gen -n 20 -s 1 -o %s", d), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 20 -s 1 -o %s", d), 0);
 	cr_assert_eq(stat(d, &after), 0);
 	cr_assert_neq(before.st_ino, after.st_ino);
 	json_t *info = run_json(0, "info --json %s", d);
@@ -2084,7 +2040,7 @@ Test(commands, solve_refines_a_given_partition)
 	char q[128];
 	write_text(tpath(q, sizeof q, "p4.json"), fig2_p4);
 	char *out, *err;
-	cr_assert_eq(run(&out, &err, "solve " FIGURE2 " -p %s", q), 2);
+	cr_assert_eq(ts_runf(&out, &err, "solve " FIGURE2 " -p %s", q), 2);
 	cr_assert_str_empty(out);
 	cr_assert(strstr(err, q), "the partition file is not named: %s", err);
 	free(out);
@@ -2132,7 +2088,7 @@ Test(commands, seeds_are_reported_exactly)
 	cr_assert_eq(jint(r, "seed"), 9223372036854775807LL);
 	json_decref(r);
 	char *out, *err;
-	cr_assert_eq(run(&out, &err, "solve --json " FIGURE2 " --seed 9223372036854775808"), 2);
+	cr_assert_eq(ts_runf(&out, &err, "solve --json " FIGURE2 " --seed 9223372036854775808"), 2);
 	cr_assert_str_empty(out);
 	cr_assert(strstr(err, "--seed"), "stderr: %s", err);
 	free(out);
@@ -2218,7 +2174,7 @@ Test(commands, a_full_stdout_is_an_error)
 	snprintf(cmds[4], sizeof cmds[4], "--help >/dev/full");
 	for (int i = 0; i < 5; i++) {
 		char *err;
-		int status = run(NULL, &err, "%s", cmds[i]);
+		int status = ts_runf(NULL, &err, "%s", cmds[i]);
 		cr_expect_eq(status, 2, "'%s' exits %d", cmds[i], status);
 		cr_expect(strncmp(err, "stagecut: ", 10) == 0 && strstr(err, "standard output"),
 		          "'%s': stderr '%s'", cmds[i], err);
@@ -2346,7 +2302,7 @@ static int doc_examples(const char *doc, bool man)
 	cr_assert(getcwd(cwd, sizeof cwd));
 	snprintf(p, sizeof p, "ln -s '%s/samples' '%s/samples'", cwd, g_dir);
 	cr_assert_eq(system(p), 0);
-	char *text = slurp_file(doc, NULL);
+	char *text = ts_slurp(doc, NULL);
 	cr_assert(text, "cannot read %s", doc);
 	char *cmd = NULL, shown[8192] = "";
 	bool in_block = false;
@@ -2420,7 +2376,7 @@ Test(commands, long_options_may_be_abbreviated)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *out, *err;
-		cr_assert_eq(run(&out, &err, "%s", cases[i][0]), 2, "%s", cases[i][0]);
+		cr_assert_eq(ts_runf(&out, &err, "%s", cases[i][0]), 2, "%s", cases[i][0]);
 		cr_assert_str_empty(out);
 		cr_assert(strstr(err, "ambiguous") && strstr(err, cases[i][1]) &&
 		                  strstr(err, cases[i][2]),

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,48 +23,21 @@ static char dir[64];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/sc-render-XXXXXX");
-	cr_assert(mkdtemp(dir));
+	ts_make_dir(dir, "sc-render");
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	ts_remove_dir(dir);
 }
 
 TestSuite(render, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char **out, char **err, const char *fmt, ...)
-{
-	char args[4096], cmd[4608];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
-	int status = ts_run(cmd, out, err);
-	cr_assert_neq(status, -1, "could not run %s", cmd);
-	return status;
-}
-
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *buf = malloc((size_t)n + 1);
-	cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = (size_t)n;
-	return buf;
+	char *text = ts_slurp(path, len);
+	cr_assert(text, "cannot read %s", path);
+	return text;
 }
 
 static const char *in_dir(char *buf, size_t size, const char *name)
@@ -78,7 +50,7 @@ static const char *in_dir(char *buf, size_t size, const char *name)
 static json_t *eval_json(const char *graph, const char *part)
 {
 	char *out = NULL;
-	int st = run(&out, NULL, "eval '%s' '%s' --json", graph, part);
+	int st = ts_runf(&out, NULL, "eval '%s' '%s' --json", graph, part);
 	cr_assert_eq(st, 0, "eval %s %s exited %d", graph, part, st);
 	json_error_t je;
 	json_t *v = json_loads(out, 0, &je);
@@ -149,11 +121,11 @@ Test(render, every_sample_shows_evals_costs_and_bottleneck)
 		in_dir(part, sizeof part, "part.json");
 		in_dir(svg_path, sizeof svg_path, "stages.svg");
 		int k = strstr(samples[i], "residual") ? 4 : 6;
-		cr_assert_eq(run(NULL, NULL, "solve '%s' -k %d --method kahn -o '%s'", samples[i], k,
+		cr_assert_eq(ts_runf(NULL, NULL, "solve '%s' -k %d --method kahn -o '%s'", samples[i], k,
 		                 part),
 		             0, "solve %s", samples[i]);
 		char *err = NULL;
-		int st = run(NULL, &err, "render '%s' '%s' -o '%s'", samples[i], part, svg_path);
+		int st = ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", samples[i], part, svg_path);
 		cr_assert_eq(st, 0, "render %s: %s", samples[i], err);
 		free(err);
 		char *svg = slurp(svg_path, NULL);
@@ -171,8 +143,8 @@ Test(render, full_picture_clusters_every_op_by_stage)
 	char part[256], path[256];
 	in_dir(part, sizeof part, "part.json");
 	in_dir(path, sizeof path, "full.svg");
-	cr_assert_eq(run(NULL, NULL, "solve %s -k 3 --method exact -o '%s'", g, part), 0);
-	cr_assert_eq(run(NULL, NULL, "render %s '%s' --full -o '%s'", g, part, path), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "solve %s -k 3 --method exact -o '%s'", g, part), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s '%s' --full -o '%s'", g, part, path), 0);
 	char *svg = slurp(path, NULL);
 	json_t *ev = eval_json(g, part);
 	int at = (int)json_integer_value(json_object_get(ev, "bottleneck_stage"));
@@ -232,26 +204,26 @@ Test(render, png_pdf_and_dot_outputs)
 	char path[256];
 	unsigned w, h;
 	/* the format from the extension */
-	cr_assert_eq(run(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.png")), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.png")), 0);
 	png_size(path, &w, &h);
 	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "stage graph %u x %u", w, h);
-	cr_assert_eq(run(NULL, NULL, "render %s --full -o '%s'", g, path), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s --full -o '%s'", g, path), 0);
 	png_size(path, &w, &h);
 	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "full picture %u x %u", w, h);
 	/* -T wins over the extension */
-	cr_assert_eq(run(NULL, NULL, "render %s -T pdf -o '%s'", g,
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s -T pdf -o '%s'", g,
 	                 in_dir(path, sizeof path, "f.picture")),
 	             0);
 	char *pdf = slurp(path, NULL);
 	cr_assert(strncmp(pdf, "%PDF-", 5) == 0, "not a PDF");
 	free(pdf);
-	cr_assert_eq(run(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.dot")), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.dot")), 0);
 	char *dot = slurp(path, NULL);
 	cr_assert(strstr(dot, "digraph") && strstr(dot, "pos="), "not a laid-out dot file");
 	free(dot);
 	/* a huge bitmap is drawn smaller, and says so */
 	char *err = NULL, *out = NULL;
-	cr_assert_eq(run(&out, &err,
+	cr_assert_eq(ts_runf(&out, &err,
 	                 "render samples/msr-fiddle/operator/resnet50_inference.json -k 4 --full "
 	                 "--json -o '%s'",
 	                 in_dir(path, sizeof path, "big.png")),
@@ -272,7 +244,7 @@ Test(render, without_a_partition_the_graph_itself)
 {
 	const char *g = "samples/msr-fiddle/layer/bert24_inference.json";
 	char path[256], *out = NULL;
-	cr_assert_eq(run(&out, NULL, "render %s --json -o '%s'", g,
+	cr_assert_eq(ts_runf(&out, NULL, "render %s --json -o '%s'", g,
 	                 in_dir(path, sizeof path, "g.svg")),
 	             0);
 	json_t *v = json_loads(out, 0, NULL);
@@ -301,7 +273,7 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	in_dir(part, sizeof part, "p.json");
 	in_dir(bj, sizeof bj, "b.json");
 	in_dir(path, sizeof path, "c.svg");
-	cr_assert_eq(run(NULL, NULL, "solve %s -k 4 --method kahn -o '%s'", g, part), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "solve %s -k 4 --method kahn -o '%s'", g, part), 0);
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, "%s bounds %s -k 4 --rungs simple,bottleneck --time 20 --partition '%s' --json > '%s'",
 	         ts_program(), g, part, bj);
@@ -309,7 +281,7 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	json_t *b = json_load_file(bj, 0, NULL);
 	double lower = json_real_value(json_object_get(b, "lower_bound"));
 	cr_assert_gt(lower, 0);
-	cr_assert_eq(run(&out, NULL, "render %s '%s' --bounds '%s' --json -o '%s'", g, part, bj,
+	cr_assert_eq(ts_runf(&out, NULL, "render %s '%s' --bounds '%s' --json -o '%s'", g, part, bj,
 	                 path),
 	             0);
 	json_t *v = json_loads(out, 0, NULL);
@@ -340,7 +312,7 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	json_object_set_new(b, "lower_bound", json_real(bn * 2));
 	char bad[256];
 	json_dump_file(b, in_dir(bad, sizeof bad, "too-high.json"), 0);
-	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad,
+	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad,
 	                 in_dir(path, sizeof path, "x.svg")),
 	             2);
 	cr_assert(strstr(err, "too-high.json") && strstr(err, "exceeds"), "%s", err);
@@ -349,19 +321,19 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	json_object_set_new(b, "lower_bound", json_real(lower));
 	json_object_set_new(b, "k", json_integer(5));
 	json_dump_file(b, in_dir(bad, sizeof bad, "other-k.json"), 0);
-	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "other-k.json") && strstr(err, "k = 5"), "%s", err);
 	free(err);
 	json_object_set_new(b, "k", json_integer(4));
 	json_object_set_new(b, "bandwidth", json_real(7));
 	json_dump_file(b, in_dir(bad, sizeof bad, "other-bw.json"), 0);
-	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "bandwidth"), "%s", err);
 	free(err);
 	FILE *f = fopen(in_dir(bad, sizeof bad, "broken.json"), "w");
 	fputs("{\"k\": 4,\n \"lower_bound\": }", f);
 	fclose(f);
-	cr_assert_eq(run(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "broken.json:2"), "names the file and line: %s", err);
 	free(err);
 	json_decref(b);
@@ -388,7 +360,7 @@ Test(render, refusals_exit_2_and_leave_the_output_alone)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char args[512];
 		snprintf(args, sizeof args, cases[i].args, path);
-		int st = run(NULL, &err, "render %s %s", g, args);
+		int st = ts_runf(NULL, &err, "render %s %s", g, args);
 		cr_assert_eq(st, cases[i].status, "render %s exited %d: %s", args, st, err);
 		cr_assert(strstr(err, cases[i].says), "render %s: %s", args, err);
 		cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
@@ -404,7 +376,7 @@ Test(render, refusals_exit_2_and_leave_the_output_alone)
 	      "\"v\": 1, \"w\": 1, \"x\": 2, \"y\": 2}}",
 	      f);
 	fclose(f);
-	int st = run(NULL, &err, "render %s '%s' -o '%s'", g, part, path);
+	int st = ts_runf(NULL, &err, "render %s '%s' -o '%s'", g, part, path);
 	cr_assert_eq(st, 1, "exit %d: %s", st, err);
 	cr_assert(strstr(err, "back.json") && strstr(err, "invalid"), "%s", err);
 	free(err);
@@ -419,9 +391,9 @@ Test(render, a_10000_op_graph_renders_its_stage_graph)
 	in_dir(gpath, sizeof gpath, "big.dot");
 	in_dir(part, sizeof part, "big.json");
 	in_dir(path, sizeof path, "big.svg");
-	cr_assert_eq(run(NULL, NULL, "gen --nodes 10000 --seed 5 -o '%s'", gpath), 0);
-	cr_assert_eq(run(NULL, NULL, "solve '%s' -k 8 --method kahn -o '%s'", gpath, part), 0);
-	cr_assert_eq(run(NULL, &err, "render '%s' '%s' -o '%s'", gpath, part, path), 0, "%s", err);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen --nodes 10000 --seed 5 -o '%s'", gpath), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "solve '%s' -k 8 --method kahn -o '%s'", gpath, part), 0);
+	cr_assert_eq(ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", gpath, part, path), 0, "%s", err);
 	free(err);
 	char *svg = slurp(path, NULL);
 	json_t *ev = eval_json(gpath, part);
@@ -429,7 +401,7 @@ Test(render, a_10000_op_graph_renders_its_stage_graph)
 	json_decref(ev);
 	free(svg);
 	/* every op of it would be unreadable: refused, suggesting the stage graph */
-	cr_assert_eq(run(NULL, &err, "render '%s' '%s' --full -o '%s'", gpath, part,
+	cr_assert_eq(ts_runf(NULL, &err, "render '%s' '%s' --full -o '%s'", gpath, part,
 	                 in_dir(path, sizeof path, "bigfull.svg")),
 	             2);
 	cr_assert(strstr(err, "10000 ops") && strstr(err, "stage graph"), "%s", err);
@@ -442,7 +414,7 @@ Test(render, interrupted_search_writes_nothing_and_exits_130)
 	char gpath[256], out[256], cmd[1024];
 	snprintf(gpath, sizeof gpath, "%s/g3k.dot", dir);
 	snprintf(out, sizeof out, "%s/int.svg", dir);
-	cr_assert_eq(run(NULL, NULL, "gen -n 3000 -s 4 -o '%s'", gpath), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 3000 -s 4 -o '%s'", gpath), 0);
 	snprintf(cmd, sizeof cmd, "exec %s render '%s' -k 8 -m brkga -o '%s' 2>'%s/int.err'",
 	         ts_program(), gpath, out, dir);
 	pid_t pid = fork();

@@ -356,26 +356,9 @@ Test(viz, layout_random_partitions)
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot open %s", path);
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			cap = 2 * cap + 8192;
-			buf = realloc(buf, cap);
-			cr_assert(buf);
-		}
-		size_t got = fread(buf + n, 1, 4096, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
+	char *text = ts_slurp(path, len);
+	cr_assert(text, "cannot read %s", path);
+	return text;
 }
 
 static void tmp_path(char *buf, size_t size, const char *name)
