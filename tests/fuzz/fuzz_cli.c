@@ -25,29 +25,8 @@
 #include "tui/cli.h"
 
 static const char *const fixtures[][2] = {
-        {"@g", "digraph figure2 {\n"
-               "	k = 3;\n"
-               "	a [work = 1, out = 1, param = 4, stage = 1];\n"
-               "	u [work = 2, out = 2, param = 4, stage = 1];\n"
-               "	v [work = 3, out = 1, param = 8, stage = 2];\n"
-               "	w [work = 1, out = 1, param = 2, stage = 2];\n"
-               "	x [work = 2, out = 1, param = 6, stage = 3];\n"
-               "	y [work = 1, out = 0, param = 1, stage = 3];\n"
-               "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
-               "}\n"},
-        {"@r", "digraph residual {\n"
-               "	k = 3; bandwidth = 2; memory = 100; memory_policy = hard;\n"
-               "	input [work = 0, out = 8];\n"
-               "	conv1 [work = 6, param = 60, out = 8];\n"
-               "	conv2 [work = 6, param = 60, out = 8];\n"
-               "	mm_a [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
-               "	mm_b [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
-               "	concat [work = 1, out = 8];\n"
-               "	add [work = 1, out = 8];\n"
-               "	output [work = 1, out = 0];\n"
-               "	input -> conv1 -> conv2 -> add; input -> add;\n"
-               "	add -> mm_a -> concat; add -> mm_b -> concat; concat -> output;\n"
-               "}\n"},
+        {"@g", fuzz_figure2_dot},
+        {"@r", fuzz_residual_dot},
         {"@j", "{\"maxSizePerFPGA\": 1000.0, \"maxFPGAs\": 2, \"nodes\": [\n"
                " {\"name\": \"embed\", \"id\": 10, \"fpgaLatency\": 0.5, \"colorClass\": 1, "
                "\"size\": 400},\n"

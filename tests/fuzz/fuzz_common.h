@@ -188,4 +188,36 @@ static inline void fuzz_use_partition(const sc_graph *g, const int *stage, int k
 	sc_costs_free(c);
 }
 
+/* Two small graphs the harnesses load as fixtures: paper 000's Figure 2
+ * with its own stages (samples/paper/figure2.dot), and the residual sample
+ * with a group and a hard memory limit (samples/small/residual.dot). */
+static const char fuzz_figure2_dot[] = "digraph figure2 {\n"
+                                  "	k = 3;\n"
+                                  "	a [work = 1, out = 1, param = 4, stage = 1];\n"
+                                  "	u [work = 2, out = 2, param = 4, stage = 1];\n"
+                                  "	v [work = 3, out = 1, param = 8, stage = 2];\n"
+                                  "	w [work = 1, out = 1, param = 2, stage = 2];\n"
+                                  "	x [work = 2, out = 1, param = 6, stage = 3];\n"
+                                  "	y [work = 1, out = 0, param = 1, stage = 3];\n"
+                                  "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
+                                  "}\n";
+
+static const char fuzz_residual_dot[] =
+        "digraph residual {\n"
+        "	k = 3; bandwidth = 2; memory = 100; memory_policy = hard;\n"
+        "	input  [work = 0, out = 8];\n"
+        "	conv1  [work = 6, param = 60, out = 8];\n"
+        "	conv2  [work = 6, param = 60, out = 8];\n"
+        "	mm_a   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
+        "	mm_b   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
+        "	concat [work = 1, out = 8];\n"
+        "	add    [work = 1, out = 8];\n"
+        "	output [work = 1, out = 0];\n"
+        "	input -> conv1 -> conv2 -> add;\n"
+        "	input -> add;\n"
+        "	add -> mm_a -> concat;\n"
+        "	add -> mm_b -> concat;\n"
+        "	concat -> output;\n"
+        "}\n";
+
 #endif

@@ -12,35 +12,6 @@
 
 #include "core/load.h"
 
-static const char figure2_dot[] = "digraph figure2 {\n"
-                                  "	k = 3;\n"
-                                  "	a [work = 1, out = 1, param = 4, stage = 1];\n"
-                                  "	u [work = 2, out = 2, param = 4, stage = 1];\n"
-                                  "	v [work = 3, out = 1, param = 8, stage = 2];\n"
-                                  "	w [work = 1, out = 1, param = 2, stage = 2];\n"
-                                  "	x [work = 2, out = 1, param = 6, stage = 3];\n"
-                                  "	y [work = 1, out = 0, param = 1, stage = 3];\n"
-                                  "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
-                                  "}\n";
-
-static const char residual_dot[] =
-        "digraph residual {\n"
-        "	k = 3; bandwidth = 2; memory = 100; memory_policy = hard;\n"
-        "	input  [work = 0, out = 8];\n"
-        "	conv1  [work = 6, param = 60, out = 8];\n"
-        "	conv2  [work = 6, param = 60, out = 8];\n"
-        "	mm_a   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
-        "	mm_b   [work = 3, param = 30, out = 4, group = \"matmul\"];\n"
-        "	concat [work = 1, out = 8];\n"
-        "	add    [work = 1, out = 8];\n"
-        "	output [work = 1, out = 0];\n"
-        "	input -> conv1 -> conv2 -> add;\n"
-        "	input -> add;\n"
-        "	add -> mm_a -> concat;\n"
-        "	add -> mm_b -> concat;\n"
-        "	concat -> output;\n"
-        "}\n";
-
 #define NGRAPHS 2
 /* loaded on the first input and kept for the life of the process */
 static sc_graph *graphs[NGRAPHS];
@@ -72,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char path[PATH_MAX];
 	if (!path[0]) {
 		fuzz_path("input.json", path, sizeof path);
-		graphs[0] = load_fixture("figure2.dot", figure2_dot);
-		graphs[1] = load_fixture("residual.dot", residual_dot);
+		graphs[0] = load_fixture("figure2.dot", fuzz_figure2_dot);
+		graphs[1] = load_fixture("residual.dot", fuzz_residual_dot);
 		atexit(free_fixtures);
 	}
 	fuzz_write(path, data, size);
