@@ -27,15 +27,6 @@
 #include "viz/quotient.h"
 
 
-/* The format: -T, else OUT's extension. */
-static const char *format_of(const ui_opts *o)
-{
-	if (o->format)
-		return o->format;
-	const char *slash = strrchr(o->output, '/');
-	const char *dot = strrchr(slash ? slash + 1 : o->output, '.');
-	return dot && dot[1] ? dot + 1 : NULL;
-}
 
 /* A number in a bounds file: absent or null is NAN; anything else not a
  * number is refused. */
@@ -212,7 +203,7 @@ int ui_cmd_render(const ui_opts *o)
 		         "the format)");
 		return UI_EXIT_INPUT;
 	}
-	const char *format = format_of(o);
+	const char *format = o->format ? o->format : ui_file_extension(o->output);
 	if (!format) {
 		ui_error("render: %s: say the format with -T (png, svg, pdf, dot) or a file "
 		         "extension",

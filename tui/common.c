@@ -6,6 +6,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/load.h"
 #include "core/report.h"
@@ -79,4 +80,11 @@ bool ui_interrupted(void)
 void ui_interrupt(void)
 {
 	interrupted = 1;
+}
+
+const char *ui_file_extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	return dot && dot[1] ? dot + 1 : NULL;
 }

@@ -19,6 +19,10 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
 #include <jansson.h>
 bool ui_print_json(json_t *v);
 
+/* The extension of path's file name without the dot ("png" for
+ * "out/a.b/pic.png"), or NULL when it has none. */
+const char *ui_file_extension(const char *path);
+
 /* Formats x with a width-independent "%.6g"-like precision into buf. */
 const char *ui_num(double x, char *buf, size_t size);
 

@@ -134,8 +134,8 @@ void wb_export(wb *w)
 	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, w->set.k);
 	if (!wb_prompt(w, "export the stage graph to (png, svg, pdf, dot...):", path, sizeof path))
 		return;
-	const char *ext = strrchr(path, '.');
-	if (!ext || !ext[1] || strchr(ext, '/')) {
+	const char *ext = ui_file_extension(path);
+	if (!ext) {
 		wb_say(w, "not exported: give the file an extension naming its format (.png, .svg, .pdf)");
 		return;
 	}
@@ -146,7 +146,7 @@ void wb_export(wb *w)
 	char title[512];
 	sc_caption cap = caption_of(w, title, sizeof title);
 	sc_error err;
-	if (sc_render_quotient(quot, &cap, ext + 1, path, NULL, &err) != SC_OK)
+	if (sc_render_quotient(quot, &cap, ext, path, NULL, &err) != SC_OK)
 		wb_say(w, "not exported: %s", err.msg);
 	else
 		wb_say(w, "exported the stage graph to %s", path);
