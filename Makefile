@@ -30,7 +30,7 @@ BUILD    := build
 CORE_SRC    := $(wildcard core/*.c)
 SOLVERS_SRC := $(wildcard solvers/*.c)
 VIZ_SRC     := $(wildcard viz/*.c)
-TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c))
+TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c tui/*/*.c))
 LIB_SRC     := $(CORE_SRC) $(SOLVERS_SRC) $(VIZ_SRC) $(TUI_SRC)
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC    := $(wildcard tests/unit/*.c)
@@ -142,7 +142,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 format:
-	clang-format -i $(LIB_SRC) tui/main.c $(wildcard */*.h) $(UNIT_SRC) $(CLI_SRC)
+	clang-format -i $(LIB_SRC) tui/main.c $(wildcard */*.h */*/*.h) $(UNIT_SRC) $(CLI_SRC)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-fuzz-regress stagecut

@@ -1,7 +1,7 @@
 /*
  * main.c - the stagecut program.  Everything is in ui_main (cli.c).
  */
-#include "cli.h"
+#include "tui/cmd/cli.h"
 
 int main(int argc, char **argv)
 {

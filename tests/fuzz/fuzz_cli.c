@@ -22,7 +22,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 
-#include "tui/cli.h"
+#include "tui/cmd/cli.h"
 
 static const char *const fixtures[][2] = {
         {"@g", fuzz_figure2_dot},

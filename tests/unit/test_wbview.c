@@ -9,7 +9,7 @@
 
 #include "solvers/simple.h"
 #include "tests/support.h"
-#include "tui/wb.h"
+#include "tui/wb/wb.h"
 
 Test(wbview, node_orders_and_filter_match_a_plain_sort)
 {

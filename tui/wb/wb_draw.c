@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "common.h"
-#include "wb.h"
+#include "tui/ui.h"
+#include "tui/wb/wb.h"
 
 double wb_now(void)
 {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "wb.h"
+#include "tui/ui.h"
+#include "tui/wb/wb.h"
 
 static const char *const sort_names[] = {"stage", "work", "name"};
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/cost.h"
 #include "core/load.h"
 #include "core/partition.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "solvers/simple.h"
 
 typedef struct info_stats {

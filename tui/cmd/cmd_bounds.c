@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
 #include "solvers/jobs.h"

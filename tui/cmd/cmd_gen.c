@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/write_dot.h"
 #include "solvers/gen.h"
 

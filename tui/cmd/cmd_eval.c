@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
 #include "core/report.h"

@@ -25,14 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/cost.h"
 #include "core/edit.h"
 #include "core/load.h"
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
-#include "wb.h"
+#include "tui/wb/wb.h"
 
 #ifndef SC_DATADIR
 #define SC_DATADIR "/usr/local/share/stagecut"

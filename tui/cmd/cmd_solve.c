@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
 #include "core/report.h"

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "core/load.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"

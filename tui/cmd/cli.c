@@ -7,7 +7,9 @@
  * test checks that each option also appears in the man page.
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "tui/cmd/cli.h"
+
+#include "tui/wb/workbench.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -269,84 +271,6 @@ static const ui_command commands[] = {
 
 /* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the bytes
  * there are not one. */
-static int utf8_length(const unsigned char *s)
-{
-	int len;
-	if (s[0] < 0x80)
-		len = 1;
-	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	for (int i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-/* Messages quote names and values from the input, which may hold newlines,
- * control bytes or bytes that are not UTF-8: print those escaped (\n, \t,
- * \xHH) so that an error is always exactly one line of text. */
-static void put_escaped(const char *text, FILE *f)
-{
-	const unsigned char *s = (const unsigned char *)text;
-	while (*s) {
-		int len = utf8_length(s);
-		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
-			fputc(*s, f);
-		} else if (len > 1) {
-			fwrite(s, 1, (size_t)len, f);
-			s += len - 1;
-		} else if (*s == '\n') {
-			fputs("\\n", f);
-		} else if (*s == '\t') {
-			fputs("\\t", f);
-		} else if (*s == '\r') {
-			fputs("\\r", f);
-		} else {
-			fprintf(f, "\\x%02x", *s);
-		}
-		s++;
-	}
-}
-
-void ui_error(const char *fmt, ...)
-{
-	char small[1024], *text = small;
-	va_list ap;
-	va_start(ap, fmt);
-	int len = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)len + 1, fmt, ap);
-		va_end(ap);
-	}
-	if (!text)
-		text = small; /* out of memory: the message stays cut short */
-	fputs("stagecut: ", stderr);
-	put_escaped(len < 0 ? fmt : text, stderr);
-	fputc('\n', stderr);
-	if (text != small)
-		free(text);
-}
-
-void ui_opts_apply(const ui_opts *o, sc_settings *s)
-{
-	if (o->k > 0)
-		s->k = o->k;
-	if (o->bandwidth > 0)
-		s->bandwidth = o->bandwidth;
-	if (o->memory >= 0)
-		s->memory = o->memory;
-	if (o->policy >= 0)
-		s->policy = (sc_mem_policy)o->policy;
-}
-
 static void print_options(FILE *f, unsigned takes)
 {
 	for (int i = 0; i < NOPTIONS; i++) {

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "tui/ui.h"
 #include "viz/canvas.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
-#include "wb.h"
+#include "tui/wb/wb.h"
 
 static sc_quotient *quot;
 static sc_layout *lay;

@@ -1,0 +1,170 @@
+/*
+ * ui.c - what both rooms of tui/ share.  See ui.h.
+ */
+#include "ui.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/load.h"
+#include "core/report.h"
+
+static int utf8_length(const unsigned char *s)
+{
+	int len;
+	if (s[0] < 0x80)
+		len = 1;
+	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	for (int i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Messages quote names and values from the input, which may hold newlines,
+ * control bytes or bytes that are not UTF-8: print those escaped (\n, \t,
+ * \xHH) so that an error is always exactly one line of text. */
+static void put_escaped(const char *text, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	while (*s) {
+		int len = utf8_length(s);
+		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
+			fputc(*s, f);
+		} else if (len > 1) {
+			fwrite(s, 1, (size_t)len, f);
+			s += len - 1;
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+		} else if (*s == '\r') {
+			fputs("\\r", f);
+		} else {
+			fprintf(f, "\\x%02x", *s);
+		}
+		s++;
+	}
+}
+
+void ui_error(const char *fmt, ...)
+{
+	char small[1024], *text = small;
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(text, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (!text)
+		text = small; /* out of memory: the message stays cut short */
+	fputs("stagecut: ", stderr);
+	put_escaped(len < 0 ? fmt : text, stderr);
+	fputc('\n', stderr);
+	if (text != small)
+		free(text);
+}
+
+void ui_opts_apply(const ui_opts *o, sc_settings *s)
+{
+	if (o->k > 0)
+		s->k = o->k;
+	if (o->bandwidth > 0)
+		s->bandwidth = o->bandwidth;
+	if (o->memory >= 0)
+		s->memory = o->memory;
+	if (o->policy >= 0)
+		s->policy = (sc_mem_policy)o->policy;
+}
+
+sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load(path, &err);
+	if (!g) {
+		ui_error("%s", err.msg);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
+	ui_opts_apply(o, &g->settings);
+	return g;
+}
+
+bool ui_print_json(json_t *v)
+{
+	char *text = v ? json_dumps(v, SC_JSON_FLAGS) : NULL;
+	json_decref(v);
+	if (!text) {
+		ui_error("out of memory while writing JSON");
+		return false;
+	}
+	puts(text);
+	free(text);
+	return true;
+}
+
+const char *ui_num(double x, char *buf, size_t size)
+{
+	if (isinf(x))
+		snprintf(buf, size, "inf");
+	else if (x != 0 && (fabs(x) >= 1e7 || fabs(x) < 1e-3))
+		snprintf(buf, size, "%.4e", x);
+	else
+		snprintf(buf, size, "%.4f", x);
+	return buf;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void ui_catch_interrupts(ui_interrupts *saved)
+{
+	struct sigaction sa = {.sa_handler = on_interrupt};
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &saved->old_int);
+	sigaction(SIGTERM, &sa, &saved->old_term);
+}
+
+void ui_release_interrupts(const ui_interrupts *saved)
+{
+	sigaction(SIGINT, &saved->old_int, NULL);
+	sigaction(SIGTERM, &saved->old_term, NULL);
+}
+
+bool ui_interrupted(void)
+{
+	return interrupted;
+}
+
+void ui_interrupt(void)
+{
+	interrupted = 1;
+}
+
+const char *ui_file_extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	return dot && dot[1] ? dot + 1 : NULL;
+}

@@ -1,0 +1,104 @@
+/*
+ * ui.h - what both rooms of tui/ share: the parsed options (ui_opts), exit
+ * statuses, printing errors, loading the graph with the command line's
+ * settings applied, and the ^C flag.
+ *
+ * tui/ holds everything that talks to a person, in two rooms: tui/cmd/ (the
+ * command table, option parsing and the batch commands) and tui/wb/ (the
+ * ncurses workbench).  Both include this file; it includes neither, and
+ * tui/wb/ never includes tui/cmd/ (tui/cmd/cli.c starts the workbench).
+ */
+#ifndef UI_UI_H
+#define UI_UI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/graph.h"
+
+enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2 };
+
+typedef struct ui_opts {
+	int k;            /* 0 = not given */
+	double bandwidth; /* 0 = not given */
+	double memory;    /* < 0 = not given; INFINITY = unlimited */
+	int policy;       /* -1 = not given, else an sc_mem_policy */
+	bool json;
+	const char *output; /* -o */
+	/* solve and gen */
+	const char *method;
+	unsigned long long seed;
+	double time_limit;  /* 0 = none */
+	long evals;         /* 0 = the method's default */
+	int population, generations;
+	double elite, mutants, bias; /* < 0 = default */
+	long ideal_limit;   /* 0 = default */
+	bool no_refine;
+	const char *partition; /* --partition: a starting partition */
+	int nodes;          /* gen: 0 = not given */
+	int layers;         /* gen: 0 = not given */
+	const char *model;
+	const char *rungs; /* bounds: --rungs */
+	/* render */
+	const char *format; /* -T */
+	bool full;
+	int max_ops;        /* 0 = default */
+	const char *bounds; /* --bounds FILE */
+	/* bench */
+	const char *klist;   /* -k as given: "2,4,8" */
+	const char *methods; /* --methods */
+	int jobs;
+	int part_i, part_n; /* --part I/N; 0 = all */
+	bool merge;
+	int npos;
+	char **pos; /* positional arguments (borrowed from argv) */
+} ui_opts;
+
+/* Applies the options that override settings (-k, -B, -M, --memory-policy)
+ * to s. */
+void ui_opts_apply(const ui_opts *o, sc_settings *s);
+
+/* Prints "stagecut: MESSAGE" on stderr. */
+void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+
+/* Loads path and applies o's setting overrides.  On failure prints the
+ * error and returns NULL; *status is then the exit status to use. */
+sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
+
+/* Prints a JSON value to stdout with the shared flags, then a newline, and
+ * frees it.  Returns false (after printing an error) when out of memory. */
+#include <jansson.h>
+bool ui_print_json(json_t *v);
+
+/* The extension of path's file name without the dot ("png" for
+ * "out/a.b/pic.png"), or NULL when it has none. */
+const char *ui_file_extension(const char *path);
+
+/* Formats x with a width-independent "%.6g"-like precision into buf. */
+const char *ui_num(double x, char *buf, size_t size);
+
+#include <signal.h>
+
+#include "solvers/ladder.h"
+
+/* Between ui_catch_interrupts and ui_release_interrupts, ^C (SIGINT) and
+ * SIGTERM only raise a flag, ui_interrupted(), so that a batch command can
+ * stop its work, report what it has and exit 130.  ui_interrupt() raises
+ * the flag by hand. */
+typedef struct ui_interrupts {
+	struct sigaction old_int, old_term;
+} ui_interrupts;
+void ui_catch_interrupts(ui_interrupts *saved);
+void ui_release_interrupts(const ui_interrupts *saved);
+bool ui_interrupted(void);
+void ui_interrupt(void);
+
+/* Parses a comma-separated list of rung names into bits (1u << sc_rung);
+ * prints the error and returns false on an unknown name. */
+bool ui_parse_rungs(const char *list, unsigned *out);
+
+/* How reports name a rung's state: optimal, time_limit, cancelled, error. */
+const char *ui_rung_status_name(sc_rung_state s);
+
+#endif
