@@ -17,6 +17,8 @@ typedef enum sc_status {
 	SC_ERR_IO,    /* the file could not be read or written */
 	SC_ERR_NOMEM, /* out of memory */
 	SC_ERR_LIMIT, /* a size or resource limit was exceeded */
+	SC_ERR_INVALID, /* a well-formed partition breaks the stage order, a
+	                 * group or a hard memory limit */
 	SC_ERR_INTERNAL,
 } sc_status;
 

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "fileio.h"
+#include "mem.h"
 #include "report.h"
 
 #define SC_PART_FORMAT "stagecut-partition/1"
@@ -236,4 +237,36 @@ nomem:
 	json_decref(root);
 	json_decref(map);
 	return sc_error_nomem(err, "the partition file");
+}
+
+int *sc_part_new(const sc_graph *g)
+{
+	return sc_calloc_n((size_t)g->n, sizeof(int));
+}
+
+sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
+                       sc_violation *viol, sc_error *err)
+{
+	sc_violation none = {SC_VIOL_NONE, -1, -1}, v;
+	if (viol)
+		*viol = none;
+	*k_out = 0;
+	int k;
+	sc_status st = sc_part_read(path, g, &k, stage, err);
+	if (st != SC_OK)
+		return st;
+	*k_out = k;
+	if (want_k > 0 && k != want_k)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the partition has k = %d, but k = %d is asked for", path, k,
+		                    want_k);
+	if (!sc_part_check(g, stage, k, &v)) {
+		char why[512];
+		sc_part_describe(g, stage, &v, why, sizeof why);
+		if (viol)
+			*viol = v;
+		return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path,
+		                    why);
+	}
+	return SC_OK;
 }

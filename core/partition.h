@@ -49,6 +49,27 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
  * lacks; SC_ERR_IO when the file cannot be read. */
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err);
 
+/* A stage array for g: one int per op (at least one), every op in stage 0.
+ * The caller frees it with free().  NULL when out of memory. */
+int *sc_part_new(const sc_graph *g);
+
+/* Reads the partition file path for g and checks it: the one way every
+ * command and the workbench take a partition from a file, with one set of
+ * messages.  want_k > 0 requires the file's k to equal it.  On return
+ * *k_out is the file's k (0 when unreadable), stage[0..n) (caller-owned)
+ * its 0-based stages, and viol (may be NULL) the first violation.
+ * Returns
+ * - SC_OK for a valid partition;
+ * - SC_ERR_INPUT or SC_ERR_IO (as sc_part_read) for a file that cannot be
+ *   used, and SC_ERR_INPUT ("path: the partition has k = 3, but k = 4 is
+ *   asked for") for a k other than want_k;
+ * - SC_ERR_INVALID ("path: the partition is invalid: edge 'a' -> 'b' ...")
+ *   when it breaks the stage order or a group (stage[] and *k_out are then
+ *   filled, so a report can still show its costs).
+ * Callers map SC_ERR_INVALID to exit status 1 and the rest to 2. */
+sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
+                       sc_violation *viol, sc_error *err);
+
 /* Writes the partition file for stage (0-based, k stages) to path through a
  * temporary file in the same directory and a rename, so an existing file is
  * either replaced whole or left alone.  costs (may be NULL) adds the

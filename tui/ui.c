@@ -91,6 +91,11 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->policy = (sc_mem_policy)o->policy;
 }
 
+int ui_exit_status(sc_status st)
+{
+	return st == SC_ERR_INVALID ? UI_EXIT_INFEASIBLE : UI_EXIT_INPUT;
+}
+
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 {
 	sc_error err;

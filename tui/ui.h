@@ -58,6 +58,11 @@ typedef struct ui_opts {
  * to s. */
 void ui_opts_apply(const ui_opts *o, sc_settings *s);
 
+/* The exit status for a failed library call: UI_EXIT_INFEASIBLE for
+ * SC_ERR_INVALID (a partition that breaks the stage order, a group or a
+ * hard memory limit), UI_EXIT_INPUT for everything else. */
+int ui_exit_status(sc_status st);
+
 /* Prints "stagecut: MESSAGE" on stderr. */
 void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
