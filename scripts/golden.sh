@@ -37,7 +37,7 @@ if [ -d ../shared/data/msr-fiddle ]; then
 	graphs="$graphs $(find ../shared/data/msr-fiddle -name '*.json' | sort)"
 fi
 small="samples/paper/figure2.dot samples/paper/lemma_b2.dot samples/small/residual.dot
-       samples/testbed/regal-er-50-1.dot samples/msr-fiddle/layer/bert24_inference.json"
+       samples/msr-fiddle/layer/bert24_inference.json"
 
 # case NAME COMMAND...: one line of the case list (W is the scratch dir)
 cases=$work/cases
@@ -78,7 +78,7 @@ for s in 1 2 3; do
 	case_ "gen.transformer.$s" "{P} gen --model transformer --layers 2 -s $s"
 	case_ "gen.resnet.$s" "{P} gen --model resnet -n 60 -s $s"
 done
-case_ bench.small "{P} bench samples/paper samples/small -k 2,3 -t 20 --methods kahn,slice,brkga-100,dpl -o {W}/bench.jsonl && {P} bench --merge {W}/bench.jsonl --json"
+case_ bench.small "{P} bench samples/paper samples/small -k 2,3 -t 20 --methods kahn,slice,brkga-100,dpl -o {W}/bench.jsonl && {P} bench --merge {W}/bench.jsonl"
 for c in "" info eval solve bounds render bench gen; do
 	case_ "help.${c:-main}" "{P} $c --help"
 done
