@@ -230,7 +230,7 @@ static void next_generation(sc_search *s, brkga_state *st)
 static bool brkga_step(sc_search *s)
 {
 	brkga_state *st = s->state;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	for (;;) {
 		if (sc_search_should_stop(s, 0)) {
 			slice_best_arrangement(s, st);
@@ -246,7 +246,7 @@ static bool brkga_step(sc_search *s)
 				return false;
 			next_generation(s, st);
 		}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			return true;
 	}
 }

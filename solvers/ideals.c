@@ -402,7 +402,7 @@ static bool exact_step(sc_search *s)
 	exact_state *e = s->state;
 	int k = s->set.k, words = e->ideals.words;
 	size_t nc = (size_t)e->count;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	double ub = e->ub * (1 + 1e-12);
 	while (e->next_j < e->count) {
 		if (sc_search_should_stop(s, 0))
@@ -456,7 +456,7 @@ static bool exact_step(sc_search *s)
 				e->dp[(size_t)j * nc + (size_t)J] = e->dp[(size_t)(j - 1) * nc + (size_t)J];
 				e->arg[(size_t)j * nc + (size_t)J] = J;
 			}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			return true;
 	}
 	double opt = e->dp[(size_t)k * nc + nc - 1];

@@ -59,7 +59,7 @@ typedef struct refine_state {
 	bool done;
 } refine_state;
 
-void sc_refine_fini(void *state)
+static void refine_phase_fini(void *state)
 {
 	refine_state *r = state;
 	if (!r)
@@ -76,7 +76,7 @@ void sc_refine_fini(void *state)
 	free(r);
 }
 
-sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error *err)
+static sc_status refine_phase_init(sc_search *s, const int *start, void **state, sc_error *err)
 {
 	const sc_units *u = s->units;
 	refine_state *r = calloc(1, sizeof *r);
@@ -94,7 +94,7 @@ sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error 
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
 	    !r->order || !r->sliced || !r->first) {
-		sc_refine_fini(r);
+		refine_phase_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
 	r->resliced = -1;
@@ -266,11 +266,11 @@ static bool reslice(sc_search *s, refine_state *r)
 	return sc_costs_feasible(r->c);
 }
 
-bool sc_refine_step(sc_search *s, void *state)
+static bool refine_phase_step(sc_search *s, void *state)
 {
 	refine_state *r = state;
 	const sc_units *u = s->units;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	while (!r->done) {
 		if (sc_search_should_stop(s, 0))
 			break;
@@ -304,7 +304,7 @@ bool sc_refine_step(sc_search *s, void *state)
 		} else if (r->scan >= u->n) {
 			r->done = true;
 		}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			break;
 	}
 	sc_search_offer_ops(s, r->op_stage, sc_costs_objective(r->c));
@@ -331,19 +331,19 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 		sc_greedy_split(s->g, s->set.k, start, err);
 	}
 	sc_search_offer_ops(s, start, 0);
-	sc_status st = sc_refine_init(s, start, &s->state, err);
+	sc_status st = refine_phase_init(s, start, &s->state, err);
 	free(start);
 	return st;
 }
 
 static bool refine_method_step(sc_search *s)
 {
-	return sc_refine_step(s, s->state);
+	return refine_phase_step(s, s->state);
 }
 
 static void refine_method_fini(sc_search *s)
 {
-	sc_refine_fini(s->state);
+	refine_phase_fini(s->state);
 	s->state = NULL;
 }
 
@@ -354,4 +354,10 @@ const sc_method sc_method_refine = {
 	.init = refine_method_init,
 	.step = refine_method_step,
 	.fini = refine_method_fini,
+};
+
+const sc_phase sc_refine_phase = {
+	.init = refine_phase_init,
+	.step = refine_phase_step,
+	.fini = refine_phase_fini,
 };

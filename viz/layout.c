@@ -82,15 +82,6 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 	gv_caption(b, cap, line, q->bottleneck_cost);
 }
 
-double sc_caption_gap(double bottleneck, double lower)
-{
-	if (!(lower > 0) || !isfinite(lower) || isnan(bottleneck))
-		return NAN;
-	double gap = bottleneck / lower - 1;
-	/* rounding in the bound's arithmetic is no gap */
-	return gap < 1e-9 ? 0 : gap;
-}
-
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
 static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_caption *cap,
                              sc_error *err)
