@@ -18,18 +18,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/cost.h"
 #include "core/edit.h"
 #include "core/load.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -105,9 +99,9 @@ int main(int argc, char **argv)
 		double t[RUNS];
 		for (int r = 0; r < RUNS; r++) {
 			sc_graph_free(g);
-			double t0 = now();
+			double t0 = sc_clock_now();
 			g = sc_load(files[f], &err);
-			t[r] = now() - t0;
+			t[r] = sc_clock_now() - t0;
 			if (!g) {
 				fprintf(stderr, "bench: %s\n", err.msg);
 				return 2;
@@ -127,9 +121,9 @@ int main(int argc, char **argv)
 	sc_greedy_split(g, set.k, stage, &err);
 	double te[21];
 	for (int r = 0; r < 21; r++) {
-		double t0 = now();
+		double t0 = sc_clock_now();
 		sc_costs_eval(c, stage);
-		te[r] = now() - t0;
+		te[r] = sc_clock_now() - t0;
 	}
 	printf("whole evaluation, k = 8: median %.2f ms over 21 runs\n", median(te, 21) * 1e3);
 
@@ -146,7 +140,7 @@ int main(int argc, char **argv)
 				movable[nm++] = v;
 		}
 		int moves = 0;
-		double t0 = now();
+		double t0 = sc_clock_now();
 		for (int i = 0; i < nm && moves < 20000; i++) {
 			int v = movable[i], lo, hi;
 			sc_part_legal_range(g, stage, set.k, v, &lo, &hi);
@@ -159,7 +153,7 @@ int main(int argc, char **argv)
 			sc_costs_bottleneck(c, NULL);
 			moves++;
 		}
-		tm[r] = (now() - t0) / (moves ? moves : 1);
+		tm[r] = (sc_clock_now() - t0) / (moves ? moves : 1);
 	}
 	printf("incremental move to another legal stage (range + update + bottleneck), k = 8: "
 	       "median %.2f us per move (%d movable ops)\n",
@@ -184,9 +178,9 @@ int main(int argc, char **argv)
 		int to = lo + (int)(next() % (unsigned long long)(hi - lo));
 		if (to >= sc_editor_stages(ed)[v])
 			to++;
-		double t0 = now();
+		double t0 = sc_clock_now();
 		bool ok = sc_editor_move(ed, v, to, why, sizeof why);
-		te1[edits] = now() - t0;
+		te1[edits] = sc_clock_now() - t0;
 		if (!ok) {
 			fprintf(stderr, "bench: a legal move was refused: %s\n", why);
 			return 2;

@@ -19,15 +19,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/load.h"
 #include "solvers/search.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -51,14 +45,14 @@ static double solve(const sc_graph *g, int k, const char *method, long evals, do
 	p.method = method;
 	p.evals = evals;
 	sc_error err;
-	double t0 = now();
+	double t0 = sc_clock_now();
 	sc_search *s = sc_search_new(g, &set, &p, &err);
 	if (!s || sc_search_run(s, &err) != SC_OK) {
 		fprintf(stderr, "bench: %s: %s\n", method, err.msg);
 		exit(2);
 	}
 	double v = sc_search_result(s, NULL, NULL);
-	*secs = now() - t0;
+	*secs = sc_clock_now() - t0;
 	if (nevals) {
 		sc_progress pr;
 		sc_search_progress(s, &pr);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/mem.h"
 #include "search_impl.h"
 
 typedef uint64_t word;
@@ -215,8 +216,8 @@ static int cmp_work(const void *a, const void *b)
 static double quick_upper_bound(sc_search *s, int *unit_stage)
 {
 	int n = s->units->n;
-	int *order = malloc((size_t)(n ? n : 1) * sizeof *order);
-	double *prio = malloc((size_t)(n ? n : 1) * sizeof *prio);
+	int *order = sc_malloc_n((size_t)n, sizeof *order);
+	double *prio = sc_malloc_n((size_t)n, sizeof *prio);
 	double ub = INFINITY;
 	if (!order || !prio) {
 		free(order);
@@ -273,7 +274,7 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	e->rank_of = malloc(nc * sizeof *e->rank_of);
 	e->dp = malloc((size_t)(k + 1) * nc * sizeof *e->dp);
 	e->arg = malloc((size_t)(k + 1) * nc * sizeof *e->arg);
-	e->unit_stage = malloc((size_t)(u->n ? u->n : 1) * sizeof *e->unit_stage);
+	e->unit_stage = sc_malloc_n((size_t)u->n, sizeof *e->unit_stage);
 	if (!e->work || !e->param || !e->front_off || !e->by_work || !e->rank_of || !e->dp ||
 	    !e->arg || !e->unit_stage)
 		return sc_error_nomem(err, "the exact DP tables");

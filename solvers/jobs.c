@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 typedef struct job {
 	sc_job_info info;
 	const sc_graph *g;
@@ -60,13 +62,6 @@ struct sc_engine {
 	int njobs, cap;
 	int wake[2];
 };
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 const char *sc_job_state_name(sc_job_state s)
 {
@@ -210,9 +205,9 @@ static void *search_main(void *arg)
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE) != 0) {
 		/* not allowed to lower it: run at the same priority */
 	}
-	double last = now();
+	double last = sc_clock_now();
 	while (sc_search_step(a.j->search)) {
-		double t = now();
+		double t = sc_clock_now();
 		if (t - last >= 0.05) {
 			wake(a.e);
 			last = t;
@@ -516,7 +511,7 @@ static void start_queued(sc_engine *e)
 		job *j = e->jobs[i];
 		if (j->info.state != SC_JOB_QUEUED)
 			continue;
-		j->started = now();
+		j->started = sc_clock_now();
 		if (j->info.kind == SC_JOB_SEARCH)
 			start_search(e, j);
 		else
@@ -542,7 +537,7 @@ int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready
 	if (extra_fd >= 0)
 		fds[nfds++] = (struct pollfd){.fd = extra_fd, .events = POLLIN};
 	fds[nfds++] = (struct pollfd){.fd = e->wake[0], .events = POLLIN};
-	double t = now(), next = INFINITY;
+	double t = sc_clock_now(), next = INFINITY;
 	for (int i = 0; i < e->njobs && nfds < want; i++) {
 		job *j = e->jobs[i];
 		if (j->info.kind == SC_JOB_MIP && j->fd >= 0) {
@@ -566,7 +561,7 @@ int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready
 	if (fds != stack)
 		free(fds);
 
-	t = now();
+	t = sc_clock_now();
 	for (int i = 0; i < e->njobs; i++) {
 		job *j = e->jobs[i];
 		if (j->info.state != SC_JOB_RUNNING)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "simple.h"
 #include "units.h"
 
@@ -306,15 +307,8 @@ typedef struct cb_state {
 	void *ud;
 	double scale;
 	double bound, incumbent;
-	struct timespec t0;
+	double t0;
 } cb_state;
-
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 static cb_state *the_cb; /* CBC's message callback carries no user pointer */
 
@@ -342,7 +336,7 @@ static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, con
 	} else {
 		return;
 	}
-	s->fn(s->ud, s->bound, s->incumbent, nodes, since(&s->t0));
+	s->fn(s->ud, s->bound, s->incumbent, nodes, sc_clock_now() - s->t0);
 }
 
 /* Builds the model into m.  Returns false when out of memory. */
@@ -541,8 +535,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	if (p->rung == SC_RUNG_GUESS && (p->guess < 1 || p->guess > p->k))
 		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d", p->guess,
 				    p->k);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = sc_clock_now();
 
 	sc_units *u = sc_units_new(g, true, set->memory, err);
 	if (!u)
@@ -570,7 +563,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		/* a unit cannot fit any stage below the known bottleneck */
 		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
 		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
-		res->seconds = since(&t0);
+		res->seconds = (sc_clock_now() - t0);
 		goto out;
 	}
 	st = SC_OK;
@@ -624,7 +617,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		Cbc_setAllowableGap(cm, 1e-9);
 		Cbc_setAllowableFractionGap(cm, 1e-9);
 		if (p->time_limit > 0) {
-			double left = p->time_limit - since(&t0);
+			double left = p->time_limit - (sc_clock_now() - t0);
 			Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
 		}
 		if (p->rung == SC_RUNG_EXACT && p->start) {
@@ -713,7 +706,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		}
 		Cbc_deleteModel(cm);
 	}
-	res->seconds = since(&t0);
+	res->seconds = (sc_clock_now() - t0);
 out:
 	model_free(&m);
 	tensors_free(&t);

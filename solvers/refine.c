@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/mem.h"
 #include "core/partition.h"
 #include "search_impl.h"
 #include "simple.h"
@@ -80,16 +81,16 @@ static sc_status refine_phase_init(sc_search *s, const int *start, void **state,
 {
 	const sc_units *u = s->units;
 	refine_state *r = calloc(1, sizeof *r);
-	size_t nu = (size_t)(u->n ? u->n : 1), no = (size_t)(s->g->n ? s->g->n : 1);
+	size_t nu = (size_t)u->n, no = (size_t)s->g->n;
 	if (r) {
 		r->c = sc_costs_new(s->g, &s->set, err);
-		r->op_stage = malloc(no * sizeof *r->op_stage);
-		r->unit_stage = malloc(nu * sizeof *r->unit_stage);
-		r->set = malloc(nu * sizeof *r->set);
-		r->seen = calloc(nu, sizeof *r->seen);
-		r->from = malloc(nu * sizeof *r->from);
-		r->order = malloc(nu * sizeof *r->order);
-		r->sliced = malloc(nu * sizeof *r->sliced);
+		r->op_stage = sc_malloc_n(no, sizeof *r->op_stage);
+		r->unit_stage = sc_malloc_n(nu, sizeof *r->unit_stage);
+		r->set = sc_malloc_n(nu, sizeof *r->set);
+		r->seen = sc_calloc_n(nu, sizeof *r->seen);
+		r->from = sc_malloc_n(nu, sizeof *r->from);
+		r->order = sc_malloc_n(nu, sizeof *r->order);
+		r->sliced = sc_malloc_n(nu, sizeof *r->sliced);
 		r->first = malloc((size_t)(s->set.k + 1) * sizeof *r->first);
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
@@ -315,7 +316,7 @@ static bool refine_phase_step(sc_search *s, void *state)
 
 static sc_status refine_method_init(sc_search *s, sc_error *err)
 {
-	int *start = malloc((size_t)(s->g->n ? s->g->n : 1) * sizeof *start);
+	int *start = sc_part_new(s->g);
 	if (!start)
 		return sc_error_nomem(err, "the refinement");
 	if (s->p.start) {
