@@ -20,7 +20,7 @@
 #include "core/clock.h"
 #include "core/cost.h"
 #include "order.h"
-#include "rng.h"
+#include "core/rng.h"
 #include "search.h"
 #include "slice.h"
 #include "units.h"

@@ -15,7 +15,7 @@
 
 #include "core/cost.h"
 #include "core/partition.h"
-#include "solvers/gen.h"
+#include "core/gen.h"
 #include "solvers/search.h"
 #include "tests/support.h"
 
