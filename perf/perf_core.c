@@ -1,5 +1,5 @@
 /*
- * bench_core.c - how fast the foundation is on a large graph.
+ * perf_core.c - how fast the foundation is on a large graph.
  *
  * Writes a random layered DAG of N ops and about 3N edges (default 100 000 /
  * 300 000) as DOT and as msr-fiddle JSON into a scratch directory, then
@@ -9,7 +9,7 @@
  * (sc_editor_move: legality check, cost update and undo entry).  Also
  * reports the peak resident memory.
  *
- *   build/bench-core [N] [DIR]
+ *   build/perf-core [N] [DIR]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -50,7 +50,7 @@ static void write_graphs(int n, const char *dot, const char *json)
 {
 	FILE *d = fopen(dot, "w"), *j = fopen(json, "w");
 	if (!d || !j) {
-		perror("bench: cannot write the graphs");
+		perror("perf-core: cannot write the graphs");
 		exit(2);
 	}
 	double *out = malloc((size_t)n * sizeof *out);
@@ -87,8 +87,8 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
 	const char *dir = argc > 2 ? argv[2] : "/tmp";
 	char dot[512], json[512];
-	snprintf(dot, sizeof dot, "%s/stagecut-bench-%d.dot", dir, n);
-	snprintf(json, sizeof json, "%s/stagecut-bench-%d.json", dir, n);
+	snprintf(dot, sizeof dot, "%s/stagecut-perf-%d.dot", dir, n);
+	snprintf(json, sizeof json, "%s/stagecut-perf-%d.json", dir, n);
 	write_graphs(n, dot, json);
 
 	sc_error err;
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 			g = sc_load(files[f], &err);
 			t[r] = sc_clock_now() - t0;
 			if (!g) {
-				fprintf(stderr, "bench: %s\n", err.msg);
+				fprintf(stderr, "perf-core: %s\n", err.msg);
 				return 2;
 			}
 		}
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 	/* the editor's move, timed one call at a time: what a key press costs */
 	sc_editor *ed = sc_editor_new(g, &set, stage, &err);
 	if (!ed) {
-		fprintf(stderr, "bench: %s\n", err.msg);
+		fprintf(stderr, "perf-core: %s\n", err.msg);
 		return 2;
 	}
 	enum { EDITS = 20000 };
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 		bool ok = sc_editor_move(ed, v, to, why, sizeof why);
 		te1[edits] = sc_clock_now() - t0;
 		if (!ok) {
-			fprintf(stderr, "bench: a legal move was refused: %s\n", why);
+			fprintf(stderr, "perf-core: a legal move was refused: %s\n", why);
 			return 2;
 		}
 		edits++;
