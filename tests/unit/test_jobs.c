@@ -179,6 +179,102 @@ Test(jobs, a_crashing_solver_is_reported, .timeout = 30)
 	sc_graph_free(g);
 }
 
+Test(jobs, finished_searches_are_released_one_by_one)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_settings set = g->settings;
+	set.k = 3;
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = "random";
+	p.evals = 20;
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	double first = NAN;
+	/* as a long workbench session does: run, take the result, release */
+	for (int i = 0; i < 300; i++) {
+		p.seed = (uint64_t)(1 + i % 3);
+		int id = sc_engine_add_search(e, g, &set, &p, &err);
+		cr_assert_eq(id, i, "ids are never reused: %s", err.msg);
+		sc_engine_wait(e, id);
+		double v = sc_engine_result(e, id, stage, NULL);
+		cr_assert(isfinite(v));
+		if (i == 0)
+			first = v;
+		cr_assert(sc_engine_release(e, id));
+		sc_job_info ji;
+		cr_assert_not(sc_engine_info(e, id, &ji), "no info after release");
+		cr_assert(isinf(sc_engine_result(e, id, stage, NULL)));
+		cr_assert_not(sc_engine_release(e, id), "released twice");
+		cr_assert_eq(sc_engine_busy(e), 0);
+	}
+	cr_assert(isfinite(first));
+	sc_engine_cancel(e, -1); /* passes the released ids by */
+	sc_engine_wait(e, -1);
+	cr_assert_not(sc_engine_release(e, -1));
+	cr_assert_not(sc_engine_release(e, 300), "never added");
+	free(stage);
+	sc_engine_free(e);
+	sc_graph_free(g);
+}
+
+Test(jobs, release_refuses_a_running_or_queued_job, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 8;
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	sc_search_params sp;
+	sc_search_params_init(&sp);
+	sp.method = "brkga";
+	sp.evals = 100000000;
+	int s = sc_engine_add_search(e, g, &set, &sp, &err);
+	sc_mip_params mp = {.rung = SC_RUNG_BOTTLENECK, .k = 8, .upper = INFINITY};
+	int q = sc_engine_add_mip(e, g, &set, &mp, &err); /* stays queued: one slot */
+	cr_assert(s >= 0 && q >= 0, "%s", err.msg);
+	sc_job_info ji;
+	for (int i = 0; i < 5; i++)
+		sc_engine_poll(e, 20, -1, NULL);
+	sc_engine_info(e, s, &ji);
+	cr_assert_eq(ji.state, SC_JOB_RUNNING);
+	cr_assert_not(sc_engine_release(e, s), "a running job is not released");
+	cr_assert_not(sc_engine_release(e, q), "a queued job is not released");
+	cr_assert(sc_engine_info(e, s, &ji) && sc_engine_info(e, q, &ji));
+	sc_engine_cancel(e, -1);
+	sc_engine_wait(e, -1);
+	cr_assert(sc_engine_release(e, s));
+	cr_assert(sc_engine_release(e, q));
+	cr_assert_not(sc_engine_info(e, s, &ji));
+	cr_assert_eq(sc_engine_busy(e), 0);
+	sc_engine_free(e);
+	assert_no_children();
+	sc_graph_free(g);
+}
+
+Test(jobs, a_finished_solve_is_released_and_its_child_reaped, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	sc_mip_params p = {.rung = SC_RUNG_EXACT, .k = 3, .upper = INFINITY};
+	for (int i = 0; i < 3; i++) {
+		int id = sc_engine_add_mip(e, g, &g->settings, &p, &err);
+		cr_assert_geq(id, 0, "%s", err.msg);
+		sc_engine_wait(e, id);
+		sc_job_info ji;
+		sc_engine_info(e, id, &ji);
+		cr_assert_eq(ji.state, SC_JOB_DONE);
+		cr_assert(isfinite(sc_engine_result(e, id, NULL, NULL)));
+		cr_assert(sc_engine_release(e, id));
+		cr_assert_not(sc_engine_info(e, id, &ji));
+		assert_no_children();
+	}
+	sc_engine_free(e);
+	sc_graph_free(g);
+}
+
 static void run_ladder(sc_ladder *l, sc_engine *e)
 {
 	while (!sc_ladder_done(l)) {
