@@ -177,8 +177,8 @@ sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_
 	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 ||
 	    p->evals < 0)
 		return sc_error_set(err, SC_ERR_INPUT,
-				    "BRKGA parameters: need 0 < elite, 0 <= mutants, elite + mutants < 1, "
-				    "0 < bias < 1, and non-negative sizes");
+				    "BRKGA parameters: need 0 < elite, 0 <= mutants, "
+				    "elite + mutants < 1, 0 < bias < 1, and non-negative sizes");
 	return SC_OK;
 }
 
@@ -260,7 +260,8 @@ bool sc_search_step(sc_search *s)
 				sc_search_offer_ops(s, st, NAN);
 			free(st);
 		}
-		bool refine = s->refine && s->p.refine && !s->method->refines_itself && !s->optimal &&
+		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
+			      !s->optimal &&
 			      s->have_best && !atomic_load(&s->cancel);
 		if (refine) {
 			sc_error err;

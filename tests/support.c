@@ -304,3 +304,49 @@ void ts_remove_dir(const char *dir)
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
+
+/* ---- the solvers' unit tests (see the end of support.h) ---------------- */
+
+#include <errno.h>
+
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/search.h"
+
+double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
+		 int *stage, bool *optimal)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.seed = seed;
+	p.evals = evals;
+	sc_error err;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s: %s", method, err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
+	double v = sc_search_result(s, stage, optimal);
+	sc_search_free(s);
+	return v;
+}
+
+double ts_objective(const sc_graph *g, int k, const int *stage)
+{
+	cr_assert(sc_part_check(g, stage, k, NULL), "the partition is valid");
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	sc_costs_eval(c, stage);
+	double v = sc_costs_objective(c);
+	sc_costs_free(c);
+	return v;
+}
+
+void ts_assert_no_children(void)
+{
+	int st;
+	pid_t p = waitpid(-1, &st, WNOHANG);
+	cr_assert(p == -1 && errno == ECHILD, "a solver process was left behind (pid %d)", (int)p);
+}

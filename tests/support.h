@@ -97,3 +97,20 @@ void ts_tmux_resize(ts_tmux *t, int cols, int rows);
 
 /* Kills the session. */
 void ts_tmux_stop(ts_tmux *t);
+
+/* The solvers' unit tests (one file per module: test_search.c, test_brkga.c,
+ * test_ideals.c, test_refine.c, test_jobs.c, test_ladder.c) share these. */
+
+/* Runs method (NULL: the default) on g with k stages, seed and an evaluation
+ * budget (0: the method's own) to the end, failing the test on an error;
+ * returns the result and fills stage and *optimal (either may be NULL). */
+double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
+		 int *stage, bool *optimal);
+
+/* The objective of stage, a partition of g into k stages, by core's cost
+ * model; fails the test when the partition is invalid. */
+double ts_objective(const sc_graph *g, int k, const int *stage);
+
+/* Fails the test when a child of this process is left behind (a zombie or
+ * still running): every solver process must have been reaped. */
+void ts_assert_no_children(void);
