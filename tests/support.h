@@ -114,3 +114,20 @@ double ts_objective(const sc_graph *g, int k, const int *stage);
 /* Fails the test when a child of this process is left behind (a zombie or
  * still running): every solver process must have been reaped. */
 void ts_assert_no_children(void);
+
+/* The Graphviz layer's tests (test_viz.c, test_canvas.c) share these. */
+struct sc_quotient;
+struct sc_layout;
+
+/* The quotient of g under stage with g's settings and k stages. */
+struct sc_quotient *ts_quotient_of(const sc_graph *g, int k, const int *stage);
+
+/* The quotient of the paper's Figure 2 under its own partition (k = 3). */
+struct sc_quotient *ts_figure2_quotient(void);
+
+/* A line of n ops (op i -> op i+1, out(i) = i + 1) cut into k stages of
+ * consecutive ops; the stages are malloc'd into *stage. */
+sc_graph *ts_chain_graph(int n, int k, int **stage);
+
+/* The dot layout of q with title as its caption (NULL: none). */
+struct sc_layout *ts_layout_of(const struct sc_quotient *q, const char *title);
