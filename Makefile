@@ -2,7 +2,7 @@
 #
 #   make run      install missing packages, build, open the workbench on a sample
 #   make test     install missing packages, build, run every test
-#   make bench    benchmarks (figures quoted in the issues)
+#   make bench    benchmarks in perf/ (figures quoted in the issues); make perf is the same
 #   make fuzz     fuzz every input parser for FUZZ_TIME seconds each (60)
 #   make install  PREFIX=/usr/local DESTDIR=
 
@@ -40,7 +40,7 @@ CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps run test unit-test cli-test tui-test asan-test valgrind-test bench install \
+.PHONY: all deps run test unit-test cli-test tui-test asan-test valgrind-test bench perf install \
         uninstall clean format format-check house-test
 
 all: stagecut
@@ -117,18 +117,19 @@ asan-test:
 valgrind-test: stagecut
 	tests/valgrind/run.sh
 
-$(BUILD)/bench-core: $(BUILD)/bench/bench_core.o $(BUILD)/libstagecut.a
+# the performance benchmarks (perf/); `make perf` is `make bench`
+$(BUILD)/perf-core: $(BUILD)/perf/perf_core.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
-$(BUILD)/bench-search: $(BUILD)/bench/bench_search.o $(BUILD)/libstagecut.a
+$(BUILD)/perf-search: $(BUILD)/perf/perf_search.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
-$(BUILD)/bench-bounds: $(BUILD)/bench/bench_bounds.o $(BUILD)/libstagecut.a
+$(BUILD)/perf-bounds: $(BUILD)/perf/perf_bounds.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
-bench: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/bench-core $(BUILD)/bench-search $(BUILD)/bench-bounds
-	./bench/run.sh
+bench perf: deps
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/perf-core $(BUILD)/perf-search $(BUILD)/perf-bounds
+	./perf/run.sh
 
 install: stagecut
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -18,7 +20,7 @@ static int cmp_int(const void *a, const void *b)
 int sc_csr_build(int n, int m, const int *key, const int *val, int **off_out, int **adj_out)
 {
 	int *off = calloc((size_t)n + 1, sizeof *off);
-	int *adj = malloc((size_t)(m ? m : 1) * sizeof *adj);
+	int *adj = sc_malloc_n((size_t)m, sizeof *adj);
 	if (!off || !adj) {
 		free(off);
 		free(adj);
@@ -28,7 +30,7 @@ int sc_csr_build(int n, int m, const int *key, const int *val, int **off_out, in
 		off[key[e] + 1]++;
 	for (int v = 0; v < n; v++)
 		off[v + 1] += off[v];
-	int *fill = malloc((size_t)(n ? n : 1) * sizeof *fill);
+	int *fill = sc_malloc_n((size_t)n, sizeof *fill);
 	if (!fill) {
 		free(off);
 		free(adj);

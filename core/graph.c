@@ -12,6 +12,7 @@
 #include "graph.h"
 
 #include "csr.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -155,7 +156,7 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
 	b->init_stage = NULL;
 	if (!stage)
 		return SC_OK;
-	b->init_stage = malloc((size_t)(b->n ? b->n : 1) * sizeof *stage);
+	b->init_stage = sc_malloc_n((size_t)b->n, sizeof *stage);
 	if (!b->init_stage)
 		return sc_error_nomem(err, "the initial partition");
 	memcpy(b->init_stage, stage, (size_t)b->n * sizeof *stage);
@@ -258,8 +259,8 @@ static void name_cycle(const sc_graph *g, const bool *left, const char *source, 
 static sc_status topo_order(sc_graph *g, const char *source, sc_error *err)
 {
 	int n = g->n;
-	int *indeg = malloc((size_t)(n ? n : 1) * sizeof *indeg);
-	g->topo = malloc((size_t)(n ? n : 1) * sizeof *g->topo);
+	int *indeg = sc_malloc_n((size_t)n, sizeof *indeg);
+	g->topo = sc_malloc_n((size_t)n, sizeof *g->topo);
 	if (!indeg || !g->topo) {
 		free(indeg);
 		return sc_error_nomem(err, "the topological order");
@@ -307,7 +308,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 		return NULL;
 	}
 	int n = b->n;
-	size_t nn = (size_t)(n ? n : 1);
+	size_t nn = (size_t)n;
 	g->name = strdup(name ? name : basename_of(source));
 	g->source = strdup(source);
 	g->settings = b->settings;
@@ -337,8 +338,8 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	}
 
 	/* names: sort, reject duplicates, keep the index for lookups */
-	g->by_name = malloc(nn * sizeof *g->by_name);
-	g->group = malloc(nn * sizeof *g->group);
+	g->by_name = sc_malloc_n(nn, sizeof *g->by_name);
+	g->group = sc_malloc_n(nn, sizeof *g->group);
 	if (!g->by_name || !g->group)
 		goto nomem_groups;
 	for (int i = 0; i < n; i++)
@@ -354,7 +355,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 
 	/* groups: number distinct names in sorted order */
 	{
-		int *idx = malloc(nn * sizeof *idx);
+		int *idx = sc_malloc_n(nn, sizeof *idx);
 		if (!idx)
 			goto nomem_groups;
 		int cnt = 0;
@@ -365,7 +366,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 		}
 		sort_names = groups;
 		qsort(idx, (size_t)cnt, sizeof *idx, cmp_by_name);
-		g->group_name = malloc((size_t)(cnt ? cnt : 1) * sizeof *g->group_name);
+		g->group_name = sc_malloc_n((size_t)cnt, sizeof *g->group_name);
 		if (!g->group_name) {
 			free(idx);
 			goto nomem_groups;
@@ -386,7 +387,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 
 	/* members of each group, as CSR */
 	{
-		int *key = malloc(nn * sizeof *key), *val = malloc(nn * sizeof *val);
+		int *key = sc_malloc_n(nn, sizeof *key), *val = sc_malloc_n(nn, sizeof *val);
 		int cnt = 0;
 		if (!key || !val) {
 			free(key);

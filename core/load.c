@@ -1,5 +1,7 @@
 /*
- * load.c - choosing a loader, and helpers shared by the loaders.
+ * load.c - choosing a loader.  The helpers the loaders share (numbers,
+ * extensions) are in parse.c, so that the loaders and this file, which
+ * lists them, do not call each other in a circle.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -15,39 +17,6 @@
 
 static const sc_loader *const loaders[] = {&sc_loader_fiddle, &sc_loader_dot};
 #define NLOADERS (sizeof loaders / sizeof loaders[0])
-
-bool sc_has_extension(const char *path, const char *ext)
-{
-	size_t a = strlen(path), b = strlen(ext);
-	return a >= b && strcasecmp(path + a - b, ext) == 0;
-}
-
-bool sc_parse_weight(const char *text, double *out)
-{
-	if (!text)
-		return false;
-	while (isspace((unsigned char)*text))
-		text++;
-	/* strtod also accepts "inf", "nan" and hex; weights are plain decimals */
-	if (!(isdigit((unsigned char)*text) || *text == '.' || *text == '+'))
-		return false;
-	for (const char *p = text; *p && !isspace((unsigned char)*p); p++)
-		if (!(isdigit((unsigned char)*p) || strchr(".+-eE", *p)))
-			return false;
-	char *end;
-	errno = 0;
-	double x = strtod(text, &end);
-	/* ERANGE is overflow (refused) or underflow to a tiny number, which is a
-	 * finite weight >= 0 like any other ("1e-400") */
-	if (end == text || (errno == ERANGE && fabs(x) >= 1))
-		return false;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end || !isfinite(x) || x < 0)
-		return false;
-	*out = x;
-	return true;
-}
 
 sc_graph *sc_load(const char *path, sc_error *err)
 {

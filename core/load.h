@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "graph.h"
+#include "parse.h"
 
 typedef struct sc_loader {
 	const char *name; /* "dot", "fiddle-json" */
@@ -32,11 +33,6 @@ extern const sc_loader sc_loader_fiddle;
  * or malformed one).  Not thread-safe (the DOT parser has global state). */
 sc_graph *sc_load(const char *path, sc_error *err);
 
-/* Parses a weight: a finite number >= 0, with nothing but spaces after it.
- * Returns false for anything else (empty, negative, NaN, inf, text). */
-bool sc_parse_weight(const char *text, double *out);
-
-/* Returns true when path ends with ext (e.g. ".json"), ignoring case. */
-bool sc_has_extension(const char *path, const char *ext);
+/* sc_parse_weight and sc_has_extension are in parse.h. */
 
 #endif

@@ -37,6 +37,8 @@
 
 #include <graphviz/cgraph.h>
 
+#include "mem.h"
+
 static char dot_errbuf[512];
 
 static int collect_error(char *msg)
@@ -346,7 +348,7 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		if (AGSEQ(v) > maxseq)
 			maxseq = AGSEQ(v);
 	index = malloc(((size_t)maxseq + 1) * sizeof *index);
-	stage = malloc((size_t)(n ? n : 1) * sizeof *stage);
+	stage = sc_malloc_n((size_t)n, sizeof *stage);
 	if (!index || !stage) {
 		sc_error_nomem(err, "the graph");
 		goto done;

@@ -20,6 +20,8 @@
 
 #include <jansson.h>
 
+#include "mem.h"
+
 static bool probe_fiddle(const char *path, const char *head, size_t len)
 {
 	if (sc_has_extension(path, ".json"))
@@ -181,9 +183,9 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	sc_builder_set_settings(b, &set);
 
 	int n = (int)json_array_size(nodes);
-	ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
-	out = calloc((size_t)(n ? n : 1), sizeof *out);
-	has_out = calloc((size_t)(n ? n : 1), sizeof *has_out);
+	ids = sc_malloc_n((size_t)n, sizeof *ids);
+	out = sc_calloc_n((size_t)n, sizeof *out);
+	has_out = sc_calloc_n((size_t)n, sizeof *has_out);
 	if (!ids || !out || !has_out) {
 		sc_error_nomem(err, "the graph");
 		goto done;

@@ -13,6 +13,7 @@
 #include <graphviz/cgraph.h>
 
 #include "fileio.h"
+#include "mem.h"
 
 static void num(char *buf, size_t size, double x)
 {
@@ -55,7 +56,7 @@ sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc
 	Agsym_t *ao = agattr(G, AGNODE, "out", "");
 	Agsym_t *ag = g->ngroups ? agattr(G, AGNODE, "group", "") : NULL;
 	Agsym_t *as = stage ? agattr(G, AGNODE, "stage", "") : NULL;
-	Agnode_t **nodes = malloc((size_t)(g->n ? g->n : 1) * sizeof *nodes);
+	Agnode_t **nodes = sc_malloc_n((size_t)g->n, sizeof *nodes);
 	if (!nodes) {
 		agclose(G);
 		return sc_error_nomem(err, "the DOT graph");

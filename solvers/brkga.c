@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "search_impl.h"
 
 typedef enum { FIT_SLICE, FIT_MLA, FIT_MLA_WEIGHTED } fitness_kind;
@@ -88,15 +89,15 @@ static sc_status brkga_init_kind(sc_search *s, fitness_kind kind, sc_error *err)
 	st->nu = s->units->n;
 	st->cutoff = INFINITY;
 	st->best_mla = INFINITY;
-	size_t nu = (size_t)(st->nu ? st->nu : 1), np = (size_t)pop;
-	st->keys = malloc(np * nu * sizeof *st->keys);
-	st->spare = malloc(np * nu * sizeof *st->spare);
+	size_t nu = (size_t)st->nu, np = (size_t)pop;
+	st->keys = sc_malloc_n(np * nu, sizeof *st->keys);
+	st->spare = sc_malloc_n(np * nu, sizeof *st->spare);
 	st->fit = malloc(np * sizeof *st->fit);
 	st->spare_fit = malloc(np * sizeof *st->spare_fit);
 	st->rank = malloc(np * sizeof *st->rank);
-	st->order = malloc(nu * sizeof *st->order);
-	st->unit_stage = malloc(nu * sizeof *st->unit_stage);
-	st->best_order = malloc(nu * sizeof *st->best_order);
+	st->order = sc_malloc_n(nu, sizeof *st->order);
+	st->unit_stage = sc_malloc_n(nu, sizeof *st->unit_stage);
+	st->best_order = sc_malloc_n(nu, sizeof *st->best_order);
 	if (!st->keys || !st->spare || !st->fit || !st->spare_fit || !st->rank || !st->order ||
 	    !st->unit_stage || !st->best_order) {
 		brkga_free_state(st);
@@ -230,7 +231,7 @@ static void next_generation(sc_search *s, brkga_state *st)
 static bool brkga_step(sc_search *s)
 {
 	brkga_state *st = s->state;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	for (;;) {
 		if (sc_search_should_stop(s, 0)) {
 			slice_best_arrangement(s, st);
@@ -246,7 +247,7 @@ static bool brkga_step(sc_search *s)
 				return false;
 			next_generation(s, st);
 		}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			return true;
 	}
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/mem.h"
 #include "search_impl.h"
 
 typedef uint64_t word;
@@ -215,8 +216,8 @@ static int cmp_work(const void *a, const void *b)
 static double quick_upper_bound(sc_search *s, int *unit_stage)
 {
 	int n = s->units->n;
-	int *order = malloc((size_t)(n ? n : 1) * sizeof *order);
-	double *prio = malloc((size_t)(n ? n : 1) * sizeof *prio);
+	int *order = sc_malloc_n((size_t)n, sizeof *order);
+	double *prio = sc_malloc_n((size_t)n, sizeof *prio);
 	double ub = INFINITY;
 	if (!order || !prio) {
 		free(order);
@@ -273,7 +274,7 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	e->rank_of = malloc(nc * sizeof *e->rank_of);
 	e->dp = malloc((size_t)(k + 1) * nc * sizeof *e->dp);
 	e->arg = malloc((size_t)(k + 1) * nc * sizeof *e->arg);
-	e->unit_stage = malloc((size_t)(u->n ? u->n : 1) * sizeof *e->unit_stage);
+	e->unit_stage = sc_malloc_n((size_t)u->n, sizeof *e->unit_stage);
 	if (!e->work || !e->param || !e->front_off || !e->by_work || !e->rank_of || !e->dp ||
 	    !e->arg || !e->unit_stage)
 		return sc_error_nomem(err, "the exact DP tables");
@@ -402,7 +403,7 @@ static bool exact_step(sc_search *s)
 	exact_state *e = s->state;
 	int k = s->set.k, words = e->ideals.words;
 	size_t nc = (size_t)e->count;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	double ub = e->ub * (1 + 1e-12);
 	while (e->next_j < e->count) {
 		if (sc_search_should_stop(s, 0))
@@ -456,7 +457,7 @@ static bool exact_step(sc_search *s)
 				e->dp[(size_t)j * nc + (size_t)J] = e->dp[(size_t)(j - 1) * nc + (size_t)J];
 				e->arg[(size_t)j * nc + (size_t)J] = J;
 			}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			return true;
 	}
 	double opt = e->dp[(size_t)k * nc + nc - 1];

@@ -14,7 +14,13 @@
  * updates each job's info.  Nothing here prints.
  *
  * The graph given to a job must outlive the engine (or the job); settings
- * and parameters are copied.
+ * and parameters are copied.  A job keeps its memory (a search's units,
+ * slicer and best partition; a solve's buffers) until it is released
+ * (sc_engine_release) or the engine is freed, so a long-lived engine such
+ * as the workbench's releases each job once it has taken the result.
+ *
+ * The engine is jobs.c; each kind of job is a file of its own with a const
+ * ops table (jobs_impl.h): job_search.c and job_mip.c.
  */
 #ifndef SC_JOBS_H
 #define SC_JOBS_H
@@ -83,7 +89,7 @@ int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
  * whether it became readable.  Returns the number of jobs that changed. */
 int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready);
 
-/* Copies job id's info; false for an unknown id. */
+/* Copies job id's info; false for an unknown or released id. */
 bool sc_engine_info(const sc_engine *e, int id, sc_job_info *out);
 
 /* Asks job id to stop (id < 0: every job).  A queued job is cancelled at
@@ -104,5 +110,14 @@ int sc_engine_busy(const sc_engine *e);
  * stage is not NULL, its op stages; *optimal when proven.  A MIP job's
  * incumbent partition likewise (exact rung only; INFINITY when none). */
 double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal);
+
+/* Frees a finished job's memory (its search, its buffers and partitions).
+ * Afterwards the id stays taken and unknown: sc_engine_info returns false,
+ * sc_engine_result INFINITY, and cancel, wait and busy pass it by.  Refused
+ * (returns false, nothing happens) for an unknown or already released id
+ * and for a job that is queued or running: cancel it and wait for it
+ * first.  Returns true when the job was released.  The engine's thread
+ * only, like every function here but sc_job_state_name. */
+bool sc_engine_release(sc_engine *e, int id);
 
 #endif

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
+#include "core/mem.h"
+#include "core/partition.h"
 #include "simple.h"
 
 struct sc_ladder {
@@ -29,13 +32,6 @@ struct sc_ladder {
 	int *upper_stage; /* a better partition from the exact MIP, or NULL */
 	sc_rung_info info[SC_RUNG_COUNT];
 };
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 const char *sc_rung_state_name(sc_rung_state s)
 {
@@ -69,7 +65,7 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->upper = p->upper;
 	l->guess_job = malloc((size_t)l->k * sizeof *l->guess_job);
 	if (p->start)
-		l->start = malloc((size_t)(g->n ? g->n : 1) * sizeof *l->start);
+		l->start = sc_part_new(g);
 	if (!l->guess_job || (p->start && !l->start)) {
 		sc_ladder_free(l);
 		sc_error_nomem(err, "the ladder");
@@ -80,7 +76,7 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->p.start = l->start;
 	for (int j = 0; j < l->k; j++)
 		l->guess_job[j] = -1;
-	l->t0 = now();
+	l->t0 = sc_clock_now();
 	l->simple = sc_bound_simple(g, l->k);
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		l->job[r] = -1;
@@ -165,9 +161,9 @@ static void track(sc_ladder *l, sc_rung r)
 	sc_engine_info(l->e, l->job[r], &ji);
 	sc_rung_state st = from_job(ji.state);
 	if (st != SC_RS_WAITING && l->started[r] == 0)
-		l->started[r] = now();
+		l->started[r] = sc_clock_now();
 	if (finished(st) && !finished(ri->state))
-		l->ended[r] = now();
+		l->ended[r] = sc_clock_now();
 	ri->state = st;
 	if (ji.bound > ri->value && isfinite(ji.bound))
 		ri->value = ji.bound;
@@ -179,7 +175,7 @@ static void track(sc_ladder *l, sc_rung r)
 	if (r == SC_RUNG_EXACT && finished(st) && isfinite(ji.incumbent) &&
 	    ji.incumbent < l->upper * (1 - 1e-9)) {
 		/* the MIP found a better partition than the searches */
-		int *s = malloc((size_t)(l->g->n ? l->g->n : 1) * sizeof *s);
+		int *s = sc_part_new(l->g);
 		if (s && isfinite(sc_engine_result(l->e, l->job[r], s, NULL))) {
 			free(l->upper_stage);
 			l->upper_stage = s;
@@ -232,9 +228,9 @@ static void track_guess(sc_ladder *l)
 	else if (running || l->guess_added > 0)
 		st = SC_RS_RUNNING;
 	if (st != SC_RS_WAITING && l->started[SC_RUNG_GUESS] == 0)
-		l->started[SC_RUNG_GUESS] = now();
+		l->started[SC_RUNG_GUESS] = sc_clock_now();
 	if (finished(st) && !finished(ri->state))
-		l->ended[SC_RUNG_GUESS] = now();
+		l->ended[SC_RUNG_GUESS] = sc_clock_now();
 	ri->state = st;
 }
 
@@ -296,7 +292,7 @@ bool sc_ladder_update(sc_ladder *l)
 		track_guess(l);
 		track(l, SC_RUNG_EXACT);
 	}
-	double t = now();
+	double t = sc_clock_now();
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		sc_rung_info *ri = &l->info[r];
 		if (r == SC_RUNG_SIMPLE || ri->state == SC_RS_OFF || ri->state == SC_RS_WAITING)

@@ -9,6 +9,11 @@
  *
  * Every cost is divided by a scale (the simple bound) so that the objective
  * is near 1 and CBC's absolute tolerances mean the same on every graph.
+ *
+ * The rows and columns are written by mip_model.c (mip_model.h); this file
+ * turns them into CBC's column-major matrix, sets the limits, the MIP start
+ * and the progress callback, solves, and reads the bound, the incumbent and
+ * the exact rung's partition back.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mip.h"
@@ -21,10 +26,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
+#include "mip_model.h"
 #include "simple.h"
 #include "units.h"
-
-#define COIN_DBL_MAX_LOCAL DBL_MAX /* CBC's infinity */
 
 static const char *const rung_names[SC_RUNG_COUNT] = {"simple", "bottleneck", "guess", "exact"};
 
@@ -43,278 +48,13 @@ bool sc_rung_parse(const char *name, sc_rung *out)
 	return false;
 }
 
-/* A growable sparse matrix built row by row. */
-typedef struct rows {
-	int n, cap;         /* rows */
-	double *lo, *up;    /* row bounds */
-	int *start;         /* n + 1 */
-	int nz, nzcap;
-	int *col;
-	double *val;
-} rows;
-
-typedef struct model {
-	const sc_units *u;
-	int K;           /* blocks */
-	int *lo, *hi;    /* per unit window */
-	int *ycol;       /* unit U, block b: ycol[U * K + b] or -1 when fixed */
-	int ncols, colcap;
-	double *clo, *cup, *cobj;
-	char *cint;
-	rows r;
-	/* the row being built */
-	int *tcol;
-	double *tval;
-	int tn, tcap;
-	double tconst;
-	bool infeasible; /* a fixed row was violated */
-	bool nomem;
-} model;
-
-static bool grow(void **p, int *cap, int need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	int c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*p, (size_t)c * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
-
-static int add_col(model *m, double lo, double up, double obj, bool integer)
-{
-	if (m->ncols + 1 > m->colcap) {
-		int cap = m->colcap, cap2 = m->colcap, cap3 = m->colcap, cap4 = m->colcap;
-		if (!grow((void **)&m->clo, &cap, m->ncols + 1, sizeof(double)) ||
-		    !grow((void **)&m->cup, &cap2, m->ncols + 1, sizeof(double)) ||
-		    !grow((void **)&m->cobj, &cap3, m->ncols + 1, sizeof(double)) ||
-		    !grow((void **)&m->cint, &cap4, m->ncols + 1, sizeof(char))) {
-			m->nomem = true;
-			return 0;
-		}
-		m->colcap = cap;
-	}
-	m->clo[m->ncols] = lo;
-	m->cup[m->ncols] = up;
-	m->cobj[m->ncols] = obj;
-	m->cint[m->ncols] = integer;
-	return m->ncols++;
-}
-
-static void row_begin(model *m)
-{
-	m->tn = 0;
-	m->tconst = 0;
-}
-
-static void row_add(model *m, int col, double coef)
-{
-	if (coef == 0)
-		return;
-	int cap = m->tcap, cap2 = m->tcap;
-	if (m->tn + 1 > m->tcap) {
-		if (!grow((void **)&m->tcol, &cap, m->tn + 1, sizeof(int)) ||
-		    !grow((void **)&m->tval, &cap2, m->tn + 1, sizeof(double))) {
-			m->nomem = true;
-			return;
-		}
-		m->tcap = cap;
-	}
-	m->tcol[m->tn] = col;
-	m->tval[m->tn] = coef;
-	m->tn++;
-}
-
-/* Adds coef * Y(U, b), folding fixed values into the constant. */
-static void row_y(model *m, int U, int b, double coef)
-{
-	if (b < 0 || b < m->lo[U])
-		return;
-	if (b >= m->hi[U] || b >= m->K - 1) {
-		m->tconst += coef;
-		return;
-	}
-	row_add(m, m->ycol[U * m->K + b], coef);
-}
-
-/* Adds coef * x(U, b). */
-static void row_x(model *m, int U, int b, double coef)
-{
-	row_y(m, U, b, coef);
-	row_y(m, U, b - 1, -coef);
-}
-
-/* Ends the row as lo <= terms + constant <= up. */
-static void row_end(model *m, double lo, double up)
-{
-	const double tol = 1e-9;
-	if (m->tn == 0) {
-		if (m->tconst < lo - tol || m->tconst > up + tol)
-			m->infeasible = true;
-		return;
-	}
-	rows *r = &m->r;
-	int cap = r->cap, cap2 = r->cap, cap3 = r->cap;
-	int nzcap = r->nzcap, nzcap2 = r->nzcap;
-	if (!grow((void **)&r->lo, &cap, r->n + 1, sizeof(double)) ||
-	    !grow((void **)&r->up, &cap2, r->n + 1, sizeof(double)) ||
-	    !grow((void **)&r->start, &cap3, r->n + 2, sizeof(int)) ||
-	    !grow((void **)&r->col, &nzcap, r->nz + m->tn, sizeof(int)) ||
-	    !grow((void **)&r->val, &nzcap2, r->nz + m->tn, sizeof(double))) {
-		m->nomem = true;
-		return;
-	}
-	r->cap = cap < cap3 ? cap : cap3;
-	r->nzcap = nzcap;
-	if (r->n == 0)
-		r->start[0] = 0;
-	memcpy(r->col + r->nz, m->tcol, (size_t)m->tn * sizeof(int));
-	memcpy(r->val + r->nz, m->tval, (size_t)m->tn * sizeof(double));
-	r->nz += m->tn;
-	r->lo[r->n] = isinf(lo) ? -COIN_DBL_MAX_LOCAL : lo - m->tconst;
-	r->up[r->n] = isinf(up) ? COIN_DBL_MAX_LOCAL : up - m->tconst;
-	r->n++;
-	r->start[r->n] = r->nz;
-}
-
-static void model_free(model *m)
-{
-	free(m->lo);
-	free(m->hi);
-	free(m->ycol);
-	free(m->clo);
-	free(m->cup);
-	free(m->cobj);
-	free(m->cint);
-	free(m->r.lo);
-	free(m->r.up);
-	free(m->r.start);
-	free(m->r.col);
-	free(m->r.val);
-	free(m->tcol);
-	free(m->tval);
-}
-
-/* Tensors that can cross a stage boundary: an op's output read by another
- * unit.  cons lists the distinct reading units. */
-typedef struct tensors {
-	int n;
-	int *src;      /* source unit */
-	double *size;  /* out / B / scale */
-	int *cons_off, *cons;
-} tensors;
-
-static void tensors_free(tensors *t)
-{
-	free(t->src);
-	free(t->size);
-	free(t->cons_off);
-	free(t->cons);
-}
-
-static bool tensors_build(const sc_graph *g, const sc_units *u, double per_byte, tensors *t)
-{
-	memset(t, 0, sizeof *t);
-	t->src = malloc((size_t)g->n * sizeof(int));
-	t->size = malloc((size_t)g->n * sizeof(double));
-	t->cons_off = malloc(((size_t)g->n + 1) * sizeof(int));
-	t->cons = malloc(((size_t)g->m + 1) * sizeof(int));
-	int *mark = malloc((size_t)u->n * sizeof(int));
-	if (!t->src || !t->size || !t->cons_off || !t->cons || !mark) {
-		free(mark);
-		tensors_free(t);
-		return false;
-	}
-	for (int i = 0; i < u->n; i++)
-		mark[i] = -1;
-	int nc = 0;
-	t->cons_off[0] = 0;
-	for (int v = 0; v < g->n; v++) {
-		int U = u->unit_of[v], first = nc;
-		for (int e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
-			int V = u->unit_of[g->succ[e]];
-			if (V == U || mark[V] == v)
-				continue;
-			mark[V] = v;
-			t->cons[nc++] = V;
-		}
-		if (nc == first || g->out[v] <= 0) {
-			nc = first;
-			continue;
-		}
-		t->src[t->n] = U;
-		t->size[t->n] = g->out[v] * per_byte;
-		t->n++;
-		t->cons_off[t->n] = nc;
-	}
-	free(mark);
-	return true;
-}
-
-/* Work of each unit together with all its ancestors (up = false) or all its
- * descendants (up = true).  Exact with bitsets for up to 8192 units, else the
- * heaviest chain, which is smaller and so still a safe window. */
-static double *reach_work(const sc_units *u, bool down)
-{
-	int n = u->n;
-	double *w = malloc((size_t)n * sizeof(double));
-	if (!w)
-		return NULL;
-	const int *off = down ? u->succ_off : u->pred_off;
-	const int *adj = down ? u->succ : u->pred;
-	if (n <= 8192) {
-		size_t words = ((size_t)n + 63) / 64;
-		uint64_t *bits = calloc((size_t)n * words, sizeof(uint64_t));
-		if (bits) {
-			for (int i = 0; i < n; i++) {
-				int U = down ? u->topo[n - 1 - i] : u->topo[i];
-				uint64_t *row = bits + (size_t)U * words;
-				row[U / 64] |= UINT64_C(1) << (U % 64);
-				for (int e = off[U]; e < off[U + 1]; e++) {
-					const uint64_t *o = bits + (size_t)adj[e] * words;
-					for (size_t q = 0; q < words; q++)
-						row[q] |= o[q];
-				}
-				double s = 0;
-				for (size_t q = 0; q < words; q++)
-					for (uint64_t x = row[q]; x; x &= x - 1)
-						s += u->work[q * 64 + (size_t)__builtin_ctzll(x)];
-				w[U] = s;
-			}
-			free(bits);
-			return w;
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		int U = down ? u->topo[n - 1 - i] : u->topo[i];
-		double best = 0;
-		for (int e = off[U]; e < off[U + 1]; e++)
-			if (w[adj[e]] > best)
-				best = w[adj[e]];
-		w[U] = best + u->work[U];
-	}
-	return w;
-}
-
 typedef struct cb_state {
 	sc_mip_progress_fn fn;
 	void *ud;
 	double scale;
 	double bound, incumbent;
-	struct timespec t0;
+	double t0;
 } cb_state;
-
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 static cb_state *the_cb; /* CBC's message callback carries no user pointer */
 
@@ -342,191 +82,7 @@ static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, con
 	} else {
 		return;
 	}
-	s->fn(s->ud, s->bound, s->incumbent, nodes, since(&s->t0));
-}
-
-/* Builds the model into m.  Returns false when out of memory. */
-static bool build(model *m, const sc_settings *set, const sc_mip_params *p,
-		  const tensors *t, double scale, double L, int *zcol)
-{
-	const sc_units *u = m->u;
-	int n = u->n, K = m->K, k = p->k;
-	bool exact = p->rung == SC_RUNG_EXACT, guess = p->rung == SC_RUNG_GUESS;
-	double B = set->bandwidth, M = set->memory;
-	bool hard = set->policy == SC_MEM_HARD && isfinite(M);
-	bool over = set->policy == SC_MEM_OVERFLOW && isfinite(M);
-	double total_param = 0;
-	for (int U = 0; U < n; U++)
-		total_param += u->param[U];
-
-	/* windows */
-	for (int U = 0; U < n; U++) {
-		m->lo[U] = 0;
-		m->hi[U] = K - 1;
-	}
-	if (guess && p->guess == 1)
-		for (int U = 0; U < n; U++)
-			m->lo[U] = 1;
-	if (guess && p->guess == k)
-		for (int U = 0; U < n; U++)
-			m->hi[U] = 1;
-	if (exact && isfinite(p->upper) && p->upper > 0) {
-		double *anc = reach_work(u, false), *desc = reach_work(u, true);
-		if (!anc || !desc) {
-			free(anc);
-			free(desc);
-			return false;
-		}
-		double cap = p->upper * (1 + 1e-9) + 1e-12;
-		for (int U = 0; U < n; U++) {
-			int before = (int)ceil(anc[U] / cap - 1e-12);
-			int after = (int)ceil(desc[U] / cap - 1e-12);
-			if (before > 1)
-				m->lo[U] = before - 1;
-			if (after > 1)
-				m->hi[U] = K - after;
-			if (m->lo[U] > m->hi[U])
-				m->infeasible = true;
-		}
-		free(anc);
-		free(desc);
-	}
-
-	/* columns: z, then Y, then the cut and overflow variables */
-	double zlo = p->lower > 0 ? p->lower / scale : 0;
-	if (!guess && p->rung != SC_RUNG_BOTTLENECK && L / scale > zlo)
-		zlo = L / scale;
-	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / scale : COIN_DBL_MAX_LOCAL;
-	if (zup < zlo)
-		zup = zlo;
-	*zcol = add_col(m, zlo, zup, 1, false);
-	for (int U = 0; U < n; U++)
-		for (int b = 0; b < K; b++)
-			m->ycol[U * K + b] =
-			    b >= m->lo[U] && b < m->hi[U] && b < K - 1 ? add_col(m, 0, 1, 0, true) : -1;
-	/* When the windows fix every y the model is an LP, which Cbc_solve
-	 * hands to Clp without keeping a best solution; one free binary
-	 * column keeps it on the MIP path. */
-	bool any = false;
-	for (int c = 0; c < m->ncols; c++)
-		any = any || m->cint[c];
-	if (!any)
-		add_col(m, 0, 1, 0, true);
-	if (m->nomem)
-		return false;
-
-	/* the blocks whose cost the model bounds, with their stage counts */
-	for (int b = 0; b < K; b++) {
-		double stages = 1;
-		if (guess && b == 0)
-			stages = p->guess - 1;
-		if (guess && b == 2)
-			stages = k - p->guess;
-		if (!exact && !guess && b != 1)
-			stages = 0; /* bottleneck: only the middle block's cost */
-		if (stages <= 0)
-			continue;
-		/* cut variables of this block, and their defining rows */
-		int cbase = m->ncols;
-		for (int i = 0; i < t->n; i++)
-			add_col(m, 0, 1, 0, false);
-		for (int i = 0; i < t->n; i++) {
-			int U = t->src[i], c = cbase + i;
-			for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
-				int V = t->cons[e];
-				/* V in b with U elsewhere means U before b (the
-				 * DAG rows), so c >= x(V,b) - x(U,b) says "into
-				 * b"; likewise c >= x(U,b) - x(V,b) says "out of
-				 * b".  Both are tighter than 000's (9) and (10),
-				 * which they imply given the DAG rows. */
-				if (b >= 1) {
-					row_begin(m);
-					row_add(m, c, 1);
-					row_x(m, U, b, 1);
-					row_x(m, V, b, -1);
-					row_end(m, 0, INFINITY);
-				}
-				if (b <= K - 2) {
-					row_begin(m);
-					row_add(m, c, 1);
-					row_x(m, U, b, -1);
-					row_x(m, V, b, 1);
-					row_end(m, 0, INFINITY);
-				}
-			}
-		}
-		double capb = stages * M;
-		int ocol = -1;
-		if (over && total_param > capb) {
-			ocol = add_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
-			row_begin(m);
-			row_add(m, ocol, 1);
-			for (int U = 0; U < n; U++)
-				row_x(m, U, b, -u->param[U] / B / scale);
-			row_end(m, -capb / B / scale, INFINITY);
-		}
-		if (hard && total_param > capb) {
-			row_begin(m);
-			for (int U = 0; U < n; U++)
-				row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
-			row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
-		}
-		/* stages * z >= work + cut tensors + overflow */
-		row_begin(m);
-		row_add(m, *zcol, stages);
-		for (int U = 0; U < n; U++)
-			row_x(m, U, b, -u->work[U] / scale);
-		for (int i = 0; i < t->n; i++)
-			row_add(m, cbase + i, -t->size[i]);
-		if (ocol >= 0)
-			row_add(m, ocol, -1);
-		row_end(m, 0, INFINITY);
-	}
-	if (!exact) {
-		/* (14): the middle block does at least the simple bound's work */
-		row_begin(m);
-		for (int U = 0; U < n; U++)
-			row_x(m, U, 1, u->work[U] / scale);
-		row_end(m, L / scale * (1 - 1e-9), INFINITY);
-		if (!guess && hard && total_param > (k - 1) * M) {
-			/* the other k - 1 stages hold the rest of the parameters */
-			row_begin(m);
-			for (int U = 0; U < n; U++)
-				row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
-			row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
-		}
-	}
-	/* precedence: DAG and monotone y */
-	for (int U = 0; U < n; U++) {
-		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
-			int V = u->succ[e];
-			for (int b = 0; b < K - 1; b++) {
-				row_begin(m);
-				row_y(m, U, b, 1);
-				row_y(m, V, b, -1);
-				row_end(m, 0, INFINITY);
-			}
-		}
-		for (int b = 1; b < K - 1; b++) {
-			row_begin(m);
-			row_y(m, U, b, 1);
-			row_y(m, U, b - 1, -1);
-			row_end(m, 0, INFINITY);
-		}
-	}
-	return !m->nomem;
-}
-
-/* The unit-based simple bound: units are indivisible. */
-static double unit_simple_bound(const sc_units *u, int k)
-{
-	double total = 0, largest = 0;
-	for (int U = 0; U < u->n; U++) {
-		total += u->work[U];
-		if (u->work[U] > largest)
-			largest = u->work[U];
-	}
-	return largest > total / k ? largest : total / k;
+	s->fn(s->ud, s->bound, s->incumbent, nodes, sc_clock_now() - s->t0);
 }
 
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
@@ -541,17 +97,16 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	if (p->rung == SC_RUNG_GUESS && (p->guess < 1 || p->guess > p->k))
 		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d", p->guess,
 				    p->k);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = sc_clock_now();
 
 	sc_units *u = sc_units_new(g, true, set->memory, err);
 	if (!u)
 		return err ? err->code : SC_ERR_NOMEM;
-	double L = unit_simple_bound(u, p->k);
+	double L = sc_mip_unit_simple_bound(u, p->k);
 	double scale = L > 0 ? L : 1;
-	tensors t;
-	model m = {.u = u, .K = p->rung == SC_RUNG_EXACT ? p->k : 3};
-	if (!tensors_build(g, u, 1 / set->bandwidth / scale, &t)) {
+	sc_mip_tensors t;
+	sc_mip_model m = {.u = u, .K = p->rung == SC_RUNG_EXACT ? p->k : 3};
+	if (!sc_mip_tensors_build(g, u, 1 / set->bandwidth / scale, &t)) {
 		sc_units_free(u);
 		return sc_error_nomem(err, "the MIP's tensors");
 	}
@@ -560,7 +115,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	m.ycol = malloc((size_t)u->n * (size_t)m.K * sizeof(int));
 	int zcol = 0;
 	sc_status st = SC_OK;
-	if (!m.lo || !m.hi || !m.ycol || !build(&m, set, p, &t, scale, L, &zcol)) {
+	if (!m.lo || !m.hi || !m.ycol || !sc_mip_model_build(&m, set, p, &t, scale, L, &zcol)) {
 		st = sc_error_nomem(err, "the MIP model");
 		goto out;
 	}
@@ -570,7 +125,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		/* a unit cannot fit any stage below the known bottleneck */
 		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
 		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
-		res->seconds = since(&t0);
+		res->seconds = (sc_clock_now() - t0);
 		goto out;
 	}
 	st = SC_OK;
@@ -624,7 +179,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		Cbc_setAllowableGap(cm, 1e-9);
 		Cbc_setAllowableFractionGap(cm, 1e-9);
 		if (p->time_limit > 0) {
-			double left = p->time_limit - since(&t0);
+			double left = p->time_limit - (sc_clock_now() - t0);
 			Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
 		}
 		if (p->rung == SC_RUNG_EXACT && p->start) {
@@ -713,10 +268,10 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		}
 		Cbc_deleteModel(cm);
 	}
-	res->seconds = since(&t0);
+	res->seconds = (sc_clock_now() - t0);
 out:
-	model_free(&m);
-	tensors_free(&t);
+	sc_mip_model_free(&m);
+	sc_mip_tensors_free(&t);
 	sc_units_free(u);
 	return st;
 }

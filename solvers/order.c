@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "core/mem.h"
+
 struct sc_orderer {
 	const sc_units *u;
 	int *indeg; /* remaining in-degree */
@@ -14,11 +16,11 @@ struct sc_orderer {
 sc_orderer *sc_orderer_new(const sc_units *u, sc_error *err)
 {
 	sc_orderer *o = calloc(1, sizeof *o);
-	size_t n = (size_t)(u->n ? u->n : 1);
+	size_t n = (size_t)u->n;
 	if (o) {
 		o->u = u;
-		o->indeg = malloc(n * sizeof *o->indeg);
-		o->heap = malloc(n * sizeof *o->heap);
+		o->indeg = sc_malloc_n(n, sizeof *o->indeg);
+		o->heap = sc_malloc_n(n, sizeof *o->heap);
 	}
 	if (!o || !o->indeg || !o->heap) {
 		sc_orderer_free(o);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/mem.h"
 #include "core/partition.h"
 #include "search_impl.h"
 #include "simple.h"
@@ -59,7 +60,7 @@ typedef struct refine_state {
 	bool done;
 } refine_state;
 
-void sc_refine_fini(void *state)
+static void refine_phase_fini(void *state)
 {
 	refine_state *r = state;
 	if (!r)
@@ -76,25 +77,25 @@ void sc_refine_fini(void *state)
 	free(r);
 }
 
-sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error *err)
+static sc_status refine_phase_init(sc_search *s, const int *start, void **state, sc_error *err)
 {
 	const sc_units *u = s->units;
 	refine_state *r = calloc(1, sizeof *r);
-	size_t nu = (size_t)(u->n ? u->n : 1), no = (size_t)(s->g->n ? s->g->n : 1);
+	size_t nu = (size_t)u->n, no = (size_t)s->g->n;
 	if (r) {
 		r->c = sc_costs_new(s->g, &s->set, err);
-		r->op_stage = malloc(no * sizeof *r->op_stage);
-		r->unit_stage = malloc(nu * sizeof *r->unit_stage);
-		r->set = malloc(nu * sizeof *r->set);
-		r->seen = calloc(nu, sizeof *r->seen);
-		r->from = malloc(nu * sizeof *r->from);
-		r->order = malloc(nu * sizeof *r->order);
-		r->sliced = malloc(nu * sizeof *r->sliced);
+		r->op_stage = sc_malloc_n(no, sizeof *r->op_stage);
+		r->unit_stage = sc_malloc_n(nu, sizeof *r->unit_stage);
+		r->set = sc_malloc_n(nu, sizeof *r->set);
+		r->seen = sc_calloc_n(nu, sizeof *r->seen);
+		r->from = sc_malloc_n(nu, sizeof *r->from);
+		r->order = sc_malloc_n(nu, sizeof *r->order);
+		r->sliced = sc_malloc_n(nu, sizeof *r->sliced);
 		r->first = malloc((size_t)(s->set.k + 1) * sizeof *r->first);
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
 	    !r->order || !r->sliced || !r->first) {
-		sc_refine_fini(r);
+		refine_phase_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
 	r->resliced = -1;
@@ -266,11 +267,11 @@ static bool reslice(sc_search *s, refine_state *r)
 	return sc_costs_feasible(r->c);
 }
 
-bool sc_refine_step(sc_search *s, void *state)
+static bool refine_phase_step(sc_search *s, void *state)
 {
 	refine_state *r = state;
 	const sc_units *u = s->units;
-	double until = sc_now() + 0.02;
+	double until = sc_clock_now() + 0.02;
 	while (!r->done) {
 		if (sc_search_should_stop(s, 0))
 			break;
@@ -304,7 +305,7 @@ bool sc_refine_step(sc_search *s, void *state)
 		} else if (r->scan >= u->n) {
 			r->done = true;
 		}
-		if (sc_now() >= until)
+		if (sc_clock_now() >= until)
 			break;
 	}
 	sc_search_offer_ops(s, r->op_stage, sc_costs_objective(r->c));
@@ -315,7 +316,7 @@ bool sc_refine_step(sc_search *s, void *state)
 
 static sc_status refine_method_init(sc_search *s, sc_error *err)
 {
-	int *start = malloc((size_t)(s->g->n ? s->g->n : 1) * sizeof *start);
+	int *start = sc_part_new(s->g);
 	if (!start)
 		return sc_error_nomem(err, "the refinement");
 	if (s->p.start) {
@@ -331,19 +332,19 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 		sc_greedy_split(s->g, s->set.k, start, err);
 	}
 	sc_search_offer_ops(s, start, 0);
-	sc_status st = sc_refine_init(s, start, &s->state, err);
+	sc_status st = refine_phase_init(s, start, &s->state, err);
 	free(start);
 	return st;
 }
 
 static bool refine_method_step(sc_search *s)
 {
-	return sc_refine_step(s, s->state);
+	return refine_phase_step(s, s->state);
 }
 
 static void refine_method_fini(sc_search *s)
 {
-	sc_refine_fini(s->state);
+	refine_phase_fini(s->state);
 	s->state = NULL;
 }
 
@@ -354,4 +355,10 @@ const sc_method sc_method_refine = {
 	.init = refine_method_init,
 	.step = refine_method_step,
 	.fini = refine_method_fini,
+};
+
+const sc_phase sc_refine_phase = {
+	.init = refine_phase_init,
+	.step = refine_phase_step,
+	.fini = refine_phase_fini,
 };

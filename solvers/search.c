@@ -1,10 +1,14 @@
 /*
- * search.c - the search framework and the simple methods (kahn, slice,
- * random, dpl) and the `best` portfolio.  See search.h and search_impl.h.
+ * search.c - the search framework.  See search.h and search_impl.h.
  *
  * The framework builds the unit DAG, a slicer and an orderer for the method,
  * steps the method, then (unless the method refines itself or refinement is
- * off) steps the refinement of the best partition.  Every partition offered
+ * off) steps the refinement of the best partition through the phase it was
+ * given (refine.c's sc_refine_phase).  It knows no method by name: the
+ * registry, sc_search_new and the choice behind `best` are in methods.c, the
+ * methods in slicing.c, brkga.c, ideals.c and refine.c, which all call the
+ * framework and are called only through their sc_method tables, so no two
+ * files of solvers/ call each other in a circle.  Every partition offered
  * is re-evaluated with the cost model of core/, so the bottleneck reported
  * is exactly what `stagecut eval` computes for the same partition.
  */
@@ -15,17 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/cost.h"
+#include "core/mem.h"
+#include "core/partition.h"
 #include "simple.h"
-
-double sc_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void sc_search_params_init(sc_search_params *p)
 {
@@ -40,164 +39,13 @@ void sc_search_params_init(sc_search_params *p)
 	};
 }
 
-/* ---- simple methods ---------------------------------------------------- */
-
-typedef struct simple_state {
-	double *prio;
-	int *order;
-	int *unit_stage;
-	long budget;
-} simple_state;
-
-static sc_status simple_init(sc_search *s, sc_error *err)
-{
-	simple_state *st = calloc(1, sizeof *st);
-	size_t n = (size_t)(s->units->n ? s->units->n : 1);
-	if (st) {
-		st->prio = malloc(n * sizeof *st->prio);
-		st->order = malloc(n * sizeof *st->order);
-		st->unit_stage = malloc(n * sizeof *st->unit_stage);
-	}
-	if (!st || !st->prio || !st->order || !st->unit_stage) {
-		if (st) {
-			free(st->prio);
-			free(st->order);
-			free(st->unit_stage);
-		}
-		free(st);
-		return sc_error_nomem(err, "the search");
-	}
-	st->budget = s->p.evals > 0 ? s->p.evals : 1;
-	s->state = st;
-	return SC_OK;
-}
-
-static void simple_fini(sc_search *s)
-{
-	simple_state *st = s->state;
-	if (st) {
-		free(st->prio);
-		free(st->order);
-		free(st->unit_stage);
-		free(st);
-	}
-	s->state = NULL;
-}
-
-static void random_priorities(sc_search *s, double *prio)
-{
-	for (int i = 0; i < s->units->n; i++)
-		prio[i] = sc_rng_uniform(&s->rng);
-}
-
-static bool kahn_step(sc_search *s)
-{
-	simple_state *st = s->state;
-	random_priorities(s, st->prio);
-	sc_order_kahn(s->orderer, st->prio, st->order);
-	double v = sc_slice_equal_work(s->slicer, st->order, st->unit_stage);
-	s->evals++;
-	sc_search_offer(s, st->unit_stage, v);
-	return false;
-}
-
-/* random-T: T random priority vectors, each order sliced optimally; `slice`
- * is random-1. */
-static bool random_step(sc_search *s)
-{
-	simple_state *st = s->state;
-	double until = sc_now() + 0.02;
-	do {
-		if (sc_search_should_stop(s, st->budget))
-			return false;
-		random_priorities(s, st->prio);
-		sc_order_kahn(s->orderer, st->prio, st->order);
-		double v = sc_slice(s->slicer, st->order, s->best, st->unit_stage);
-		s->evals++;
-		if (v < s->best)
-			sc_search_offer(s, st->unit_stage, v);
-		else if (isinf(v))
-			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
-	} while (sc_now() < until);
-	return !sc_search_should_stop(s, st->budget);
-}
-
-static sc_status random_init(sc_search *s, sc_error *err)
-{
-	sc_status r = simple_init(s, err);
-	if (r == SC_OK && s->p.evals <= 0)
-		((simple_state *)s->state)->budget = 100;
-	return r;
-}
-
-static bool dpl_step(sc_search *s)
-{
-	simple_state *st = s->state;
-	sc_order_dfs(s->orderer, st->order);
-	double v = sc_slice(s->slicer, st->order, INFINITY, st->unit_stage);
-	s->evals++;
-	if (isinf(v))
-		sc_search_offer_unsliceable(s, st->order, st->unit_stage);
-	else
-		sc_search_offer(s, st->unit_stage, v);
-	return false;
-}
-
-static const sc_method method_kahn = {
-	.name = "kahn",
-	.help = "one Kahn order (random priorities) cut into k pieces of equal work",
-	.init = simple_init,
-	.step = kahn_step,
-	.fini = simple_fini,
-};
-static const sc_method method_slice = {
-	.name = "slice",
-	.help = "SliceGraph: the optimal split of one Kahn order (random-1)",
-	.init = simple_init,
-	.step = random_step,
-	.fini = simple_fini,
-};
-static const sc_method method_random = {
-	.name = "random",
-	.help = "random-T: the best SliceGraph over T = --evals random orders (100)",
-	.init = random_init,
-	.step = random_step,
-	.fini = simple_fini,
-};
-static const sc_method method_dpl = {
-	.name = "dpl",
-	.help = "SliceGraph on a depth-first order (DPL, paper 001)",
-	.init = simple_init,
-	.step = dpl_step,
-	.fini = simple_fini,
-};
-static const sc_method method_best = {
-	.name = "best",
-	.help = "exact when the graph is narrow enough, else brkga + refine (default)",
-};
-
-static const sc_method *const methods[] = {
-	&method_best, &method_kahn,	  &method_slice,	  &method_random,   &sc_method_brkga,
-	&sc_method_mla, &sc_method_mla_weighted, &method_dpl, &sc_method_exact, &sc_method_refine,
-};
-#define NMETHODS (int)(sizeof methods / sizeof methods[0])
-
-const sc_method_info *sc_search_methods(int *count)
-{
-	static sc_method_info info[NMETHODS];
-	for (int i = 0; i < NMETHODS; i++)
-		info[i] = (sc_method_info){methods[i]->name, methods[i]->help};
-	*count = NMETHODS;
-	return info;
-}
-
 /* ---- framework ---------------------------------------------------------- */
 
 bool sc_search_should_stop(sc_search *s, long budget)
 {
 	if (atomic_load(&s->cancel))
 		return true;
-	if (s->p.time_limit > 0 && sc_now() - s->t0 >= s->p.time_limit)
+	if (s->p.time_limit > 0 && sc_clock_now() - s->t0 >= s->p.time_limit)
 		return true;
 	return budget > 0 && s->evals >= budget;
 }
@@ -296,19 +144,11 @@ void sc_search_publish(sc_search *s, const char *phase)
 	pthread_mutex_lock(&s->lock);
 	s->snapshot.evals = s->evals;
 	s->snapshot.best = s->have_best ? s->best : INFINITY;
-	s->snapshot.elapsed = sc_now() - s->t0;
+	s->snapshot.elapsed = sc_clock_now() - s->t0;
 	s->snapshot.optimal = s->optimal;
 	s->snapshot.cancelled = atomic_load(&s->cancel);
 	snprintf(s->snapshot.phase, sizeof s->snapshot.phase, "%s", phase);
 	pthread_mutex_unlock(&s->lock);
-}
-
-static const sc_method *find_method(const char *name)
-{
-	for (int i = 0; i < NMETHODS; i++)
-		if (strcmp(methods[i]->name, name) == 0)
-			return methods[i];
-	return NULL;
 }
 
 static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
@@ -329,36 +169,22 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 	return m->init ? m->init(s, err) : SC_OK;
 }
 
-sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-			 sc_error *err)
+sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_error *err)
 {
-	sc_search_params def;
-	sc_search_params_init(&def);
-	if (!p)
-		p = &def;
-	const char *name = p->method ? p->method : "best";
-	const sc_method *m = find_method(name);
-	if (!m) {
-		char list[256] = "";
-		for (int i = 0; i < NMETHODS; i++) {
-			strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-			strncat(list, methods[i]->name, sizeof list - strlen(list) - 1);
-		}
-		sc_error_set(err, SC_ERR_INPUT, "unknown method '%s' (one of: %s)", name, list);
-		return NULL;
-	}
-	if (set->k < 1) {
-		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
-		return NULL;
-	}
+	if (set->k < 1)
+		return sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
 	if (p->elite <= 0 || p->elite >= 1 || p->mutants < 0 || p->elite + p->mutants >= 1 ||
 	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 ||
-	    p->evals < 0) {
-		sc_error_set(err, SC_ERR_INPUT,
-			     "BRKGA parameters: need 0 < elite, 0 <= mutants, elite + mutants < 1, "
-			     "0 < bias < 1, and non-negative sizes");
-		return NULL;
-	}
+	    p->evals < 0)
+		return sc_error_set(err, SC_ERR_INPUT,
+				    "BRKGA parameters: need 0 < elite, 0 <= mutants, "
+				    "elite + mutants < 1, 0 < bias < 1, and non-negative sizes");
+	return SC_OK;
+}
+
+sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+			   const sc_method *m, const sc_phase *refine, sc_error *err)
+{
 	sc_search *s = calloc(1, sizeof *s);
 	if (!s) {
 		sc_error_nomem(err, "the search");
@@ -367,31 +193,20 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 	s->g = g;
 	s->set = *set;
 	s->p = *p;
-	s->p.method = name;
+	s->refine = refine;
 	s->best = INFINITY;
-	s->t0 = sc_now();
+	s->t0 = sc_clock_now();
 	atomic_init(&s->cancel, false);
 	pthread_mutex_init(&s->lock, NULL);
 	sc_rng_seed(&s->rng, p->seed);
-	s->best_stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *s->best_stage);
-	s->offer_ops = malloc((size_t)(g->n ? g->n : 1) * sizeof *s->offer_ops);
-	s->offer_param = malloc((size_t)set->k * sizeof *s->offer_param);
+	s->best_stage = sc_part_new(g);
+	s->offer_ops = sc_part_new(g);
+	s->offer_param = sc_malloc_n((size_t)set->k, sizeof *s->offer_param);
 	s->offer_costs = sc_costs_new(g, set, NULL);
 	if (!s->best_stage || !s->offer_ops || !s->offer_param || !s->offer_costs) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
 		return NULL;
-	}
-	if (m == &method_best) {
-		/* exact when the DP's space is small enough, else the genetic search */
-		sc_units *u = sc_units_new(g, true, set->memory, err);
-		if (!u) {
-			sc_search_free(s);
-			return NULL;
-		}
-		long count = sc_ideals_count(u, s->p.ideal_limit);
-		sc_units_free(u);
-		m = count >= 0 && count <= s->p.ideal_limit ? &sc_method_exact : &sc_method_brkga;
 	}
 	if (setup(s, m, err) != SC_OK) {
 		sc_search_free(s);
@@ -407,7 +222,8 @@ void sc_search_free(sc_search *s)
 		return;
 	if (s->method && s->method->fini)
 		s->method->fini(s);
-	sc_refine_fini(s->refine_state);
+	if (s->refine && s->refine_state)
+		s->refine->fini(s->refine_state);
 	sc_slicer_free(s->slicer);
 	sc_orderer_free(s->orderer);
 	sc_units_free(s->units);
@@ -438,17 +254,18 @@ bool sc_search_step(sc_search *s)
 			/* stopped (time, cancel) before the method produced any
 			 * partition: every search still returns one, and the
 			 * greedy equal-work split is at hand */
-			int *st = malloc((size_t)(s->g->n ? s->g->n : 1) * sizeof *st);
+			int *st = sc_part_new(s->g);
 			sc_error err;
 			if (st && sc_greedy_split(s->g, s->set.k, st, &err) == SC_OK)
 				sc_search_offer_ops(s, st, NAN);
 			free(st);
 		}
-		bool refine = s->p.refine && !s->method->refines_itself && !s->optimal &&
+		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
+			      !s->optimal &&
 			      s->have_best && !atomic_load(&s->cancel);
 		if (refine) {
 			sc_error err;
-			if (sc_refine_init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
+			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
 				sc_search_fail(s, &err);
 				return false;
 			}
@@ -457,7 +274,7 @@ bool sc_search_step(sc_search *s)
 		}
 	}
 	if (!s->refine_done) {
-		if (sc_refine_step(s, s->refine_state) && !atomic_load(&s->cancel)) {
+		if (s->refine->step(s, s->refine_state) && !atomic_load(&s->cancel)) {
 			sc_search_publish(s, "refine");
 			return true;
 		}

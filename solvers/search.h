@@ -9,6 +9,10 @@
  * cancelling are thread-safe; everything else belongs to the thread that
  * steps the search.
  *
+ * sc_search_new and sc_search_methods are defined with the registry of
+ * methods (methods.c); the rest with the framework (search.c), and each
+ * method in its own file (slicing.c, brkga.c, ideals.c, refine.c).
+ *
  * Every method returns a valid partition of the ops and its bottleneck, is
  * deterministic for a given seed, honours its evaluation budget and time
  * limit, and stops early when cancelled with the best partition so far.

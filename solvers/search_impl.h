@@ -3,7 +3,9 @@
  *
  * Each method is an sc_method: init prepares its state, step advances it by
  * a bounded amount and returns true while it has more to do, fini frees the
- * state.  Methods report partitions through sc_search_offer; the framework
+ * state.  The framework (search.c) is the bottom layer: the methods
+ * (slicing.c, brkga.c, ideals.c, refine.c) call it, and the registry
+ * (methods.c) calls both.  Methods report partitions through sc_search_offer; the framework
  * keeps the best (ranked as search.h says: feasible first, then the fewest
  * bytes over the hard memory limit), counts time, and runs refinement
  * afterwards, from an infeasible best too, since refinement repairs stages
@@ -15,12 +17,26 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "core/clock.h"
 #include "core/cost.h"
 #include "order.h"
-#include "rng.h"
+#include "core/rng.h"
 #include "search.h"
 #include "slice.h"
 #include "units.h"
+
+struct sc_search;
+
+/* A phase run after the method: init prepares it from start (stages per
+ * op) into *state, step advances it by a bounded amount and returns true
+ * while it has more to do, fini frees the state (fini(NULL) does nothing).
+ * The refinement (refine.c) is the one phase; the framework reaches it
+ * only through this table, so that search.c does not call refine.c. */
+typedef struct sc_phase {
+	sc_status (*init)(struct sc_search *s, const int *start, void **state, sc_error *err);
+	bool (*step)(struct sc_search *s, void *state);
+	void (*fini)(void *state);
+} sc_phase;
 
 typedef struct sc_method {
 	const char *name;
@@ -56,6 +72,7 @@ struct sc_search {
 	double t0;
 	bool method_done;
 	bool refine_done;
+	const sc_phase *refine; /* the refinement phase, or NULL for none */
 	void *refine_state;
 
 	atomic_bool cancel;
@@ -65,8 +82,18 @@ struct sc_search {
 	bool failed;
 };
 
-/* Seconds on a monotonic clock. */
-double sc_now(void);
+/* Checks the settings and parameters every method needs (k >= 1, BRKGA
+ * fractions and sizes).  SC_OK, or SC_ERR_INPUT with err set. */
+sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_error *err);
+
+/* Makes a search of g running method m (not the pseudo-method `best`,
+ * which methods.c resolves first) with p (checked by sc_search_check; its
+ * method name is kept as given), refined afterwards by refine (NULL for
+ * none).  g and set must outlive it; m and refine are static tables.
+ * Returns NULL with err set on failure.  Called by sc_search_new
+ * (methods.c). */
+sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+			   const sc_method *m, const sc_phase *refine, sc_error *err);
 
 /* True when the method should stop: cancelled, time up, or budget spent
  * (budget <= 0 means no budget). */
@@ -100,16 +127,15 @@ void sc_search_fail(sc_search *s, const sc_error *err);
 /* Publishes the progress snapshot under the lock. */
 void sc_search_publish(sc_search *s, const char *phase);
 
-/* Methods defined in their own files. */
+/* Methods defined in their own files, listed by methods.c. */
+extern const sc_method sc_method_kahn, sc_method_slice, sc_method_random, sc_method_dpl;
 extern const sc_method sc_method_brkga, sc_method_mla, sc_method_mla_weighted;
 extern const sc_method sc_method_exact;
 extern const sc_method sc_method_refine;
 
-/* The refinement phase (refine.c): improves s->best_stage in place.
- * Returns true while it has more to do. */
-sc_status sc_refine_init(sc_search *s, const int *start, void **state, sc_error *err);
-bool sc_refine_step(sc_search *s, void *state);
-void sc_refine_fini(void *state);
+/* The refinement phase (refine.c): improves s->best_stage in place from
+ * start, moving ops across stage boundaries while the bottleneck drops. */
+extern const sc_phase sc_refine_phase;
 
 /* Counts the ideals of the unit DAG up to limit (returns limit + 1 when
  * there are more); -1 on out of memory. */

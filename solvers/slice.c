@@ -14,6 +14,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/mem.h"
+
 struct sc_slicer {
 	const sc_units *u;
 	const sc_graph *g;
@@ -52,7 +54,7 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 		return NULL;
 	}
 	sc_slicer *s = calloc(1, sizeof *s);
-	size_t nu = (size_t)(u->n ? u->n : 1), no = (size_t)(u->g->n ? u->g->n : 1);
+	size_t nu = (size_t)u->n, no = (size_t)u->g->n;
 	size_t cells = (size_t)(set->k + 1) * (size_t)(u->n + 1);
 	if (s) {
 		s->u = u;
@@ -60,12 +62,12 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 		s->set = *set;
 		s->k = set->k;
 		s->n = u->n;
-		s->pos = malloc(nu * sizeof *s->pos);
-		s->maxsucc = malloc(no * sizeof *s->maxsucc);
-		s->mark = calloc(no, sizeof *s->mark);
+		s->pos = sc_malloc_n(nu, sizeof *s->pos);
+		s->maxsucc = sc_malloc_n(no, sizeof *s->maxsucc);
+		s->mark = sc_calloc_n(no, sizeof *s->mark);
 		s->P = malloc(cells * sizeof *s->P);
 		s->A = malloc(cells * sizeof *s->A);
-		s->greedy = malloc(nu * sizeof *s->greedy);
+		s->greedy = sc_malloc_n(nu, sizeof *s->greedy);
 	}
 	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy) {
 		sc_slicer_free(s);

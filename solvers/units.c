@@ -9,6 +9,7 @@
 #include "units.h"
 
 #include "core/csr.h"
+#include "core/mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,12 +125,12 @@ static bool trivial(const sc_graph *g, int v, double memory)
 sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err)
 {
 	int n = g->n;
-	size_t nn = (size_t)(n ? n : 1);
+	size_t nn = (size_t)n;
 	sc_units *u = calloc(1, sizeof *u);
-	int *parent = malloc(nn * sizeof *parent), *rep = malloc(nn * sizeof *rep);
-	int *key = malloc((size_t)(g->m ? g->m : 1) * sizeof *key);
-	int *val = malloc((size_t)(g->m ? g->m : 1) * sizeof *val);
-	int *comp = malloc(nn * sizeof *comp);
+	int *parent = sc_malloc_n(nn, sizeof *parent), *rep = sc_malloc_n(nn, sizeof *rep);
+	int *key = sc_malloc_n((size_t)g->m, sizeof *key);
+	int *val = sc_malloc_n((size_t)g->m, sizeof *val);
+	int *comp = sc_malloc_n(nn, sizeof *comp);
 	int *roff = NULL, *radj = NULL, *opsk = NULL, *opsv = NULL;
 	if (!u || !parent || !rep || !key || !val || !comp)
 		goto nomem;
@@ -175,14 +176,14 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	/* Tarjan numbers components in reverse topological order; flip it so
 	 * that unit numbers follow the pipeline */
 	u->n = nc;
-	u->unit_of = malloc(nn * sizeof *u->unit_of);
+	u->unit_of = sc_malloc_n(nn, sizeof *u->unit_of);
 	if (!u->unit_of)
 		goto nomem;
 	for (int v = 0; v < n; v++)
 		u->unit_of[v] = nc - 1 - comp[rep[find(parent, v)]];
 	/* members */
-	opsk = malloc(nn * sizeof *opsk);
-	opsv = malloc(nn * sizeof *opsv);
+	opsk = sc_malloc_n(nn, sizeof *opsk);
+	opsv = sc_malloc_n(nn, sizeof *opsv);
 	if (!opsk || !opsv)
 		goto nomem;
 	for (int v = 0; v < n; v++) {
@@ -205,9 +206,9 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	if (sc_csr_build(nc, m, key, val, &u->succ_off, &u->succ) < 0 ||
 	    sc_csr_build(nc, m, val, key, &u->pred_off, &u->pred) < 0)
 		goto nomem;
-	u->work = calloc((size_t)(nc ? nc : 1), sizeof *u->work);
-	u->param = calloc((size_t)(nc ? nc : 1), sizeof *u->param);
-	u->topo = malloc((size_t)(nc ? nc : 1) * sizeof *u->topo);
+	u->work = sc_calloc_n((size_t)nc, sizeof *u->work);
+	u->param = sc_calloc_n((size_t)nc, sizeof *u->param);
+	u->topo = sc_malloc_n((size_t)nc, sizeof *u->topo);
 	if (!u->work || !u->param || !u->topo)
 		goto nomem;
 	for (int v = 0; v < n; v++) {

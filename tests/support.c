@@ -304,3 +304,110 @@ void ts_remove_dir(const char *dir)
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
+
+/* ---- the solvers' unit tests (see the end of support.h) ---------------- */
+
+#include <errno.h>
+
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/search.h"
+
+double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
+		 int *stage, bool *optimal)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.seed = seed;
+	p.evals = evals;
+	sc_error err;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s: %s", method, err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
+	double v = sc_search_result(s, stage, optimal);
+	sc_search_free(s);
+	return v;
+}
+
+double ts_objective(const sc_graph *g, int k, const int *stage)
+{
+	cr_assert(sc_part_check(g, stage, k, NULL), "the partition is valid");
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	sc_costs_eval(c, stage);
+	double v = sc_costs_objective(c);
+	sc_costs_free(c);
+	return v;
+}
+
+void ts_assert_no_children(void)
+{
+	int st;
+	pid_t p = waitpid(-1, &st, WNOHANG);
+	cr_assert(p == -1 && errno == ECHILD, "a solver process was left behind (pid %d)", (int)p);
+}
+
+/* ---- the Graphviz layer's tests (see the end of support.h) ------------ */
+
+#include "viz/layout.h"
+#include "viz/quotient.h"
+
+sc_quotient *ts_quotient_of(const sc_graph *g, int k, const int *stage)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_error err;
+	sc_error_clear(&err);
+	sc_quotient *q = sc_quotient_new(g, &set, stage, &err);
+	cr_assert(q, "%s", err.msg);
+	return q;
+}
+
+sc_quotient *ts_figure2_quotient(void)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	cr_assert(g->init_stage);
+	sc_quotient *q = ts_quotient_of(g, 3, g->init_stage);
+	sc_graph_free(g);
+	return q;
+}
+
+sc_graph *ts_chain_graph(int n, int k, int **stage)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	sc_error err;
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "op%d", i);
+		cr_assert(sc_builder_add_op(b, name, 1 + i % 7, 2, i + 1, NULL, &err) == i, "%s",
+		          err.msg);
+	}
+	for (int i = 0; i + 1 < n; i++)
+		cr_assert(sc_builder_add_edge(b, i, i + 1, &err) == SC_OK);
+	sc_settings s;
+	sc_settings_init(&s);
+	s.k = k;
+	sc_builder_set_settings(b, &s);
+	sc_graph *g = sc_builder_finish(b, "chain", "chain", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	*stage = malloc((size_t)n * sizeof **stage);
+	for (int i = 0; i < n; i++)
+		(*stage)[i] = (int)((long)i * k / n);
+	return g;
+}
+
+sc_layout *ts_layout_of(const sc_quotient *q, const char *title)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_caption cap = {.title = title, .lower = NAN};
+	sc_layout *l = sc_layout_quotient(q, &cap, &err);
+	cr_assert(l, "%s", err.msg);
+	return l;
+}

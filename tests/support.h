@@ -97,3 +97,37 @@ void ts_tmux_resize(ts_tmux *t, int cols, int rows);
 
 /* Kills the session. */
 void ts_tmux_stop(ts_tmux *t);
+
+/* The solvers' unit tests (one file per module: test_search.c, test_brkga.c,
+ * test_ideals.c, test_refine.c, test_jobs.c, test_ladder.c) share these. */
+
+/* Runs method (NULL: the default) on g with k stages, seed and an evaluation
+ * budget (0: the method's own) to the end, failing the test on an error;
+ * returns the result and fills stage and *optimal (either may be NULL). */
+double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
+		 int *stage, bool *optimal);
+
+/* The objective of stage, a partition of g into k stages, by core's cost
+ * model; fails the test when the partition is invalid. */
+double ts_objective(const sc_graph *g, int k, const int *stage);
+
+/* Fails the test when a child of this process is left behind (a zombie or
+ * still running): every solver process must have been reaped. */
+void ts_assert_no_children(void);
+
+/* The Graphviz layer's tests (test_viz.c, test_canvas.c) share these. */
+struct sc_quotient;
+struct sc_layout;
+
+/* The quotient of g under stage with g's settings and k stages. */
+struct sc_quotient *ts_quotient_of(const sc_graph *g, int k, const int *stage);
+
+/* The quotient of the paper's Figure 2 under its own partition (k = 3). */
+struct sc_quotient *ts_figure2_quotient(void);
+
+/* A line of n ops (op i -> op i+1, out(i) = i + 1) cut into k stages of
+ * consecutive ops; the stages are malloc'd into *stage. */
+sc_graph *ts_chain_graph(int n, int k, int **stage);
+
+/* The dot layout of q with title as its caption (NULL: none). */
+struct sc_layout *ts_layout_of(const struct sc_quotient *q, const char *title);

@@ -18,6 +18,10 @@
  * layout still runs between them in the grid.  If the boxes cannot all be
  * placed with that minimum, without overlapping, the wrapped fallback is
  * drawn instead (stages in pipeline order, row after row).
+ *
+ * This file places things (the scaling, the fallback) and makes the canvas;
+ * the cells, glyphs, boxes, edge paths and labels are drawn by
+ * canvas_grid.c (canvas_grid.h).
  */
 #include "canvas.h"
 
@@ -28,416 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_EMPTY, K_BOX, K_EDGE, K_LABEL };
-enum { D_N = 1, D_S = 2, D_E = 4, D_W = 8 };
-
-typedef struct cell {
-	uint32_t ch;
-	unsigned char kind, mask, diag;
-} cell;
-
-typedef struct grid {
-	int cols, rows;
-	cell *c;
-} grid;
-
-/* corner, horizontal, corner, vertical, corner, corner */
-static const uint32_t light_box[6] = {0x250C, 0x2500, 0x2510, 0x2502, 0x2514, 0x2518};
-static const uint32_t heavy_box[6] = {0x250F, 0x2501, 0x2513, 0x2503, 0x2517, 0x251B};
-#define MIDDLE_DOT 0x00B7
-
-/* the largest interior a box asks for: wider or taller only wastes room */
-#define WANT_TEXT_W 16
-#define WANT_LINES 7
-/* ... plus "over memory" and "bottleneck" */
-#define MAX_LINES (WANT_LINES + 2)
-
-static cell *cell_at(grid *g, int x, int y)
-{
-	if (x < 0 || y < 0 || x >= g->cols || y >= g->rows)
-		return NULL;
-	return &g->c[(size_t)y * (size_t)g->cols + (size_t)x];
-}
-
-static void put(grid *g, int x, int y, uint32_t ch, int kind)
-{
-	cell *c = cell_at(g, x, y);
-	if (c) {
-		c->ch = ch;
-		c->kind = (unsigned char)kind;
-	}
-}
-
-/* Writes ASCII text from (x, y), clipped to the grid. */
-static void put_text(grid *g, int x, int y, const char *s, int kind)
-{
-	for (int i = 0; s[i]; i++)
-		put(g, x + i, y, (unsigned char)s[i], kind);
-}
-
-static void clear_grid(grid *g)
-{
-	for (size_t i = 0; i < (size_t)g->cols * (size_t)g->rows; i++)
-		g->c[i] = (cell){.ch = ' ', .kind = K_EMPTY};
-}
-
-/* ---- the text of a stage's box ---------------------------------------- */
-
-typedef struct tline {
-	char left[48], right[32];
-	bool center; /* left is centred, right unused */
-} tline;
-
-/* The shortest title of stage s: its number, and '*' for the bottleneck. */
-static int min_title_len(const sc_quotient *q, int s)
-{
-	char t[32];
-	return snprintf(t, sizeof t, "%d%s", s + 1, s == q->bottleneck ? "*" : "");
-}
-
-/* Fills out[0..maxl) with the lines of stage s that fit iw columns, most
- * important first (the title, then cost, ops, work, io in, io out and
- * overflow for as long as they fit, then "over memory" and "bottleneck"
- * where they apply and fit); returns their number. */
-static int stage_text(const sc_quotient *q, int s, int iw, int maxl, tline *out)
-{
-	const sc_stage_cost *st = &q->st[s];
-	bool bn = s == q->bottleneck;
-	int n = 0;
-	if (maxl <= 0 || iw <= 0)
-		return 0;
-	char title[4][32];
-	int nt = 0;
-	if (bn) {
-		snprintf(title[nt++], sizeof title[0], "stage %d *", s + 1);
-		snprintf(title[nt++], sizeof title[0], "%d *", s + 1);
-		snprintf(title[nt++], sizeof title[0], "%d*", s + 1);
-	} else {
-		snprintf(title[nt++], sizeof title[0], "stage %d", s + 1);
-		snprintf(title[nt++], sizeof title[0], "%d", s + 1);
-	}
-	for (int i = 0; i < nt; i++)
-		if ((int)strlen(title[i]) <= iw) {
-			snprintf(out[n].left, sizeof out[n].left, "%s", title[i]);
-			out[n].center = true;
-			n++;
-			break;
-		}
-	const struct {
-		const char *name, *brief;
-		double value;
-		bool bare; /* the value alone may stand for the line */
-	} row[] = {
-	        {"cost", "cost", st->cost, true},     {"ops", "ops", st->ops, false},
-	        {"work", "work", st->work, false},    {"io in", "in", st->io_in, false},
-	        {"io out", "out", st->io_out, false}, {"overflow", "ovf", st->overflow, false},
-	};
-	for (size_t r = 0; r < sizeof row / sizeof row[0] && n < maxl; r++) {
-		char v[32];
-		sc_quotient_fmt(row[r].value, v, sizeof v);
-		int vl = (int)strlen(v);
-		const char *name = NULL;
-		if ((int)strlen(row[r].name) + 1 + vl <= iw)
-			name = row[r].name;
-		else if ((int)strlen(row[r].brief) + 1 + vl <= iw)
-			name = row[r].brief;
-		else if (row[r].bare && vl <= iw)
-			name = "";
-		/* stop at the first row that does not fit, so that every box
-		 * shows the same rows, in the same order */
-		if (!name)
-			break;
-		snprintf(out[n].left, sizeof out[n].left, "%s", name);
-		snprintf(out[n].right, sizeof out[n].right, "%s", v);
-		out[n].center = !*name;
-		if (out[n].center)
-			snprintf(out[n].left, sizeof out[n].left, "%s", v);
-		n++;
-	}
-	if (st->over_memory && n < maxl && iw >= 8) {
-		snprintf(out[n].left, sizeof out[n].left, "%s",
-		         iw >= 11 ? "over memory" : "over mem");
-		out[n].center = true;
-		n++;
-	}
-	if (bn && n < maxl && iw >= 10) {
-		snprintf(out[n].left, sizeof out[n].left, "bottleneck");
-		out[n].center = true;
-		n++;
-	}
-	return n;
-}
-
-/* The interior width stage s's text would like (capped). */
-static int want_text_w(const sc_quotient *q, int s)
-{
-	tline t[MAX_LINES];
-	int n = stage_text(q, s, WANT_TEXT_W, MAX_LINES, t);
-	int w = 0;
-	for (int i = 0; i < n; i++) {
-		int len = (int)strlen(t[i].left) + (t[i].center ? 0 : 1 + (int)strlen(t[i].right));
-		if (len > w)
-			w = len;
-	}
-	return w;
-}
-
-/* Draws stage s's box in rectangle r with the text forms that fit fit
- * columns (the narrowest box's interior, so that all boxes read alike). */
-static void draw_box(grid *g, const sc_quotient *q, int s, const int r[4], int fit)
-{
-	const uint32_t *bx = s == q->bottleneck ? heavy_box : light_box;
-	int x0 = r[0], y0 = r[1], x1 = r[0] + r[2] - 1, y1 = r[1] + r[3] - 1;
-	for (int y = y0; y <= y1; y++)
-		for (int x = x0; x <= x1; x++)
-			put(g, x, y, ' ', K_BOX);
-	for (int x = x0 + 1; x < x1; x++) {
-		put(g, x, y0, bx[1], K_BOX);
-		put(g, x, y1, bx[1], K_BOX);
-	}
-	for (int y = y0 + 1; y < y1; y++) {
-		put(g, x0, y, bx[3], K_BOX);
-		put(g, x1, y, bx[3], K_BOX);
-	}
-	put(g, x0, y0, bx[0], K_BOX);
-	put(g, x1, y0, bx[2], K_BOX);
-	put(g, x0, y1, bx[4], K_BOX);
-	put(g, x1, y1, bx[5], K_BOX);
-	int iw = r[2] - 2, ih = r[3] - 2;
-	tline t[MAX_LINES];
-	int n = stage_text(q, s, fit < iw ? fit : iw, ih < MAX_LINES ? ih : MAX_LINES, t);
-	for (int i = 0; i < n; i++) {
-		int y = y0 + 1 + i;
-		if (t[i].center) {
-			int len = (int)strlen(t[i].left);
-			put_text(g, x0 + 1 + (iw - len) / 2, y, t[i].left, K_BOX);
-		} else {
-			put_text(g, x0 + 1, y, t[i].left, K_BOX);
-			put_text(g, x0 + 1 + iw - (int)strlen(t[i].right), y, t[i].right, K_BOX);
-		}
-	}
-}
-
-/* ---- edges ------------------------------------------------------------- */
-
-typedef struct path {
-	int n, cap;
-	int *x, *y;
-} path;
-
-static bool path_add(path *p, int x, int y)
-{
-	if (p->n > 0 && p->x[p->n - 1] == x && p->y[p->n - 1] == y)
-		return true;
-	if (p->n == p->cap) {
-		int cap = p->cap ? 2 * p->cap : 64;
-		int *nx = realloc(p->x, (size_t)cap * sizeof *nx);
-		if (!nx)
-			return false;
-		p->x = nx;
-		int *ny = realloc(p->y, (size_t)cap * sizeof *ny);
-		if (!ny)
-			return false;
-		p->y = ny;
-		p->cap = cap;
-	}
-	p->x[p->n] = x;
-	p->y[p->n] = y;
-	p->n++;
-	return true;
-}
-
-/* Adds the cells from the path's last cell to (x, y), one step at a time
- * (8-connected), so the path has no holes. */
-static bool path_line_to(path *p, int x, int y)
-{
-	if (p->n == 0)
-		return path_add(p, x, y);
-	int cx = p->x[p->n - 1], cy = p->y[p->n - 1];
-	int dx = abs(x - cx), dy = abs(y - cy), sx = x > cx ? 1 : -1, sy = y > cy ? 1 : -1;
-	int e = dx - dy;
-	while (cx != x || cy != y) {
-		int e2 = 2 * e;
-		if (e2 > -dy) {
-			e -= dy;
-			cx += sx;
-		}
-		if (e2 < dx) {
-			e += dx;
-			cy += sy;
-		}
-		if (!path_add(p, cx, cy))
-			return false;
-	}
-	return true;
-}
-
-static int step_dir(int dx, int dy)
-{
-	if (dx > 0 && dy == 0)
-		return D_E;
-	if (dx < 0 && dy == 0)
-		return D_W;
-	if (dy > 0 && dx == 0)
-		return D_S;
-	if (dy < 0 && dx == 0)
-		return D_N;
-	return 0;
-}
-
-/* Turns a lone diagonal step into a corner, keeping runs of diagonal steps
- * (a line that really runs diagonally) as they are. */
-static bool path_square_corners(path *p, path *out)
-{
-	out->n = 0;
-	for (int i = 0; i < p->n; i++) {
-		if (i > 0) {
-			int dx = p->x[i] - p->x[i - 1], dy = p->y[i] - p->y[i - 1];
-			bool diag = dx && dy;
-			bool prev_diag =
-			        i >= 2 && p->x[i - 1] != p->x[i - 2] && p->y[i - 1] != p->y[i - 2];
-			bool next_diag =
-			        i + 1 < p->n && p->x[i + 1] != p->x[i] && p->y[i + 1] != p->y[i];
-			if (diag && !prev_diag && !next_diag) {
-				/* keep going the way the line went before the step */
-				bool horizontal =
-				        i >= 2 ? p->y[i - 1] == p->y[i - 2]
-				               : !(i + 1 < p->n && p->y[i + 1] == p->y[i]);
-				int cx = horizontal ? p->x[i] : p->x[i - 1];
-				int cy = horizontal ? p->y[i - 1] : p->y[i];
-				if (!path_add(out, cx, cy))
-					return false;
-			}
-		}
-		if (!path_add(out, p->x[i], p->y[i]))
-			return false;
-	}
-	return true;
-}
-
-static uint32_t line_glyph(int mask, bool diag)
-{
-	switch (mask) {
-	case D_E | D_W:
-	case D_E:
-	case D_W: return 0x2500;
-	case D_N | D_S:
-	case D_N:
-	case D_S: return 0x2502;
-	case D_E | D_S: return 0x250C;
-	case D_W | D_S: return 0x2510;
-	case D_N | D_E: return 0x2514;
-	case D_N | D_W: return 0x2518;
-	case D_E | D_W | D_S: return 0x252C;
-	case D_E | D_W | D_N: return 0x2534;
-	case D_N | D_S | D_E: return 0x251C;
-	case D_N | D_S | D_W: return 0x2524;
-	case D_N | D_S | D_E | D_W: return 0x253C;
-	default: return diag ? MIDDLE_DOT : ' ';
-	}
-}
-
-static bool in_rect(const int r[4], int x, int y)
-{
-	return x >= r[0] && x < r[0] + r[2] && y >= r[1] && y < r[1] + r[3];
-}
-
-/* Draws the path of an edge from box `tail` to box `head`: the cells
- * outside every box, connected (the first one to the tail's side), with an
- * arrowhead on the last one before the head. */
-static void draw_path(grid *g, const path *p, int (*box)[4], int k, int tail, int head)
-{
-	bool *free_cell = NULL;
-	if (p->n < 2)
-		return;
-	free_cell = malloc((size_t)p->n * sizeof *free_cell);
-	if (!free_cell)
-		return; /* out of memory: the edge is just not drawn */
-	for (int i = 0; i < p->n; i++) {
-		free_cell[i] = cell_at(g, p->x[i], p->y[i]) != NULL;
-		for (int s = 0; s < k && free_cell[i]; s++)
-			if (box[s][2] > 0 && in_rect(box[s], p->x[i], p->y[i]))
-				free_cell[i] = false;
-	}
-	for (int i = 0; i < p->n; i++) {
-		if (!free_cell[i])
-			continue;
-		cell *c = cell_at(g, p->x[i], p->y[i]);
-		if (c->kind == K_LABEL)
-			continue;
-		c->kind = K_EDGE;
-		for (int j = i - 1; j <= i + 1; j += 2) {
-			if (j < 0 || j >= p->n)
-				continue;
-			if (!free_cell[j] && !in_rect(box[tail], p->x[j], p->y[j]))
-				continue;
-			int d = step_dir(p->x[j] - p->x[i], p->y[j] - p->y[i]);
-			if (d)
-				c->mask |= (unsigned char)d;
-			else
-				c->diag = 1;
-		}
-		if (i == 0) {
-			/* a path starting just outside its tail joins the tail's side */
-			const int *t = box[tail];
-			int x = p->x[0], y = p->y[0];
-			bool rows = y >= t[1] && y < t[1] + t[3],
-			     cols = x >= t[0] && x < t[0] + t[2];
-			if (rows && x == t[0] + t[2])
-				c->mask |= D_W;
-			else if (rows && x == t[0] - 1)
-				c->mask |= D_E;
-			else if (cols && y == t[1] + t[3])
-				c->mask |= D_N;
-			else if (cols && y == t[1] - 1)
-				c->mask |= D_S;
-		}
-		c->ch = line_glyph(c->mask, c->diag);
-	}
-	/* the arrowhead: on the last free cell before the path enters the head
-	 * (or on its last cell when rounding stopped it just short), pointing
-	 * at the head's box */
-	int end = p->n - 1;
-	while (end >= 0 && in_rect(box[head], p->x[end], p->y[end]))
-		end--;
-	if (end >= 0 && free_cell[end]) {
-		const int *h = box[head];
-		int x = p->x[end], y = p->y[end];
-		uint32_t a = x < h[0] ? '>' : x >= h[0] + h[2] ? '<' : y < h[1] ? 'v' : '^';
-		cell *c = cell_at(g, x, y);
-		if (c->kind == K_EDGE)
-			c->ch = a;
-	}
-	free(free_cell);
-}
-
-/* Writes text centred near (cx, cy) on empty cells, trying nearby rows and
- * columns; returns whether it found room. */
-static bool place_label(grid *g, double cx, double cy, const char *text)
-{
-	static const int drow[] = {0, -1, 1, -2, 2};
-	static const int dcol[] = {0, -1, 1, -2, 2};
-	int len = (int)strlen(text);
-	int x0 = (int)lround(cx - len / 2.0), y0 = (int)floor(cy);
-	for (size_t r = 0; r < sizeof drow / sizeof drow[0]; r++)
-		for (size_t c = 0; c < sizeof dcol / sizeof dcol[0]; c++) {
-			int x = x0 + dcol[c], y = y0 + drow[r];
-			bool ok = true;
-			/* a blank column on each side keeps labels apart */
-			for (int i = -1; i <= len && ok; i++) {
-				cell *ce = cell_at(g, x + i, y);
-				if (i >= 0 && i < len)
-					ok = ce && ce->kind == K_EMPTY;
-				else
-					ok = !ce || ce->kind != K_LABEL;
-			}
-			if (ok) {
-				put_text(g, x, y, text, K_LABEL);
-				return true;
-			}
-		}
-	return false;
-}
+#include "canvas_grid.h"
 
 /* ---- scaling the layout ------------------------------------------------ */
 
@@ -612,13 +207,13 @@ static double bezier(double p0, double p1, double p2, double p3, double t)
 }
 
 /* Samples edge e through the axes into cells. */
-static bool edge_path(const sc_ledge *e, const axis *ax, const axis *ay, double top, path *p)
+static bool edge_path(const sc_ledge *e, const axis *ax, const axis *ay, double top, cv_path *p)
 {
 	p->n = 0;
 	if (e->npts < 1)
 		return true;
 	double px = axis_map(ax, e->pts[0]), py = axis_map(ay, top - e->pts[1]);
-	if (!path_add(p, cell_of(px), cell_of(py)))
+	if (!cv_path_add(p, cell_of(px), cell_of(py)))
 		return false;
 	for (int i = 0; i + 3 < e->npts; i += 3) {
 		const double *c = e->pts + 2 * i;
@@ -638,7 +233,7 @@ static bool edge_path(const sc_ledge *e, const axis *ax, const axis *ay, double 
 			double x = bezier(c[0], c[2], c[4], c[6], t);
 			double y = bezier(c[1], c[3], c[5], c[7], t);
 			int cx = cell_of(axis_map(ax, x)), cy = cell_of(axis_map(ay, top - y));
-			if (!path_line_to(p, cx, cy))
+			if (!cv_path_line_to(p, cx, cy))
 				return false;
 		}
 	}
@@ -647,13 +242,13 @@ static bool edge_path(const sc_ledge *e, const axis *ax, const axis *ay, double 
 
 /* Draws the layout scaled (see the top of the file).  Returns false,
  * having drawn nothing, when the boxes do not fit; *nomem on failure. */
-static bool draw_scaled(grid *g, const sc_layout *l, const sc_quotient *q, int (*box)[4],
+static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, int (*box)[4],
                         bool *nomem)
 {
 	int k = q->k;
 	bool ok = false;
 	axis ax = {0}, ay = {0};
-	path raw = {0}, sq = {0};
+	cv_path raw = {0}, sq = {0};
 	double *buf = malloc((size_t)k * 4 * sizeof *buf);
 	int npts = 0;
 	for (int i = 0; i < l->nedges; i++)
@@ -687,7 +282,7 @@ static bool draw_scaled(grid *g, const sc_layout *l, const sc_quotient *q, int (
 
 	int minw = 0, wantw = 0;
 	for (int s = 0; s < k; s++) {
-		int m = 2 + min_title_len(q, s), w = 2 + want_text_w(q, s);
+		int m = 2 + cv_min_title_len(q, s), w = 2 + cv_want_text_w(q, s);
 		minw = m > minw ? m : minw;
 		wantw = w > wantw ? w : wantw;
 	}
@@ -705,9 +300,9 @@ static bool draw_scaled(grid *g, const sc_layout *l, const sc_quotient *q, int (
 	for (int s = 0; s < k; s++) {
 		if (s == q->bottleneck && k > 1)
 			continue; /* its layout box is taller, by its extra line */
-		tline t[MAX_LINES];
+		cv_tline t[CV_MAX_LINES];
 		int w = (int)lround(axis_map(&ax, nxhi[s])) - (int)lround(axis_map(&ax, nxlo[s]));
-		int lines = stage_text(q, s, (w > minw ? w : minw) - 2, MAX_LINES, t);
+		int lines = cv_stage_text(q, s, (w > minw ? w : minw) - 2, CV_MAX_LINES, t);
 		if (2 + lines > wanth)
 			wanth = 2 + lines;
 	}
@@ -749,18 +344,18 @@ static bool draw_scaled(grid *g, const sc_layout *l, const sc_quotient *q, int (
 	for (int s = 0; s < k; s++)
 		fit = box[s][2] - 2 < fit ? box[s][2] - 2 : fit;
 	for (int s = 0; s < k; s++)
-		draw_box(g, q, s, box[s], fit);
+		cv_draw_box(g, q, s, box[s], fit);
 	for (int i = 0; i < l->nedges; i++) {
-		if (!edge_path(&l->edge[i], &ax, &ay, top, &raw) || !path_square_corners(&raw, &sq))
+		if (!edge_path(&l->edge[i], &ax, &ay, top, &raw) || !cv_path_square_corners(&raw, &sq))
 			goto nomem;
 		int tail = l->edge[i].from, head = l->edge[i].to;
 		if (tail >= 0 && tail < k && head >= 0 && head < k)
-			draw_path(g, &sq, box, k, tail, head);
+			cv_draw_path(g, &sq, box, k, tail, head);
 	}
 	for (int i = 0; i < l->nedges && i < q->nedges; i++) {
 		char vol[32];
 		sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol);
-		place_label(g, axis_map(&ax, l->edge[i].lx), axis_map(&ay, top - l->edge[i].ly),
+		cv_place_label(g, axis_map(&ax, l->edge[i].lx), axis_map(&ay, top - l->edge[i].ly),
 		            vol);
 	}
 	ok = true;
@@ -790,18 +385,18 @@ static bool has_edge(const sc_quotient *q, int from, int to)
 }
 
 /* Stages in order, in rows of equal boxes as large as the grid allows. */
-static void draw_wrapped(grid *g, const sc_quotient *q, int (*box)[4])
+static void draw_wrapped(cv_grid *g, const sc_quotient *q, int (*box)[4])
 {
 	int k = q->k;
 	const int gx = 2; /* "─>" between neighbours */
 	int bw = 0, bh = 0, per = 0, gy = 0, nrow = 0;
 	bool found = false;
-	for (int lines = WANT_LINES; lines >= 1 && !found; lines--) {
+	for (int lines = CV_WANT_LINES; lines >= 1 && !found; lines--) {
 		/* the box width the text of this many lines needs */
 		int w = 0;
 		for (int s = 0; s < k; s++) {
-			int m = min_title_len(q, s);
-			int want = lines > 1 ? want_text_w(q, s) : m;
+			int m = cv_min_title_len(q, s);
+			int want = lines > 1 ? cv_want_text_w(q, s) : m;
 			w = want > w ? want : w;
 		}
 		int cand_w = w + 2, cand_h = lines + 2;
@@ -824,7 +419,7 @@ static void draw_wrapped(grid *g, const sc_quotient *q, int (*box)[4])
 		/* not even one row of number boxes: draw as many as fit */
 		int w = 0;
 		for (int s = 0; s < k; s++) {
-			int m = min_title_len(q, s);
+			int m = cv_min_title_len(q, s);
 			w = m > w ? m : w;
 		}
 		bw = w + 2;
@@ -850,14 +445,14 @@ static void draw_wrapped(grid *g, const sc_quotient *q, int (*box)[4])
 		box[s][1] = y0 + (s / per) * (bh + gy);
 		box[s][2] = bw;
 		box[s][3] = bh;
-		draw_box(g, q, s, box[s], bw - 2);
+		cv_draw_box(g, q, s, box[s], bw - 2);
 	}
 	for (int s = 0; s + 1 < shown; s++)
 		if ((s + 1) % per != 0 && has_edge(q, s, s + 1)) {
 			int y = box[s][1] + 1 + (bh - 2) / 2;
 			int x = box[s][0] + bw;
-			put(g, x, y, 0x2500, K_EDGE);
-			put(g, x + 1, y, '>', K_EDGE);
+			cv_put(g, x, y, 0x2500, CV_EDGE);
+			cv_put(g, x + 1, y, '>', CV_EDGE);
 		}
 	if (shown < k) {
 		/* say how many are missing, where that covers nothing */
@@ -866,9 +461,9 @@ static void draw_wrapped(grid *g, const sc_quotient *q, int (*box)[4])
 		int len = (int)strlen(more), x = g->cols - len, y = g->rows - 1;
 		bool room = x >= 0;
 		for (int i = 0; room && i < len; i++)
-			room = cell_at(g, x + i, y)->kind == K_EMPTY;
+			room = cv_cell_at(g, x + i, y)->kind == CV_EMPTY;
 		if (room)
-			put_text(g, x, y, more, K_LABEL);
+			cv_put_text(g, x, y, more, CV_LABEL);
 	}
 }
 
@@ -912,7 +507,7 @@ sc_canvas *sc_canvas_draw(const sc_layout *l, const sc_quotient *q, int cols, in
 		return NULL;
 	}
 	sc_canvas *c = calloc(1, sizeof *c);
-	grid g = {.cols = cols, .rows = rows};
+	cv_grid g = {.cols = cols, .rows = rows};
 	g.c = malloc((size_t)cols * (size_t)rows * sizeof *g.c);
 	if (c) {
 		c->rows = rows;
@@ -923,12 +518,12 @@ sc_canvas *sc_canvas_draw(const sc_layout *l, const sc_quotient *q, int cols, in
 	}
 	if (!c || !g.c || !c->line || !c->box)
 		goto nomem;
-	clear_grid(&g);
+	cv_clear(&g);
 	bool oom = false;
 	if (!draw_scaled(&g, l, q, c->box, &oom)) {
 		if (oom)
 			goto nomem;
-		clear_grid(&g);
+		cv_clear(&g);
 		memset(c->box, 0, (size_t)q->k * sizeof *c->box);
 		draw_wrapped(&g, q, c->box);
 	}

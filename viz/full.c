@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "gv.h"
 #include "quotient.h"
 
@@ -89,7 +90,7 @@ static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, int k,
                             Agraph_t **cluster, Agnode_t **node, sc_error *err)
 {
-	int *depth = calloc((size_t)(gr->n ? gr->n : 1), sizeof *depth);
+	int *depth = sc_calloc_n((size_t)gr->n, sizeof *depth);
 	Agnode_t **deep = calloc((size_t)k, sizeof *deep), **shallow = calloc((size_t)k, sizeof *shallow);
 	int *dmax = malloc((size_t)k * sizeof *dmax), *dmin = malloc((size_t)k * sizeof *dmin);
 	sc_status st = SC_OK;
@@ -148,7 +149,7 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 {
 	defaults(g);
 	char *text = malloc(8192);
-	Agnode_t **node = calloc((size_t)(gr->n ? gr->n : 1), sizeof *node);
+	Agnode_t **node = sc_calloc_n((size_t)gr->n, sizeof *node);
 	Agraph_t **cluster = q ? calloc((size_t)q->k, sizeof *cluster) : NULL;
 	sc_status st = SC_OK;
 	if (!text || !node || (q && !cluster)) {

@@ -22,7 +22,7 @@
 
 /* The default op limit of a full picture: dot lays out real models of this
  * size in a second or two and dense random graphs in under a minute
- * (bench_render.sh), and more ops would not be read anyway. */
+ * (perf/perf_render.sh), and more ops would not be read anyway. */
 #define SC_FULL_MAX_OPS 2000
 
 /* Writes the picture of g to path in format (any Graphviz output format, as

@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "core/fileio.h"
-#include "layout.h"
 
 void sb_add(strbuf *b, const char *fmt, ...)
 {
@@ -277,27 +276,4 @@ sc_status gv_render(gv_session *s, const char *format, const char *path, double 
 		st = sc_file_write_atomic(path, data, len, err);
 	free(data);
 	return st;
-}
-
-void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, double bottleneck)
-{
-	char lb[32];
-	sb_add(b, "<B>");
-	sb_add_escaped(b, cap->title);
-	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"11\">");
-	sb_add_escaped(b, summary);
-	double gap = sc_caption_gap(bottleneck, cap->lower);
-	if (!isnan(gap)) {
-		sb_add(b, "<BR/>best lower bound %s", sc_quotient_fmt(cap->lower, lb, sizeof lb));
-		if (cap->lower_by && *cap->lower_by) {
-			sb_add(b, " (");
-			sb_add_escaped(b, cap->lower_by);
-			sb_add(b, ")");
-		}
-		if (gap == 0)
-			sb_add(b, ": <B>proven optimal</B>");
-		else
-			sb_add(b, ", gap %.2f%%", 100 * gap);
-	}
-	sb_add(b, "</FONT>");
 }

@@ -86,7 +86,7 @@ void sb_add_escaped(strbuf *b, const char *text);
 
 struct sc_caption;
 
-/* Appends a picture's caption as an HTML-like label: cap's title in bold,
+/* (caption.c) Appends a picture's caption as an HTML-like label: cap's title in bold,
  * then summary, then (when cap has a lower bound and bottleneck is a
  * number) the bound, what proved it and the gap. */
 void gv_caption(strbuf *b, const struct sc_caption *cap, const char *summary, double bottleneck);

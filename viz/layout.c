@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "gv.h"
 
 typedef struct quot_session {
@@ -82,22 +83,13 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 	gv_caption(b, cap, line, q->bottleneck_cost);
 }
 
-double sc_caption_gap(double bottleneck, double lower)
-{
-	if (!(lower > 0) || !isfinite(lower) || isnan(bottleneck))
-		return NAN;
-	double gap = bottleneck / lower - 1;
-	/* rounding in the bound's arithmetic is no gap */
-	return gap < 1e-9 ? 0 : gap;
-}
-
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
 static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_caption *cap,
                              sc_error *err)
 {
 	s->gv.g = agopen("quotient", Agdirected, NULL);
 	s->node = calloc((size_t)q->k, sizeof *s->node);
-	s->edge = calloc((size_t)(q->nedges ? q->nedges : 1), sizeof *s->edge);
+	s->edge = sc_calloc_n((size_t)q->nedges, sizeof *s->edge);
 	if (!s->gv.g || !s->node || !s->edge)
 		return sc_error_nomem(err, "the Graphviz graph");
 	Agraph_t *g = s->gv.g;
@@ -198,7 +190,7 @@ static bool read_edge(Agedge_t *e, sc_ledge *le)
 		for (int i = 0; i < spl->size; i++)
 			cap += spl->list[i].size + 9; /* pieces plus joins and arrows */
 	le->npts = 0;
-	le->pts = malloc((size_t)(cap ? cap : 1) * 2 * sizeof *le->pts);
+	le->pts = sc_malloc_n((size_t)cap * 2, sizeof *le->pts);
 	if (!le->pts)
 		return false;
 	int n = 0;
@@ -258,7 +250,7 @@ sc_layout *sc_layout_quotient(const sc_quotient *q, const sc_caption *cap, sc_er
 	sc_layout *l = calloc(1, sizeof *l);
 	if (l) {
 		l->node = calloc((size_t)q->k, sizeof *l->node);
-		l->edge = calloc((size_t)(q->nedges ? q->nedges : 1), sizeof *l->edge);
+		l->edge = sc_calloc_n((size_t)q->nedges, sizeof *l->edge);
 	}
 	if (!l || !l->node || !l->edge)
 		goto nomem;

@@ -21,22 +21,10 @@
 #ifndef SC_LAYOUT_H
 #define SC_LAYOUT_H
 
+#include "caption.h"
 #include "quotient.h"
 
-/* What a picture says about itself, drawn above it: title (the graph's
- * name; NULL for no caption), then k and the bottleneck, then the best
- * lower bound known (lower > 0; NAN or 0 when none) with what proved it
- * and the gap, "proven optimal" when there is none. */
-typedef struct sc_caption {
-	const char *title;
-	double lower;
-	const char *lower_by; /* "exact", "dp", ...; may be NULL */
-} sc_caption;
-
-/* The gap of a partition of bottleneck cost over a lower bound,
- * bottleneck / lower - 1, as `stagecut bounds` reports it: 0 when the bound
- * meets the bottleneck (within rounding), NAN without a positive bound. */
-double sc_caption_gap(double bottleneck, double lower);
+/* sc_caption and sc_caption_gap are in caption.h. */
 
 /* A node's box: centre and size, in points, Graphviz coordinates (y up,
  * origin at the lower left corner of the drawing). */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/mem.h"
+
 static int cmp_qedge(const void *a, const void *b)
 {
 	const sc_qedge *x = a, *y = b;
@@ -27,7 +29,7 @@ static int cmp_qedge(const void *a, const void *b)
 static bool find_edges(sc_quotient *q, const sc_graph *g, const int *stage)
 {
 	int *mark = malloc((size_t)q->k * sizeof *mark);
-	sc_qedge *e = malloc((size_t)(g->m ? g->m : 1) * sizeof *e);
+	sc_qedge *e = sc_malloc_n((size_t)g->m, sizeof *e);
 	if (!mark || !e) {
 		free(mark);
 		free(e);

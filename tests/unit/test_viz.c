@@ -4,9 +4,8 @@
  * layout read back (one node per stage, a chain left to right, everything
  * inside the bounding box); pictures (the svg names every stage's cost and
  * the bottleneck, the png is a png, unknown formats are refused, cgraph's
- * defaults are left as they were); and the terminal canvas at many sizes
- * and stage counts (lines no wider than the grid, boxes inside it and
- * apart, the bottleneck drawn heavy with a '*').
+ * defaults are left as they were).  The terminal canvas is tested in
+ * test_canvas.c.
  */
 #define _POSIX_C_SOURCE 200809L /* strndup */
 #include <criterion/criterion.h>
@@ -21,7 +20,6 @@
 #include "core/write_dot.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
-#include "viz/canvas.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
 
@@ -34,59 +32,11 @@ static void close_to(double got, double want, const char *what)
 }
 
 /* The quotient of g under stage with g's settings and k stages. */
-static sc_quotient *quotient_of(const sc_graph *g, int k, const int *stage)
-{
-	sc_settings set = g->settings;
-	set.k = k;
-	sc_error err;
-	sc_error_clear(&err);
-	sc_quotient *q = sc_quotient_new(g, &set, stage, &err);
-	cr_assert(q, "%s", err.msg);
-	return q;
-}
-
-static sc_quotient *figure2(void)
-{
-	sc_graph *g = ts_load("samples/paper/figure2.dot");
-	cr_assert(g->init_stage);
-	sc_quotient *q = quotient_of(g, 3, g->init_stage);
-	sc_graph_free(g);
-	return q;
-}
-
-/* A line of n ops (op i -> op i+1, out(i) = i + 1) cut into k stages of
- * consecutive ops; stage is malloc'd into *stage. */
-static sc_graph *chain(int n, int k, int **stage)
-{
-	sc_builder *b = sc_builder_new();
-	cr_assert(b);
-	sc_error err;
-	for (int i = 0; i < n; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "op%d", i);
-		cr_assert(sc_builder_add_op(b, name, 1 + i % 7, 2, i + 1, NULL, &err) == i, "%s",
-		          err.msg);
-	}
-	for (int i = 0; i + 1 < n; i++)
-		cr_assert(sc_builder_add_edge(b, i, i + 1, &err) == SC_OK);
-	sc_settings s;
-	sc_settings_init(&s);
-	s.k = k;
-	sc_builder_set_settings(b, &s);
-	sc_graph *g = sc_builder_finish(b, "chain", "chain", &err);
-	cr_assert(g, "%s", err.msg);
-	sc_builder_free(b);
-	*stage = malloc((size_t)n * sizeof **stage);
-	for (int i = 0; i < n; i++)
-		(*stage)[i] = (int)((long)i * k / n);
-	return g;
-}
-
 /* ---- the quotient ------------------------------------------------------ */
 
 Test(viz, quotient_figure2_by_hand)
 {
-	sc_quotient *q = figure2();
+	sc_quotient *q = ts_figure2_quotient();
 	cr_assert_eq(q->k, 3);
 	/* u's tensor enters stage 2 once although v and w both read it; v's
 	 * and w's tensors both enter stage 3 (see figure2.dot) */
@@ -133,7 +83,7 @@ Test(viz, quotient_matches_a_brute_force_recount)
 				stage[v] = ts_below(&r, k);
 		else
 			cr_assert(sc_greedy_split(g, k, stage, &err) == SC_OK, "%s", err.msg);
-		sc_quotient *q = quotient_of(g, k, stage);
+		sc_quotient *q = ts_quotient_of(g, k, stage);
 
 		/* the volume s -> t from the definition: every op of s with a
 		 * successor in t sends its tensor once */
@@ -239,16 +189,6 @@ Test(viz, number_formats)
 
 /* ---- the layout -------------------------------------------------------- */
 
-static sc_layout *layout_of(const sc_quotient *q, const char *title)
-{
-	sc_error err;
-	sc_error_clear(&err);
-	sc_caption cap = {.title = title, .lower = NAN};
-	sc_layout *l = sc_layout_quotient(q, &cap, &err);
-	cr_assert(l, "%s", err.msg);
-	return l;
-}
-
 static void assert_inside(const sc_layout *l, double x, double y, const char *what)
 {
 	const double slack = 1e-6;
@@ -291,14 +231,14 @@ static void check_layout(const sc_quotient *q, const sc_layout *l)
 
 Test(viz, layout_figure2)
 {
-	sc_quotient *q = figure2();
-	sc_layout *l = layout_of(q, "figure2");
+	sc_quotient *q = ts_figure2_quotient();
+	sc_layout *l = ts_layout_of(q, "figure2");
 	check_layout(q, l);
 	for (int s = 1; s < 3; s++)
 		cr_assert_gt(l->node[s].x, l->node[s - 1].x + l->node[s - 1].w / 2,
 		             "stage %d right of stage %d", s + 1, s);
 	/* the title takes room above the stages */
-	sc_layout *bare = layout_of(q, NULL);
+	sc_layout *bare = ts_layout_of(q, NULL);
 	check_layout(q, bare);
 	cr_assert_lt(bare->height, l->height);
 	sc_layout_free(bare);
@@ -312,10 +252,10 @@ Test(viz, layout_chain_runs_left_to_right)
 	const int ks[] = {1, 2, 5, 16};
 	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
 		int k = ks[i], *stage;
-		sc_graph *g = chain(3 * k, k, &stage);
-		sc_quotient *q = quotient_of(g, k, stage);
+		sc_graph *g = ts_chain_graph(3 * k, k, &stage);
+		sc_quotient *q = ts_quotient_of(g, k, stage);
 		cr_assert_eq(q->nedges, k - 1);
-		sc_layout *l = layout_of(q, g->name);
+		sc_layout *l = ts_layout_of(q, g->name);
 		check_layout(q, l);
 		for (int s = 1; s < k; s++) {
 			cr_assert_gt(l->node[s].x, l->node[s - 1].x, "k %d: stage %d left of %d", k,
@@ -339,8 +279,8 @@ Test(viz, layout_random_partitions)
 		int k = 1 + ts_below(&r, 7);
 		int *stage = malloc((size_t)g->n * sizeof *stage);
 		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
-		sc_quotient *q = quotient_of(g, k, stage);
-		sc_layout *l = layout_of(q, NULL);
+		sc_quotient *q = ts_quotient_of(g, k, stage);
+		sc_layout *l = ts_layout_of(q, NULL);
 		check_layout(q, l);
 		/* data only flows forward, and dot ranks left to right */
 		for (int i = 0; i < l->nedges; i++)
@@ -418,7 +358,7 @@ static void check_svg(const sc_quotient *q, const char *svg)
 
 Test(viz, render_svg_names_costs_and_the_bottleneck)
 {
-	sc_quotient *q = figure2();
+	sc_quotient *q = ts_figure2_quotient();
 	char path[256];
 	tmp_path(path, sizeof path, "figure2.svg");
 	render_ok(q, "figure2 <&>", "svg", path);
@@ -434,7 +374,7 @@ Test(viz, render_svg_names_costs_and_the_bottleneck)
 	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
 	int *stage = malloc((size_t)g->n * sizeof *stage);
 	cr_assert(sc_greedy_split(g, 8, stage, NULL) == SC_OK);
-	q = quotient_of(g, 8, stage);
+	q = ts_quotient_of(g, 8, stage);
 	tmp_path(path, sizeof path, "resnet.svg");
 	render_ok(q, g->name, "svg", path);
 	svg = slurp(path, NULL);
@@ -461,7 +401,7 @@ static char *caption_svg(const sc_quotient *q, double lower, const char *by)
 
 Test(viz, caption_gives_the_lower_bound_and_the_gap)
 {
-	sc_quotient *q = figure2();
+	sc_quotient *q = ts_figure2_quotient();
 	char num[32], want[128];
 	/* no bound known: k and the bottleneck only */
 	char *svg = caption_svg(q, NAN, NULL);
@@ -490,7 +430,7 @@ Test(viz, caption_gives_the_lower_bound_and_the_gap)
 
 Test(viz, render_png_and_dot)
 {
-	sc_quotient *q = figure2();
+	sc_quotient *q = ts_figure2_quotient();
 	char path[256];
 	tmp_path(path, sizeof path, "figure2.png");
 	render_ok(q, "figure2", "png", path);
@@ -516,7 +456,7 @@ Test(viz, render_png_and_dot)
 
 Test(viz, render_refuses_unknown_formats_and_bad_paths)
 {
-	sc_quotient *q = figure2();
+	sc_quotient *q = ts_figure2_quotient();
 	char path[256];
 	tmp_path(path, sizeof path, "figure2.nope");
 	sc_error err;
@@ -542,12 +482,12 @@ Test(viz, render_refuses_unknown_formats_and_bad_paths)
 Test(viz, rendering_leaves_dot_output_alone)
 {
 	sc_graph *g = ts_load("samples/paper/figure2.dot");
-	sc_quotient *q = quotient_of(g, 3, g->init_stage);
+	sc_quotient *q = ts_quotient_of(g, 3, g->init_stage);
 	char pic[256], path[256];
 	tmp_path(pic, sizeof pic, "before.svg");
 	render_ok(q, "t", "svg", pic);
 	unlink(pic);
-	sc_layout_free(layout_of(q, NULL));
+	sc_layout_free(ts_layout_of(q, NULL));
 	tmp_path(path, sizeof path, "after.dot");
 	sc_error err;
 	cr_assert(sc_write_dot(g, g->init_stage, path, &err) == SC_OK, "%s", err.msg);
@@ -562,220 +502,3 @@ Test(viz, rendering_leaves_dot_output_alone)
 /* ---- the canvas -------------------------------------------------------- */
 
 /* Decodes a UTF-8 line into code points; returns their number. */
-static int decode(const char *s, uint32_t *out, int max)
-{
-	int n = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		uint32_t c;
-		int len;
-		if (*p < 0x80) {
-			c = *p;
-			len = 1;
-		} else if ((*p & 0xE0) == 0xC0) {
-			c = *p & 0x1F;
-			len = 2;
-		} else if ((*p & 0xF0) == 0xE0) {
-			c = *p & 0x0F;
-			len = 3;
-		} else {
-			c = *p & 0x07;
-			len = 4;
-		}
-		for (int i = 1; i < len; i++) {
-			cr_assert_eq(p[i] & 0xC0, 0x80, "bad UTF-8 in \"%s\"", s);
-			c = (c << 6) | (p[i] & 0x3F);
-		}
-		p += len;
-		if (n < max)
-			out[n] = c;
-		n++;
-	}
-	return n;
-}
-
-static void print_canvas(const sc_canvas *c)
-{
-	for (int y = 0; y < c->rows; y++)
-		fprintf(stderr, "|%s|\n", c->line[y]);
-}
-
-/* Checks c drawn for q at cols x rows; all_drawn: every stage must have a
- * box. */
-static void check_canvas(const sc_canvas *c, const sc_quotient *q, int cols, int rows,
-                         bool all_drawn)
-{
-	cr_assert_eq(c->rows, rows);
-	cr_assert_eq(c->cols, cols);
-	cr_assert_eq(c->k, q->k);
-	uint32_t **cp = malloc((size_t)rows * sizeof *cp);
-	for (int y = 0; y < rows; y++) {
-		cp[y] = calloc((size_t)cols + 1, sizeof **cp);
-		int n = decode(c->line[y], cp[y], cols + 1);
-		cr_assert_leq(n, cols, "%dx%d k %d: line %d has %d cells", cols, rows, q->k, y, n);
-		for (int x = n; x < cols; x++)
-			cp[y][x] = ' ';
-	}
-	for (int s = 0; s < q->k; s++) {
-		const int *b = c->box[s];
-		if (b[2] == 0 && b[3] == 0 && !all_drawn)
-			continue;
-		cr_assert(b[0] >= 0 && b[1] >= 0 && b[2] >= 3 && b[3] >= 3 && b[0] + b[2] <= cols &&
-		                  b[1] + b[3] <= rows,
-		          "%dx%d k %d: stage %d's box %d,%d %dx%d is not inside the grid", cols,
-		          rows, q->k, s + 1, b[0], b[1], b[2], b[3]);
-		for (int t = 0; t < s; t++) {
-			const int *o = c->box[t];
-			if (o[2] == 0)
-				continue;
-			bool apart = b[0] + b[2] <= o[0] || o[0] + o[2] <= b[0] ||
-			             b[1] + b[3] <= o[1] || o[1] + o[3] <= b[1];
-			if (!apart)
-				print_canvas(c);
-			cr_assert(apart, "%dx%d k %d: boxes of stages %d and %d overlap", cols,
-			          rows, q->k, t + 1, s + 1);
-		}
-		bool bn = s == q->bottleneck;
-		uint32_t tl = cp[b[1]][b[0]], br = cp[b[1] + b[3] - 1][b[0] + b[2] - 1];
-		cr_assert_eq(tl, bn ? 0x250F : 0x250C, "%dx%d k %d: stage %d's corner", cols, rows,
-		             q->k, s + 1);
-		cr_assert_eq(br, bn ? 0x251B : 0x2518);
-		uint32_t side = cp[b[1] + 1][b[0]];
-		cr_assert_eq(side, bn ? 0x2503 : 0x2502);
-		/* the stage number, and the bottleneck's star, inside the box */
-		char inside[4096] = "";
-		size_t len = 0;
-		bool star = false;
-		for (int y = b[1] + 1; y < b[1] + b[3] - 1; y++) {
-			for (int x = b[0] + 1; x < b[0] + b[2] - 1 && len + 2 < sizeof inside;
-			     x++) {
-				uint32_t ch = cp[y][x];
-				star |= ch == '*';
-				inside[len++] = ch < 0x80 ? (char)ch : '?';
-			}
-			inside[len++] = '\n';
-		}
-		inside[len] = '\0';
-		cr_assert_eq(star, bn, "%dx%d k %d: stage %d: star", cols, rows, q->k, s + 1);
-		char num[16];
-		snprintf(num, sizeof num, "%d", s + 1);
-		cr_assert(strstr(inside, num), "%dx%d k %d: stage %d's number is not in its box",
-		          cols, rows, q->k, s + 1);
-	}
-	for (int y = 0; y < rows; y++)
-		free(cp[y]);
-	free(cp);
-}
-
-static sc_canvas *draw(const sc_layout *l, const sc_quotient *q, int cols, int rows)
-{
-	sc_error err;
-	sc_error_clear(&err);
-	sc_canvas *c = sc_canvas_draw(l, q, cols, rows, &err);
-	cr_assert(c, "%dx%d: %s", cols, rows, err.msg);
-	return c;
-}
-
-Test(viz, canvas_figure2_at_80x24)
-{
-	sc_quotient *q = figure2();
-	sc_layout *l = layout_of(q, NULL);
-	sc_canvas *c = draw(l, q, 76, 18);
-	check_canvas(c, q, 76, 18, true);
-	/* everything fits here: full headings, costs, volumes and arrows */
-	char all[8192] = "";
-	for (int y = 0; y < c->rows; y++) {
-		strcat(all, c->line[y]);
-		strcat(all, "\n");
-	}
-	cr_assert(strstr(all, "stage 1") && strstr(all, "stage 2 *") && strstr(all, "stage 3"),
-	          "%s", all);
-	cr_assert(strstr(all, "cost") && strstr(all, "8"), "%s", all);
-	cr_assert(strstr(all, "2 B"), "%s", all);
-	cr_assert(strstr(all, "\u2500>"), "an arrow:\n%s", all);
-	cr_assert(strstr(all, "bottleneck"), "%s", all);
-	/* left to right */
-	cr_assert_lt(c->box[0][0], c->box[1][0]);
-	cr_assert_lt(c->box[1][0], c->box[2][0]);
-	sc_canvas_free(c);
-	sc_canvas_free(NULL);
-	sc_layout_free(l);
-	sc_quotient_free(q);
-}
-
-Test(viz, canvas_sizes_and_stage_counts)
-{
-	static const int size[][2] = {{80, 24},  {76, 18},  {100, 30}, {132, 43},
-	                              {200, 50}, {250, 70}, {60, 15}};
-	static const int ks[] = {1, 3, 16, 64};
-	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
-	int *stage = malloc((size_t)g->n * sizeof *stage);
-	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-		int k = ks[i];
-		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
-		sc_quotient *q = quotient_of(g, k, stage);
-		sc_layout *l = layout_of(q, NULL);
-		for (size_t j = 0; j < sizeof size / sizeof size[0]; j++) {
-			int cols = size[j][0], rows = size[j][1];
-			sc_canvas *c = draw(l, q, cols, rows);
-			check_canvas(c, q, cols, rows, cols >= 76 && rows >= 18);
-			sc_canvas_free(c);
-		}
-		sc_layout_free(l);
-		sc_quotient_free(q);
-	}
-	free(stage);
-	sc_graph_free(g);
-}
-
-Test(viz, canvas_branching_partitions)
-{
-	ts_rng r = {31337};
-	for (int t = 0; t < 10; t++) {
-		ts_graph_spec spec = {.n = 10 + ts_below(&r, 30), .edge_p = 0.2};
-		sc_settings_init(&spec.settings);
-		sc_graph *g = ts_random_graph(&r, &spec);
-		int k = 2 + ts_below(&r, 7);
-		int *stage = malloc((size_t)g->n * sizeof *stage);
-		cr_assert(sc_greedy_split(g, k, stage, NULL) == SC_OK);
-		sc_quotient *q = quotient_of(g, k, stage);
-		sc_layout *l = layout_of(q, NULL);
-		static const int size[][2] = {{76, 18}, {80, 24}, {160, 48}, {250, 70}};
-		for (size_t j = 0; j < sizeof size / sizeof size[0]; j++) {
-			sc_canvas *c = draw(l, q, size[j][0], size[j][1]);
-			check_canvas(c, q, size[j][0], size[j][1], true);
-			sc_canvas_free(c);
-		}
-		sc_layout_free(l);
-		sc_quotient_free(q);
-		free(stage);
-		sc_graph_free(g);
-	}
-}
-
-Test(viz, canvas_tiny_grids_never_break)
-{
-	int *stage;
-	sc_graph *g = chain(40, 12, &stage);
-	sc_quotient *q = quotient_of(g, 12, stage);
-	sc_layout *l = layout_of(q, NULL);
-	for (int cols = 1; cols <= 40; cols += 3)
-		for (int rows = 1; rows <= 12; rows++) {
-			sc_canvas *c = draw(l, q, cols, rows);
-			check_canvas(c, q, cols, rows, false);
-			sc_canvas_free(c);
-		}
-	sc_error err;
-	cr_assert_null(sc_canvas_draw(l, q, 0, 10, &err));
-	cr_assert_eq(err.code, SC_ERR_INPUT);
-	cr_assert_null(sc_canvas_draw(l, q, 10, -1, &err));
-	cr_assert_eq(err.code, SC_ERR_INPUT);
-	sc_quotient *other = figure2();
-	cr_assert_null(sc_canvas_draw(l, other, 80, 24, &err));
-	cr_assert_eq(err.code, SC_ERR_INPUT);
-	sc_quotient_free(other);
-	sc_layout_free(l);
-	sc_quotient_free(q);
-	free(stage);
-	sc_graph_free(g);
-}

@@ -1,5 +1,5 @@
 /*
- * bench_core.c - how fast the foundation is on a large graph.
+ * perf_core.c - how fast the foundation is on a large graph.
  *
  * Writes a random layered DAG of N ops and about 3N edges (default 100 000 /
  * 300 000) as DOT and as msr-fiddle JSON into a scratch directory, then
@@ -9,7 +9,7 @@
  * (sc_editor_move: legality check, cost update and undo entry).  Also
  * reports the peak resident memory.
  *
- *   build/bench-core [N] [DIR]
+ *   build/perf-core [N] [DIR]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -18,18 +18,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/cost.h"
 #include "core/edit.h"
 #include "core/load.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -56,7 +50,7 @@ static void write_graphs(int n, const char *dot, const char *json)
 {
 	FILE *d = fopen(dot, "w"), *j = fopen(json, "w");
 	if (!d || !j) {
-		perror("bench: cannot write the graphs");
+		perror("perf-core: cannot write the graphs");
 		exit(2);
 	}
 	double *out = malloc((size_t)n * sizeof *out);
@@ -93,8 +87,8 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 100000;
 	const char *dir = argc > 2 ? argv[2] : "/tmp";
 	char dot[512], json[512];
-	snprintf(dot, sizeof dot, "%s/stagecut-bench-%d.dot", dir, n);
-	snprintf(json, sizeof json, "%s/stagecut-bench-%d.json", dir, n);
+	snprintf(dot, sizeof dot, "%s/stagecut-perf-%d.dot", dir, n);
+	snprintf(json, sizeof json, "%s/stagecut-perf-%d.json", dir, n);
 	write_graphs(n, dot, json);
 
 	sc_error err;
@@ -105,11 +99,11 @@ int main(int argc, char **argv)
 		double t[RUNS];
 		for (int r = 0; r < RUNS; r++) {
 			sc_graph_free(g);
-			double t0 = now();
+			double t0 = sc_clock_now();
 			g = sc_load(files[f], &err);
-			t[r] = now() - t0;
+			t[r] = sc_clock_now() - t0;
 			if (!g) {
-				fprintf(stderr, "bench: %s\n", err.msg);
+				fprintf(stderr, "perf-core: %s\n", err.msg);
 				return 2;
 			}
 		}
@@ -127,9 +121,9 @@ int main(int argc, char **argv)
 	sc_greedy_split(g, set.k, stage, &err);
 	double te[21];
 	for (int r = 0; r < 21; r++) {
-		double t0 = now();
+		double t0 = sc_clock_now();
 		sc_costs_eval(c, stage);
-		te[r] = now() - t0;
+		te[r] = sc_clock_now() - t0;
 	}
 	printf("whole evaluation, k = 8: median %.2f ms over 21 runs\n", median(te, 21) * 1e3);
 
@@ -146,7 +140,7 @@ int main(int argc, char **argv)
 				movable[nm++] = v;
 		}
 		int moves = 0;
-		double t0 = now();
+		double t0 = sc_clock_now();
 		for (int i = 0; i < nm && moves < 20000; i++) {
 			int v = movable[i], lo, hi;
 			sc_part_legal_range(g, stage, set.k, v, &lo, &hi);
@@ -159,7 +153,7 @@ int main(int argc, char **argv)
 			sc_costs_bottleneck(c, NULL);
 			moves++;
 		}
-		tm[r] = (now() - t0) / (moves ? moves : 1);
+		tm[r] = (sc_clock_now() - t0) / (moves ? moves : 1);
 	}
 	printf("incremental move to another legal stage (range + update + bottleneck), k = 8: "
 	       "median %.2f us per move (%d movable ops)\n",
@@ -168,7 +162,7 @@ int main(int argc, char **argv)
 	/* the editor's move, timed one call at a time: what a key press costs */
 	sc_editor *ed = sc_editor_new(g, &set, stage, &err);
 	if (!ed) {
-		fprintf(stderr, "bench: %s\n", err.msg);
+		fprintf(stderr, "perf-core: %s\n", err.msg);
 		return 2;
 	}
 	enum { EDITS = 20000 };
@@ -184,11 +178,11 @@ int main(int argc, char **argv)
 		int to = lo + (int)(next() % (unsigned long long)(hi - lo));
 		if (to >= sc_editor_stages(ed)[v])
 			to++;
-		double t0 = now();
+		double t0 = sc_clock_now();
 		bool ok = sc_editor_move(ed, v, to, why, sizeof why);
-		te1[edits] = now() - t0;
+		te1[edits] = sc_clock_now() - t0;
 		if (!ok) {
-			fprintf(stderr, "bench: a legal move was refused: %s\n", why);
+			fprintf(stderr, "perf-core: a legal move was refused: %s\n", why);
 			return 2;
 		}
 		edits++;

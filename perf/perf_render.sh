@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_render.sh - `stagecut render` wall times, median of 5 runs each (3 for the 2 000-op picture):
+# perf_render.sh - `stagecut render` wall times, median of 5 runs each (3 for the 2 000-op picture):
 # the stage graph of a generated 10 000-op graph (svg and png), every op of
 # a 2 000-op generated graph and of resnet50's 604 operators (--full, svg),
 # side by side in one run.  Partitions come from kahn so that no search

@@ -1,5 +1,5 @@
 /*
- * bench_search.c - the searches' speed and quality on the bundled graphs.
+ * perf_search.c - the searches' speed and quality on the bundled graphs.
  *
  *  1. exact (DP over ideals) against the published DP's times in
  *     samples/msr-fiddle/REFERENCE.tsv: median of 5 runs per row, the ratio,
@@ -10,7 +10,7 @@
  *  3. quality: brkga-10000 + refine against exact for every sample graph and
  *     k in {2, 4, 8, 16}.
  *
- *   build/bench-search
+ *   build/perf-search
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -19,15 +19,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/load.h"
 #include "solvers/search.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -51,14 +45,14 @@ static double solve(const sc_graph *g, int k, const char *method, long evals, do
 	p.method = method;
 	p.evals = evals;
 	sc_error err;
-	double t0 = now();
+	double t0 = sc_clock_now();
 	sc_search *s = sc_search_new(g, &set, &p, &err);
 	if (!s || sc_search_run(s, &err) != SC_OK) {
-		fprintf(stderr, "bench: %s: %s\n", method, err.msg);
+		fprintf(stderr, "perf-search: %s: %s\n", method, err.msg);
 		exit(2);
 	}
 	double v = sc_search_result(s, NULL, NULL);
-	*secs = now() - t0;
+	*secs = sc_clock_now() - t0;
 	if (nevals) {
 		sc_progress pr;
 		sc_search_progress(s, &pr);
@@ -73,7 +67,7 @@ static sc_graph *load(const char *path)
 	sc_error err;
 	sc_graph *g = sc_load(path, &err);
 	if (!g) {
-		fprintf(stderr, "bench: %s\n", err.msg);
+		fprintf(stderr, "perf-search: %s\n", err.msg);
 		exit(2);
 	}
 	return g;
@@ -85,7 +79,7 @@ int main(void)
 	char path[512], line[512], graph[256];
 	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");
 	if (!f || !fgets(line, sizeof line, f)) {
-		fprintf(stderr, "bench: cannot read samples/msr-fiddle/REFERENCE.tsv\n");
+		fprintf(stderr, "perf-search: cannot read samples/msr-fiddle/REFERENCE.tsv\n");
 		return 2;
 	}
 	printf("== exact DP over ideals vs the published DP (REFERENCE.tsv), median of 5 runs\n");

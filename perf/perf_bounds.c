@@ -1,11 +1,11 @@
 /*
- * bench_bounds.c - the lower-bound ladder on the bundled graphs, like paper
+ * perf_bounds.c - the lower-bound ladder on the bundled graphs, like paper
  * 000's Table 1: for every sample graph and k in {2, 4, 8, 16}, the best
  * partition found (the default search), each rung's value divided by it,
  * the rung's wall time and status, through the same engine and ladder as
  * `stagecut bounds` (two jobs at a time on this machine).
  *
- *   build/bench-bounds [TIME_PER_RUNG] [GRAPH...]
+ *   build/perf-bounds [TIME_PER_RUNG] [GRAPH...]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

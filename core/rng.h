@@ -1,6 +1,8 @@
 /*
  * rng.h - a small, fast, seedable generator (xoshiro256**, seeded through
  * splitmix64), so every search is deterministic for a given seed.
+ * It sits in core/ because both the graph generator (gen.c) and the
+ * searches of solvers/ draw from it.
  */
 #ifndef SC_RNG_H
 #define SC_RNG_H

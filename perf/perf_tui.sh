@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_tui.sh - the workbench's key press to redrawn screen time on a
+# perf_tui.sh - the workbench's key press to redrawn screen time on a
 # generated graph of 100 000 ops, driven in tmux as a person would: moves in
 # the node browser (each re-costed incrementally), undo, redo, scrolling and
 # view switches, while the default search runs in the background.  The
@@ -9,30 +9,30 @@ set -eu
 cd "$(dirname "$0")/.."
 n=${1:-100000}
 dir=$(mktemp -d)
-trap 'tmux kill-session -t scbench 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'tmux kill-session -t scperf 2>/dev/null || true; rm -rf "$dir"' EXIT
 ./stagecut gen -n "$n" -s 7 -k 8 -o "$dir/big.dot"
-tmux new-session -d -s scbench -x 120 -y 40 \
+tmux new-session -d -s scperf -x 120 -y 40 \
 	"env TERM=xterm-256color XDG_STATE_HOME=$dir STAGECUT_KEY_TIMES=$dir/times ./stagecut $dir/big.dot; sleep 30"
 # wait for the first screen
 for i in $(seq 1 200); do
-	tmux capture-pane -p -t scbench | grep -q "ladder of lower bounds" && break
+	tmux capture-pane -p -t scperf | grep -q "ladder of lower bounds" && break
 	sleep 0.1
 done
 : > "$dir/times"
-tmux send-keys -t scbench 2
+tmux send-keys -t scperf 2
 sleep 0.3
 for round in $(seq 1 25); do
 	for key in j '>' j '<' u U ']' u G g S S S 1 2; do
-		tmux send-keys -t scbench "$key"
+		tmux send-keys -t scperf "$key"
 		sleep 0.05
 	done
 done
 sleep 0.5
-tmux send-keys -t scbench x
+tmux send-keys -t scperf x
 sleep 0.3
-tmux send-keys -t scbench q
+tmux send-keys -t scperf q
 sleep 0.3
-tmux send-keys -t scbench q Enter
+tmux send-keys -t scperf q Enter
 sleep 0.3
 # each line: milliseconds, the key's code, milliseconds to handle it; q opens
 # a prompt that waits for the answer, so it is left out

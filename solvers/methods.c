@@ -1,0 +1,84 @@
+/*
+ * methods.c - the registry of search methods and the choice behind `best`.
+ * See search.h (sc_search_new, sc_search_methods) and search_impl.h.
+ *
+ * This is the top of solvers/' search layer: it lists every method's table
+ * (slicing.c, brkga.c, ideals.c, refine.c), resolves the pseudo-method
+ * `best` (the exact DP over ideals when the graph is narrow enough, else
+ * BRKGA), and hands the chosen method with the refinement phase to the
+ * framework (search.c, sc_search_start).  The methods and the framework
+ * never call back here.
+ */
+#include "search_impl.h"
+
+#include <string.h>
+
+static const sc_method method_best = {
+	.name = "best",
+	.help = "exact when the graph is narrow enough, else brkga + refine (default)",
+};
+
+/* in the order of the help text */
+static const sc_method *const methods[] = {
+	&method_best,	  &sc_method_kahn, &sc_method_slice,	     &sc_method_random,
+	&sc_method_brkga, &sc_method_mla,  &sc_method_mla_weighted, &sc_method_dpl,
+	&sc_method_exact, &sc_method_refine,
+};
+#define NMETHODS (int)(sizeof methods / sizeof methods[0])
+
+const sc_method_info *sc_search_methods(int *count)
+{
+	static sc_method_info info[NMETHODS];
+	for (int i = 0; i < NMETHODS; i++)
+		info[i] = (sc_method_info){methods[i]->name, methods[i]->help};
+	*count = NMETHODS;
+	return info;
+}
+
+static const sc_method *find_method(const char *name)
+{
+	for (int i = 0; i < NMETHODS; i++)
+		if (strcmp(methods[i]->name, name) == 0)
+			return methods[i];
+	return NULL;
+}
+
+/* `best`: exact when the DP's space is small enough, else the genetic
+ * search.  NULL with err set when the unit DAG cannot be built. */
+static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
+				    const sc_search_params *p, sc_error *err)
+{
+	sc_units *u = sc_units_new(g, true, set->memory, err);
+	if (!u)
+		return NULL;
+	long count = sc_ideals_count(u, p->ideal_limit);
+	sc_units_free(u);
+	return count >= 0 && count <= p->ideal_limit ? &sc_method_exact : &sc_method_brkga;
+}
+
+sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+			 sc_error *err)
+{
+	sc_search_params def;
+	sc_search_params_init(&def);
+	if (!p)
+		p = &def;
+	const char *name = p->method ? p->method : "best";
+	const sc_method *m = find_method(name);
+	if (!m) {
+		char list[256] = "";
+		for (int i = 0; i < NMETHODS; i++) {
+			strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+			strncat(list, methods[i]->name, sizeof list - strlen(list) - 1);
+		}
+		sc_error_set(err, SC_ERR_INPUT, "unknown method '%s' (one of: %s)", name, list);
+		return NULL;
+	}
+	if (sc_search_check(set, p, err) != SC_OK)
+		return NULL;
+	if (m == &method_best && !(m = choose_best(g, set, p, err)))
+		return NULL;
+	sc_search_params named = *p;
+	named.method = name;
+	return sc_search_start(g, set, &named, m, &sc_refine_phase, err);
+}

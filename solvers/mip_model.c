@@ -1,0 +1,418 @@
+/*
+ * mip_model.c - the formulation of the MIP rungs.  See mip_model.h (and
+ * mip.c's opening comment for the notation); mip.c solves what this builds.
+ */
+#include "mip_model.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COIN_DBL_MAX_LOCAL DBL_MAX /* CBC's infinity */
+
+static bool grow(void **p, int *cap, int need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	int c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*p, (size_t)c * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+static int add_col(sc_mip_model *m, double lo, double up, double obj, bool integer)
+{
+	if (m->ncols + 1 > m->colcap) {
+		int cap = m->colcap, cap2 = m->colcap, cap3 = m->colcap, cap4 = m->colcap;
+		if (!grow((void **)&m->clo, &cap, m->ncols + 1, sizeof(double)) ||
+		    !grow((void **)&m->cup, &cap2, m->ncols + 1, sizeof(double)) ||
+		    !grow((void **)&m->cobj, &cap3, m->ncols + 1, sizeof(double)) ||
+		    !grow((void **)&m->cint, &cap4, m->ncols + 1, sizeof(char))) {
+			m->nomem = true;
+			return 0;
+		}
+		m->colcap = cap;
+	}
+	m->clo[m->ncols] = lo;
+	m->cup[m->ncols] = up;
+	m->cobj[m->ncols] = obj;
+	m->cint[m->ncols] = integer;
+	return m->ncols++;
+}
+
+static void row_begin(sc_mip_model *m)
+{
+	m->tn = 0;
+	m->tconst = 0;
+}
+
+static void row_add(sc_mip_model *m, int col, double coef)
+{
+	if (coef == 0)
+		return;
+	int cap = m->tcap, cap2 = m->tcap;
+	if (m->tn + 1 > m->tcap) {
+		if (!grow((void **)&m->tcol, &cap, m->tn + 1, sizeof(int)) ||
+		    !grow((void **)&m->tval, &cap2, m->tn + 1, sizeof(double))) {
+			m->nomem = true;
+			return;
+		}
+		m->tcap = cap;
+	}
+	m->tcol[m->tn] = col;
+	m->tval[m->tn] = coef;
+	m->tn++;
+}
+
+/* Adds coef * Y(U, b), folding fixed values into the constant. */
+static void row_y(sc_mip_model *m, int U, int b, double coef)
+{
+	if (b < 0 || b < m->lo[U])
+		return;
+	if (b >= m->hi[U] || b >= m->K - 1) {
+		m->tconst += coef;
+		return;
+	}
+	row_add(m, m->ycol[U * m->K + b], coef);
+}
+
+/* Adds coef * x(U, b). */
+static void row_x(sc_mip_model *m, int U, int b, double coef)
+{
+	row_y(m, U, b, coef);
+	row_y(m, U, b - 1, -coef);
+}
+
+/* Ends the row as lo <= terms + constant <= up. */
+static void row_end(sc_mip_model *m, double lo, double up)
+{
+	const double tol = 1e-9;
+	if (m->tn == 0) {
+		if (m->tconst < lo - tol || m->tconst > up + tol)
+			m->infeasible = true;
+		return;
+	}
+	sc_mip_rows *r = &m->r;
+	int cap = r->cap, cap2 = r->cap, cap3 = r->cap;
+	int nzcap = r->nzcap, nzcap2 = r->nzcap;
+	if (!grow((void **)&r->lo, &cap, r->n + 1, sizeof(double)) ||
+	    !grow((void **)&r->up, &cap2, r->n + 1, sizeof(double)) ||
+	    !grow((void **)&r->start, &cap3, r->n + 2, sizeof(int)) ||
+	    !grow((void **)&r->col, &nzcap, r->nz + m->tn, sizeof(int)) ||
+	    !grow((void **)&r->val, &nzcap2, r->nz + m->tn, sizeof(double))) {
+		m->nomem = true;
+		return;
+	}
+	r->cap = cap < cap3 ? cap : cap3;
+	r->nzcap = nzcap;
+	if (r->n == 0)
+		r->start[0] = 0;
+	memcpy(r->col + r->nz, m->tcol, (size_t)m->tn * sizeof(int));
+	memcpy(r->val + r->nz, m->tval, (size_t)m->tn * sizeof(double));
+	r->nz += m->tn;
+	r->lo[r->n] = isinf(lo) ? -COIN_DBL_MAX_LOCAL : lo - m->tconst;
+	r->up[r->n] = isinf(up) ? COIN_DBL_MAX_LOCAL : up - m->tconst;
+	r->n++;
+	r->start[r->n] = r->nz;
+}
+
+void sc_mip_model_free(sc_mip_model *m)
+{
+	free(m->lo);
+	free(m->hi);
+	free(m->ycol);
+	free(m->clo);
+	free(m->cup);
+	free(m->cobj);
+	free(m->cint);
+	free(m->r.lo);
+	free(m->r.up);
+	free(m->r.start);
+	free(m->r.col);
+	free(m->r.val);
+	free(m->tcol);
+	free(m->tval);
+}
+
+
+void sc_mip_tensors_free(sc_mip_tensors *t)
+{
+	free(t->src);
+	free(t->size);
+	free(t->cons_off);
+	free(t->cons);
+}
+
+bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
+			  sc_mip_tensors *t)
+{
+	memset(t, 0, sizeof *t);
+	t->src = malloc((size_t)g->n * sizeof(int));
+	t->size = malloc((size_t)g->n * sizeof(double));
+	t->cons_off = malloc(((size_t)g->n + 1) * sizeof(int));
+	t->cons = malloc(((size_t)g->m + 1) * sizeof(int));
+	int *mark = malloc((size_t)u->n * sizeof(int));
+	if (!t->src || !t->size || !t->cons_off || !t->cons || !mark) {
+		free(mark);
+		sc_mip_tensors_free(t);
+		return false;
+	}
+	for (int i = 0; i < u->n; i++)
+		mark[i] = -1;
+	int nc = 0;
+	t->cons_off[0] = 0;
+	for (int v = 0; v < g->n; v++) {
+		int U = u->unit_of[v], first = nc;
+		for (int e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
+			int V = u->unit_of[g->succ[e]];
+			if (V == U || mark[V] == v)
+				continue;
+			mark[V] = v;
+			t->cons[nc++] = V;
+		}
+		if (nc == first || g->out[v] <= 0) {
+			nc = first;
+			continue;
+		}
+		t->src[t->n] = U;
+		t->size[t->n] = g->out[v] * per_byte;
+		t->n++;
+		t->cons_off[t->n] = nc;
+	}
+	free(mark);
+	return true;
+}
+
+/* Work of each unit together with all its ancestors (up = false) or all its
+ * descendants (up = true).  Exact with bitsets for up to 8192 units, else the
+ * heaviest chain, which is smaller and so still a safe window. */
+static double *reach_work(const sc_units *u, bool down)
+{
+	int n = u->n;
+	double *w = malloc((size_t)n * sizeof(double));
+	if (!w)
+		return NULL;
+	const int *off = down ? u->succ_off : u->pred_off;
+	const int *adj = down ? u->succ : u->pred;
+	if (n <= 8192) {
+		size_t words = ((size_t)n + 63) / 64;
+		uint64_t *bits = calloc((size_t)n * words, sizeof(uint64_t));
+		if (bits) {
+			for (int i = 0; i < n; i++) {
+				int U = down ? u->topo[n - 1 - i] : u->topo[i];
+				uint64_t *row = bits + (size_t)U * words;
+				row[U / 64] |= UINT64_C(1) << (U % 64);
+				for (int e = off[U]; e < off[U + 1]; e++) {
+					const uint64_t *o = bits + (size_t)adj[e] * words;
+					for (size_t q = 0; q < words; q++)
+						row[q] |= o[q];
+				}
+				double s = 0;
+				for (size_t q = 0; q < words; q++)
+					for (uint64_t x = row[q]; x; x &= x - 1)
+						s += u->work[q * 64 + (size_t)__builtin_ctzll(x)];
+				w[U] = s;
+			}
+			free(bits);
+			return w;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		int U = down ? u->topo[n - 1 - i] : u->topo[i];
+		double best = 0;
+		for (int e = off[U]; e < off[U + 1]; e++)
+			if (w[adj[e]] > best)
+				best = w[adj[e]];
+		w[U] = best + u->work[U];
+	}
+	return w;
+}
+
+bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
+			const sc_mip_tensors *t, double scale, double L, int *zcol)
+{
+	const sc_units *u = m->u;
+	int n = u->n, K = m->K, k = p->k;
+	bool exact = p->rung == SC_RUNG_EXACT, guess = p->rung == SC_RUNG_GUESS;
+	double B = set->bandwidth, M = set->memory;
+	bool hard = set->policy == SC_MEM_HARD && isfinite(M);
+	bool over = set->policy == SC_MEM_OVERFLOW && isfinite(M);
+	double total_param = 0;
+	for (int U = 0; U < n; U++)
+		total_param += u->param[U];
+
+	/* windows */
+	for (int U = 0; U < n; U++) {
+		m->lo[U] = 0;
+		m->hi[U] = K - 1;
+	}
+	if (guess && p->guess == 1)
+		for (int U = 0; U < n; U++)
+			m->lo[U] = 1;
+	if (guess && p->guess == k)
+		for (int U = 0; U < n; U++)
+			m->hi[U] = 1;
+	if (exact && isfinite(p->upper) && p->upper > 0) {
+		double *anc = reach_work(u, false), *desc = reach_work(u, true);
+		if (!anc || !desc) {
+			free(anc);
+			free(desc);
+			return false;
+		}
+		double cap = p->upper * (1 + 1e-9) + 1e-12;
+		for (int U = 0; U < n; U++) {
+			int before = (int)ceil(anc[U] / cap - 1e-12);
+			int after = (int)ceil(desc[U] / cap - 1e-12);
+			if (before > 1)
+				m->lo[U] = before - 1;
+			if (after > 1)
+				m->hi[U] = K - after;
+			if (m->lo[U] > m->hi[U])
+				m->infeasible = true;
+		}
+		free(anc);
+		free(desc);
+	}
+
+	/* columns: z, then Y, then the cut and overflow variables */
+	double zlo = p->lower > 0 ? p->lower / scale : 0;
+	if (!guess && p->rung != SC_RUNG_BOTTLENECK && L / scale > zlo)
+		zlo = L / scale;
+	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / scale : COIN_DBL_MAX_LOCAL;
+	if (zup < zlo)
+		zup = zlo;
+	*zcol = add_col(m, zlo, zup, 1, false);
+	for (int U = 0; U < n; U++)
+		for (int b = 0; b < K; b++)
+			m->ycol[U * K + b] =
+			    b >= m->lo[U] && b < m->hi[U] && b < K - 1 ? add_col(m, 0, 1, 0, true) : -1;
+	/* When the windows fix every y the model is an LP, which Cbc_solve
+	 * hands to Clp without keeping a best solution; one free binary
+	 * column keeps it on the MIP path. */
+	bool any = false;
+	for (int c = 0; c < m->ncols; c++)
+		any = any || m->cint[c];
+	if (!any)
+		add_col(m, 0, 1, 0, true);
+	if (m->nomem)
+		return false;
+
+	/* the blocks whose cost the model bounds, with their stage counts */
+	for (int b = 0; b < K; b++) {
+		double stages = 1;
+		if (guess && b == 0)
+			stages = p->guess - 1;
+		if (guess && b == 2)
+			stages = k - p->guess;
+		if (!exact && !guess && b != 1)
+			stages = 0; /* bottleneck: only the middle block's cost */
+		if (stages <= 0)
+			continue;
+		/* cut variables of this block, and their defining sc_mip_rows */
+		int cbase = m->ncols;
+		for (int i = 0; i < t->n; i++)
+			add_col(m, 0, 1, 0, false);
+		for (int i = 0; i < t->n; i++) {
+			int U = t->src[i], c = cbase + i;
+			for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
+				int V = t->cons[e];
+				/* V in b with U elsewhere means U before b (the
+				 * DAG rows), so c >= x(V,b) - x(U,b) says "into
+				 * b"; likewise c >= x(U,b) - x(V,b) says "out of
+				 * b".  Both are tighter than 000's (9) and (10),
+				 * which they imply given the DAG rows. */
+				if (b >= 1) {
+					row_begin(m);
+					row_add(m, c, 1);
+					row_x(m, U, b, 1);
+					row_x(m, V, b, -1);
+					row_end(m, 0, INFINITY);
+				}
+				if (b <= K - 2) {
+					row_begin(m);
+					row_add(m, c, 1);
+					row_x(m, U, b, -1);
+					row_x(m, V, b, 1);
+					row_end(m, 0, INFINITY);
+				}
+			}
+		}
+		double capb = stages * M;
+		int ocol = -1;
+		if (over && total_param > capb) {
+			ocol = add_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
+			row_begin(m);
+			row_add(m, ocol, 1);
+			for (int U = 0; U < n; U++)
+				row_x(m, U, b, -u->param[U] / B / scale);
+			row_end(m, -capb / B / scale, INFINITY);
+		}
+		if (hard && total_param > capb) {
+			row_begin(m);
+			for (int U = 0; U < n; U++)
+				row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
+			row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
+		}
+		/* stages * z >= work + cut tensors + overflow */
+		row_begin(m);
+		row_add(m, *zcol, stages);
+		for (int U = 0; U < n; U++)
+			row_x(m, U, b, -u->work[U] / scale);
+		for (int i = 0; i < t->n; i++)
+			row_add(m, cbase + i, -t->size[i]);
+		if (ocol >= 0)
+			row_add(m, ocol, -1);
+		row_end(m, 0, INFINITY);
+	}
+	if (!exact) {
+		/* (14): the middle block does at least the simple bound's work */
+		row_begin(m);
+		for (int U = 0; U < n; U++)
+			row_x(m, U, 1, u->work[U] / scale);
+		row_end(m, L / scale * (1 - 1e-9), INFINITY);
+		if (!guess && hard && total_param > (k - 1) * M) {
+			/* the other k - 1 stages hold the rest of the parameters */
+			row_begin(m);
+			for (int U = 0; U < n; U++)
+				row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
+			row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
+		}
+	}
+	/* precedence: DAG and monotone y */
+	for (int U = 0; U < n; U++) {
+		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
+			int V = u->succ[e];
+			for (int b = 0; b < K - 1; b++) {
+				row_begin(m);
+				row_y(m, U, b, 1);
+				row_y(m, V, b, -1);
+				row_end(m, 0, INFINITY);
+			}
+		}
+		for (int b = 1; b < K - 1; b++) {
+			row_begin(m);
+			row_y(m, U, b, 1);
+			row_y(m, U, b - 1, -1);
+			row_end(m, 0, INFINITY);
+		}
+	}
+	return !m->nomem;
+}
+
+double sc_mip_unit_simple_bound(const sc_units *u, int k)
+{
+	double total = 0, largest = 0;
+	for (int U = 0; U < u->n; U++) {
+		total += u->work[U];
+		if (u->work[U] > largest)
+			largest = u->work[U];
+	}
+	return largest > total / k ? largest : total / k;
+}

@@ -1,0 +1,81 @@
+/*
+ * mip_model.h - the MIP rungs' formulation, apart from the solver (private
+ * to solvers/).
+ *
+ * mip_model.c writes the rows and columns of the three MIPs (000 section
+ * 3.2 bottleneck, 3.3 bottleneck-guess, Figure 3 exact) as a sparse matrix
+ * over the units' Y variables; mip.c hands the matrix to CBC, runs the
+ * solve and reads the answer back.  The split keeps each file about one
+ * thing: the algebra here, CBC's C interface (and its process-wide
+ * callback) there.  Notation as in mip.c's opening comment.  Nothing here
+ * touches CBC; the row bounds use DBL_MAX, which is CBC's infinity.
+ */
+#ifndef SC_MIP_MODEL_H
+#define SC_MIP_MODEL_H
+
+#include <stdbool.h>
+
+#include "mip.h"
+#include "units.h"
+
+/* A growable sparse matrix built row by row. */
+typedef struct sc_mip_rows {
+	int n, cap;         /* rows */
+	double *lo, *up;    /* row bounds */
+	int *start;         /* n + 1 */
+	int nz, nzcap;
+	int *col;
+	double *val;
+} sc_mip_rows;
+
+typedef struct sc_mip_model {
+	const sc_units *u;
+	int K;           /* blocks */
+	int *lo, *hi;    /* per unit window */
+	int *ycol;       /* unit U, block b: ycol[U * K + b] or -1 when fixed */
+	int ncols, colcap;
+	double *clo, *cup, *cobj;
+	char *cint;
+	sc_mip_rows r;
+	/* the row being built */
+	int *tcol;
+	double *tval;
+	int tn, tcap;
+	double tconst;
+	bool infeasible; /* a fixed row was violated */
+	bool nomem;
+} sc_mip_model;
+
+/* Tensors that can cross a stage boundary: an op's output read by another
+ * unit.  cons lists the distinct reading units. */
+typedef struct sc_mip_tensors {
+	int n;
+	int *src;      /* source unit */
+	double *size;  /* out / B / scale */
+	int *cons_off, *cons;
+} sc_mip_tensors;
+
+/* Fills t with the tensors of g that can cross a stage boundary between the
+ * units of u, their sizes multiplied by per_byte.  False when out of memory
+ * (t is then empty; sc_mip_tensors_free is still safe). */
+bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
+			  sc_mip_tensors *t);
+
+/* Frees what t holds (not t). */
+void sc_mip_tensors_free(sc_mip_tensors *t);
+
+/* Builds the model of rung p->rung into m, whose u and K are set and whose
+ * lo, hi (u->n each) and ycol (u->n * K) the caller allocated; costs are
+ * divided by scale, L is the unit simple bound; *zcol receives the
+ * objective's column.  Sets m->infeasible when a fixed row is violated.
+ * Returns false when out of memory. */
+bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
+			const sc_mip_tensors *t, double scale, double L, int *zcol);
+
+/* Frees what m holds (not m). */
+void sc_mip_model_free(sc_mip_model *m);
+
+/* The unit-based simple bound (000 Lemma 3.3): units are indivisible. */
+double sc_mip_unit_simple_bound(const sc_units *u, int k);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * caption.h - what a picture says about itself (DESIGN.md section 7).
+ *
+ * Both pictures (the stage graph, layout.h, and every op, full.h) draw the
+ * same caption above them: the graph's name, then k and the bottleneck,
+ * then the best lower bound with what proved it and the gap.  The caption's
+ * data and the gap live here, apart from the pictures, so that the
+ * Graphviz session (gv.c), which writes the caption's HTML-like label
+ * (gv_caption in gv.h, defined in caption.c), and the pictures that use it
+ * depend on this file and not on each other.  Pure functions, thread-safe.
+ */
+#ifndef SC_CAPTION_H
+#define SC_CAPTION_H
+
+/* What a picture says about itself, drawn above it: title (the graph's
+ * name; NULL for no caption), then k and the bottleneck, then the best
+ * lower bound known (lower > 0; NAN or 0 when none) with what proved it
+ * and the gap, "proven optimal" when there is none. */
+typedef struct sc_caption {
+	const char *title;
+	double lower;
+	const char *lower_by; /* "exact", "dp", ...; may be NULL */
+} sc_caption;
+
+/* The gap of a partition of bottleneck cost over a lower bound,
+ * bottleneck / lower - 1, as `stagecut bounds` reports it: 0 when the bound
+ * meets the bottleneck (within rounding), NAN without a positive bound. */
+double sc_caption_gap(double bottleneck, double lower);
+
+#endif
