@@ -1,7 +1,9 @@
 /*
  * ui.h - what both rooms of tui/ share: the parsed options (ui_opts), exit
  * statuses, printing errors, loading the graph with the command line's
- * settings applied, and the ^C flag.
+ * settings applied, search parameters from the options, rung lists, the
+ * stage table, and the ^C flag.  Nothing here calls into tui/cmd/ or
+ * tui/wb/.
  *
  * tui/ holds everything that talks to a person, in two rooms: tui/cmd/ (the
  * command table, option parsing and the batch commands) and tui/wb/ (the
