@@ -4,7 +4,7 @@
  * The generator writes graphs, it does not search them, so it lives in core/
  * beside write_dot.c (which saves what it makes as DOT), with the random
  * generator it draws from (rng.h); `stagecut gen` (tui/cmd/cmd_gen.c) is
- * its front end.  (solvers/gen.h forwards here for one merge.)
+ * its front end.
  *
  * Three families:
  *

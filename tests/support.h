@@ -1,6 +1,8 @@
 /*
  * support.h - helpers shared by the unit and command-line tests: random
- * graphs, a brute-force optimum, and running the built program.
+ * graphs, a brute-force optimum, running the built program, and (for
+ * tests/cli/) a scratch directory, JSON accessors and an independent cost
+ * model to check reports against.
  */
 #ifndef SC_TEST_SUPPORT_H
 #define SC_TEST_SUPPORT_H
@@ -70,6 +72,89 @@ char *ts_slurp(const char *path, size_t *len);
  * or fails the test; ts_remove_dir removes it and all it holds. */
 void ts_make_dir(char *dir, const char *prefix);
 void ts_remove_dir(const char *dir);
+
+/* ---- for the command-line tests (tests/cli/) ----------------------------- */
+
+#include <jansson.h>
+
+#include "core/cost.h"
+
+/* A scratch directory per test: a suite's .init (ts_scratch_init) makes
+ * /tmp/sc-cmd-XXXXXX into ts_dir, its .fini (ts_scratch_fini) removes it.
+ * Criterion runs each test in its own process, so one global serves all. */
+extern char ts_dir[64];
+void ts_scratch_init(void);
+void ts_scratch_fini(void);
+
+/* The path of name in ts_dir, into buf; returns buf. */
+const char *ts_tpath(char *buf, size_t size, const char *name);
+
+/* Writes text to path, or fails the test. */
+void ts_write_text(const char *path, const char *text);
+
+/* Runs "PROGRAM ARGS", expects one JSON object (and nothing else) on stdout
+ * and an exit status in [lo, hi] (else fails the test); returns the object
+ * (the caller decrefs it) and the status in *status. */
+json_t *ts_json_of(int lo, int hi, int *status, const char *args);
+
+/* As ts_json_of with ARGS formatted printf-style and exactly status want. */
+json_t *ts_run_json(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Member key of o (borrowed), or fails the test when it is missing or, for
+ * the typed ones, of another type. */
+json_t *ts_jget(json_t *o, const char *key);
+double ts_jnum(json_t *o, const char *key);
+long long ts_jint(json_t *o, const char *key);
+bool ts_jbool(json_t *o, const char *key);
+const char *ts_jstr(json_t *o, const char *key);
+
+/* |a - b| <= rel * max(1, |a|, |b|). */
+bool ts_close_rel(double a, double b, double rel);
+
+/* One stage's costs by an implementation of the model independent of
+ * core/cost.c (DESIGN.md section 1), to check the program's reports. */
+typedef struct ts_cost {
+	int ops;
+	double work, param, in_bytes, out_bytes, io_in, io_out, overflow, cost;
+	bool over;
+} ts_cost;
+
+/* Per-stage costs of stage[] (0-based, k stages) into c[0..k): a tensor
+ * counts once per stage that reads it from outside, and once in its
+ * producer's io out however many other stages read it. */
+void ts_costs(const sc_graph *g, const int *stage, const sc_settings *set, int k, ts_cost *c);
+
+/* The bottleneck of c[0..k) and its lowest 0-based stage in *at. */
+double ts_bottleneck(const ts_cost *c, int k, int *at);
+
+/* Reads the partition file at path for g (asserting its format and k) into
+ * stage[] (0-based), or fails the test. */
+void ts_read_partition(const char *path, const sc_graph *g, int k, int *stage);
+
+/* Fails the test unless stage[] is a valid partition into k stages (every
+ * stage in range, no edge going back, groups whole). */
+void ts_assert_valid(const sc_graph *g, const int *stage, int k, const char *what);
+
+/* Fails the test unless a JSON "stages" array matches c[0..k) to 1e-9. */
+void ts_assert_stages_match(json_t *stages, const ts_cost *c, int k, const char *what);
+
+/* A stage's costs derived by hand (io in time units; bytes = io x bw). */
+typedef struct ts_hand_stage {
+	int ops;
+	double work, io_in, io_out, overflow, param;
+	bool over;
+} ts_hand_stage;
+
+/* Fails the test unless root's "stages", "bottleneck" and
+ * "bottleneck_stage" equal the hand table h[0..k) at bandwidth bw exactly
+ * (cost = io_in + work + io_out + overflow). */
+void ts_assert_hand_stages(json_t *root, const ts_hand_stage *h, int k, double bw,
+                           const char *what);
+
+/* Partition files (their text) for samples/paper/figure2.dot: its own
+ * partition (5 / 8 / 5) and four stages with the third empty; and for
+ * samples/small/residual.dot, two stages. */
+extern const char ts_fig2_own[], ts_fig2_p4[], ts_residual_two[];
 
 #endif
 

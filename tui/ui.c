@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "core/partition.h"
 #include "core/report.h"
+#include "solvers/testbed.h"
 
 static int utf8_length(const unsigned char *s)
 {
@@ -89,6 +91,27 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->memory = o->memory;
 	if (o->policy >= 0)
 		s->policy = (sc_mem_policy)o->policy;
+}
+
+void ui_search_params(const ui_opts *o, sc_search_params *p)
+{
+	sc_search_params_init(p);
+	if (o->method)
+		p->method = o->method;
+	p->seed = o->seed;
+	p->time_limit = o->time_limit;
+	p->evals = o->evals;
+	p->population = o->population;
+	p->generations = o->generations;
+	if (o->elite >= 0)
+		p->elite = o->elite;
+	if (o->mutants >= 0)
+		p->mutants = o->mutants;
+	if (o->bias >= 0)
+		p->bias = o->bias;
+	if (o->ideal_limit > 0)
+		p->ideal_limit = o->ideal_limit;
+	p->refine = !o->no_refine;
 }
 
 int ui_exit_status(sc_status st)
@@ -172,4 +195,49 @@ const char *ui_file_extension(const char *path)
 	const char *slash = strrchr(path, '/');
 	const char *dot = strrchr(slash ? slash + 1 : path, '.');
 	return dot && dot[1] ? dot + 1 : NULL;
+}
+
+/* Parses "simple,guess,..." into rung bits; false (after an error) when a
+ * name is unknown. */
+bool ui_parse_rungs(const char *list, unsigned *out)
+{
+	*out = 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		sc_rung r;
+		if (!sc_rung_parse(t, &r)) {
+			ui_error("--rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
+				 t);
+			return false;
+		}
+		*out |= 1u << r;
+	}
+	if (!*out) {
+		ui_error("--rungs: no rung named");
+		return false;
+	}
+	return true;
+}
+
+const char *ui_rung_status_name(sc_rung_state s)
+{
+	return sc_testbed_rung_status(s);
+}
+
+void ui_print_stage_table(const sc_costs *c, FILE *f)
+{
+	int at;
+	sc_costs_bottleneck(c, &at);
+	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in",
+	        "io out", "overflow", "cost");
+	for (int s = 0; s < c->k; s++) {
+		const sc_stage_cost *st = &c->st[s];
+		char w[32], i[32], o[32], v[32], t[32];
+		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1,
+		        st->ops, ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
+		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
+		        ui_num(st->cost, t, sizeof t),
+		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
+	}
 }

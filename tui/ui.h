@@ -1,7 +1,9 @@
 /*
  * ui.h - what both rooms of tui/ share: the parsed options (ui_opts), exit
  * statuses, printing errors, loading the graph with the command line's
- * settings applied, and the ^C flag.
+ * settings applied, search parameters from the options, rung lists, the
+ * stage table, and the ^C flag.  Nothing here calls into tui/cmd/ or
+ * tui/wb/.
  *
  * tui/ holds everything that talks to a person, in two rooms: tui/cmd/ (the
  * command table, option parsing and the batch commands) and tui/wb/ (the
@@ -15,6 +17,7 @@
 #include <stdio.h>
 
 #include "core/graph.h"
+#include "solvers/search.h"
 
 enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2 };
 
@@ -57,6 +60,13 @@ typedef struct ui_opts {
 /* Applies the options that override settings (-k, -B, -M, --memory-policy)
  * to s. */
 void ui_opts_apply(const ui_opts *o, sc_settings *s);
+
+/* Fills p with the search defaults (sc_search_params_init) overridden by
+ * o's search options: --method, --seed, --time, --evals, the BRKGA
+ * parameters, --ideal-limit and --no-refine.  An option a command does not
+ * take is unset in o and leaves the default; a command that gives one of
+ * them another meaning (bounds' --time) overrides the field after. */
+void ui_search_params(const ui_opts *o, sc_search_params *p);
 
 /* The exit status for a failed library call: UI_EXIT_INFEASIBLE for
  * SC_ERR_INVALID (a partition that breaks the stage order, a group or a
@@ -103,7 +113,15 @@ void ui_interrupt(void);
  * prints the error and returns false on an unknown name. */
 bool ui_parse_rungs(const char *list, unsigned *out);
 
-/* How reports name a rung's state: optimal, time_limit, cancelled, error. */
+/* How reports name a rung's state: optimal, time_limit, cancelled, error
+ * (sc_testbed_rung_status, so that records and `bounds --json` agree). */
 const char *ui_rung_status_name(sc_rung_state s);
+
+#include "core/cost.h"
+
+/* Prints the stage table of c (ops, work, io in, io out, overflow, cost per
+ * stage, the bottleneck starred, "over memory" under a hard limit) to f:
+ * the table of eval and solve. */
+void ui_print_stage_table(const sc_costs *c, FILE *f);
 
 #endif

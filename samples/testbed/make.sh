@@ -6,7 +6,7 @@
 #
 # The program is $STAGECUT, else the build beside the sources (../../stagecut),
 # else `stagecut` on the PATH.  The same program writes the same files: a test
-# (tests/cli/test_commands.c) remakes them into a temporary directory and
+# (tests/cli/test_gen.c) remakes them into a temporary directory and
 # compares them with the ones in this directory.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -362,12 +362,14 @@ Test(bad_input, failed_solve_keeps_existing_output, .timeout = 300)
 		int status = ts_run(cmd, NULL, &err);
 		char *now = read_all(out);
 		int entries = count_entries(dir);
-		if (status != 2 || !now || strcmp(now, content) != 0 || entries != 1) {
+		/* an invalid starting partition exits 1, bad input 2 */
+		int want = strstr(cmd, "part_stage_range") || strstr(cmd, "part_edge_back") ? 1 : 2;
+		if (status != want || !now || strcmp(now, content) != 0 || entries != 1) {
 			r.failures++;
 			report_add(&r,
-			           "    %s\n    status %d (want 2), %s, %d files in %s (want 1), "
+			           "    %s\n    status %d (want %d), %s, %d files in %s (want 1), "
 			           "stderr: '%s'\n",
-			           cmd, status,
+			           cmd, status, want,
 			           !now                        ? "the output file is gone"
 			           : strcmp(now, content) != 0 ? "the output file was changed"
 			                                       : "the output file is intact",
@@ -404,6 +406,42 @@ Test(bad_input, eval_reports_out_of_range_stage_as_invalid)
 	cr_assert_str_empty(err);
 	free(out);
 	free(err);
+}
+
+/* solve --partition, bounds --partition and render take a partition file
+ * the one way eval does (sc_part_load): a stage outside 1..k, a stage 0 or
+ * an edge going back is an invalid partition, exit 1 with one line on
+ * stderr naming the file, and nothing on stdout. */
+Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
+{
+	static const struct {
+		const char *args, *part, *why;
+	} cases[] = {
+		{"solve samples/paper/figure2.dot", "part_stage_range.json",
+		 "op 'y' is in stage 4, outside 1..k"},
+		{"solve samples/paper/figure2.dot", "part_stage_zero.json",
+		 "op 'a' is in stage 0, outside 1..k"},
+		{"solve samples/paper/figure2.dot -m exact", "part_edge_back.json",
+		 "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
+		{"bounds samples/paper/figure2.dot --rungs simple", "part_edge_back.json",
+		 "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
+		{"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
+		 "op 'y' is in stage 4, outside 1..k"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char cmd[512], *out, *err, want[256];
+		bool render = strncmp(cases[i].args, "render", 6) == 0;
+		snprintf(cmd, sizeof cmd, "%s %s %s%s/%s", ts_program(), cases[i].args,
+		         render ? "" : "--partition ", BAD_DIR, cases[i].part);
+		int status = ts_run(cmd, &out, &err);
+		snprintf(want, sizeof want, "stagecut: %s/%s: the partition is invalid: %s\n",
+		         BAD_DIR, cases[i].part, cases[i].why);
+		cr_assert_eq(status, 1, "%s: status %d, stderr '%s'", cmd, status, err);
+		cr_assert_str_empty(out, "%s: stdout '%s'", cmd, out);
+		cr_assert_str_eq(err, want, "%s", cmd);
+		free(out);
+		free(err);
+	}
 }
 
 /* Leading blanks, however many, do not make a graph file empty. */

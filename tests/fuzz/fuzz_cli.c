@@ -1,5 +1,5 @@
 /*
- * fuzz_cli.c - libFuzzer harness for the command line (tui/cli.c: option
+ * fuzz_cli.c - libFuzzer harness for the command line (tui/cmd/cli.c: option
  * parsing, its error messages and help, then the command).
  *
  * The input is the argument list, split at NUL bytes.  If the first argument

@@ -25,6 +25,7 @@ VG=tests/valgrind/stagecut
 {P} render samples/paper/figure2.dot --full -o $dir/f.svg
 {P} render samples/msr-fiddle/layer/bert24_inference.json -o $dir/g.pdf
 {P} gen -n 60 -s 3 -o $dir/g.dot
+{P} bench samples/paper/figure2.dot samples/small/residual.dot -k 2,3 --methods dpl,brkga-100 --rungs simple,bottleneck -o $dir/b.jsonl
 EOC
 } | sed "s|{P}|$VG|" >"$dir/cases"
 # the eval case needs the partition the solve case writes: run that first

@@ -5,6 +5,23 @@
  * lines) and one of commands (each with the set of options it takes).  The
  * getopt_long arrays and every help screen are generated from them, and a
  * test checks that each option also appears in the man page.
+ *
+ * An option is an id (ui_option_id, an index, not a bit) and a command
+ * lists the ids it takes in an array ending with OPT_NONE: bit flags in an
+ * int ran out at 1 << 30, and a 64-bit mask would only move the wall, while
+ * a list has no limit, reads the same as the old "A | B" in the table, and
+ * costs a scan of a few dozen ids per lookup, which option parsing can
+ * afford.  getopt_long reports a long option as OPT_VAL + id, above every
+ * byte, so an id never collides with a short option's letter.
+ *
+ * Neighbours: the commands live in cmd_*.c (declared in cli.h), what they
+ * share with the workbench in tui/ui.c; this file calls both and
+ * ui_workbench (tui/wb/workbench.h), and nothing calls back into it.
+ *
+ * Why about 750 lines: over a third is the two tables, every option's help
+ * line and every command's help paragraph, which are data that the parser
+ * and the help screens below read; split apart, each half would need the
+ * other's internals (the option ids, the table's layout).
  */
 #define _GNU_SOURCE
 #include "tui/cmd/cli.h"
@@ -21,46 +38,55 @@
 #include <string.h>
 
 #include "core/load.h"
-#include "solvers/gen.h"
+#include "core/gen.h"
 #include "solvers/search.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "0.1.0"
 #endif
 
-enum {
-	OPT_K = 1 << 0,
-	OPT_BANDWIDTH = 1 << 1,
-	OPT_MEMORY = 1 << 2,
-	OPT_POLICY = 1 << 3,
-	OPT_JSON = 1 << 4,
-	OPT_OUTPUT = 1 << 5,
-	OPT_HELP = 1 << 6,
-	OPT_METHOD = 1 << 7,
-	OPT_SEED = 1 << 8,
-	OPT_TIME = 1 << 9,
-	OPT_EVALS = 1 << 10,
-	OPT_POPULATION = 1 << 11,
-	OPT_GENERATIONS = 1 << 12,
-	OPT_ELITE = 1 << 13,
-	OPT_MUTANTS = 1 << 14,
-	OPT_BIAS = 1 << 15,
-	OPT_IDEAL_LIMIT = 1 << 16,
-	OPT_NO_REFINE = 1 << 17,
-	OPT_PARTITION = 1 << 18,
-	OPT_NODES = 1 << 19,
-	OPT_MODEL = 1 << 20,
-	OPT_RUNGS = 1 << 21,
-	OPT_FORMAT = 1 << 22,
-	OPT_FULL = 1 << 23,
-	OPT_MAX_OPS = 1 << 24,
-	OPT_BOUNDS = 1 << 25,
-	OPT_LAYERS = 1 << 26,
-	OPT_METHODS = 1 << 27,
-	OPT_JOBS = 1 << 28,
-	OPT_PART = 1 << 29,
-	OPT_MERGE = 1 << 30,
-};
+/* Option ids: an index into the option table's order of declaration, not a
+ * bit; a command lists the ids it takes (ui_command.takes). */
+typedef enum ui_option_id {
+	OPT_NONE = 0, /* ends a command's list */
+	OPT_K,
+	OPT_BANDWIDTH,
+	OPT_MEMORY,
+	OPT_POLICY,
+	OPT_JSON,
+	OPT_OUTPUT,
+	OPT_HELP,
+	OPT_METHOD,
+	OPT_SEED,
+	OPT_TIME,
+	OPT_EVALS,
+	OPT_POPULATION,
+	OPT_GENERATIONS,
+	OPT_ELITE,
+	OPT_MUTANTS,
+	OPT_BIAS,
+	OPT_IDEAL_LIMIT,
+	OPT_NO_REFINE,
+	OPT_PARTITION,
+	OPT_NODES,
+	OPT_MODEL,
+	OPT_RUNGS,
+	OPT_FORMAT,
+	OPT_FULL,
+	OPT_MAX_OPS,
+	OPT_BOUNDS,
+	OPT_LAYERS,
+	OPT_METHODS,
+	OPT_JOBS,
+	OPT_PART,
+	OPT_MERGE,
+	OPT_COUNT
+} ui_option_id;
+
+/* getopt_long returns a long option's val, a short option's letter or
+ * '?' and ':': long options return OPT_VAL + id, above every byte, so an id
+ * is never mistaken for a character. */
+#define OPT_VAL 0x100
 
 typedef struct ui_option {
 	int id;
@@ -119,12 +145,14 @@ typedef struct ui_command {
 	const char *synopsis;
 	const char *summary;
 	const char *help; /* paragraph after the synopsis */
-	unsigned takes;   /* OPT_* bits */
+	const ui_option_id *takes; /* the options it takes, ending with OPT_NONE */
 	int min_pos, max_pos;
 	int (*run)(const ui_opts *o);
 } ui_command;
 
-#define SETTINGS (OPT_K | OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY)
+/* A command's list of option ids: OPTIONS(OPT_JSON, OPT_HELP). */
+#define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
+#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY
 
 static const ui_command commands[] = {
         {
@@ -136,7 +164,7 @@ static const ui_command commands[] = {
                         "lower bound max(largest op or group work, total work / k) for k = 2, 4, "
                         "8,\n"
                         "16, 32, 64 (and the file's k).",
-                .takes = SETTINGS | OPT_JSON | OPT_HELP,
+                .takes = OPTIONS(SETTINGS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_info,
@@ -152,7 +180,7 @@ static const ui_command commands[] = {
                         "partition is invalid (naming the first offending edge or group) or breaks "
                         "a\n"
                         "hard memory limit.",
-                .takes = OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY | OPT_JSON | OPT_HELP,
+                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -165,9 +193,10 @@ static const ui_command commands[] = {
 			"prints its stage table; -o writes the partition file that `eval` reads.\n"
 			"Progress goes to stderr when it is a terminal.  Exits 1 when no partition\n"
 			"satisfies a hard memory limit.  Methods:",
-		.takes = SETTINGS | OPT_METHOD | OPT_SEED | OPT_TIME | OPT_EVALS | OPT_POPULATION |
-			 OPT_GENERATIONS | OPT_ELITE | OPT_MUTANTS | OPT_BIAS | OPT_IDEAL_LIMIT |
-			 OPT_NO_REFINE | OPT_PARTITION | OPT_OUTPUT | OPT_JSON | OPT_HELP,
+		.takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
+		                 OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
+		                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_PARTITION, OPT_OUTPUT,
+		                 OPT_JSON, OPT_HELP),
 		.min_pos = 1,
 		.max_pos = 1,
 		.run = ui_cmd_solve,
@@ -184,8 +213,8 @@ static const ui_command commands[] = {
 			"it); a rung stopped by it still gives a valid bound.  Prints each rung's\n"
 			"value, its ratio to the upper bound and the certified gap; live progress\n"
 			"goes to stderr when it is a terminal.",
-		.takes = SETTINGS | OPT_RUNGS | OPT_TIME | OPT_PARTITION | OPT_METHOD | OPT_SEED |
-			 OPT_EVALS | OPT_JSON | OPT_HELP,
+		.takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_TIME, OPT_PARTITION, OPT_METHOD, OPT_SEED,
+		                 OPT_EVALS, OPT_JSON, OPT_HELP),
 		.min_pos = 1,
 		.max_pos = 1,
 		.run = ui_cmd_bounds,
@@ -204,8 +233,8 @@ static const ui_command commands[] = {
 			"--max-ops ops are refused (draw the stage graph).  Without a partition it\n"
 			"draws the graph itself.  --bounds puts the best lower bound and the gap in the\n"
 			"caption.  Exits 1 for an invalid partition.",
-		.takes = SETTINGS | OPT_FORMAT | OPT_FULL | OPT_MAX_OPS | OPT_BOUNDS | OPT_METHOD |
-			 OPT_SEED | OPT_TIME | OPT_OUTPUT | OPT_JSON | OPT_HELP,
+		.takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
+		                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_OUTPUT, OPT_JSON, OPT_HELP),
 		.min_pos = 1,
 		.max_pos = 2,
 		.run = ui_cmd_render,
@@ -225,9 +254,9 @@ static const ui_command commands[] = {
 			"how many instances were proven optimal.  --part I/N runs a share of the\n"
 			"instances; --merge FILE... prints the tables of results files.  ^C stops,\n"
 			"prints the tables of what finished and exits 130.",
-		.takes = OPT_K | OPT_BANDWIDTH | OPT_MEMORY | OPT_POLICY | OPT_METHODS | OPT_RUNGS |
-			 OPT_TIME | OPT_SEED | OPT_JOBS | OPT_PART | OPT_MERGE | OPT_OUTPUT | OPT_JSON |
-			 OPT_HELP,
+		.takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_METHODS,
+		                 OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART, OPT_MERGE,
+		                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
 		.min_pos = 0,
 		.max_pos = 100000,
 		.run = ui_cmd_bench,
@@ -260,8 +289,8 @@ static const ui_command commands[] = {
 			"work, param and out by its own factor in [0.9, 1.1].  Op names end in their\n"
 			"kind (.matmul, .conv, .add, ...).  Writes DOT to FILE (atomically) or to\n"
 			"stdout.",
-		.takes = OPT_NODES | OPT_LAYERS | OPT_SEED | OPT_MODEL | OPT_K | OPT_OUTPUT |
-			 OPT_HELP,
+		.takes = OPTIONS(OPT_NODES, OPT_LAYERS, OPT_SEED, OPT_MODEL, OPT_K, OPT_OUTPUT,
+		                 OPT_HELP),
 		.min_pos = 0,
 		.max_pos = 0,
 		.run = ui_cmd_gen,
@@ -271,11 +300,20 @@ static const ui_command commands[] = {
 
 /* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the bytes
  * there are not one. */
-static void print_options(FILE *f, unsigned takes)
+/* Whether the list takes (ending with OPT_NONE) holds id. */
+static bool takes_option(const ui_option_id *takes, ui_option_id id)
+{
+	for (; *takes != OPT_NONE; takes++)
+		if (*takes == id)
+			return true;
+	return false;
+}
+
+static void print_options(FILE *f, const ui_option_id *takes)
 {
 	for (int i = 0; i < NOPTIONS; i++) {
 		const ui_option *op = &options[i];
-		if (!(takes & op->id))
+		if (!takes_option(takes, op->id))
 			continue;
 		char left[64];
 		if (op->short_name)
@@ -306,7 +344,7 @@ static void usage_main(FILE *f)
 static void usage_command(FILE *f, const ui_command *c)
 {
 	fprintf(f, "Usage: stagecut %s\n\n%s\n", c->synopsis, c->help);
-	if (c->takes & OPT_METHOD) {
+	if (takes_option(c->takes, OPT_METHOD)) {
 		int n;
 		const sc_method_info *m = sc_search_methods(&n);
 		for (int i = 0; i < n; i++)
@@ -357,7 +395,7 @@ static const char *option_text(char **argv, int opt, char *buf, size_t size)
 			return buf;
 		}
 	for (int i = 0; i < NOPTIONS; i++)
-		if (options[i].id == opt && strncmp(argv[optind - 1], "--", 2) == 0) {
+		if (OPT_VAL + (int)options[i].id == opt && strncmp(argv[optind - 1], "--", 2) == 0) {
 			snprintf(buf, size, "--%s", options[i].name);
 			return buf;
 		}
@@ -371,7 +409,7 @@ static const char *option_text(char **argv, int opt, char *buf, size_t size)
 /* True when opt (optopt after '?') is a flag of takes given a value, as in
  * "--json=1", rather than an unknown short option such as "-@" (whose
  * character code may equal a flag's id). */
-static bool is_flag_with_value(char **argv, int opt, unsigned takes)
+static bool is_flag_with_value(char **argv, int opt, const ui_option_id *takes)
 {
 	const char *arg = argv[optind - 1];
 	if (strncmp(arg, "--", 2) != 0 || !strchr(arg, '='))
@@ -380,7 +418,8 @@ static bool is_flag_with_value(char **argv, int opt, unsigned takes)
 		if (options[i].short_name && options[i].short_name == opt)
 			return false;
 	for (int i = 0; i < NOPTIONS; i++)
-		if (options[i].id == opt && (takes & options[i].id) && !options[i].arg)
+		if (OPT_VAL + (int)options[i].id == opt && takes_option(takes, options[i].id) &&
+		    !options[i].arg)
 			return true;
 	return false;
 }
@@ -389,7 +428,8 @@ static bool is_flag_with_value(char **argv, int opt, unsigned takes)
  * "=value") where NAME abbreviates two or more of the options in takes, writes
  * them as "--a, --b or --c" into buf and returns true: getopt_long refuses an
  * ambiguous abbreviation the same way as an unknown option. */
-static bool ambiguous_option(char **argv, int opt, unsigned takes, char *buf, size_t size)
+static bool ambiguous_option(char **argv, int opt, const ui_option_id *takes, char *buf,
+                             size_t size)
 {
 	const char *arg = argv[optind - 1];
 	if (opt != 0 || strncmp(arg, "--", 2) != 0)
@@ -397,7 +437,8 @@ static bool ambiguous_option(char **argv, int opt, unsigned takes, char *buf, si
 	size_t len = strcspn(arg + 2, "=");
 	int n = 0, last = -1;
 	for (int i = 0; i < NOPTIONS; i++)
-		if ((takes & options[i].id) && strncmp(options[i].name, arg + 2, len) == 0) {
+		if (takes_option(takes, options[i].id) &&
+		    strncmp(options[i].name, arg + 2, len) == 0) {
 			n++;
 			last = i;
 		}
@@ -406,7 +447,8 @@ static bool ambiguous_option(char **argv, int opt, unsigned takes, char *buf, si
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int i = 0, k = 0; i < NOPTIONS && used < size; i++)
-		if ((takes & options[i].id) && strncmp(options[i].name, arg + 2, len) == 0) {
+		if (takes_option(takes, options[i].id) &&
+		    strncmp(options[i].name, arg + 2, len) == 0) {
 			int w = snprintf(buf + used, size - used, "%s--%s",
 			                 k == 0 ? "" : i == last ? " or " : ", ", options[i].name);
 			used += w > 0 ? (size_t)w : 0;
@@ -415,18 +457,19 @@ static bool ambiguous_option(char **argv, int opt, unsigned takes, char *buf, si
 	return true;
 }
 
-static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, const char *cmd)
+static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_opts *o,
+                          const char *cmd)
 {
 	struct option longs[NOPTIONS + 1];
 	char shorts[3 * NOPTIONS + 2];
 	int nl = 0, ns = 0;
 	shorts[ns++] = ':'; /* report a missing value as ':' */
 	for (int i = 0; i < NOPTIONS; i++) {
-		if (!(takes & options[i].id))
+		if (!takes_option(takes, options[i].id))
 			continue;
 		longs[nl++] = (struct option){options[i].name,
 		                              options[i].arg ? required_argument : no_argument,
-		                              NULL, options[i].id};
+		                              NULL, OPT_VAL + (int)options[i].id};
 		if (options[i].short_name) {
 			shorts[ns++] = options[i].short_name;
 			if (options[i].arg)
@@ -456,7 +499,14 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		int c = getopt_long(argc, argv, shorts, longs, &idx);
 		if (c == -1)
 			break;
-		int id = c;
+		if (c == ':') {
+			ui_error("%soption '%s' needs a value", pre,
+			         option_text(argv, optopt, text, sizeof text));
+			return false;
+		}
+		/* '?' and anything else unknown stay OPT_NONE */
+		ui_option_id id = c >= OPT_VAL && c < OPT_VAL + OPT_COUNT ? (ui_option_id)(c - OPT_VAL)
+		                                                          : OPT_NONE;
 		for (int i = 0; i < NOPTIONS; i++)
 			if (options[i].short_name && c == options[i].short_name)
 				id = options[i].id;
@@ -606,11 +656,8 @@ static bool parse_options(int argc, char **argv, unsigned takes, ui_opts *o, con
 		case OPT_MERGE: o->merge = true; break;
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
-		case ':':
-			ui_error("%soption '%s' needs a value", pre,
-			         option_text(argv, optopt, text, sizeof text));
-			return false;
-		default:
+		case OPT_NONE:
+		case OPT_COUNT:
 			if (is_flag_with_value(argv, optopt, takes))
 				ui_error("%soption '%s' takes no value", pre,
 				         option_text(argv, optopt, text, sizeof text));
@@ -660,7 +707,7 @@ static int run_main(int argc, char **argv)
 			usage_main(stdout);
 			return UI_EXIT_OK;
 		}
-		if (!parse_options(argc, argv, OPT_K | SETTINGS | OPT_PARTITION, &o, "stagecut")) {
+		if (!parse_options(argc, argv, OPTIONS(SETTINGS, OPT_PARTITION), &o, "stagecut")) {
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}

@@ -8,54 +8,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
 #include "solvers/jobs.h"
+#include "core/clock.h"
 #include "solvers/ladder.h"
+#include "solvers/testbed.h"
 
-
-/* Parses "simple,guess,..." into rung bits; false (after an error) when a
- * name is unknown. */
-bool ui_parse_rungs(const char *list, unsigned *out)
-{
-	*out = 0;
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		sc_rung r;
-		if (!sc_rung_parse(t, &r)) {
-			ui_error("--rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
-				 t);
-			return false;
-		}
-		*out |= 1u << r;
-	}
-	if (!*out) {
-		ui_error("--rungs: no rung named");
-		return false;
-	}
-	return true;
-}
-
-const char *ui_rung_status_name(sc_rung_state s)
-{
-	switch (s) {
-	case SC_RS_DONE:
-		return "optimal";
-	case SC_RS_STOPPED:
-		return "time_limit";
-	case SC_RS_CANCELLED:
-		return "cancelled";
-	case SC_RS_FAILED:
-		return "error";
-	default:
-		return sc_rung_state_name(s);
-	}
-}
 
 static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
 {
@@ -83,6 +45,24 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 	fflush(stderr);
 }
 
+/* What the ladder's progress line needs between turns. */
+typedef struct ladder_view {
+	const sc_ladder *l;
+	unsigned rungs;
+	bool tty;
+	double last; /* when the line was last drawn */
+} ladder_view;
+
+/* Once a turn of the ladder's loop: redraws the progress line, and asks to
+ * stop after ^C. */
+static bool ladder_turn(void *ctx)
+{
+	ladder_view *v = ctx;
+	bool stop = ui_interrupted();
+	show(v->l, v->rungs, v->tty, &v->last, sc_clock_now());
+	return stop;
+}
+
 int ui_cmd_bounds(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
@@ -96,7 +76,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	sc_settings set = g->settings;
 	sc_engine *e = NULL;
 	sc_ladder *l = NULL;
-	int *stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
+	int *stage = sc_part_new(g);
 	sc_error err;
 	const char *method = o->method ? o->method : "best";
 	bool ub_optimal = false;
@@ -122,23 +102,10 @@ int ui_cmd_bounds(const ui_opts *o)
 	}
 	if (o->partition) {
 		int k2;
-		if (sc_part_read(o->partition, g, &k2, stage, &err) != SC_OK) {
+		sc_status st = sc_part_load(o->partition, g, set.k, &k2, stage, NULL, &err);
+		if (st != SC_OK) {
 			ui_error("%s", err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		sc_violation viol;
-		if (k2 != set.k) {
-			ui_error("%s: the partition has k = %d, but bounds are for k = %d",
-				 o->partition, k2, set.k);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		if (!sc_part_check(g, stage, k2, &viol)) {
-			char why[512];
-			sc_part_describe(g, stage, &viol, why, sizeof why);
-			ui_error("%s: the partition is invalid: %s", o->partition, why);
-			status = UI_EXIT_INPUT;
+			status = ui_exit_status(st);
 			goto out;
 		}
 		sc_costs *c = sc_costs_new(g, &set, &err);
@@ -153,10 +120,8 @@ int ui_cmd_bounds(const ui_opts *o)
 		method = "partition";
 	} else {
 		sc_search_params p;
-		sc_search_params_init(&p);
-		p.method = method;
-		p.seed = o->seed;
-		p.evals = o->evals;
+		ui_search_params(o, &p);
+		p.time_limit = 0; /* --time limits each MIP rung, not the search */
 		int id = sc_engine_add_search(e, g, &set, &p, &err);
 		if (id < 0) {
 			ui_error("bounds: %s: %s", g->source, err.msg);
@@ -199,19 +164,8 @@ int ui_cmd_bounds(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	double last = -1;
-	bool cancelled = false;
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-		if (ui_interrupted() && !cancelled) {
-			sc_ladder_cancel(l);
-			cancelled = true;
-		}
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		show(l, rungs, tty, &last, (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec);
-	}
+	ladder_view view = {.l = l, .rungs = rungs, .tty = tty, .last = -1};
+	sc_testbed_wait_ladder(e, l, ladder_turn, &view);
 	if (tty)
 		fputs("\r\033[K", stderr);
 	double best_upper = sc_ladder_upper(l, stage);

@@ -11,32 +11,13 @@
 #include "core/partition.h"
 #include "core/report.h"
 
-void ui_print_stage_table(const sc_costs *c, FILE *f);
-
-void ui_print_stage_table(const sc_costs *c, FILE *f)
-{
-	int at;
-	sc_costs_bottleneck(c, &at);
-	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in",
-	        "io out", "overflow", "cost");
-	for (int s = 0; s < c->k; s++) {
-		const sc_stage_cost *st = &c->st[s];
-		char w[32], i[32], o[32], v[32], t[32];
-		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1,
-		        st->ops, ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
-		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
-		        ui_num(st->cost, t, sizeof t),
-		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
-	}
-}
-
 int ui_cmd_eval(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
 	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
 		return status;
-	int *stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
+	int *stage = sc_part_new(g);
 	sc_costs *c = NULL;
 	sc_error err;
 	sc_error_clear(&err);
@@ -46,15 +27,17 @@ int ui_cmd_eval(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (sc_part_read(o->pos[1], g, &k, stage, &err) != SC_OK) {
+	/* an invalid partition is still reported, with its costs, and exits 1 */
+	sc_violation viol;
+	sc_status st = sc_part_load(o->pos[1], g, 0, &k, stage, &viol, &err);
+	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);
-		status = UI_EXIT_INPUT;
+		status = ui_exit_status(st);
 		goto out;
 	}
 	sc_settings set = g->settings;
 	set.k = k;
-	sc_violation viol;
-	bool valid = sc_part_check(g, stage, k, &viol);
+	bool valid = st == SC_OK;
 	char why[512];
 	sc_part_describe(g, stage, &viol, why, sizeof why);
 	/* costs are meaningful unless a stage number is out of range */

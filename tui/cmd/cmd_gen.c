@@ -1,6 +1,6 @@
 /*
  * cmd_gen.c - `stagecut gen`: a synthetic graph (REGAL-style, transformer or
- * resnet; solvers/gen.h) as DOT, to -o FILE or stdout.
+ * resnet; core/gen.h) as DOT, to -o FILE or stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "tui/ui.h"
 #include "core/write_dot.h"
-#include "solvers/gen.h"
+#include "core/gen.h"
 
 int ui_cmd_gen(const ui_opts *o)
 {

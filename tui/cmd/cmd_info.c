@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tui/ui.h"
+#include "core/mem.h"
 #include "solvers/simple.h"
 
 typedef struct info_stats {
@@ -51,7 +52,7 @@ int ui_cmd_info(const ui_opts *o)
 	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
 		return status;
-	int *level = malloc((size_t)(g->n ? g->n : 1) * sizeof *level);
+	int *level = sc_malloc_n((size_t)g->n, sizeof *level);
 	if (!level) {
 		ui_error("out of memory");
 		sc_graph_free(g);

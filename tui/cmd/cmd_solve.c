@@ -16,8 +16,6 @@
 #include "core/report.h"
 #include "solvers/search.h"
 
-void ui_print_stage_table(const sc_costs *c, FILE *f);
-
 
 static void show_progress(sc_search *s, bool tty, double *last)
 {
@@ -52,50 +50,20 @@ int ui_cmd_solve(const ui_opts *o)
 		goto out;
 	}
 	sc_search_params p;
-	sc_search_params_init(&p);
-	if (o->method)
-		p.method = o->method;
-	p.seed = o->seed;
-	p.time_limit = o->time_limit;
-	p.evals = o->evals;
-	p.population = o->population;
-	p.generations = o->generations;
-	if (o->elite >= 0)
-		p.elite = o->elite;
-	if (o->mutants >= 0)
-		p.mutants = o->mutants;
-	if (o->bias >= 0)
-		p.bias = o->bias;
-	if (o->ideal_limit > 0)
-		p.ideal_limit = o->ideal_limit;
-	p.refine = !o->no_refine;
-	stage = malloc((size_t)(g->n ? g->n : 1) * sizeof *stage);
-	if (!stage) {
+	ui_search_params(o, &p);
+	stage = sc_part_new(g);
+	start = o->partition ? sc_part_new(g) : NULL;
+	if (!stage || (o->partition && !start)) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
 	if (o->partition) {
 		int k2;
-		start = malloc((size_t)(g->n ? g->n : 1) * sizeof *start);
-		if (!start || sc_part_read(o->partition, g, &k2, start, &err) != SC_OK) {
-			ui_error("%s", start ? err.msg : "out of memory");
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		if (k2 != set.k) {
-			ui_error("%s: the partition has k = %d, but solving for k = %d", o->partition, k2,
-				 set.k);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		/* name the partition file, not the graph, when the start is invalid */
-		sc_violation viol;
-		if (!sc_part_check(g, start, k2, &viol)) {
-			char why[512];
-			sc_part_describe(g, start, &viol, why, sizeof why);
-			ui_error("%s: the starting partition is invalid: %s", o->partition, why);
-			status = UI_EXIT_INPUT;
+		sc_status st = sc_part_load(o->partition, g, set.k, &k2, start, NULL, &err);
+		if (st != SC_OK) {
+			ui_error("%s", err.msg);
+			status = ui_exit_status(st);
 			goto out;
 		}
 		p.start = start;

@@ -1,0 +1,485 @@
+/*
+ * testbed.c - a testbed's instances, records, resuming and tables.  See
+ * testbed.h.
+ *
+ * Moved here from the bench command so that the tests can drive it and the
+ * command keeps only what talks to a person: the worker processes, the
+ * progress line, and printing the tables (computed in testbed_tables.c).  Records are
+ * jansson objects from end to end: the results file is their text, and the
+ * tables read them back by name, so a record from an older run with other
+ * methods still counts where its members match.
+ */
+#define _GNU_SOURCE
+#include "solvers/testbed.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/load.h"
+#include "core/partition.h"
+#include "solvers/search.h"
+#include "solvers/simple.h"
+
+static sc_status nomem(sc_error *err)
+{
+	/* the command prints this one as it is, without its "bench: " */
+	return sc_error_set(err, SC_ERR_NOMEM, "out of memory");
+}
+
+static bool asked_to_stop(sc_testbed_stop_fn *stop, void *ctx)
+{
+	return stop && stop(ctx);
+}
+
+void sc_testbed_wait_ladder(sc_engine *e, sc_ladder *l, sc_testbed_stop_fn *stop, void *ctx)
+{
+	bool cancelled = false;
+	while (!sc_ladder_done(l)) {
+		sc_engine_poll(e, 100, -1, NULL);
+		sc_ladder_update(l);
+		/* asked every turn: a caller may draw progress from it */
+		if (asked_to_stop(stop, ctx) && !cancelled) {
+			sc_ladder_cancel(l);
+			cancelled = true;
+		}
+	}
+}
+
+const char *sc_testbed_rung_status(sc_rung_state s)
+{
+	switch (s) {
+	case SC_RS_DONE: return "optimal";
+	case SC_RS_STOPPED: return "time_limit";
+	case SC_RS_CANCELLED: return "cancelled";
+	case SC_RS_FAILED: return "error";
+	default: return sc_rung_state_name(s);
+	}
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+void sc_testbed_config_init(sc_testbed_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) | (1u << SC_RUNG_GUESS) |
+	           (1u << SC_RUNG_EXACT);
+	c->time_limit = 60;
+	c->seed = 1;
+	c->memory = -1;
+	c->policy = -1;
+}
+
+sc_status sc_testbed_parse_methods(const char *list, sc_testbed_config *c, sc_error *err)
+{
+	int n;
+	const sc_method_info *known = sc_search_methods(&n);
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", list);
+	c->nm = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (c->nm == SC_TESTBED_MAX_METHODS)
+			return sc_error_set(err, SC_ERR_INPUT, "--methods: more than %d methods",
+			                    SC_TESTBED_MAX_METHODS);
+		sc_testbed_method *m = &c->m[c->nm];
+		snprintf(m->name, sizeof m->name, "%s", t);
+		snprintf(m->base, sizeof m->base, "%s", t);
+		m->evals = 0;
+		char *dash = strrchr(m->base, '-');
+		if (dash && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1)) {
+			m->evals = strtol(dash + 1, NULL, 10);
+			*dash = '\0';
+			if (m->evals < 1 || m->evals > 1000000000L)
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "--methods: '%s': the evaluation count must be 1 to 1e9", t);
+		}
+		bool found = false;
+		for (int i = 0; i < n; i++)
+			found = found || strcmp(known[i].name, m->base) == 0;
+		if (!found || strcmp(m->base, "refine") == 0 || strcmp(m->base, "best") == 0)
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "--methods: unknown method '%s' (kahn, slice, random-T, "
+			                    "brkga-T, mla, mla-weighted, dpl, exact)",
+			                    t);
+		c->nm++;
+	}
+	if (!c->nm)
+		return sc_error_set(err, SC_ERR_INPUT, "--methods: no method named");
+	return SC_OK;
+}
+
+sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *err)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", list);
+	c->nk = 0;
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long k = strtol(t, &end, 10);
+		if (*end || k < 1 || k > 1000000 || c->nk == SC_TESTBED_MAX_KS)
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "-k: '%s' is not a list of up to %d integers from 1 to 1000000", list,
+			        SC_TESTBED_MAX_KS);
+		c->k[c->nk++] = (int)k;
+	}
+	/* the command has always exited 2 without a word here */
+	return c->nk > 0 ? SC_OK : sc_error_set(err, SC_ERR_INPUT, "%s", "");
+}
+
+void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char *rungs)
+{
+	snprintf(c->key, sizeof c->key, "methods=%s;rungs=%s;time=%g;seed=%llu",
+	         methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
+	         (unsigned long long)c->seed);
+}
+
+/* ---- instances ---------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool graph_file(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	return dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0 ||
+	               strcmp(dot, ".json") == 0);
+}
+
+static sc_status files_push(sc_testbed_files *f, char *path, sc_error *err)
+{
+	if (f->n == f->cap) {
+		int cap = f->cap ? 2 * f->cap : 64;
+		char **grown = realloc(f->path, (size_t)cap * sizeof *grown);
+		if (!grown) {
+			free(path);
+			return nomem(err);
+		}
+		f->path = grown;
+		f->cap = cap;
+	}
+	f->path[f->n++] = path;
+	return SC_OK;
+}
+
+sc_status sc_testbed_add_path(sc_testbed_files *f, const char *path, int *added, sc_error *err)
+{
+	if (added)
+		*added = 0;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return sc_error_set(err, SC_ERR_IO, "%s: %s", path, strerror(errno));
+	char **found = NULL;
+	int nf = 0;
+	sc_status status = SC_OK;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d)
+			return sc_error_set(err, SC_ERR_IO, "%s: %s", path, strerror(errno));
+		for (struct dirent *e; (e = readdir(d));) {
+			if (e->d_name[0] == '.' || !graph_file(e->d_name))
+				continue;
+			char **grown = realloc(found, (size_t)(nf + 1) * sizeof *found);
+			if (grown)
+				found = grown;
+			if (!grown || asprintf(&grown[nf], "%s/%s", path, e->d_name) < 0) {
+				status = nomem(err);
+				break;
+			}
+			nf++;
+		}
+		closedir(d);
+		if (status == SC_OK)
+			qsort(found, (size_t)nf, sizeof *found, cmp_str);
+	} else {
+		found = malloc(sizeof *found);
+		if (!found || !(found[0] = strdup(path)))
+			status = nomem(err);
+		else
+			nf = 1;
+	}
+	int i = 0;
+	for (; i < nf && status == SC_OK; i++)
+		status = files_push(f, found[i], err);
+	for (; i < nf; i++)
+		free(found[i]);
+	free(found);
+	if (status == SC_OK && added)
+		*added = nf;
+	return status;
+}
+
+void sc_testbed_files_fini(sc_testbed_files *f)
+{
+	for (int i = 0; i < f->n; i++)
+		free(f->path[i]);
+	free(f->path);
+	memset(f, 0, sizeof *f);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+sc_status sc_testbed_push(sc_testbed_records *rs, json_t *rec, sc_error *err)
+{
+	if (rs->n == rs->cap) {
+		int cap = rs->cap ? 2 * rs->cap : 64;
+		json_t **grown = realloc(rs->r, (size_t)cap * sizeof *grown);
+		if (!grown) {
+			json_decref(rec);
+			return nomem(err);
+		}
+		rs->r = grown;
+		rs->cap = cap;
+	}
+	rs->r[rs->n++] = rec;
+	return SC_OK;
+}
+
+void sc_testbed_records_fini(sc_testbed_records *rs)
+{
+	for (int i = 0; i < rs->n; i++)
+		json_decref(rs->r[i]);
+	free(rs->r);
+	memset(rs, 0, sizeof *rs);
+}
+
+sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs,
+                          sc_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT && !must_exist)
+			return SC_OK;
+		return sc_error_set(err, SC_ERR_IO, "%s: %s", path, strerror(errno));
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long no = 0;
+	sc_status status = SC_OK;
+	while (status == SC_OK && (len = getline(&line, &cap, f)) > 0) {
+		no++;
+		if (line[len - 1] != '\n')
+			break;
+		if (strspn(line, " \t\r\n") == (size_t)len)
+			continue;
+		json_error_t je;
+		json_t *v = json_loads(line, 0, &je);
+		if (!v || !json_is_object(v) || !json_is_string(json_object_get(v, "graph")) ||
+		    !json_is_integer(json_object_get(v, "k")) ||
+		    !json_is_string(json_object_get(v, "config"))) {
+			status = sc_error_set(err, SC_ERR_INPUT,
+			                      "%s:%ld: not a stagecut bench record%s%s", path, no,
+			                      v ? "" : ": ", v ? "" : je.text);
+			json_decref(v);
+			break;
+		}
+		status = sc_testbed_push(rs, v, err);
+	}
+	if (status == SC_OK && ferror(f))
+		status = sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
+	free(line);
+	fclose(f);
+	return status;
+}
+
+bool sc_testbed_recorded(const sc_testbed_records *rs, const sc_testbed_instance *inst,
+                         const char *key)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (json_integer_value(json_object_get(rs->r[i], "k")) == inst->k &&
+		    strcmp(json_string_value(json_object_get(rs->r[i], "graph")), inst->path) == 0 &&
+		    strcmp(json_string_value(json_object_get(rs->r[i], "config")), key) == 0)
+			return true;
+	return false;
+}
+
+int sc_testbed_plan(const sc_testbed_files *files, const sc_testbed_config *c, int part_i,
+                    int part_n, const sc_testbed_records *done, sc_testbed_instance *todo,
+                    int *skipped)
+{
+	int n = 0;
+	*skipped = 0;
+	for (int i = 0; i < files->n; i++)
+		for (int j = 0; j < c->nk; j++) {
+			int idx = i * c->nk + j;
+			if (part_n > 0 && idx % part_n != part_i - 1)
+				continue;
+			sc_testbed_instance inst = {files->path[i], c->k[j]};
+			if (sc_testbed_recorded(done, &inst, c->key))
+				(*skipped)++;
+			else
+				todo[n++] = inst;
+		}
+	return n;
+}
+
+sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
+                            const sc_testbed_files *files, sc_testbed_records *out,
+                            sc_error *err)
+{
+	for (int i = 0; i < all->n; i++) {
+		json_t *r = all->r[i];
+		if (strcmp(json_string_value(json_object_get(r, "config")), key) != 0)
+			continue;
+		bool listed = false;
+		for (int j = 0; j < files->n && !listed; j++)
+			listed = strcmp(json_string_value(json_object_get(r, "graph")),
+			                files->path[j]) == 0;
+		if (listed && sc_testbed_push(out, json_incref(r), err) != SC_OK)
+			return err->code;
+	}
+	return SC_OK;
+}
+
+sc_status sc_testbed_append(int fd, const json_t *rec, sc_error *err)
+{
+	char *text = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	if (!text)
+		return nomem(err);
+	size_t len = strlen(text);
+	text[len] = '\n'; /* over the terminating NUL: written by length */
+	bool ok = write(fd, text, len + 1) == (ssize_t)(len + 1);
+	free(text);
+	return ok ? SC_OK : sc_error_set(err, SC_ERR_IO, "cannot write a record");
+}
+
+/* ---- running one instance ------------------------------------------------ */
+
+/* Each method without refinement, as the paper compares them; the best
+ * partition found goes to best_stage.  Returns its bottleneck (INFINITY
+ * when none); *optimal_dp tells whether a method proved its result
+ * optimal. */
+static double run_methods(const sc_graph *g, const sc_settings *set, const sc_testbed_config *c,
+                          json_t *methods, int *stage, int *best_stage, bool *optimal_dp,
+                          sc_testbed_stop_fn *stop, void *ctx)
+{
+	double best = INFINITY;
+	sc_error err;
+	sc_error_clear(&err);
+	for (int i = 0; i < c->nm && !asked_to_stop(stop, ctx); i++) {
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = c->m[i].base;
+		p.evals = c->m[i].evals;
+		p.seed = c->seed;
+		p.refine = false;
+		p.time_limit = c->time_limit;
+		double t0 = sc_clock_now();
+		sc_search *s = sc_search_new(g, set, &p, &err);
+		json_t *row;
+		if (!s) {
+			row = json_pack("{s:n, s:s}", "bottleneck", "refused", err.msg);
+		} else {
+			while (!asked_to_stop(stop, ctx) && sc_search_step(s))
+				;
+			bool optimal = false;
+			double v = sc_search_result(s, stage, &optimal);
+			if (sc_search_error(s))
+				row = json_pack("{s:n, s:s}", "bottleneck", "refused",
+				                sc_search_error(s)->msg);
+			else
+				row = json_pack("{s:o, s:f, s:b}", "bottleneck",
+				                isfinite(v) ? json_real(v) : json_null(), "seconds",
+				                sc_clock_now() - t0, "optimal", (int)optimal);
+			if (isfinite(v) && v < best) {
+				best = v;
+				memcpy(best_stage, stage, (size_t)g->n * sizeof *stage);
+			}
+			*optimal_dp = *optimal_dp || (optimal && isfinite(v));
+			sc_search_free(s);
+		}
+		json_object_set_new(methods, c->m[i].name, row);
+	}
+	return best;
+}
+
+json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c,
+                       int mip_slots, sc_testbed_stop_fn *stop, void *ctx)
+{
+	json_t *rec = json_pack("{s:s, s:i, s:s}", "graph", inst->path, "k", inst->k, "config",
+	                        c->key);
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load(inst->path, &err);
+	if (!g) {
+		json_object_set_new(rec, "error", json_string(err.msg));
+		return rec;
+	}
+	if (c->bandwidth > 0)
+		g->settings.bandwidth = c->bandwidth;
+	if (c->memory >= 0)
+		g->settings.memory = c->memory;
+	if (c->policy >= 0)
+		g->settings.policy = (sc_mem_policy)c->policy;
+	sc_settings set = g->settings;
+	set.k = inst->k;
+	json_object_set_new(rec, "name", json_string(g->name));
+	json_object_set_new(rec, "ops", json_integer(g->n));
+	json_object_set_new(rec, "simple", json_real(sc_bound_simple(g, inst->k)));
+	int *stage = sc_part_new(g);
+	int *best_stage = sc_part_new(g);
+	bool optimal_dp = false;
+	json_t *methods = json_object();
+	json_object_set_new(rec, "methods", methods);
+	double best = INFINITY;
+	if (stage && best_stage)
+		best = run_methods(g, &set, c, methods, stage, best_stage, &optimal_dp, stop, ctx);
+	double upper = best, lower = NAN;
+	json_t *rungs = json_object();
+	json_object_set_new(rec, "rungs", rungs);
+	sc_engine *e = asked_to_stop(stop, ctx) ? NULL : sc_engine_new(mip_slots, &err);
+	sc_ladder *l = NULL;
+	if (e) {
+		sc_ladder_params lp = {.rungs = c->rungs,
+		                       .time_limit = c->time_limit,
+		                       .upper = best,
+		                       .start = isfinite(best) ? best_stage : NULL};
+		l = sc_ladder_new(e, g, &set, &lp, &err);
+	}
+	if (l) {
+		sc_testbed_wait_ladder(e, l, stop, ctx);
+		upper = sc_ladder_upper(l, stage);
+		lower = sc_ladder_lower(l);
+		for (int r = 0; r < SC_RUNG_COUNT; r++) {
+			if (!(c->rungs & (1u << r)))
+				continue;
+			sc_rung_info ri;
+			sc_ladder_info(l, (sc_rung)r, &ri);
+			json_t *row = json_pack("{s:o, s:s, s:f}", "value",
+			                        isfinite(ri.value) ? json_real(ri.value) : json_null(),
+			                        "status", sc_testbed_rung_status(ri.state), "seconds",
+			                        ri.seconds);
+			if (ri.state == SC_RS_FAILED)
+				json_object_set_new(row, "message", json_string(ri.message));
+			json_object_set_new(rungs, sc_rung_name((sc_rung)r), row);
+		}
+	} else if (!asked_to_stop(stop, ctx)) {
+		json_object_set_new(rec, "error", json_string(err.msg));
+	}
+	sc_ladder_free(l);
+	sc_engine_free(e);
+	if (optimal_dp && isfinite(best) && !(lower >= best))
+		lower = best; /* the exact DP is a proof */
+	json_object_set_new(rec, "upper", isfinite(upper) ? json_real(upper) : json_null());
+	json_object_set_new(rec, "lower", isfinite(lower) ? json_real(lower) : json_null());
+	json_object_set_new(rec, "proven_optimal",
+	                    json_boolean(isfinite(upper) && lower >= upper * (1 - 1e-9)));
+	free(stage);
+	free(best_stage);
+	sc_graph_free(g);
+	if (asked_to_stop(stop, ctx)) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}

@@ -1,0 +1,211 @@
+/*
+ * testbed.h - running a testbed (paper 000, Tables 1 and 2) as a library:
+ * instances, their records, resuming, and the tables.
+ *
+ * An instance is one graph at one k.  Running it (sc_testbed_run) tries
+ * every method of the configuration without refinement, as the paper
+ * compares them, then the ladder's rungs against the best partition found,
+ * and returns its record: one JSON object (graph, k, config key, name, ops,
+ * simple, methods, rungs, upper, lower, proven_optimal, or error).  Records
+ * are appended as single lines to a JSON-lines results file; a rerun skips
+ * the instances recorded there under the same configuration key, so an
+ * interrupted testbed resumes (sc_testbed_plan).  The tables are computed
+ * from records into a struct (sc_testbed_tables) that the caller prints.
+ *
+ * Nothing here prints, exits or reads the command line: the command
+ * (tui/cmd/cmd_bench.c) keeps the worker processes, the progress line and
+ * the printing, and passes a stop callback for ^C.  Errors are sc_error
+ * values whose text has no "bench: " prefix.  Neighbours: the searches
+ * (search.h), the ladder on the job engine (ladder.h, jobs.h).
+ */
+#ifndef SC_TESTBED_H
+#define SC_TESTBED_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
+
+#define SC_TESTBED_METHODS "random-1,random-100,brkga-100,brkga-10000,mla,mla-weighted,dpl,exact"
+#define SC_TESTBED_KS "2,4,8,16"
+#define SC_TESTBED_MAX_METHODS 16
+#define SC_TESTBED_MAX_KS 32
+
+/* Called about every 100 ms while work runs; returns true to stop it.
+ * ctx is the caller's. */
+typedef bool sc_testbed_stop_fn(void *ctx);
+
+/* Drives e until every rung of l is done: polls the engine (waiting at most
+ * 100 ms a turn) and updates l.  stop (may be NULL) is called once every
+ * turn, also after it first returned true (a caller may draw progress in
+ * it); that first time the ladder is cancelled, and the loop goes on until
+ * the cancelled rungs have finished.  Never prints.  Used by the
+ * testbed and by `stagecut bounds`. */
+void sc_testbed_wait_ladder(sc_engine *e, sc_ladder *l, sc_testbed_stop_fn *stop, void *ctx);
+
+/* How records (and `bounds --json`) name a rung's state: optimal,
+ * time_limit, cancelled, error, else sc_rung_state_name's.  Static text. */
+const char *sc_testbed_rung_status(sc_rung_state s);
+
+typedef struct sc_testbed_method {
+	char name[32]; /* as given: "brkga-100" */
+	char base[24]; /* the search method: "brkga" */
+	long evals;    /* 0: the method's default */
+} sc_testbed_method;
+
+/* What a testbed runs.  Fill it with sc_testbed_config_init, the parsers
+ * and the fields, then sc_testbed_config_key. */
+typedef struct sc_testbed_config {
+	sc_testbed_method m[SC_TESTBED_MAX_METHODS];
+	int nm;
+	int k[SC_TESTBED_MAX_KS];
+	int nk;
+	unsigned rungs;    /* 1u << sc_rung */
+	double time_limit; /* seconds per search and per MIP rung */
+	uint64_t seed;
+	/* overrides of every graph's settings, as -B, -M and --memory-policy */
+	double bandwidth; /* > 0 overrides */
+	double memory;    /* >= 0 overrides (INFINITY: unlimited) */
+	int policy;       /* >= 0 overrides: an sc_mem_policy */
+	char key[512];    /* what a record must match to count as done */
+} sc_testbed_config;
+
+/* The defaults: no methods or ks yet, every rung, 60 s, seed 1, no
+ * overrides. */
+void sc_testbed_config_init(sc_testbed_config *c);
+
+/* Parses "name" or "name-EVALS" for every name of the comma-separated list
+ * into c->m.  SC_ERR_INPUT ("--methods: ...") for an unknown method, refine
+ * or best, a bad count, more than SC_TESTBED_MAX_METHODS or none. */
+sc_status sc_testbed_parse_methods(const char *list, sc_testbed_config *c, sc_error *err);
+
+/* Parses the comma-separated list of ks into c->k.  SC_ERR_INPUT ("-k: ...")
+ * for a bad number or too many; SC_ERR_INPUT with an empty message for a
+ * list without numbers (such as ","). */
+sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *err);
+
+/* Sets c->key from the methods and rungs as given (the texts of --methods
+ * and --rungs, or NULL for the defaults), c->time_limit and c->seed. */
+void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char *rungs);
+
+/* ---- instances ---------------------------------------------------------- */
+
+/* A list of graph files; fini frees the paths. */
+typedef struct sc_testbed_files {
+	char **path;
+	int n, cap;
+} sc_testbed_files;
+
+/* Adds path, or the .dot, .gv and .json files of the directory path (sorted
+ * by name, hidden files skipped), to f; *added (may be NULL) gets how many
+ * were added (0 for a directory without graph files, which is not an
+ * error).  SC_ERR_IO ("PATH: strerror") when path cannot be read,
+ * SC_ERR_NOMEM. */
+sc_status sc_testbed_add_path(sc_testbed_files *f, const char *path, int *added, sc_error *err);
+void sc_testbed_files_fini(sc_testbed_files *f);
+
+typedef struct sc_testbed_instance {
+	const char *path; /* borrowed */
+	int k;
+} sc_testbed_instance;
+
+/* ---- records ------------------------------------------------------------- */
+
+/* Records in file order; each holds a reference, which fini drops. */
+typedef struct sc_testbed_records {
+	json_t **r;
+	int n, cap;
+} sc_testbed_records;
+
+/* Appends the records of the JSON-lines file path to rs.  A missing file is
+ * empty unless must_exist; a last line without its newline (what an
+ * interrupted write leaves) is ignored.  SC_ERR_INPUT ("PATH:LINE: not a
+ * stagecut bench record...") for a line that is not a record, SC_ERR_IO,
+ * SC_ERR_NOMEM; rs keeps the records read before the fault. */
+sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs,
+                          sc_error *err);
+
+/* Appends rec to rs, taking over the caller's reference (also on failure,
+ * when it is dropped).  SC_ERR_NOMEM. */
+sc_status sc_testbed_push(sc_testbed_records *rs, json_t *rec, sc_error *err);
+
+/* Drops every record's reference and frees the array; rs is then empty. */
+void sc_testbed_records_fini(sc_testbed_records *rs);
+
+/* Whether rs holds a record of inst (same graph path and k) under key. */
+bool sc_testbed_recorded(const sc_testbed_records *rs, const sc_testbed_instance *inst,
+                         const char *key);
+
+/* The instances still to run: every file at every k of c, file by file,
+ * keeping with part_n > 0 only every part_n-th (counting from part_i,
+ * 1-based), and leaving out those done records under c->key.  todo must
+ * hold files->n * c->nk instances (their paths borrowed from files);
+ * returns how many it filled and sets *skipped to how many were done. */
+int sc_testbed_plan(const sc_testbed_files *files, const sc_testbed_config *c, int part_i,
+                    int part_n, const sc_testbed_records *done, sc_testbed_instance *todo,
+                    int *skipped);
+
+/* The records of all under key whose graph is one of files, into out (new
+ * references, in all's order).  SC_ERR_NOMEM. */
+sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
+                            const sc_testbed_files *files, sc_testbed_records *out,
+                            sc_error *err);
+
+/* Runs inst under c with at most mip_slots MIP solves at a time (0: one
+ * per core) and returns its record (the caller owns the reference).  A
+ * graph that cannot be loaded or a ladder that cannot start gives a record
+ * with "error".  stop (may be NULL) is asked between methods, during each
+ * search's steps and while the ladder runs; once it returns true the run
+ * stops and NULL is returned.  Not thread-safe with other runs sharing
+ * ctx; each run uses its own engine. */
+json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c,
+                       int mip_slots, sc_testbed_stop_fn *stop, void *ctx);
+
+/* Appends rec as one line to fd in a single write (with O_APPEND, lines of
+ * several processes stay whole).  SC_ERR_IO, SC_ERR_NOMEM. */
+sc_status sc_testbed_append(int fd, const json_t *rec, sc_error *err);
+
+/* ---- tables -------------------------------------------------------------- */
+
+#define SC_TESTBED_TABLE_KS 64
+#define SC_TESTBED_TABLE_METHODS 64
+#define SC_TESTBED_TABLE_RUNGS 8
+
+/* One row: a method or a rung, its geometric mean ratio per k of the
+ * tables (NAN where no instance gave one). */
+typedef struct sc_testbed_row {
+	const char *name; /* borrowed from the records */
+	double ratio[SC_TESTBED_TABLE_KS];
+	int instances;         /* how many ratios the row averaged over */
+	double median_seconds; /* over every record; NAN when none */
+} sc_testbed_row;
+
+/* The tables of a set of records.  Names are borrowed from the records,
+ * which must outlive the tables. */
+typedef struct sc_testbed_tables {
+	int records;
+	int ks[SC_TESTBED_TABLE_KS]; /* distinct ks, ascending */
+	int nk;
+	/* Table 1: each rung's value / the record's upper bound */
+	sc_testbed_row rungs[SC_TESTBED_TABLE_RUNGS];
+	int nr;
+	/* Table 2: each method's bottleneck / the simple bound */
+	sc_testbed_row methods[SC_TESTBED_TABLE_METHODS];
+	int nm;
+	int usable; /* records with a simple bound and no error */
+	int proven[SC_TESTBED_TABLE_KS], of[SC_TESTBED_TABLE_KS]; /* per k */
+	int proven_all, of_all;
+} sc_testbed_tables;
+
+/* Computes the tables of rs (rows in the order names first appear;
+ * geometric means count only positive finite ratios).  Never fails. */
+void sc_testbed_tables_compute(const sc_testbed_records *rs, sc_testbed_tables *t);
+
+/* The tables as the JSON object of `bench --json` (instances, table1,
+ * table2, median_seconds, proven_optimal); NULL when out of memory. */
+json_t *sc_testbed_tables_json(const sc_testbed_tables *t);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * test_eval.c - `stagecut eval`: stage tables by hand, ties, the reasons
+ * given for an invalid or infeasible partition, and the settings options
+ * moving the costs as the model says.
+ *
+ * Expected values never come from the program's own output: they are derived
+ * by hand from the sample files, parsed from raw inputs, or computed by the
+ * independent cost model and brute force of tests/support.c.  Hand-derived
+ * values are sums of dyadic numbers, compared with ==; values from
+ * real-valued inputs are compared to a relative 1e-9.  Split from the former
+ * test_commands.c; the other commands' tests are test_<command>.c beside it.
+ */
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/graph.h"
+#include "tests/support.h"
+
+#define FIGURE2 "samples/paper/figure2.dot"
+#define RESIDUAL "samples/small/residual.dot"
+#define LEMMA_B2 "samples/paper/lemma_b2.dot"
+#define FIDDLE "samples/msr-fiddle/"
+#define RESNET_OP FIDDLE "operator/resnet50_inference.json"
+#define BERT3_OP FIDDLE "operator/bert_l-3_inference.json"
+#define MAN_PAGE "man/stagecut.1"
+
+TestSuite(eval, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
+
+/* ---- eval --------------------------------------------------------------- */
+
+Test(eval, eval_figure2_own_partition_by_hand)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "own.json"), ts_fig2_own);
+	json_t *r = ts_run_json(0, "eval --json " FIGURE2 " %s", p);
+	cr_assert_str_eq(ts_jstr(r, "graph"), "figure2.dot");
+	cr_assert_str_eq(ts_jstr(r, "partition"), p);
+	cr_assert_eq(ts_jint(r, "k"), 3);
+	cr_assert(ts_jbool(r, "valid"));
+	cr_assert(ts_jbool(r, "feasible"));
+	cr_assert_null(json_object_get(r, "violation"));
+	/* the file's comments: 0+3+2, 2+4+2, 2+3+0; params 8, 10, 7 */
+	const ts_hand_stage h[] = {
+	        {2, 3, 0, 2, 0, 8, false},
+	        {2, 4, 2, 2, 0, 10, false},
+	        {2, 3, 2, 0, 0, 7, false},
+	};
+	ts_assert_hand_stages(r, h, 3, 1, "figure2 own");
+	cr_assert(ts_jnum(r, "bottleneck") == 8);
+	json_decref(r);
+
+	/* the text report says the same */
+	char *out;
+	cr_assert_eq(ts_runf(&out, NULL, "eval " FIGURE2 " %s", p), 0);
+	cr_assert(strstr(out, "bottleneck 8.0000 (stage 2)"), "%s", out);
+	cr_assert(strstr(out, "\nvalid\n"), "%s", out);
+	free(out);
+}
+
+/* The hand table of ts_fig2_p4 at bandwidth bw, memory M (overflow policy):
+ * stage 1 {a}: io out 1 (a's tensor to u);
+ * stage 2 {u, v, w}: io in 1 (a), work 2+3+1 = 6, io out v 1 + w 1 = 2,
+ *   param 4+8+2 = 14 (u's tensor stays inside);
+ * stage 3: empty;
+ * stage 4 {x, y}: io in v 1 + w 1 = 2, work 2+1 = 3; param 6+1 = 7. */
+static void fig2_p4_table(ts_hand_stage h[4], double bw, double memory, bool hard)
+{
+	const ts_hand_stage base[4] = {
+	        {1, 1, 0, 1, 0, 4, false},
+	        {3, 6, 1, 2, 0, 14, false},
+	        {0, 0, 0, 0, 0, 0, false},
+	        {2, 3, 2, 0, 0, 7, false},
+	};
+	for (int s = 0; s < 4; s++) {
+		h[s] = base[s];
+		h[s].io_in /= bw;
+		h[s].io_out /= bw;
+		h[s].over = h[s].param > memory;
+		if (h[s].over && !hard)
+			h[s].overflow = (h[s].param - memory) / bw;
+	}
+}
+
+Test(eval, eval_figure2_with_an_empty_stage_by_hand)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "p4.json"), ts_fig2_p4);
+	json_t *r = ts_run_json(0, "eval --json " FIGURE2 " %s", p);
+	cr_assert_eq(ts_jint(r, "k"), 4);
+	cr_assert(ts_jbool(r, "valid") && ts_jbool(r, "feasible"));
+	ts_hand_stage h[4];
+	fig2_p4_table(h, 1, INFINITY, false);
+	ts_assert_hand_stages(r, h, 4, 1, "figure2 p4");
+	cr_assert(ts_jnum(r, "bottleneck") == 9);
+	cr_assert_eq(ts_jint(r, "bottleneck_stage"), 2);
+	json_decref(r);
+}
+
+Test(eval, eval_ties_go_to_the_lowest_stage)
+{
+	/* lemma_b2's own partition {h_i, l_i}: every stage works 7/8 + 1/8 = 1
+	 * and nothing crosses (h1 -> l1 stays in stage 1) */
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "opt.json"),
+	           "{\"format\": \"stagecut-partition/1\", \"k\": 4, \"stages\": {\"h1\": 1, "
+	           "\"l1\": 1, \"h2\": 2, \"l2\": 2, \"h3\": 3, \"l3\": 3, \"h4\": 4, \"l4\": 4}}");
+	json_t *r = ts_run_json(0, "eval --json " LEMMA_B2 " %s", p);
+	const ts_hand_stage h[4] = {
+	        {2, 1, 0, 0, 0, 0, false},
+	        {2, 1, 0, 0, 0, 0, false},
+	        {2, 1, 0, 0, 0, 0, false},
+	        {2, 1, 0, 0, 0, 0, false},
+	};
+	ts_assert_hand_stages(r, h, 4, 1, "lemma_b2 optimum");
+	cr_assert_eq(ts_jint(r, "bottleneck_stage"), 1);
+	json_decref(r);
+}
+
+/* Runs eval on residual.dot with partition text; expects exit 1, and
+ * returns the JSON report; *text_out gets the text report's stdout. */
+static json_t *eval_bad(const char *name, const char *text, const char *opts, char **text_out)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, name), text);
+	json_t *r = ts_run_json(1, "eval --json %s " RESIDUAL " %s", opts, p);
+	char *err;
+	int status = ts_runf(text_out, &err, "eval %s " RESIDUAL " %s", opts, p);
+	cr_assert_eq(status, 1, "eval %s: exit %d, stderr %s", name, status, err);
+	free(err);
+	return r;
+}
+
+Test(eval, eval_names_an_edge_going_back)
+{
+	/* conv1 in stage 2 feeds conv2 in stage 1: the only edge going back */
+	char *out;
+	json_t *r = eval_bad("back.json",
+	                     "{\"format\": \"stagecut-partition/1\", \"k\": 3, \"stages\": "
+	                     "{\"input\": 1, \"conv1\": 2, \"conv2\": 1, \"add\": 2, \"mm_a\": 3,"
+	                     " \"mm_b\": 3, \"concat\": 3, \"output\": 3}}",
+	                     "", &out);
+	cr_assert_not(ts_jbool(r, "valid"));
+	const char *why = ts_jstr(r, "violation");
+	cr_assert(strstr(why, "'conv1'") && strstr(why, "'conv2'"), "violation: %s", why);
+	cr_assert(strstr(why, "'conv1' -> 'conv2'"), "edge not named in order: %s", why);
+	/* the last line of the text report is "invalid: " and the same reason */
+	char want[600];
+	snprintf(want, sizeof want, "\ninvalid: %s\n", why);
+	cr_assert(strstr(out, want), "text report: %s", out);
+	/* the costs are still reported (B = 2): stage 1 {input, conv2} reads
+	 * conv1 (8/2), works 6, sends input's and conv2's tensors (16/2) */
+	json_t *st = json_array_get(ts_jget(r, "stages"), 0);
+	cr_assert(ts_jnum(st, "io_in") == 4 && ts_jnum(st, "work") == 6 && ts_jnum(st, "io_out") == 8);
+	json_decref(r);
+	free(out);
+}
+
+Test(eval, eval_names_a_split_group)
+{
+	char *out;
+	json_t *r = eval_bad("split.json",
+	                     "{\"format\": \"stagecut-partition/1\", \"k\": 3, \"stages\": "
+	                     "{\"input\": 1, \"conv1\": 1, \"conv2\": 2, \"add\": 2, \"mm_a\": 2,"
+	                     " \"mm_b\": 3, \"concat\": 3, \"output\": 3}}",
+	                     "", &out);
+	cr_assert_not(ts_jbool(r, "valid"));
+	const char *why = ts_jstr(r, "violation");
+	cr_assert(strstr(why, "matmul"), "the group is not named: %s", why);
+	char want[600];
+	snprintf(want, sizeof want, "\ninvalid: %s\n", why);
+	cr_assert(strstr(out, want), "text report: %s", out);
+	json_decref(r);
+	free(out);
+}
+
+Test(eval, eval_names_the_stage_over_the_hard_memory_limit)
+{
+	/* conv1 + conv2 hold 120 bytes in stage 1, over M = 100 (hard) */
+	char *out;
+	json_t *r = eval_bad("two.json", ts_residual_two, "", &out);
+	cr_assert(ts_jbool(r, "valid"));
+	cr_assert_not(ts_jbool(r, "feasible"));
+	const char *why = ts_jstr(r, "violation");
+	cr_assert(strstr(why, "stage 1") && strstr(why, "120") && strstr(why, "100") &&
+	                  strstr(why, "memory"),
+	          "violation: %s", why);
+	char want[600];
+	snprintf(want, sizeof want, "\ninfeasible: %s\n", why);
+	cr_assert(strstr(out, want), "text report: %s", out);
+	cr_assert(strstr(out, "over memory"), "stage not marked: %s", out);
+	/* stage 1 {input, conv1, conv2}: sends input's and conv2's tensors to
+	 * add (16 bytes / 2); stage 2 reads them and works 1+3+3+1+1 = 9 */
+	const ts_hand_stage h[2] = {
+	        {3, 12, 0, 8, 0, 120, true},
+	        {5, 9, 8, 0, 0, 60, false},
+	};
+	ts_assert_hand_stages(r, h, 2, 2, "residual two");
+	json_decref(r);
+	free(out);
+}
+
+/* ---- eval: the settings options move the costs as the model says --------- */
+
+Test(eval, eval_bandwidth_scales_io_exactly)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "p4.json"), ts_fig2_p4);
+	static const double bws[] = {2, 0.5, 4};
+	for (size_t i = 0; i < sizeof bws / sizeof bws[0]; i++) {
+		json_t *r = ts_run_json(0, "eval --json " FIGURE2 " %s -B %g", p, bws[i]);
+		ts_hand_stage h[4];
+		fig2_p4_table(h, bws[i], INFINITY, false);
+		char what[64];
+		snprintf(what, sizeof what, "figure2 p4 -B %g", bws[i]);
+		ts_assert_hand_stages(r, h, 4, bws[i], what);
+		json_decref(r);
+	}
+	/* B = 2: 0.5 + 6 + 1 = 7.5 */
+	json_t *r = ts_run_json(0, "eval --json " FIGURE2 " %s --bandwidth 2", p);
+	cr_assert(ts_jnum(r, "bottleneck") == 7.5);
+	json_decref(r);
+}
+
+Test(eval, eval_memory_overflow_and_hard_policy)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "p4.json"), ts_fig2_p4);
+	ts_hand_stage h[4];
+	/* M = 10, overflow: stage 2 pays (14 - 10)/1 = 4, so 13 */
+	json_t *r = ts_run_json(0, "eval --json " FIGURE2 " %s -M 10", p);
+	fig2_p4_table(h, 1, 10, false);
+	ts_assert_hand_stages(r, h, 4, 1, "p4 -M 10");
+	cr_assert(ts_jnum(r, "bottleneck") == 13);
+	cr_assert(ts_jbool(r, "feasible"));
+	json_decref(r);
+	/* M = 10, B = 2: the overflow halves too: 0.5 + 6 + 1 + 2 = 9.5 */
+	r = ts_run_json(0, "eval --json " FIGURE2 " %s -M 10 -B 2", p);
+	fig2_p4_table(h, 2, 10, false);
+	ts_assert_hand_stages(r, h, 4, 2, "p4 -M 10 -B 2");
+	cr_assert(ts_jnum(r, "bottleneck") == 9.5);
+	json_decref(r);
+	/* M = 14 exactly fits: no overflow */
+	r = ts_run_json(0, "eval --json " FIGURE2 " %s -M 14", p);
+	fig2_p4_table(h, 1, 14, false);
+	ts_assert_hand_stages(r, h, 4, 1, "p4 -M 14");
+	cr_assert(ts_jnum(r, "bottleneck") == 9);
+	json_decref(r);
+	/* M = 10, hard: no overflow, stage 2 infeasible, exit 1 */
+	r = ts_run_json(1, "eval --json " FIGURE2 " %s -M 10 --memory-policy hard", p);
+	fig2_p4_table(h, 1, 10, true);
+	ts_assert_hand_stages(r, h, 4, 1, "p4 -M 10 hard");
+	cr_assert(ts_jbool(r, "valid"));
+	cr_assert_not(ts_jbool(r, "feasible"));
+	const char *why = ts_jstr(r, "violation");
+	cr_assert(strstr(why, "stage 2") && strstr(why, "14"), "violation: %s", why);
+	json_decref(r);
+}
+
+Test(eval, eval_policy_and_memory_overrides_on_residual)
+{
+	char p[128];
+	ts_write_text(ts_tpath(p, sizeof p, "two.json"), ts_residual_two);
+	/* overflow instead of hard: valid, stage 1 pays (120 - 100)/2 = 10 */
+	json_t *r = ts_run_json(0, "eval --json --memory-policy overflow " RESIDUAL " %s", p);
+	ts_hand_stage h[2] = {
+	        {3, 12, 0, 8, 10, 120, true},
+	        {5, 9, 8, 0, 0, 60, false},
+	};
+	ts_assert_hand_stages(r, h, 2, 2, "two, overflow");
+	cr_assert(ts_jnum(r, "bottleneck") == 30);
+	json_decref(r);
+	/* unlimited memory: nothing over, 20 */
+	r = ts_run_json(0, "eval --json -M inf " RESIDUAL " %s", p);
+	h[0].overflow = 0;
+	h[0].over = false;
+	ts_assert_hand_stages(r, h, 2, 2, "two, -M inf");
+	json_decref(r);
+	/* M = 120 under the hard policy fits exactly; B = 1 doubles the io */
+	r = ts_run_json(0, "eval --json -M 120 -B 1 " RESIDUAL " %s", p);
+	h[0].io_out = 16;
+	h[1].io_in = 16;
+	ts_assert_hand_stages(r, h, 2, 1, "two, -M 120 -B 1");
+	cr_assert(ts_jnum(r, "bottleneck") == 28);
+	json_decref(r);
+}

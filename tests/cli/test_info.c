@@ -1,0 +1,289 @@
+/*
+ * test_info.c - `stagecut info`: counts, totals and simple bounds of the
+ * samples by hand and of the msr-fiddle graphs from their raw JSON, and the
+ * settings options overriding the file.
+ *
+ * Expected values never come from the program's own output: they are derived
+ * by hand from the sample files, parsed from raw inputs, or computed by the
+ * independent cost model and brute force of tests/support.c.  Hand-derived
+ * values are sums of dyadic numbers, compared with ==; values from
+ * real-valued inputs are compared to a relative 1e-9.  Split from the former
+ * test_commands.c; the other commands' tests are test_<command>.c beside it.
+ */
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/graph.h"
+#include "tests/support.h"
+
+#define FIGURE2 "samples/paper/figure2.dot"
+#define RESIDUAL "samples/small/residual.dot"
+#define LEMMA_B2 "samples/paper/lemma_b2.dot"
+#define FIDDLE "samples/msr-fiddle/"
+#define RESNET_OP FIDDLE "operator/resnet50_inference.json"
+#define BERT3_OP FIDDLE "operator/bert_l-3_inference.json"
+#define MAN_PAGE "man/stagecut.1"
+
+TestSuite(info, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
+
+/* ---- info ----------------------------------------------------------- */
+
+/* What `info` should report, computed from the raw msr-fiddle JSON. */
+typedef struct fiddle_facts {
+	int ops, edges, sources, sinks, depth, groups, grouped_ops, largest_group;
+	double work, param, out, largest_unit;
+	long long k;
+	double memory;
+} fiddle_facts;
+
+static int index_of_id(json_t *nodes, long long id)
+{
+	for (size_t i = 0; i < json_array_size(nodes); i++)
+		if (json_integer_value(json_object_get(json_array_get(nodes, i), "id")) == id)
+			return (int)i;
+	cr_assert_fail("edge to an unknown id %lld", id);
+	return -1;
+}
+
+static void fiddle_facts_of(const char *path, fiddle_facts *f)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	cr_assert(root, "%s: %s", path, jerr.text);
+	json_t *nodes = json_object_get(root, "nodes"), *edges = json_object_get(root, "edges");
+	cr_assert(json_is_array(nodes) && json_is_array(edges));
+	memset(f, 0, sizeof *f);
+	int n = (int)json_array_size(nodes), m = (int)json_array_size(edges);
+	f->ops = n;
+	f->k = json_integer_value(json_object_get(root, "maxFPGAs"));
+	f->memory = json_number_value(json_object_get(root, "maxSizePerFPGA"));
+	int *src = malloc((size_t)m * sizeof *src), *dst = malloc((size_t)m * sizeof *dst);
+	int *indeg = calloc((size_t)n, sizeof *indeg), *outdeg = calloc((size_t)n, sizeof *outdeg);
+	int *level = malloc((size_t)n * sizeof *level);
+	double *outv = calloc((size_t)n, sizeof *outv);
+	long long *color = malloc((size_t)n * sizeof *color);
+	double *cwork = calloc((size_t)n, sizeof *cwork);
+	int *csize = calloc((size_t)n, sizeof *csize), ncolors = 0;
+	cr_assert(src && dst && indeg && outdeg && level && outv && color && cwork && csize);
+	/* distinct edges */
+	for (int e = 0; e < m; e++) {
+		json_t *ed = json_array_get(edges, (size_t)e);
+		int s = index_of_id(nodes, json_integer_value(json_object_get(ed, "sourceId")));
+		int d = index_of_id(nodes, json_integer_value(json_object_get(ed, "destId")));
+		bool dup = false;
+		for (int j = 0; j < f->edges && !dup; j++)
+			dup = src[j] == s && dst[j] == d;
+		if (!dup) {
+			src[f->edges] = s;
+			dst[f->edges] = d;
+			f->edges++;
+			indeg[d]++;
+			outdeg[s]++;
+		}
+		outv[s] = json_number_value(json_object_get(ed, "cost"));
+	}
+	for (int v = 0; v < n; v++) {
+		json_t *node = json_array_get(nodes, (size_t)v);
+		double w = json_number_value(json_object_get(node, "fpgaLatency"));
+		f->work += w;
+		f->param += json_number_value(json_object_get(node, "size"));
+		f->out += outv[v];
+		f->sources += indeg[v] == 0;
+		f->sinks += outdeg[v] == 0;
+		json_t *cc = json_object_get(node, "colorClass");
+		if (!cc || json_is_null(cc)) {
+			f->largest_unit = fmax(f->largest_unit, w);
+			continue;
+		}
+		int c = 0;
+		while (c < ncolors && color[c] != json_integer_value(cc))
+			c++;
+		if (c == ncolors)
+			color[ncolors++] = json_integer_value(cc);
+		cwork[c] += w;
+		csize[c]++;
+	}
+	for (int c = 0; c < ncolors; c++) {
+		f->largest_unit = fmax(f->largest_unit, cwork[c]);
+		if (csize[c] > 1) {
+			f->groups++;
+			f->grouped_ops += csize[c];
+			if (csize[c] > f->largest_group)
+				f->largest_group = csize[c];
+		}
+	}
+	/* the longest path in ops, by relaxing the edges until nothing changes */
+	for (int v = 0; v < n; v++)
+		level[v] = 1;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int e = 0; e < f->edges; e++)
+			if (level[dst[e]] < level[src[e]] + 1) {
+				level[dst[e]] = level[src[e]] + 1;
+				changed = true;
+			}
+	}
+	for (int v = 0; v < n; v++)
+		if (level[v] > f->depth)
+			f->depth = level[v];
+	free(src);
+	free(dst);
+	free(indeg);
+	free(outdeg);
+	free(level);
+	free(outv);
+	free(color);
+	free(cwork);
+	free(csize);
+	json_decref(root);
+}
+
+/* Asserts info's simple_bound array: k = 2, 4, ..., 64 then extra_k (when
+ * > 0), each max(largest, total / k). */
+static void assert_simple_bounds(json_t *info, double largest, double total, int extra_k,
+                                 const char *what)
+{
+	static const int ks[] = {2, 4, 8, 16, 32, 64};
+	json_t *b = ts_jget(info, "simple_bound");
+	cr_assert(json_is_array(b));
+	size_t want_n = 6 + (extra_k > 0);
+	cr_assert_eq(json_array_size(b), want_n, "%s: %zu simple bounds, want %zu", what,
+	             json_array_size(b), want_n);
+	for (size_t i = 0; i < want_n; i++) {
+		json_t *e = json_array_get(b, i);
+		int k = i < 6 ? ks[i] : extra_k;
+		cr_assert_eq(ts_jint(e, "k"), k, "%s: entry %zu", what, i);
+		double want = fmax(largest, total / k);
+		cr_assert(ts_close_rel(ts_jnum(e, "bound"), want, 1e-12),
+		          "%s: k %d bound %.17g, want %.17g", what, k, ts_jnum(e, "bound"), want);
+	}
+}
+
+static void check_fiddle_info(const char *path)
+{
+	fiddle_facts f;
+	fiddle_facts_of(path, &f);
+	json_t *info = ts_run_json(0, "info --json %s", path);
+	cr_assert_str_eq(ts_jstr(info, "source"), path);
+	cr_assert_str_eq(ts_jstr(info, "graph"), strrchr(path, '/') + 1);
+	cr_assert_eq(ts_jint(info, "ops"), f.ops, "%s: ops", path);
+	cr_assert_eq(ts_jint(info, "edges"), f.edges, "%s: edges", path);
+	cr_assert_eq(ts_jint(info, "sources"), f.sources, "%s: sources", path);
+	cr_assert_eq(ts_jint(info, "sinks"), f.sinks, "%s: sinks", path);
+	cr_assert_eq(ts_jint(info, "depth"), f.depth, "%s: depth", path);
+	cr_assert_eq(ts_jint(info, "groups"), f.groups, "%s: groups", path);
+	cr_assert_eq(ts_jint(info, "grouped_ops"), f.grouped_ops, "%s: grouped ops", path);
+	cr_assert_eq(ts_jint(info, "largest_group"), f.largest_group, "%s: largest group", path);
+	cr_assert(ts_close_rel(ts_jnum(info, "total_work"), f.work, 1e-9), "%s: total work", path);
+	cr_assert(ts_close_rel(ts_jnum(info, "total_param"), f.param, 1e-9), "%s: total param", path);
+	cr_assert(ts_close_rel(ts_jnum(info, "total_out"), f.out, 1e-9), "%s: total out", path);
+	json_t *set = ts_jget(info, "settings");
+	cr_assert_eq(ts_jint(set, "k"), f.k);
+	cr_assert(ts_jnum(set, "bandwidth") == 1);
+	cr_assert(ts_jnum(set, "memory") == f.memory);
+	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "hard");
+	int extra = (int)f.k;
+	for (int k = 2; k <= 64; k *= 2)
+		if (k == extra)
+			extra = 0;
+	assert_simple_bounds(info, f.largest_unit, f.work, extra, path);
+	json_decref(info);
+}
+
+Test(info, info_counts_match_the_raw_msr_fiddle_json)
+{
+	check_fiddle_info(BERT3_OP);
+	check_fiddle_info(RESNET_OP);
+}
+
+Test(info, info_figure2_by_hand)
+{
+	/* ops a, u, v, w, x, y; edges a-u, u-v, u-w, v-x, w-x, x-y; one source
+	 * (a), one sink (y), longest path a u v x y; work 1+2+3+1+2+1 = 10,
+	 * param 4+4+8+2+6+1 = 25, out 1+2+1+1+1+0 = 6; largest op v = 3 */
+	json_t *info = ts_run_json(0, "info --json " FIGURE2);
+	cr_assert_str_eq(ts_jstr(info, "graph"), "figure2.dot");
+	cr_assert_eq(ts_jint(info, "ops"), 6);
+	cr_assert_eq(ts_jint(info, "edges"), 6);
+	cr_assert_eq(ts_jint(info, "sources"), 1);
+	cr_assert_eq(ts_jint(info, "sinks"), 1);
+	cr_assert_eq(ts_jint(info, "depth"), 5);
+	cr_assert_eq(ts_jint(info, "groups"), 0);
+	cr_assert_eq(ts_jint(info, "grouped_ops"), 0);
+	cr_assert_eq(ts_jint(info, "largest_group"), 0);
+	cr_assert(ts_jnum(info, "total_work") == 10);
+	cr_assert(ts_jnum(info, "total_param") == 25);
+	cr_assert(ts_jnum(info, "total_out") == 6);
+	json_t *set = ts_jget(info, "settings");
+	cr_assert_eq(ts_jint(set, "k"), 3);
+	cr_assert(ts_jnum(set, "bandwidth") == 1);
+	cr_assert(json_is_null(ts_jget(set, "memory")), "unlimited memory is not null");
+	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "overflow");
+	/* 5, 3 (2.5 < v's 3), 3, 3, 3, 3, then the file's k = 3: 10/3 */
+	assert_simple_bounds(info, 3, 10, 3, "figure2");
+	cr_assert(ts_close_rel(ts_jnum(json_array_get(ts_jget(info, "simple_bound"), 6), "bound"), 10.0 / 3,
+	                    1e-15));
+	json_decref(info);
+}
+
+Test(info, info_residual_by_hand)
+{
+	/* 8 ops, 9 edges; input is the only source, output the only sink;
+	 * longest path input conv1 conv2 add mm_a concat output = 7 ops;
+	 * group matmul = {mm_a, mm_b} with work 3+3 = 6 = conv1's 6;
+	 * work 0+6+6+3+3+1+1+1 = 21, param 60+60+30+30 = 180,
+	 * out 8+8+8+4+4+8+8+0 = 48 */
+	json_t *info = ts_run_json(0, "info --json " RESIDUAL);
+	cr_assert_eq(ts_jint(info, "ops"), 8);
+	cr_assert_eq(ts_jint(info, "edges"), 9);
+	cr_assert_eq(ts_jint(info, "sources"), 1);
+	cr_assert_eq(ts_jint(info, "sinks"), 1);
+	cr_assert_eq(ts_jint(info, "depth"), 7);
+	cr_assert_eq(ts_jint(info, "groups"), 1);
+	cr_assert_eq(ts_jint(info, "grouped_ops"), 2);
+	cr_assert_eq(ts_jint(info, "largest_group"), 2);
+	cr_assert(ts_jnum(info, "total_work") == 21);
+	cr_assert(ts_jnum(info, "total_param") == 180);
+	cr_assert(ts_jnum(info, "total_out") == 48);
+	json_t *set = ts_jget(info, "settings");
+	cr_assert_eq(ts_jint(set, "k"), 3);
+	cr_assert(ts_jnum(set, "bandwidth") == 2);
+	cr_assert(ts_jnum(set, "memory") == 100);
+	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "hard");
+	assert_simple_bounds(info, 6, 21, 3, "residual");
+	json_decref(info);
+}
+
+Test(info, info_options_override_the_file)
+{
+	/* -k 2 is in the list already: no extra row; the group's 6 dominates
+	 * 21/k from k = 4 */
+	json_t *info =
+	        ts_run_json(0, "info --json " RESIDUAL " -k 2 -B 0.5 -M inf --memory-policy overflow");
+	json_t *set = ts_jget(info, "settings");
+	cr_assert_eq(ts_jint(set, "k"), 2);
+	cr_assert(ts_jnum(set, "bandwidth") == 0.5);
+	cr_assert(json_is_null(ts_jget(set, "memory")));
+	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "overflow");
+	assert_simple_bounds(info, 6, 21, 0, "residual -k 2");
+	json_decref(info);
+	/* a k of its own joins the end of the list: figure2 with k = 7 */
+	info = ts_run_json(0, "info --json " FIGURE2 " --k 7 --memory 12.5 --memory-policy hard");
+	set = ts_jget(info, "settings");
+	cr_assert_eq(ts_jint(set, "k"), 7);
+	cr_assert(ts_jnum(set, "memory") == 12.5);
+	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "hard");
+	assert_simple_bounds(info, 3, 10, 7, "figure2 -k 7");
+	json_decref(info);
+}
