@@ -39,6 +39,7 @@ CLI_SRC     := $(wildcard tests/cli/*.c)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
+SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o
 
 .PHONY: all deps run test unit-test cli-test tui-test asan-test valgrind-test bench perf install \
         uninstall clean format format-check house-test
@@ -70,13 +71,13 @@ $(BUILD)/tests/%.o: tests/%.c
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/unit-tests: $(UNIT_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(SUPPORT_OBJ) $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
 
-$(BUILD)/cli-tests: $(CLI_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+$(BUILD)/cli-tests: $(CLI_OBJ) $(SUPPORT_OBJ) $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
 
-$(BUILD)/tui-tests: $(TUI_TEST_OBJ) $(BUILD)/tests/support.o $(BUILD)/libstagecut.a
+$(BUILD)/tui-tests: $(TUI_TEST_OBJ) $(SUPPORT_OBJ) $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)
 
 run: deps

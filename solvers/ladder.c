@@ -359,3 +359,33 @@ void sc_ladder_cancel(sc_ladder *l)
 			l->info[r].state = SC_RS_CANCELLED;
 	sc_ladder_update(l); /* solves never added count as cancelled */
 }
+
+static bool asked_to_stop(sc_stop_fn *stop, void *ctx)
+{
+	return stop && stop(ctx);
+}
+
+void sc_ladder_wait(sc_engine *e, sc_ladder *l, sc_stop_fn *stop, void *ctx)
+{
+	bool cancelled = false;
+	while (!sc_ladder_done(l)) {
+		sc_engine_poll(e, 100, -1, NULL);
+		sc_ladder_update(l);
+		/* asked every turn: a caller may draw progress from it */
+		if (asked_to_stop(stop, ctx) && !cancelled) {
+			sc_ladder_cancel(l);
+			cancelled = true;
+		}
+	}
+}
+
+const char *sc_rung_report_name(sc_rung_state s)
+{
+	switch (s) {
+	case SC_RS_DONE: return "optimal";
+	case SC_RS_STOPPED: return "time_limit";
+	case SC_RS_CANCELLED: return "cancelled";
+	case SC_RS_FAILED: return "error";
+	default: return sc_rung_state_name(s);
+	}
+}

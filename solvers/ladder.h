@@ -90,4 +90,20 @@ double sc_ladder_upper(const sc_ladder *l, int *stage);
 /* Cancels every running or waiting rung. */
 void sc_ladder_cancel(sc_ladder *l);
 
+/* Called about every 100 ms while work runs; returns true to stop it.
+ * ctx is the caller's. */
+typedef bool sc_stop_fn(void *ctx);
+
+/* Drives e until every rung of l is done: polls the engine (waiting at most
+ * 100 ms a turn) and updates l.  stop (may be NULL) is called once every
+ * turn, also after it first returned true (a caller may draw progress in
+ * it); that first time the ladder is cancelled, and the loop goes on until
+ * the cancelled rungs have finished.  Never prints.  Used by the
+ * testbed (testbed.c) and by `stagecut bounds`. */
+void sc_ladder_wait(sc_engine *e, sc_ladder *l, sc_stop_fn *stop, void *ctx);
+
+/* How records (and `bounds --json`) name a rung's state: optimal,
+ * time_limit, cancelled, error, else sc_rung_state_name's.  Static text. */
+const char *sc_rung_report_name(sc_rung_state s);
+
 #endif

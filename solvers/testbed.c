@@ -38,31 +38,6 @@ static bool asked_to_stop(sc_testbed_stop_fn *stop, void *ctx)
 	return stop && stop(ctx);
 }
 
-void sc_testbed_wait_ladder(sc_engine *e, sc_ladder *l, sc_testbed_stop_fn *stop, void *ctx)
-{
-	bool cancelled = false;
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-		/* asked every turn: a caller may draw progress from it */
-		if (asked_to_stop(stop, ctx) && !cancelled) {
-			sc_ladder_cancel(l);
-			cancelled = true;
-		}
-	}
-}
-
-const char *sc_testbed_rung_status(sc_rung_state s)
-{
-	switch (s) {
-	case SC_RS_DONE: return "optimal";
-	case SC_RS_STOPPED: return "time_limit";
-	case SC_RS_CANCELLED: return "cancelled";
-	case SC_RS_FAILED: return "error";
-	default: return sc_rung_state_name(s);
-	}
-}
-
 /* ---- configuration ------------------------------------------------------ */
 
 void sc_testbed_config_init(sc_testbed_config *c)
@@ -447,7 +422,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		l = sc_ladder_new(e, g, &set, &lp, &err);
 	}
 	if (l) {
-		sc_testbed_wait_ladder(e, l, stop, ctx);
+		sc_ladder_wait(e, l, stop, ctx);
 		upper = sc_ladder_upper(l, stage);
 		lower = sc_ladder_lower(l);
 		for (int r = 0; r < SC_RUNG_COUNT; r++) {
@@ -457,7 +432,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 			sc_ladder_info(l, (sc_rung)r, &ri);
 			json_t *row = json_pack("{s:o, s:s, s:f}", "value",
 			                        isfinite(ri.value) ? json_real(ri.value) : json_null(),
-			                        "status", sc_testbed_rung_status(ri.state), "seconds",
+			                        "status", sc_rung_report_name(ri.state), "seconds",
 			                        ri.seconds);
 			if (ri.state == SC_RS_FAILED)
 				json_object_set_new(row, "message", json_string(ri.message));

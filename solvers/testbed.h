@@ -35,20 +35,8 @@
 #define SC_TESTBED_MAX_KS 32
 
 /* Called about every 100 ms while work runs; returns true to stop it.
- * ctx is the caller's. */
-typedef bool sc_testbed_stop_fn(void *ctx);
-
-/* Drives e until every rung of l is done: polls the engine (waiting at most
- * 100 ms a turn) and updates l.  stop (may be NULL) is called once every
- * turn, also after it first returned true (a caller may draw progress in
- * it); that first time the ladder is cancelled, and the loop goes on until
- * the cancelled rungs have finished.  Never prints.  Used by the
- * testbed and by `stagecut bounds`. */
-void sc_testbed_wait_ladder(sc_engine *e, sc_ladder *l, sc_testbed_stop_fn *stop, void *ctx);
-
-/* How records (and `bounds --json`) name a rung's state: optimal,
- * time_limit, cancelled, error, else sc_rung_state_name's.  Static text. */
-const char *sc_testbed_rung_status(sc_rung_state s);
+ * ctx is the caller's (the same type as sc_stop_fn of ladder.h). */
+typedef sc_stop_fn sc_testbed_stop_fn;
 
 typedef struct sc_testbed_method {
 	char name[32]; /* as given: "brkga-100" */

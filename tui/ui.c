@@ -13,7 +13,6 @@
 #include "core/load.h"
 #include "core/partition.h"
 #include "core/report.h"
-#include "solvers/testbed.h"
 
 static int utf8_length(const unsigned char *s)
 {
@@ -222,7 +221,7 @@ bool ui_parse_rungs(const char *list, unsigned *out)
 
 const char *ui_rung_status_name(sc_rung_state s)
 {
-	return sc_testbed_rung_status(s);
+	return sc_rung_report_name(s);
 }
 
 void ui_print_stage_table(const sc_costs *c, FILE *f)

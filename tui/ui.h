@@ -114,7 +114,7 @@ void ui_interrupt(void);
 bool ui_parse_rungs(const char *list, unsigned *out);
 
 /* How reports name a rung's state: optimal, time_limit, cancelled, error
- * (sc_testbed_rung_status, so that records and `bounds --json` agree). */
+ * (sc_rung_report_name, so that records and `bounds --json` agree). */
 const char *ui_rung_status_name(sc_rung_state s);
 
 #include "core/cost.h"

@@ -18,7 +18,7 @@
  * share with the workbench in tui/ui.c; this file calls both and
  * ui_workbench (tui/wb/workbench.h), and nothing calls back into it.
  *
- * Why about 750 lines: over a third is the two tables, every option's help
+ * Longer than 600 lines: over a third is the two tables, every option's help
  * line and every command's help paragraph, which are data that the parser
  * and the help screens below read; split apart, each half would need the
  * other's internals (the option ids, the table's layout).

@@ -16,7 +16,6 @@
 #include "solvers/jobs.h"
 #include "core/clock.h"
 #include "solvers/ladder.h"
-#include "solvers/testbed.h"
 
 
 static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
@@ -165,7 +164,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		goto out;
 	}
 	ladder_view view = {.l = l, .rungs = rungs, .tty = tty, .last = -1};
-	sc_testbed_wait_ladder(e, l, ladder_turn, &view);
+	sc_ladder_wait(e, l, ladder_turn, &view);
 	if (tty)
 		fputs("\r\033[K", stderr);
 	double best_upper = sc_ladder_upper(l, stage);
