@@ -222,6 +222,8 @@ int ui_workbench(const ui_opts *o)
 		goto out;
 	}
 	wb_recover_path(&w);
+	/* the first screen at once, before a job takes a core */
+	wb_draw(&w);
 	/* the search starts once the recovery offer (if any) is answered, so
 	 * a restored partition is in place before it ends */
 	if (!wb_recover_offer(&w, start_default_search))
