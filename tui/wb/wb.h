@@ -130,6 +130,8 @@ struct wb {
 	char recover[4096]; /* the recovery file's path, or "" */
 	double recover_t;   /* when it was last written */
 	bool recover_due;   /* edits not yet in the recovery file */
+	int *recovered;     /* the offered recovery file's stages, until answered */
+	void (*after_offer)(wb *w); /* what the start-up does after the answer */
 	char msg[256]; /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */

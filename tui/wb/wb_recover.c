@@ -131,25 +131,22 @@ void wb_recover_clear(wb *w)
 }
 
 /* The offer's answer: r restores, anything else (Esc too) discards; then
- * the start-up goes on.  The recovered stages wait in offered until the
- * answer. */
-static int *offered;
-static void (*offer_then)(wb *w);
-
+ * the start-up goes on.  The recovered stages wait in w->recovered until
+ * the answer. */
 static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 {
 	(void)arg;
 	(void)ok;
 	if (answer[0] == 'r') {
-		wb_set_current(w, offered, "recovered from an earlier session (unsaved)", true);
+		wb_set_current(w, w->recovered, "recovered from an earlier session (unsaved)", true);
 		wb_say(w, "restored the recovered partition; w saves it");
 	} else {
 		wb_recover_clear(w);
 	}
-	free(offered);
-	offered = NULL;
-	if (offer_then)
-		offer_then(w);
+	free(w->recovered);
+	w->recovered = NULL;
+	if (w->after_offer)
+		w->after_offer(w);
 	return WB_HANDLED | WB_REDRAW;
 }
 
@@ -164,9 +161,9 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		free(rs);
 		return false;
 	}
-	free(offered);
-	offered = rs;
-	offer_then = then;
+	free(w->recovered);
+	w->recovered = rs;
+	w->after_offer = then;
 	wb_ask(w,
 	       "an unsaved partition from an earlier session was recovered: r restores it, d "
 	       "discards it:",

@@ -244,6 +244,7 @@ out:
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
 	free(w.best_stage);
+	free(w.recovered);
 	free(w.order);
 	free(w.by_work);
 	sc_graph_free(g);
