@@ -391,7 +391,8 @@ Test(workbench, loading_a_partition_of_another_k_says_how, .timeout = 40)
 	free(ts_tmux_wait(&t, "load a partition file:", 5));
 	ts_tmux_keys(&t, "-l tests/bad/part_edge_back.json");
 	ts_tmux_keys(&t, "Enter");
-	free(ts_tmux_wait(&t, "not loaded: tests/bad/part_edge_back.json: the partition is invalid", 5));
+	free(ts_tmux_wait(&t, "not loaded: tests/bad/part_edge_back.json: the partition is invalid",
+	                  5));
 	ts_tmux_keys(&t, "q");
 	free(ts_tmux_wait(&t, "EXIT=0", 5));
 	ts_tmux_stop(&t);

@@ -47,13 +47,14 @@ Test(wbkeys, every_key_is_named_in_its_label)
 	cr_assert_gt(n, 20);
 	cr_assert(b[0].label, "the first row documents itself");
 	for (int i = 0; i < n; i++) {
-		cr_expect((b[i].label == NULL) == (b[i].help == NULL), "row %d: label and help go together", i);
+		cr_expect((b[i].label == NULL) == (b[i].help == NULL),
+		          "row %d: label and help go together", i);
 		cr_expect(b[i].keys[0], "row %d has no key", i);
 		for (const int *k = b[i].keys; *k; k++) {
 			char name[32];
 			wb_key_name(*k, name, sizeof name);
-			cr_expect(has_word(label_of(b, i), name, false), "key '%s' is not in the label '%s'",
-			          name, label_of(b, i));
+			cr_expect(has_word(label_of(b, i), name, false),
+			          "key '%s' is not in the label '%s'", name, label_of(b, i));
 		}
 	}
 }
@@ -79,7 +80,8 @@ Test(wbkeys, no_key_is_bound_twice_where_it_works)
 	cr_expect_eq(wb_key_action(WB_IN_NODES, ','), WB_A_EARLIER);
 	cr_expect_eq(wb_key_action(WB_IN_NODES, '.'), WB_A_LATER);
 	cr_expect_eq(wb_key_action(WB_IN_QUOTIENT, 18), WB_A_REDO);
-	cr_expect_eq(wb_key_action(WB_IN_OVERVIEW, ' '), WB_A_NONE, "Space pages the node browser only");
+	cr_expect_eq(wb_key_action(WB_IN_OVERVIEW, ' '), WB_A_NONE,
+	             "Space pages the node browser only");
 }
 
 Test(wbkeys, footers_name_a_key_of_their_action)
@@ -94,7 +96,9 @@ Test(wbkeys, footers_name_a_key_of_their_action)
 			for (int i = 0; i < n; i++)
 				for (const int *k = b[i].keys; b[i].act == act && *k; k++) {
 					char name[32];
-					named = named || has_word(h, wb_key_name(*k, name, sizeof name), true);
+					named = named ||
+					        has_word(h, wb_key_name(*k, name, sizeof name),
+					                 true);
 				}
 			cr_expect(named, "footer %d's hint '%s' names no key of its action", f, h);
 		}
@@ -180,7 +184,8 @@ Test(wbkeys, the_man_page_lists_the_table_and_nothing_else)
 		rows++;
 		bool found = false;
 		for (int j = 0; j < nman && !found; j++)
-			found = strcmp(man[j].label, b[i].label) == 0 && strcmp(man[j].help, b[i].help) == 0;
+			found = strcmp(man[j].label, b[i].label) == 0 &&
+			        strcmp(man[j].help, b[i].help) == 0;
 		cr_expect(found, "'%s  %s' (tui/wb/wb_keys.def) is not in the keys of " MAN_PAGE,
 		          b[i].label, b[i].help);
 	}
@@ -189,8 +194,8 @@ Test(wbkeys, the_man_page_lists_the_table_and_nothing_else)
 		for (int i = 0; i < n && !found; i++)
 			found = b[i].label && strcmp(man[j].label, b[i].label) == 0 &&
 			        strcmp(man[j].help, b[i].help) == 0;
-		cr_expect(found, "'%s  %s' in " MAN_PAGE " is not in tui/wb/wb_keys.def", man[j].label,
-		          man[j].help);
+		cr_expect(found, "'%s  %s' in " MAN_PAGE " is not in tui/wb/wb_keys.def",
+		          man[j].label, man[j].help);
 	}
 	cr_expect_eq(nman, rows, MAN_PAGE " lists %d keys, the table %d", nman, rows);
 }
@@ -209,6 +214,7 @@ Test(wbkeys, the_line_editor)
 	cr_expect_eq(wb_line_key(buf, sizeof buf, '\n'), WB_LINE_DONE);
 	cr_expect_eq(wb_line_key(buf, sizeof buf, 27), WB_LINE_CANCEL);
 	buf[0] = '\0';
-	cr_expect_eq(wb_line_key(buf, sizeof buf, 127), WB_LINE_EDITED, "erasing nothing is harmless");
+	cr_expect_eq(wb_line_key(buf, sizeof buf, 127), WB_LINE_EDITED,
+	             "erasing nothing is harmless");
 	cr_expect_str_eq(buf, "");
 }

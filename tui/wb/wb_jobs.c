@@ -179,7 +179,8 @@ void wb_follow_jobs(wb *w)
 	if (w->search >= 0) {
 		sc_job_info ji;
 		sc_engine_info(w->eng, w->search, &ji);
-		bool was_running = !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
+		bool was_running =
+		        !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
 		w->search_info = ji;
 		note_history(w, &ji);
 		if (sc_job_finished(ji.state) && was_running) {

@@ -110,7 +110,8 @@ const char *wb_help_line(unsigned in, int i, char *buf, size_t size)
 {
 	int col = 0;
 	for (int j = 0; j < NBINDINGS; j++)
-		if (bindings[j].label && (bindings[j].where & in) && (int)strlen(bindings[j].label) > col)
+		if (bindings[j].label && (bindings[j].where & in) &&
+		    (int)strlen(bindings[j].label) > col)
 			col = (int)strlen(bindings[j].label);
 	for (int j = 0; j < NBINDINGS; j++)
 		if (bindings[j].label && (bindings[j].where & in) && i-- == 0) {

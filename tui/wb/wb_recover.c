@@ -138,7 +138,8 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 	(void)arg;
 	(void)ok;
 	if (answer[0] == 'r') {
-		wb_set_current(w, w->recovered, "recovered from an earlier session (unsaved)", true);
+		wb_set_current(w, w->recovered, "recovered from an earlier session (unsaved)",
+		               true);
 		wb_say(w, "restored the recovered partition; w saves it");
 	} else {
 		wb_recover_clear(w);

@@ -76,7 +76,8 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 		break;
 	case F_BYTES:
 		snprintf(buf, size, "%s",
-			 editing && isinf(*(double *)v) ? "inf" : ui_num(*(double *)v, b, sizeof b));
+		         editing && isinf(*(double *)v) ? "inf"
+		                                        : ui_num(*(double *)v, b, sizeof b));
 		break;
 	case F_POLICY:
 		snprintf(buf, size, "%s", sc_mem_policy_name(*(sc_mem_policy *)v));

@@ -70,8 +70,8 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 			char why[160];
 			sc_part_describe(g, g->init_stage, &viol, why, sizeof why);
 			size_t used = strlen(w->origin);
-			snprintf(w->origin + used, sizeof w->origin - used, "; the file's stages: %s",
-				 why);
+			snprintf(w->origin + used, sizeof w->origin - used,
+			         "; the file's stages: %s", why);
 		}
 	}
 	return true;
@@ -83,7 +83,8 @@ static SCREEN *open_terminal(wb *w)
 	setlocale(LC_ALL, "");
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
-		ui_error("cannot open the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+		ui_error("cannot open the terminal (TERM=%s)",
+		         getenv("TERM") ? getenv("TERM") : "");
 		return NULL;
 	}
 	cbreak();
@@ -146,8 +147,9 @@ static void run(wb *w)
 			wb_recover_write(w, false);
 		/* a new message, a running job's elapsed time, a message that
 		 * has just expired */
-		dirty = dirty || w->msg_t > last || (sc_engine_busy(w->eng) > 0 && t - last > 0.25) ||
-			(w->msg_shown && !wb_msg_fresh(w, t));
+		dirty = dirty || w->msg_t > last ||
+		        (sc_engine_busy(w->eng) > 0 && t - last > 0.25) ||
+		        (w->msg_shown && !wb_msg_fresh(w, t));
 		if (go && dirty) {
 			wb_draw(w);
 			last = t;
