@@ -41,7 +41,7 @@ TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all deps run test unit-test cli-test tui-test asan-test valgrind-test bench install \
-        uninstall clean format
+        uninstall clean format format-check house-test
 
 all: stagecut
 
@@ -85,8 +85,8 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests $(BUILD)/tui-tests
-	@$(MAKE) --no-print-directory unit-test cli-test tui-test asan-test valgrind-test \
-		fuzz-regress
+	@$(MAKE) --no-print-directory house-test format-check unit-test cli-test tui-test \
+		asan-test valgrind-test fuzz-regress
 
 unit-test: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
@@ -141,8 +141,20 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stagecut $(DESTDIR)$(MANDIR)/stagecut.1
 	rm -rf $(DESTDIR)$(DATADIR)
 
+# every C file of the project (the fuzzing corpus holds no .c or .h)
+FORMAT_SRC = $(shell find core solvers viz tui tests perf -name '*.[ch]' 2>/dev/null | sort)
+
 format:
-	clang-format -i $(LIB_SRC) tui/main.c $(wildcard */*.h */*/*.h) $(UNIT_SRC) $(CLI_SRC)
+	clang-format -i $(FORMAT_SRC)
+
+# make format must leave no diff
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_SRC) && echo "format-check: $(words $(FORMAT_SRC)) files as clang-format writes them"
+
+# the layout rules: includes and calls point one way, no circle of calls in a
+# folder, no file over 600 lines without a reason (scripts/check_house.sh)
+house-test: stagecut
+	scripts/check_house.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-fuzz-regress stagecut
