@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tests/support.h"
-#include "tui/wb/wb_keys.h"
+#include "tui/wb/wb_keytab.h"
 #include "tui/wb/wb_lineedit.h"
 
 #define MAN_PAGE "man/stagecut.1"

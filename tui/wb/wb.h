@@ -14,13 +14,32 @@
  * says what happened as a WB_HANDLED / WB_REDRAW / WB_QUIT bitmask and only
  * the loop (workbench.c) redraws.
  *
- * The files: workbench.c (start-up and the loop), wb_state.c (the current
- * partition and the status line), wb_keys.c + wb_keys.def (the key table,
- * dispatch, help, footers), wb_jobs.c (searches, the ladder, the best
- * result), wb_recover.c (the recovery file), wb_files.c (save, load, quit),
- * wb_lineedit.c (prompts), wb_settings.c (the settings form), wb_tour.c,
- * wb_sample.c (the default sample, the first partition), and one file per
- * view: wb_draw.c (frame and overview), wb_nodes.c, wb_quotient.c.
+ * The files: workbench.c (start-up and the loop), wb_state.c (the modal
+ * stack, the current partition and the status line), wb_keytab.c +
+ * wb_keys.def (the key table: decoding, key names, help lines, footers),
+ * wb_keys.c (dispatch, the global actions, the help modal), wb_jobs.c
+ * (searches, the ladder, the best result), wb_recover.c (the recovery
+ * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts),
+ * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
+ * sample, the first partition), and one file per view: wb_draw.c (frame
+ * and overview), wb_nodes.c, wb_quotient.c.
+ *
+ * The layers (a file calls only files of its own layer or below, and the
+ * calls inside a layer form no circle; scripts/check_house.sh checks it):
+ *   1. wb_state.c, wb_sample.c: the state every part uses; they call no
+ *      other file of tui/wb/.  wb_changed reaches the views' on_change
+ *      through w->views (data filled by the loop), not by name.
+ *   2. wb_keytab.c: the key table's queries; calls nothing of tui/wb/.
+ *   3. wb_jobs.c: searches and the ladder; calls the state.
+ *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c, wb_files.c,
+ *      wb_nodes.c, wb_quotient.c, wb_settings.c, wb_tour.c: the views, the
+ *      modals and the services they share; they call layers 1-3 and each
+ *      other only downwards in this order (the prompt is the bottom one).
+ *      A modal passes on a key by returning 0, never by calling the
+ *      dispatcher; it opens another modal with wb_modal_push or wb_ask.
+ *   5. wb_keys.c (dispatch, global actions, the help modal, the list of
+ *      views) and workbench.c (start-up and the loop): they may call and
+ *      reference everything above; nothing else names them.
  */
 #ifndef UI_WB_H
 #define UI_WB_H
@@ -33,9 +52,9 @@
 #include "core/graph.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
-#include "tui/wb/wb_keys.h"
+#include "tui/wb/wb_keytab.h"
 
-enum { WB_HISTORY = 64, WB_MODALS = 8 };
+enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 3 };
 
 typedef struct wb wb;
 
@@ -58,6 +77,9 @@ typedef struct wb_view_ops {
 } wb_view_ops;
 
 extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view;
+
+/* The views in the order of the keys 1 2 3 (wb_keys.c). */
+extern const wb_view_ops *const wb_views[WB_NVIEWS];
 
 /* A modal: drawn over the view (and the modals beneath it) in rows x cols;
  * key gets every key first and returns a WB_* bitmask (0: not its own, so
@@ -107,6 +129,9 @@ struct wb {
 	double search_time, rung_time;
 	/* screen */
 	const wb_view_ops *view;
+	/* every view (wb_views, set at start-up): wb_changed calls their
+	 * on_change through this, so wb_state.c names no view */
+	const wb_view_ops *const *views;
 	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
 	int nmodal;
 	int pane;      /* overview: 0 stages, 1 ladder */
@@ -170,7 +195,8 @@ void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool wb_msg_fresh(const wb *w, double now);
 
 /* Called after every change of the current partition: re-reads the
- * editor, marks hand edits unsaved and tells every view (on_change). */
+ * editor, marks hand edits unsaved and tells every view in w->views (its
+ * on_change; w->views may be NULL before start-up sets it). */
 void wb_changed(wb *w, bool by_hand);
 
 /* Makes stage the current partition (undoable).  Done by the program (a
@@ -213,14 +239,11 @@ unsigned wb_export(wb *w);
 /* Frees the cached layout (at exit). */
 void wb_quotient_free(void);
 
-/* --- keys (wb_keys.c) --- */
+/* --- dispatch (wb_keys.c, the top layer) --- */
 
 /* Handles one key: the modals top down, then the view, then the global
  * actions.  Returns a WB_* bitmask (0: nobody's key). */
 unsigned wb_key(wb *w, int ch);
-
-/* Calls every view's on_change (after a change of the partition). */
-void wb_views_changed(wb *w);
 
 /* --- jobs (wb_jobs.c) --- */
 

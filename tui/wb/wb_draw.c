@@ -6,6 +6,11 @@
  * pure function of the state and the terminal size.  The other views are
  * wb_nodes.c and wb_quotient.c; the modals are in wb_keys.c (help),
  * wb_settings.c, wb_tour.c and wb_lineedit.c (prompts).
+ *
+ * Layer: a view (layer 4 in wb.h).  It calls the state, the key table
+ * (footers) and the prompt's ops (wb_lineedit.c, to know when it is open);
+ * wb_quotient.c, wb_settings.c and wb_tour.c call its wb_lower_bound and
+ * wb_box, and the dispatcher names wb_overview_view.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>

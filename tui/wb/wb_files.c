@@ -4,6 +4,9 @@
  * Each asks with a prompt (wb_lineedit.c) and acts in the prompt's answer.
  * The partition given with -p at start is read in workbench.c; the
  * recovery file is wb_recover.c's.
+ *
+ * Layer: a service of layer 4 (wb.h), called by the global actions
+ * (wb_keys.c); it calls the state, the prompt and the recovery file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -7,6 +7,9 @@
  * The loop (workbench.c) polls the engine and calls wb_follow_jobs once a
  * turn.  A finished search's result is taken in one place,
  * take_search_result, which is also where its job may be released.
+ *
+ * Layer: above the state (layer 3 in wb.h): it calls only wb_state.c;
+ * views, modals and the dispatcher start and cancel jobs through it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

@@ -1,125 +1,23 @@
 /*
- * wb_keys.c - the workbench's keys: the table of wb_keys.def read into
- * data (decoding, key names, help lines, footers), the help modal, the
- * dispatch of one key through the modal stack, the view and the global
- * actions, and those global actions themselves.
+ * wb_keys.c - the dispatch of one key through the modal stack, the view
+ * and the global actions; those global actions themselves; the help modal;
+ * the list of views.
  *
- * A key goes to the top modal first; what it leaves (the tour passes on
+ * A key goes to the top modal first; what it leaves (the tour returns 0 for
  * the keys that are not its own) goes down the stack, then to the view
  * (wb_view_ops.key with the action decoded in the view's context), then to
- * wb_global_action below.  The jobs' actions live in wb_jobs.c, the files'
+ * global_action below.  The jobs' actions live in wb_jobs.c, the files'
  * in wb_files.c, the views' own in wb_draw.c, wb_nodes.c, wb_quotient.c.
+ *
+ * Layer: the top, with workbench.c.  It may call every file of tui/wb/
+ * (the key table in wb_keytab.c, the state, the jobs, the files, the views'
+ * and modals' ops tables) and nothing below calls it.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "tui/wb/wb_keys.h"
+#include "tui/wb/wb.h"
 
 #include <curses.h>
 #include <stdio.h>
-#include <string.h>
-
-#include "tui/wb/wb.h"
-
-static const wb_binding bindings[] = {
-#define WB_KEY(act_, where_, label_, help_, ...)                                                  \
-	{.act = WB_A_##act_, .where = (where_), .label = (label_), .help = (help_),               \
-	 .keys = {__VA_ARGS__}},
-#include "tui/wb/wb_keys.def"
-};
-
-enum { NBINDINGS = (int)(sizeof bindings / sizeof *bindings) };
-
-typedef struct hint {
-	int footer;
-	wb_action act;
-	const char *text;
-} hint;
-
-static const hint hints[] = {
-#define WB_HINT(footer_, act_, text_) {.footer = (footer_), .act = WB_A_##act_, .text = (text_)},
-#include "tui/wb/wb_keys.def"
-};
-
-enum { NHINTS = (int)(sizeof hints / sizeof *hints) };
-
-const wb_binding *wb_bindings(int *n)
-{
-	*n = NBINDINGS;
-	return bindings;
-}
-
-wb_action wb_key_action(unsigned in, int ch)
-{
-	if (ch == 0)
-		return WB_A_NONE;
-	for (int i = 0; i < NBINDINGS; i++) {
-		if (!(bindings[i].where & in))
-			continue;
-		for (const int *k = bindings[i].keys; *k; k++)
-			if (*k == ch)
-				return bindings[i].act;
-	}
-	return WB_A_NONE;
-}
-
-const char *wb_key_name(int ch, char *buf, size_t size)
-{
-	static const struct {
-		int ch;
-		const char *name;
-	} names[] = {
-	    {KEY_DOWN, "Down"}, {KEY_UP, "Up"},       {KEY_NPAGE, "PgDn"}, {KEY_PPAGE, "PgUp"},
-	    {KEY_HOME, "Home"}, {KEY_END, "End"},     {'\t', "Tab"},       {' ', "Space"},
-	    {'\n', "Enter"},    {'\r', "Enter"},      {KEY_ENTER, "Enter"}, {27, "Esc"},
-	};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i].ch == ch) {
-			snprintf(buf, size, "%s", names[i].name);
-			return buf;
-		}
-	if (ch > 0 && ch < 32)
-		snprintf(buf, size, "^%c", ch + '@');
-	else if (ch >= 32 && ch < 127)
-		snprintf(buf, size, "%c", ch);
-	else
-		snprintf(buf, size, "key %d", ch);
-	return buf;
-}
-
-const char *wb_footer_hint(int f, int i, wb_action *act)
-{
-	for (int j = 0; j < NHINTS; j++)
-		if (hints[j].footer == f && i-- == 0) {
-			if (act)
-				*act = hints[j].act;
-			return hints[j].text;
-		}
-	return NULL;
-}
-
-const char *wb_footer(int f, const char *sep, char *buf, size_t size)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	const char *h;
-	for (int i = 0; (h = wb_footer_hint(f, i, NULL)) && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? sep : "", h);
-	return buf;
-}
-
-const char *wb_help_line(unsigned in, int i, char *buf, size_t size)
-{
-	int col = 0;
-	for (int j = 0; j < NBINDINGS; j++)
-		if (bindings[j].label && (bindings[j].where & in) &&
-		    (int)strlen(bindings[j].label) > col)
-			col = (int)strlen(bindings[j].label);
-	for (int j = 0; j < NBINDINGS; j++)
-		if (bindings[j].label && (bindings[j].where & in) && i-- == 0) {
-			snprintf(buf, size, "  %-*s  %s", col, bindings[j].label, bindings[j].help);
-			return buf;
-		}
-	return NULL;
-}
 
 /* --- the help modal: the key lines of the views, then what the screen's
  * marks mean; any key closes it --- */
@@ -160,14 +58,8 @@ const wb_modal_ops wb_help_modal = {.name = "help", .draw = help_draw, .key = he
 
 /* --- the global actions --- */
 
-static const wb_view_ops *const views[] = {&wb_overview_view, &wb_nodes_view, &wb_quotient_view};
-
-void wb_views_changed(wb *w)
-{
-	for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-		if (views[i]->on_change)
-			views[i]->on_change(w);
-}
+const wb_view_ops *const wb_views[WB_NVIEWS] = {&wb_overview_view, &wb_nodes_view,
+						 &wb_quotient_view};
 
 static unsigned global_action(wb *w, wb_action a, int ch)
 {
@@ -223,7 +115,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 			wb_modal_push(w, &wb_tour_modal);
 		break;
 	case WB_A_VIEW:
-		w->view = views[ch - '1'];
+		w->view = wb_views[ch - '1'];
 		break;
 	case WB_A_PANE:
 		w->pane = !w->pane;

@@ -5,6 +5,9 @@
  * wb.h): saving and loading (wb_files.c), the settings' values
  * (wb_settings.c), the filter (wb_nodes.c), the export (wb_quotient.c),
  * the recovery offer (wb_recover.c).
+ *
+ * Layer: the lowest of layer 4 (wb.h): it calls only the state (the modal
+ * stack); everything that asks a question calls it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tui/wb/wb_lineedit.h"

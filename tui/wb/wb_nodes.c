@@ -10,6 +10,10 @@
  * sort over that order, so even 100 000 ops stay well inside a key press.
  * The view's keys are wb_keys.def's WB_IN_NODES rows; what it leaves (j
  * and k are its own) goes to the global actions in wb_keys.c.
+ *
+ * Layer: a view (layer 4 in wb.h): it calls the state and the prompt (the
+ * filter); its keys come decoded from the dispatcher, which names
+ * wb_nodes_view.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>

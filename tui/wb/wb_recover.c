@@ -9,6 +9,9 @@
  * Files are written on a thread of their own from a snapshot of the stages,
  * so a big graph's JSON never delays a key press.  The loop (workbench.c)
  * decides when to write; saving is in wb_files.c.
+ *
+ * Layer: a service of layer 4 (wb.h), below the views and modals: it calls
+ * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>

@@ -2,6 +2,8 @@
  * wb_sample.c - what the workbench opens when it is given nothing: the
  * bundled sample graph, and a first partition to show at once before any
  * search has run.  The start-up that uses them is in workbench.c.
+ *
+ * Layer: the bottom (layer 1 in wb.h): it calls no other file of tui/wb/.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>

@@ -7,6 +7,10 @@
  * through the field's kind.  A change of the problem (k, B, M, policy)
  * cancels the jobs and starts over; a budget applies to the next job.  The
  * form is a modal (wb.h); its keys are wb_keys.def's WB_IN_SETTINGS rows.
+ *
+ * Layer: a modal (layer 4 in wb.h): it calls the state, the key table, the
+ * jobs, the prompt, the recovery file, wb_draw.c's wb_box and wb_sample.c;
+ * only the dispatcher names wb_settings_modal.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>

@@ -4,6 +4,11 @@
  * triggers).  Everything here is small and called from every other file;
  * the jobs that produce partitions are in wb_jobs.c, the files in
  * wb_files.c, the loop in workbench.c.
+ *
+ * Layer: the bottom.  It calls no other file of tui/wb/ (only core/); what
+ * a change must tell the views it reaches through the ops pointers in
+ * w->views and the modal stack holds ops pointers, so no view or modal is
+ * named here.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -72,7 +77,10 @@ void wb_changed(wb *w, bool by_hand)
 			 sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
 	}
 	w->edited = sc_editor_dirty(w->ed);
-	wb_views_changed(w);
+	/* through the pointers in w->views: this layer names no view */
+	for (int i = 0; w->views && i < WB_NVIEWS; i++)
+		if (w->views[i]->on_change)
+			w->views[i]->on_change(w);
 }
 
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)

@@ -5,6 +5,10 @@
  * how much of the gap it closed, then the answer.  A modal that keeps only
  * its own keys (wb_keys.def's WB_IN_TOUR rows): the others work as without
  * it, so the engineer can run the ladder or switch views during the tour.
+ *
+ * Layer: a modal (layer 4 in wb.h): it calls the state, the key table, the
+ * jobs and wb_draw.c; the keys it leaves it passes on by returning 0 to the
+ * dispatcher (wb_keys.c), which alone names wb_tour_modal.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>

@@ -11,6 +11,10 @@
  * job runs (its elapsed time), or when the status line's message expires.
  * The terminal is opened with newterm, which fails softly, so a bad TERM is
  * an error message, not an exit inside curses.
+ *
+ * Layer: the top, with wb_keys.c.  It may call every file of tui/wb/ (it
+ * hands the state the list of views, wb_views) and nothing else calls it
+ * but tui/cmd/.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tui/wb/workbench.h"
@@ -182,6 +186,7 @@ int ui_workbench(const ui_opts *o)
 		.search = -1,
 		.best = INFINITY,
 		.view = &wb_overview_view,
+		.views = wb_views,
 		.search_time = 30,
 		.rung_time = 60};
 	snprintf(w.path, sizeof w.path, "%s", path);

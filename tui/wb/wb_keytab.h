@@ -1,11 +1,13 @@
 /*
- * wb_keys.h - the workbench's keys as data: the actions (one per row of
+ * wb_keytab.h - the workbench's keys as data: the actions (one per row of
  * wb_keys.def), decoding a key in a context, naming keys, the help lines
- * and the footers.  The table itself is wb_keys.def; wb_keys.c reads it and
- * holds the global actions (what a view or modal leaves unhandled).
+ * and the footers.  The table itself is wb_keys.def; wb_keytab.c reads it
+ * (a leaf: any file of tui/wb/ may call it); wb_keys.c dispatches the
+ * decoded actions and holds the global actions (what a view or modal
+ * leaves unhandled).
  */
-#ifndef UI_WB_KEYS_H
-#define UI_WB_KEYS_H
+#ifndef UI_WB_KEYTAB_H
+#define UI_WB_KEYTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
