@@ -50,8 +50,10 @@ Test(workbench, default_sample_small_terminal_resize_no_colour, .timeout = 30)
 {
 	ts_tmux t;
 	ts_tmux_start(&t, 80, 24, "NO_COLOR=1 TERM=vt100", ts_program());
-	char *s = ts_tmux_wait(&t, "bert_l-3_inference.json", 5);
-	cr_assert(line_with(s, "235 ops  250 edges  k 3"), "%s", s);
+	/* the header's second line, not its first, so the screen is not caught
+	 * half drawn */
+	char *s = ts_tmux_wait(&t, "235 ops  250 edges  k 3", 5);
+	cr_assert(line_with(s, "bert_l-3_inference.json"), "%s", s);
 	cr_assert(strchr(s, '*'), "the bottleneck is marked without colours:\n%s", s);
 	free(s);
 	ts_tmux_resize(&t, 100, 30);
@@ -286,7 +288,10 @@ Test(workbench, a_legal_move_shows_the_costs_eval_gives_for_the_saved_file, .tim
 	ts_tmux_keys(&t, "2 j '>'");
 	free(ts_tmux_wait(&t, "moved u to stage 2", 5));
 	ts_tmux_keys(&t, "1");
-	char *screen = ts_tmux_wait(&t, "edited by hand", 5);
+	/* the overview's own text, not the header's: the header shows the
+	 * edit in the node browser too */
+	char *screen = ts_tmux_wait(&t, "ladder of lower bounds", 5);
+	cr_assert(strstr(screen, "edited by hand"), "%s", screen);
 	ts_tmux_keys(&t, "w");
 	free(ts_tmux_wait(&t, "save the partition to:", 5));
 	ts_tmux_keys(&t, "Enter");
@@ -314,4 +319,83 @@ Test(workbench, a_legal_move_shows_the_costs_eval_gives_for_the_saved_file, .tim
 	free(screen);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- the key table, the partition files through sc_part_load ----------- */
+
+Test(workbench, the_help_lists_the_keys_once_and_aliases_work, .timeout = 30)
+{
+	ts_tmux t;
+	start_fig2(&t, "NO_COLOR=1 TERM=vt100");
+	ts_tmux_keys(&t, "'?'");
+	/* its last line: the whole box is drawn */
+	char *s = ts_tmux_wait(&t, "optimum could still be", 5);
+	/* the keys the hand-written help left out, and r once */
+	cr_assert(strstr(s, "PgDn Space PgUp"), "%s", s);
+	cr_assert(strstr(s, "g Home G End"), "%s", s);
+	cr_assert(strstr(s, "u U ^R"), "%s", s);
+	cr_assert(strstr(s, "< , > ."), "%s", s);
+	const char *r = strstr(s, "  r  ");
+	cr_assert(r && !strstr(r + 1, "  r  "), "r is listed once:\n%s", s);
+	free(s);
+	/* any key closes the help; then , and . move like < and > */
+	ts_tmux_keys(&t, "Escape");
+	ts_tmux_keys(&t, "2 j .");
+	free(ts_tmux_wait(&t, "moved u to stage 2", 5));
+	ts_tmux_keys(&t, ",");
+	free(ts_tmux_wait(&t, "moved u to stage 1", 5));
+	ts_tmux_keys(&t, "C-r");
+	free(ts_tmux_wait(&t, "nothing to redo", 5));
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "unsaved changes", 5));
+	ts_tmux_keys(&t, "q Enter");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+}
+
+Test(workbench, a_bad_partition_file_at_start_exits_with_its_status, .timeout = 30)
+{
+	ts_tmux t;
+	char cmd[512];
+	/* breaks the stage order: exit 1, as the batch commands */
+	snprintf(cmd, sizeof cmd, "%s " FIG2 " -p tests/bad/part_edge_back.json", ts_program());
+	ts_tmux_start(&t, 120, 10, "", cmd);
+	char *s = ts_tmux_wait(&t, "EXIT=1", 5);
+	cr_assert(strstr(s, "part_edge_back.json: the partition is invalid: edge"), "%s", s);
+	free(s);
+	ts_tmux_stop(&t);
+	/* unreadable: exit 2 */
+	snprintf(cmd, sizeof cmd, "%s " FIG2 " -p tests/bad/part_malformed.json", ts_program());
+	ts_tmux_start(&t, 120, 10, "", cmd);
+	free(ts_tmux_wait(&t, "EXIT=2", 5));
+	ts_tmux_stop(&t);
+}
+
+Test(workbench, loading_a_partition_of_another_k_says_how, .timeout = 40)
+{
+	char dir[] = "/tmp/sc-wbl-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char part[256];
+	snprintf(part, sizeof part, "%s/k2.json", dir);
+	cr_assert_eq(ts_runf(NULL, NULL, "solve " FIG2 " -k 2 -o %s", part), 0);
+	ts_tmux t;
+	start_fig2(&t, "TERM=xterm-256color");
+	ts_tmux_keys(&t, "L");
+	free(ts_tmux_wait(&t, "load a partition file:", 5));
+	char keys[300];
+	snprintf(keys, sizeof keys, "-l %s", part);
+	ts_tmux_keys(&t, keys);
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "has k = 2; change k to 2 first (o)", 5));
+	ts_tmux_keys(&t, "L");
+	free(ts_tmux_wait(&t, "load a partition file:", 5));
+	ts_tmux_keys(&t, "-l tests/bad/part_edge_back.json");
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "not loaded: tests/bad/part_edge_back.json: the partition is invalid",
+	                  5));
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+	unlink(part);
+	rmdir(dir);
 }

@@ -1,27 +1,102 @@
 /*
- * wb.h - the workbench's state, shared by its files (workbench.c: start,
- * loop and keys; wb_draw.c: the screens).
+ * wb.h - the workbench's state and what its files share.
  *
  * One thread runs curses and the engine's poll; searches and MIPs run as
  * engine jobs, so the screen never waits for them.  The current partition
  * is what the engineer looks at and edits; the best partition is the best
  * any job has found; the ladder bounds the optimum from below.
+ *
+ * The screen is one view (overview, node browser, quotient view: a
+ * wb_view_ops each) with a stack of modals over it (help, settings, tour,
+ * a prompt: a wb_modal_ops each); a modal draws over what is beneath it.
+ * Keys are decoded through one table (wb_keys.def) into actions, offered to
+ * the top modal, then to the view, then to the global actions; each handler
+ * says what happened as a WB_HANDLED / WB_REDRAW / WB_QUIT bitmask and only
+ * the loop (workbench.c) redraws.
+ *
+ * The files: workbench.c (start-up and the loop), wb_state.c (the modal
+ * stack, the current partition and the status line), wb_keytab.c +
+ * wb_keys.def (the key table: decoding, key names, help lines, footers),
+ * wb_keys.c (dispatch, the global actions, the help modal), wb_jobs.c
+ * (searches, the ladder, the best result), wb_recover.c (the recovery
+ * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts),
+ * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
+ * sample, the first partition), and one file per view: wb_draw.c (frame
+ * and overview), wb_nodes.c, wb_quotient.c.
+ *
+ * The layers (a file calls only files of its own layer or below, and the
+ * calls inside a layer form no circle; scripts/check_house.sh checks it):
+ *   1. wb_state.c, wb_sample.c: the state every part uses; they call no
+ *      other file of tui/wb/.  wb_changed reaches the views' on_change
+ *      through w->views (data filled by the loop), not by name.
+ *   2. wb_keytab.c: the key table's queries; calls nothing of tui/wb/.
+ *   3. wb_jobs.c: searches and the ladder; calls the state.
+ *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c, wb_files.c,
+ *      wb_nodes.c, wb_quotient.c, wb_settings.c, wb_tour.c: the views, the
+ *      modals and the services they share; they call layers 1-3 and each
+ *      other only downwards in this order (the prompt is the bottom one).
+ *      A modal passes on a key by returning 0, never by calling the
+ *      dispatcher; it opens another modal with wb_modal_push or wb_ask.
+ *   5. wb_keys.c (dispatch, global actions, the help modal, the list of
+ *      views) and workbench.c (start-up and the loop): they may call and
+ *      reference everything above; nothing else names them.
  */
 #ifndef UI_WB_H
 #define UI_WB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/cost.h"
 #include "core/edit.h"
 #include "core/graph.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
+#include "tui/wb/wb_keytab.h"
 
-enum { WB_OVERVIEW = 1, WB_NODES, WB_QUOTIENT };
-enum { WB_HISTORY = 64 };
+enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 3 };
 
-typedef struct wb {
+typedef struct wb wb;
+
+/* What a key handler did (htop's HandlerResult): the key was its own, the
+ * screen must be redrawn, the workbench must quit. */
+enum { WB_HANDLED = 1u, WB_REDRAW = 2u, WB_QUIT = 4u };
+
+/* A view: the screen below the header.  draw fills rows y .. y+h-1; key
+ * gets the action decoded from ch in the view's context and returns a
+ * WB_* bitmask (0: not its own, so the global actions get it); on_change is
+ * called for every view after every change of the current partition.  Any
+ * field but draw may be NULL. */
+typedef struct wb_view_ops {
+	const char *name;
+	unsigned in;    /* the WB_IN_* context its keys are decoded in */
+	int footer;     /* the WB_FOOT_* footer shown under it */
+	void (*draw)(wb *w, int y, int h, int cols);
+	unsigned (*key)(wb *w, wb_action a, int ch);
+	void (*on_change)(wb *w);
+} wb_view_ops;
+
+extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view;
+
+/* The views in the order of the keys 1 2 3 (wb_keys.c). */
+extern const wb_view_ops *const wb_views[WB_NVIEWS];
+
+/* A modal: drawn over the view (and the modals beneath it) in rows x cols;
+ * key gets every key first and returns a WB_* bitmask (0: not its own, so
+ * the key goes on to the modal beneath, then the view). */
+typedef struct wb_modal_ops {
+	const char *name;
+	void (*draw)(wb *w, int rows, int cols);
+	unsigned (*key)(wb *w, int ch);
+} wb_modal_ops;
+
+extern const wb_modal_ops wb_help_modal, wb_settings_modal, wb_tour_modal, wb_prompt_modal;
+
+/* What a prompt does with its answer (ok false when cancelled); returns a
+ * WB_* bitmask.  arg is the one given to wb_ask. */
+typedef unsigned (*wb_answer_fn)(wb *w, const char *answer, bool ok, int arg);
+
+struct wb {
 	sc_graph *g;
 	sc_settings set;
 	char path[4096];
@@ -42,9 +117,9 @@ typedef struct wb {
 	bool best_optimal; /* proven by the exact DP or the exact MIP */
 	/* jobs */
 	sc_engine *eng;
-	int search;          /* job id or -1 */
+	int search; /* job id or -1 */
 	char search_method[24];
-	double search_t0;    /* when it started (monotonic seconds) */
+	double search_t0; /* when it started (sc_clock_now) */
 	sc_job_info search_info;
 	double hist_t[WB_HISTORY], hist_v[WB_HISTORY]; /* best so far over time */
 	int nhist;
@@ -53,14 +128,24 @@ typedef struct wb {
 	/* budgets (settings screen) */
 	double search_time, rung_time;
 	/* screen */
-	int view;
-	int pane;       /* overview: 0 stages, 1 ladder */
-	int stage_top;  /* first stage row shown */
-	int stage_sel;  /* selected stage */
-	bool help;
-	int tour;         /* the tour's step, 0 when off */
-	bool settings;    /* the settings form is open */
-	int settings_sel; /* its selected field */
+	const wb_view_ops *view;
+	/* every view (wb_views, set at start-up): wb_changed calls their
+	 * on_change through this, so wb_state.c names no view */
+	const wb_view_ops *const *views;
+	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
+	int nmodal;
+	int pane;      /* overview: 0 stages, 1 ladder */
+	int stage_top; /* first stage row shown */
+	int stage_sel; /* selected stage */
+	int tour;         /* the tour's step while it is open */
+	int settings_sel; /* the settings form's selected field */
+	struct {
+		char question[160];
+		char buf[1024];
+		size_t size; /* at most sizeof buf */
+		wb_answer_fn done;
+		int arg;
+	} prompt;
 	bool color;
 	/* node browser */
 	int *order, norder; /* the ops shown, in order */
@@ -70,20 +155,72 @@ typedef struct wb {
 	char recover[4096]; /* the recovery file's path, or "" */
 	double recover_t;   /* when it was last written */
 	bool recover_due;   /* edits not yet in the recovery file */
-	char msg[256];  /* the status line's message, or "" */
+	int *recovered;     /* the offered recovery file's stages, until answered */
+	void (*after_offer)(wb *w); /* what the start-up does after the answer */
+	char msg[256]; /* the status line's message, or "" */
 	double msg_t;
-} wb;
+	bool msg_shown; /* the last redraw showed msg */
+};
 
-/* Draws the whole screen for w's current view. */
+/* --- the screen (wb_draw.c) --- */
+
+/* Draws the whole screen: header, view, footer, then the modals bottom up. */
 void wb_draw(wb *w);
 
 /* The best lower bound known and what proved it ("simple", a rung, "exact
  * DP"). */
 double wb_lower_bound(const wb *w, const char **by);
 
-/* The node browser (wb_nodes.c): rebuilds the list after an edit or a
- * change of filter or sort, keeping the selected op selected; draws it;
- * handles its keys (true when the key was its own). */
+/* Clears a box of h x wd cells at (y0, x0) and writes title in reverse on
+ * its first row (the help, settings and tour boxes). */
+void wb_box(int y0, int x0, int h, int wd, const char *title);
+
+/* --- modals (wb_state.c) --- */
+
+/* Pushes m over the screen (no-op when the stack is full); pops the top
+ * one; closes m wherever it is in the stack; the top one or NULL; whether
+ * m is open anywhere in the stack. */
+void wb_modal_push(wb *w, const wb_modal_ops *m);
+void wb_modal_pop(wb *w);
+void wb_modal_close(wb *w, const wb_modal_ops *m);
+const wb_modal_ops *wb_modal_top(const wb *w);
+bool wb_modal_open(const wb *w, const wb_modal_ops *m);
+
+/* --- the current partition and the status line (wb_state.c) --- */
+
+/* Sets the status line's message (shown for 8 seconds). */
+void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether the status line's message is still shown at time now. */
+bool wb_msg_fresh(const wb *w, double now);
+
+/* Called after every change of the current partition: re-reads the
+ * editor, marks hand edits unsaved and tells every view in w->views (its
+ * on_change; w->views may be NULL before start-up sets it). */
+void wb_changed(wb *w, bool by_hand);
+
+/* Makes stage the current partition (undoable).  Done by the program (a
+ * search's result replacing the first partition) it is the new baseline,
+ * not an unsaved edit; done by the engineer (by_hand) it is an edit. */
+void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand);
+
+/* A new editor (the undo history starts over) on stage; false, with the
+ * reason in the status line, when it cannot be made. */
+bool wb_new_editor(wb *w, const int *stage);
+
+/* --- prompts (wb_lineedit.c) --- */
+
+/* Opens a prompt on the last row with question and buf's initial text
+ * (at most size - 1 characters are kept); on Enter with a non-empty line
+ * or on Esc it closes and calls done(w, line, ok, arg), whose result is the
+ * key's.  Returns WB_HANDLED | WB_REDRAW. */
+unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, wb_answer_fn done,
+		int arg);
+
+/* --- the node browser (wb_nodes.c) --- */
+
+/* Rebuilds the list after an edit or a change of filter or sort, keeping
+ * the selected op selected (the node view's on_change). */
 void wb_nodes_refresh(wb *w);
 /* The node browser's order, without a terminal: the ops whose name contains
  * filter (all when NULL or ""), sorted by stage (0; then by name), work (1,
@@ -91,26 +228,73 @@ void wb_nodes_refresh(wb *w);
  * out.  Returns their number, or -1 when out of memory.  O(n + k). */
 int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
 		 const int *by_work, int *out);
-/* All ops by decreasing work, ties by name (malloc'd), or NULL. */
+/* All ops by decreasing work, ties by name (the caller frees it), or NULL
+ * when out of memory. */
 int *wb_ops_by_work(const sc_graph *g);
-void wb_nodes_draw(wb *w, int y, int h, int cols);
-bool wb_nodes_key(wb *w, int ch);
 
-/* The quotient view (wb_quotient.c) and the image export (e). */
-void wb_quotient_draw(wb *w, int y, int h, int cols);
-void wb_export(wb *w);
+/* --- the quotient view (wb_quotient.c) --- */
+
+/* Asks for a file name and exports the stage graph as an image. */
+unsigned wb_export(wb *w);
+/* Frees the cached layout (at exit). */
 void wb_quotient_free(void);
 
-/* Reads a line at the bottom of the screen; false when cancelled. */
-bool wb_prompt(wb *w, const char *question, char *buf, size_t size);
+/* --- dispatch (wb_keys.c, the top layer) --- */
 
-/* Sets the status line's message. */
-void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Handles one key: the modals top down, then the view, then the global
+ * actions.  Returns a WB_* bitmask (0: nobody's key). */
+unsigned wb_key(wb *w, int ch);
 
-/* Called after every change of the current partition. */
-void wb_changed(wb *w, bool by_hand);
+/* --- jobs (wb_jobs.c) --- */
 
-/* Monotonic seconds. */
-double wb_now(void);
+/* Starts search method (cancelling the running one) from start (may be
+ * NULL); the outcome goes to the status line. */
+void wb_start_search(wb *w, const char *method, const int *start);
+/* (Re)starts the ladder of lower bounds from the best partition known. */
+void wb_start_ladder(wb *w);
+/* Cancels every running job and the ladder. */
+void wb_cancel_jobs(wb *w);
+/* Makes the best partition found the current one (an edit). */
+void wb_adopt_best(wb *w);
+/* Takes in what the jobs reported since the last call (progress, a
+ * finished search's result, the ladder's rungs); starts the ladder when
+ * the first search is done. */
+void wb_follow_jobs(wb *w);
+/* Forgets the best partition and starts over from the current one. */
+void wb_reset_best(wb *w);
+
+/* --- the recovery file (wb_recover.c) --- */
+
+/* Sets w->recover for the graph's path and k (creating its directory), or
+ * "" when there is no state directory. */
+void wb_recover_path(wb *w);
+/* Writes the recovery file when edits are due, on a thread of its own
+ * unless wait is set (then at once, after any write under way). */
+void wb_recover_write(wb *w, bool wait);
+/* Removes the recovery file (after a save or a deliberate quit). */
+void wb_recover_clear(wb *w);
+/* Waits for a write under way (the graph must outlive the writer). */
+void wb_recover_wait(void);
+/* When a valid recovery file for this graph and k exists, asks whether to
+ * restore it and returns true; then(w) runs after the answer. */
+bool wb_recover_offer(wb *w, void (*then)(wb *w));
+
+/* --- save, load, quit (wb_files.c) --- */
+
+/* Asks for a file name and saves the current partition; with then_quit the
+ * answer's result has WB_QUIT when the partition was saved. */
+unsigned wb_save(wb *w, bool then_quit);
+/* Asks for a partition file and makes it the current partition. */
+unsigned wb_load(wb *w);
+/* Quits, asking first when the partition has unsaved edits. */
+unsigned wb_quit(wb *w);
+
+/* --- the first partition (wb_sample.c) --- */
+
+/* A first partition at once into stage: DPL and refinement for graphs up to
+ * 20 000 ops, else the greedy equal-work split; where it came from in
+ * origin. */
+void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
+			size_t size);
 
 #endif

@@ -1,24 +1,26 @@
 /*
- * wb_draw.c - the workbench's screens.  Everything is drawn from the state
- * in wb.h on every redraw (curses sends only what changed), so a screen is a
- * pure function of the state and the terminal size.
+ * wb_draw.c - the workbench's frame (header, footer, the modals over the
+ * view) and its first view, the overview: the stage table, the ladder of
+ * lower bounds and the search panel.  Everything is drawn from the state in
+ * wb.h on every redraw (curses sends only what changed), so a screen is a
+ * pure function of the state and the terminal size.  The other views are
+ * wb_nodes.c and wb_quotient.c; the modals are in wb_keys.c (help),
+ * wb_settings.c, wb_tour.c and wb_lineedit.c (prompts).
+ *
+ * Layer: a view (layer 4 in wb.h).  It calls the state, the key table
+ * (footers) and the prompt's ops (wb_lineedit.c, to know when it is open);
+ * wb_quotient.c, wb_settings.c and wb_tour.c call its wb_lower_bound and
+ * wb_box, and the dispatcher names wb_overview_view.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
-
-double wb_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 enum { PAIR_BOTTLENECK = 1, PAIR_GOOD, PAIR_TITLE, PAIR_DIM };
 
@@ -126,7 +128,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 		int i = w->stage_top + r;
 		const sc_stage_cost *st = &w->c->st[i];
 		char a[32], b[32], c[32], d[32], e[32];
-		bool sel = w->view == WB_OVERVIEW && w->pane == 0 && i == w->stage_sel;
+		bool sel = w->view == &wb_overview_view && w->pane == 0 && i == w->stage_sel;
 		if (i == at)
 			on(w, PAIR_BOTTLENECK, A_BOLD);
 		if (sel)
@@ -279,47 +281,7 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	}
 }
 
-static void help_screen(int rows, int cols)
-{
-	static const char *const lines[] = {
-	    "keys",
-	    "  ?        this help (any key closes it)",
-	    "  q        quit (asks when the partition has unsaved edits)",
-	    "  s        start the default search; r refine from the current partition",
-	    "  a        adopt the best partition found as the current one",
-	    "  l        run the ladder of lower bounds; x cancel running jobs",
-	    "  1 2 3    overview, node browser, quotient view; Tab switches panes",
-	    "  j k, arrows   move the selection",
-	    "  < >      move the selected op (and its group) one stage earlier or later",
-	    "  [ ]      the same, taking along every op that must follow",
-	    "  S        sort the node browser by stage, work or name",
-	    "  r        refine from the current (edited) partition",
-	    "  u U      undo, redo;  w save the partition;  L load one",
-	    "  e        export the stage graph as an image (png, svg, pdf, ...)",
-	    "  /        filter ops by name (node browser)",
-	    "  o        settings: k, bandwidth, memory, policy, time budgets",
-	    "  t        the tour: the practitioner's dilemma on this graph",
-	    "",
-	    "The bottleneck stage is marked *, a stage over a hard memory limit !.",
-	    "gap = best partition / best lower bound - 1: how much better the",
-	    "optimum could still be.",
-	};
-	int n = (int)(sizeof lines / sizeof *lines);
-	int w = 74 < cols - 2 ? 74 : cols - 2, h = n + 2 < rows - 1 ? n + 2 : rows - 1;
-	int y0 = (rows - h) / 2, x0 = (cols - w) / 2;
-	for (int i = 0; i < h; i++) {
-		move(y0 + i, x0);
-		for (int j = 0; j < w; j++)
-			addch(' ');
-	}
-	for (int i = 0; i < n && i < h - 2; i++)
-		mvprintw(y0 + 1 + i, x0 + 2, "%.*s", w - 3, lines[i]);
-	attron(A_REVERSE);
-	mvprintw(y0, x0, "%-*.*s", w, w, " stagecut help");
-	attroff(A_REVERSE);
-}
-
-static void box_at(int y0, int x0, int h, int wd, const char *title)
+void wb_box(int y0, int x0, int h, int wd, const char *title)
 {
 	for (int i = 0; i < h; i++) {
 		move(y0 + i, x0);
@@ -331,118 +293,30 @@ static void box_at(int y0, int x0, int h, int wd, const char *title)
 	attroff(A_REVERSE);
 }
 
-static const char *const setting_names[] = {"k (stages)", "bandwidth (bytes/time)",
-					    "memory per stage (bytes)", "memory policy",
-					    "search time limit (s)", "time per ladder rung (s)"};
-
-static void settings_form(const wb *w, int rows, int cols)
+/* The overview from row y (the stage table's title), h rows. */
+static void overview_draw(wb *w, int y, int h, int cols)
 {
-	int n = 6, wd = 64 < cols - 2 ? 64 : cols - 2, h = n + 5;
-	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
-	box_at(y0, x0, h, wd, " settings  (j/k select, Enter change, Esc or o close)");
-	char b[32];
-	for (int i = 0; i < n; i++) {
-		char v[48];
-		switch (i) {
-		case 0: snprintf(v, sizeof v, "%d", w->set.k); break;
-		case 1: snprintf(v, sizeof v, "%s", ui_num(w->set.bandwidth, b, sizeof b)); break;
-		case 2: snprintf(v, sizeof v, "%s", ui_num(w->set.memory, b, sizeof b)); break;
-		case 3: snprintf(v, sizeof v, "%s", sc_mem_policy_name(w->set.policy)); break;
-		case 4: snprintf(v, sizeof v, "%.0f", w->search_time); break;
-		default: snprintf(v, sizeof v, "%.0f", w->rung_time); break;
-		}
-		if (i == w->settings_sel)
-			attron(A_REVERSE);
-		mvprintw(y0 + 2 + i, x0 + 2, "%-28s %-20s", setting_names[i], v);
-		if (i == w->settings_sel)
-			attroff(A_REVERSE);
-	}
-	mvprintw(y0 + h - 2, x0 + 2, "%.*s", wd - 4,
-		 "a change restarts the search and the ladder for the new problem");
+	int foot = y + h;
+	y++;
+	/* ladder and search want 7 + 3 rows; the table gets the rest */
+	int lower = 11;
+	int table = foot - y - lower;
+	if (table < 3)
+		table = 3;
+	if (table > w->set.k + 1)
+		table = w->set.k + 1;
+	stage_table(w, y - 1, table, cols);
+	y += table;
+	ladder_panel(w, y, foot - y - 4 > 7 ? 7 : foot - y - 4, cols);
+	y += 8;
+	if (y < foot - 1)
+		search_panel(w, y, foot - y, cols);
 }
 
-/* The tour: the practitioner's dilemma on the loaded graph, step by step. */
-static void tour_box(const wb *w, int rows, int cols)
-{
-	char b1[32], b2[32], l1[200], l2[200], l3[200];
-	int at;
-	double bn = sc_costs_bottleneck(w->c, &at);
-	double ub = fmin(bn, w->best);
-	sc_rung_info ri = {0};
-	int step = w->tour;
-	const char *title = "";
-	l3[0] = '\0';
-	if (step >= 2 && step <= 4 && w->ladder)
-		sc_ladder_info(w->ladder, (sc_rung)(step - 1), &ri);
-	double prev_gap = NAN;
-	if (step >= 2 && step <= 4) {
-		/* the gap before this rung: the best of the rungs below it */
-		double lb = w->simple;
-		for (int r = SC_RUNG_BOTTLENECK; r < step - 1 && w->ladder; r++) {
-			sc_rung_info rj;
-			sc_ladder_info(w->ladder, (sc_rung)r, &rj);
-			if (rj.state >= SC_RS_DONE && rj.value > lb)
-				lb = rj.value;
-		}
-		prev_gap = ub / lb - 1;
-	}
-	bool ready = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
-	switch (step) {
-	case 1:
-		title = " tour 1/5: the practitioner's dilemma";
-		snprintf(l1, sizeof l1, "This partition's slowest stage is %d, costing %s. Is that good enough?",
-			 at + 1, ui_num(bn, b1, sizeof b1));
-		snprintf(l2, sizeof l2, "simple bound %s: some stage does >= total work / k, and a group is "
-			 "indivisible.", ui_num(w->simple, b2, sizeof b2));
-		snprintf(l3, sizeof l3, "So the optimum could still be up to %.1f%% faster. Each rung proves more.",
-			 100 * (ub / w->simple - 1));
-		break;
-	case 2:
-	case 3:
-	case 4:
-		title = step == 2 ? " tour 2/5: bottleneck (000 section 3.2)"
-		      : step == 3 ? " tour 3/5: bottleneck-guess (000 section 3.3)"
-				  : " tour 4/5: exact MIP (000 Figure 3)";
-		snprintf(l1, sizeof l1, "%s",
-			 step == 2 ? "Assumes one stage does >= the simple bound's work, with all stages before and"
-			 : step == 3 ? "Also guesses that stage's position j, and averages the stages before and"
-				     : "Assumes nothing: every op's stage is a variable, started from the best");
-		snprintf(l2, sizeof l2, "%s",
-			 step == 2 ? "after it merged into two superblocks; minimises that stage's cost (a MIP)."
-			 : step == 3 ? "after it: k MIPs, the bound is the smallest. Tensors inside superblocks are free."
-				     : "partition found and the other rungs as a floor. Optimal means proven.");
-		if (!w->ladder)
-			snprintf(l3, sizeof l3, "The ladder has not run yet: press l.");
-		else if (!ready)
-			snprintf(l3, sizeof l3, "Running... (%s so far)", ui_num(ri.value, b1, sizeof b1));
-		else
-			snprintf(l3, sizeof l3, "It proves %s: the gap goes from %.1f%% to %.1f%%%s.",
-				 ui_num(ri.value, b1, sizeof b1), 100 * prev_gap,
-				 100 * fmax(0, ub / ri.value - 1),
-				 ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
-		break;
-	default: {
-		const char *by;
-		double lb = wb_lower_bound(w, &by);
-		double gap = fmax(0, ub / lb - 1);
-		title = " tour 5/5: the answer";
-		snprintf(l1, sizeof l1, "Best partition %s, best lower bound %s (%s): certified gap %.2f%%.",
-			 ui_num(ub, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by, 100 * gap);
-		snprintf(l2, sizeof l2, "%s", gap < 0.01 ? "The partition is (within 1%) optimal: stop searching."
-			 : "Search longer (s), refine by hand (2, < >), or let the exact MIP run longer (o).");
-		break;
-	}
-	}
-	int wd = cols < 100 ? cols : 100, h = 6;
-	int y0 = rows - h - 1, x0 = (cols - wd) / 2;
-	box_at(y0, x0, h, wd, title);
-	mvprintw(y0 + 1, x0 + 1, "%.*s", wd - 2, l1);
-	mvprintw(y0 + 2, x0 + 1, "%.*s", wd - 2, l2);
-	mvprintw(y0 + 3, x0 + 1, "%.*s", wd - 2, l3);
-	attron(A_DIM);
-	mvprintw(y0 + 5, x0 + 1, "%.*s", wd - 2, "t or Enter: next   Esc: end the tour");
-	attroff(A_DIM);
-}
+/* j, k and the arrows move the stage selection in the generic actions
+ * (wb_keys.c), so the overview has no keys of its own. */
+const wb_view_ops wb_overview_view = {
+    .name = "overview", .in = WB_IN_OVERVIEW, .footer = WB_FOOT_MAIN, .draw = overview_draw};
 
 void wb_draw(wb *w)
 {
@@ -450,39 +324,19 @@ void wb_draw(wb *w)
 	getmaxyx(stdscr, rows, cols);
 	erase();
 	header(w, cols);
-	int y = 5;
-	int foot = rows - 1;
-	if (w->view == WB_OVERVIEW) {
-		/* ladder and search want 7 + 3 rows; the table gets the rest */
-		int lower = 11;
-		int table = foot - y - lower;
-		if (table < 3)
-			table = 3;
-		if (table > w->set.k + 1)
-			table = w->set.k + 1;
-		stage_table(w, y - 1, table, cols);
-		y += table;
-		ladder_panel(w, y, foot - y - 4 > 7 ? 7 : foot - y - 4, cols);
-		y += 8;
-		if (y < foot - 1)
-			search_panel(w, y, foot - y, cols);
-	} else if (w->view == WB_NODES) {
-		wb_nodes_draw(w, y - 1, foot - y + 1, cols);
-	} else {
-		wb_quotient_draw(w, y - 1, foot - y + 1, cols);
-	}
-	if (w->tour)
-		tour_box(w, rows, cols);
-	if (w->settings)
-		settings_form(w, rows, cols);
-	if (w->help)
-		help_screen(rows, cols);
+	/* the view gets the rows between the header and the footer */
+	w->view->draw(w, 4, rows - 1 - 4, cols);
+	char keys[256];
+	snprintf(keys, sizeof keys, " ");
+	wb_footer(w->view->footer, "  ", keys + 1, sizeof keys - 1);
+	double now = sc_clock_now();
+	w->msg_shown = wb_msg_fresh(w, now);
 	attron(A_REVERSE);
-	const char *keys = w->view == WB_NODES
-			       ? " < > move op  [ ] with dependents  u undo  U redo  / filter  S sort  1 overview  ? help"
-			       : " ? help  q quit  s search  l ladder  x cancel  a adopt  1/2/3 views  o settings  t tour";
-	bool fresh = w->msg[0] && wb_now() - w->msg_t < 8;
-	mvprintw(rows - 1, 0, "%-*.*s", cols, cols, fresh ? w->msg : keys);
+	mvprintw(rows - 1, 0, "%-*.*s", cols, cols, w->msg_shown ? w->msg : keys);
 	attroff(A_REVERSE);
+	for (int i = 0; i < w->nmodal; i++)
+		w->modal[i]->draw(w, rows, cols);
+	/* a prompt on top shows the cursor at the end of its line */
+	curs_set(wb_modal_top(w) == &wb_prompt_modal);
 	refresh();
 }

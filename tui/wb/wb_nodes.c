@@ -8,6 +8,12 @@
  * The list is rebuilt in O(n + k) after each change: the ops in name order
  * come from the graph's by_name index, and sorting by stage is a counting
  * sort over that order, so even 100 000 ops stay well inside a key press.
+ * The view's keys are wb_keys.def's WB_IN_NODES rows; what it leaves (j
+ * and k are its own) goes to the global actions in wb_keys.c.
+ *
+ * Layer: a view (layer 4 in wb.h): it calls the state and the prompt (the
+ * filter); its keys come decoded from the dispatcher, which names
+ * wb_nodes_view.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
@@ -16,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
@@ -83,7 +90,7 @@ int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter,
 int *wb_ops_by_work(const sc_graph *g)
 {
 	int n = g->n;
-	int *a = malloc((size_t)(n ? n : 1) * sizeof *a), *tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
+	int *a = sc_malloc_n((size_t)n, sizeof *a), *tmp = sc_malloc_n((size_t)n, sizeof *tmp);
 	if (!a || !tmp) {
 		free(a);
 		free(tmp);
@@ -101,7 +108,7 @@ void wb_nodes_refresh(wb *w)
 	int n = g->n;
 	int keep = w->order && w->node_sel < w->norder ? w->order[w->node_sel] : -1;
 	if (!w->order) {
-		w->order = malloc((size_t)(n ? n : 1) * sizeof *w->order);
+		w->order = sc_malloc_n((size_t)n, sizeof *w->order);
 		if (!w->order)
 			return;
 	}
@@ -124,7 +131,7 @@ void wb_nodes_refresh(wb *w)
 		w->node_sel = m ? m - 1 : 0;
 }
 
-void wb_nodes_draw(wb *w, int y, int h, int cols)
+static void nodes_draw(wb *w, int y, int h, int cols)
 {
 	const sc_graph *g = w->g;
 	char b1[32], b2[32];
@@ -205,67 +212,71 @@ static void move_selected(wb *w, int delta, bool dependents)
 	wb_say(w, "%s", why);
 }
 
-bool wb_nodes_key(wb *w, int ch)
+static unsigned filter_answer(wb *w, const char *text, bool ok, int arg)
 {
+	(void)arg;
+	snprintf(w->filter, sizeof w->filter, "%s", ok ? text : "");
+	w->node_sel = w->node_top = 0;
+	wb_nodes_refresh(w);
+	return 0;
+}
+
+static unsigned nodes_key(wb *w, wb_action a, int ch)
+{
+	(void)ch;
 	int page = LINES - 10 > 1 ? LINES - 10 : 1;
-	switch (ch) {
-	case 'j':
-	case KEY_DOWN:
+	switch (a) {
+	case WB_A_DOWN:
 		if (w->node_sel + 1 < w->norder)
 			w->node_sel++;
-		return true;
-	case 'k':
-	case KEY_UP:
+		break;
+	case WB_A_UP:
 		if (w->node_sel > 0)
 			w->node_sel--;
-		return true;
-	case KEY_NPAGE:
-	case ' ':
+		break;
+	case WB_A_PAGE_DOWN:
 		w->node_sel = w->node_sel + page < w->norder ? w->node_sel + page
 							     : (w->norder ? w->norder - 1 : 0);
-		return true;
-	case KEY_PPAGE:
+		break;
+	case WB_A_PAGE_UP:
 		w->node_sel = w->node_sel > page ? w->node_sel - page : 0;
-		return true;
-	case 'g':
-	case KEY_HOME:
+		break;
+	case WB_A_FIRST:
 		w->node_sel = 0;
-		return true;
-	case 'G':
-	case KEY_END:
+		break;
+	case WB_A_LAST:
 		w->node_sel = w->norder ? w->norder - 1 : 0;
-		return true;
-	case '<':
-	case ',':
+		break;
+	case WB_A_EARLIER:
 		move_selected(w, -1, false);
-		return true;
-	case '>':
-	case '.':
+		break;
+	case WB_A_LATER:
 		move_selected(w, +1, false);
-		return true;
-	case '[':
+		break;
+	case WB_A_EARLIER_ALL:
 		move_selected(w, -1, true);
-		return true;
-	case ']':
+		break;
+	case WB_A_LATER_ALL:
 		move_selected(w, +1, true);
-		return true;
-	case 'S':
+		break;
+	case WB_A_SORT:
 		w->node_sort = (w->node_sort + 1) % 3;
 		w->node_top = 0;
 		wb_nodes_refresh(w);
 		wb_say(w, "sorted by %s", sort_names[w->node_sort]);
-		return true;
-	case '/': {
-		char buf[sizeof w->filter];
-		snprintf(buf, sizeof buf, "%s", w->filter);
-		if (!wb_prompt(w, "filter ops by name (empty: all):", buf, sizeof buf))
-			buf[0] = '\0';
-		snprintf(w->filter, sizeof w->filter, "%s", buf);
-		w->node_sel = w->node_top = 0;
-		wb_nodes_refresh(w);
-		return true;
-	}
+		break;
+	case WB_A_FILTER:
+		return wb_ask(w, "filter ops by name (empty: all):", w->filter, sizeof w->filter,
+			      filter_answer, 0);
 	default:
-		return false;
+		return 0;
 	}
+	return WB_HANDLED | WB_REDRAW;
 }
+
+const wb_view_ops wb_nodes_view = {.name = "node browser",
+				   .in = WB_IN_NODES,
+				   .footer = WB_FOOT_NODES,
+				   .draw = nodes_draw,
+				   .key = nodes_key,
+				   .on_change = wb_nodes_refresh};

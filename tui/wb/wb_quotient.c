@@ -7,7 +7,11 @@
  * costs milliseconds and Graphviz keeps a few kilobytes each time); the
  * drawing into cells is redone on every redraw, so resizes are free.  In a
  * terminal whose locale is not UTF-8 the box-drawing characters become
- * + - | so the view still reads.
+ * + - | so the view still reads.  The view has no keys of its own: e
+ * (export) is a global action (wb_keys.c) that lands in wb_export here.
+ *
+ * Layer: a view (layer 4 in wb.h): it calls the state, the prompt and
+ * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
@@ -95,7 +99,7 @@ static void put_line(int y, const char *s, bool utf8)
 	}
 }
 
-void wb_quotient_draw(wb *w, int y, int h, int cols)
+static void quotient_draw(wb *w, int y, int h, int cols)
 {
 	attron(A_BOLD);
 	mvprintw(y, 0, "stage graph: tensor volume between stages (e exports an image)");
@@ -125,23 +129,19 @@ void wb_quotient_draw(wb *w, int y, int h, int cols)
 	sc_canvas_free(cv);
 }
 
-void wb_export(wb *w)
+static unsigned export_answer(wb *w, const char *path, bool ok, int arg)
 {
-	char path[1024];
-	const char *base = w->g->name;
-	const char *dot = strrchr(base, '.');
-	int stem = dot ? (int)(dot - base) : (int)strlen(base);
-	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, w->set.k);
-	if (!wb_prompt(w, "export the stage graph to (png, svg, pdf, dot...):", path, sizeof path))
-		return;
+	(void)arg;
+	if (!ok)
+		return 0;
 	const char *ext = ui_file_extension(path);
 	if (!ext) {
 		wb_say(w, "not exported: give the file an extension naming its format (.png, .svg, .pdf)");
-		return;
+		return 0;
 	}
 	if (!ensure_layout(w)) {
 		wb_say(w, "not exported: %s", lay_error);
-		return;
+		return 0;
 	}
 	char title[512];
 	sc_caption cap = caption_of(w, title, sizeof title);
@@ -150,4 +150,21 @@ void wb_export(wb *w)
 		wb_say(w, "not exported: %s", err.msg);
 	else
 		wb_say(w, "exported the stage graph to %s", path);
+	return 0;
 }
+
+unsigned wb_export(wb *w)
+{
+	char path[1024];
+	const char *base = w->g->name;
+	const char *dot = strrchr(base, '.');
+	int stem = dot ? (int)(dot - base) : (int)strlen(base);
+	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, w->set.k);
+	return wb_ask(w, "export the stage graph to (png, svg, pdf, dot...):", path, sizeof path,
+		      export_answer, 0);
+}
+
+const wb_view_ops wb_quotient_view = {.name = "quotient view",
+				      .in = WB_IN_QUOTIENT,
+				      .footer = WB_FOOT_MAIN,
+				      .draw = quotient_draw};

@@ -1,0 +1,101 @@
+/*
+ * wb_files.c - the workbench's files: saving the current partition (w),
+ * loading one (L), and quitting, which asks first while edits are unsaved.
+ * Each asks with a prompt (wb_lineedit.c) and acts in the prompt's answer.
+ * The partition given with -p at start is read in workbench.c; the
+ * recovery file is wb_recover.c's.
+ *
+ * Layer: a service of layer 4 (wb.h), called by the global actions
+ * (wb_keys.c); it calls the state, the prompt and the recovery file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/partition.h"
+#include "tui/wb/wb.h"
+
+static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
+{
+	if (!ok) {
+		wb_say(w, "not saved");
+		return 0;
+	}
+	sc_error err;
+	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
+		wb_say(w, "not saved: %s", err.msg);
+		return 0;
+	}
+	sc_editor_mark_saved(w->ed);
+	w->edited = false;
+	wb_recover_clear(w);
+	wb_say(w, "saved to %s", path);
+	return then_quit ? WB_QUIT : 0;
+}
+
+unsigned wb_save(wb *w, bool then_quit)
+{
+	char path[1024];
+	const char *base = w->g->name;
+	const char *dot = strrchr(base, '.');
+	int stem = dot ? (int)(dot - base) : (int)strlen(base);
+	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base, w->set.k);
+	return wb_ask(w, "save the partition to:", path, sizeof path, save_answer, then_quit);
+}
+
+static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
+{
+	(void)arg;
+	if (!ok)
+		return 0;
+	int k2;
+	sc_error err;
+	int *st = sc_part_new(w->g);
+	if (!st) {
+		wb_say(w, "out of memory");
+		return 0;
+	}
+	/* read it for any k, so a wrong k can say how to fix it */
+	sc_status s = sc_part_load(path, w->g, 0, &k2, st, NULL, &err);
+	if (s != SC_OK && s != SC_ERR_INVALID) {
+		wb_say(w, "not loaded: %s", err.msg);
+	} else if (k2 != w->set.k) {
+		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
+	} else if (s == SC_ERR_INVALID) {
+		wb_say(w, "not loaded: %s", err.msg);
+	} else {
+		char origin[160];
+		snprintf(origin, sizeof origin, "loaded from %.140s", path);
+		wb_set_current(w, st, origin, true);
+		wb_say(w, "loaded %s (u undoes)", path);
+	}
+	free(st);
+	return 0;
+}
+
+unsigned wb_load(wb *w)
+{
+	return wb_ask(w, "load a partition file:", "", 1024, load_answer, 0);
+}
+
+static unsigned quit_answer(wb *w, const char *answer, bool ok, int arg)
+{
+	(void)ok;
+	(void)arg;
+	if (answer[0] == 'q') {
+		wb_recover_clear(w);
+		return WB_QUIT;
+	}
+	if (answer[0] == 'w')
+		return wb_save(w, true);
+	return 0;
+}
+
+unsigned wb_quit(wb *w)
+{
+	if (!w->edited)
+		return WB_QUIT;
+	return wb_ask(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:",
+		      "", 8, quit_answer, 0);
+}

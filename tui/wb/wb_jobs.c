@@ -1,0 +1,197 @@
+/*
+ * wb_jobs.c - the workbench's jobs: starting and cancelling the search and
+ * the ladder of lower bounds on the engine (solvers/jobs.h,
+ * solvers/ladder.h), taking in what they report, and keeping the best
+ * partition any of them found.
+ *
+ * The loop (workbench.c) polls the engine and calls wb_follow_jobs once a
+ * turn.  A finished search's result is taken in one place,
+ * take_search_result, which is also where its job may be released.
+ *
+ * Layer: above the state (layer 3 in wb.h): it calls only wb_state.c;
+ * views, modals and the dispatcher start and cancel jobs through it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/partition.h"
+#include "tui/ui.h"
+#include "tui/wb/wb.h"
+
+/* Records stage as the best partition when value beats the best known, or
+ * equals it and is now proven optimal. */
+static void offer_best(wb *w, const int *stage, double value, const char *from, bool optimal)
+{
+	if (!(value < w->best * (1 - 1e-12)) && !(optimal && value <= w->best * (1 + 1e-12)))
+		return;
+	bool better = value < w->best * (1 - 1e-12);
+	w->best = value;
+	w->best_optimal = optimal;
+	snprintf(w->best_from, sizeof w->best_from, "%s", from);
+	if (better)
+		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
+}
+
+void wb_reset_best(wb *w)
+{
+	w->best = sc_costs_objective(w->c);
+	w->best_optimal = false;
+	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
+	snprintf(w->best_from, sizeof w->best_from, "current");
+}
+
+void wb_start_search(wb *w, const char *method, const int *start)
+{
+	if (w->search >= 0)
+		sc_engine_cancel(w->eng, w->search);
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.time_limit = w->search_time;
+	p.start = start;
+	sc_error err;
+	int id = sc_engine_add_search(w->eng, w->g, &w->set, &p, &err);
+	if (id < 0) {
+		wb_say(w, "cannot start the search: %s", err.msg);
+		return;
+	}
+	w->search = id;
+	snprintf(w->search_method, sizeof w->search_method, "%s", method);
+	w->search_t0 = sc_clock_now();
+	w->nhist = 0;
+	memset(&w->search_info, 0, sizeof w->search_info);
+	wb_say(w, "search %s started", method);
+}
+
+void wb_start_ladder(wb *w)
+{
+	sc_ladder_free(w->ladder);
+	double cur = sc_costs_objective(w->c);
+	bool use_best = w->best < cur;
+	sc_ladder_params lp = {.rungs = 0xf,
+			       .time_limit = w->rung_time,
+			       .upper = use_best ? w->best : cur,
+			       .start = use_best ? w->best_stage : w->stage};
+	if (!isfinite(lp.upper))
+		lp.start = NULL;
+	sc_error err;
+	w->ladder = sc_ladder_new(w->eng, w->g, &w->set, &lp, &err);
+	w->ladder_upper = lp.upper;
+	if (!w->ladder)
+		wb_say(w, "cannot start the ladder: %s", err.msg);
+	else
+		wb_say(w, "ladder started (%.0f s per rung at most)", w->rung_time);
+}
+
+void wb_cancel_jobs(wb *w)
+{
+	sc_engine_cancel(w->eng, -1);
+	if (w->ladder)
+		sc_ladder_cancel(w->ladder);
+	wb_say(w, "cancelled the running jobs");
+}
+
+void wb_adopt_best(wb *w)
+{
+	if (!isfinite(w->best)) {
+		wb_say(w, "no partition found yet");
+		return;
+	}
+	if (w->best >= sc_costs_objective(w->c) * (1 - 1e-12)) {
+		wb_say(w, "the current partition is already as good as the best found");
+		return;
+	}
+	char origin[96];
+	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
+	wb_set_current(w, w->best_stage, origin, true);
+	wb_say(w, "adopted the best partition found");
+}
+
+/* The search job ji (finished) is done with: its result goes to the best
+ * partition, and to the current one unless the engineer's partition must
+ * stay.  The one place a finished search's result is taken. */
+static void take_search_result(wb *w, const sc_job_info *ji)
+{
+	bool optimal;
+	int *tmp = sc_part_new(w->g);
+	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
+	if (tmp && isfinite(v)) {
+		offer_best(w, tmp, v, w->search_method, optimal);
+		char b[32];
+		double cur = sc_costs_objective(w->c);
+		if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
+			char origin[96];
+			snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
+			wb_set_current(w, tmp, origin, false);
+			wb_say(w, "search %s: %s%s, now the current partition", w->search_method,
+			       ui_num(v, b, sizeof b), optimal ? " (proven optimal)" : "");
+		} else if (v < cur * (1 - 1e-12)) {
+			wb_say(w, "search %s found %s; a adopts it", w->search_method,
+			       ui_num(v, b, sizeof b));
+		} else {
+			wb_say(w, "search %s: %s%s, no better than the current partition",
+			       w->search_method, ui_num(v, b, sizeof b),
+			       optimal ? " (proven optimal)" : "");
+		}
+	} else if (ji->state == SC_JOB_FAILED) {
+		wb_say(w, "search failed: %s", ji->message);
+	}
+	free(tmp);
+}
+
+/* Appends the search's best so far to the history when it changed. */
+static void note_history(wb *w, const sc_job_info *ji)
+{
+	if (!isfinite(ji->search.best) ||
+	    (w->nhist > 0 && ji->search.best == w->hist_v[w->nhist - 1]))
+		return;
+	if (w->nhist == WB_HISTORY) {
+		memmove(w->hist_t, w->hist_t + 1, (WB_HISTORY - 1) * sizeof *w->hist_t);
+		memmove(w->hist_v, w->hist_v + 1, (WB_HISTORY - 1) * sizeof *w->hist_v);
+		w->nhist--;
+	}
+	w->hist_t[w->nhist] = ji->elapsed;
+	w->hist_v[w->nhist++] = ji->search.best;
+}
+
+/* The ladder's exact rung may find a better partition, or prove the best
+ * one optimal. */
+static void follow_ladder(wb *w)
+{
+	sc_ladder_update(w->ladder);
+	int *tmp = sc_part_new(w->g);
+	if (!tmp)
+		return;
+	double u = sc_ladder_upper(w->ladder, tmp);
+	sc_rung_info ri;
+	sc_ladder_info(w->ladder, SC_RUNG_EXACT, &ri);
+	if (u < w->ladder_upper * (1 - 1e-12))
+		offer_best(w, tmp, u, "exact MIP", ri.state == SC_RS_DONE);
+	else if (ri.state == SC_RS_DONE && isfinite(u) && u <= w->best * (1 + 1e-12) &&
+		 !w->best_optimal)
+		offer_best(w, tmp, u, "exact MIP", true);
+	free(tmp);
+}
+
+void wb_follow_jobs(wb *w)
+{
+	if (w->search >= 0) {
+		sc_job_info ji;
+		sc_engine_info(w->eng, w->search, &ji);
+		bool was_running =
+		        !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
+		w->search_info = ji;
+		note_history(w, &ji);
+		if (sc_job_finished(ji.state) && was_running) {
+			take_search_result(w, &ji);
+			if (!w->ladder && ji.state == SC_JOB_DONE)
+				wb_start_ladder(w);
+		}
+	}
+	if (w->ladder)
+		follow_ladder(w);
+}

@@ -1,0 +1,107 @@
+/*
+ * wb_state.c - the workbench's shared state changes: the modal stack, the
+ * status line, and the current partition (its editor, what a change
+ * triggers).  Everything here is small and called from every other file;
+ * the jobs that produce partitions are in wb_jobs.c, the files in
+ * wb_files.c, the loop in workbench.c.
+ *
+ * Layer: the bottom.  It calls no other file of tui/wb/ (only core/); what
+ * a change must tell the views it reaches through the ops pointers in
+ * w->views and the modal stack holds ops pointers, so no view or modal is
+ * named here.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/clock.h"
+#include "tui/wb/wb.h"
+
+void wb_modal_push(wb *w, const wb_modal_ops *m)
+{
+	if (w->nmodal < WB_MODALS)
+		w->modal[w->nmodal++] = m;
+}
+
+void wb_modal_pop(wb *w)
+{
+	if (w->nmodal > 0)
+		w->nmodal--;
+}
+
+void wb_modal_close(wb *w, const wb_modal_ops *m)
+{
+	int j = 0;
+	for (int i = 0; i < w->nmodal; i++)
+		if (w->modal[i] != m)
+			w->modal[j++] = w->modal[i];
+	w->nmodal = j;
+}
+
+const wb_modal_ops *wb_modal_top(const wb *w)
+{
+	return w->nmodal ? w->modal[w->nmodal - 1] : NULL;
+}
+
+bool wb_modal_open(const wb *w, const wb_modal_ops *m)
+{
+	for (int i = 0; i < w->nmodal; i++)
+		if (w->modal[i] == m)
+			return true;
+	return false;
+}
+
+void wb_say(wb *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+	va_end(ap);
+	w->msg_t = sc_clock_now();
+}
+
+bool wb_msg_fresh(const wb *w, double now)
+{
+	return w->msg[0] && now - w->msg_t < 8;
+}
+
+void wb_changed(wb *w, bool by_hand)
+{
+	w->part_version++;
+	w->stage = sc_editor_stages(w->ed);
+	w->c = sc_editor_costs(w->ed);
+	if (by_hand) {
+		w->edited = true;
+		w->recover_due = true;
+		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
+			 sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
+	}
+	w->edited = sc_editor_dirty(w->ed);
+	/* through the pointers in w->views: this layer names no view */
+	for (int i = 0; w->views && i < WB_NVIEWS; i++)
+		if (w->views[i]->on_change)
+			w->views[i]->on_change(w);
+}
+
+void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
+{
+	sc_editor_set(w->ed, stage, origin);
+	if (!by_hand)
+		sc_editor_mark_saved(w->ed);
+	wb_changed(w, by_hand);
+	snprintf(w->origin, sizeof w->origin, "%s", origin);
+}
+
+bool wb_new_editor(wb *w, const int *stage)
+{
+	sc_error err;
+	sc_editor *ed = sc_editor_new(w->g, &w->set, stage, &err);
+	if (!ed) {
+		wb_say(w, "%s", err.msg);
+		return false;
+	}
+	sc_editor_free(w->ed);
+	w->ed = ed;
+	wb_changed(w, false);
+	return true;
+}
