@@ -32,6 +32,8 @@ struct sc_engine {
 	sc_job **jobs; /* by id; NULL once released */
 	int njobs, cap;
 	int wake[2];
+	unsigned gone; /* the versions of released jobs, so that a poll that
+	                * releases one still counts as a change */
 };
 
 const char *sc_job_state_name(sc_job_state s)
@@ -101,7 +103,7 @@ static sc_job *job_of(const sc_engine *e, int id)
 /* The sum of the jobs' versions: it grows whenever any job changes. */
 static unsigned versions(const sc_engine *e)
 {
-	unsigned v = 0;
+	unsigned v = e->gone;
 	for (int i = 0; i < e->njobs; i++)
 		if (e->jobs[i])
 			v += e->jobs[i]->info.version;
@@ -179,6 +181,8 @@ int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready
 			continue;
 		j->info.elapsed = t - j->started;
 		j->ops->update(j, t);
+		if (j->discard && sc_job_finished(j->info.state))
+			sc_engine_release(e, i);
 	}
 	start_queued(e);
 	return (int)(versions(e) - before);
@@ -251,9 +255,21 @@ bool sc_engine_release(sc_engine *e, int id)
 	sc_job *j = job_of(e, id);
 	if (!j || !sc_job_finished(j->info.state))
 		return false;
+	e->gone += j->info.version + 1;
 	j->ops->free(j);
 	e->jobs[id] = NULL;
 	return true;
+}
+
+void sc_engine_discard(sc_engine *e, int id)
+{
+	sc_job *j = job_of(e, id);
+	if (!j)
+		return;
+	sc_engine_cancel(e, id);
+	j->discard = true;
+	if (sc_job_finished(j->info.state))
+		sc_engine_release(e, id);
 }
 
 void sc_engine_free(sc_engine *e)

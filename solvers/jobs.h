@@ -120,4 +120,10 @@ double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal);
  * only, like every function here but sc_job_state_name. */
 bool sc_engine_release(sc_engine *e, int id);
 
+/* Cancels job id and releases it as soon as it has finished (at once when it
+ * already has, else at the sc_engine_poll that sees it end): for an owner
+ * that no longer wants a job's result, such as a ladder freed while its
+ * rungs still run.  An unknown or released id is passed by. */
+void sc_engine_discard(sc_engine *e, int id);
+
 #endif

@@ -51,6 +51,7 @@ struct sc_job {
 	const sc_graph *g;
 	sc_settings set;
 	double started; /* sc_clock_now() when it started */
+	bool discard;   /* release it once it has finished (sc_engine_discard) */
 };
 
 /* Puts j (queued, with ops, g and set filled in) on e's list and returns its

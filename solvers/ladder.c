@@ -96,6 +96,14 @@ void sc_ladder_free(sc_ladder *l)
 	if (!l)
 		return;
 	sc_ladder_cancel(l);
+	/* the rungs' jobs go back to the engine as soon as they have ended, so
+	 * a long-lived engine (the workbench's) does not keep every ladder */
+	for (int r = 0; r < SC_RUNG_COUNT; r++)
+		if (l->job[r] >= 0)
+			sc_engine_discard(l->e, l->job[r]);
+	for (int j = 0; j < l->guess_added; j++)
+		if (l->guess_job[j] >= 0)
+			sc_engine_discard(l->e, l->guess_job[j]);
 	free(l->guess_job);
 	free(l->start);
 	free(l->upper_stage);

@@ -64,7 +64,9 @@ typedef struct sc_ladder sc_ladder;
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
 			 const sc_ladder_params *p, sc_error *err);
 
-/* Cancels the ladder's jobs (they finish as cancelled) and frees it. */
+/* Cancels the ladder's jobs (they finish as cancelled), has the engine
+ * release each once it has ended (sc_engine_discard), and frees the ladder.
+ * The engine must still exist. */
 void sc_ladder_free(sc_ladder *l);
 
 /* Takes in what the engine reported and starts the next rungs.  Returns

@@ -266,3 +266,42 @@ Test(jobs, a_finished_solve_is_released_and_its_child_reaped, .timeout = 60)
 	sc_engine_free(e);
 	sc_graph_free(g);
 }
+
+Test(jobs, a_discarded_job_is_released_once_it_has_ended, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 8;
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	sc_search_params sp;
+	sc_search_params_init(&sp);
+	sp.method = "brkga";
+	sp.evals = 100000000;
+	int s = sc_engine_add_search(e, g, &set, &sp, &err);
+	sc_mip_params mp = {.rung = SC_RUNG_BOTTLENECK, .k = 8, .upper = INFINITY};
+	int q = sc_engine_add_mip(e, g, &set, &mp, &err); /* stays queued: one slot */
+	cr_assert(s >= 0 && q >= 0, "%s", err.msg);
+	sc_job_info ji;
+	for (int i = 0; i < 5; i++)
+		sc_engine_poll(e, 20, -1, NULL);
+	cr_assert(sc_engine_info(e, s, &ji));
+	cr_assert_eq(ji.state, SC_JOB_RUNNING);
+	/* a queued job is cancelled at once, so it goes at once */
+	sc_engine_discard(e, q);
+	cr_assert_not(sc_engine_info(e, q, &ji), "a queued job discarded is released at once");
+	/* a running one is stopped and goes at the poll that sees it end */
+	sc_engine_discard(e, s);
+	int polls = 0;
+	while (sc_engine_info(e, s, &ji) && polls++ < 1000) {
+		cr_assert(ji.state == SC_JOB_RUNNING || ji.state == SC_JOB_CANCELLED);
+		sc_engine_poll(e, 20, -1, NULL);
+	}
+	cr_assert_not(sc_engine_info(e, s, &ji), "released after it ended");
+	cr_assert_eq(sc_engine_busy(e), 0);
+	sc_engine_discard(e, s); /* passed by */
+	sc_engine_discard(e, 99);
+	sc_engine_free(e);
+	ts_assert_no_children();
+	sc_graph_free(g);
+}

@@ -119,3 +119,34 @@ Test(ladder, ladder_cancel_finishes_every_rung, .timeout = 60)
 	ts_assert_no_children();
 	sc_graph_free(g);
 }
+
+Test(ladder, a_freed_ladder_leaves_no_job_in_the_engine, .timeout = 120)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 8;
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	/* as the workbench does when the settings change: a ladder freed while
+	 * its rungs run, then a new one, which runs to its end and is freed */
+	for (int round = 0; round < 3; round++) {
+		sc_ladder_params lp = {.rungs = 0xf, .time_limit = 600, .upper = INFINITY};
+		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+		cr_assert(l, "%s", err.msg);
+		for (int i = 0; i < 3; i++) {
+			sc_engine_poll(e, 50, -1, NULL);
+			sc_ladder_update(l);
+		}
+		sc_ladder_free(l);
+	}
+	for (int polls = 0; sc_engine_busy(e) && polls < 2000; polls++)
+		sc_engine_poll(e, 50, -1, NULL);
+	cr_assert_eq(sc_engine_busy(e), 0);
+	/* every id ever given (a ladder of k = 8 adds at most 2 + 8 jobs) */
+	sc_job_info ji;
+	for (int id = 0; id < 3 * 10; id++)
+		cr_assert_not(sc_engine_info(e, id, &ji), "job %d was not released", id);
+	sc_engine_free(e);
+	ts_assert_no_children();
+	sc_graph_free(g);
+}

@@ -6,7 +6,10 @@
  *
  * The loop (workbench.c) polls the engine and calls wb_follow_jobs once a
  * turn.  A finished search's result is taken in one place,
- * take_search_result, which is also where its job may be released.
+ * take_search_result, after which the job is released (sc_engine_release):
+ * a long session keeps no finished search's memory.  A search replaced by
+ * a new one, and a ladder's rungs when it is freed, are discarded
+ * (sc_engine_discard): released once they have ended.
  *
  * Layer: above the state (layer 3 in wb.h): it calls only wb_state.c;
  * views, modals and the dispatcher start and cancel jobs through it.
@@ -47,7 +50,7 @@ void wb_reset_best(wb *w)
 void wb_start_search(wb *w, const char *method, const int *start)
 {
 	if (w->search >= 0)
-		sc_engine_cancel(w->eng, w->search);
+		sc_engine_discard(w->eng, w->search); /* its result is no longer wanted */
 	sc_search_params p;
 	sc_search_params_init(&p);
 	p.method = method;
@@ -179,15 +182,18 @@ static void follow_ladder(wb *w)
 
 void wb_follow_jobs(wb *w)
 {
-	if (w->search >= 0) {
-		sc_job_info ji;
-		sc_engine_info(w->eng, w->search, &ji);
+	sc_job_info ji;
+	/* a released search (its result taken) is no longer in the engine; the
+	 * panel keeps drawing its last info from w->search_info */
+	if (w->search >= 0 && sc_engine_info(w->eng, w->search, &ji)) {
 		bool was_running =
 		        !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
 		w->search_info = ji;
 		note_history(w, &ji);
 		if (sc_job_finished(ji.state) && was_running) {
 			take_search_result(w, &ji);
+			/* a long session must not keep every finished search */
+			sc_engine_release(w->eng, w->search);
 			if (!w->ladder && ji.state == SC_JOB_DONE)
 				wb_start_ladder(w);
 		}
