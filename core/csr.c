@@ -55,4 +55,3 @@ int sc_csr_build(int n, int m, const int *key, const int *val, int **off_out, in
 	*adj_out = adj;
 	return w;
 }
-

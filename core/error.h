@@ -13,10 +13,10 @@
 
 typedef enum sc_status {
 	SC_OK = 0,
-	SC_ERR_INPUT, /* the input (file, option, value) is malformed */
-	SC_ERR_IO,    /* the file could not be read or written */
-	SC_ERR_NOMEM, /* out of memory */
-	SC_ERR_LIMIT, /* a size or resource limit was exceeded */
+	SC_ERR_INPUT,   /* the input (file, option, value) is malformed */
+	SC_ERR_IO,      /* the file could not be read or written */
+	SC_ERR_NOMEM,   /* out of memory */
+	SC_ERR_LIMIT,   /* a size or resource limit was exceeded */
 	SC_ERR_INVALID, /* a well-formed partition breaks the stage order, a
 	                 * group or a hard memory limit */
 	SC_ERR_INTERNAL,

@@ -110,8 +110,10 @@ static bool base_graph(sc_rng *r, int n, sc_gen_model m, edge_list *e)
 		for (int i = 1; i < n && ok; i++) {
 			int links = i < 2 ? 1 : 2;
 			for (int l = 0; l < links && ok; l++) {
-				int t = e->n ? (sc_rng_uniform(r) < 0.5 ? e->a : e->b)[sc_rng_below(r, e->n)]
-					     : 0;
+				int t = e->n ? (sc_rng_uniform(r) < 0.5
+				                        ? e->a
+				                        : e->b)[sc_rng_below(r, e->n)]
+				             : 0;
 				ok = add_edge(e, t < i ? t : sc_rng_below(r, i), i);
 			}
 		}
@@ -186,7 +188,7 @@ sc_graph *sc_gen_regal(int n, uint64_t seed, sc_gen_model model, int k, sc_error
 	set.k = k;
 	sc_builder_set_settings(b, &set);
 	snprintf(name, sizeof name, "regal-%s-%d-%llu", sc_gen_model_name(model), n,
-		 (unsigned long long)seed);
+	         (unsigned long long)seed);
 	g = sc_builder_finish(b, name, name, err);
 	if (!g)
 		goto out;
@@ -520,9 +522,10 @@ sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err)
 		if (layers == 0) {
 			long fit = lround((spec->nodes - 2) / 14.0);
 			if (fit > SC_GEN_MAX_LAYERS) {
-				sc_error_set(err, SC_ERR_INPUT,
-				             "transformer: --nodes %d would need more than %d layers",
-				             spec->nodes, SC_GEN_MAX_LAYERS);
+				sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "transformer: --nodes %d would need more than %d layers",
+				        spec->nodes, SC_GEN_MAX_LAYERS);
 				return NULL;
 			}
 			layers = fit < 1 ? 1 : (int)fit;

@@ -218,8 +218,8 @@ static sc_status check_room(FILE *f, const char *path, sc_error *err)
 	void *room = malloc(need);
 	if (!room)
 		return sc_error_set(err, SC_ERR_NOMEM,
-		                    "%s: out of memory: loading this graph needs about %zu MiB", path,
-		                    need >> 20);
+		                    "%s: out of memory: loading this graph needs about %zu MiB",
+		                    path, need >> 20);
 	free(room);
 	return SC_OK;
 }

@@ -258,8 +258,8 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 	*k_out = k;
 	if (want_k > 0 && k != want_k)
 		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s: the partition has k = %d, but k = %d is asked for", path, k,
-		                    want_k);
+		                    "%s: the partition has k = %d, but k = %d is asked for", path,
+		                    k, want_k);
 	if (!sc_part_check(g, stage, k, &v)) {
 		char why[512];
 		sc_part_describe(g, stage, &v, why, sizeof why);

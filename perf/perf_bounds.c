@@ -18,18 +18,21 @@
 #include "solvers/ladder.h"
 
 static const char *const default_graphs[] = {
-	"samples/paper/figure2.dot",
-	"samples/small/residual.dot",
-	"samples/msr-fiddle/layer/bert24_inference.json",
-	"samples/msr-fiddle/layer/resnet50_inference.json",
-	"samples/msr-fiddle/operator/bert_l-3_inference.json",
-	"samples/msr-fiddle/operator/bert_l-6_inference.json",
-	"samples/msr-fiddle/operator/resnet50_inference.json",
+        "samples/paper/figure2.dot",
+        "samples/small/residual.dot",
+        "samples/msr-fiddle/layer/bert24_inference.json",
+        "samples/msr-fiddle/layer/resnet50_inference.json",
+        "samples/msr-fiddle/operator/bert_l-3_inference.json",
+        "samples/msr-fiddle/operator/bert_l-6_inference.json",
+        "samples/msr-fiddle/operator/resnet50_inference.json",
 };
 
 static const char *code(sc_rung_state s)
 {
-	return s == SC_RS_DONE ? "opt" : s == SC_RS_STOPPED ? "lim" : s == SC_RS_FAILED ? "ERR" : "?";
+	return s == SC_RS_DONE      ? "opt"
+	       : s == SC_RS_STOPPED ? "lim"
+	       : s == SC_RS_FAILED  ? "ERR"
+	                            : "?";
 }
 
 int main(int argc, char **argv)
@@ -61,7 +64,8 @@ int main(int argc, char **argv)
 			sc_engine_wait(e, id);
 			int *stage = malloc((size_t)g->n * sizeof *stage);
 			double ub = sc_engine_result(e, id, stage, NULL);
-			sc_ladder_params lp = {.rungs = 0xf, .time_limit = T, .upper = ub, .start = stage};
+			sc_ladder_params lp = {
+			        .rungs = 0xf, .time_limit = T, .upper = ub, .start = stage};
 			sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 			while (!sc_ladder_done(l)) {
 				sc_engine_poll(e, 200, -1, NULL);
@@ -72,7 +76,8 @@ int main(int argc, char **argv)
 			if (isinf(ub)) {
 				sc_rung_info ri;
 				sc_ladder_info(l, SC_RUNG_EXACT, &ri);
-				printf("  no partition fits the hard memory limit (exact: %s, %.1f s)\n",
+				printf("  no partition fits the hard memory limit (exact: %s, %.1f "
+				       "s)\n",
 				       isinf(ri.value) ? "proven" : "not proven", ri.seconds);
 				sc_ladder_free(l);
 				sc_engine_free(e);
@@ -82,11 +87,13 @@ int main(int argc, char **argv)
 			for (int r = 0; r < SC_RUNG_COUNT; r++) {
 				sc_rung_info ri;
 				sc_ladder_info(l, (sc_rung)r, &ri);
-				printf("  %6.4f (%6.1f %3s)", ri.value / ub, ri.seconds, code(ri.state));
+				printf("  %6.4f (%6.1f %3s)", ri.value / ub, ri.seconds,
+				       code(ri.state));
 				if (ri.value > ub * (1 + 1e-6) || ri.state == SC_RS_FAILED) {
 					failures++;
 					fprintf(stderr, "%s k=%d %s: %s value %g ub %g\n", g->name,
-						ks[ki], sc_rung_name((sc_rung)r), ri.message, ri.value, ub);
+					        ks[ki], sc_rung_name((sc_rung)r), ri.message,
+					        ri.value, ub);
 				}
 				logsum[r][ki] += log(ri.value / ub);
 			}
@@ -99,7 +106,9 @@ int main(int argc, char **argv)
 		}
 		sc_graph_free(g);
 	}
-	printf("\ngeometric mean over the feasible instances of rung / best upper bound (000 Table 1)\n%-12s", "rung");
+	printf("\ngeometric mean over the feasible instances of rung / best upper bound (000 Table "
+	       "1)\n%-12s",
+	       "rung");
 	for (int ki = 0; ki < 4; ki++)
 		printf("   k=%-4d", ks[ki]);
 	printf("\n");

@@ -36,7 +36,7 @@ static double median(double *x, int n)
 }
 
 static double solve(const sc_graph *g, int k, const char *method, long evals, double *secs,
-		    long *nevals)
+                    long *nevals)
 {
 	sc_settings set = g->settings;
 	set.k = k;
@@ -100,8 +100,8 @@ int main(void)
 		double ratio = published / med;
 		if (ratio < worst_ratio)
 			worst_ratio = ratio;
-		printf("%-34s %3d %14.6f %9.3fs %9.4fs %7.0fx %s\n", graph, k, v, published, med, ratio,
-		       fabs(v - want) <= 1e-9 * want ? "yes" : "NO");
+		printf("%-34s %3d %14.6f %9.3fs %9.4fs %7.0fx %s\n", graph, k, v, published, med,
+		       ratio, fabs(v - want) <= 1e-9 * want ? "yes" : "NO");
 		sc_graph_free(g);
 	}
 	fclose(f);
@@ -123,8 +123,9 @@ int main(void)
 	printf("== quality: brkga-10000 + refine vs exact\n");
 	printf("%-34s %3s %14s %14s %9s\n", "graph", "k", "exact", "brkga+refine", "gap");
 	const char *graphs[] = {"layer/bert24_inference.json", "layer/resnet50_inference.json",
-				"operator/bert_l-3_inference.json", "operator/bert_l-6_inference.json",
-				"operator/resnet50_inference.json"};
+	                        "operator/bert_l-3_inference.json",
+	                        "operator/bert_l-6_inference.json",
+	                        "operator/resnet50_inference.json"};
 	int ks[] = {2, 4, 8, 16}, within = 0, total = 0;
 	double worst = 0;
 	for (int i = 0; i < 5; i++) {
@@ -139,10 +140,12 @@ int main(void)
 				worst = gap;
 			within += gap <= 0.01;
 			total++;
-			printf("%-34s %3d %14.6f %14.6f %8.3f%%\n", graphs[i], ks[j], opt, b, gap * 100);
+			printf("%-34s %3d %14.6f %14.6f %8.3f%%\n", graphs[i], ks[j], opt, b,
+			       gap * 100);
 		}
 		sc_graph_free(g);
 	}
-	printf("within 1%% of the optimum: %d of %d; largest gap %.3f%%\n", within, total, worst * 100);
+	printf("within 1%% of the optimum: %d of %d; largest gap %.3f%%\n", within, total,
+	       worst * 100);
 	return 0;
 }

@@ -27,14 +27,14 @@ typedef enum { FIT_SLICE, FIT_MLA, FIT_MLA_WEIGHTED } fitness_kind;
 typedef struct brkga_state {
 	fitness_kind kind;
 	int pop, gens, n_elite, n_mutant, nu;
-	int gen;        /* current generation, from 0 */
-	int next_eval;  /* next chromosome to decode in this generation */
-	double *keys;   /* pop x nu */
-	double *spare;  /* pop x nu, the next generation */
-	double *fit;    /* pop */
+	int gen;       /* current generation, from 0 */
+	int next_eval; /* next chromosome to decode in this generation */
+	double *keys;  /* pop x nu */
+	double *spare; /* pop x nu, the next generation */
+	double *fit;   /* pop */
 	double *spare_fit;
-	int *rank;      /* chromosome indices by fitness */
-	int *order;     /* scratch */
+	int *rank;  /* chromosome indices by fitness */
+	int *order; /* scratch */
 	int *unit_stage;
 	int *best_order; /* MLA: the best arrangement so far */
 	double best_mla;
@@ -172,7 +172,7 @@ static void sort_by_fitness(int *rank, int n, const double *fit)
 	for (int i = 1; i < n; i++) {
 		int r = rank[i], j = i;
 		while (j > 0 && (fit[rank[j - 1]] > fit[r] ||
-				 (fit[rank[j - 1]] == fit[r] && rank[j - 1] > r))) {
+		                 (fit[rank[j - 1]] == fit[r] && rank[j - 1] > r))) {
 			rank[j] = rank[j - 1];
 			j--;
 		}
@@ -210,10 +210,12 @@ static void next_generation(sc_search *s, brkga_state *st)
 		for (int i = 0; i < nu; i++)
 			st->spare[(size_t)c * nu + i] = sc_rng_uniform(&s->rng);
 	for (; c < pop; c++) {
-		const double *elite = st->keys + (size_t)st->rank[sc_rng_below(&s->rng, st->n_elite)] * nu;
+		const double *elite =
+		        st->keys + (size_t)st->rank[sc_rng_below(&s->rng, st->n_elite)] * nu;
 		const double *other =
-			st->keys +
-			(size_t)st->rank[st->n_elite + sc_rng_below(&s->rng, pop - st->n_elite)] * nu;
+		        st->keys +
+		        (size_t)st->rank[st->n_elite + sc_rng_below(&s->rng, pop - st->n_elite)] *
+		                nu;
 		double *child = st->spare + (size_t)c * nu;
 		for (int i = 0; i < nu; i++)
 			child[i] = sc_rng_uniform(&s->rng) < s->p.bias ? elite[i] : other[i];
@@ -253,23 +255,23 @@ static bool brkga_step(sc_search *s)
 }
 
 const sc_method sc_method_brkga = {
-	.name = "brkga",
-	.help = "BRKGA over Kahn priorities, each order sliced (--evals 10000 = 100 x 100)",
-	.init = init_slice,
-	.step = brkga_step,
-	.fini = brkga_fini,
+        .name = "brkga",
+        .help = "BRKGA over Kahn priorities, each order sliced (--evals 10000 = 100 x 100)",
+        .init = init_slice,
+        .step = brkga_step,
+        .fini = brkga_fini,
 };
 const sc_method sc_method_mla = {
-	.name = "mla",
-	.help = "BRKGA on the linear arrangement cost, then the best order sliced",
-	.init = init_mla,
-	.step = brkga_step,
-	.fini = brkga_fini,
+        .name = "mla",
+        .help = "BRKGA on the linear arrangement cost, then the best order sliced",
+        .init = init_mla,
+        .step = brkga_step,
+        .fini = brkga_fini,
 };
 const sc_method sc_method_mla_weighted = {
-	.name = "mla-weighted",
-	.help = "as mla, with each edge weighted by its tensor's io time",
-	.init = init_mla_weighted,
-	.step = brkga_step,
-	.fini = brkga_fini,
+        .name = "mla-weighted",
+        .help = "as mla, with each edge weighted by its tensor's io time",
+        .init = init_mla_weighted,
+        .step = brkga_step,
+        .fini = brkga_fini,
 };

@@ -38,7 +38,7 @@
 typedef uint64_t word;
 
 typedef struct ideal_set {
-	int words;   /* per bitset */
+	int words; /* per bitset */
 	long count, cap;
 	word *bits;  /* count x words */
 	long *table; /* hash table of ideal indices, -1 empty */
@@ -165,14 +165,14 @@ long sc_ideals_count(const sc_units *u, long limit)
 typedef struct exact_state {
 	ideal_set ideals;
 	long count;
-	double *work, *param;    /* per ideal */
-	int *front_off, *front;  /* per ideal: ops of the ideal with a successor outside */
-	long *by_work;           /* ideal indices sorted by work */
-	long *rank_of;           /* ideal -> position in by_work */
-	double *dp;              /* (k + 1) x count */
-	long *arg;               /* (k + 1) x count: I of the last stage (J itself: empty) */
+	double *work, *param;   /* per ideal */
+	int *front_off, *front; /* per ideal: ops of the ideal with a successor outside */
+	long *by_work;          /* ideal indices sorted by work */
+	long *rank_of;          /* ideal -> position in by_work */
+	double *dp;             /* (k + 1) x count */
+	long *arg;              /* (k + 1) x count: I of the last stage (J itself: empty) */
 	double ub;
-	long next_j;             /* next ideal (in size order) to fill */
+	long next_j; /* next ideal (in size order) to fill */
 	int *unit_stage;
 } exact_state;
 
@@ -260,10 +260,11 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	if (count < 0)
 		return sc_error_nomem(err, "the ideals");
 	if (count > s->p.ideal_limit)
-		return sc_error_set(err, SC_ERR_LIMIT,
-				    "the exact DP needs more than %ld ideals (the graph is too wide); "
-				    "raise --ideal-limit or use another method",
-				    s->p.ideal_limit);
+		return sc_error_set(
+		        err, SC_ERR_LIMIT,
+		        "the exact DP needs more than %ld ideals (the graph is too wide); "
+		        "raise --ideal-limit or use another method",
+		        s->p.ideal_limit);
 	e->count = count;
 	int k = s->set.k;
 	size_t nc = (size_t)count;
@@ -295,7 +296,8 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 			for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
 				int op = u->ops[i];
 				bool leaves = false;
-				for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves; j++)
+				for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves;
+				     j++)
 					leaves = !has(b, u->unit_of[g->succ[j]]);
 				if (!leaves || g->out[op] == 0)
 					continue;
@@ -310,7 +312,8 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 			}
 		}
 		if (fn > 0x7fffffff)
-			return sc_error_set(err, SC_ERR_LIMIT, "the exact DP's frontier lists are too large");
+			return sc_error_set(err, SC_ERR_LIMIT,
+			                    "the exact DP's frontier lists are too large");
 	}
 	e->front_off[count] = (int)fn;
 	work_id *pairs = malloc(nc * sizeof *pairs);
@@ -433,7 +436,8 @@ static bool exact_step(sc_search *s)
 			}
 		}
 		/* ties in work: ideals of equal work ranked above J are candidates too */
-		for (long r = e->rank_of[J] + 1; r < e->count && e->work[e->by_work[r]] == wj; r++) {
+		for (long r = e->rank_of[J] + 1; r < e->count && e->work[e->by_work[r]] == wj;
+		     r++) {
 			long I = e->by_work[r];
 			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
 				continue;
@@ -453,8 +457,10 @@ static bool exact_step(sc_search *s)
 		}
 		/* an empty stage j: as good as j - 1 stages */
 		for (int j = 1; j <= k; j++)
-			if (e->dp[(size_t)(j - 1) * nc + (size_t)J] <= e->dp[(size_t)j * nc + (size_t)J]) {
-				e->dp[(size_t)j * nc + (size_t)J] = e->dp[(size_t)(j - 1) * nc + (size_t)J];
+			if (e->dp[(size_t)(j - 1) * nc + (size_t)J] <=
+			    e->dp[(size_t)j * nc + (size_t)J]) {
+				e->dp[(size_t)j * nc + (size_t)J] =
+				        e->dp[(size_t)(j - 1) * nc + (size_t)J];
 				e->arg[(size_t)j * nc + (size_t)J] = J;
 			}
 		if (sc_clock_now() >= until)
@@ -474,11 +480,11 @@ static bool exact_step(sc_search *s)
 }
 
 const sc_method sc_method_exact = {
-	.name = "exact",
-	.help = "the exact DP over ideals (paper 001); refuses past --ideal-limit ideals",
-	.merge_trivial = true,
-	.refines_itself = true,
-	.init = exact_init,
-	.step = exact_step,
-	.fini = exact_fini,
+        .name = "exact",
+        .help = "the exact DP over ideals (paper 001); refuses past --ideal-limit ideals",
+        .merge_trivial = true,
+        .refines_itself = true,
+        .init = exact_init,
+        .step = exact_step,
+        .fini = exact_fini,
 };

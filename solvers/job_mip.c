@@ -105,7 +105,8 @@ static void child_main(const mip_job *j, int fd)
 	}
 	sc_mip_result res;
 	sc_error err;
-	if (sc_mip_solve(j->base.g, &j->base.set, &j->mp, child_progress, &fd, &res, &err) != SC_OK) {
+	if (sc_mip_solve(j->base.g, &j->base.set, &j->mp, child_progress, &fd, &res, &err) !=
+	    SC_OK) {
 		for (char *c = err.msg; *c; c++)
 			if (*c == '\n')
 				*c = ' ';
@@ -119,7 +120,8 @@ static void child_main(const mip_job *j, int fd)
 		char chunk[4096];
 		size_t len = 0;
 		for (int v = 0; v < j->base.g->n; v++) {
-			len += (size_t)snprintf(chunk + len, sizeof chunk - len, " %d", res.stages[v]);
+			len += (size_t)snprintf(chunk + len, sizeof chunk - len, " %d",
+			                        res.stages[v]);
 			if (len > sizeof chunk - 32) {
 				put(fd, chunk, len);
 				len = 0;
@@ -145,7 +147,7 @@ static void mip_start(sc_engine *e, sc_job *base)
 		close(p[0]);
 		close(p[1]);
 		sc_job_fail(base, "cannot start the solver process: %s (%d)", strerror(errno),
-			    errno);
+		            errno);
 		return;
 	}
 	if (pid == 0) {
@@ -218,18 +220,17 @@ static void finish(mip_job *j)
 		info->state = SC_JOB_STOPPED;
 		info->mip_status = SC_MIP_TIME_LIMIT;
 	} else if (j->got_result) {
-		info->state =
-		    info->mip_status == SC_MIP_TIME_LIMIT ? SC_JOB_STOPPED : SC_JOB_DONE;
+		info->state = info->mip_status == SC_MIP_TIME_LIMIT ? SC_JOB_STOPPED : SC_JOB_DONE;
 	} else if (WIFSIGNALED(status)) {
 		info->state = SC_JOB_FAILED;
 		snprintf(info->message, sizeof info->message,
-			 "the solver process crashed (signal %d, %s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
+		         "the solver process crashed (signal %d, %s)", WTERMSIG(status),
+		         strsignal(WTERMSIG(status)));
 	} else {
 		info->state = SC_JOB_FAILED;
 		snprintf(info->message, sizeof info->message,
-			 "the solver process exited with status %d and no answer",
-			 WEXITSTATUS(status));
+		         "the solver process exited with status %d and no answer",
+		         WEXITSTATUS(status));
 	}
 	info->version++;
 }
@@ -331,19 +332,20 @@ static void mip_free(sc_job *base)
 }
 
 static const sc_job_ops mip_ops = {
-	.start = mip_start,
-	.watch = mip_watch,
-	.update = mip_update,
-	.cancel = mip_cancel,
-	.result = mip_result,
-	.free = mip_free,
+        .start = mip_start,
+        .watch = mip_watch,
+        .update = mip_update,
+        .cancel = mip_cancel,
+        .result = mip_result,
+        .free = mip_free,
 };
 
 int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
-		      const sc_mip_params *p, sc_error *err)
+                      const sc_mip_params *p, sc_error *err)
 {
 	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT)
-		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP", sc_rung_name(p->rung)),
+		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP",
+		                    sc_rung_name(p->rung)),
 		       -1;
 	mip_job *j = calloc(1, sizeof *j);
 	if (!j)

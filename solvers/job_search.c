@@ -140,16 +140,16 @@ static void search_free(sc_job *base)
 }
 
 static const sc_job_ops search_ops = {
-	.start = search_start,
-	.watch = search_watch,
-	.update = search_update,
-	.cancel = search_cancel,
-	.result = search_result,
-	.free = search_free,
+        .start = search_start,
+        .watch = search_watch,
+        .update = search_update,
+        .cancel = search_cancel,
+        .result = search_result,
+        .free = search_free,
 };
 
 int sc_engine_add_search(sc_engine *e, const sc_graph *g, const sc_settings *set,
-			 const sc_search_params *p, sc_error *err)
+                         const sc_search_params *p, sc_error *err)
 {
 	search_job *j = calloc(1, sizeof *j);
 	if (!j)

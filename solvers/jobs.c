@@ -38,8 +38,8 @@ struct sc_engine {
 
 const char *sc_job_state_name(sc_job_state s)
 {
-	static const char *const names[] = {"queued",    "running", "done",
-					    "stopped",   "cancelled", "failed"};
+	static const char *const names[] = {"queued",  "running",   "done",
+	                                    "stopped", "cancelled", "failed"};
 	return s >= 0 && s <= SC_JOB_FAILED ? names[s] : "?";
 }
 
@@ -167,7 +167,8 @@ int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready
 	}
 	int r = poll(fds, (nfds_t)nfds, timeout_ms);
 	if (extra_ready)
-		*extra_ready = r > 0 && extra_fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR));
+		*extra_ready =
+		        r > 0 && extra_fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR));
 	char drain[256];
 	while (read(e->wake[0], drain, sizeof drain) > 0)
 		;

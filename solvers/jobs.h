@@ -54,14 +54,14 @@ static inline bool sc_job_finished(sc_job_state s)
 typedef struct sc_job_info {
 	sc_job_kind kind;
 	sc_job_state state;
-	unsigned version;  /* grows each time anything below changes */
-	double elapsed;    /* seconds since the job started (0 while queued) */
-	sc_progress search; /* SEARCH: the latest snapshot */
-	double bound;      /* MIP: proven lower bound so far (the lower given, at first) */
-	double incumbent;  /* MIP: best solution's value so far, INFINITY when none */
-	long nodes;        /* MIP: branch-and-bound nodes, -1 until known */
+	unsigned version;         /* grows each time anything below changes */
+	double elapsed;           /* seconds since the job started (0 while queued) */
+	sc_progress search;       /* SEARCH: the latest snapshot */
+	double bound;             /* MIP: proven lower bound so far (the lower given, at first) */
+	double incumbent;         /* MIP: best solution's value so far, INFINITY when none */
+	long nodes;               /* MIP: branch-and-bound nodes, -1 until known */
 	sc_mip_status mip_status; /* MIP, when DONE or STOPPED */
-	char message[256]; /* FAILED: the reason */
+	char message[256];        /* FAILED: the reason */
 } sc_job_info;
 
 typedef struct sc_engine sc_engine;
@@ -77,11 +77,11 @@ void sc_engine_free(sc_engine *e);
 /* Queues a search of g (see search.h); returns its job id (>= 0) or -1
  * with err set (e.g. an unknown method). */
 int sc_engine_add_search(sc_engine *e, const sc_graph *g, const sc_settings *set,
-			 const sc_search_params *p, sc_error *err);
+                         const sc_search_params *p, sc_error *err);
 
 /* Queues one MIP solve (see mip.h); returns its job id or -1 with err set. */
 int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
-		      const sc_mip_params *p, sc_error *err);
+                      const sc_mip_params *p, sc_error *err);
 
 /* Starts what may start, waits up to timeout_ms (0: do not wait, < 0: until
  * something happens) for reports, and updates the jobs.  extra_fd, when

@@ -35,8 +35,8 @@ struct sc_ladder {
 
 const char *sc_rung_state_name(sc_rung_state s)
 {
-	static const char *const names[] = {"off",  "waiting", "running",  "done",
-					    "stopped", "failed", "cancelled"};
+	static const char *const names[] = {"off",     "waiting", "running",  "done",
+	                                    "stopped", "failed",  "cancelled"};
 	return s >= 0 && s <= SC_RS_CANCELLED ? names[s] : "?";
 }
 
@@ -46,7 +46,7 @@ static bool wanted(const sc_ladder *l, sc_rung r)
 }
 
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
-			 const sc_ladder_params *p, sc_error *err)
+                         const sc_ladder_params *p, sc_error *err)
 {
 	if (set->k < 1) {
 		sc_error_set(err, SC_ERR_INPUT, "the ladder needs k >= 1 stages");
@@ -117,14 +117,14 @@ static double capped(const sc_ladder *l, double v)
 
 static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 {
-	sc_mip_params mp = {.rung = r,
-			    .k = l->k,
-			    .guess = j,
-			    .time_limit = limit,
-			    .lower = lower,
-			    .upper = r == SC_RUNG_EXACT ? l->upper : INFINITY,
-			    .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start)
-							: NULL};
+	sc_mip_params mp = {
+	        .rung = r,
+	        .k = l->k,
+	        .guess = j,
+	        .time_limit = limit,
+	        .lower = lower,
+	        .upper = r == SC_RUNG_EXACT ? l->upper : INFINITY,
+	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
 	sc_error err;
@@ -139,18 +139,12 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 static sc_rung_state from_job(sc_job_state s)
 {
 	switch (s) {
-	case SC_JOB_QUEUED:
-		return SC_RS_WAITING;
-	case SC_JOB_RUNNING:
-		return SC_RS_RUNNING;
-	case SC_JOB_DONE:
-		return SC_RS_DONE;
-	case SC_JOB_STOPPED:
-		return SC_RS_STOPPED;
-	case SC_JOB_CANCELLED:
-		return SC_RS_CANCELLED;
-	default:
-		return SC_RS_FAILED;
+	case SC_JOB_QUEUED: return SC_RS_WAITING;
+	case SC_JOB_RUNNING: return SC_RS_RUNNING;
+	case SC_JOB_DONE: return SC_RS_DONE;
+	case SC_JOB_STOPPED: return SC_RS_STOPPED;
+	case SC_JOB_CANCELLED: return SC_RS_CANCELLED;
+	default: return SC_RS_FAILED;
 	}
 }
 
@@ -218,7 +212,7 @@ static void track_guess(sc_ladder *l)
 			if (ji.state == SC_JOB_FAILED) {
 				failed++;
 				snprintf(ri->message, sizeof ri->message, "solve %d: %.200s", j + 1,
-					 ji.message);
+				         ji.message);
 			}
 		} else if (l->cancelled) {
 			done++;
@@ -231,8 +225,10 @@ static void track_guess(sc_ladder *l)
 	ri->parts_done = done;
 	sc_rung_state st = ri->state;
 	if (done == l->k)
-		st = failed ? SC_RS_FAILED
-			    : cancelled ? SC_RS_CANCELLED : stopped ? SC_RS_STOPPED : SC_RS_DONE;
+		st = failed      ? SC_RS_FAILED
+		     : cancelled ? SC_RS_CANCELLED
+		     : stopped   ? SC_RS_STOPPED
+		                 : SC_RS_DONE;
 	else if (running || l->guess_added > 0)
 		st = SC_RS_RUNNING;
 	if (st != SC_RS_WAITING && l->started[SC_RUNG_GUESS] == 0)
@@ -268,7 +264,7 @@ bool sc_ladder_update(sc_ladder *l)
 		if (wanted(l, SC_RUNG_BOTTLENECK) && l->job[SC_RUNG_BOTTLENECK] < 0 &&
 		    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_WAITING)
 			l->job[SC_RUNG_BOTTLENECK] =
-			    add_mip(l, SC_RUNG_BOTTLENECK, 0, l->simple, T);
+			        add_mip(l, SC_RUNG_BOTTLENECK, 0, l->simple, T);
 		/* guess solves as slots free up, so each starts with the best
 		 * floor known by then */
 		while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->k &&
@@ -286,7 +282,7 @@ bool sc_ladder_update(sc_ladder *l)
 		}
 		/* exact last, with every other rung's value as its floor */
 		bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
-			      (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k);
+		              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k);
 		if (wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
 		    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && others &&
 		    mine_busy(l) < slots) {

@@ -29,12 +29,12 @@
 #include "mip.h"
 
 typedef enum sc_rung_state {
-	SC_RS_OFF,       /* not requested */
+	SC_RS_OFF, /* not requested */
 	SC_RS_WAITING,
 	SC_RS_RUNNING,
-	SC_RS_DONE,      /* solved to optimality: the rung's exact value */
-	SC_RS_STOPPED,   /* stopped by its time limit: a valid, weaker value */
-	SC_RS_FAILED,    /* message says why; the value is what was proven before */
+	SC_RS_DONE,    /* solved to optimality: the rung's exact value */
+	SC_RS_STOPPED, /* stopped by its time limit: a valid, weaker value */
+	SC_RS_FAILED,  /* message says why; the value is what was proven before */
 	SC_RS_CANCELLED,
 } sc_rung_state;
 
@@ -44,8 +44,8 @@ const char *sc_rung_state_name(sc_rung_state s);
 typedef struct sc_rung_info {
 	sc_rung rung;
 	sc_rung_state state;
-	double value;   /* valid lower bound so far */
-	double seconds; /* wall time since the rung started */
+	double value;          /* valid lower bound so far */
+	double seconds;        /* wall time since the rung started */
 	int parts, parts_done; /* guess: k solves and how many finished */
 	char message[256];
 } sc_rung_info;
@@ -62,7 +62,7 @@ typedef struct sc_ladder sc_ladder;
 /* Starts a ladder for g under set (set->k stages).  g must outlive it; the
  * rest is copied.  NULL with err set on bad parameters or no memory. */
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
-			 const sc_ladder_params *p, sc_error *err);
+                         const sc_ladder_params *p, sc_error *err);
 
 /* Cancels the ladder's jobs (they finish as cancelled), has the engine
  * release each once it has ended (sc_engine_discard), and frees the ladder.

@@ -14,15 +14,15 @@
 #include <string.h>
 
 static const sc_method method_best = {
-	.name = "best",
-	.help = "exact when the graph is narrow enough, else brkga + refine (default)",
+        .name = "best",
+        .help = "exact when the graph is narrow enough, else brkga + refine (default)",
 };
 
 /* in the order of the help text */
 static const sc_method *const methods[] = {
-	&method_best,	  &sc_method_kahn, &sc_method_slice,	     &sc_method_random,
-	&sc_method_brkga, &sc_method_mla,  &sc_method_mla_weighted, &sc_method_dpl,
-	&sc_method_exact, &sc_method_refine,
+        &method_best,     &sc_method_kahn,   &sc_method_slice,        &sc_method_random,
+        &sc_method_brkga, &sc_method_mla,    &sc_method_mla_weighted, &sc_method_dpl,
+        &sc_method_exact, &sc_method_refine,
 };
 #define NMETHODS (int)(sizeof methods / sizeof methods[0])
 
@@ -46,7 +46,7 @@ static const sc_method *find_method(const char *name)
 /* `best`: exact when the DP's space is small enough, else the genetic
  * search.  NULL with err set when the unit DAG cannot be built. */
 static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
-				    const sc_search_params *p, sc_error *err)
+                                    const sc_search_params *p, sc_error *err)
 {
 	sc_units *u = sc_units_new(g, true, set->memory, err);
 	if (!u)
@@ -57,7 +57,7 @@ static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
 }
 
 sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-			 sc_error *err)
+                         sc_error *err)
 {
 	sc_search_params def;
 	sc_search_params_init(&def);

@@ -59,7 +59,7 @@ typedef struct cb_state {
 static cb_state *the_cb; /* CBC's message callback carries no user pointer */
 
 static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, const double *dvec,
-				      int nint, const int *ivec, int nchar, char **cvec)
+                                      int nint, const int *ivec, int nchar, char **cvec)
 {
 	(void)cm;
 	(void)nchar;
@@ -86,17 +86,18 @@ static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, con
 }
 
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
-		       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err)
+                       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err)
 {
 	memset(res, 0, sizeof *res);
 	res->incumbent = INFINITY;
 	if (p->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "the MIP needs k >= 1 stages");
 	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT)
-		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP", sc_rung_name(p->rung));
+		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP",
+		                    sc_rung_name(p->rung));
 	if (p->rung == SC_RUNG_GUESS && (p->guess < 1 || p->guess > p->k))
-		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d", p->guess,
-				    p->k);
+		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d",
+		                    p->guess, p->k);
 	double t0 = sc_clock_now();
 
 	sc_units *u = sc_units_new(g, true, set->memory, err);
@@ -166,7 +167,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 
 		Cbc_Model *cm = Cbc_newModel();
 		Cbc_loadProblem(cm, nc, nr, cstart, cidx, cval, m.clo, m.cup, m.cobj, m.r.lo,
-				m.r.up);
+		                m.r.up);
 		free(cstart);
 		free(cidx);
 		free(cval);
@@ -204,11 +205,11 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 			free(val);
 		}
 		cb_state cb = {.fn = fn,
-			       .ud = ud,
-			       .scale = scale,
-			       .bound = p->lower > 0 ? p->lower : 0,
-			       .incumbent = INFINITY,
-			       .t0 = t0};
+		               .ud = ud,
+		               .scale = scale,
+		               .bound = p->lower > 0 ? p->lower : 0,
+		               .incumbent = INFINITY,
+		               .t0 = t0};
 		if (fn) {
 			the_cb = &cb;
 			Cbc_registerCallBack(cm, on_message);
@@ -241,8 +242,8 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				res->incumbent = sol[zcol] * scale;
 		} else {
 			st = sc_error_set(err, SC_ERR_INTERNAL,
-					  "CBC stopped without an answer (status %d/%d)",
-					  Cbc_status(cm), Cbc_secondaryStatus(cm));
+			                  "CBC stopped without an answer (status %d/%d)",
+			                  Cbc_status(cm), Cbc_secondaryStatus(cm));
 		}
 		if (st == SC_OK && p->rung == SC_RUNG_EXACT && sol) {
 			const double *x = sol;
@@ -253,7 +254,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 					int s = m.K - 1;
 					for (int b = m.K - 2; b >= 0; b--)
 						if (b < m.lo[U] || (m.ycol[U * m.K + b] >= 0 &&
-								    x[m.ycol[U * m.K + b]] < 0.5))
+						                    x[m.ycol[U * m.K + b]] < 0.5))
 							break;
 						else
 							s = b;

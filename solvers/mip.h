@@ -72,20 +72,20 @@ typedef struct sc_mip_result {
 	double incumbent; /* best solution's value, INFINITY when none */
 	long nodes;       /* branch-and-bound nodes */
 	double seconds;
-	int rows, cols;   /* size of the model CBC was given */
-	int *stages;      /* EXACT: the incumbent's op stages (0-based), malloc'd; or NULL */
+	int rows, cols; /* size of the model CBC was given */
+	int *stages;    /* EXACT: the incumbent's op stages (0-based), malloc'd; or NULL */
 } sc_mip_result;
 
 /* Called while CBC runs with its current proven bound and incumbent (in the
  * graph's time units; INFINITY when none), nodes and seconds. */
 typedef void (*sc_mip_progress_fn)(void *ud, double bound, double incumbent, long nodes,
-				   double seconds);
+                                   double seconds);
 
 /* Builds and solves one model of g under set (set->memory, set->policy and
  * set->bandwidth are honoured; p->k stages).  Returns SC_OK with *res filled
  * (free res->stages), or an error (SC_ERR_INPUT for bad parameters,
  * SC_ERR_NOMEM, SC_ERR_INTERNAL when CBC fails). */
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
-		       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err);
+                       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err);
 
 #endif

@@ -141,7 +141,6 @@ void sc_mip_model_free(sc_mip_model *m)
 	free(m->tval);
 }
 
-
 void sc_mip_tensors_free(sc_mip_tensors *t)
 {
 	free(t->src);
@@ -150,8 +149,7 @@ void sc_mip_tensors_free(sc_mip_tensors *t)
 	free(t->cons);
 }
 
-bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
-			  sc_mip_tensors *t)
+bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte, sc_mip_tensors *t)
 {
 	memset(t, 0, sizeof *t);
 	t->src = malloc((size_t)g->n * sizeof(int));
@@ -236,7 +234,7 @@ static double *reach_work(const sc_units *u, bool down)
 }
 
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
-			const sc_mip_tensors *t, double scale, double L, int *zcol)
+                        const sc_mip_tensors *t, double scale, double L, int *zcol)
 {
 	const sc_units *u = m->u;
 	int n = u->n, K = m->K, k = p->k;
@@ -291,8 +289,9 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	*zcol = add_col(m, zlo, zup, 1, false);
 	for (int U = 0; U < n; U++)
 		for (int b = 0; b < K; b++)
-			m->ycol[U * K + b] =
-			    b >= m->lo[U] && b < m->hi[U] && b < K - 1 ? add_col(m, 0, 1, 0, true) : -1;
+			m->ycol[U * K + b] = b >= m->lo[U] && b < m->hi[U] && b < K - 1
+			                             ? add_col(m, 0, 1, 0, true)
+			                             : -1;
 	/* When the windows fix every y the model is an LP, which Cbc_solve
 	 * hands to Clp without keeping a best solution; one free binary
 	 * column keeps it on the MIP path. */

@@ -20,9 +20,9 @@
 
 /* A growable sparse matrix built row by row. */
 typedef struct sc_mip_rows {
-	int n, cap;         /* rows */
-	double *lo, *up;    /* row bounds */
-	int *start;         /* n + 1 */
+	int n, cap;      /* rows */
+	double *lo, *up; /* row bounds */
+	int *start;      /* n + 1 */
 	int nz, nzcap;
 	int *col;
 	double *val;
@@ -30,9 +30,9 @@ typedef struct sc_mip_rows {
 
 typedef struct sc_mip_model {
 	const sc_units *u;
-	int K;           /* blocks */
-	int *lo, *hi;    /* per unit window */
-	int *ycol;       /* unit U, block b: ycol[U * K + b] or -1 when fixed */
+	int K;        /* blocks */
+	int *lo, *hi; /* per unit window */
+	int *ycol;    /* unit U, block b: ycol[U * K + b] or -1 when fixed */
 	int ncols, colcap;
 	double *clo, *cup, *cobj;
 	char *cint;
@@ -50,16 +50,15 @@ typedef struct sc_mip_model {
  * unit.  cons lists the distinct reading units. */
 typedef struct sc_mip_tensors {
 	int n;
-	int *src;      /* source unit */
-	double *size;  /* out / B / scale */
+	int *src;     /* source unit */
+	double *size; /* out / B / scale */
 	int *cons_off, *cons;
 } sc_mip_tensors;
 
 /* Fills t with the tensors of g that can cross a stage boundary between the
  * units of u, their sizes multiplied by per_byte.  False when out of memory
  * (t is then empty; sc_mip_tensors_free is still safe). */
-bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
-			  sc_mip_tensors *t);
+bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte, sc_mip_tensors *t);
 
 /* Frees what t holds (not t). */
 void sc_mip_tensors_free(sc_mip_tensors *t);
@@ -70,7 +69,7 @@ void sc_mip_tensors_free(sc_mip_tensors *t);
  * objective's column.  Sets m->infeasible when a fixed row is violated.
  * Returns false when out of memory. */
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
-			const sc_mip_tensors *t, double scale, double L, int *zcol);
+                        const sc_mip_tensors *t, double scale, double L, int *zcol);
 
 /* Frees what m holds (not m). */
 void sc_mip_model_free(sc_mip_model *m);

@@ -46,8 +46,8 @@ typedef struct refine_state {
 	sc_costs *c;
 	int *op_stage;
 	int *unit_stage;
-	int *set;      /* units of the move being tried */
-	int *seen;     /* stamp per unit */
+	int *set;  /* units of the move being tried */
+	int *seen; /* stamp per unit */
 	int stamp;
 	int *from;     /* per unit of the move: its stage before */
 	int *order;    /* re-slicing: the induced order of the units */
@@ -326,7 +326,8 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 			char why[300];
 			sc_part_describe(s->g, start, &v, why, sizeof why);
 			free(start);
-			return sc_error_set(err, SC_ERR_INPUT, "the starting partition is invalid: %s", why);
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "the starting partition is invalid: %s", why);
 		}
 	} else {
 		sc_greedy_split(s->g, s->set.k, start, err);
@@ -349,16 +350,16 @@ static void refine_method_fini(sc_search *s)
 }
 
 const sc_method sc_method_refine = {
-	.name = "refine",
-	.help = "local moves from a starting partition (--partition, else a greedy split)",
-	.refines_itself = true,
-	.init = refine_method_init,
-	.step = refine_method_step,
-	.fini = refine_method_fini,
+        .name = "refine",
+        .help = "local moves from a starting partition (--partition, else a greedy split)",
+        .refines_itself = true,
+        .init = refine_method_init,
+        .step = refine_method_step,
+        .fini = refine_method_fini,
 };
 
 const sc_phase sc_refine_phase = {
-	.init = refine_phase_init,
-	.step = refine_phase_step,
-	.fini = refine_phase_fini,
+        .init = refine_phase_init,
+        .step = refine_phase_step,
+        .fini = refine_phase_fini,
 };

@@ -29,13 +29,13 @@
 void sc_search_params_init(sc_search_params *p)
 {
 	*p = (sc_search_params){
-		.method = "best",
-		.seed = 1,
-		.elite = 0.2,
-		.mutants = 0.1,
-		.bias = 0.7,
-		.ideal_limit = 20000,
-		.refine = true,
+	        .method = "best",
+	        .seed = 1,
+	        .elite = 0.2,
+	        .mutants = 0.1,
+	        .bias = 0.7,
+	        .ideal_limit = 20000,
+	        .refine = true,
 	};
 }
 
@@ -174,16 +174,15 @@ sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_
 	if (set->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
 	if (p->elite <= 0 || p->elite >= 1 || p->mutants < 0 || p->elite + p->mutants >= 1 ||
-	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 ||
-	    p->evals < 0)
+	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 || p->evals < 0)
 		return sc_error_set(err, SC_ERR_INPUT,
-				    "BRKGA parameters: need 0 < elite, 0 <= mutants, "
-				    "elite + mutants < 1, 0 < bias < 1, and non-negative sizes");
+		                    "BRKGA parameters: need 0 < elite, 0 <= mutants, "
+		                    "elite + mutants < 1, 0 < bias < 1, and non-negative sizes");
 	return SC_OK;
 }
 
 sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-			   const sc_method *m, const sc_phase *refine, sc_error *err)
+                           const sc_method *m, const sc_phase *refine, sc_error *err)
 {
 	sc_search *s = calloc(1, sizeof *s);
 	if (!s) {
@@ -261,8 +260,7 @@ bool sc_search_step(sc_search *s)
 			free(st);
 		}
 		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
-			      !s->optimal &&
-			      s->have_best && !atomic_load(&s->cancel);
+		              !s->optimal && s->have_best && !atomic_load(&s->cancel);
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {

@@ -40,18 +40,18 @@
 #include "core/graph.h"
 
 typedef struct sc_search_params {
-	const char *method;   /* a name from sc_search_methods; NULL = "best" */
+	const char *method; /* a name from sc_search_methods; NULL = "best" */
 	uint64_t seed;
-	double time_limit;    /* seconds; <= 0 means none */
-	long evals;           /* evaluation budget; 0 = the method's default */
-	int population;       /* BRKGA; 0 = sqrt of the budget */
-	int generations;      /* BRKGA; 0 = budget / population */
-	double elite;         /* BRKGA elite fraction (default 0.2) */
-	double mutants;       /* BRKGA mutant fraction (default 0.1) */
-	double bias;          /* BRKGA crossover bias towards the elite parent (0.7) */
-	long ideal_limit;     /* exact: refuse past this many ideals (default 20000) */
-	bool refine;          /* refine the result (default true) */
-	const int *start;     /* op stages to start from (refine; others ignore it) */
+	double time_limit; /* seconds; <= 0 means none */
+	long evals;        /* evaluation budget; 0 = the method's default */
+	int population;    /* BRKGA; 0 = sqrt of the budget */
+	int generations;   /* BRKGA; 0 = budget / population */
+	double elite;      /* BRKGA elite fraction (default 0.2) */
+	double mutants;    /* BRKGA mutant fraction (default 0.1) */
+	double bias;       /* BRKGA crossover bias towards the elite parent (0.7) */
+	long ideal_limit;  /* exact: refuse past this many ideals (default 20000) */
+	bool refine;       /* refine the result (default true) */
+	const int *start;  /* op stages to start from (refine; others ignore it) */
 } sc_search_params;
 
 /* Fills p with the defaults (method "best", seed 1, no time limit). */
@@ -66,12 +66,12 @@ typedef struct sc_method_info {
 const sc_method_info *sc_search_methods(int *count);
 
 typedef struct sc_progress {
-	long evals;       /* partitions (or orders) evaluated so far */
-	double best;      /* best bottleneck so far; INFINITY when none feasible yet */
-	double elapsed;   /* seconds since the search started */
-	char phase[24];   /* what runs now, e.g. "brkga", "refine" */
+	long evals;     /* partitions (or orders) evaluated so far */
+	double best;    /* best bottleneck so far; INFINITY when none feasible yet */
+	double elapsed; /* seconds since the search started */
+	char phase[24]; /* what runs now, e.g. "brkga", "refine" */
 	bool done;
-	bool optimal;     /* the best is proven optimal (exact DP) */
+	bool optimal; /* the best is proven optimal (exact DP) */
 	bool cancelled;
 } sc_progress;
 
@@ -81,7 +81,7 @@ typedef struct sc_search sc_search;
  * Both must outlive it.  Returns NULL with err set for an unknown method or
  * bad parameters (SC_ERR_INPUT) or out of memory. */
 sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-			 sc_error *err);
+                         sc_error *err);
 
 /* Frees s.  sc_search_free(NULL) does nothing. */
 void sc_search_free(sc_search *s);

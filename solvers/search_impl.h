@@ -41,7 +41,7 @@ typedef struct sc_phase {
 typedef struct sc_method {
 	const char *name;
 	const char *help;
-	bool merge_trivial; /* work on units with trivial ops merged */
+	bool merge_trivial;  /* work on units with trivial ops merged */
 	bool refines_itself; /* no refinement phase afterwards */
 	sc_status (*init)(sc_search *s, sc_error *err);
 	bool (*step)(sc_search *s);
@@ -59,12 +59,12 @@ struct sc_search {
 	sc_rng rng;
 	void *state; /* the method's */
 
-	int *best_stage; /* op -> stage of the best partition (when have_best) */
-	double best;     /* its objective: INFINITY while it breaks the hard limit */
+	int *best_stage;        /* op -> stage of the best partition (when have_best) */
+	double best;            /* its objective: INFINITY while it breaks the hard limit */
 	double best_excess;     /* its bytes over the hard limit, summed over stages */
 	double best_bottleneck; /* its largest stage cost, the limit ignored */
 	bool optimal;
-	bool have_best; /* best_stage holds a partition, feasible or not */
+	bool have_best;        /* best_stage holds a partition, feasible or not */
 	sc_costs *offer_costs; /* scratch for re-evaluating offers */
 	int *offer_ops;        /* scratch: a stage per op */
 	double *offer_param;   /* scratch: parameter bytes per stage */
@@ -93,7 +93,7 @@ sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_
  * Returns NULL with err set on failure.  Called by sc_search_new
  * (methods.c). */
 sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-			   const sc_method *m, const sc_phase *refine, sc_error *err);
+                           const sc_method *m, const sc_phase *refine, sc_error *err);
 
 /* True when the method should stop: cancelled, time up, or budget spent
  * (budget <= 0 means no budget). */

@@ -21,13 +21,13 @@ struct sc_slicer {
 	const sc_graph *g;
 	sc_settings set;
 	int k, n;
-	int *pos;      /* unit -> position in the current order */
-	int *maxsucc;  /* op -> last position of a successor, or -1 */
-	int *mark;     /* op -> stamp when its tensor is an input of the segment */
+	int *pos;     /* unit -> position in the current order */
+	int *maxsucc; /* op -> last position of a successor, or -1 */
+	int *mark;    /* op -> stamp when its tensor is an input of the segment */
 	int stamp;
-	double *P;     /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
-	int *A;        /* (k+1) x (n+1): start of the last segment, or t if empty */
-	int *greedy;   /* unit -> stage of the equal-work split */
+	double *P;   /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
+	int *A;      /* (k+1) x (n+1): start of the last segment, or t if empty */
+	int *greedy; /* unit -> stage of the equal-work split */
 };
 
 typedef struct segment {
@@ -146,7 +146,7 @@ static double greedy_split(sc_slicer *s, const int *order)
 	int stage = 0, start = 0;
 	for (int p = 0; p <= s->n; p++) {
 		bool cut = p == s->n ||
-			   (stage < s->k - 1 && total > 0 && done >= total * (stage + 1) / s->k);
+		           (stage < s->k - 1 && total > 0 && done >= total * (stage + 1) / s->k);
 		if (cut && p > start) {
 			double c = segment_cost(s, order, start, p - 1);
 			if (c > worst)

@@ -118,30 +118,30 @@ static bool dpl_step(sc_search *s)
 }
 
 const sc_method sc_method_kahn = {
-	.name = "kahn",
-	.help = "one Kahn order (random priorities) cut into k pieces of equal work",
-	.init = simple_init,
-	.step = kahn_step,
-	.fini = simple_fini,
+        .name = "kahn",
+        .help = "one Kahn order (random priorities) cut into k pieces of equal work",
+        .init = simple_init,
+        .step = kahn_step,
+        .fini = simple_fini,
 };
 const sc_method sc_method_slice = {
-	.name = "slice",
-	.help = "SliceGraph: the optimal split of one Kahn order (random-1)",
-	.init = simple_init,
-	.step = random_step,
-	.fini = simple_fini,
+        .name = "slice",
+        .help = "SliceGraph: the optimal split of one Kahn order (random-1)",
+        .init = simple_init,
+        .step = random_step,
+        .fini = simple_fini,
 };
 const sc_method sc_method_random = {
-	.name = "random",
-	.help = "random-T: the best SliceGraph over T = --evals random orders (100)",
-	.init = random_init,
-	.step = random_step,
-	.fini = simple_fini,
+        .name = "random",
+        .help = "random-T: the best SliceGraph over T = --evals random orders (100)",
+        .init = random_init,
+        .step = random_step,
+        .fini = simple_fini,
 };
 const sc_method sc_method_dpl = {
-	.name = "dpl",
-	.help = "SliceGraph on a depth-first order (DPL, paper 001)",
-	.init = simple_init,
-	.step = dpl_step,
-	.fini = simple_fini,
+        .name = "dpl",
+        .help = "SliceGraph on a depth-first order (DPL, paper 001)",
+        .init = simple_init,
+        .step = dpl_step,
+        .fini = simple_fini,
 };

@@ -73,16 +73,18 @@ sc_status sc_testbed_parse_methods(const char *list, sc_testbed_config *c, sc_er
 			if (m->evals < 1 || m->evals > 1000000000L)
 				return sc_error_set(
 				        err, SC_ERR_INPUT,
-				        "--methods: '%s': the evaluation count must be 1 to 1e9", t);
+				        "--methods: '%s': the evaluation count must be 1 to 1e9",
+				        t);
 		}
 		bool found = false;
 		for (int i = 0; i < n; i++)
 			found = found || strcmp(known[i].name, m->base) == 0;
 		if (!found || strcmp(m->base, "refine") == 0 || strcmp(m->base, "best") == 0)
-			return sc_error_set(err, SC_ERR_INPUT,
-			                    "--methods: unknown method '%s' (kahn, slice, random-T, "
-			                    "brkga-T, mla, mla-weighted, dpl, exact)",
-			                    t);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "--methods: unknown method '%s' (kahn, slice, random-T, "
+			        "brkga-T, mla, mla-weighted, dpl, exact)",
+			        t);
 		c->nm++;
 	}
 	if (!c->nm)
@@ -101,8 +103,8 @@ sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *
 		if (*end || k < 1 || k > 1000000 || c->nk == SC_TESTBED_MAX_KS)
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
-			        "-k: '%s' is not a list of up to %d integers from 1 to 1000000", list,
-			        SC_TESTBED_MAX_KS);
+			        "-k: '%s' is not a list of up to %d integers from 1 to 1000000",
+			        list, SC_TESTBED_MAX_KS);
 		c->k[c->nk++] = (int)k;
 	}
 	/* the command has always exited 2 without a word here */
@@ -126,8 +128,8 @@ static int cmp_str(const void *a, const void *b)
 static bool graph_file(const char *name)
 {
 	const char *dot = strrchr(name, '.');
-	return dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0 ||
-	               strcmp(dot, ".json") == 0);
+	return dot &&
+	       (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0 || strcmp(dot, ".json") == 0);
 }
 
 static sc_status files_push(sc_testbed_files *f, char *path, sc_error *err)
@@ -227,8 +229,7 @@ void sc_testbed_records_fini(sc_testbed_records *rs)
 	memset(rs, 0, sizeof *rs);
 }
 
-sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs,
-                          sc_error *err)
+sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs, sc_error *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -272,7 +273,8 @@ bool sc_testbed_recorded(const sc_testbed_records *rs, const sc_testbed_instance
 {
 	for (int i = 0; i < rs->n; i++)
 		if (json_integer_value(json_object_get(rs->r[i], "k")) == inst->k &&
-		    strcmp(json_string_value(json_object_get(rs->r[i], "graph")), inst->path) == 0 &&
+		    strcmp(json_string_value(json_object_get(rs->r[i], "graph")), inst->path) ==
+		            0 &&
 		    strcmp(json_string_value(json_object_get(rs->r[i], "config")), key) == 0)
 			return true;
 	return false;
@@ -299,8 +301,7 @@ int sc_testbed_plan(const sc_testbed_files *files, const sc_testbed_config *c, i
 }
 
 sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
-                            const sc_testbed_files *files, sc_testbed_records *out,
-                            sc_error *err)
+                            const sc_testbed_files *files, sc_testbed_records *out, sc_error *err)
 {
 	for (int i = 0; i < all->n; i++) {
 		json_t *r = all->r[i];
@@ -378,11 +379,11 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 	return best;
 }
 
-json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c,
-                       int mip_slots, sc_testbed_stop_fn *stop, void *ctx)
+json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c, int mip_slots,
+                       sc_testbed_stop_fn *stop, void *ctx)
 {
-	json_t *rec = json_pack("{s:s, s:i, s:s}", "graph", inst->path, "k", inst->k, "config",
-	                        c->key);
+	json_t *rec =
+	        json_pack("{s:s, s:i, s:s}", "graph", inst->path, "k", inst->k, "config", c->key);
 	sc_error err;
 	sc_error_clear(&err);
 	sc_graph *g = sc_load(inst->path, &err);
@@ -430,10 +431,10 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 				continue;
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)r, &ri);
-			json_t *row = json_pack("{s:o, s:s, s:f}", "value",
-			                        isfinite(ri.value) ? json_real(ri.value) : json_null(),
-			                        "status", sc_rung_report_name(ri.state), "seconds",
-			                        ri.seconds);
+			json_t *row = json_pack(
+			        "{s:o, s:s, s:f}", "value",
+			        isfinite(ri.value) ? json_real(ri.value) : json_null(), "status",
+			        sc_rung_report_name(ri.state), "seconds", ri.seconds);
 			if (ri.state == SC_RS_FAILED)
 				json_object_set_new(row, "message", json_string(ri.message));
 			json_object_set_new(rungs, sc_rung_name((sc_rung)r), row);

@@ -113,8 +113,7 @@ typedef struct sc_testbed_records {
  * interrupted write leaves) is ignored.  SC_ERR_INPUT ("PATH:LINE: not a
  * stagecut bench record...") for a line that is not a record, SC_ERR_IO,
  * SC_ERR_NOMEM; rs keeps the records read before the fault. */
-sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs,
-                          sc_error *err);
+sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs, sc_error *err);
 
 /* Appends rec to rs, taking over the caller's reference (also on failure,
  * when it is dropped).  SC_ERR_NOMEM. */
@@ -139,8 +138,7 @@ int sc_testbed_plan(const sc_testbed_files *files, const sc_testbed_config *c, i
 /* The records of all under key whose graph is one of files, into out (new
  * references, in all's order).  SC_ERR_NOMEM. */
 sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
-                            const sc_testbed_files *files, sc_testbed_records *out,
-                            sc_error *err);
+                            const sc_testbed_files *files, sc_testbed_records *out, sc_error *err);
 
 /* Runs inst under c with at most mip_slots MIP solves at a time (0: one
  * per core) and returns its record (the caller owns the reference).  A
@@ -149,8 +147,8 @@ sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
  * search's steps and while the ladder runs; once it returns true the run
  * stops and NULL is returned.  Not thread-safe with other runs sharing
  * ctx; each run uses its own engine. */
-json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c,
-                       int mip_slots, sc_testbed_stop_fn *stop, void *ctx);
+json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c, int mip_slots,
+                       sc_testbed_stop_fn *stop, void *ctx);
 
 /* Appends rec as one line to fd in a single write (with O_APPEND, lines of
  * several processes stay whole).  SC_ERR_IO, SC_ERR_NOMEM. */

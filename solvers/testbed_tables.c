@@ -106,8 +106,7 @@ static double geomean(const sc_testbed_records *rs, int k, const char *what, con
 /* Fills the rows' ratios per k, their instance counts and their median
  * seconds; v is scratch for rs->n doubles (NULL: medians left NAN). */
 static void fill_rows(const sc_testbed_records *rs, const sc_testbed_tables *t, const char *what,
-                      const char *field, const char *den, sc_testbed_row *rows, int n,
-                      double *v)
+                      const char *field, const char *den, sc_testbed_row *rows, int n, double *v)
 {
 	for (int i = 0; i < n; i++) {
 		sc_testbed_row *row = &rows[i];
@@ -143,13 +142,15 @@ void sc_testbed_tables_compute(const sc_testbed_records *rs, sc_testbed_tables *
 	fill_rows(rs, t, "methods", "bottleneck", "simple", t->methods, t->nm, v);
 	free(v);
 	for (int r = 0; r < rs->n; r++)
-		t->usable += isfinite(num(rs->r[r], "simple")) && !json_object_get(rs->r[r], "error");
+		t->usable +=
+		        isfinite(num(rs->r[r], "simple")) && !json_object_get(rs->r[r], "error");
 	for (int j = 0; j < t->nk; j++) {
 		for (int r = 0; r < rs->n; r++)
 			if (json_integer_value(json_object_get(rs->r[r], "k")) == t->ks[j] &&
 			    !json_object_get(rs->r[r], "error")) {
 				t->of[j]++;
-				t->proven[j] += json_is_true(json_object_get(rs->r[r], "proven_optimal"));
+				t->proven[j] +=
+				        json_is_true(json_object_get(rs->r[r], "proven_optimal"));
 			}
 		t->proven_all += t->proven[j];
 		t->of_all += t->of[j];
@@ -206,8 +207,8 @@ json_t *sc_testbed_tables_json(const sc_testbed_tables *t)
 	char b[32];
 	for (int j = 0; j < t->nk; j++) {
 		snprintf(b, sizeof b, "%d", t->ks[j]);
-		json_object_set_new(proven, b,
-		                    json_pack("{s:i, s:i}", "proven", t->proven[j], "of", t->of[j]));
+		json_object_set_new(
+		        proven, b, json_pack("{s:i, s:i}", "proven", t->proven[j], "of", t->of[j]));
 	}
 	return root;
 }

@@ -193,7 +193,8 @@ void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *
 	snprintf(t->name, sizeof t->name, "sctest-%d-%d", (int)getpid(), counter++);
 	char buf[2048];
 	snprintf(buf, sizeof buf,
-	         "tmux new-session -d -s %s -x %d -y %d \"env %s timeout --foreground -s HUP 300 %s; echo "
+	         "tmux new-session -d -s %s -x %d -y %d \"env %s timeout --foreground -s HUP 300 "
+	         "%s; echo "
 	         "EXIT=\\$?; sleep 60\"",
 	         t->name, cols, rows, env, cmd);
 	cr_assert_eq(system(buf), 0, "tmux failed: %s", buf);
@@ -318,7 +319,7 @@ void ts_remove_dir(const char *dir)
 #include "solvers/search.h"
 
 double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
-		 int *stage, bool *optimal)
+                 int *stage, bool *optimal)
 {
 	sc_settings set = g->settings;
 	set.k = k;

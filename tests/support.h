@@ -190,7 +190,7 @@ void ts_tmux_stop(ts_tmux *t);
  * budget (0: the method's own) to the end, failing the test on an error;
  * returns the result and fills stage and *optimal (either may be NULL). */
 double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
-		 int *stage, bool *optimal);
+                 int *stage, bool *optimal);
 
 /* The objective of stage, a partition of g into k stages, by core's cost
  * model; fails the test when the partition is invalid. */

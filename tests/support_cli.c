@@ -240,8 +240,8 @@ void ts_assert_stages_match(json_t *stages, const ts_cost *c, int k, const char 
 			cr_assert(ts_close_rel(ts_jnum(st, keys[i]), want[i], 1e-9),
 			          "%s: stage %d %s is %.17g, want %.17g", what, s + 1, keys[i],
 			          ts_jnum(st, keys[i]), want[i]);
-		cr_assert_eq(ts_jbool(st, "over_memory"), c[s].over, "%s: stage %d over_memory", what,
-		             s + 1);
+		cr_assert_eq(ts_jbool(st, "over_memory"), c[s].over, "%s: stage %d over_memory",
+		             what, s + 1);
 	}
 }
 
@@ -249,8 +249,7 @@ void ts_assert_stages_match(json_t *stages, const ts_cost *c, int k, const char 
 
 /* Checks eval's (or solve's) stages against a hand table at bandwidth bw:
  * cost = io_in + work + io_out + overflow, bytes = io x bw.  Exact. */
-void ts_assert_hand_stages(json_t *root, const ts_hand_stage *h, int k, double bw,
-                               const char *what)
+void ts_assert_hand_stages(json_t *root, const ts_hand_stage *h, int k, double bw, const char *what)
 {
 	json_t *stages = ts_jget(root, "stages");
 	cr_assert(json_is_array(stages));
@@ -267,7 +266,7 @@ void ts_assert_hand_stages(json_t *root, const ts_hand_stage *h, int k, double b
 		cr_assert_eq(ts_jint(st, "stage"), s + 1);
 		cr_assert_eq(ts_jint(st, "ops"), h[s].ops, "%s: stage %d ops", what, s + 1);
 #define EXACT(key, val)                                                                            \
-	cr_assert(ts_jnum(st, key) == (val), "%s: stage %d %s is %.17g, want %.17g", what, s + 1,     \
+	cr_assert(ts_jnum(st, key) == (val), "%s: stage %d %s is %.17g, want %.17g", what, s + 1,  \
 	          key, ts_jnum(st, key), (double)(val))
 		EXACT("work", h[s].work);
 		EXACT("io_in", h[s].io_in);
@@ -278,8 +277,8 @@ void ts_assert_hand_stages(json_t *root, const ts_hand_stage *h, int k, double b
 		EXACT("in_bytes", h[s].io_in * bw);
 		EXACT("out_bytes", h[s].io_out * bw);
 #undef EXACT
-		cr_assert_eq(ts_jbool(st, "over_memory"), h[s].over, "%s: stage %d over_memory", what,
-		             s + 1);
+		cr_assert_eq(ts_jbool(st, "over_memory"), h[s].over, "%s: stage %d over_memory",
+		             what, s + 1);
 	}
 	cr_assert(ts_jnum(root, "bottleneck") == worst, "%s: bottleneck %.17g, want %.17g", what,
 	          ts_jnum(root, "bottleneck"), worst);

@@ -207,7 +207,7 @@ bool ui_parse_rungs(const char *list, unsigned *out)
 		sc_rung r;
 		if (!sc_rung_parse(t, &r)) {
 			ui_error("--rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
-				 t);
+			         t);
 			return false;
 		}
 		*out |= 1u << r;

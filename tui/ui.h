@@ -31,15 +31,15 @@ typedef struct ui_opts {
 	/* solve and gen */
 	const char *method;
 	unsigned long long seed;
-	double time_limit;  /* 0 = none */
-	long evals;         /* 0 = the method's default */
+	double time_limit; /* 0 = none */
+	long evals;        /* 0 = the method's default */
 	int population, generations;
 	double elite, mutants, bias; /* < 0 = default */
-	long ideal_limit;   /* 0 = default */
+	long ideal_limit;            /* 0 = default */
 	bool no_refine;
 	const char *partition; /* --partition: a starting partition */
-	int nodes;          /* gen: 0 = not given */
-	int layers;         /* gen: 0 = not given */
+	int nodes;             /* gen: 0 = not given */
+	int layers;            /* gen: 0 = not given */
 	const char *model;
 	const char *rungs; /* bounds: --rungs */
 	/* render */
@@ -75,7 +75,6 @@ int ui_exit_status(sc_status st);
 
 /* Prints "stagecut: MESSAGE" on stderr. */
 void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 
 /* Loads path and applies o's setting overrides.  On failure prints the
  * error and returns NULL; *status is then the exit status to use. */

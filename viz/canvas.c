@@ -346,7 +346,8 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 	for (int s = 0; s < k; s++)
 		cv_draw_box(g, q, s, box[s], fit);
 	for (int i = 0; i < l->nedges; i++) {
-		if (!edge_path(&l->edge[i], &ax, &ay, top, &raw) || !cv_path_square_corners(&raw, &sq))
+		if (!edge_path(&l->edge[i], &ax, &ay, top, &raw) ||
+		    !cv_path_square_corners(&raw, &sq))
 			goto nomem;
 		int tail = l->edge[i].from, head = l->edge[i].to;
 		if (tail >= 0 && tail < k && head >= 0 && head < k)
@@ -356,7 +357,7 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 		char vol[32];
 		sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol);
 		cv_place_label(g, axis_map(&ax, l->edge[i].lx), axis_map(&ay, top - l->edge[i].ly),
-		            vol);
+		               vol);
 	}
 	ok = true;
 	goto out;

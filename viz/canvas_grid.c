@@ -165,7 +165,8 @@ void cv_draw_box(cv_grid *g, const sc_quotient *q, int s, const int r[4], int fi
 			cv_put_text(g, x0 + 1 + (iw - len) / 2, y, t[i].left, CV_BOX);
 		} else {
 			cv_put_text(g, x0 + 1, y, t[i].left, CV_BOX);
-			cv_put_text(g, x0 + 1 + iw - (int)strlen(t[i].right), y, t[i].right, CV_BOX);
+			cv_put_text(g, x0 + 1 + iw - (int)strlen(t[i].right), y, t[i].right,
+			            CV_BOX);
 		}
 	}
 }

@@ -62,7 +62,8 @@ static void op_label(const sc_graph *g, int v, strbuf *b)
 	char w[32], o[32];
 	sb_add_escaped(b, g->op_name[v]);
 	sb_add(b, "<BR/><FONT POINT-SIZE=\"8\">work %s &#183; out %s</FONT>",
-	       sc_quotient_fmt(g->work[v], w, sizeof w), sc_quotient_fmt_bytes(g->out[v], o, sizeof o));
+	       sc_quotient_fmt(g->work[v], w, sizeof w),
+	       sc_quotient_fmt_bytes(g->out[v], o, sizeof o));
 }
 
 /* A stage cluster's heading: number, "bottleneck" when it is, cost. */
@@ -91,7 +92,8 @@ static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, i
                             Agraph_t **cluster, Agnode_t **node, sc_error *err)
 {
 	int *depth = sc_calloc_n((size_t)gr->n, sizeof *depth);
-	Agnode_t **deep = calloc((size_t)k, sizeof *deep), **shallow = calloc((size_t)k, sizeof *shallow);
+	Agnode_t **deep = calloc((size_t)k, sizeof *deep),
+	         **shallow = calloc((size_t)k, sizeof *shallow);
 	int *dmax = malloc((size_t)k * sizeof *dmax), *dmin = malloc((size_t)k * sizeof *dmin);
 	sc_status st = SC_OK;
 	if (!depth || !deep || !shallow || !dmax || !dmin)
@@ -163,7 +165,8 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 		if (q) {
 			snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
 			         q->k == 1 ? "" : "s",
-			         sc_quotient_fmt(q->bottleneck_cost, num, sizeof num), q->bottleneck + 1);
+			         sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
+			         q->bottleneck + 1);
 		} else {
 			double total = 0;
 			for (int v = 0; v < gr->n; v++)
@@ -230,7 +233,8 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 				agset(e, "color", COL_CROSS);
 				agset(e, "penwidth", "1.8");
 				agset(e, "arrowsize", "0.7");
-				agset(e, "label", sc_quotient_fmt_bytes(gr->out[v], bytes, sizeof bytes));
+				agset(e, "label",
+				      sc_quotient_fmt_bytes(gr->out[v], bytes, sizeof bytes));
 			}
 		}
 	if (q)
@@ -243,8 +247,8 @@ out:
 }
 
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
-                         const sc_caption *cap, const char *format, const char *path,
-                         int max_ops, double *scale, sc_error *err)
+                         const sc_caption *cap, const char *format, const char *path, int max_ops,
+                         double *scale, sc_error *err)
 {
 	sc_error local;
 	if (!err)

@@ -34,7 +34,7 @@
  * Graphviz cannot write; SC_ERR_IO when path cannot be written;
  * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
-                         const sc_caption *cap, const char *format, const char *path,
-                         int max_ops, double *scale, sc_error *err);
+                         const sc_caption *cap, const char *format, const char *path, int max_ops,
+                         double *scale, sc_error *err);
 
 #endif

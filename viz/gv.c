@@ -216,15 +216,16 @@ sc_status gv_check_format(gv_session *s, const char *format, const char *path, s
 		format = "";
 	if (format_known(s->gvc, format, known, sizeof known))
 		return SC_OK;
-	return sc_error_set(err, SC_ERR_INPUT, "%s: unknown image format '%s'; Graphviz here writes %s",
-	                    path, format, known);
+	return sc_error_set(err, SC_ERR_INPUT,
+	                    "%s: unknown image format '%s'; Graphviz here writes %s", path, format,
+	                    known);
 }
 
 /* True for formats Graphviz writes as pixels (through cairo or gd). */
 static bool is_bitmap(const char *format)
 {
-	static const char *const bitmaps[] = {"png", "jpg", "jpeg", "jpe",  "gif",  "bmp", "ico",
-	                                      "tif", "tiff", "webp", "gd", "gd2", "wbmp"};
+	static const char *const bitmaps[] = {"png", "jpg",  "jpeg", "jpe", "gif", "bmp", "ico",
+	                                      "tif", "tiff", "webp", "gd",  "gd2", "wbmp"};
 	size_t flen = strcspn(format, ":");
 	for (size_t i = 0; i < sizeof bitmaps / sizeof bitmaps[0]; i++)
 		if (strlen(bitmaps[i]) == flen && strncmp(bitmaps[i], format, flen) == 0)
@@ -270,8 +271,8 @@ sc_status gv_render(gv_session *s, const char *format, const char *path, double 
 	else if (bad)
 		st = gv_fail(err, SC_ERR_INPUT, path, format, NULL);
 	else if (len == 0) /* e.g. gd formats in a build without GD */
-		st = sc_error_set(err, SC_ERR_INPUT, "%s: Graphviz here wrote nothing in format '%s'",
-		                  path, format);
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: Graphviz here wrote nothing in format '%s'", path, format);
 	if (st == SC_OK)
 		st = sc_file_write_atomic(path, data, len, err);
 	free(data);

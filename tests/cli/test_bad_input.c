@@ -417,16 +417,16 @@ Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
 	static const struct {
 		const char *args, *part, *why;
 	} cases[] = {
-		{"solve samples/paper/figure2.dot", "part_stage_range.json",
-		 "op 'y' is in stage 4, outside 1..k"},
-		{"solve samples/paper/figure2.dot", "part_stage_zero.json",
-		 "op 'a' is in stage 0, outside 1..k"},
-		{"solve samples/paper/figure2.dot -m exact", "part_edge_back.json",
-		 "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
-		{"bounds samples/paper/figure2.dot --rungs simple", "part_edge_back.json",
-		 "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
-		{"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
-		 "op 'y' is in stage 4, outside 1..k"},
+	        {"solve samples/paper/figure2.dot", "part_stage_range.json",
+	         "op 'y' is in stage 4, outside 1..k"},
+	        {"solve samples/paper/figure2.dot", "part_stage_zero.json",
+	         "op 'a' is in stage 0, outside 1..k"},
+	        {"solve samples/paper/figure2.dot -m exact", "part_edge_back.json",
+	         "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
+	        {"bounds samples/paper/figure2.dot --rungs simple", "part_edge_back.json",
+	         "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
+	        {"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
+	         "op 'y' is in stage 4, outside 1..k"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char cmd[512], *out, *err, want[256];

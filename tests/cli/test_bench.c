@@ -55,7 +55,9 @@ static double num(json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-#define GRAPHS "samples/paper/figure2.dot samples/small/residual.dot samples/msr-fiddle/layer/bert24_inference.json"
+#define GRAPHS                                                                                     \
+	"samples/paper/figure2.dot samples/small/residual.dot "                                    \
+	"samples/msr-fiddle/layer/bert24_inference.json"
 #define FAST "--methods random-1,brkga-100,dpl,exact -t 20"
 
 Test(bench, tables_are_the_records_geometric_means_and_bounds_hold)
@@ -81,18 +83,23 @@ Test(bench, tables_are_the_records_geometric_means_and_bounds_hold)
 		{
 			double lb = num(v, "value");
 			if (isfinite(lb) && isfinite(upper))
-				cr_assert_leq(lb, upper * (1 + 1e-9), "%s k %lld: rung %s %g > upper %g",
+				cr_assert_leq(lb, upper * (1 + 1e-9),
+				              "%s k %lld: rung %s %g > upper %g",
 				              json_string_value(json_object_get(r, "graph")),
-				              json_integer_value(json_object_get(r, "k")), key, lb, upper);
+				              json_integer_value(json_object_get(r, "k")), key, lb,
+				              upper);
 		}
-		double ex = num(json_object_get(json_object_get(r, "methods"), "exact"), "bottleneck");
+		double ex =
+		        num(json_object_get(json_object_get(r, "methods"), "exact"), "bottleneck");
 		json_object_foreach(json_object_get(r, "methods"), key, v)
 		{
 			double b = num(v, "bottleneck");
 			if (isfinite(b)) {
-				cr_assert_geq(b, num(r, "simple") * (1 - 1e-9), "%s below simple", key);
+				cr_assert_geq(b, num(r, "simple") * (1 - 1e-9), "%s below simple",
+				              key);
 				if (isfinite(ex))
-					cr_assert_geq(b, ex * (1 - 1e-9), "%s beats the exact DP", key);
+					cr_assert_geq(b, ex * (1 - 1e-9), "%s beats the exact DP",
+					              key);
 			}
 		}
 	}
@@ -141,8 +148,10 @@ Test(bench, parts_merge_into_the_whole)
 	snprintf(p1, sizeof p1, "%s/p1.jsonl", dir);
 	snprintf(p2, sizeof p2, "%s/p2.jsonl", dir);
 	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " -o '%s'", whole), 0);
-	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 1/2 -o '%s'", p1), 0);
-	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 2/2 -o '%s'", p2), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 1/2 -o '%s'", p1),
+	             0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench " GRAPHS " -k 2,3 " FAST " --part 2/2 -o '%s'", p2),
+	             0);
 	json_t *r1 = records(p1), *r2 = records(p2);
 	cr_assert_eq(json_array_size(r1) + json_array_size(r2), 6);
 	cr_assert_eq(json_array_size(r1), 3);
@@ -253,7 +262,8 @@ Test(bench, k_above_the_op_count_and_too_little_memory)
 	/* more stages than ops: a valid partition with empty stages, and the
 	 * exact DP still proves it (figure2's optimum for any k >= 4 is 6) */
 	char *out = NULL, *err = NULL;
-	cr_assert_eq(ts_runf(&out, &err, "solve samples/paper/figure2.dot -k 10 --json"), 0, "%s", err);
+	cr_assert_eq(ts_runf(&out, &err, "solve samples/paper/figure2.dot -k 10 --json"), 0, "%s",
+	             err);
 	json_t *v = json_loads(out, 0, NULL);
 	cr_assert_float_eq(json_real_value(json_object_get(v, "bottleneck")), 6, 1e-9);
 	cr_assert_eq(json_array_size(json_object_get(v, "stages")), 10);

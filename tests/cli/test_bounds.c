@@ -40,7 +40,7 @@ static json_t *rung(json_t *root, const char *name)
 	json_t *arr = json_object_get(root, "rungs"), *r;
 	size_t i;
 	json_array_foreach(arr, i, r) if (strcmp(json_string_value(json_object_get(r, "name")),
-						 name) == 0) return r;
+	                                         name) == 0) return r;
 	return NULL;
 }
 
@@ -105,7 +105,7 @@ Test(bounds, the_exact_mip_improves_a_given_partition)
 	root = bounds_json(args, 0);
 	cr_assert_float_eq(num(root, "upper_bound"), 8.0, 1e-9);
 	cr_assert_str_eq(json_string_value(json_object_get(root, "upper_bound_method")),
-			 "partition");
+	                 "partition");
 	cr_assert_float_eq(num(rung(root, "simple"), "ratio"), 10.0 / 3 / 8, 1e-9);
 	json_decref(root);
 	unlink(path);
@@ -137,7 +137,7 @@ Test(bounds, infeasible_and_bad_input)
 static void nap(double seconds)
 {
 	struct timespec t = {.tv_sec = (time_t)seconds,
-			     .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	                     .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
 	nanosleep(&t, NULL);
 }
 
@@ -158,9 +158,10 @@ Test(bounds, interrupt_stops_every_solver_and_exits_130, .timeout = 60)
 	const char *marker = "--seed 424242";
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
-		 "exec %s bounds samples/msr-fiddle/operator/resnet50_inference.json -k 16 --time 600 "
-		 "%s > /tmp/sc-int-out.$$ 2>/dev/null",
-		 ts_program(), marker);
+	         "exec %s bounds samples/msr-fiddle/operator/resnet50_inference.json -k 16 --time "
+	         "600 "
+	         "%s > /tmp/sc-int-out.$$ 2>/dev/null",
+	         ts_program(), marker);
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -177,7 +178,7 @@ Test(bounds, interrupt_stops_every_solver_and_exits_130, .timeout = 60)
 	int st;
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit status %d",
-		  WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	          WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	nap(0.2);
 	cr_assert_eq(count_solvers(marker), 0, "no solver process is left");
 	char path[64], *text = NULL;

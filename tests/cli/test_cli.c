@@ -412,7 +412,8 @@ static void ungroff(char *s)
 static void mask_rung_seconds(char *s)
 {
 	static const char *const st[] = {"optimal ", "time_limit ", "cancelled ", "error "};
-	for (char *line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (char *line = s; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		char *end = strchr(line, '\n');
 		if (!end)
 			end = line + strlen(line);

@@ -112,9 +112,10 @@ Test(eval, eval_ties_go_to_the_lowest_stage)
 	/* lemma_b2's own partition {h_i, l_i}: every stage works 7/8 + 1/8 = 1
 	 * and nothing crosses (h1 -> l1 stays in stage 1) */
 	char p[128];
-	ts_write_text(ts_tpath(p, sizeof p, "opt.json"),
-	           "{\"format\": \"stagecut-partition/1\", \"k\": 4, \"stages\": {\"h1\": 1, "
-	           "\"l1\": 1, \"h2\": 2, \"l2\": 2, \"h3\": 3, \"l3\": 3, \"h4\": 4, \"l4\": 4}}");
+	ts_write_text(
+	        ts_tpath(p, sizeof p, "opt.json"),
+	        "{\"format\": \"stagecut-partition/1\", \"k\": 4, \"stages\": {\"h1\": 1, "
+	        "\"l1\": 1, \"h2\": 2, \"l2\": 2, \"h3\": 3, \"l3\": 3, \"h4\": 4, \"l4\": 4}}");
 	json_t *r = ts_run_json(0, "eval --json " LEMMA_B2 " %s", p);
 	const ts_hand_stage h[4] = {
 	        {2, 1, 0, 0, 0, 0, false},
@@ -161,7 +162,8 @@ Test(eval, eval_names_an_edge_going_back)
 	/* the costs are still reported (B = 2): stage 1 {input, conv2} reads
 	 * conv1 (8/2), works 6, sends input's and conv2's tensors (16/2) */
 	json_t *st = json_array_get(ts_jget(r, "stages"), 0);
-	cr_assert(ts_jnum(st, "io_in") == 4 && ts_jnum(st, "work") == 6 && ts_jnum(st, "io_out") == 8);
+	cr_assert(ts_jnum(st, "io_in") == 4 && ts_jnum(st, "work") == 6 &&
+	          ts_jnum(st, "io_out") == 8);
 	json_decref(r);
 	free(out);
 }

@@ -58,13 +58,13 @@ Test(gen, gen_writes_a_graph_of_n_ops)
 			ts_tpath(f, sizeof f, "g.dot");
 			char *err;
 			int status = ts_runf(NULL, &err, "gen --nodes %d --seed 5 --model %s -o %s",
-			                 sizes[i], models[j], f);
+			                     sizes[i], models[j], f);
 			cr_assert_eq(status, 0, "gen -n %d --model %s: %s", sizes[i], models[j],
 			             err);
 			free(err);
 			json_t *info = ts_run_json(0, "info --json %s", f);
-			cr_assert_eq(ts_jint(info, "ops"), sizes[i], "gen -n %d --model %s", sizes[i],
-			             models[j]);
+			cr_assert_eq(ts_jint(info, "ops"), sizes[i], "gen -n %d --model %s",
+			             sizes[i], models[j]);
 			char *text = ts_slurp(f, NULL);
 			cr_assert_eq(ts_jint(info, "edges"), count_edges_in_dot(text),
 			             "gen -n %d --model %s: edges", sizes[i], models[j]);

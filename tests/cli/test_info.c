@@ -186,7 +186,8 @@ static void check_fiddle_info(const char *path)
 	cr_assert_eq(ts_jint(info, "grouped_ops"), f.grouped_ops, "%s: grouped ops", path);
 	cr_assert_eq(ts_jint(info, "largest_group"), f.largest_group, "%s: largest group", path);
 	cr_assert(ts_close_rel(ts_jnum(info, "total_work"), f.work, 1e-9), "%s: total work", path);
-	cr_assert(ts_close_rel(ts_jnum(info, "total_param"), f.param, 1e-9), "%s: total param", path);
+	cr_assert(ts_close_rel(ts_jnum(info, "total_param"), f.param, 1e-9), "%s: total param",
+	          path);
 	cr_assert(ts_close_rel(ts_jnum(info, "total_out"), f.out, 1e-9), "%s: total out", path);
 	json_t *set = ts_jget(info, "settings");
 	cr_assert_eq(ts_jint(set, "k"), f.k);
@@ -232,8 +233,8 @@ Test(info, info_figure2_by_hand)
 	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "overflow");
 	/* 5, 3 (2.5 < v's 3), 3, 3, 3, 3, then the file's k = 3: 10/3 */
 	assert_simple_bounds(info, 3, 10, 3, "figure2");
-	cr_assert(ts_close_rel(ts_jnum(json_array_get(ts_jget(info, "simple_bound"), 6), "bound"), 10.0 / 3,
-	                    1e-15));
+	cr_assert(ts_close_rel(ts_jnum(json_array_get(ts_jget(info, "simple_bound"), 6), "bound"),
+	                       10.0 / 3, 1e-15));
 	json_decref(info);
 }
 
@@ -269,8 +270,8 @@ Test(info, info_options_override_the_file)
 {
 	/* -k 2 is in the list already: no extra row; the group's 6 dominates
 	 * 21/k from k = 4 */
-	json_t *info =
-	        ts_run_json(0, "info --json " RESIDUAL " -k 2 -B 0.5 -M inf --memory-policy overflow");
+	json_t *info = ts_run_json(0, "info --json " RESIDUAL
+	                              " -k 2 -B 0.5 -M inf --memory-policy overflow");
 	json_t *set = ts_jget(info, "settings");
 	cr_assert_eq(ts_jint(set, "k"), 2);
 	cr_assert(ts_jnum(set, "bandwidth") == 0.5);

@@ -121,11 +121,12 @@ Test(render, every_sample_shows_evals_costs_and_bottleneck)
 		in_dir(part, sizeof part, "part.json");
 		in_dir(svg_path, sizeof svg_path, "stages.svg");
 		int k = strstr(samples[i], "residual") ? 4 : 6;
-		cr_assert_eq(ts_runf(NULL, NULL, "solve '%s' -k %d --method kahn -o '%s'", samples[i], k,
-		                 part),
+		cr_assert_eq(ts_runf(NULL, NULL, "solve '%s' -k %d --method kahn -o '%s'",
+		                     samples[i], k, part),
 		             0, "solve %s", samples[i]);
 		char *err = NULL;
-		int st = ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", samples[i], part, svg_path);
+		int st =
+		        ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", samples[i], part, svg_path);
 		cr_assert_eq(st, 0, "render %s: %s", samples[i], err);
 		free(err);
 		char *svg = slurp(svg_path, NULL);
@@ -204,7 +205,8 @@ Test(render, png_pdf_and_dot_outputs)
 	char path[256];
 	unsigned w, h;
 	/* the format from the extension */
-	cr_assert_eq(ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.png")), 0);
+	cr_assert_eq(
+	        ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.png")), 0);
 	png_size(path, &w, &h);
 	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "stage graph %u x %u", w, h);
 	cr_assert_eq(ts_runf(NULL, NULL, "render %s --full -o '%s'", g, path), 0);
@@ -212,22 +214,24 @@ Test(render, png_pdf_and_dot_outputs)
 	cr_assert(w >= 200 && w <= 4000 && h >= 100 && h <= 4000, "full picture %u x %u", w, h);
 	/* -T wins over the extension */
 	cr_assert_eq(ts_runf(NULL, NULL, "render %s -T pdf -o '%s'", g,
-	                 in_dir(path, sizeof path, "f.picture")),
+	                     in_dir(path, sizeof path, "f.picture")),
 	             0);
 	char *pdf = slurp(path, NULL);
 	cr_assert(strncmp(pdf, "%PDF-", 5) == 0, "not a PDF");
 	free(pdf);
-	cr_assert_eq(ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.dot")), 0);
+	cr_assert_eq(
+	        ts_runf(NULL, NULL, "render %s -o '%s'", g, in_dir(path, sizeof path, "f.dot")), 0);
 	char *dot = slurp(path, NULL);
 	cr_assert(strstr(dot, "digraph") && strstr(dot, "pos="), "not a laid-out dot file");
 	free(dot);
 	/* a huge bitmap is drawn smaller, and says so */
 	char *err = NULL, *out = NULL;
-	cr_assert_eq(ts_runf(&out, &err,
-	                 "render samples/msr-fiddle/operator/resnet50_inference.json -k 4 --full "
-	                 "--json -o '%s'",
-	                 in_dir(path, sizeof path, "big.png")),
-	             0);
+	cr_assert_eq(
+	        ts_runf(&out, &err,
+	                "render samples/msr-fiddle/operator/resnet50_inference.json -k 4 --full "
+	                "--json -o '%s'",
+	                in_dir(path, sizeof path, "big.png")),
+	        0);
 	png_size(path, &w, &h);
 	cr_assert(w <= 32767 && h <= 32767, "%u x %u is beyond cairo's limit", w, h);
 	json_t *v = json_loads(out, 0, NULL);
@@ -245,7 +249,7 @@ Test(render, without_a_partition_the_graph_itself)
 	const char *g = "samples/msr-fiddle/layer/bert24_inference.json";
 	char path[256], *out = NULL;
 	cr_assert_eq(ts_runf(&out, NULL, "render %s --json -o '%s'", g,
-	                 in_dir(path, sizeof path, "g.svg")),
+	                     in_dir(path, sizeof path, "g.svg")),
 	             0);
 	json_t *v = json_loads(out, 0, NULL);
 	cr_assert_str_eq(json_string_value(json_object_get(v, "picture")), "graph");
@@ -275,14 +279,16 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	in_dir(path, sizeof path, "c.svg");
 	cr_assert_eq(ts_runf(NULL, NULL, "solve %s -k 4 --method kahn -o '%s'", g, part), 0);
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s bounds %s -k 4 --rungs simple,bottleneck --time 20 --partition '%s' --json > '%s'",
+	snprintf(cmd, sizeof cmd,
+	         "%s bounds %s -k 4 --rungs simple,bottleneck --time 20 --partition '%s' --json > "
+	         "'%s'",
 	         ts_program(), g, part, bj);
 	cr_assert_eq(ts_run(cmd, NULL, NULL), 0);
 	json_t *b = json_load_file(bj, 0, NULL);
 	double lower = json_real_value(json_object_get(b, "lower_bound"));
 	cr_assert_gt(lower, 0);
 	cr_assert_eq(ts_runf(&out, NULL, "render %s '%s' --bounds '%s' --json -o '%s'", g, part, bj,
-	                 path),
+	                     path),
 	             0);
 	json_t *v = json_loads(out, 0, NULL);
 	double bn = json_real_value(json_object_get(v, "bottleneck"));
@@ -313,7 +319,7 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	char bad[256];
 	json_dump_file(b, in_dir(bad, sizeof bad, "too-high.json"), 0);
 	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad,
-	                 in_dir(path, sizeof path, "x.svg")),
+	                     in_dir(path, sizeof path, "x.svg")),
 	             2);
 	cr_assert(strstr(err, "too-high.json") && strstr(err, "exceeds"), "%s", err);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
@@ -321,19 +327,22 @@ Test(render, bounds_caption_matches_stagecut_bounds)
 	json_object_set_new(b, "lower_bound", json_real(lower));
 	json_object_set_new(b, "k", json_integer(5));
 	json_dump_file(b, in_dir(bad, sizeof bad, "other-k.json"), 0);
-	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(
+	        ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "other-k.json") && strstr(err, "k = 5"), "%s", err);
 	free(err);
 	json_object_set_new(b, "k", json_integer(4));
 	json_object_set_new(b, "bandwidth", json_real(7));
 	json_dump_file(b, in_dir(bad, sizeof bad, "other-bw.json"), 0);
-	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(
+	        ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "bandwidth"), "%s", err);
 	free(err);
 	FILE *f = fopen(in_dir(bad, sizeof bad, "broken.json"), "w");
 	fputs("{\"k\": 4,\n \"lower_bound\": }", f);
 	fclose(f);
-	cr_assert_eq(ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
+	cr_assert_eq(
+	        ts_runf(NULL, &err, "render %s '%s' --bounds '%s' -o '%s'", g, part, bad, path), 2);
 	cr_assert(strstr(err, "broken.json:2"), "names the file and line: %s", err);
 	free(err);
 	json_decref(b);
@@ -393,7 +402,8 @@ Test(render, a_10000_op_graph_renders_its_stage_graph)
 	in_dir(path, sizeof path, "big.svg");
 	cr_assert_eq(ts_runf(NULL, NULL, "gen --nodes 10000 --seed 5 -o '%s'", gpath), 0);
 	cr_assert_eq(ts_runf(NULL, NULL, "solve '%s' -k 8 --method kahn -o '%s'", gpath, part), 0);
-	cr_assert_eq(ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", gpath, part, path), 0, "%s", err);
+	cr_assert_eq(ts_runf(NULL, &err, "render '%s' '%s' -o '%s'", gpath, part, path), 0, "%s",
+	             err);
 	free(err);
 	char *svg = slurp(path, NULL);
 	json_t *ev = eval_json(gpath, part);
@@ -402,7 +412,7 @@ Test(render, a_10000_op_graph_renders_its_stage_graph)
 	free(svg);
 	/* every op of it would be unreadable: refused, suggesting the stage graph */
 	cr_assert_eq(ts_runf(NULL, &err, "render '%s' '%s' --full -o '%s'", gpath, part,
-	                 in_dir(path, sizeof path, "bigfull.svg")),
+	                     in_dir(path, sizeof path, "bigfull.svg")),
 	             2);
 	cr_assert(strstr(err, "10000 ops") && strstr(err, "stage graph"), "%s", err);
 	cr_assert_neq(access(path, F_OK), 0);

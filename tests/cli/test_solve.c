@@ -125,7 +125,8 @@ static double solve_checked(const char *graph, int k, const char *method, const 
 	json_t *file = json_load_file(outp, 0, &jerr);
 	cr_assert(file, "%s: %s", outp, jerr.text);
 	cr_assert_str_eq(ts_jstr(file, "graph"), strrchr(graph, '/') + 1, "%s", what);
-	cr_assert(ts_close_rel(ts_jnum(file, "bottleneck"), mine, 1e-9), "%s: file bottleneck", what);
+	cr_assert(ts_close_rel(ts_jnum(file, "bottleneck"), mine, 1e-9), "%s: file bottleneck",
+	          what);
 	cr_assert_eq(ts_jint(file, "bottleneck_stage"), at + 1, "%s: file bottleneck stage", what);
 	ts_assert_stages_match(ts_jget(file, "stage_costs"), c, k, what);
 	json_decref(file);
@@ -153,8 +154,8 @@ static void solve_all_methods(const char *graph, int k, double want)
 	double exact = solve_checked(graph, k, "exact", "", false, &optimal);
 	cr_assert(optimal, "exact does not report optimal on %s", graph);
 	if (!isnan(want))
-		cr_assert(ts_close_rel(exact, want, 1e-9), "%s k %d: exact %.17g, want %.17g", graph,
-		          k, exact, want);
+		cr_assert(ts_close_rel(exact, want, 1e-9), "%s k %d: exact %.17g, want %.17g",
+		          graph, k, exact, want);
 	for (int i = 1; i < NMETHODS; i++) {
 		bool is_best = strcmp(methods[i], "best") == 0;
 		const char *budget = strcmp(methods[i], "brkga") == 0    ? "--evals 300"
@@ -165,8 +166,8 @@ static void solve_all_methods(const char *graph, int k, double want)
 		          "%s k %d: %s finds %.17g below the optimum %.17g", graph, k, methods[i],
 		          b, exact);
 		if (optimal)
-			cr_assert(ts_close_rel(b, exact, 1e-9), "%s claims optimal with %.17g > %.17g",
-			          methods[i], b, exact);
+			cr_assert(ts_close_rel(b, exact, 1e-9),
+			          "%s claims optimal with %.17g > %.17g", methods[i], b, exact);
 		/* best runs exact on these narrow graphs */
 		if (is_best)
 			cr_assert(optimal, "best does not prove optimality on %s", graph);
@@ -289,8 +290,8 @@ Test(solve, exact_equals_brute_force_with_overrides)
 		double opt = ts_brute_optimum(g, cases[i].k, NULL);
 		sc_graph_free(g);
 		cr_assert(isfinite(opt));
-		json_t *r =
-		        ts_run_json(0, "solve %s %s -m exact --json", cases[i].graph, cases[i].opts);
+		json_t *r = ts_run_json(0, "solve %s %s -m exact --json", cases[i].graph,
+		                        cases[i].opts);
 		cr_expect(ts_close_rel(ts_jnum(r, "bottleneck"), opt, 1e-12),
 		          "solve %s %s: %.17g, brute force %.17g", cases[i].graph, cases[i].opts,
 		          ts_jnum(r, "bottleneck"), opt);
@@ -329,7 +330,7 @@ static char *solve_with_seed(const char *graph, const char *method, const char *
 	char f[128], *err;
 	ts_tpath(f, sizeof f, name);
 	int status = ts_runf(NULL, &err, "solve %s -k 6 -m %s %s --seed %s -o %s", graph, method,
-	                 budget, seed, f);
+	                     budget, seed, f);
 	cr_assert_eq(status, 0, "%s --seed %s: %s", method, seed, err);
 	free(err);
 	char *text = ts_slurp(f, len);
@@ -479,8 +480,9 @@ Test(solve, refinement_never_makes_a_result_worse)
 			        0, "solve --json " RESNET_OP " -k %d -m %s -s 9 --no-refine", ks[j],
 			        ms[i]);
 			json_t *ref = ts_run_json(0, "solve --json " RESNET_OP " -k %d -m %s -s 9",
-			                       ks[j], ms[i]);
-			cr_assert(ts_jnum(ref, "bottleneck") <= ts_jnum(raw, "bottleneck") * (1 + 1e-12),
+			                          ks[j], ms[i]);
+			cr_assert(ts_jnum(ref, "bottleneck") <=
+			                  ts_jnum(raw, "bottleneck") * (1 + 1e-12),
 			          "%s k %d: refined %.17g > unrefined %.17g", ms[i], ks[j],
 			          ts_jnum(ref, "bottleneck"), ts_jnum(raw, "bottleneck"));
 			json_decref(raw);

@@ -192,15 +192,15 @@ static inline void fuzz_use_partition(const sc_graph *g, const int *stage, int k
  * with its own stages (samples/paper/figure2.dot), and the residual sample
  * with a group and a hard memory limit (samples/small/residual.dot). */
 static const char fuzz_figure2_dot[] = "digraph figure2 {\n"
-                                  "	k = 3;\n"
-                                  "	a [work = 1, out = 1, param = 4, stage = 1];\n"
-                                  "	u [work = 2, out = 2, param = 4, stage = 1];\n"
-                                  "	v [work = 3, out = 1, param = 8, stage = 2];\n"
-                                  "	w [work = 1, out = 1, param = 2, stage = 2];\n"
-                                  "	x [work = 2, out = 1, param = 6, stage = 3];\n"
-                                  "	y [work = 1, out = 0, param = 1, stage = 3];\n"
-                                  "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
-                                  "}\n";
+                                       "	k = 3;\n"
+                                       "	a [work = 1, out = 1, param = 4, stage = 1];\n"
+                                       "	u [work = 2, out = 2, param = 4, stage = 1];\n"
+                                       "	v [work = 3, out = 1, param = 8, stage = 2];\n"
+                                       "	w [work = 1, out = 1, param = 2, stage = 2];\n"
+                                       "	x [work = 2, out = 1, param = 6, stage = 3];\n"
+                                       "	y [work = 1, out = 0, param = 1, stage = 3];\n"
+                                       "	a -> u; u -> v; u -> w; v -> x; w -> x; x -> y;\n"
+                                       "}\n";
 
 static const char fuzz_residual_dot[] =
         "digraph residual {\n"

@@ -145,8 +145,8 @@ Test(workbench, save_writes_what_eval_reads, .timeout = 30)
 	free(ts_tmux_wait(&t, "EXIT=0", 5));
 	ts_tmux_stop(&t);
 	char *out;
-	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json", ts_program(),
-		 dir);
+	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json",
+	         ts_program(), dir);
 	cr_assert_eq(ts_run(cmd, &out, NULL), 0);
 	cr_assert(strstr(out, "\"bottleneck\": 7.0"), "%s", out);
 	free(out);
@@ -191,7 +191,7 @@ Test(workbench, the_ladder_fills_in_live, .timeout = 90)
 	ts_tmux t;
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "%s samples/msr-fiddle/operator/bert_l-3_inference.json -k 2",
-		 ts_program());
+	         ts_program());
 	ts_tmux_start(&t, 120, 40, "TERM=screen", cmd);
 	char *s = ts_tmux_wait(&t, "running", 20);
 	free(s);
@@ -301,14 +301,15 @@ Test(workbench, a_legal_move_shows_the_costs_eval_gives_for_the_saved_file, .tim
 	ts_tmux_stop(&t);
 	/* every stage's cost on the screen is what eval says of the saved file */
 	char *out;
-	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json", ts_program(),
-		 dir);
+	snprintf(cmd, sizeof cmd, "%s eval " FIG2 " %s/figure2-k3.partition.json --json",
+	         ts_program(), dir);
 	cr_assert_eq(ts_run(cmd, &out, NULL), 0);
 	int found = 0;
 	for (const char *p = strstr(out, "\"cost\": "); p; p = strstr(p + 1, "\"cost\": ")) {
 		char want[32];
 		snprintf(want, sizeof want, "%.4f", atof(p + 8));
-		cr_assert(strstr(screen, want), "stage cost %s not on the screen:\n%s", want, screen);
+		cr_assert(strstr(screen, want), "stage cost %s not on the screen:\n%s", want,
+		          screen);
 		found++;
 	}
 	cr_assert_eq(found, 3);

@@ -27,7 +27,8 @@ Test(ideals, exact_reproduces_the_published_optima, .timeout = 120)
 		char graph[256];
 		int k;
 		double want, secs;
-		cr_assert_eq(sscanf(line, "%255s %d %lf %lf", graph, &k, &want, &secs), 4, "%s", line);
+		cr_assert_eq(sscanf(line, "%255s %d %lf %lf", graph, &k, &want, &secs), 4, "%s",
+		             line);
 		snprintf(path, sizeof path, "samples/msr-fiddle/%s", graph);
 		if (strcmp(path, last) != 0) {
 			sc_graph_free(g);
@@ -39,8 +40,8 @@ Test(ideals, exact_reproduces_the_published_optima, .timeout = 120)
 		bool optimal;
 		double got = ts_search(g, k, "exact", 1, 0, stage, &optimal);
 		cr_assert(optimal);
-		cr_assert(fabs(got - want) <= 1e-9 * want, "%s k=%d: exact %.17g, published %.17g", graph,
-			  k, got, want);
+		cr_assert(fabs(got - want) <= 1e-9 * want, "%s k=%d: exact %.17g, published %.17g",
+		          graph, k, got, want);
 		cr_assert(fabs(ts_objective(g, k, stage) - got) <= 1e-12 * got);
 		rows++;
 	}

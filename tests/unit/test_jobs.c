@@ -138,7 +138,8 @@ Test(jobs, cancel_kills_the_solver_and_stops_the_search, .timeout = 60)
 	cr_assert_eq(ji.state, SC_JOB_CANCELLED);
 	cr_assert_lt(ji.search.evals, 100000000);
 	int *stage = malloc((size_t)g->n * sizeof *stage);
-	cr_assert(isfinite(sc_engine_result(e, s, stage, NULL)), "a cancelled search keeps its best");
+	cr_assert(isfinite(sc_engine_result(e, s, stage, NULL)),
+	          "a cancelled search keeps its best");
 	free(stage);
 	ts_assert_no_children();
 	sc_engine_free(e);
@@ -159,7 +160,7 @@ Test(jobs, a_crashing_solver_is_reported, .timeout = 30)
 	sc_engine_info(e, id, &ji);
 	cr_assert_eq(ji.state, SC_JOB_FAILED);
 	cr_assert(strstr(ji.message, "crashed") && strstr(ji.message, "signal 11"), "%s",
-		  ji.message);
+	          ji.message);
 	/* the next one works */
 	id = sc_engine_add_mip(e, g, &g->settings, &p, &err);
 	sc_engine_wait(e, id);

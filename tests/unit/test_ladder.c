@@ -32,9 +32,9 @@ Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 	int exact_optimal = 0, grouped = 0, hard = 0, above_simple = 0;
 	for (int t = 0; t < ts_trials(120); t++) {
 		ts_graph_spec spec = {.n = 2 + ts_below(&r, 6),
-				      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
-				      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
-				      .ngroups = 2};
+		                      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
+		                      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
+		                      .ngroups = 2};
 		sc_settings_init(&spec.settings);
 		double x = ts_uniform(&r);
 		if (x < 0.6) {
@@ -52,27 +52,28 @@ Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 		/* half the time from the optimum, half from nothing */
 		bool from_opt = t % 2 == 0 && isfinite(opt);
 		sc_ladder_params lp = {.rungs = 0xf,
-				       .time_limit = 30,
-				       .upper = from_opt ? opt : INFINITY,
-				       .start = from_opt ? best : NULL};
+		                       .time_limit = 30,
+		                       .upper = from_opt ? opt : INFINITY,
+		                       .start = from_opt ? best : NULL};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);
-			cr_assert(ri.state == SC_RS_DONE, "%s: %s %s (t %d)", sc_rung_name((sc_rung)rg),
-				  sc_rung_state_name(ri.state), ri.message, t);
+			cr_assert(ri.state == SC_RS_DONE, "%s: %s %s (t %d)",
+			          sc_rung_name((sc_rung)rg), sc_rung_state_name(ri.state),
+			          ri.message, t);
 			if (isfinite(opt))
 				cr_assert_leq(ri.value, opt * (1 + 1e-6) + 1e-9,
-					      "%s %.10g > optimum %.10g (t %d)",
-					      sc_rung_name((sc_rung)rg), ri.value, opt, t);
+				              "%s %.10g > optimum %.10g (t %d)",
+				              sc_rung_name((sc_rung)rg), ri.value, opt, t);
 		}
 		sc_rung_info ex;
 		sc_ladder_info(l, SC_RUNG_EXACT, &ex);
 		if (isfinite(opt)) {
-			cr_assert(fabs(ex.value - opt) <= 1e-6 * (1 + opt), "exact %.10g, optimum %.10g",
-				  ex.value, opt);
+			cr_assert(fabs(ex.value - opt) <= 1e-6 * (1 + opt),
+			          "exact %.10g, optimum %.10g", ex.value, opt);
 			exact_optimal++;
 			above_simple += sc_ladder_lower(l) > sc_bound_simple(g, k) * (1 + 1e-6);
 			/* from nothing, the exact MIP's partition becomes the upper bound */

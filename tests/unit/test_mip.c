@@ -19,7 +19,7 @@
 #include "tests/support.h"
 
 static sc_mip_result solve(const sc_graph *g, int k, sc_rung rung, int guess, double upper,
-			   const int *start)
+                           const int *start)
 {
 	sc_settings set = g->settings;
 	set.k = k;
@@ -27,7 +27,7 @@ static sc_mip_result solve(const sc_graph *g, int k, sc_rung rung, int guess, do
 	sc_mip_result res;
 	sc_error err;
 	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_OK, "%s: %s",
-		     sc_rung_name(rung), err.msg);
+	             sc_rung_name(rung), err.msg);
 	return res;
 }
 
@@ -47,7 +47,7 @@ static double guess_min(const sc_graph *g, int k)
  * work, the tensors leaving it (first) or entering it (last), each once,
  * and the overflow of its stages taken together. */
 static double super_cost(const sc_graph *g, const sc_settings *set, const bool *in, bool first,
-			 int stages, bool *fits)
+                         int stages, bool *fits)
 {
 	double work = 0, param = 0, io = 0;
 	for (int u = 0; u < g->n; u++) {
@@ -110,9 +110,11 @@ static double relaxation_brute(const sc_graph *g, int k, int guess, double L)
 			double v = sc_cost_of_set(g, &set, in1);
 			bool f0 = true, f2 = true;
 			if (guess > 1)
-				v = fmax(v, super_cost(g, &set, in0, true, guess - 1, &f0) / (guess - 1));
+				v = fmax(v, super_cost(g, &set, in0, true, guess - 1, &f0) /
+				                    (guess - 1));
 			if (guess > 0 && guess < k)
-				v = fmax(v, super_cost(g, &set, in2, false, k - guess, &f2) / (k - guess));
+				v = fmax(v, super_cost(g, &set, in2, false, k - guess, &f2) /
+				                    (k - guess));
 			if (f0 && f2 && v < best)
 				best = v;
 		}
@@ -151,9 +153,9 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 	int exact_checked = 0, strict_guess = 0, strict_bottleneck = 0, equal_checked = 0, hard = 0;
 	for (int t = 0; t < ts_trials(250); t++) {
 		ts_graph_spec spec = {.n = 2 + ts_below(&r, 6),
-				      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
-				      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
-				      .ngroups = 2};
+		                      .edge_p = 0.15 + ts_uniform(&r) * 0.4,
+		                      .group_p = ts_uniform(&r) < 0.4 ? 0.3 : 0,
+		                      .ngroups = 2};
 		sc_settings_init(&spec.settings);
 		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
 		double x = ts_uniform(&r);
@@ -178,10 +180,11 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 		/* the models are exactly the relaxations (merging trivial ops
 		 * can only raise them, and never above the optimum) */
 		if (!merged) {
-			cr_assert(fabs(b.bound - bb) <= 1e-6 * (1 + bb) || (isinf(bb) && isinf(b.bound)),
-				  "bottleneck MIP %.10g, enumeration %.10g (t %d)", b.bound, bb, t);
+			cr_assert(fabs(b.bound - bb) <= 1e-6 * (1 + bb) ||
+			                  (isinf(bb) && isinf(b.bound)),
+			          "bottleneck MIP %.10g, enumeration %.10g (t %d)", b.bound, bb, t);
 			cr_assert(fabs(gmin - gb) <= 1e-6 * (1 + gb) || (isinf(gb) && isinf(gmin)),
-				  "guess MIP %.10g, enumeration %.10g (t %d)", gmin, gb, t);
+			          "guess MIP %.10g, enumeration %.10g (t %d)", gmin, gb, t);
 			equal_checked++;
 		} else {
 			cr_assert_geq(b.bound, bb - 1e-6 * (1 + bb));
@@ -190,10 +193,10 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 		/* every rung is a lower bound */
 		double simple = sc_bound_simple(g, k);
 		cr_assert_leq(simple, opt * (1 + 1e-9));
-		cr_assert_leq(b.bound, opt * (1 + 1e-6) + 1e-9, "bottleneck %.10g > optimum %.10g (t %d)",
-			      b.bound, opt, t);
-		cr_assert_leq(gmin, opt * (1 + 1e-6) + 1e-9, "guess %.10g > optimum %.10g (t %d)", gmin,
-			      opt, t);
+		cr_assert_leq(b.bound, opt * (1 + 1e-6) + 1e-9,
+		              "bottleneck %.10g > optimum %.10g (t %d)", b.bound, opt, t);
+		cr_assert_leq(gmin, opt * (1 + 1e-6) + 1e-9, "guess %.10g > optimum %.10g (t %d)",
+		              gmin, opt, t);
 		cr_assert_geq(gmin, b.bound * (1 - 1e-6) - 1e-9, "guess never below bottleneck");
 		strict_bottleneck += b.bound > simple * (1 + 1e-6);
 		strict_guess += gmin > b.bound * (1 + 1e-6);
@@ -204,22 +207,22 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 			cr_assert_eq(e.status, SC_MIP_INFEASIBLE, "t %d", t);
 		} else {
 			cr_assert_eq(e.status, SC_MIP_OPTIMAL);
-			cr_assert(fabs(e.bound - opt) <= 1e-6 * (1 + opt), "exact %.10g, optimum %.10g (t %d)",
-				  e.bound, opt, t);
+			cr_assert(fabs(e.bound - opt) <= 1e-6 * (1 + opt),
+			          "exact %.10g, optimum %.10g (t %d)", e.bound, opt, t);
 			cr_assert(e.stages);
 			sc_settings set = g->settings;
 			set.k = k;
 			sc_costs *c = sc_costs_new(g, &set, NULL);
 			sc_costs_eval(c, e.stages);
 			cr_assert(fabs(sc_costs_objective(c) - opt) <= 1e-6 * (1 + opt),
-				  "the MIP's partition costs %.10g, optimum %.10g", sc_costs_objective(c),
-				  opt);
+			          "the MIP's partition costs %.10g, optimum %.10g",
+			          sc_costs_objective(c), opt);
 			sc_costs_free(c);
 			free(e.stages);
 			sc_mip_result s = solve(g, k, SC_RUNG_EXACT, 0, opt, best);
 			cr_assert_eq(s.status, SC_MIP_OPTIMAL);
-			cr_assert(fabs(s.bound - opt) <= 1e-6 * (1 + opt), "started exact %.10g, optimum %.10g (t %d)",
-				  s.bound, opt, t);
+			cr_assert(fabs(s.bound - opt) <= 1e-6 * (1 + opt),
+			          "started exact %.10g, optimum %.10g (t %d)", s.bound, opt, t);
 			free(s.stages);
 			exact_checked++;
 		}

@@ -20,7 +20,8 @@ Test(refine, refine_escapes_the_lemma_b2_trap)
 	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
 	int k = 4;
 	/* the slicing of the bad order: everything in one stage, bottleneck 4 */
-	int *start = calloc((size_t)g->n, sizeof *start), *stage = malloc((size_t)g->n * sizeof *stage);
+	int *start = calloc((size_t)g->n, sizeof *start),
+	    *stage = malloc((size_t)g->n * sizeof *stage);
 	sc_settings set = g->settings;
 	sc_search_params p;
 	sc_search_params_init(&p);
@@ -30,7 +31,8 @@ Test(refine, refine_escapes_the_lemma_b2_trap)
 	cr_assert(s);
 	cr_assert_eq(sc_search_run(s, NULL), SC_OK);
 	double v = sc_search_result(s, stage, NULL);
-	cr_assert_float_eq(v, 1, 1e-12, "refine reaches OPT = 1 from the one-stage split, got %g", v);
+	cr_assert_float_eq(v, 1, 1e-12, "refine reaches OPT = 1 from the one-stage split, got %g",
+	                   v);
 	cr_assert_float_eq(ts_objective(g, k, stage), 1, 1e-12);
 	sc_search_free(s);
 	free(start);
@@ -63,7 +65,7 @@ static double run_refine(const sc_graph *g, int k, const char *method, bool refi
 	sc_progress pr;
 	sc_search_progress(s, &pr);
 	cr_assert(pr.best == v || (isinf(pr.best) && isinf(v)), "%s: progress %g, result %g",
-		  method, pr.best, v);
+	          method, pr.best, v);
 	sc_search_free(s);
 	return v;
 }
@@ -75,10 +77,10 @@ static double run_refine(const sc_graph *g, int k, const char *method, bool refi
 static sc_graph *tight_graph(ts_rng *r, int k, double edge_p)
 {
 	ts_graph_spec spec = {.n = 2 + ts_below(r, 7),
-			      .edge_p = edge_p,
-			      .group_p = ts_uniform(r) < 0.3 ? 0.3 : 0,
-			      .ngroups = 2,
-			      .integer_weights = ts_uniform(r) < 0.5};
+	                      .edge_p = edge_p,
+	                      .group_p = ts_uniform(r) < 0.3 ? 0.3 : 0,
+	                      .ngroups = 2,
+	                      .integer_weights = ts_uniform(r) < 0.5};
 	sc_settings_init(&spec.settings);
 	spec.settings.policy = SC_MEM_HARD;
 	sc_graph *g = ts_random_graph(r, &spec);
@@ -95,7 +97,7 @@ static sc_graph *tight_graph(ts_rng *r, int k, double edge_p)
  * a finite v is a valid partition within the limit that costs v, no less
  * than opt; an infinite one leaves stage unwritten.  Returns isfinite(v). */
 static bool check_result(const sc_graph *g, int k, const char *name, const int *stage, double v,
-			 double opt)
+                         double opt)
 {
 	if (isinf(v)) {
 		for (int i = 0; i < g->n; i++)
@@ -137,8 +139,8 @@ static bool check_result(const sc_graph *g, int k, const char *name, const int *
 Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 300)
 {
 	/* NULL: the default, last */
-	static const char *const methods[] = {"kahn", "slice", "dpl", "random", "brkga",
-					      "mla", "mla-weighted", "refine", NULL};
+	static const char *const methods[] = {"kahn", "slice",        "dpl",    "random", "brkga",
+	                                      "mla",  "mla-weighted", "refine", NULL};
 	enum { NM = sizeof methods / sizeof *methods };
 	ts_rng r = {4242};
 	int cases = 0, binding = 0, found[NM] = {0}, rescued[NM] = {0};
@@ -159,16 +161,17 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 		int *stage = malloc((size_t)g->n * sizeof *stage);
 		for (int h = 0; h < NM; h++) {
 			char what[64];
-			snprintf(what, sizeof what, "%s on graph %d", methods[h] ? methods[h] : "best",
-				 t);
+			snprintf(what, sizeof what, "%s on graph %d",
+			         methods[h] ? methods[h] : "best", t);
 			double off = run_refine(g, k, methods[h], false, stage);
 			double on = run_refine(g, k, methods[h], true, stage);
 			found[h] += check_result(g, k, what, stage, on, opt);
-			cr_assert(!(on > off), "%s: refinement made %.17g into %.17g", what, off, on);
+			cr_assert(!(on > off), "%s: refinement made %.17g into %.17g", what, off,
+			          on);
 			rescued[h] += isinf(off) && isfinite(on);
 			if (!methods[h])
 				cr_assert(fabs(on - opt) <= 1e-9 * (1 + opt),
-					  "%s: %.17g, the optimum %.17g", what, on, opt);
+				          "%s: %.17g, the optimum %.17g", what, on, opt);
 		}
 		free(stage);
 		sc_graph_free(g);
@@ -177,12 +180,12 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 	for (int h = 0; h < NM; h++) {
 		const char *name = methods[h] ? methods[h] : "best";
 		cr_log_info("%-12s fits %d of %d, %d by refinement", name, found[h], cases,
-			    rescued[h]);
+		            rescued[h]);
 		cr_assert_geq(found[h] * 100, cases * 85, "%s fits only %d of %d", name, found[h],
-			      cases);
+		              cases);
 	}
-	cr_assert_gt(rescued[0], cases / 5, "refinement rescues kahn in only %d of %d",
-		     rescued[0], cases);
+	cr_assert_gt(rescued[0], cases / 5, "refinement rescues kahn in only %d of %d", rescued[0],
+	             cases);
 
 	/* chains: every method fits whenever anything does */
 	int chains = 0;
@@ -198,11 +201,11 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 		int *stage = malloc((size_t)g->n * sizeof *stage);
 		for (int h = 0; h < NM; h++) {
 			char what[64];
-			snprintf(what, sizeof what, "%s on chain %d", methods[h] ? methods[h] : "best",
-				 chains);
+			snprintf(what, sizeof what, "%s on chain %d",
+			         methods[h] ? methods[h] : "best", chains);
 			double v = run_refine(g, k, methods[h], true, stage);
-			cr_assert(check_result(g, k, what, stage, v, opt), "%s: nothing, %g fits", what,
-				  opt);
+			cr_assert(check_result(g, k, what, stage, v, opt), "%s: nothing, %g fits",
+			          what, opt);
 		}
 		free(stage);
 		sc_graph_free(g);

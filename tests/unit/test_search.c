@@ -17,8 +17,8 @@
 #include "solvers/search.h"
 #include "tests/support.h"
 
-static const char *const heuristics[] = {"kahn",  "slice",	  "random", "brkga", "mla",
-					 "mla-weighted", "dpl", "refine", "best"};
+static const char *const heuristics[] = {"kahn",         "slice", "random", "brkga", "mla",
+                                         "mla-weighted", "dpl",   "refine", "best"};
 #define NHEUR (sizeof heuristics / sizeof *heuristics)
 
 Test(search, exact_is_the_brute_force_optimum_and_others_are_no_better, .timeout = 300)
@@ -27,9 +27,9 @@ Test(search, exact_is_the_brute_force_optimum_and_others_are_no_better, .timeout
 	int feasible = 0, hard = 0, grouped = 0;
 	for (int t = 0; t < 300; t++) {
 		ts_graph_spec spec = {.n = 1 + ts_below(&r, 8),
-				      .edge_p = ts_uniform(&r) * 0.5,
-				      .group_p = ts_uniform(&r) < 0.4 ? 0.35 : 0,
-				      .ngroups = 2};
+		                      .edge_p = ts_uniform(&r) * 0.5,
+		                      .group_p = ts_uniform(&r) < 0.4 ? 0.35 : 0,
+		                      .ngroups = 2};
 		sc_settings_init(&spec.settings);
 		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
 		double x = ts_uniform(&r);
@@ -47,8 +47,8 @@ Test(search, exact_is_the_brute_force_optimum_and_others_are_no_better, .timeout
 		if (isinf(opt)) {
 			cr_assert(isinf(ex), "no feasible partition, exact says %g", ex);
 		} else {
-			cr_assert(fabs(ex - opt) <= 1e-9 * (1 + opt), "exact %.17g, brute force %.17g (t %d)",
-				  ex, opt, t);
+			cr_assert(fabs(ex - opt) <= 1e-9 * (1 + opt),
+			          "exact %.17g, brute force %.17g (t %d)", ex, opt, t);
 			cr_assert(fabs(ts_objective(g, k, stage) - ex) <= 1e-12 * (1 + ex));
 			feasible++;
 		}
@@ -59,9 +59,9 @@ Test(search, exact_is_the_brute_force_optimum_and_others_are_no_better, .timeout
 			if (isinf(v))
 				continue; /* heuristics may miss a feasible partition */
 			cr_assert_geq(v, opt * (1 - 1e-12), "%s %.17g below the optimum %.17g",
-				      heuristics[h], v, opt);
+			              heuristics[h], v, opt);
 			cr_assert(fabs(ts_objective(g, k, stage) - v) <= 1e-12 * (1 + v), "%s",
-				  heuristics[h]);
+			          heuristics[h]);
 		}
 		free(stage);
 		sc_graph_free(g);
@@ -120,7 +120,7 @@ Test(search, bad_parameters_are_refused)
 	p.method = "annealing";
 	cr_assert_null(sc_search_new(g, &set, &p, &err));
 	cr_assert(strstr(err.msg, "unknown method 'annealing'") && strstr(err.msg, "brkga"), "%s",
-		  err.msg);
+	          err.msg);
 	sc_search_params_init(&p);
 	p.elite = 0.8;
 	p.mutants = 0.3;

@@ -18,9 +18,9 @@
 static void random_spec(ts_rng *r, ts_graph_spec *spec, int maxn)
 {
 	*spec = (ts_graph_spec){.n = 1 + ts_below(r, maxn),
-				.edge_p = ts_uniform(r) * 0.5,
-				.group_p = ts_uniform(r) < 0.4 ? 0.3 : 0,
-				.ngroups = 2};
+	                        .edge_p = ts_uniform(r) * 0.5,
+	                        .group_p = ts_uniform(r) < 0.4 ? 0.3 : 0,
+	                        .ngroups = 2};
 	sc_settings_init(&spec->settings);
 	spec->settings.bandwidth = 0.5 + ts_uniform(r) * 2;
 	double x = ts_uniform(r);
@@ -98,7 +98,8 @@ Test(order, kahn_follows_priorities_and_edges)
 		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
 		sc_orderer *o = sc_orderer_new(u, NULL);
 		double *prio = malloc((size_t)u->n * sizeof *prio);
-		int *order = malloc((size_t)u->n * sizeof *order), *pos = malloc((size_t)u->n * sizeof *pos);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *pos = malloc((size_t)u->n * sizeof *pos);
 		for (int i = 0; i < u->n; i++)
 			prio[i] = ts_uniform(&r);
 		for (int pass = 0; pass < 2; pass++) {
@@ -206,7 +207,8 @@ Test(slice, equals_every_segmentation, .timeout = 120)
 		sc_slicer *s = sc_slicer_new(u, &set, NULL);
 		sc_orderer *o = sc_orderer_new(u, NULL);
 		double *prio = malloc((size_t)u->n * sizeof *prio);
-		int *order = malloc((size_t)u->n * sizeof *order), *us = malloc((size_t)u->n * sizeof *us);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *us = malloc((size_t)u->n * sizeof *us);
 		for (int i = 0; i < u->n; i++)
 			prio[i] = ts_uniform(&r);
 		sc_order_kahn(o, prio, order);
@@ -215,10 +217,10 @@ Test(slice, equals_every_segmentation, .timeout = 120)
 		if (isinf(want)) {
 			cr_assert(isinf(got), "no feasible split, but slice says %g", got);
 		} else {
-			cr_assert(fabs(got - want) <= 1e-9 * (1 + want), "slice %.17g, brute force %.17g",
-				  got, want);
+			cr_assert(fabs(got - want) <= 1e-9 * (1 + want),
+			          "slice %.17g, brute force %.17g", got, want);
 			cr_assert(fabs(eval_units(g, u, us, k) - got) <= 1e-9 * (1 + got),
-				  "the returned split costs what slice says");
+			          "the returned split costs what slice says");
 			compared++;
 			/* with a cutoff below the optimum: some split above the cutoff */
 			double cut = want * 0.7;

@@ -161,21 +161,24 @@ Test(testbed, tables_from_hand_made_records)
 	sc_error err;
 	/* k 2: rung simple at 1/2 and 1/8 of upper (geomean 1/4); method m at
 	 * 2 and 8 times simple (geomean 4); k 4: one record, m refused */
-	sc_testbed_push(&rs, record("{\"graph\": \"a\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
-	                            " \"upper\": 2, \"proven_optimal\": true,"
-	                            " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 1}},"
-	                            " \"methods\": {\"m\": {\"bottleneck\": 2, \"seconds\": 3}}}"),
+	sc_testbed_push(&rs,
+	                record("{\"graph\": \"a\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
+	                       " \"upper\": 2, \"proven_optimal\": true,"
+	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 1}},"
+	                       " \"methods\": {\"m\": {\"bottleneck\": 2, \"seconds\": 3}}}"),
 	                &err);
-	sc_testbed_push(&rs, record("{\"graph\": \"b\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
-	                            " \"upper\": 8, \"proven_optimal\": false,"
-	                            " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 2}},"
-	                            " \"methods\": {\"m\": {\"bottleneck\": 8, \"seconds\": 5}}}"),
+	sc_testbed_push(&rs,
+	                record("{\"graph\": \"b\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
+	                       " \"upper\": 8, \"proven_optimal\": false,"
+	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 2}},"
+	                       " \"methods\": {\"m\": {\"bottleneck\": 8, \"seconds\": 5}}}"),
 	                &err);
-	sc_testbed_push(&rs, record("{\"graph\": \"a\", \"k\": 4, \"config\": \"K\", \"simple\": 1,"
-	                            " \"upper\": 1, \"proven_optimal\": true,"
-	                            " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 4}},"
-	                            " \"methods\": {\"m\": {\"bottleneck\": null, \"refused\": \"no\"},"
-	                            " \"n\": {\"bottleneck\": 1, \"seconds\": 1}}}"),
+	sc_testbed_push(&rs,
+	                record("{\"graph\": \"a\", \"k\": 4, \"config\": \"K\", \"simple\": 1,"
+	                       " \"upper\": 1, \"proven_optimal\": true,"
+	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 4}},"
+	                       " \"methods\": {\"m\": {\"bottleneck\": null, \"refused\": \"no\"},"
+	                       " \"n\": {\"bottleneck\": 1, \"seconds\": 1}}}"),
 	                &err);
 	sc_testbed_tables t;
 	sc_testbed_tables_compute(&rs, &t);

@@ -472,7 +472,8 @@ Test(viz, render_refuses_unknown_formats_and_bad_paths)
 	cr_assert_eq(sc_render_quotient(q, &cap, "png:nosuch", path, NULL, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, "png:nosuch"), "%s", err.msg);
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
-	cr_assert_eq(sc_render_quotient(q, &cap, "svg", "/nonexistent-dir/q.svg", NULL, &err), SC_ERR_IO);
+	cr_assert_eq(sc_render_quotient(q, &cap, "svg", "/nonexistent-dir/q.svg", NULL, &err),
+	             SC_ERR_IO);
 	cr_assert(strstr(err.msg, "/nonexistent-dir/q.svg"), "%s", err.msg);
 	sc_quotient_free(q);
 }

@@ -97,44 +97,48 @@ typedef struct ui_option {
 } ui_option;
 
 static const ui_option options[] = {
-        {OPT_K, "k", 'k', "K", "number of pipeline stages (default: the file's k; bench: a list, 2,4,8,16)"},
+        {OPT_K, "k", 'k', "K",
+         "number of pipeline stages (default: the file's k; bench: a list, 2,4,8,16)"},
         {OPT_BANDWIDTH, "bandwidth", 'B', "B",
          "bandwidth in bytes per time unit (default: the file's, else 1)"},
         {OPT_MEMORY, "memory", 'M', "BYTES",
          "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
         {OPT_POLICY, "memory-policy", 0, "P",
          "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
-	{OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
-	{OPT_SEED, "seed", 's', "S", "random seed; the same seed gives the same result (default 1)"},
-	{OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept"},
-	{OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)"},
-	{OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)"},
-	{OPT_GENERATIONS, "generations", 0, "G", "BRKGA generations (default budget / population)"},
-	{OPT_ELITE, "elite", 0, "F", "BRKGA elite fraction (default 0.2)"},
-	{OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
-	{OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
-	{OPT_IDEAL_LIMIT, "ideal-limit", 0, "N", "exact: refuse graphs with more ideals (default 20000)"},
-	{OPT_NO_REFINE, "no-refine", 0, NULL, "do not refine the search's result with local moves"},
-	{OPT_PARTITION, "partition", 'p', "FILE",
-	 "solve: start from this partition (method refine); bounds: its upper bound"},
-	{OPT_RUNGS, "rungs", 'r', "LIST",
-	 "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact)"},
-	{OPT_FORMAT, "format", 'T', "FORMAT",
-	 "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
-	{OPT_FULL, "full", 0, NULL, "render: every op, clustered by stage (default: the stage graph)"},
-	{OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
-	{OPT_BOUNDS, "bounds", 0, "FILE",
-	 "render: caption the lower bound and gap from `stagecut bounds --json` output"},
-	{OPT_METHODS, "methods", 0, "LIST",
-	 "bench: comma-separated methods, NAME or NAME-EVALS (default: the paper's eight)"},
-	{OPT_JOBS, "jobs", 'j', "N", "bench: run N instances at a time (default 1)"},
-	{OPT_PART, "part", 0, "I/N", "bench: run only every Nth instance, from the Ith"},
-	{OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
-	{OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
-	{OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
-	{OPT_MODEL, "model", 0, "M",
-	 "er, ba, ws, any (REGAL, the default), transformer or resnet"},
-        {OPT_OUTPUT, "output", 'o', "FILE", "write the result to FILE (atomically; bench appends records)"},
+        {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
+        {OPT_SEED, "seed", 's', "S",
+         "random seed; the same seed gives the same result (default 1)"},
+        {OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept"},
+        {OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)"},
+        {OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)"},
+        {OPT_GENERATIONS, "generations", 0, "G", "BRKGA generations (default budget / population)"},
+        {OPT_ELITE, "elite", 0, "F", "BRKGA elite fraction (default 0.2)"},
+        {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
+        {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
+        {OPT_IDEAL_LIMIT, "ideal-limit", 0, "N",
+         "exact: refuse graphs with more ideals (default 20000)"},
+        {OPT_NO_REFINE, "no-refine", 0, NULL, "do not refine the search's result with local moves"},
+        {OPT_PARTITION, "partition", 'p', "FILE",
+         "solve: start from this partition (method refine); bounds: its upper bound"},
+        {OPT_RUNGS, "rungs", 'r', "LIST",
+         "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact)"},
+        {OPT_FORMAT, "format", 'T', "FORMAT",
+         "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
+        {OPT_FULL, "full", 0, NULL,
+         "render: every op, clustered by stage (default: the stage graph)"},
+        {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
+        {OPT_BOUNDS, "bounds", 0, "FILE",
+         "render: caption the lower bound and gap from `stagecut bounds --json` output"},
+        {OPT_METHODS, "methods", 0, "LIST",
+         "bench: comma-separated methods, NAME or NAME-EVALS (default: the paper's eight)"},
+        {OPT_JOBS, "jobs", 'j', "N", "bench: run N instances at a time (default 1)"},
+        {OPT_PART, "part", 0, "I/N", "bench: run only every Nth instance, from the Ith"},
+        {OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
+        {OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
+        {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
+        {OPT_MODEL, "model", 0, "M", "er, ba, ws, any (REGAL, the default), transformer or resnet"},
+        {OPT_OUTPUT, "output", 'o', "FILE",
+         "write the result to FILE (atomically; bench appends records)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
         {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
@@ -144,7 +148,7 @@ typedef struct ui_command {
 	const char *name;
 	const char *synopsis;
 	const char *summary;
-	const char *help; /* paragraph after the synopsis */
+	const char *help;          /* paragraph after the synopsis */
 	const ui_option_id *takes; /* the options it takes, ending with OPT_NONE */
 	int min_pos, max_pos;
 	int (*run)(const ui_opts *o);
@@ -184,117 +188,155 @@ static const ui_command commands[] = {
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
-	},
-	{
-		.name = "solve",
-		.synopsis = "solve FILE -k K [--method M] [-o OUT]",
-		.summary = "find a partition with a search (default: exact or brkga)",
-		.help = "Searches for a partition of FILE into K stages minimising the bottleneck and\n"
-			"prints its stage table; -o writes the partition file that `eval` reads.\n"
-			"Progress goes to stderr when it is a terminal.  Exits 1 when no partition\n"
-			"satisfies a hard memory limit.  Methods:",
-		.takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
-		                 OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
-		                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_PARTITION, OPT_OUTPUT,
-		                 OPT_JSON, OPT_HELP),
-		.min_pos = 1,
-		.max_pos = 1,
-		.run = ui_cmd_solve,
-	},
-	{
-		.name = "bounds",
-		.synopsis = "bounds FILE -k K [--rungs LIST] [--time SECONDS] [--partition P]",
-		.summary = "the ladder of lower bounds: how far from optimal is the best split?",
-		.help = "Finds an upper bound with the default search (or takes the partition file P)\n"
-			"and computes the requested rungs of the lower-bound ladder: simple (000 Lemma\n"
-			"3.3), bottleneck (the three-superblock MIP), guess (k bottleneck-guess MIPs)\n"
-			"and exact (the MIP of 000 Figure 3), each with CBC in a child process, at\n"
-			"most one per core.  --time is each MIP rung's limit (guess's k solves share\n"
-			"it); a rung stopped by it still gives a valid bound.  Prints each rung's\n"
-			"value, its ratio to the upper bound and the certified gap; live progress\n"
-			"goes to stderr when it is a terminal.",
-		.takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_TIME, OPT_PARTITION, OPT_METHOD, OPT_SEED,
-		                 OPT_EVALS, OPT_JSON, OPT_HELP),
-		.min_pos = 1,
-		.max_pos = 1,
-		.run = ui_cmd_bounds,
-	},
-	{
-		.name = "render",
-		.synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--bounds B.json]",
-		.summary = "a picture of a partition (or of the graph) through Graphviz",
-		.help = "Draws the partition PARTITION of FILE (else the file's own stages, else with\n"
-			"-k K the default search's partition, bounded by --time) and writes it to OUT\n"
-			"atomically, in the format -T or OUT's extension names.  The default picture is\n"
-			"the stage graph: a box per stage with its ops, work, io in, io out, overflow\n"
-			"and cost, the bottleneck marked in colour and in words, and edges labelled with\n"
-			"the tensor bytes between stages.  --full draws every op instead, one cluster\n"
-			"per stage, with edges crossing stages dark and labelled; graphs of more than\n"
-			"--max-ops ops are refused (draw the stage graph).  Without a partition it\n"
-			"draws the graph itself.  --bounds puts the best lower bound and the gap in the\n"
-			"caption.  Exits 1 for an invalid partition.",
-		.takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
-		                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_OUTPUT, OPT_JSON, OPT_HELP),
-		.min_pos = 1,
-		.max_pos = 2,
-		.run = ui_cmd_render,
-	},
-	{
-		.name = "bench",
-		.synopsis = "bench GRAPH|DIR... [-k LIST] [--methods LIST] [--rungs LIST] [-t T] [-j N]",
-		.summary = "testbed tables: lower bounds and methods over many graphs (000 Tables 1, 2)",
-		.help = "Runs every graph (directories give their .dot, .gv and .json files) at every k\n"
-			"of -k (default 2,4,8,16): each method of --methods without refinement, then\n"
-			"the rungs of the ladder against the best partition found, with -t SECONDS per\n"
-			"search and MIP rung (default 60).  Each instance's record is appended to the\n"
-			"JSON-lines file -o (default stagecut-bench.jsonl) as it finishes, and a rerun\n"
-			"skips what is recorded there, so an interrupted run resumes.  Prints Table 1\n"
-			"(geometric mean of each rung / best partition per k), Table 2 (geometric mean\n"
-			"of each method's bottleneck / simple lower bound per k), median seconds and\n"
-			"how many instances were proven optimal.  --part I/N runs a share of the\n"
-			"instances; --merge FILE... prints the tables of results files.  ^C stops,\n"
-			"prints the tables of what finished and exits 130.",
-		.takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_METHODS,
-		                 OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART, OPT_MERGE,
-		                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
-		.min_pos = 0,
-		.max_pos = 100000,
-		.run = ui_cmd_bench,
-	},
-	{
-		.name = "gen",
-		.synopsis = "gen --nodes N|--layers L [--model M] [--seed S] [-o FILE.dot]",
-		.summary = "write a synthetic graph (REGAL-style, transformer or resnet) as DOT",
-		.help = "Generates a graph of the family --model names, deterministic per seed:\n"
-			"  er, ba, ws, any  a random graph in the style of REGAL (paper 000, App. C.2):\n"
-			"      an Erdos-Renyi, Barabasi-Albert or Watts-Strogatz graph of --nodes ops\n"
-			"      (any: one of them, by the seed) made acyclic by a random order; tensor\n"
-			"      sizes N(50, 10); an op's work is its input and output tensor sizes plus\n"
-			"      a fraction r ~ N(0, 0.1) of all tensor sizes, clipped at 0.  Named\n"
-			"      regal-MODEL-N-SEED.\n"
-			"  transformer  --layers L pre-layernorm layers (hidden 1024, sequence 512,\n"
-			"      16 heads, fp16) of 14 ops: layernorm, Q, K, V projections, scores\n"
-			"      matmul, softmax, context matmul, output projection, residual add,\n"
-			"      layernorm, MLP matmul, gelu, matmul, residual add; with the embedding\n"
-			"      and a final layernorm, 14 L + 2 ops.  Named transformer-L-SEED.\n"
-			"  resnet  a bottleneck ResNet of depth --layers D = 3 B + 2 (B >= 4 blocks;\n"
-			"      50, 101 and 152 as the originals; other depths are rounded): conv\n"
-			"      1x1, 3x3, 1x1 with batchnorm and relu, a skip add per block, each\n"
-			"      stage's first block downsampling through a projection; batch 8 of\n"
-			"      224x224 images, fp16; 10 B + 14 ops.  Named resnet-D-SEED.\n"
-			"For transformer and resnet, --nodes N picks the size nearest N ops instead\n"
-			"of --layers.  Their work is in nanoseconds on a 100 TFLOP/s, 1.5 TB/s\n"
-			"accelerator (each op compute- or memory-bound), param and out in bytes, and\n"
-			"the graph's bandwidth is 100 bytes/ns (100 GB/s); the seed scales each op's\n"
-			"work, param and out by its own factor in [0.9, 1.1].  Op names end in their\n"
-			"kind (.matmul, .conv, .add, ...).  Writes DOT to FILE (atomically) or to\n"
-			"stdout.",
-		.takes = OPTIONS(OPT_NODES, OPT_LAYERS, OPT_SEED, OPT_MODEL, OPT_K, OPT_OUTPUT,
-		                 OPT_HELP),
-		.min_pos = 0,
-		.max_pos = 0,
-		.run = ui_cmd_gen,
-	},
+        },
+        {
+                .name = "solve",
+                .synopsis = "solve FILE -k K [--method M] [-o OUT]",
+                .summary = "find a partition with a search (default: exact or brkga)",
+                .help = "Searches for a partition of FILE into K stages minimising the bottleneck "
+                        "and\n"
+                        "prints its stage table; -o writes the partition file that `eval` reads.\n"
+                        "Progress goes to stderr when it is a terminal.  Exits 1 when no "
+                        "partition\n"
+                        "satisfies a hard memory limit.  Methods:",
+                .takes =
+                        OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS, OPT_POPULATION,
+                                OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS, OPT_IDEAL_LIMIT,
+                                OPT_NO_REFINE, OPT_PARTITION, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .min_pos = 1,
+                .max_pos = 1,
+                .run = ui_cmd_solve,
+        },
+        {
+                .name = "bounds",
+                .synopsis = "bounds FILE -k K [--rungs LIST] [--time SECONDS] [--partition P]",
+                .summary = "the ladder of lower bounds: how far from optimal is the best split?",
+                .help = "Finds an upper bound with the default search (or takes the partition file "
+                        "P)\n"
+                        "and computes the requested rungs of the lower-bound ladder: simple (000 "
+                        "Lemma\n"
+                        "3.3), bottleneck (the three-superblock MIP), guess (k bottleneck-guess "
+                        "MIPs)\n"
+                        "and exact (the MIP of 000 Figure 3), each with CBC in a child process, "
+                        "at\n"
+                        "most one per core.  --time is each MIP rung's limit (guess's k solves "
+                        "share\n"
+                        "it); a rung stopped by it still gives a valid bound.  Prints each rung's\n"
+                        "value, its ratio to the upper bound and the certified gap; live progress\n"
+                        "goes to stderr when it is a terminal.",
+                .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_TIME, OPT_PARTITION, OPT_METHOD, OPT_SEED,
+                                 OPT_EVALS, OPT_JSON, OPT_HELP),
+                .min_pos = 1,
+                .max_pos = 1,
+                .run = ui_cmd_bounds,
+        },
+        {
+                .name = "render",
+                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--bounds B.json]",
+                .summary = "a picture of a partition (or of the graph) through Graphviz",
+                .help = "Draws the partition PARTITION of FILE (else the file's own stages, else "
+                        "with\n"
+                        "-k K the default search's partition, bounded by --time) and writes it to "
+                        "OUT\n"
+                        "atomically, in the format -T or OUT's extension names.  The default "
+                        "picture is\n"
+                        "the stage graph: a box per stage with its ops, work, io in, io out, "
+                        "overflow\n"
+                        "and cost, the bottleneck marked in colour and in words, and edges "
+                        "labelled with\n"
+                        "the tensor bytes between stages.  --full draws every op instead, one "
+                        "cluster\n"
+                        "per stage, with edges crossing stages dark and labelled; graphs of more "
+                        "than\n"
+                        "--max-ops ops are refused (draw the stage graph).  Without a partition "
+                        "it\n"
+                        "draws the graph itself.  --bounds puts the best lower bound and the gap "
+                        "in the\n"
+                        "caption.  Exits 1 for an invalid partition.",
+                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
+                                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .min_pos = 1,
+                .max_pos = 2,
+                .run = ui_cmd_render,
+        },
+        {
+                .name = "bench",
+                .synopsis = "bench GRAPH|DIR... [-k LIST] [--methods LIST] [--rungs LIST] [-t T] "
+                            "[-j N]",
+                .summary = "testbed tables: lower bounds and methods over many graphs (000 Tables "
+                           "1, 2)",
+                .help = "Runs every graph (directories give their .dot, .gv and .json files) at "
+                        "every k\n"
+                        "of -k (default 2,4,8,16): each method of --methods without refinement, "
+                        "then\n"
+                        "the rungs of the ladder against the best partition found, with -t SECONDS "
+                        "per\n"
+                        "search and MIP rung (default 60).  Each instance's record is appended to "
+                        "the\n"
+                        "JSON-lines file -o (default stagecut-bench.jsonl) as it finishes, and a "
+                        "rerun\n"
+                        "skips what is recorded there, so an interrupted run resumes.  Prints "
+                        "Table 1\n"
+                        "(geometric mean of each rung / best partition per k), Table 2 (geometric "
+                        "mean\n"
+                        "of each method's bottleneck / simple lower bound per k), median seconds "
+                        "and\n"
+                        "how many instances were proven optimal.  --part I/N runs a share of the\n"
+                        "instances; --merge FILE... prints the tables of results files.  ^C "
+                        "stops,\n"
+                        "prints the tables of what finished and exits 130.",
+                .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_METHODS,
+                                 OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART, OPT_MERGE,
+                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .min_pos = 0,
+                .max_pos = 100000,
+                .run = ui_cmd_bench,
+        },
+        {
+                .name = "gen",
+                .synopsis = "gen --nodes N|--layers L [--model M] [--seed S] [-o FILE.dot]",
+                .summary = "write a synthetic graph (REGAL-style, transformer or resnet) as DOT",
+                .help = "Generates a graph of the family --model names, deterministic per seed:\n"
+                        "  er, ba, ws, any  a random graph in the style of REGAL (paper 000, App. "
+                        "C.2):\n"
+                        "      an Erdos-Renyi, Barabasi-Albert or Watts-Strogatz graph of --nodes "
+                        "ops\n"
+                        "      (any: one of them, by the seed) made acyclic by a random order; "
+                        "tensor\n"
+                        "      sizes N(50, 10); an op's work is its input and output tensor sizes "
+                        "plus\n"
+                        "      a fraction r ~ N(0, 0.1) of all tensor sizes, clipped at 0.  Named\n"
+                        "      regal-MODEL-N-SEED.\n"
+                        "  transformer  --layers L pre-layernorm layers (hidden 1024, sequence "
+                        "512,\n"
+                        "      16 heads, fp16) of 14 ops: layernorm, Q, K, V projections, scores\n"
+                        "      matmul, softmax, context matmul, output projection, residual add,\n"
+                        "      layernorm, MLP matmul, gelu, matmul, residual add; with the "
+                        "embedding\n"
+                        "      and a final layernorm, 14 L + 2 ops.  Named transformer-L-SEED.\n"
+                        "  resnet  a bottleneck ResNet of depth --layers D = 3 B + 2 (B >= 4 "
+                        "blocks;\n"
+                        "      50, 101 and 152 as the originals; other depths are rounded): conv\n"
+                        "      1x1, 3x3, 1x1 with batchnorm and relu, a skip add per block, each\n"
+                        "      stage's first block downsampling through a projection; batch 8 of\n"
+                        "      224x224 images, fp16; 10 B + 14 ops.  Named resnet-D-SEED.\n"
+                        "For transformer and resnet, --nodes N picks the size nearest N ops "
+                        "instead\n"
+                        "of --layers.  Their work is in nanoseconds on a 100 TFLOP/s, 1.5 TB/s\n"
+                        "accelerator (each op compute- or memory-bound), param and out in bytes, "
+                        "and\n"
+                        "the graph's bandwidth is 100 bytes/ns (100 GB/s); the seed scales each "
+                        "op's\n"
+                        "work, param and out by its own factor in [0.9, 1.1].  Op names end in "
+                        "their\n"
+                        "kind (.matmul, .conv, .add, ...).  Writes DOT to FILE (atomically) or to\n"
+                        "stdout.",
+                .takes = OPTIONS(OPT_NODES, OPT_LAYERS, OPT_SEED, OPT_MODEL, OPT_K, OPT_OUTPUT,
+                                 OPT_HELP),
+                .min_pos = 0,
+                .max_pos = 0,
+                .run = ui_cmd_gen,
+        },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -328,17 +370,19 @@ static void print_options(FILE *f, const ui_option_id *takes)
 
 static void usage_main(FILE *f)
 {
-	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P] [-p PARTITION]\n"
-		   "           open the workbench on FILE (a bundled sample without FILE)\n");
+	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P] [-p "
+	           "PARTITION]\n"
+	           "           open the workbench on FILE (a bundled sample without FILE)\n");
 	for (int i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       stagecut %s\n           %s\n", commands[i].synopsis,
-			commands[i].summary);
-	fprintf(f, "       stagecut COMMAND --help\n"
-		   "       stagecut --version\n\n"
-		   "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
-		   "stages so that the slowest stage is as fast as possible.\n"
-		   "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
-		   "See stagecut(1).\n");
+		        commands[i].summary);
+	fprintf(f,
+	        "       stagecut COMMAND --help\n"
+	        "       stagecut --version\n\n"
+	        "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
+	        "stages so that the slowest stage is as fast as possible.\n"
+	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
+	        "See stagecut(1).\n");
 }
 
 static void usage_command(FILE *f, const ui_command *c)
@@ -364,7 +408,7 @@ static bool parse_fraction(const char *pre, const char *name, const char *a, dou
 }
 
 static bool parse_count(const char *pre, const char *name, const char *a, long lo, long hi,
-			long *out)
+                        long *out)
 {
 	char *end;
 	errno = 0;
@@ -395,7 +439,8 @@ static const char *option_text(char **argv, int opt, char *buf, size_t size)
 			return buf;
 		}
 	for (int i = 0; i < NOPTIONS; i++)
-		if (OPT_VAL + (int)options[i].id == opt && strncmp(argv[optind - 1], "--", 2) == 0) {
+		if (OPT_VAL + (int)options[i].id == opt &&
+		    strncmp(argv[optind - 1], "--", 2) == 0) {
 			snprintf(buf, size, "--%s", options[i].name);
 			return buf;
 		}
@@ -450,7 +495,10 @@ static bool ambiguous_option(char **argv, int opt, const ui_option_id *takes, ch
 		if (takes_option(takes, options[i].id) &&
 		    strncmp(options[i].name, arg + 2, len) == 0) {
 			int w = snprintf(buf + used, size - used, "%s--%s",
-			                 k == 0 ? "" : i == last ? " or " : ", ", options[i].name);
+			                 k == 0      ? ""
+			                 : i == last ? " or "
+			                             : ", ",
+			                 options[i].name);
 			used += w > 0 ? (size_t)w : 0;
 			k++;
 		}
@@ -505,8 +553,9 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			return false;
 		}
 		/* '?' and anything else unknown stay OPT_NONE */
-		ui_option_id id = c >= OPT_VAL && c < OPT_VAL + OPT_COUNT ? (ui_option_id)(c - OPT_VAL)
-		                                                          : OPT_NONE;
+		ui_option_id id = c >= OPT_VAL && c < OPT_VAL + OPT_COUNT
+		                          ? (ui_option_id)(c - OPT_VAL)
+		                          : OPT_NONE;
 		for (int i = 0; i < NOPTIONS; i++)
 			if (options[i].short_name && c == options[i].short_name)
 				id = options[i].id;
@@ -520,8 +569,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 				break; /* a list, parsed by the command */
 			long k = strtol(a, &end, 10);
 			if (*a == '\0' || *end || k < 1 || k > 1000000) {
-				ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre,
-				         a);
+				ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre, a);
 				return false;
 			}
 			o->k = (int)k;
@@ -529,8 +577,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		}
 		case OPT_BANDWIDTH:
 			if (!sc_parse_weight(a, &o->bandwidth) || o->bandwidth <= 0) {
-				ui_error("%s--bandwidth: '%s' is not a finite number > 0", pre,
-				         a);
+				ui_error("%s--bandwidth: '%s' is not a finite number > 0", pre, a);
 				return false;
 			}
 			break;
@@ -538,16 +585,15 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			if (strcmp(a, "inf") == 0 || strcmp(a, "unlimited") == 0)
 				o->memory = INFINITY;
 			else if (!sc_parse_weight(a, &o->memory)) {
-				ui_error("%s--memory: '%s' is not a number >= 0 or 'inf'", pre,
-				         a);
+				ui_error("%s--memory: '%s' is not a number >= 0 or 'inf'", pre, a);
 				return false;
 			}
 			break;
 		case OPT_POLICY: {
 			sc_mem_policy p;
 			if (!sc_mem_policy_parse(a, &p)) {
-				ui_error("%s--memory-policy: '%s' is not 'overflow' or 'hard'",
-				         pre, a);
+				ui_error("%s--memory-policy: '%s' is not 'overflow' or 'hard'", pre,
+				         a);
 				return false;
 			}
 			o->policy = (int)p;
@@ -562,8 +608,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			/* up to 2^63 - 1: --json prints the seed as a JSON (signed
 			 * 64-bit) integer */
 			if (*a == '\0' || *e2 || errno || *a == '-' || sd > LLONG_MAX) {
-				ui_error("%s--seed: '%s' is not a non-negative integer up to %lld", pre,
-				         a, LLONG_MAX);
+				ui_error("%s--seed: '%s' is not a non-negative integer up to %lld",
+				         pre, a, LLONG_MAX);
 				return false;
 			}
 			o->seed = sd;
@@ -620,7 +666,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		case OPT_MODEL: {
 			sc_gen_model m;
 			if (!sc_gen_model_parse(a, &m)) {
-				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer or resnet",
+				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer or "
+				         "resnet",
 				         pre, a);
 				return false;
 			}
@@ -645,7 +692,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		case OPT_PART: {
 			int pi, pn;
 			char extra;
-			if (sscanf(a, "%d/%d%c", &pi, &pn, &extra) != 2 || pn < 1 || pi < 1 || pi > pn) {
+			if (sscanf(a, "%d/%d%c", &pi, &pn, &extra) != 2 || pn < 1 || pi < 1 ||
+			    pi > pn) {
 				ui_error("%s--part: '%s' is not I/N with 1 <= I <= N", pre, a);
 				return false;
 			}
@@ -730,8 +778,10 @@ static int run_main(int argc, char **argv)
 	}
 	if (o.npos < cmd->min_pos || o.npos > cmd->max_pos) {
 		ui_error("%s: expected %s (see 'stagecut %s --help')", cmd->name,
-		         cmd->max_pos == 0 ? "no FILE" : cmd->min_pos == 1 ? "one FILE" : "FILE and PARTITION",
-			 cmd->name);
+		         cmd->max_pos == 0   ? "no FILE"
+		         : cmd->min_pos == 1 ? "one FILE"
+		                             : "FILE and PARTITION",
+		         cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

@@ -93,7 +93,8 @@ static void print_tables(const sc_testbed_tables *t)
 	/* a method that refused some instances is averaged over fewer: say so */
 	for (int i = 0; i < t->nm; i++)
 		if (t->methods[i].instances < t->usable)
-			printf("\n  (%s: over the %d of %d instances it ran on; it refused the others)",
+			printf("\n  (%s: over the %d of %d instances it ran on; it refused the "
+			       "others)",
 			       t->methods[i].name, t->methods[i].instances, t->usable);
 	printf("\n\nmedian seconds per instance\n");
 	print_medians(t->methods, t->nm, "method");
@@ -306,7 +307,9 @@ int ui_cmd_bench(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	fprintf(stderr, "stagecut: bench: %d graph%s x %d k = %d instances%s, %d already in %s, %d to run\n",
+	fprintf(stderr,
+	        "stagecut: bench: %d graph%s x %d k = %d instances%s, %d already in %s, %d to "
+	        "run\n",
 	        files.n, files.n == 1 ? "" : "s", c.nk, ninst,
 	        o->part_n > 0 ? " (before --part)" : "", skipped, results, ntodo);
 	ui_interrupts saved;
@@ -332,7 +335,8 @@ int ui_cmd_bench(const ui_opts *o)
 		}
 	report(&rs, o->json); /* as before: a failed JSON write does not change the status */
 	if (ui_interrupted()) {
-		ui_error("bench: interrupted; %d instance%s recorded in %s, a rerun goes on from there",
+		ui_error("bench: interrupted; %d instance%s recorded in %s, a rerun goes on from "
+		         "there",
 		         rs.n, rs.n == 1 ? "" : "s", results);
 		status = 130;
 	}

@@ -17,7 +17,6 @@
 #include "core/clock.h"
 #include "solvers/ladder.h"
 
-
 static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
 {
 	if (!tty || t - *last < 0.2)
@@ -31,10 +30,11 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 		sc_ladder_info(l, (sc_rung)r, &ri);
 		char b[32];
 		fprintf(stderr, "%s%s %s", r ? "  " : "", sc_rung_name((sc_rung)r),
-			ui_num(ri.value, b, sizeof b));
+		        ui_num(ri.value, b, sizeof b));
 		if (ri.state == SC_RS_RUNNING) {
 			if (r == SC_RUNG_GUESS)
-				fprintf(stderr, " (%d/%d, %.0fs)", ri.parts_done, ri.parts, ri.seconds);
+				fprintf(stderr, " (%d/%d, %.0fs)", ri.parts_done, ri.parts,
+				        ri.seconds);
 			else
 				fprintf(stderr, " (%.0fs)", ri.seconds);
 		} else if (ri.state == SC_RS_WAITING) {
@@ -66,7 +66,7 @@ int ui_cmd_bounds(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
 	unsigned rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) |
-			 (1u << SC_RUNG_GUESS) | (1u << SC_RUNG_EXACT);
+	                 (1u << SC_RUNG_GUESS) | (1u << SC_RUNG_EXACT);
 	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
 		return UI_EXIT_INPUT;
 	sc_graph *g = ui_load(o->pos[0], o, &status);
@@ -138,8 +138,8 @@ int ui_cmd_bounds(const ui_opts *o)
 				char b[32];
 				last = ji.elapsed;
 				fprintf(stderr, "\r\033[Ksearch %s: %ld evals, best %s, %.1f s",
-					ji.search.phase, ji.search.evals,
-					ui_num(ji.search.best, b, sizeof b), ji.elapsed);
+				        ji.search.phase, ji.search.evals,
+				        ui_num(ji.search.best, b, sizeof b), ji.elapsed);
 				fflush(stderr);
 			}
 		} while (!sc_job_finished(ji.state));
@@ -154,9 +154,9 @@ int ui_cmd_bounds(const ui_opts *o)
 		search_seconds = ji.elapsed;
 	}
 	sc_ladder_params lp = {.rungs = rungs,
-			       .time_limit = o->time_limit,
-			       .upper = upper,
-			       .start = isfinite(upper) ? stage : NULL};
+	                       .time_limit = o->time_limit,
+	                       .upper = upper,
+	                       .start = isfinite(upper) ? stage : NULL};
 	l = sc_ladder_new(e, g, &set, &lp, &err);
 	if (!l) {
 		ui_error("bounds: %s", err.msg);
@@ -180,9 +180,10 @@ int ui_cmd_bounds(const ui_opts *o)
 	bool feasible = isfinite(upper);
 	double gap = feasible && lower > 0 ? upper / lower - 1 : INFINITY;
 	if (!feasible) {
-		ui_error("bounds: %s: %s partition into %d stages keeps every stage within the hard "
-			 "memory limit",
-			 g->source, isinf(lower) ? "no" : "the search found no", set.k);
+		ui_error(
+		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
+		        "memory limit",
+		        g->source, isinf(lower) ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
 
@@ -194,10 +195,12 @@ int ui_cmd_bounds(const ui_opts *o)
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)r, &ri);
 			json_t *row = json_pack(
-			    "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r), "value",
-			    isfinite(ri.value) ? json_real(ri.value) : json_null(), "ratio",
-			    feasible && isfinite(ri.value) ? json_real(ri.value / upper) : json_null(),
-			    "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
+			        "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
+			        "value", isfinite(ri.value) ? json_real(ri.value) : json_null(),
+			        "ratio",
+			        feasible && isfinite(ri.value) ? json_real(ri.value / upper)
+			                                       : json_null(),
+			        "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
 			if (ri.state == SC_RS_FAILED)
 				json_object_set_new(row, "message", json_string(ri.message));
 			if (r == SC_RUNG_GUESS) {
@@ -207,27 +210,29 @@ int ui_cmd_bounds(const ui_opts *o)
 					double v;
 					sc_ladder_guess_part(l, j, &st, &v);
 					json_array_append_new(
-					    parts, json_pack("{s:i, s:o, s:s}", "position", j, "value",
-							     isfinite(v) ? json_real(v) : json_null(),
-							     "status", ui_rung_status_name(st)));
+					        parts,
+					        json_pack("{s:i, s:o, s:s}", "position", j, "value",
+					                  isfinite(v) ? json_real(v) : json_null(),
+					                  "status", ui_rung_status_name(st)));
 				}
 				json_object_set_new(row, "solves", parts);
 			}
 			json_array_append_new(arr, row);
 		}
 		json_t *root = json_pack(
-		    "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:s, s:o, s:o}", "graph", g->name, "k", set.k,
-		    "upper_bound", feasible ? json_real(upper) : json_null(), "upper_bound_method",
-		    improved ? "exact" : method, "upper_bound_optimal", (int)ub_optimal,
-		    "search_seconds", search_seconds, "lower_bound",
-		    isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by", lower_by, "gap",
-		    isfinite(gap) ? json_real(gap) : json_null(), "rungs", arr);
+		        "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:s, s:o, s:o}", "graph", g->name, "k",
+		        set.k, "upper_bound", feasible ? json_real(upper) : json_null(),
+		        "upper_bound_method", improved ? "exact" : method, "upper_bound_optimal",
+		        (int)ub_optimal, "search_seconds", search_seconds, "lower_bound",
+		        isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by",
+		        lower_by, "gap", isfinite(gap) ? json_real(gap) : json_null(), "rungs",
+		        arr);
 		/* the settings the bounds hold for (render --bounds checks them) */
 		json_object_set_new(root, "bandwidth", json_real(set.bandwidth));
 		json_object_set_new(root, "memory",
-				    isinf(set.memory) ? json_null() : json_real(set.memory));
+		                    isinf(set.memory) ? json_null() : json_real(set.memory));
 		json_object_set_new(root, "memory_policy",
-				    json_string(sc_mem_policy_name(set.policy)));
+		                    json_string(sc_mem_policy_name(set.policy)));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -252,7 +257,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	if (feasible)
 		printf("certified gap %.2f%% (upper / best lower bound - 1)%s\n", 100 * gap,
 		       strcmp(lower_by, "dp") == 0 ? "; the exact DP proved the upper bound optimal"
-						   : "");
+		                                   : "");
 	fflush(stdout);
 	if (ferror(stdout))
 		status = UI_EXIT_INPUT;

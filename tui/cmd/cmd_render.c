@@ -27,8 +27,6 @@
 #include "viz/layout.h"
 #include "viz/quotient.h"
 
-
-
 /* A number in a bounds file: absent or null is NAN; anything else not a
  * number is refused. */
 static bool json_number_or_null(json_t *root, const char *key, double *out)
@@ -97,8 +95,10 @@ static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *
 		json_t *rungs = json_object_get(root, "rungs"), *r;
 		size_t i;
 		if (strcmp(by, "ladder") == 0 && json_is_array(rungs))
-			json_array_foreach(rungs, i, r) {
-				json_t *val = json_object_get(r, "value"), *name = json_object_get(r, "name");
+			json_array_foreach(rungs, i, r)
+			{
+				json_t *val = json_object_get(r, "value"),
+				       *name = json_object_get(r, "name");
 				if (json_is_number(val) && json_is_string(name) &&
 				    json_number_value(val) == lower) {
 					snprintf(by, size, "%s", json_string_value(name));
@@ -173,9 +173,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		ui_error("render: %s: %s", g->source, sc_search_error(s)->msg);
 		status = UI_EXIT_INPUT;
 	} else if (!isfinite(sc_search_result(s, stage, &optimal))) {
-		ui_error("render: %s: %s partition into %d stages keeps every stage within the hard "
-		         "memory limit",
-		         g->source, optimal ? "no" : "the search found no", set->k);
+		ui_error(
+		        "render: %s: %s partition into %d stages keeps every stage within the hard "
+		        "memory limit",
+		        g->source, optimal ? "no" : "the search found no", set->k);
 		status = UI_EXIT_INFEASIBLE;
 	}
 	sc_search_free(s);
@@ -250,7 +251,8 @@ int ui_cmd_render(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 		} else if (cap.lower > bottleneck * (1 + 1e-9)) {
 			char b1[32], b2[32];
-			ui_error("%s: the lower bound %s exceeds this partition's bottleneck %s, so it "
+			ui_error("%s: the lower bound %s exceeds this partition's bottleneck %s, "
+			         "so it "
 			         "was computed for another graph or settings",
 			         o->bounds, ui_num(cap.lower, b1, sizeof b1),
 			         ui_num(bottleneck, b2, sizeof b2));
@@ -263,11 +265,9 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	const char *picture = !staged ? "graph" : o->full ? "full" : "stages";
 	double scale = 1;
-	sc_status st =
-	        q && !o->full
-	                ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
-	                : sc_render_full(g, &set, stage, &cap, format, o->output, o->max_ops,
-	                                 &scale, &err);
+	sc_status st = q && !o->full ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
+	                             : sc_render_full(g, &set, stage, &cap, format, o->output,
+	                                              o->max_ops, &scale, &err);
 	sc_quotient_free(q);
 	if (st != SC_OK) {
 		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
@@ -280,17 +280,20 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	if (scale < 1)
 		fprintf(stderr,
-		        "stagecut: note: %s is too large for a %s bitmap at full size and was drawn "
+		        "stagecut: note: %s is too large for a %s bitmap at full size and was "
+		        "drawn "
 		        "at %.0f%%; svg or pdf keep every label sharp\n",
 		        o->output, format, 100 * scale);
 	double gap = sc_caption_gap(bottleneck, cap.lower);
 	if (o->json) {
-		json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "graph", g->name, "output", o->output,
-		                         "format", format, "picture", picture);
+		json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "graph", g->name, "output",
+		                         o->output, "format", format, "picture", picture);
 		json_object_set_new(root, "k", staged ? json_integer(set.k) : json_null());
 		json_object_set_new(root, "partition", from ? json_string(from) : json_null());
-		json_object_set_new(root, "bottleneck", staged ? json_real(bottleneck) : json_null());
-		json_object_set_new(root, "bottleneck_stage", staged ? json_integer(at + 1) : json_null());
+		json_object_set_new(root, "bottleneck",
+		                    staged ? json_real(bottleneck) : json_null());
+		json_object_set_new(root, "bottleneck_stage",
+		                    staged ? json_integer(at + 1) : json_null());
 		json_object_set_new(root, "lower_bound",
 		                    isfinite(cap.lower) ? json_real(cap.lower) : json_null());
 		json_object_set_new(root, "gap", isnan(gap) ? json_null() : json_real(gap));

@@ -16,7 +16,6 @@
 #include "core/report.h"
 #include "solvers/search.h"
 
-
 static void show_progress(sc_search *s, bool tty, double *last)
 {
 	if (!tty)
@@ -28,7 +27,7 @@ static void show_progress(sc_search *s, bool tty, double *last)
 	*last = p.elapsed;
 	char b[32];
 	fprintf(stderr, "\r\033[K%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
-		isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
+	        isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
 	fflush(stderr);
 }
 
@@ -117,21 +116,21 @@ int ui_cmd_solve(const ui_opts *o)
 	if (!feasible) {
 		/* not bad input: the answer is that nothing fits */
 		ui_error("solve: %s: %s partition into %d stages keeps every stage within the hard "
-			 "memory limit",
-			 g->source, optimal ? "no" : "the search found no", set.k);
+		         "memory limit",
+		         g->source, optimal ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
 	if (o->json) {
 		/* one shape whatever the outcome: unknowns are null */
-		json_t *root = json_pack("{s:s, s:s, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}", "graph",
-					 g->name, "method", p.method, "k", set.k, "seed",
-					 (json_int_t)p.seed, "bottleneck",
-					 feasible ? json_real(bn) : json_null(), "bottleneck_stage",
-					 feasible ? json_integer(at + 1) : json_null(), "feasible",
-					 (int)feasible, "optimal", (int)optimal, "evaluations",
-					 (json_int_t)pr.evals, "seconds", pr.elapsed);
+		json_t *root = json_pack("{s:s, s:s, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}",
+		                         "graph", g->name, "method", p.method, "k", set.k, "seed",
+		                         (json_int_t)p.seed, "bottleneck",
+		                         feasible ? json_real(bn) : json_null(), "bottleneck_stage",
+		                         feasible ? json_integer(at + 1) : json_null(), "feasible",
+		                         (int)feasible, "optimal", (int)optimal, "evaluations",
+		                         (json_int_t)pr.evals, "seconds", pr.elapsed);
 		json_object_set_new(root, "partition",
-				    feasible && o->output ? json_string(o->output) : json_null());
+		                    feasible && o->output ? json_string(o->output) : json_null());
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;

@@ -69,8 +69,8 @@ enum { WB_HANDLED = 1u, WB_REDRAW = 2u, WB_QUIT = 4u };
  * field but draw may be NULL. */
 typedef struct wb_view_ops {
 	const char *name;
-	unsigned in;    /* the WB_IN_* context its keys are decoded in */
-	int footer;     /* the WB_FOOT_* footer shown under it */
+	unsigned in; /* the WB_IN_* context its keys are decoded in */
+	int footer;  /* the WB_FOOT_* footer shown under it */
 	void (*draw)(wb *w, int y, int h, int cols);
 	unsigned (*key)(wb *w, wb_action a, int ch);
 	void (*on_change)(wb *w);
@@ -134,9 +134,9 @@ struct wb {
 	const wb_view_ops *const *views;
 	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
 	int nmodal;
-	int pane;      /* overview: 0 stages, 1 ladder */
-	int stage_top; /* first stage row shown */
-	int stage_sel; /* selected stage */
+	int pane;         /* overview: 0 stages, 1 ladder */
+	int stage_top;    /* first stage row shown */
+	int stage_sel;    /* selected stage */
 	int tour;         /* the tour's step while it is open */
 	int settings_sel; /* the settings form's selected field */
 	struct {
@@ -148,16 +148,16 @@ struct wb {
 	} prompt;
 	bool color;
 	/* node browser */
-	int *order, norder; /* the ops shown, in order */
-	int *by_work;       /* all ops by decreasing work */
+	int *order, norder;                /* the ops shown, in order */
+	int *by_work;                      /* all ops by decreasing work */
 	int node_sel, node_top, node_sort; /* sort: 0 stage, 1 work, 2 name */
 	char filter[64];
-	char recover[4096]; /* the recovery file's path, or "" */
-	double recover_t;   /* when it was last written */
-	bool recover_due;   /* edits not yet in the recovery file */
-	int *recovered;     /* the offered recovery file's stages, until answered */
+	char recover[4096];         /* the recovery file's path, or "" */
+	double recover_t;           /* when it was last written */
+	bool recover_due;           /* edits not yet in the recovery file */
+	int *recovered;             /* the offered recovery file's stages, until answered */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
-	char msg[256]; /* the status line's message, or "" */
+	char msg[256];              /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */
 };
@@ -215,7 +215,7 @@ bool wb_new_editor(wb *w, const int *stage);
  * or on Esc it closes and calls done(w, line, ok, arg), whose result is the
  * key's.  Returns WB_HANDLED | WB_REDRAW. */
 unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, wb_answer_fn done,
-		int arg);
+                int arg);
 
 /* --- the node browser (wb_nodes.c) --- */
 
@@ -227,7 +227,7 @@ void wb_nodes_refresh(wb *w);
  * decreasing; ties by name; by_work from wb_ops_by_work) or name (2), into
  * out.  Returns their number, or -1 when out of memory.  O(n + k). */
 int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
-		 const int *by_work, int *out);
+                 const int *by_work, int *out);
 /* All ops by decreasing work, ties by name (the caller frees it), or NULL
  * when out of memory. */
 int *wb_ops_by_work(const sc_graph *g);
@@ -295,6 +295,6 @@ unsigned wb_quit(wb *w);
  * 20 000 ops, else the greedy equal-work split; where it came from in
  * origin. */
 void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
-			size_t size);
+                        size_t size);
 
 #endif

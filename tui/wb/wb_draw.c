@@ -77,12 +77,13 @@ static void header(const wb *w, int cols)
 	attroff(A_BOLD);
 	int jobs = running_jobs(w);
 	char right[48];
-	snprintf(right, sizeof right, jobs ? "%d job%s running" : "idle", jobs, jobs == 1 ? "" : "s");
+	snprintf(right, sizeof right, jobs ? "%d job%s running" : "idle", jobs,
+	         jobs == 1 ? "" : "s");
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	mvprintw(1, 0, "%d ops  %d edges  k %d  B %s  M %s (%s)", w->g->n, w->g->m, s->k,
-		 ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
-		 sc_mem_policy_name(s->policy));
+	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
+	         sc_mem_policy_name(s->policy));
 	const char *by;
 	double lb = wb_lower_bound(w, &by);
 	double ub = fmin(bn, w->best);
@@ -112,7 +113,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 	bool hard = w->set.policy == SC_MEM_HARD;
 	attron(A_BOLD);
 	mvprintw(y, 0, "  %5s %6s %11s %11s %11s %11s %11s", "stage", "ops", "work", "io in",
-		 "io out", "overflow", "cost");
+	         "io out", "overflow", "cost");
 	attroff(A_BOLD);
 	int rows = h - 1;
 	if (rows < 1)
@@ -134,10 +135,10 @@ static void stage_table(wb *w, int y, int h, int cols)
 		if (sel)
 			attron(A_REVERSE);
 		mvprintw(y + 1 + r, 0, "%c%c%5d %6d %11s %11s %11s %11s %11s", i == at ? '*' : ' ',
-			 hard && st->over_memory ? '!' : ' ', i + 1, st->ops,
-			 ui_num(st->work, a, sizeof a), ui_num(st->io_in, b, sizeof b),
-			 ui_num(st->io_out, c, sizeof c), ui_num(st->overflow, d, sizeof d),
-			 ui_num(st->cost, e, sizeof e));
+		         hard && st->over_memory ? '!' : ' ', i + 1, st->ops,
+		         ui_num(st->work, a, sizeof a), ui_num(st->io_in, b, sizeof b),
+		         ui_num(st->io_out, c, sizeof c), ui_num(st->overflow, d, sizeof d),
+		         ui_num(st->cost, e, sizeof e));
 		if (sel)
 			attroff(A_REVERSE);
 		if (i == at)
@@ -155,8 +156,8 @@ static void stage_table(wb *w, int y, int h, int cols)
 	}
 	if (k > rows) {
 		attron(A_DIM);
-		mvprintw(y, cols - 22 > 64 ? 64 : cols - 22, " stages %d-%d of %d ", w->stage_top + 1,
-			 w->stage_top + rows < k ? w->stage_top + rows : k, k);
+		mvprintw(y, cols - 22 > 64 ? 64 : cols - 22, " stages %d-%d of %d ",
+		         w->stage_top + 1, w->stage_top + rows < k ? w->stage_top + rows : k, k);
 		attroff(A_DIM);
 	}
 }
@@ -167,18 +168,13 @@ static const char *state_text(const sc_rung_info *ri, char *buf, size_t size)
 	case SC_RS_RUNNING:
 		if (ri->rung == SC_RUNG_GUESS)
 			snprintf(buf, size, "running %d/%d %.0fs", ri->parts_done, ri->parts,
-				 ri->seconds);
+			         ri->seconds);
 		else
 			snprintf(buf, size, "running %.0fs", ri->seconds);
 		break;
-	case SC_RS_DONE:
-		snprintf(buf, size, "done %.1fs", ri->seconds);
-		break;
-	case SC_RS_STOPPED:
-		snprintf(buf, size, "time limit %.0fs", ri->seconds);
-		break;
-	default:
-		snprintf(buf, size, "%s", sc_rung_state_name(ri->state));
+	case SC_RS_DONE: snprintf(buf, size, "done %.1fs", ri->seconds); break;
+	case SC_RS_STOPPED: snprintf(buf, size, "time limit %.0fs", ri->seconds); break;
+	default: snprintf(buf, size, "%s", sc_rung_state_name(ri->state));
 	}
 	return buf;
 }
@@ -204,7 +200,8 @@ static void ladder_panel(const wb *w, int y, int h, int cols)
 			/* the exact DP over ideals, when the search was it */
 			name = "exact DP";
 			if (!w->best_optimal || strcmp(w->best_from, "exact MIP") == 0) {
-				mvprintw(row, 2, "%-11s %-17s", name, w->search >= 0 ? "if it applies" : "-");
+				mvprintw(row, 2, "%-11s %-17s", name,
+				         w->search >= 0 ? "if it applies" : "-");
 				continue;
 			}
 			ri.state = SC_RS_DONE;
@@ -223,13 +220,14 @@ static void ladder_panel(const wb *w, int y, int h, int cols)
 			else
 				state_text(&ri, st, sizeof st);
 		}
-		bool known = ri.state != SC_RS_WAITING && ri.state != SC_RS_OFF && isfinite(ri.value);
+		bool known =
+		        ri.state != SC_RS_WAITING && ri.state != SC_RS_OFF && isfinite(ri.value);
 		double q = known && ub > 0 && isfinite(ub) ? ri.value / ub : NAN;
 		snprintf(ratio, sizeof ratio, isfinite(q) ? "%.4f" : "-", q);
 		if (ri.state == SC_RS_FAILED)
 			on(w, PAIR_BOTTLENECK, A_BOLD);
 		mvprintw(row, 2, "%-11s %-17.17s %11s %7s", name, st,
-			 known ? ui_num(ri.value, v, sizeof v) : "-", ratio);
+		         known ? ui_num(ri.value, v, sizeof v) : "-", ratio);
 		if (ri.state == SC_RS_FAILED)
 			off(w, PAIR_BOTTLENECK, A_BOLD);
 		if (barw > 6 && isfinite(q)) {
@@ -260,8 +258,8 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	if (ji->elapsed >= 0.05)
 		snprintf(rate, sizeof rate, "%.0f", ji->search.evals / ji->elapsed);
 	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs", w->search_method,
-		 sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
-		 ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
+	         sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
+	         ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
 	if (h < 3 || w->nhist < 2)
 		return;
 	/* best so far over time: one column per step, lower is better */
@@ -316,7 +314,7 @@ static void overview_draw(wb *w, int y, int h, int cols)
 /* j, k and the arrows move the stage selection in the generic actions
  * (wb_keys.c), so the overview has no keys of its own. */
 const wb_view_ops wb_overview_view = {
-    .name = "overview", .in = WB_IN_OVERVIEW, .footer = WB_FOOT_MAIN, .draw = overview_draw};
+        .name = "overview", .in = WB_IN_OVERVIEW, .footer = WB_FOOT_MAIN, .draw = overview_draw};
 
 void wb_draw(wb *w)
 {

@@ -96,6 +96,7 @@ unsigned wb_quit(wb *w)
 {
 	if (!w->edited)
 		return WB_QUIT;
-	return wb_ask(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays:",
-		      "", 8, quit_answer, 0);
+	return wb_ask(w,
+	              "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", "",
+	              8, quit_answer, 0);
 }

@@ -76,9 +76,9 @@ void wb_start_ladder(wb *w)
 	double cur = sc_costs_objective(w->c);
 	bool use_best = w->best < cur;
 	sc_ladder_params lp = {.rungs = 0xf,
-			       .time_limit = w->rung_time,
-			       .upper = use_best ? w->best : cur,
-			       .start = use_best ? w->best_stage : w->stage};
+	                       .time_limit = w->rung_time,
+	                       .upper = use_best ? w->best : cur,
+	                       .start = use_best ? w->best_stage : w->stage};
 	if (!isfinite(lp.upper))
 		lp.start = NULL;
 	sc_error err;
@@ -175,7 +175,7 @@ static void follow_ladder(wb *w)
 	if (u < w->ladder_upper * (1 - 1e-12))
 		offer_best(w, tmp, u, "exact MIP", ri.state == SC_RS_DONE);
 	else if (ri.state == SC_RS_DONE && isfinite(u) && u <= w->best * (1 + 1e-12) &&
-		 !w->best_optimal)
+	         !w->best_optimal)
 		offer_best(w, tmp, u, "exact MIP", true);
 	free(tmp);
 }

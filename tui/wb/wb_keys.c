@@ -23,9 +23,9 @@
  * marks mean; any key closes it --- */
 
 static const char *const help_notes[] = {
-    "The bottleneck stage is marked *, a stage over a hard memory limit !.",
-    "gap = best partition / best lower bound - 1: how much better the",
-    "optimum could still be.",
+        "The bottleneck stage is marked *, a stage over a hard memory limit !.",
+        "gap = best partition / best lower bound - 1: how much better the",
+        "optimum could still be.",
 };
 
 static void help_draw(wb *w, int rows, int cols)
@@ -42,7 +42,7 @@ static void help_draw(wb *w, int rows, int cols)
 	wb_box(y0, x0, h, wd, " stagecut help: keys");
 	for (int i = 0; i < n && i < h - 2; i++) {
 		const char *s = i < nkeys ? wb_help_line(WB_IN_VIEWS, i, line, sizeof line)
-					  : help_notes[i - nkeys];
+		                          : help_notes[i - nkeys];
 		mvprintw(y0 + 1 + i, x0 + 2, "%.*s", wd - 3, s);
 	}
 }
@@ -64,8 +64,7 @@ const wb_view_ops *const wb_views[WB_NVIEWS] = {&wb_overview_view, &wb_nodes_vie
 static unsigned global_action(wb *w, wb_action a, int ch)
 {
 	switch (a) {
-	case WB_A_QUIT:
-		return wb_quit(w);
+	case WB_A_QUIT: return wb_quit(w);
 	case WB_A_UNDO:
 		if (sc_editor_undo(w->ed)) {
 			wb_changed(w, true);
@@ -82,44 +81,23 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 			wb_say(w, "nothing to redo");
 		}
 		break;
-	case WB_A_HELP:
-		wb_modal_push(w, &wb_help_modal);
-		break;
-	case WB_A_SEARCH:
-		wb_start_search(w, "best", NULL);
-		break;
-	case WB_A_REFINE:
-		wb_start_search(w, "refine", w->stage);
-		break;
-	case WB_A_ADOPT:
-		wb_adopt_best(w);
-		break;
-	case WB_A_LADDER:
-		wb_start_ladder(w);
-		break;
-	case WB_A_CANCEL:
-		wb_cancel_jobs(w);
-		break;
-	case WB_A_SAVE:
-		return wb_save(w, false);
-	case WB_A_SETTINGS:
-		wb_modal_push(w, &wb_settings_modal);
-		break;
-	case WB_A_LOAD:
-		return wb_load(w);
-	case WB_A_EXPORT:
-		return wb_export(w);
+	case WB_A_HELP: wb_modal_push(w, &wb_help_modal); break;
+	case WB_A_SEARCH: wb_start_search(w, "best", NULL); break;
+	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
+	case WB_A_ADOPT: wb_adopt_best(w); break;
+	case WB_A_LADDER: wb_start_ladder(w); break;
+	case WB_A_CANCEL: wb_cancel_jobs(w); break;
+	case WB_A_SAVE: return wb_save(w, false);
+	case WB_A_SETTINGS: wb_modal_push(w, &wb_settings_modal); break;
+	case WB_A_LOAD: return wb_load(w);
+	case WB_A_EXPORT: return wb_export(w);
 	case WB_A_TOUR:
 		w->tour = 1;
 		if (!wb_modal_open(w, &wb_tour_modal))
 			wb_modal_push(w, &wb_tour_modal);
 		break;
-	case WB_A_VIEW:
-		w->view = wb_views[ch - '1'];
-		break;
-	case WB_A_PANE:
-		w->pane = !w->pane;
-		break;
+	case WB_A_VIEW: w->view = wb_views[ch - '1']; break;
+	case WB_A_PANE: w->pane = !w->pane; break;
 	/* what a view leaves of j, k and the arrows moves the stage selection */
 	case WB_A_DOWN:
 		if (w->stage_sel + 1 < w->set.k)
@@ -129,8 +107,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 		if (w->stage_sel > 0)
 			w->stage_sel--;
 		break;
-	default:
-		return 0;
+	default: return 0;
 	}
 	return WB_HANDLED | WB_REDRAW;
 }

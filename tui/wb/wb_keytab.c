@@ -15,8 +15,11 @@
 #include <string.h>
 
 static const wb_binding bindings[] = {
-#define WB_KEY(act_, where_, label_, help_, ...)                                                  \
-	{.act = WB_A_##act_, .where = (where_), .label = (label_), .help = (help_),               \
+#define WB_KEY(act_, where_, label_, help_, ...)                                                   \
+	{.act = WB_A_##act_,                                                                       \
+	 .where = (where_),                                                                        \
+	 .label = (label_),                                                                        \
+	 .help = (help_),                                                                          \
 	 .keys = {__VA_ARGS__}},
 #include "tui/wb/wb_keys.def"
 };
@@ -62,9 +65,9 @@ const char *wb_key_name(int ch, char *buf, size_t size)
 		int ch;
 		const char *name;
 	} names[] = {
-	    {KEY_DOWN, "Down"}, {KEY_UP, "Up"},       {KEY_NPAGE, "PgDn"}, {KEY_PPAGE, "PgUp"},
-	    {KEY_HOME, "Home"}, {KEY_END, "End"},     {'\t', "Tab"},       {' ', "Space"},
-	    {'\n', "Enter"},    {'\r', "Enter"},      {KEY_ENTER, "Enter"}, {27, "Esc"},
+	        {KEY_DOWN, "Down"}, {KEY_UP, "Up"},   {KEY_NPAGE, "PgDn"},  {KEY_PPAGE, "PgUp"},
+	        {KEY_HOME, "Home"}, {KEY_END, "End"}, {'\t', "Tab"},        {' ', "Space"},
+	        {'\n', "Enter"},    {'\r', "Enter"},  {KEY_ENTER, "Enter"}, {27, "Esc"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].ch == ch) {

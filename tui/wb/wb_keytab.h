@@ -36,9 +36,9 @@ enum { WB_KEYS_PER_ACTION = 4 };
 
 typedef struct wb_binding {
 	wb_action act;
-	unsigned where;     /* WB_IN_* */
-	const char *label;  /* NULL: documented by the row above */
-	const char *help;   /* NULL with label */
+	unsigned where;                   /* WB_IN_* */
+	const char *label;                /* NULL: documented by the row above */
+	const char *help;                 /* NULL with label */
 	int keys[WB_KEYS_PER_ACTION + 1]; /* 0-terminated */
 } wb_binding;
 

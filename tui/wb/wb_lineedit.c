@@ -39,7 +39,7 @@ wb_line_result wb_line_key(char *buf, size_t size, int ch)
 }
 
 unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, wb_answer_fn done,
-		int arg)
+                int arg)
 {
 	if (size > sizeof w->prompt.buf)
 		size = sizeof w->prompt.buf;
@@ -77,10 +77,8 @@ static unsigned prompt_key(wb *w, int ch)
 		wb_modal_pop(w);
 		return (done ? done(w, answer, ok, w->prompt.arg) : 0) | WB_HANDLED | WB_REDRAW;
 	}
-	case WB_LINE_EDITED:
-		return WB_HANDLED | WB_REDRAW;
-	default:
-		return WB_HANDLED;
+	case WB_LINE_EDITED: return WB_HANDLED | WB_REDRAW;
+	default: return WB_HANDLED;
 	}
 }
 

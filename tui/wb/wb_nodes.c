@@ -59,7 +59,7 @@ static bool matches(const sc_graph *g, const char *filter, int v)
 }
 
 int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
-		 const int *by_work, int *out)
+                 const int *by_work, int *out)
 {
 	int n = g->n, m = 0;
 	if (sort == 0) {
@@ -137,15 +137,15 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	char b1[32], b2[32];
 	attron(A_BOLD);
 	mvprintw(y, 0, "ops: %d of %d%s%s%s  sorted by %s", w->norder, g->n,
-		 w->filter[0] ? "  matching \"" : "", w->filter, w->filter[0] ? "\"" : "",
-		 sort_names[w->node_sort]);
+	         w->filter[0] ? "  matching \"" : "", w->filter, w->filter[0] ? "\"" : "",
+	         sort_names[w->node_sort]);
 	attroff(A_BOLD);
 	if (w->norder && w->node_sel < w->norder) {
 		int v = w->order[w->node_sel];
 		mvprintw(y + 1, 0, "%.*s: %d predecessors, %d successors%s%s", cols - 40,
-			 g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
-			 g->group[v] >= 0 ? ", group " : "",
-			 g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		         g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
+		         g->group[v] >= 0 ? ", group " : "",
+		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
 	}
 	int name_w = cols - 62;
 	if (name_w < 12)
@@ -154,7 +154,7 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 		name_w = 48;
 	attron(A_BOLD);
 	mvprintw(y + 2, 0, "  %-*s %5s %9s %11s %11s  %s", name_w, "op", "stage", "range", "work",
-		 "out", "group");
+	         "out", "group");
 	attroff(A_BOLD);
 	int rows = h - 3;
 	if (rows < 1)
@@ -178,11 +178,12 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
 		if (i == w->node_sel)
 			attron(A_REVERSE);
-		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %9s %11s %11s  %.*s", w->stage[v] == at ? '*' : ' ',
-			 name_w, name_w, g->op_name[v], w->stage[v] + 1, range,
-			 ui_num(g->work[v], b1, sizeof b1), ui_num(g->out[v], b2, sizeof b2),
-			 cols - name_w - 45 > 0 ? cols - name_w - 45 : 0,
-			 g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %9s %11s %11s  %.*s",
+		         w->stage[v] == at ? '*' : ' ', name_w, name_w, g->op_name[v],
+		         w->stage[v] + 1, range, ui_num(g->work[v], b1, sizeof b1),
+		         ui_num(g->out[v], b2, sizeof b2),
+		         cols - name_w - 45 > 0 ? cols - name_w - 45 : 0,
+		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
 		if (i == w->node_sel)
 			attroff(A_REVERSE);
 	}
@@ -236,29 +237,15 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 		break;
 	case WB_A_PAGE_DOWN:
 		w->node_sel = w->node_sel + page < w->norder ? w->node_sel + page
-							     : (w->norder ? w->norder - 1 : 0);
+		                                             : (w->norder ? w->norder - 1 : 0);
 		break;
-	case WB_A_PAGE_UP:
-		w->node_sel = w->node_sel > page ? w->node_sel - page : 0;
-		break;
-	case WB_A_FIRST:
-		w->node_sel = 0;
-		break;
-	case WB_A_LAST:
-		w->node_sel = w->norder ? w->norder - 1 : 0;
-		break;
-	case WB_A_EARLIER:
-		move_selected(w, -1, false);
-		break;
-	case WB_A_LATER:
-		move_selected(w, +1, false);
-		break;
-	case WB_A_EARLIER_ALL:
-		move_selected(w, -1, true);
-		break;
-	case WB_A_LATER_ALL:
-		move_selected(w, +1, true);
-		break;
+	case WB_A_PAGE_UP: w->node_sel = w->node_sel > page ? w->node_sel - page : 0; break;
+	case WB_A_FIRST: w->node_sel = 0; break;
+	case WB_A_LAST: w->node_sel = w->norder ? w->norder - 1 : 0; break;
+	case WB_A_EARLIER: move_selected(w, -1, false); break;
+	case WB_A_LATER: move_selected(w, +1, false); break;
+	case WB_A_EARLIER_ALL: move_selected(w, -1, true); break;
+	case WB_A_LATER_ALL: move_selected(w, +1, true); break;
 	case WB_A_SORT:
 		w->node_sort = (w->node_sort + 1) % 3;
 		w->node_top = 0;
@@ -267,16 +254,15 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 		break;
 	case WB_A_FILTER:
 		return wb_ask(w, "filter ops by name (empty: all):", w->filter, sizeof w->filter,
-			      filter_answer, 0);
-	default:
-		return 0;
+		              filter_answer, 0);
+	default: return 0;
 	}
 	return WB_HANDLED | WB_REDRAW;
 }
 
 const wb_view_ops wb_nodes_view = {.name = "node browser",
-				   .in = WB_IN_NODES,
-				   .footer = WB_FOOT_NODES,
-				   .draw = nodes_draw,
-				   .key = nodes_key,
-				   .on_change = wb_nodes_refresh};
+                                   .in = WB_IN_NODES,
+                                   .footer = WB_FOOT_NODES,
+                                   .draw = nodes_draw,
+                                   .key = nodes_key,
+                                   .on_change = wb_nodes_refresh};

@@ -123,8 +123,8 @@ static void quotient_draw(wb *w, int y, int h, int cols)
 	/* colour the bottleneck's box */
 	if (at >= 0 && at < cv->k && cv->box[at][2] > 0 && w->color) {
 		for (int r = 0; r < cv->box[at][3]; r++)
-			mvchgat(y + 1 + cv->box[at][1] + r, cv->box[at][0], cv->box[at][2], A_BOLD, 1,
-				NULL);
+			mvchgat(y + 1 + cv->box[at][1] + r, cv->box[at][0], cv->box[at][2], A_BOLD,
+			        1, NULL);
 	}
 	sc_canvas_free(cv);
 }
@@ -136,7 +136,8 @@ static unsigned export_answer(wb *w, const char *path, bool ok, int arg)
 		return 0;
 	const char *ext = ui_file_extension(path);
 	if (!ext) {
-		wb_say(w, "not exported: give the file an extension naming its format (.png, .svg, .pdf)");
+		wb_say(w, "not exported: give the file an extension naming its format (.png, .svg, "
+		          ".pdf)");
 		return 0;
 	}
 	if (!ensure_layout(w)) {
@@ -161,10 +162,10 @@ unsigned wb_export(wb *w)
 	int stem = dot ? (int)(dot - base) : (int)strlen(base);
 	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, w->set.k);
 	return wb_ask(w, "export the stage graph to (png, svg, pdf, dot...):", path, sizeof path,
-		      export_answer, 0);
+	              export_answer, 0);
 }
 
 const wb_view_ops wb_quotient_view = {.name = "quotient view",
-				      .in = WB_IN_QUOTIENT,
-				      .footer = WB_FOOT_MAIN,
-				      .draw = quotient_draw};
+                                      .in = WB_IN_QUOTIENT,
+                                      .footer = WB_FOOT_MAIN,
+                                      .draw = quotient_draw};

@@ -47,7 +47,7 @@ const char *ui_default_sample(char *buf, size_t size)
 }
 
 void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
-			size_t size)
+                        size_t size)
 {
 	sc_error err;
 	/* DPL (one sliced depth-first order) and refinement take well under a
@@ -58,7 +58,8 @@ void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, c
 		p.method = "dpl";
 		p.time_limit = 0.5;
 		sc_search *s = sc_search_new(g, set, &p, &err);
-		if (s && sc_search_run(s, &err) == SC_OK && isfinite(sc_search_result(s, stage, NULL))) {
+		if (s && sc_search_run(s, &err) == SC_OK &&
+		    isfinite(sc_search_result(s, stage, NULL))) {
 			sc_search_free(s);
 			snprintf(origin, size, "first partition: dpl + refine");
 			return;

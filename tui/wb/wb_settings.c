@@ -37,25 +37,40 @@ typedef enum field_kind {
 typedef struct field {
 	const char *name;
 	field_kind kind;
-	bool problem;  /* lives in sc_settings (else in wb) and restarts the jobs */
-	size_t offset; /* in sc_settings or in wb */
+	bool problem;    /* lives in sc_settings (else in wb) and restarts the jobs */
+	size_t offset;   /* in sc_settings or in wb */
 	const char *bad; /* the message for a value that is not one */
 } field;
 
 static const field fields[] = {
-    {.name = "k (stages)", .kind = F_STAGES, .problem = true,
-     .offset = offsetof(sc_settings, k), .bad = "k must be a whole number from 1 to 4096"},
-    {.name = "bandwidth (bytes/time)", .kind = F_POSITIVE, .problem = true,
-     .offset = offsetof(sc_settings, bandwidth), .bad = "the bandwidth must be a number > 0"},
-    {.name = "memory per stage (bytes)", .kind = F_BYTES, .problem = true,
-     .offset = offsetof(sc_settings, memory),
-     .bad = "the memory must be a number of bytes >= 0, or inf"},
-    {.name = "memory policy", .kind = F_POLICY, .problem = true,
-     .offset = offsetof(sc_settings, policy), .bad = "the policy is overflow or hard"},
-    {.name = "search time limit (s)", .kind = F_SECONDS, .offset = offsetof(wb, search_time),
-     .bad = "a time limit is a number of seconds > 0"},
-    {.name = "time per ladder rung (s)", .kind = F_SECONDS, .offset = offsetof(wb, rung_time),
-     .bad = "a time limit is a number of seconds > 0"},
+        {.name = "k (stages)",
+         .kind = F_STAGES,
+         .problem = true,
+         .offset = offsetof(sc_settings, k),
+         .bad = "k must be a whole number from 1 to 4096"},
+        {.name = "bandwidth (bytes/time)",
+         .kind = F_POSITIVE,
+         .problem = true,
+         .offset = offsetof(sc_settings, bandwidth),
+         .bad = "the bandwidth must be a number > 0"},
+        {.name = "memory per stage (bytes)",
+         .kind = F_BYTES,
+         .problem = true,
+         .offset = offsetof(sc_settings, memory),
+         .bad = "the memory must be a number of bytes >= 0, or inf"},
+        {.name = "memory policy",
+         .kind = F_POLICY,
+         .problem = true,
+         .offset = offsetof(sc_settings, policy),
+         .bad = "the policy is overflow or hard"},
+        {.name = "search time limit (s)",
+         .kind = F_SECONDS,
+         .offset = offsetof(wb, search_time),
+         .bad = "a time limit is a number of seconds > 0"},
+        {.name = "time per ladder rung (s)",
+         .kind = F_SECONDS,
+         .offset = offsetof(wb, rung_time),
+         .bad = "a time limit is a number of seconds > 0"},
 };
 
 enum { NFIELDS = (int)(sizeof fields / sizeof *fields) };
@@ -72,23 +87,15 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 	char b[32];
 	void *v = value_of(f, w, &w->set);
 	switch (f->kind) {
-	case F_STAGES:
-		snprintf(buf, size, "%d", *(int *)v);
-		break;
-	case F_POSITIVE:
-		snprintf(buf, size, "%s", ui_num(*(double *)v, b, sizeof b));
-		break;
+	case F_STAGES: snprintf(buf, size, "%d", *(int *)v); break;
+	case F_POSITIVE: snprintf(buf, size, "%s", ui_num(*(double *)v, b, sizeof b)); break;
 	case F_BYTES:
 		snprintf(buf, size, "%s",
 		         editing && isinf(*(double *)v) ? "inf"
 		                                        : ui_num(*(double *)v, b, sizeof b));
 		break;
-	case F_POLICY:
-		snprintf(buf, size, "%s", sc_mem_policy_name(*(sc_mem_policy *)v));
-		break;
-	case F_SECONDS:
-		snprintf(buf, size, "%.0f", *(double *)v);
-		break;
+	case F_POLICY: snprintf(buf, size, "%s", sc_mem_policy_name(*(sc_mem_policy *)v)); break;
+	case F_SECONDS: snprintf(buf, size, "%.0f", *(double *)v); break;
 	}
 }
 
@@ -120,8 +127,7 @@ static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 			return false;
 		*(double *)v = x;
 		return true;
-	case F_POLICY:
-		return sc_mem_policy_parse(text, (sc_mem_policy *)v);
+	case F_POLICY: return sc_mem_policy_parse(text, (sc_mem_policy *)v);
 	}
 	return false;
 }
@@ -185,7 +191,7 @@ static void settings_draw(wb *w, int rows, int cols)
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
 	char title[96], keys[64];
 	snprintf(title, sizeof title, " settings  (%s)",
-		 wb_footer(WB_FOOT_SETTINGS, ", ", keys, sizeof keys));
+	         wb_footer(WB_FOOT_SETTINGS, ", ", keys, sizeof keys));
 	wb_box(y0, x0, h, wd, title);
 	for (int i = 0; i < NFIELDS; i++) {
 		char v[48];
@@ -197,7 +203,7 @@ static void settings_draw(wb *w, int rows, int cols)
 			attroff(A_REVERSE);
 	}
 	mvprintw(y0 + h - 2, x0 + 2, "%.*s", wd - 4,
-		 "a change restarts the search and the ladder for the new problem");
+	         "a change restarts the search and the ladder for the new problem");
 }
 
 static unsigned settings_key(wb *w, int ch)
@@ -216,9 +222,7 @@ static unsigned settings_key(wb *w, int ch)
 		show(&fields[w->settings_sel], w, buf, sizeof buf, true);
 		return wb_ask(w, "new value:", buf, sizeof buf, value_answer, w->settings_sel);
 	}
-	case WB_A_SET_CLOSE:
-		wb_modal_pop(w);
-		break;
+	case WB_A_SET_CLOSE: wb_modal_pop(w); break;
 	default:
 		/* the form keeps every key while it is open */
 		return ch == KEY_RESIZE ? WB_HANDLED | WB_REDRAW : WB_HANDLED;
@@ -227,4 +231,4 @@ static unsigned settings_key(wb *w, int ch)
 }
 
 const wb_modal_ops wb_settings_modal = {
-    .name = "settings", .draw = settings_draw, .key = settings_key};
+        .name = "settings", .draw = settings_draw, .key = settings_key};

@@ -74,7 +74,7 @@ void wb_changed(wb *w, bool by_hand)
 		w->edited = true;
 		w->recover_due = true;
 		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
-			 sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
+		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
 	}
 	w->edited = sc_editor_dirty(w->ed);
 	/* through the pointers in w->views: this layer names no view */

@@ -47,46 +47,62 @@ static void tour_draw(wb *w, int rows, int cols)
 	switch (step) {
 	case 1:
 		title = " tour 1/5: the practitioner's dilemma";
-		snprintf(l1, sizeof l1, "This partition's slowest stage is %d, costing %s. Is that good enough?",
-			 at + 1, ui_num(bn, b1, sizeof b1));
-		snprintf(l2, sizeof l2, "simple bound %s: some stage does >= total work / k, and a group is "
-			 "indivisible.", ui_num(w->simple, b2, sizeof b2));
-		snprintf(l3, sizeof l3, "So the optimum could still be up to %.1f%% faster. Each rung proves more.",
-			 100 * (ub / w->simple - 1));
+		snprintf(l1, sizeof l1,
+		         "This partition's slowest stage is %d, costing %s. Is that good enough?",
+		         at + 1, ui_num(bn, b1, sizeof b1));
+		snprintf(l2, sizeof l2,
+		         "simple bound %s: some stage does >= total work / k, and a group is "
+		         "indivisible.",
+		         ui_num(w->simple, b2, sizeof b2));
+		snprintf(
+		        l3, sizeof l3,
+		        "So the optimum could still be up to %.1f%% faster. Each rung proves more.",
+		        100 * (ub / w->simple - 1));
 		break;
 	case 2:
 	case 3:
 	case 4:
-		title = step == 2 ? " tour 2/5: bottleneck (000 section 3.2)"
-		      : step == 3 ? " tour 3/5: bottleneck-guess (000 section 3.3)"
-				  : " tour 4/5: exact MIP (000 Figure 3)";
+		title = step == 2   ? " tour 2/5: bottleneck (000 section 3.2)"
+		        : step == 3 ? " tour 3/5: bottleneck-guess (000 section 3.3)"
+		                    : " tour 4/5: exact MIP (000 Figure 3)";
 		snprintf(l1, sizeof l1, "%s",
-			 step == 2 ? "Assumes one stage does >= the simple bound's work, with all stages before and"
-			 : step == 3 ? "Also guesses that stage's position j, and averages the stages before and"
-				     : "Assumes nothing: every op's stage is a variable, started from the best");
+		         step == 2 ? "Assumes one stage does >= the simple bound's work, with all "
+		                     "stages before and"
+		         : step == 3 ? "Also guesses that stage's position j, and averages the "
+		                       "stages before and"
+		                     : "Assumes nothing: every op's stage is a variable, started "
+		                       "from the best");
 		snprintf(l2, sizeof l2, "%s",
-			 step == 2 ? "after it merged into two superblocks; minimises that stage's cost (a MIP)."
-			 : step == 3 ? "after it: k MIPs, the bound is the smallest. Tensors inside superblocks are free."
-				     : "partition found and the other rungs as a floor. Optimal means proven.");
+		         step == 2 ? "after it merged into two superblocks; minimises that stage's "
+		                     "cost (a MIP)."
+		         : step == 3 ? "after it: k MIPs, the bound is the smallest. Tensors "
+		                       "inside superblocks are free."
+		                     : "partition found and the other rungs as a floor. Optimal "
+		                       "means proven.");
 		if (!w->ladder)
 			snprintf(l3, sizeof l3, "The ladder has not run yet: press l.");
 		else if (!ready)
-			snprintf(l3, sizeof l3, "Running... (%s so far)", ui_num(ri.value, b1, sizeof b1));
+			snprintf(l3, sizeof l3, "Running... (%s so far)",
+			         ui_num(ri.value, b1, sizeof b1));
 		else
-			snprintf(l3, sizeof l3, "It proves %s: the gap goes from %.1f%% to %.1f%%%s.",
-				 ui_num(ri.value, b1, sizeof b1), 100 * prev_gap,
-				 100 * fmax(0, ub / ri.value - 1),
-				 ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+			snprintf(l3, sizeof l3,
+			         "It proves %s: the gap goes from %.1f%% to %.1f%%%s.",
+			         ui_num(ri.value, b1, sizeof b1), 100 * prev_gap,
+			         100 * fmax(0, ub / ri.value - 1),
+			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
 		break;
 	default: {
 		const char *by;
 		double lb = wb_lower_bound(w, &by);
 		double gap = fmax(0, ub / lb - 1);
 		title = " tour 5/5: the answer";
-		snprintf(l1, sizeof l1, "Best partition %s, best lower bound %s (%s): certified gap %.2f%%.",
-			 ui_num(ub, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by, 100 * gap);
-		snprintf(l2, sizeof l2, "%s", gap < 0.01 ? "The partition is (within 1%) optimal: stop searching."
-			 : "Search longer (s), refine by hand (2, < >), or let the exact MIP run longer (o).");
+		snprintf(l1, sizeof l1,
+		         "Best partition %s, best lower bound %s (%s): certified gap %.2f%%.",
+		         ui_num(ub, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by, 100 * gap);
+		snprintf(l2, sizeof l2, "%s",
+		         gap < 0.01 ? "The partition is (within 1%) optimal: stop searching."
+		                    : "Search longer (s), refine by hand (2, < >), or let the "
+		                      "exact MIP run longer (o).");
 		break;
 	}
 	}
@@ -114,11 +130,8 @@ static unsigned tour_key(wb *w, int ch)
 		if (w->tour == 2 && !w->ladder)
 			wb_start_ladder(w);
 		break;
-	case WB_A_TOUR_END:
-		wb_modal_close(w, &wb_tour_modal);
-		break;
-	default:
-		return 0;
+	case WB_A_TOUR_END: wb_modal_close(w, &wb_tour_modal); break;
+	default: return 0;
 	}
 	return WB_HANDLED | WB_REDRAW;
 }

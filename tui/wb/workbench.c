@@ -54,8 +54,8 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
 	if (o->partition) {
 		int k2;
-		sc_status st = sc_part_load(o->partition, g, o->k > 0 ? o->k : 0, &k2, first, NULL,
-					    &err);
+		sc_status st =
+		        sc_part_load(o->partition, g, o->k > 0 ? o->k : 0, &k2, first, NULL, &err);
 		if (st != SC_OK) {
 			ui_error("%s", err.msg);
 			*status = ui_exit_status(st);
@@ -161,7 +161,7 @@ static void run(wb *w)
 		if (t_key && timing) {
 			/* key press to redrawn screen, for the benchmark */
 			fprintf(timing, "%.3f %d %.3f\n", (sc_clock_now() - t_key) * 1e3, first_key,
-				(t_handled - t_key) * 1e3);
+			        (t_handled - t_key) * 1e3);
 			fflush(timing);
 		}
 	}
@@ -175,7 +175,7 @@ int ui_workbench(const ui_opts *o)
 	const char *path = o->npos ? o->pos[0] : ui_default_sample(sample, sizeof sample);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		ui_error("the workbench needs a terminal; for scripts use 'stagecut info', 'eval' "
-			 "(see --help)");
+		         "(see --help)");
 		return UI_EXIT_INPUT;
 	}
 	int status = UI_EXIT_OK;
@@ -183,12 +183,12 @@ int ui_workbench(const ui_opts *o)
 	if (!g)
 		return status;
 	wb w = {.g = g,
-		.search = -1,
-		.best = INFINITY,
-		.view = &wb_overview_view,
-		.views = wb_views,
-		.search_time = 30,
-		.rung_time = 60};
+	        .search = -1,
+	        .best = INFINITY,
+	        .view = &wb_overview_view,
+	        .views = wb_views,
+	        .search_time = 30,
+	        .rung_time = 60};
 	snprintf(w.path, sizeof w.path, "%s", path);
 	w.set = g->settings;
 	if (w.set.k < 1)
