@@ -107,8 +107,11 @@ sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *
 			        list, SC_TESTBED_MAX_KS);
 		c->k[c->nk++] = (int)k;
 	}
-	/* the command has always exited 2 without a word here */
-	return c->nk > 0 ? SC_OK : sc_error_set(err, SC_ERR_INPUT, "%s", "");
+	if (!c->nk)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "-k: '%s' names no k (give a comma-separated list such as 2,4,8)",
+		                    list);
+	return SC_OK;
 }
 
 void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char *rungs)

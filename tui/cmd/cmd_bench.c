@@ -149,8 +149,7 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 	if (sc_testbed_parse_methods(o->methods ? o->methods : SC_TESTBED_METHODS, c, &err) !=
 	            SC_OK ||
 	    sc_testbed_parse_ks(o->klist ? o->klist : SC_TESTBED_KS, c, &err) != SC_OK) {
-		if (err.msg[0])
-			bench_error(&err);
+		bench_error(&err);
 		return false;
 	}
 	if (o->rungs && !ui_parse_rungs(o->rungs, &c->rungs))
