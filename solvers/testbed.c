@@ -108,9 +108,9 @@ sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *
 		c->k[c->nk++] = (int)k;
 	}
 	if (!c->nk)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "-k: '%s' names no k (give a comma-separated list such as 2,4,8)",
-		                    list);
+		return sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "-k: '%s' names no k (give a comma-separated list such as 2,4,8)", list);
 	return SC_OK;
 }
 
