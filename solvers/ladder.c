@@ -1,5 +1,16 @@
 /*
  * ladder.c - the rungs as engine jobs.  See ladder.h.
+ *
+ * Each turn (sc_ladder_update) takes in the jobs' reports (track,
+ * track_guess), stops every rung once the upper bound is proven optimal
+ * (check_proof, stop-at-proof mode only), kills rungs past their whole-rung
+ * deadline (check_deadlines), and starts what may start (schedule).  A
+ * killed job finishes as cancelled; the flags settled, proved and timed_out
+ * say why, so the rung reports stopped_at_proof, optimal or time_limit.
+ *
+ * Longer than 600 lines: the rung states, the deadlines, the proof and the
+ * schedule all read and write the one ladder struct; split across files
+ * they would need it in a private header for no gain in clarity.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ladder.h"
@@ -20,14 +31,19 @@ struct sc_ladder {
 	const sc_graph *g;
 	sc_settings set;
 	sc_ladder_params p;
-	int *start;
-	int k;
+	int *start; /* the given partition, its non-empty stages renumbered 0.. */
+	int k;      /* stages worked with: min(k asked, units) */
 	double simple;
 	double t0, started[SC_RUNG_COUNT], ended[SC_RUNG_COUNT];
 	int job[SC_RUNG_COUNT]; /* bottleneck, exact: engine job, or -1 */
 	int *guess_job;         /* k entries, -1 until added */
 	int guess_added;
 	bool cancelled;
+	bool settled[SC_RUNG_COUNT];   /* stopped because upper was proven optimal */
+	bool proved[SC_RUNG_COUNT];    /* stopped once its own bound proved it */
+	bool timed_out[SC_RUNG_COUNT]; /* killed past its whole-rung deadline */
+	bool guess_closed;             /* guess's time is up: no more solves start */
+	const char *proof;             /* what proved upper optimal, or NULL */
 	double upper;
 	int *upper_stage; /* a better partition from the exact MIP, or NULL */
 	sc_rung_info info[SC_RUNG_COUNT];
@@ -35,9 +51,42 @@ struct sc_ladder {
 
 const char *sc_rung_state_name(sc_rung_state s)
 {
-	static const char *const names[] = {"off",     "waiting", "running",  "done",
-	                                    "stopped", "failed",  "cancelled"};
-	return s >= 0 && s <= SC_RS_CANCELLED ? names[s] : "?";
+	static const char *const names[] = {"off",     "waiting", "running",   "done",
+	                                    "stopped", "failed",  "cancelled", "unneeded"};
+	return s >= 0 && s <= SC_RS_UNNEEDED ? names[s] : "?";
+}
+
+/* Grace after a rung's deadline before the ladder kills what still runs of
+ * it: CBC is told the time left and usually ends on its own, reporting its
+ * last bound, which a kill would lose. */
+enum { GRACE_MS = 1000 };
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Renumbers stage[0..n)'s non-empty stages 0, 1, ... in their order, which
+ * keeps the partition valid and its costs (ladder.h).  False when out of
+ * memory. */
+static bool compress_stages(int *stage, int n)
+{
+	int *used = malloc((size_t)(n > 0 ? n : 1) * sizeof *used);
+	if (!used)
+		return false;
+	memcpy(used, stage, (size_t)n * sizeof *used);
+	qsort(used, (size_t)n, sizeof *used, cmp_int);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (m == 0 || used[m - 1] != used[i])
+			used[m++] = used[i];
+	for (int v = 0; v < n; v++) {
+		int *at = bsearch(&stage[v], used, (size_t)m, sizeof *used, cmp_int);
+		stage[v] = (int)(at - used);
+	}
+	free(used);
+	return true;
 }
 
 static bool wanted(const sc_ladder *l, sc_rung r)
@@ -61,7 +110,8 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->g = g;
 	l->set = *set;
 	l->p = *p;
-	l->k = set->k;
+	l->k = sc_stages_useful(g, set->k);
+	l->set.k = l->k;
 	l->upper = p->upper;
 	l->guess_job = malloc((size_t)l->k * sizeof *l->guess_job);
 	if (p->start)
@@ -73,6 +123,11 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	}
 	if (p->start)
 		memcpy(l->start, p->start, (size_t)g->n * sizeof *l->start);
+	if (p->start && !compress_stages(l->start, g->n)) {
+		sc_ladder_free(l);
+		sc_error_nomem(err, "the ladder");
+		return NULL;
+	}
 	l->p.start = l->start;
 	for (int j = 0; j < l->k; j++)
 		l->guess_job[j] = -1;
@@ -157,11 +212,22 @@ static bool finished(sc_rung_state s)
 static void track(sc_ladder *l, sc_rung r)
 {
 	sc_rung_info *ri = &l->info[r];
-	if (l->job[r] < 0)
+	if (l->job[r] < 0) {
+		if (l->settled[r] && !finished(ri->state)) {
+			ri->state = SC_RS_UNNEEDED;
+			l->ended[r] = sc_clock_now();
+		}
 		return;
+	}
 	sc_job_info ji;
 	sc_engine_info(l->e, l->job[r], &ji);
 	sc_rung_state st = from_job(ji.state);
+	if (st == SC_RS_CANCELLED && l->proved[r])
+		st = SC_RS_DONE; /* its bound reached upper, its own optimum's bound */
+	else if (st == SC_RS_CANCELLED && l->settled[r])
+		st = SC_RS_UNNEEDED;
+	else if (st == SC_RS_CANCELLED && l->timed_out[r])
+		st = SC_RS_STOPPED; /* killed at its deadline: its bound so far holds */
 	if (st != SC_RS_WAITING && l->started[r] == 0)
 		l->started[r] = sc_clock_now();
 	if (finished(st) && !finished(ri->state))
@@ -214,9 +280,13 @@ static void track_guess(sc_ladder *l)
 				snprintf(ri->message, sizeof ri->message, "solve %d: %.200s", j + 1,
 				         ji.message);
 			}
-		} else if (l->cancelled) {
+		} else if (l->settled[SC_RUNG_GUESS] || l->cancelled) {
 			done++;
 			cancelled++;
+		} else if (l->timed_out[SC_RUNG_GUESS] || l->guess_closed) {
+			/* never started: the floor is its bound */
+			done++;
+			stopped++;
 		}
 		if (b < v)
 			v = b;
@@ -224,14 +294,17 @@ static void track_guess(sc_ladder *l)
 	ri->value = capped(l, fmax(v, l->simple));
 	ri->parts_done = done;
 	sc_rung_state st = ri->state;
+	bool out_of_time = l->timed_out[SC_RUNG_GUESS] || l->guess_closed;
 	if (done == l->k)
-		st = failed      ? SC_RS_FAILED
-		     : cancelled ? SC_RS_CANCELLED
-		     : stopped   ? SC_RS_STOPPED
-		                 : SC_RS_DONE;
+		st = failed                                   ? SC_RS_FAILED
+		     : cancelled && l->proved[SC_RUNG_GUESS]  ? SC_RS_DONE
+		     : cancelled && l->settled[SC_RUNG_GUESS] ? SC_RS_UNNEEDED
+		     : cancelled && !out_of_time              ? SC_RS_CANCELLED
+		     : stopped || cancelled                   ? SC_RS_STOPPED
+		                                              : SC_RS_DONE;
 	else if (running || l->guess_added > 0)
 		st = SC_RS_RUNNING;
-	if (st != SC_RS_WAITING && l->started[SC_RUNG_GUESS] == 0)
+	if (st != SC_RS_WAITING && st != SC_RS_UNNEEDED && l->started[SC_RUNG_GUESS] == 0)
 		l->started[SC_RUNG_GUESS] = sc_clock_now();
 	if (finished(st) && !finished(ri->state))
 		l->ended[SC_RUNG_GUESS] = sc_clock_now();
@@ -251,57 +324,182 @@ static int mine_busy(const sc_ladder *l)
 	return n;
 }
 
+/* Cancels the jobs of rung r. */
+static void cancel_rung(sc_ladder *l, sc_rung r)
+{
+	if (r == SC_RUNG_GUESS) {
+		for (int j = 0; j < l->guess_added; j++)
+			sc_engine_cancel(l->e, l->guess_job[j]);
+	} else if (l->job[r] >= 0) {
+		sc_engine_cancel(l->e, l->job[r]);
+	}
+}
+
+/* Kills what still runs of a MIP rung GRACE_MS past its deadline (its start
+ * plus the time limit): the limit holds for the rung as a whole. */
+static void check_deadlines(sc_ladder *l, double now)
+{
+	double T = l->p.time_limit;
+	if (T <= 0)
+		return;
+	for (int r = SC_RUNG_BOTTLENECK; r <= SC_RUNG_EXACT; r++)
+		if (l->started[r] > 0 && !finished(l->info[r].state) && !l->timed_out[r] &&
+		    now > l->started[r] + T + GRACE_MS / 1000.0) {
+			l->timed_out[r] = true;
+			cancel_rung(l, (sc_rung)r);
+		}
+}
+
+static const char *proof_name(sc_rung r)
+{
+	static const char *const names[] = {"the simple bound", "the bottleneck MIP",
+	                                    "the guess MIPs", "the exact MIP"};
+	return names[r];
+}
+
+/* The exact MIP solved to optimality, up to CBC's tolerances, at upper:
+ * the incumbent it returned (or the given one) is optimal. */
+static bool exact_solved(const sc_ladder *l)
+{
+	const sc_rung_info *ri = &l->info[SC_RUNG_EXACT];
+	return ri->state == SC_RS_DONE && ri->value >= l->upper * (1 - 1e-6);
+}
+
+/* Stop at proof: once upper is proven optimal, stops every rung that has
+ * not finished (ladder.h). */
+static void check_proof(sc_ladder *l)
+{
+	if (!l->p.stop_at_proof || l->proof || l->cancelled)
+		return;
+	const char *by = NULL;
+	int prover = -1;
+	if (l->p.upper_optimal)
+		by = "the exact DP";
+	else if (exact_solved(l))
+		by = proof_name(SC_RUNG_EXACT);
+	for (int r = 0; r < SC_RUNG_COUNT && !by; r++) {
+		const sc_rung_info *ri = &l->info[r];
+		/* values are capped at upper; inf only when infeasibility is proven */
+		if (ri->state != SC_RS_OFF && ri->state != SC_RS_WAITING &&
+		    ri->value >= l->upper * (1 - 1e-9)) {
+			by = proof_name((sc_rung)r);
+			prover = r;
+		}
+	}
+	if (!by)
+		return;
+	l->proof = by;
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		sc_rung_info *ri = &l->info[r];
+		if (finished(ri->state))
+			continue;
+		if (r == prover) {
+			/* a bound at upper is at its model's capped optimum: done */
+			l->proved[r] = true;
+			cancel_rung(l, (sc_rung)r);
+			continue;
+		}
+		l->settled[r] = true;
+		snprintf(ri->message, sizeof ri->message,
+		         "stopped: the upper bound was proven optimal by %s", by);
+		cancel_rung(l, (sc_rung)r);
+	}
+}
+
+/* The best lower bound of the rungs that have finished. */
+static double floor_known(const sc_ladder *l)
+{
+	double lower = l->simple;
+	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_EXACT; r++)
+		if (finished(l->info[r].state) && l->info[r].state != SC_RS_OFF)
+			lower = fmax(lower, l->info[r].value);
+	return lower;
+}
+
+/* Adds what may start.  Stop at proof: the exact MIP first, beside the
+ * bottleneck MIP, so the strongest certificate can come first; else the
+ * bottleneck MIP, the guess solves and the exact MIP last with every other
+ * rung's value as its floor.  At most one solve of the ladder per slot
+ * (the bottleneck MIP excepted when the exact one does not go first: the
+ * engine queues it). */
+static void schedule(sc_ladder *l)
+{
+	int slots = sc_engine_slots(l->e);
+	double T = l->p.time_limit;
+	bool exact_first = l->p.stop_at_proof;
+	if (exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
+	    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && mine_busy(l) < slots)
+		l->job[SC_RUNG_EXACT] = add_mip(l, SC_RUNG_EXACT, 0, floor_known(l), T);
+	if (wanted(l, SC_RUNG_BOTTLENECK) && l->job[SC_RUNG_BOTTLENECK] < 0 &&
+	    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_WAITING &&
+	    (!exact_first || mine_busy(l) < slots))
+		l->job[SC_RUNG_BOTTLENECK] = add_mip(l, SC_RUNG_BOTTLENECK, 0, l->simple, T);
+	/* guess solves as slots free up, so each starts with the best floor
+	 * known by then; they share the rung's time limit */
+	double now = sc_clock_now();
+	double due = T > 0 ? (l->started[SC_RUNG_GUESS] > 0 ? l->started[SC_RUNG_GUESS] : now) + T
+	                   : INFINITY;
+	while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->k && !l->guess_closed &&
+	       l->info[SC_RUNG_GUESS].state != SC_RS_FAILED && mine_busy(l) < slots) {
+		double lower = l->simple;
+		if (l->info[SC_RUNG_BOTTLENECK].state == SC_RS_DONE ||
+		    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_STOPPED)
+			lower = fmax(lower, l->info[SC_RUNG_BOTTLENECK].value);
+		double limit = 0;
+		if (T > 0) {
+			double left = due - now;
+			if (left < 0.1) {
+				l->guess_closed = true;
+				break;
+			}
+			/* the time left shared over the rounds still to run */
+			int rounds = (l->k - l->guess_added + slots - 1) / slots;
+			limit = fmin(left, fmax(1, left / rounds));
+		}
+		int j = l->guess_added;
+		l->guess_job[j] = add_mip(l, SC_RUNG_GUESS, j + 1, lower, limit);
+		if (l->guess_job[j] < 0)
+			break;
+		l->guess_added++;
+		if (l->started[SC_RUNG_GUESS] == 0)
+			l->started[SC_RUNG_GUESS] = now;
+	}
+	bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
+	              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k ||
+	               l->guess_closed);
+	if (!exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
+	    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && others && mine_busy(l) < slots)
+		l->job[SC_RUNG_EXACT] = add_mip(l, SC_RUNG_EXACT, 0, floor_known(l), T);
+}
+
+static void track_all(sc_ladder *l)
+{
+	track(l, SC_RUNG_BOTTLENECK);
+	track_guess(l);
+	track(l, SC_RUNG_EXACT);
+}
+
 bool sc_ladder_update(sc_ladder *l)
 {
 	sc_rung_info before[SC_RUNG_COUNT];
 	memcpy(before, l->info, sizeof before);
-	track(l, SC_RUNG_BOTTLENECK);
-	track_guess(l);
-	track(l, SC_RUNG_EXACT);
-	if (!l->cancelled) {
-		int slots = sc_engine_slots(l->e);
-		double T = l->p.time_limit;
-		if (wanted(l, SC_RUNG_BOTTLENECK) && l->job[SC_RUNG_BOTTLENECK] < 0 &&
-		    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_WAITING)
-			l->job[SC_RUNG_BOTTLENECK] =
-			        add_mip(l, SC_RUNG_BOTTLENECK, 0, l->simple, T);
-		/* guess solves as slots free up, so each starts with the best
-		 * floor known by then */
-		while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->k &&
-		       l->info[SC_RUNG_GUESS].state != SC_RS_FAILED && mine_busy(l) < slots) {
-			double lower = l->simple;
-			if (l->info[SC_RUNG_BOTTLENECK].state == SC_RS_DONE ||
-			    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_STOPPED)
-				lower = fmax(lower, l->info[SC_RUNG_BOTTLENECK].value);
-			double limit = T > 0 ? fmax(1, T * slots / l->k) : 0;
-			int j = l->guess_added;
-			l->guess_job[j] = add_mip(l, SC_RUNG_GUESS, j + 1, lower, limit);
-			if (l->guess_job[j] < 0)
-				break;
-			l->guess_added++;
-		}
-		/* exact last, with every other rung's value as its floor */
-		bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
-		              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k);
-		if (wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
-		    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && others &&
-		    mine_busy(l) < slots) {
-			double lower = l->simple;
-			for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_EXACT; r++)
-				if (finished(l->info[r].state) && l->info[r].state != SC_RS_OFF)
-					lower = fmax(lower, l->info[r].value);
-			l->job[SC_RUNG_EXACT] = add_mip(l, SC_RUNG_EXACT, 0, lower, T);
-		}
-		track(l, SC_RUNG_BOTTLENECK);
-		track_guess(l);
-		track(l, SC_RUNG_EXACT);
-	}
+	track_all(l);
+	check_proof(l);
+	check_deadlines(l, sc_clock_now());
+	if (!l->cancelled && !l->proof)
+		schedule(l);
+	track_all(l);
+	check_proof(l);
+	track_all(l);
 	double t = sc_clock_now();
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		sc_rung_info *ri = &l->info[r];
 		if (r == SC_RUNG_SIMPLE || ri->state == SC_RS_OFF || ri->state == SC_RS_WAITING)
 			continue;
-		ri->seconds = (finished(ri->state) ? l->ended[r] : t) - l->started[r];
+		if (l->started[r] == 0)
+			ri->seconds = 0; /* never ran */
+		else
+			ri->seconds = (finished(ri->state) ? l->ended[r] : t) - l->started[r];
 	}
 	return memcmp(before, l->info, sizeof before) != 0;
 }
@@ -323,12 +521,50 @@ void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, doubl
 {
 	*state = SC_RS_WAITING;
 	*value = l->simple;
-	if (j < 1 || j > l->k || l->guess_job[j - 1] < 0)
+	if (j < 1 || j > l->k)
 		return;
+	const sc_rung_info *ri = &l->info[SC_RUNG_GUESS];
+	bool out_of_time = l->timed_out[SC_RUNG_GUESS] || l->guess_closed;
+	if (l->guess_job[j - 1] < 0) {
+		/* never started: the rung's floor is its bound */
+		if (finished(ri->state))
+			*state = l->settled[SC_RUNG_GUESS] ? SC_RS_UNNEEDED
+			         : out_of_time             ? SC_RS_STOPPED
+			                                   : ri->state;
+		if (l->info[SC_RUNG_BOTTLENECK].state != SC_RS_OFF)
+			*value = capped(l, fmax(l->simple, l->info[SC_RUNG_BOTTLENECK].value));
+		return;
+	}
 	sc_job_info ji;
-	sc_engine_info(l->e, l->guess_job[j - 1], &ji);
+	if (!sc_engine_info(l->e, l->guess_job[j - 1], &ji))
+		return;
 	*state = from_job(ji.state);
+	if (*state == SC_RS_CANCELLED && l->settled[SC_RUNG_GUESS])
+		*state = SC_RS_UNNEEDED;
+	else if (*state == SC_RS_CANCELLED && out_of_time)
+		*state = SC_RS_STOPPED;
 	*value = capped(l, ji.bound);
+}
+
+int sc_ladder_stages(const sc_ladder *l)
+{
+	return l->k;
+}
+
+bool sc_ladder_proven(const sc_ladder *l, const char **by)
+{
+	const char *p = l->proof;
+	if (!p && exact_solved(l))
+		p = proof_name(SC_RUNG_EXACT);
+	for (int r = 0; r < SC_RUNG_COUNT && !p; r++)
+		if (l->info[r].state != SC_RS_OFF && l->info[r].state != SC_RS_WAITING &&
+		    l->info[r].value >= l->upper * (1 - 1e-9))
+			p = proof_name((sc_rung)r);
+	if (!p && l->p.upper_optimal)
+		p = "the exact DP";
+	if (p && by)
+		*by = p;
+	return p != NULL;
 }
 
 double sc_ladder_lower(const sc_ladder *l)
@@ -390,6 +626,7 @@ const char *sc_rung_report_name(sc_rung_state s)
 	case SC_RS_STOPPED: return "time_limit";
 	case SC_RS_CANCELLED: return "cancelled";
 	case SC_RS_FAILED: return "error";
+	case SC_RS_UNNEEDED: return "stopped_at_proof";
 	default: return sc_rung_state_name(s);
 	}
 }

@@ -14,9 +14,29 @@
  * which bound them from below).  Values are capped at the known upper bound,
  * which any lower bound may be.
  *
- * Time limits: --time T is each MIP rung's limit; guess's k solves share it
- * (each gets T * slots / k, at least one second), so every rung ends within
- * about T of its start.
+ * Time limits: the time limit T holds for each MIP rung as a whole, from the
+ * moment its first solve runs: guess's k solves share it (each is given
+ * the time left shared over the rounds still to run, at least a second but
+ * never past the rung's deadline; solves not started by then keep the floor
+ * above), and a rung still running a second after its deadline has its
+ * solves killed and is reported stopped with the bound proven so far.
+ *
+ * Stages that stay empty: a partition has at most as many non-empty stages
+ * as the graph has units (ops outside groups plus groups), and renumbering
+ * the non-empty stages in order keeps every edge's order, each stage's cost
+ * and the memory rule, so the optimum with k stages is the optimum with
+ * min(k, units) stages.  The ladder works with that many (sc_stages_useful)
+ * and reports it (sc_ladder_stages); the other stages are empty.
+ *
+ * Stop at proof (params.stop_at_proof): once the upper bound is proven
+ * optimal (a rung's value reaches it, the exact MIP solves to optimality, or
+ * the caller says the exact DP proved it), the rungs still running or
+ * waiting are stopped and reported as SC_RS_UNNEEDED with what proved it;
+ * their values are the bounds they had proven (still valid).  In that mode
+ * the exact MIP, the strongest certificate, starts first, warm-started,
+ * beside the bottleneck MIP; the guess solves follow as slots free up.
+ * Without it (the testbed, the workbench) every rung runs, the exact MIP
+ * last with the others' values as its floor.
  *
  * Drive it by calling sc_engine_poll and then sc_ladder_update.
  */
@@ -36,9 +56,11 @@ typedef enum sc_rung_state {
 	SC_RS_STOPPED, /* stopped by its time limit: a valid, weaker value */
 	SC_RS_FAILED,  /* message says why; the value is what was proven before */
 	SC_RS_CANCELLED,
+	SC_RS_UNNEEDED, /* stopped: the upper bound was proven optimal (stop at proof) */
 } sc_rung_state;
 
-/* "off", "waiting", "running", "done", "stopped", "failed", "cancelled". */
+/* "off", "waiting", "running", "done", "stopped", "failed", "cancelled",
+ * "unneeded". */
 const char *sc_rung_state_name(sc_rung_state s);
 
 typedef struct sc_rung_info {
@@ -46,15 +68,17 @@ typedef struct sc_rung_info {
 	sc_rung_state state;
 	double value;          /* valid lower bound so far */
 	double seconds;        /* wall time since the rung started */
-	int parts, parts_done; /* guess: k solves and how many finished */
-	char message[256];
+	int parts, parts_done; /* guess: k solves (k of sc_ladder_stages) and how many finished */
+	char message[256];     /* FAILED: why; UNNEEDED: what proved the upper bound optimal */
 } sc_rung_info;
 
 typedef struct sc_ladder_params {
-	unsigned rungs;    /* bit (1u << sc_rung) per requested rung */
-	double time_limit; /* seconds per MIP rung; <= 0 means none */
-	double upper;      /* bottleneck of the best known partition, or INFINITY */
-	const int *start;  /* that partition (op stages, 0-based), or NULL */
+	unsigned rungs;     /* bit (1u << sc_rung) per requested rung */
+	double time_limit;  /* seconds per MIP rung; <= 0 means none */
+	double upper;       /* bottleneck of the best known partition, or INFINITY */
+	const int *start;   /* that partition (op stages, 0-based), or NULL */
+	bool stop_at_proof; /* stop the other rungs once upper is proven optimal */
+	bool upper_optimal; /* upper is already proven optimal (the exact DP) */
 } sc_ladder_params;
 
 typedef struct sc_ladder sc_ladder;
@@ -79,7 +103,16 @@ bool sc_ladder_done(const sc_ladder *l);
 /* The state of rung r. */
 void sc_ladder_info(const sc_ladder *l, sc_rung r, sc_rung_info *out);
 
-/* The guess rung's solve j (1..k): its state and value so far. */
+/* The number of stages the ladder works with: min(k, units), see above. */
+int sc_ladder_stages(const sc_ladder *l);
+
+/* Whether the upper bound (sc_ladder_upper) is proven optimal: by a rung's
+ * value, the exact MIP, or the caller (params.upper_optimal).  When it is
+ * and by is not NULL, *by names the proof ("the exact MIP", "the exact
+ * DP", ...; static text). */
+bool sc_ladder_proven(const sc_ladder *l, const char **by);
+
+/* The guess rung's solve j (1..sc_ladder_stages): its state and value so far. */
 void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, double *value);
 
 /* The best lower bound over all rungs. */
@@ -105,7 +138,8 @@ typedef bool sc_stop_fn(void *ctx);
 void sc_ladder_wait(sc_engine *e, sc_ladder *l, sc_stop_fn *stop, void *ctx);
 
 /* How records (and `bounds --json`) name a rung's state: optimal,
- * time_limit, cancelled, error, else sc_rung_state_name's.  Static text. */
+ * time_limit, cancelled, error, stopped_at_proof, else sc_rung_state_name's.
+ * Static text. */
 const char *sc_rung_report_name(sc_rung_state s);
 
 #endif

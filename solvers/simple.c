@@ -25,6 +25,16 @@ double sc_bound_simple(const sc_graph *g, int k)
 	return largest > avg ? largest : avg;
 }
 
+int sc_stages_useful(const sc_graph *g, int k)
+{
+	long units = g->ngroups;
+	for (int v = 0; v < g->n; v++)
+		units += g->group[v] < 0;
+	if (units < 1)
+		units = 1;
+	return k < units ? k : (int)units;
+}
+
 sc_status sc_greedy_split(const sc_graph *g, int k, int *stage, sc_error *err)
 {
 	(void)err;

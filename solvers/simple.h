@@ -17,6 +17,12 @@
 /* The simple lower bound for k >= 1 stages (time units). */
 double sc_bound_simple(const sc_graph *g, int k);
 
+/* The number of stages that can be non-empty: min(k, ops outside groups +
+ * groups), at least 1.  The optimum with k stages equals the optimum with
+ * that many (renumbering the non-empty stages in order keeps every edge's
+ * order and every stage's cost), so bounds may be computed for it. */
+int sc_stages_useful(const sc_graph *g, int k);
+
 /* Fills stage[0..n) with a valid partition into k >= 1 stages (0-based).
  * Returns SC_OK, or SC_ERR_NOMEM with err set. */
 sc_status sc_greedy_split(const sc_graph *g, int k, int *stage, sc_error *err);

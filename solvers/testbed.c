@@ -422,7 +422,9 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		sc_ladder_params lp = {.rungs = c->rungs,
 		                       .time_limit = c->time_limit,
 		                       .upper = best,
-		                       .start = isfinite(best) ? best_stage : NULL};
+		                       .start = isfinite(best) ? best_stage : NULL,
+		                       /* Table 1 needs every rung's value */
+		                       .stop_at_proof = false};
 		l = sc_ladder_new(e, g, &set, &lp, &err);
 	}
 	if (l) {

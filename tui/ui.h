@@ -42,6 +42,7 @@ typedef struct ui_opts {
 	int layers;            /* gen: 0 = not given */
 	const char *model;
 	const char *rungs; /* bounds: --rungs */
+	bool all_rungs;    /* bounds: --all-rungs (no stop at proof) */
 	/* render */
 	const char *format; /* -T */
 	bool full;

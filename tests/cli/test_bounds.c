@@ -53,7 +53,7 @@ static double num(json_t *o, const char *key)
 
 Test(bounds, figure2_k2_by_hand)
 {
-	json_t *root = bounds_json(FIGURE2 " -k 2", 0);
+	json_t *root = bounds_json(FIGURE2 " -k 2 --all-rungs", 0);
 	cr_assert_float_eq(num(root, "upper_bound"), 9.0, 1e-9);
 	cr_assert_eq(json_integer_value(json_object_get(root, "k")), 2);
 	const char *names[] = {"simple", "bottleneck", "guess", "exact"};
@@ -76,7 +76,7 @@ Test(bounds, figure2_k2_by_hand)
 
 Test(bounds, rungs_option_selects)
 {
-	json_t *root = bounds_json(FIGURE2 " -k 3 --rungs simple,exact", 0);
+	json_t *root = bounds_json(FIGURE2 " -k 3 --rungs simple,exact --all-rungs", 0);
 	cr_assert_eq(json_array_size(json_object_get(root, "rungs")), 2);
 	cr_assert(rung(root, "simple") && rung(root, "exact") && !rung(root, "guess"));
 	cr_assert_float_eq(num(rung(root, "simple"), "value"), 10.0 / 3, 1e-9);
@@ -159,7 +159,7 @@ Test(bounds, interrupt_stops_every_solver_and_exits_130, .timeout = 60)
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
 	         "exec %s bounds samples/msr-fiddle/operator/resnet50_inference.json -k 16 --time "
-	         "600 "
+	         "600 --all-rungs "
 	         "%s > /tmp/sc-int-out.$$ 2>/dev/null",
 	         ts_program(), marker);
 	pid_t pid = fork();

@@ -71,6 +71,7 @@ typedef enum ui_option_id {
 	OPT_NODES,
 	OPT_MODEL,
 	OPT_RUNGS,
+	OPT_ALL_RUNGS,
 	OPT_FORMAT,
 	OPT_FULL,
 	OPT_MAX_OPS,
@@ -122,6 +123,8 @@ static const ui_option options[] = {
          "solve: start from this partition (method refine); bounds: its upper bound"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
          "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact)"},
+        {OPT_ALL_RUNGS, "all-rungs", 0, NULL,
+         "bounds: run every rung even once the upper bound is proven optimal"},
         {OPT_FORMAT, "format", 'T', "FORMAT",
          "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
         {OPT_FULL, "full", 0, NULL,
@@ -219,13 +222,21 @@ static const ui_command commands[] = {
                         "MIPs)\n"
                         "and exact (the MIP of 000 Figure 3), each with CBC in a child process, "
                         "at\n"
-                        "most one per core.  --time is each MIP rung's limit (guess's k solves "
-                        "share\n"
-                        "it); a rung stopped by it still gives a valid bound.  Prints each rung's\n"
-                        "value, its ratio to the upper bound and the certified gap; live progress\n"
-                        "goes to stderr when it is a terminal.",
-                .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_TIME, OPT_PARTITION, OPT_METHOD, OPT_SEED,
-                                 OPT_EVALS, OPT_JSON, OPT_HELP),
+                        "most one per core.  --time is each MIP rung's limit, for the rung as a "
+                        "whole\n"
+                        "(guess's k solves share it); a rung stopped by it still gives a valid "
+                        "bound.\n"
+                        "Once the upper bound is proven optimal (by a rung or the exact DP) the "
+                        "rungs\n"
+                        "still running or waiting stop (status stopped_at_proof); the exact MIP "
+                        "starts\n"
+                        "first so that proof can come early.  --all-rungs runs every rung "
+                        "anyway.\n"
+                        "Prints each rung's value, its ratio to the upper bound and the certified "
+                        "gap;\n"
+                        "live progress goes to stderr when it is a terminal.",
+                .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_PARTITION,
+                                 OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_bounds,
@@ -675,6 +686,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			break;
 		}
 		case OPT_RUNGS: o->rungs = a; break;
+		case OPT_ALL_RUNGS: o->all_rungs = true; break;
 		case OPT_FORMAT: o->format = a; break;
 		case OPT_FULL: o->full = true; break;
 		case OPT_MAX_OPS:

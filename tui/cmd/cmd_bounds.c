@@ -31,7 +31,9 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 		char b[32];
 		fprintf(stderr, "%s%s %s", r ? "  " : "", sc_rung_name((sc_rung)r),
 		        ui_num(ri.value, b, sizeof b));
-		if (ri.state == SC_RS_RUNNING) {
+		if (ri.state == SC_RS_UNNEEDED) {
+			fputs(" (not needed)", stderr);
+		} else if (ri.state == SC_RS_RUNNING) {
 			if (r == SC_RUNG_GUESS)
 				fprintf(stderr, " (%d/%d, %.0fs)", ri.parts_done, ri.parts,
 				        ri.seconds);
@@ -42,6 +44,17 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 		}
 	}
 	fflush(stderr);
+}
+
+/* What bounds says of a graph whose every partition costs 0. */
+#define ZERO_NOTE                                                                                  \
+	"every partition has bottleneck 0 (no work, no tensor crosses a stage, nothing "           \
+	"overflows), so the upper bound is optimal"
+
+/* A lower bound's ratio to the upper bound; 1 when both are 0. */
+static double ratio(double v, double upper)
+{
+	return upper == 0 ? 1 : v / upper;
 }
 
 /* What the ladder's progress line needs between turns. */
@@ -156,7 +169,9 @@ int ui_cmd_bounds(const ui_opts *o)
 	sc_ladder_params lp = {.rungs = rungs,
 	                       .time_limit = o->time_limit,
 	                       .upper = upper,
-	                       .start = isfinite(upper) ? stage : NULL};
+	                       .start = isfinite(upper) ? stage : NULL,
+	                       .stop_at_proof = !o->all_rungs,
+	                       .upper_optimal = ub_optimal};
 	l = sc_ladder_new(e, g, &set, &lp, &err);
 	if (!l) {
 		ui_error("bounds: %s", err.msg);
@@ -178,7 +193,20 @@ int ui_cmd_bounds(const ui_opts *o)
 		lower_by = "dp";
 	}
 	bool feasible = isfinite(upper);
-	double gap = feasible && lower > 0 ? upper / lower - 1 : INFINITY;
+	const char *proven_by = NULL;
+	if (feasible && ub_optimal && !improved)
+		proven_by = "the exact DP";
+	else if (feasible && !sc_ladder_proven(l, &proven_by))
+		proven_by = NULL;
+	/* lower never exceeds upper; both 0 means every partition costs 0 (no
+	 * work, no tensors), so the gap is 0, not 0/0; a lower bound of 0 under
+	 * a positive upper bound proves no ratio at all */
+	double gap = !feasible        ? INFINITY
+	             : lower >= upper ? 0
+	             : lower > 0      ? upper / lower - 1
+	                              : INFINITY;
+	bool zero = feasible && upper == 0;
+	int stages = sc_ladder_stages(l);
 	if (!feasible) {
 		ui_error(
 		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
@@ -198,14 +226,14 @@ int ui_cmd_bounds(const ui_opts *o)
 			        "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
 			        "value", isfinite(ri.value) ? json_real(ri.value) : json_null(),
 			        "ratio",
-			        feasible && isfinite(ri.value) ? json_real(ri.value / upper)
+			        feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
 			                                       : json_null(),
 			        "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
-			if (ri.state == SC_RS_FAILED)
+			if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
 				json_object_set_new(row, "message", json_string(ri.message));
 			if (r == SC_RUNG_GUESS) {
 				json_t *parts = json_array();
-				for (int j = 1; j <= set.k; j++) {
+				for (int j = 1; j <= stages; j++) {
 					sc_rung_state st;
 					double v;
 					sc_ladder_guess_part(l, j, &st, &v);
@@ -227,6 +255,11 @@ int ui_cmd_bounds(const ui_opts *o)
 		        isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by",
 		        lower_by, "gap", isfinite(gap) ? json_real(gap) : json_null(), "rungs",
 		        arr);
+		json_object_set_new(root, "proven_by",
+		                    proven_by ? json_string(proven_by) : json_null());
+		json_object_set_new(root, "stages_used", json_integer(stages));
+		if (zero)
+			json_object_set_new(root, "note", json_string(ZERO_NOTE));
 		/* the settings the bounds hold for (render --bounds checks them) */
 		json_object_set_new(root, "bandwidth", json_real(set.bandwidth));
 		json_object_set_new(root, "memory",
@@ -241,23 +274,32 @@ int ui_cmd_bounds(const ui_opts *o)
 	printf("%s, k %d: upper bound %s (%s%s)\n", g->name, set.k,
 	       feasible ? ui_num(upper, b, sizeof b) : "none", improved ? "exact MIP" : method,
 	       ub_optimal ? ", proven optimal" : "");
-	printf("  rung          lower bound     LB/UB  status        seconds\n");
+	if (stages < set.k)
+		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
+		       "bounds are those of %d stages, the other stages stay empty\n",
+		       stages, set.k, stages);
+	printf("  rung          lower bound     LB/UB  status            seconds\n");
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		if (!(rungs & (1u << r)))
 			continue;
 		sc_rung_info ri;
 		sc_ladder_info(l, (sc_rung)r, &ri);
-		printf("  %-12s %12s  %8s  %-12s %8.2f\n", sc_rung_name((sc_rung)r),
+		printf("  %-12s %12s  %8s  %-16s %8.2f\n", sc_rung_name((sc_rung)r),
 		       ui_num(ri.value, b, sizeof b),
-		       feasible ? (snprintf(c2, sizeof c2, "%.4f", ri.value / upper), c2) : "-",
+		       feasible ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, upper)), c2)
+		                : "-",
 		       ui_rung_status_name(ri.state), ri.seconds);
-		if (ri.state == SC_RS_FAILED)
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
 			printf("      %s\n", ri.message);
 	}
-	if (feasible)
-		printf("certified gap %.2f%% (upper / best lower bound - 1)%s\n", 100 * gap,
-		       strcmp(lower_by, "dp") == 0 ? "; the exact DP proved the upper bound optimal"
-		                                   : "");
+	if (zero)
+		printf("certified gap 0.00%%: %s\n", ZERO_NOTE);
+	else if (feasible && isinf(gap))
+		printf("certified gap unbounded: the best lower bound is 0\n");
+	else if (feasible)
+		printf("certified gap %.2f%% (upper / best lower bound - 1)%s%s\n", 100 * gap,
+		       proven_by ? "; the upper bound is proven optimal by " : "",
+		       proven_by ? proven_by : "");
 	fflush(stdout);
 	if (ferror(stdout))
 		status = UI_EXIT_INPUT;
