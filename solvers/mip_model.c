@@ -280,7 +280,11 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	}
 
 	/* columns: z, then Y, then the cut and overflow variables */
-	double zlo = p->lower > 0 ? p->lower / scale : 0;
+	/* a hair below the given lower bound: CBC 2.10 (OsiClp's crunch) fails an
+	 * assertion when z's bound is exactly the model's optimum, as when the
+	 * guess solves get the bottleneck rung's value and it is tight; the
+	 * value reported is still at least p->lower (mip.c) */
+	double zlo = p->lower > 0 ? p->lower * (1 - 1e-6) / scale : 0;
 	if (!guess && p->rung != SC_RUNG_BOTTLENECK && L / scale > zlo)
 		zlo = L / scale;
 	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / scale : COIN_DBL_MAX_LOCAL;

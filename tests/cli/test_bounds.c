@@ -3,7 +3,9 @@
  * paper's Figure 2 checked by hand (see the comment in tests/unit/test_mip.c:
  * k = 2 gives simple 5 and 9 for every MIP rung; the optimum is 9), the JSON
  * shape, --rungs, --partition with an upper bound the exact MIP improves,
- * infeasible and bad input, and ^C stopping every solver process.
+ * infeasible and bad input, and ^C stopping every solver process; stop at
+ * proof (by the exact DP, by the exact MIP), k far above the number of ops,
+ * and a graph without work.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -192,4 +194,153 @@ Test(bounds, interrupt_stops_every_solver_and_exits_130, .timeout = 60)
 	cr_assert(strstr(text, "cancelled"), "what was found so far is printed: %s", text);
 	cr_assert(strstr(text, "simple"), "%s", text);
 	free(text);
+}
+
+static char *bounds_text(const char *args, int want)
+{
+	char cmd[1024], *out, *err;
+	snprintf(cmd, sizeof cmd, "%s bounds %s", ts_program(), args);
+	int st = ts_run(cmd, &out, &err);
+	cr_assert_eq(st, want, "%s: exit %d, stderr %s", cmd, st, err);
+	free(err);
+	return out;
+}
+
+Test(bounds, stops_at_proof_by_the_exact_dp)
+{
+	/* the search (the exact DP) proves 9 optimal: no MIP needs to run */
+	json_t *root = bounds_json(FIGURE2 " -k 2", 0);
+	cr_assert_str_eq(json_string_value(json_object_get(root, "proven_by")), "the exact DP");
+	cr_assert_float_eq(num(root, "gap"), 0.0, 1e-12);
+	const char *names[] = {"bottleneck", "guess", "exact"};
+	for (int i = 0; i < 3; i++) {
+		json_t *r = rung(root, names[i]);
+		cr_assert_str_eq(json_string_value(json_object_get(r, "status")),
+		                 "stopped_at_proof", "%s", names[i]);
+		const char *m = json_string_value(json_object_get(r, "message"));
+		cr_assert(m && strstr(m, "proven optimal by the exact DP"), "%s",
+		          m ? m : "no message");
+		cr_assert_eq(num(r, "seconds"), 0, "%s never ran", names[i]);
+		cr_assert_leq(num(r, "value"), 9 + 1e-9, "still a valid bound");
+	}
+	json_decref(root);
+	char *text = bounds_text(FIGURE2 " -k 2", 0);
+	cr_assert(strstr(text, "stopped_at_proof") &&
+	                  strstr(text, "proven optimal by the exact DP"),
+	          "%s", text);
+	free(text);
+}
+
+Test(bounds, stops_at_proof_by_the_exact_mip, .timeout = 120)
+{
+	/* bert_l-6 at k = 4 from DPL (no proof): the warm-started exact MIP
+	 * proves 27.9186 (REFERENCE.tsv) optimal in about a second, while the
+	 * bottleneck and guess rungs would run to their 60 s limits */
+	const double opt = 27.9185676799125;
+	json_t *root = bounds_json(
+	        "samples/msr-fiddle/operator/bert_l-6_inference.json -k 4 -m dpl -t 60", 0);
+	cr_assert_float_eq(num(root, "upper_bound"), opt, 1e-6);
+	cr_assert_str_eq(json_string_value(json_object_get(root, "proven_by")), "the exact MIP");
+	cr_assert_float_eq(num(root, "gap"), 0.0, 1e-6);
+	cr_assert_str_eq(json_string_value(json_object_get(rung(root, "exact"), "status")),
+	                 "optimal");
+	int stopped = 0;
+	const char *names[] = {"simple", "bottleneck", "guess", "exact"};
+	for (int i = 0; i < 4; i++) {
+		json_t *r = rung(root, names[i]);
+		cr_assert_leq(num(r, "value"), opt * (1 + 1e-9), "%s above the optimum", names[i]);
+		const char *st = json_string_value(json_object_get(r, "status"));
+		cr_assert(strcmp(st, "optimal") == 0 || strcmp(st, "stopped_at_proof") == 0,
+		          "%s: %s", names[i], st);
+		if (strcmp(st, "stopped_at_proof") == 0) {
+			stopped++;
+			cr_assert(strstr(json_string_value(json_object_get(r, "message")),
+			                 "by the exact MIP"));
+			cr_assert_lt(num(r, "seconds"), 60, "%s was stopped before its limit",
+			             names[i]);
+		}
+	}
+	cr_assert_geq(stopped, 1, "the command ended before the other rungs did");
+	json_decref(root);
+}
+
+Test(bounds, k_far_above_the_ops_uses_the_stages_that_can_be_non_empty, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-bounds-XXXXXX", path[128];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/p.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"format\": \"stagecut-partition/1\", \"k\": 1000000, \"stages\": "
+	      "{\"a\": 1, \"u\": 1, \"v\": 2, \"w\": 2, \"x\": 999999, \"y\": 1000000}}\n",
+	      f);
+	fclose(f);
+	char args[256];
+	snprintf(args, sizeof args, FIGURE2 " -k 1000000 -p %s -t 5 --all-rungs", path);
+	json_t *root = bounds_json(args, 0);
+	cr_assert_eq(json_integer_value(json_object_get(root, "k")), 1000000);
+	cr_assert_eq(json_integer_value(json_object_get(root, "stages_used")), 6, "6 ops");
+	cr_assert_eq(json_array_size(json_object_get(rung(root, "guess"), "solves")), 6);
+	/* the best split into 6 (or any more) stages; its own stages cost 8 */
+	double ub = num(root, "upper_bound");
+	cr_assert_leq(ub, 8 + 1e-9);
+	const char *names[] = {"simple", "bottleneck", "guess", "exact"};
+	for (int i = 0; i < 4; i++) {
+		json_t *r = rung(root, names[i]);
+		cr_assert_str_eq(json_string_value(json_object_get(r, "status")), "optimal", "%s",
+		                 names[i]);
+		cr_assert_leq(num(r, "value"), ub * (1 + 1e-9));
+	}
+	cr_assert_float_eq(num(root, "gap"), 0.0, 1e-6);
+	json_decref(root);
+	snprintf(args, sizeof args, FIGURE2 " -k 1000000 -p %s -t 5", path);
+	char *text = bounds_text(args, 0);
+	cr_assert(strstr(text, "at most 6 of the 1000000 stages can be non-empty"), "%s", text);
+	free(text);
+	unlink(path);
+	rmdir(dir);
+}
+
+Test(bounds, a_graph_without_work_has_gap_zero, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-bounds-XXXXXX", path[128];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/zero.dot", dir);
+	FILE *f = fopen(path, "w");
+	fputs("digraph z { k=3; a [work=0, out=5]; b [work=0]; c [work=0]; a -> b; b -> c; }\n", f);
+	fclose(f);
+	for (int all = 0; all < 2; all++) {
+		char args[256];
+		snprintf(args, sizeof args, "%s%s", path, all ? " --all-rungs" : "");
+		char *text = bounds_text(args, 0);
+		cr_assert(!strstr(text, "nan") && !strstr(text, "inf"), "%s", text);
+		cr_assert(strstr(text, "certified gap 0.00%: the upper bound is 0"), "%s", text);
+		free(text);
+		snprintf(args, sizeof args, "%s --json%s", path, all ? " --all-rungs" : "");
+		json_t *root = bounds_json(args, 0);
+		cr_assert_eq(num(root, "upper_bound"), 0);
+		cr_assert_eq(num(root, "gap"), 0);
+		cr_assert(json_is_string(json_object_get(root, "note")));
+		const char *names[] = {"simple", "bottleneck", "guess", "exact"};
+		for (int i = 0; i < 4; i++) {
+			cr_assert_eq(num(rung(root, names[i]), "value"), 0);
+			cr_assert_eq(num(rung(root, names[i]), "ratio"), 1, "0 / 0 is proven");
+		}
+		json_decref(root);
+	}
+	/* split where the tensor crosses: a bound of 0 proves no ratio */
+	snprintf(path, sizeof path, "%s/p.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"format\": \"stagecut-partition/1\", \"k\": 3, \"stages\": "
+	      "{\"a\": 1, \"b\": 2, \"c\": 3}}\n",
+	      f);
+	fclose(f);
+	char args[256];
+	snprintf(args, sizeof args, "%s/zero.dot -p %s --rungs simple", dir, path);
+	char *text = bounds_text(args, 0);
+	cr_assert(strstr(text, "certified gap unbounded") && !strstr(text, "nan"), "%s", text);
+	free(text);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/zero.dot", dir);
+	unlink(path);
+	rmdir(dir);
 }

@@ -303,3 +303,53 @@ Test(mip, bad_parameters)
 	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_ERR_INPUT);
 	sc_graph_free(g);
 }
+
+Test(mip, a_lower_bound_at_the_optimum_is_solved, .timeout = 120)
+{
+	/* the ladder gives each guess solve the bottleneck rung's value as its
+	 * lower bound: when that is the solve's optimum, CBC 2.10 failed an
+	 * assertion (OsiClp crunch) and the solve died, on this graph (found by
+	 * the huge-k ladder test) at k = 2, j = 2 */
+	char dir[64], path[128];
+	ts_make_dir(dir, "sc-mip");
+	snprintf(path, sizeof path, "%s/tight.dot", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs("digraph t { memory=6.0616430547754376; memory_policy=overflow;\n"
+	      "  a [work=5.3351559873765062, param=7.5803798373734086, out=3.6108601323141851];\n"
+	      "  b [work=1.5816159649496431, param=2.4843279517512649, out=0.22534303326689153];\n"
+	      "}\n",
+	      f);
+	fclose(f);
+	sc_graph *g = ts_load(path);
+	ts_remove_dir(dir);
+	sc_settings set = g->settings;
+	set.k = 2;
+	double opt = ts_brute_optimum(g, 2, NULL);
+	sc_mip_result res;
+	sc_error err;
+	sc_mip_params p = {.rung = SC_RUNG_BOTTLENECK,
+	                   .k = 2,
+	                   .lower = sc_bound_simple(g, 2),
+	                   .upper = INFINITY,
+	                   .time_limit = 30};
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_OK, "%s", err.msg);
+	double floor_ = res.bound;
+	free(res.stages);
+	for (int j = 0; j <= 2; j++) {
+		/* j = 0: the exact rung with the optimum as its lower bound */
+		sc_mip_params q = {.rung = j ? SC_RUNG_GUESS : SC_RUNG_EXACT,
+		                   .k = 2,
+		                   .guess = j,
+		                   .lower = j ? floor_ : opt,
+		                   .upper = INFINITY,
+		                   .time_limit = 30};
+		cr_assert_eq(sc_mip_solve(g, &set, &q, NULL, NULL, &res, &err), SC_OK, "%s",
+		             err.msg);
+		cr_assert_geq(res.bound, q.lower * (1 - 1e-12), "j %d", j);
+		cr_assert_leq(res.bound, opt * (1 + 1e-6) + 1e-9, "j %d: %.10g > %.10g", j,
+		              res.bound, opt);
+		free(res.stages);
+	}
+	sc_graph_free(g);
+}

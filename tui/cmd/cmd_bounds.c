@@ -46,10 +46,10 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 	fflush(stderr);
 }
 
-/* What bounds says of a graph whose every partition costs 0. */
+/* What bounds says when the best partition costs 0 (a graph without work). */
 #define ZERO_NOTE                                                                                  \
-	"every partition has bottleneck 0 (no work, no tensor crosses a stage, nothing "           \
-	"overflows), so the upper bound is optimal"
+	"the upper bound is 0 (no work and no tensor between its stages), which no partition "     \
+	"can beat, so it is optimal"
 
 /* A lower bound's ratio to the upper bound; 1 when both are 0. */
 static double ratio(double v, double upper)
