@@ -370,3 +370,47 @@ Test(ladder, a_graph_without_work_is_proven_at_once)
 	free(stage);
 	sc_graph_free(g);
 }
+
+Test(ladder, rungs_stay_below_the_reference_optima, .timeout = 300)
+{
+	/* samples/msr-fiddle/REFERENCE.tsv: the published program's optima; a
+	 * short limit, so most MIP rungs stop at it with the bound proven so far */
+	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");
+	cr_assert(f);
+	char line[512];
+	int checked = 0;
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	while (fgets(line, sizeof line, f)) {
+		char name[256];
+		int k;
+		double opt;
+		if (sscanf(line, "%255s %d %lf", name, &k, &opt) != 3 || (k != 4 && k != 8))
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "samples/msr-fiddle/%s", name);
+		sc_graph *g = ts_load(path);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_ladder_params lp = {.rungs = 0xf, .time_limit = 1, .upper = INFINITY};
+		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+		cr_assert(l, "%s", err.msg);
+		run_ladder(l, e);
+		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
+			sc_rung_info ri;
+			sc_ladder_info(l, (sc_rung)rg, &ri);
+			cr_assert_neq(ri.state, SC_RS_FAILED, "%s k %d %s: %s", name, k,
+			              sc_rung_name((sc_rung)rg), ri.message);
+			cr_assert_leq(ri.value, opt * (1 + 1e-6),
+			              "%s k %d: %s %.10g > optimum %.10g", name, k,
+			              sc_rung_name((sc_rung)rg), ri.value, opt);
+		}
+		checked++;
+		sc_ladder_free(l);
+		sc_graph_free(g);
+	}
+	fclose(f);
+	sc_engine_free(e);
+	ts_assert_no_children();
+	cr_assert_geq(checked, 10, "5 graphs at k = 4 and 8");
+}
