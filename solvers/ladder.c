@@ -263,7 +263,7 @@ static void track_guess(sc_ladder *l)
 	if (l->info[SC_RUNG_BOTTLENECK].state != SC_RS_OFF)
 		floor_ = fmax(floor_, l->info[SC_RUNG_BOTTLENECK].value);
 	double v = INFINITY;
-	int done = 0, running = 0, stopped = 0, failed = 0, cancelled = 0;
+	int done = 0, running = 0, stopped = 0, failed = 0, cancelled = 0, begun = 0;
 	for (int j = 0; j < l->k; j++) {
 		/* the floor bounds LB_j from below; so does the solve's bound */
 		double b = floor_;
@@ -272,6 +272,7 @@ static void track_guess(sc_ladder *l)
 			sc_engine_info(l->e, l->guess_job[j], &ji);
 			b = fmax(ji.bound, floor_);
 			running += ji.state == SC_JOB_RUNNING;
+			begun += ji.state != SC_JOB_QUEUED && ji.state != SC_JOB_CANCELLED;
 			done += sc_job_finished(ji.state);
 			stopped += ji.state == SC_JOB_STOPPED;
 			cancelled += ji.state == SC_JOB_CANCELLED;
@@ -304,7 +305,9 @@ static void track_guess(sc_ladder *l)
 		                                              : SC_RS_DONE;
 	else if (running || l->guess_added > 0)
 		st = SC_RS_RUNNING;
-	if (st != SC_RS_WAITING && st != SC_RS_UNNEEDED && l->started[SC_RUNG_GUESS] == 0)
+	/* the rung's clock starts when a solve runs, not when one is queued
+	 * behind other jobs of the engine (the workbench's searches) */
+	if (begun && l->started[SC_RUNG_GUESS] == 0)
 		l->started[SC_RUNG_GUESS] = sc_clock_now();
 	if (finished(st) && !finished(ri->state))
 		l->ended[SC_RUNG_GUESS] = sc_clock_now();
@@ -461,8 +464,6 @@ static void schedule(sc_ladder *l)
 		if (l->guess_job[j] < 0)
 			break;
 		l->guess_added++;
-		if (l->started[SC_RUNG_GUESS] == 0)
-			l->started[SC_RUNG_GUESS] = now;
 	}
 	bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
 	              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k ||
