@@ -212,7 +212,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "bounds",
-                .synopsis = "bounds FILE -k K [--rungs LIST] [--time SECONDS] [--partition P]",
+                .synopsis = "bounds FILE -k K [--rungs LIST] [--all-rungs] [--time SECONDS] "
+                            "[--partition P]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
                 .help = "Finds an upper bound with the default search (or takes the partition file "
                         "P)\n"
