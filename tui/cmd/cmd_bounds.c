@@ -198,9 +198,9 @@ int ui_cmd_bounds(const ui_opts *o)
 		proven_by = "the exact DP";
 	else if (feasible && !sc_ladder_proven(l, &proven_by))
 		proven_by = NULL;
-	/* lower never exceeds upper; both 0 means every partition costs 0 (no
-	 * work, no tensors), so the gap is 0, not 0/0; a lower bound of 0 under
-	 * a positive upper bound proves no ratio at all */
+	/* lower never exceeds upper; an upper bound of 0 cannot be beaten, so
+	 * the gap is 0, not 0/0; a lower bound of 0 under a positive upper
+	 * bound proves no ratio at all */
 	double gap = !feasible        ? INFINITY
 	             : lower >= upper ? 0
 	             : lower > 0      ? upper / lower - 1
