@@ -191,6 +191,11 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	}
 	s->g = g;
 	s->set = *set;
+	/* at most one op per non-empty stage: with more stages than ops the
+	 * rest stay empty (an empty stage costs nothing), so every method works
+	 * with k = min(k, n) and its stages are valid for the k asked for */
+	if (s->set.k > g->n)
+		s->set.k = g->n > 0 ? g->n : 1;
 	s->p = *p;
 	s->refine = refine;
 	s->best = INFINITY;
@@ -200,8 +205,8 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	sc_rng_seed(&s->rng, p->seed);
 	s->best_stage = sc_part_new(g);
 	s->offer_ops = sc_part_new(g);
-	s->offer_param = sc_malloc_n((size_t)set->k, sizeof *s->offer_param);
-	s->offer_costs = sc_costs_new(g, set, NULL);
+	s->offer_param = sc_malloc_n((size_t)s->set.k, sizeof *s->offer_param);
+	s->offer_costs = sc_costs_new(g, &s->set, NULL);
 	if (!s->best_stage || !s->offer_ops || !s->offer_param || !s->offer_costs) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
