@@ -258,8 +258,8 @@ static bool reslice(sc_search *s, refine_state *r)
 	}
 	double v = sc_slice(s->slicer, r->order, INFINITY, r->sliced);
 	s->evals++;
-	if (isinf(v))
-		return false;
+	if (!(v < INFINITY))
+		return false; /* nothing fits, or stopped */
 	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
 	sc_units_expand(u, r->unit_stage, r->op_stage);
 	sc_costs_eval(r->c, r->op_stage);
@@ -280,6 +280,9 @@ static bool refine_phase_step(sc_search *s, void *state)
 		standing was = stand(r->c);
 		bool over = isinf(was.value);
 		for (; r->scan < u->n && !moved; r->scan++) {
+			/* a pass over a large graph spans steps */
+			if ((r->scan & 255) == 255 && sc_clock_now() >= until)
+				break;
 			int x = r->scan, b = r->unit_stage[x];
 			/* the bottleneck stage's units; over the limit, those of
 			 * every stage over it */

@@ -43,7 +43,7 @@ void sc_search_params_init(sc_search_params *p)
 
 bool sc_search_should_stop(sc_search *s, long budget)
 {
-	if (atomic_load(&s->cancel))
+	if (atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted()))
 		return true;
 	if (s->p.time_limit > 0 && sc_clock_now() - s->t0 >= s->p.time_limit)
 		return true;
@@ -108,6 +108,8 @@ static double unit_excess(sc_search *s, const int *unit_stage)
 
 void sc_search_offer(sc_search *s, const int *unit_stage, double value)
 {
+	if (isnan(value))
+		return; /* a slicing stopped before it had a split */
 	if (s->have_best) {
 		if (isfinite(value) || isfinite(s->best)) {
 			/* a feasible best beats every infeasible partition */
@@ -151,6 +153,11 @@ void sc_search_publish(sc_search *s, const char *phase)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool sc_search_slicer_stop(void *ctx)
+{
+	return sc_search_should_stop(ctx, 0);
+}
+
 static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 {
 	sc_slicer_free(s->slicer);
@@ -163,6 +170,8 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 	if (!s->units)
 		return err ? err->code : SC_ERR_NOMEM;
 	s->slicer = sc_slicer_new(s->units, &s->set, err);
+	if (s->slicer)
+		sc_slicer_set_stop(s->slicer, sc_search_slicer_stop, s);
 	s->orderer = s->slicer ? sc_orderer_new(s->units, err) : NULL;
 	if (!s->orderer)
 		return err ? err->code : SC_ERR_NOMEM;

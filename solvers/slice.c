@@ -25,9 +25,13 @@ struct sc_slicer {
 	int *maxsucc; /* op -> last position of a successor, or -1 */
 	int *mark;    /* op -> stamp when its tensor is an input of the segment */
 	int stamp;
-	double *P;   /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
-	int *A;      /* (k+1) x (n+1): start of the last segment, or t if empty */
-	int *greedy; /* unit -> stage of the equal-work split */
+	double *P;    /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
+	int *A;       /* (k+1) x (n+1): start of the last segment, or t if empty */
+	int *greedy;  /* unit -> stage of the equal-work split */
+	int *lo, *hi; /* k+1: the window of prefixes each layer of the DP may end at */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
+	int until_poll; /* segment extensions until the next stop poll */
 };
 
 typedef struct segment {
@@ -44,6 +48,8 @@ void sc_slicer_free(sc_slicer *s)
 	free(s->P);
 	free(s->A);
 	free(s->greedy);
+	free(s->lo);
+	free(s->hi);
 	free(s);
 }
 
@@ -68,8 +74,11 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 		s->P = malloc(cells * sizeof *s->P);
 		s->A = malloc(cells * sizeof *s->A);
 		s->greedy = sc_malloc_n(nu, sizeof *s->greedy);
+		s->lo = sc_malloc_n((size_t)set->k + 1, sizeof *s->lo);
+		s->hi = sc_malloc_n((size_t)set->k + 1, sizeof *s->hi);
 	}
-	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy) {
+	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy || !s->lo ||
+	    !s->hi) {
 		sc_slicer_free(s);
 		sc_error_nomem(err, "the slicing tables");
 		return NULL;
@@ -163,6 +172,59 @@ static double greedy_split(sc_slicer *s, const int *order)
 	return worst;
 }
 
+void sc_slicer_set_stop(sc_slicer *s, bool (*stop)(void *ctx), void *ctx)
+{
+	s->stop = stop;
+	s->stop_ctx = ctx;
+}
+
+/* Polled every STOP_EVERY segment extensions: a few hundred microseconds
+ * of work on any graph, so a stop is seen well within 100 ms. */
+#define STOP_EVERY 4096
+
+static inline bool should_stop(sc_slicer *s)
+{
+	if (--s->until_poll > 0)
+		return false;
+	s->until_poll = STOP_EVERY;
+	return s->stop && s->stop(s->stop_ctx);
+}
+
+/* The windows of the DP under the bound ub.  A stage cost is at least its
+ * work, so in a split beating ub every stage's work is at most ub.  Work is
+ * additive and non-negative, so the prefixes that j such stages can cover
+ * are exactly [0, F_j] (F_j by the greedy longest reach), and the suffixes
+ * that i stages can cover are [B_i, n].  A prefix t ends j stages of a
+ * split into k only if F_j >= t >= B_{k-j}: lo[j] = B_{k-j}, hi[j] = F_j.
+ * Returns false when some window is empty (nothing can beat ub). */
+static bool windows(sc_slicer *s, const int *order, double ub)
+{
+	const double *w = s->u->work;
+	int n = s->n, k = s->k;
+	int *lo = s->lo, *hi = s->hi;
+	int t = 0;
+	double acc = 0;
+	hi[0] = 0;
+	for (int j = 1; j <= k; j++) {
+		acc = 0;
+		while (t < n && acc + w[order[t]] <= ub)
+			acc += w[order[t++]];
+		hi[j] = t;
+	}
+	t = n;
+	lo[k] = n;
+	for (int i = 1; i <= k; i++) {
+		acc = 0;
+		while (t > 0 && acc + w[order[t - 1]] <= ub)
+			acc += w[order[--t]];
+		lo[k - i] = t;
+	}
+	for (int j = 0; j <= k; j++)
+		if (lo[j] > hi[j])
+			return false;
+	return lo[0] == 0 && hi[k] == n;
+}
+
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 {
 	const sc_units *u = s->u;
@@ -170,6 +232,7 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 	int n = s->n, k = s->k;
 	if (n == 0)
 		return 0;
+	s->until_poll = STOP_EVERY;
 	for (int p = 0; p < n; p++)
 		s->pos[order[p]] = p;
 	for (int x = 0; x < g->n; x++) {
@@ -181,48 +244,75 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 		}
 		s->maxsucc[x] = last;
 	}
+	if (s->stop && s->stop(s->stop_ctx))
+		return NAN;
 	double greedy = greedy_split(s, order);
 	double ub = greedy < cutoff ? greedy : cutoff;
 	bool hard = s->set.policy == SC_MEM_HARD;
 	double M = s->set.memory;
+	const int *lo = s->lo, *hi = s->hi;
+	bool any = windows(s, order, ub);
 
 	int W = n + 1;
 	double *P = s->P;
 	int *A = s->A;
-	P[0] = 0;
-	for (int t = 1; t <= n; t++)
-		P[t] = INFINITY;
-	for (int j = 1; j <= k; j++)
-		P[j * W] = 0;
-	for (int t = 1; t <= n; t++) {
-		for (int j = 1; j <= k; j++)
-			P[j * W + t] = INFINITY;
-		segment seg = {0, 0, 0, 0};
-		int st = next_stamp(s);
-		for (int l = t - 1; l >= 0; l--) {
-			add_unit(s, &seg, l, t - 1, order[l], st);
-			if (seg.work > ub || (hard && seg.param > M))
-				break; /* only grows from here */
-			double c = seg_cost(s, &seg);
-			if (c > ub)
+	bool stopped = false;
+	if (any) {
+		for (int j = 0; j <= k; j++)
+			if (lo[j] == 0)
+				P[j * W] = 0; /* nothing covered yet: j empty stages */
+		/* t in [lo[1], hi[k]]: the prefixes some layer j >= 1 may end at */
+		for (int t = lo[1] > 1 ? lo[1] : 1; t <= n && !stopped; t++) {
+			/* the layers whose window holds t: ja..jb (windows grow with j) */
+			int ja = 1, jb = k;
+			while (ja <= k && hi[ja] < t)
+				ja++;
+			while (jb >= 1 && lo[jb] > t)
+				jb--;
+			if (ja > jb)
 				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = P[(j - 1) * W + l];
-				double v = before > c ? before : c;
-				if (v < P[j * W + t]) {
-					P[j * W + t] = v;
-					A[j * W + t] = l;
+			for (int j = ja; j <= jb; j++)
+				P[j * W + t] = INFINITY;
+			/* a segment [l, t) with l in the window of layer j - 1 */
+			int lmin = lo[ja - 1];
+			segment seg = {0, 0, 0, 0};
+			int st = next_stamp(s);
+			for (int l = t - 1; l >= lmin; l--) {
+				if (should_stop(s)) {
+					stopped = true;
+					break;
+				}
+				add_unit(s, &seg, l, t - 1, order[l], st);
+				if (seg.work > ub || (hard && seg.param > M))
+					break; /* only grows from here */
+				double c = seg_cost(s, &seg);
+				if (c > ub)
+					continue;
+				for (int j = ja; j <= jb; j++) {
+					if (l < lo[j - 1] || l > hi[j - 1])
+						continue;
+					double before = P[(j - 1) * W + l];
+					double v = before > c ? before : c;
+					if (v < P[j * W + t]) {
+						P[j * W + t] = v;
+						A[j * W + t] = l;
+					}
+				}
+			}
+			/* an empty last stage: as good as one stage fewer */
+			for (int j = ja; j <= jb; j++) {
+				if (t < lo[j - 1] || t > hi[j - 1])
+					continue;
+				if (P[(j - 1) * W + t] <= P[j * W + t]) {
+					P[j * W + t] = P[(j - 1) * W + t];
+					A[j * W + t] = t;
 				}
 			}
 		}
-		/* an empty last stage: as good as one stage fewer */
-		for (int j = 1; j <= k; j++)
-			if (P[(j - 1) * W + t] <= P[j * W + t]) {
-				P[j * W + t] = P[(j - 1) * W + t];
-				A[j * W + t] = t;
-			}
 	}
-	double best = P[k * W + n];
+	if (stopped)
+		return NAN;
+	double best = any ? P[k * W + n] : INFINITY;
 	if (isinf(best)) {
 		/* nothing at or below the bound: the greedy split is the answer we
 		 * have (it exceeds the cutoff, or is itself infeasible) */

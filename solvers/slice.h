@@ -33,6 +33,14 @@ void sc_slicer_free(sc_slicer *s);
  * NULL it receives the split whose cost is returned (0-based stages in
  * pipeline order), unless the result is INFINITY. */
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
+/* (NAN instead, with unit_stage untouched, when the stop set by
+ * sc_slicer_set_stop said to stop.) */
+
+/* Makes sc_slice poll stop(ctx) every few thousand steps (and once before
+ * it starts) and give up, returning NAN, when it says true, so that a time
+ * limit or a cancel holds within one slicing.  stop is called on the
+ * slicing thread; NULL (the default) never stops. */
+void sc_slicer_set_stop(sc_slicer *s, bool (*stop)(void *ctx), void *ctx);
 
 /* The equal-work split of order into k stages (no optimisation): fills
  * unit_stage and returns its bottleneck.  The cheap baseline. */

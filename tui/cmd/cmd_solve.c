@@ -50,6 +50,7 @@ int ui_cmd_solve(const ui_opts *o)
 	}
 	sc_search_params p;
 	ui_search_params(o, &p);
+	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
 	stage = sc_part_new(g);
 	start = o->partition ? sc_part_new(g) : NULL;
 	if (!stage || (o->partition && !start)) {
