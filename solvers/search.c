@@ -41,9 +41,15 @@ void sc_search_params_init(sc_search_params *p)
 
 /* ---- framework ---------------------------------------------------------- */
 
+/* Cancelled, or interrupted through params.interrupted. */
+static bool stopped_by_user(sc_search *s)
+{
+	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted());
+}
+
 bool sc_search_should_stop(sc_search *s, long budget)
 {
-	if (atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted()))
+	if (stopped_by_user(s))
 		return true;
 	if (s->p.time_limit > 0 && sc_clock_now() - s->t0 >= s->p.time_limit)
 		return true;
@@ -148,7 +154,7 @@ void sc_search_publish(sc_search *s, const char *phase)
 	s->snapshot.best = s->have_best ? s->best : INFINITY;
 	s->snapshot.elapsed = sc_clock_now() - s->t0;
 	s->snapshot.optimal = s->optimal;
-	s->snapshot.cancelled = atomic_load(&s->cancel);
+	s->snapshot.cancelled = stopped_by_user(s);
 	snprintf(s->snapshot.phase, sizeof s->snapshot.phase, "%s", phase);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -274,7 +280,7 @@ bool sc_search_step(sc_search *s)
 			free(st);
 		}
 		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
-		              !s->optimal && s->have_best && !atomic_load(&s->cancel);
+		              !s->optimal && s->have_best && !stopped_by_user(s);
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
@@ -286,7 +292,7 @@ bool sc_search_step(sc_search *s)
 		}
 	}
 	if (!s->refine_done) {
-		if (s->refine->step(s, s->refine_state) && !atomic_load(&s->cancel)) {
+		if (s->refine->step(s, s->refine_state) && !stopped_by_user(s)) {
 			sc_search_publish(s, "refine");
 			return true;
 		}

@@ -81,7 +81,9 @@ int ui_cmd_solve(const ui_opts *o)
 	/* ^C stops the search; the best partition so far is reported */
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
-	while (!ui_interrupted() && sc_search_step(s))
+	/* the search polls ui_interrupted itself (p.interrupted) and ends
+	 * with the best so far, or the greedy split before any */
+	while (sc_search_step(s))
 		show_progress(s, tty, &last);
 	ui_release_interrupts(&saved);
 	show_progress(s, tty, &last);
