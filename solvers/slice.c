@@ -411,7 +411,8 @@ static bool layer_rows(sc_slicer *s, int j, double ub)
 					if (c > ub)
 						continue;
 					double x = before > c ? before : c;
-					if (x < P[j * W + r + 1]) {
+					/* on a tie the later start wins, as when walking */
+					if (x <= P[j * W + r + 1]) {
 						P[j * W + r + 1] = x;
 						A[j * W + r + 1] = l;
 					}
@@ -511,12 +512,20 @@ static bool dp_walk(sc_slicer *s, const int *order, double ub)
 	return true;
 }
 
+/* Below this many units the walk is always taken: it is fast enough
+ * there, and it sums each segment's costs in the same order as before the
+ * row method existed, so splits that tie up to rounding come out the same
+ * (and the searches' results on small graphs stay as they were). */
+#define ROWS_MIN_UNITS 4096
+
 /* True when the row method should cost less than the walk: rows pay the
  * pairs of each two windows plus the positions between them once per layer;
  * the walk pays, for every prefix in a window, the positions back to the
  * start of the previous layer's window. */
 static bool rows_are_cheaper(const sc_slicer *s)
 {
+	if (s->n < ROWS_MIN_UNITS)
+		return false;
 	const int *lo = s->lo, *hi = s->hi;
 	int k = s->k;
 	double rows = 0, walk = 0;

@@ -336,7 +336,7 @@ static double reference_slice(const sc_graph *g, const sc_units *u, const int *o
 Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeout = 240)
 {
 	ts_rng r = {2026};
-	int compared = 0, rows_chosen = 0;
+	int compared = 0;
 	for (int t = 0; t < ts_trials(120); t++) {
 		sc_graph *g;
 		if (t % 2 == 0) {
@@ -375,8 +375,6 @@ Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeou
 			sc_slicer_set_mode(s, mode);
 			for (int i = 0; i < 3; i++) {
 				double v = sc_slice(s, order, inc[i], us);
-				if (mode == SC_SLICE_AUTO && i == 2)
-					rows_chosen += sc_slicer_last_mode(s) == SC_SLICE_ROWS;
 				if (isinf(want)) {
 					cr_assert(isinf(v), "graph %d: nothing fits, slice %g", t,
 					          v);
@@ -401,7 +399,64 @@ Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeou
 		sc_units_free(u);
 		sc_graph_free(g);
 	}
-	cr_log_info("%d graphs with a split, rows chosen on %d", compared, rows_chosen);
 	cr_assert_gt(compared, ts_trials(120) / 2);
+}
+
+/* On generated graphs large enough for the automatic choice to take rows
+ * (5 000 ops, k 4 and 8, with hard and overflow memory limits, which also
+ * end rows early): walking, rows and the choice give the same optimum and
+ * splits that cost it, with no incumbent, an incumbent it beats, and the
+ * tightest incumbent. */
+Test(slice, rows_equal_the_walk_on_large_graphs, .timeout = 120)
+{
+	int rows_chosen = 0;
+	for (int t = 0; t < 6; t++) {
+		sc_graph *g = sc_gen_regal(5000, (uint64_t)t + 1, SC_GEN_ANY, 8, NULL);
+		cr_assert(g);
+		int k = t % 2 ? 8 : 4;
+		if (t >= 2) {
+			double tp = 0;
+			for (int v = 0; v < g->n; v++) {
+				g->param[v] = (double)(v % 7);
+				tp += g->param[v];
+			}
+			g->settings.memory = tp / k * 1.02;
+			g->settings.policy = t >= 4 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *us = malloc((size_t)u->n * sizeof *us);
+		ts_rng r = {(uint64_t)t + 99};
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		sc_slicer_set_mode(s, SC_SLICE_WALK);
+		double want = sc_slice(s, order, INFINITY, NULL);
+		cr_assert(isfinite(want), "graph %d", t);
+		double inc[] = {INFINITY, want * 1.001, want * (1 + 1e-12)};
+		for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+			sc_slicer_set_mode(s, mode);
+			for (int i = 0; i < 3; i++) {
+				double v = sc_slice(s, order, inc[i], us);
+				if (mode == SC_SLICE_AUTO && i == 2)
+					rows_chosen += sc_slicer_last_mode(s) == SC_SLICE_ROWS;
+				cr_assert(fabs(v - want) <= 1e-9 * want,
+				          "graph %d mode %d: %.17g, %.17g", t, mode, v, want);
+				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * v);
+			}
+		}
+		free(prio);
+		free(order);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
 	cr_assert_gt(rows_chosen, 0, "the automatic choice never took the row method");
 }
