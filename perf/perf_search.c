@@ -8,7 +8,12 @@
  *     largest operator graph at k = 8, on one core: median of 3 runs and
  *     evaluations per second;
  *  3. quality: brkga-10000 + refine against exact for every sample graph and
- *     k in {2, 4, 8, 16}.
+ *     k in {2, 4, 8, 16};
+ *  4. one SliceGraph evaluation (sc_slice) of a random Kahn order of the
+ *     generated graphs `stagecut gen -n 10000 -s 1` and `-n 100000 -s 1` at
+ *     k = 8, with no incumbent (cutoff INFINITY, as a search's first
+ *     evaluation) and with the best of the orders as the incumbent: median
+ *     of 7 orders each.
  *
  *   build/perf-search
  */
@@ -20,8 +25,13 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/gen.h"
 #include "core/load.h"
+#include "core/rng.h"
+#include "solvers/order.h"
 #include "solvers/search.h"
+#include "solvers/slice.h"
+#include "solvers/units.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -73,8 +83,74 @@ static sc_graph *load(const char *path)
 	return g;
 }
 
-int main(void)
+/* Section 4: SliceGraph evaluations on a generated graph of n ops. */
+static void slice_timings(int n, int k)
 {
+	enum { RUNS = 7 };
+	sc_error err;
+	sc_graph *g = sc_gen_regal(n, 1, SC_GEN_ANY, k, &err);
+	if (!g) {
+		fprintf(stderr, "perf-search: gen: %s\n", err.msg);
+		exit(2);
+	}
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_units *u = sc_units_new(g, true, set.memory, &err);
+	sc_slicer *sl = u ? sc_slicer_new(u, &set, &err) : NULL;
+	sc_orderer *o = sl ? sc_orderer_new(u, &err) : NULL;
+	double *prio = malloc((size_t)u->n * sizeof *prio);
+	int *order = malloc((size_t)u->n * RUNS * sizeof *order);
+	int *us = malloc((size_t)u->n * sizeof *us);
+	if (!o || !prio || !order || !us) {
+		fprintf(stderr, "perf-search: out of memory\n");
+		exit(2);
+	}
+	sc_rng rng;
+	sc_rng_seed(&rng, 1);
+	double t[RUNS], v[RUNS], best = INFINITY;
+	for (int r = 0; r < RUNS; r++) {
+		for (int i = 0; i < u->n; i++)
+			prio[i] = sc_rng_uniform(&rng);
+		sc_order_kahn(o, prio, order + (size_t)r * u->n);
+		double t0 = sc_clock_now();
+		v[r] = sc_slice(sl, order + (size_t)r * u->n, INFINITY, us);
+		t[r] = sc_clock_now() - t0;
+		if (v[r] < best)
+			best = v[r];
+	}
+	printf("%6d ops (%d units), k = %d, no incumbent:   median %8.2f ms (bottlenecks "
+	       "%.6g .. ",
+	       n, u->n, k, median(t, RUNS) * 1e3, best);
+	double worst = 0;
+	for (int r = 0; r < RUNS; r++)
+		worst = v[r] > worst ? v[r] : worst;
+	printf("%.6g)\n", worst);
+	for (int r = 0; r < RUNS; r++) {
+		double t0 = sc_clock_now();
+		sc_slice(sl, order + (size_t)r * u->n, best, us);
+		t[r] = sc_clock_now() - t0;
+	}
+	printf("%6d ops (%d units), k = %d, incumbent best: median %8.2f ms\n", n, u->n, k,
+	       median(t, RUNS) * 1e3);
+	free(prio);
+	free(order);
+	free(us);
+	sc_orderer_free(o);
+	sc_slicer_free(sl);
+	sc_units_free(u);
+	sc_graph_free(g);
+}
+
+int main(int argc, char **argv)
+{
+	printf("== SliceGraph: one evaluation of a random Kahn order, generated graphs "
+	       "(gen -s 1), k = 8, median of 7 orders\n");
+	slice_timings(10000, 8);
+	slice_timings(100000, 8);
+	printf("\n");
+	if (argc > 1 && strcmp(argv[1], "--slice") == 0)
+		return 0;
+
 	const char *dir = "samples/msr-fiddle";
 	char path[512], line[512], graph[256];
 	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");

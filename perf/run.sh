@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/perf-core 100000
 echo
-echo "== searches: exact vs the published DP, BRKGA speed, BRKGA quality"
+echo "== searches: SliceGraph evaluations (10 000 and 100 000 ops), exact vs the published DP, BRKGA speed, BRKGA quality"
 build/perf-search
 echo
 echo "== the lower-bound ladder (000 Table 1): every sample graph, k = 2, 4, 8, 16, 60 s per rung"

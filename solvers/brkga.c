@@ -149,6 +149,8 @@ static double decode(sc_search *s, brkga_state *st, const double *keys)
 	s->evals++;
 	if (st->kind == FIT_SLICE) {
 		double v = sc_slice(s->slicer, st->order, st->cutoff, st->unit_stage);
+		if (isnan(v))
+			return INFINITY; /* stopped: the search ends at its next check */
 		if (v < s->best)
 			sc_search_offer(s, st->unit_stage, v);
 		else if (isinf(v))
@@ -180,12 +182,26 @@ static void sort_by_fitness(int *rank, int n, const double *fit)
 	}
 }
 
+/* The stop poll while slicing the best arrangement: only a cancel or an
+ * interruption, not the time limit, since this slicing is what the time
+ * was spent for (one slicing of a 100 000-op graph is well under a
+ * second). */
+static bool cancelled(void *ctx)
+{
+	sc_search *s = ctx;
+	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted());
+}
+
 /* Slices the best arrangement (MLA) once per improvement. */
 static void slice_best_arrangement(sc_search *s, brkga_state *st)
 {
 	if (st->kind == FIT_SLICE || st->best_mla_sliced || isinf(st->best_mla))
 		return;
+	sc_slicer_set_stop(s->slicer, cancelled, s);
 	double v = sc_slice(s->slicer, st->best_order, INFINITY, st->unit_stage);
+	sc_slicer_set_stop(s->slicer, sc_search_slicer_stop, s);
+	if (isnan(v))
+		return; /* stopped */
 	if (isinf(v))
 		sc_search_offer_unsliceable(s, st->best_order, st->unit_stage);
 	else

@@ -58,6 +58,8 @@ typedef struct refine_state {
 	long resliced; /* moves when the order was last re-sliced, or -1 */
 	bool improved; /* this pass found a move */
 	bool done;
+	double *prio; /* repair by other orders: random priorities */
+	long tries;   /* other orders sliced so far */
 } refine_state;
 
 static void refine_phase_fini(void *state)
@@ -74,6 +76,7 @@ static void refine_phase_fini(void *state)
 	free(r->order);
 	free(r->sliced);
 	free(r->first);
+	free(r->prio);
 	free(r);
 }
 
@@ -92,9 +95,10 @@ static sc_status refine_phase_init(sc_search *s, const int *start, void **state,
 		r->order = sc_malloc_n(nu, sizeof *r->order);
 		r->sliced = sc_malloc_n(nu, sizeof *r->sliced);
 		r->first = malloc((size_t)(s->set.k + 1) * sizeof *r->first);
+		r->prio = sc_malloc_n(nu, sizeof *r->prio);
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
-	    !r->order || !r->sliced || !r->first) {
+	    !r->order || !r->sliced || !r->first || !r->prio) {
 		refine_phase_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
@@ -237,6 +241,17 @@ static bool try_set(sc_search *s, refine_state *r, int nset, int b, const standi
 	return false;
 }
 
+/* Takes r->sliced (a split within the limit) as the partition.  Returns
+ * true when it fits by core's sums too. */
+static bool take_sliced(sc_search *s, refine_state *r)
+{
+	const sc_units *u = s->units;
+	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
+	sc_units_expand(u, r->unit_stage, r->op_stage);
+	sc_costs_eval(r->c, r->op_stage);
+	return sc_costs_feasible(r->c);
+}
+
 /* Slices the order the partition induces, exactly under the hard limit,
  * and takes the split when it fits (see the top of the file).  Returns true
  * when the partition fits now. */
@@ -258,13 +273,47 @@ static bool reslice(sc_search *s, refine_state *r)
 	}
 	double v = sc_slice(s->slicer, r->order, INFINITY, r->sliced);
 	s->evals++;
-	if (isinf(v))
-		return false;
-	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
-	sc_units_expand(u, r->unit_stage, r->op_stage);
-	sc_costs_eval(r->c, r->op_stage);
+	if (!(v < INFINITY))
+		return false; /* nothing fits, or stopped */
 	/* the slicer's sums and core's may differ in the last bits */
-	return sc_costs_feasible(r->c);
+	return take_sliced(s, r);
+}
+
+/* The last resort of the repair, when moves and the induced order are
+ * stuck over the limit: other topological orders (Kahn with random
+ * priorities from the search's generator, so the seed decides), each
+ * sliced exactly under the limit, until one has a fitting split, until
+ * `until`, or after repair_tries orders.  Any fitting partition is a
+ * contiguous split of some topological order (its stages one after the
+ * other), so this finds one whenever an order it draws has it; it cannot
+ * promise to (fitting is NP-hard).  Returns true when the partition fits
+ * now. */
+#define REPAIR_TRIES 4096
+
+/* At most REPAIR_TRIES orders, fewer on large graphs (a slicing costs about
+ * n + m there): a count, not a time, so that the seed decides the result. */
+static long repair_tries(const sc_search *s)
+{
+	double cap = 2e7 / ((double)s->units->n + (double)s->g->m + 1);
+	return cap >= REPAIR_TRIES ? REPAIR_TRIES : cap < 8 ? 8 : (long)cap;
+}
+
+static bool repair_by_orders(sc_search *s, refine_state *r, double until)
+{
+	const sc_units *u = s->units;
+	while (r->tries < repair_tries(s)) {
+		if (sc_search_should_stop(s, 0) || sc_clock_now() >= until)
+			return false;
+		r->tries++;
+		for (int i = 0; i < u->n; i++)
+			r->prio[i] = sc_rng_uniform(&s->rng);
+		sc_order_kahn(s->orderer, r->prio, r->order);
+		double v = sc_slice(s->slicer, r->order, INFINITY, r->sliced);
+		s->evals++;
+		if (v < INFINITY && take_sliced(s, r))
+			return true;
+	}
+	return false;
 }
 
 static bool refine_phase_step(sc_search *s, void *state)
@@ -280,6 +329,9 @@ static bool refine_phase_step(sc_search *s, void *state)
 		standing was = stand(r->c);
 		bool over = isinf(was.value);
 		for (; r->scan < u->n && !moved; r->scan++) {
+			/* a pass over a large graph spans steps */
+			if ((r->scan & 255) == 255 && sc_clock_now() >= until)
+				break;
 			int x = r->scan, b = r->unit_stage[x];
 			/* the bottleneck stage's units; over the limit, those of
 			 * every stage over it */
@@ -298,6 +350,12 @@ static bool refine_phase_step(sc_search *s, void *state)
 		 * moves led, unless nothing moved since it was last sliced */
 		if (!moved && r->scan >= u->n && over && r->resliced != r->moves)
 			moved = reslice(s, r);
+		/* still stuck over the limit: other orders */
+		if (!moved && r->scan >= u->n && over && r->tries < repair_tries(s)) {
+			moved = repair_by_orders(s, r, until);
+			if (!moved && r->tries < repair_tries(s))
+				break; /* out of time for this step: go on next step */
+		}
 		if (moved) {
 			r->moves++;
 			r->improved = true;

@@ -41,9 +41,15 @@ void sc_search_params_init(sc_search_params *p)
 
 /* ---- framework ---------------------------------------------------------- */
 
+/* Cancelled, or interrupted through params.interrupted. */
+static bool stopped_by_user(sc_search *s)
+{
+	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted());
+}
+
 bool sc_search_should_stop(sc_search *s, long budget)
 {
-	if (atomic_load(&s->cancel))
+	if (stopped_by_user(s))
 		return true;
 	if (s->p.time_limit > 0 && sc_clock_now() - s->t0 >= s->p.time_limit)
 		return true;
@@ -108,6 +114,8 @@ static double unit_excess(sc_search *s, const int *unit_stage)
 
 void sc_search_offer(sc_search *s, const int *unit_stage, double value)
 {
+	if (isnan(value))
+		return; /* a slicing stopped before it had a split */
 	if (s->have_best) {
 		if (isfinite(value) || isfinite(s->best)) {
 			/* a feasible best beats every infeasible partition */
@@ -146,9 +154,14 @@ void sc_search_publish(sc_search *s, const char *phase)
 	s->snapshot.best = s->have_best ? s->best : INFINITY;
 	s->snapshot.elapsed = sc_clock_now() - s->t0;
 	s->snapshot.optimal = s->optimal;
-	s->snapshot.cancelled = atomic_load(&s->cancel);
+	s->snapshot.cancelled = stopped_by_user(s);
 	snprintf(s->snapshot.phase, sizeof s->snapshot.phase, "%s", phase);
 	pthread_mutex_unlock(&s->lock);
+}
+
+bool sc_search_slicer_stop(void *ctx)
+{
+	return sc_search_should_stop(ctx, 0);
 }
 
 static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
@@ -163,6 +176,8 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 	if (!s->units)
 		return err ? err->code : SC_ERR_NOMEM;
 	s->slicer = sc_slicer_new(s->units, &s->set, err);
+	if (s->slicer)
+		sc_slicer_set_stop(s->slicer, sc_search_slicer_stop, s);
 	s->orderer = s->slicer ? sc_orderer_new(s->units, err) : NULL;
 	if (!s->orderer)
 		return err ? err->code : SC_ERR_NOMEM;
@@ -191,6 +206,11 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	}
 	s->g = g;
 	s->set = *set;
+	/* at most one op per non-empty stage: with more stages than ops the
+	 * rest stay empty (an empty stage costs nothing), so every method works
+	 * with k = min(k, n) and its stages are valid for the k asked for */
+	if (s->set.k > g->n)
+		s->set.k = g->n > 0 ? g->n : 1;
 	s->p = *p;
 	s->refine = refine;
 	s->best = INFINITY;
@@ -200,8 +220,8 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	sc_rng_seed(&s->rng, p->seed);
 	s->best_stage = sc_part_new(g);
 	s->offer_ops = sc_part_new(g);
-	s->offer_param = sc_malloc_n((size_t)set->k, sizeof *s->offer_param);
-	s->offer_costs = sc_costs_new(g, set, NULL);
+	s->offer_param = sc_malloc_n((size_t)s->set.k, sizeof *s->offer_param);
+	s->offer_costs = sc_costs_new(g, &s->set, NULL);
 	if (!s->best_stage || !s->offer_ops || !s->offer_param || !s->offer_costs) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
@@ -260,7 +280,7 @@ bool sc_search_step(sc_search *s)
 			free(st);
 		}
 		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
-		              !s->optimal && s->have_best && !atomic_load(&s->cancel);
+		              !s->optimal && s->have_best && !stopped_by_user(s);
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
@@ -272,7 +292,7 @@ bool sc_search_step(sc_search *s)
 		}
 	}
 	if (!s->refine_done) {
-		if (s->refine->step(s, s->refine_state) && !atomic_load(&s->cancel)) {
+		if (s->refine->step(s, s->refine_state) && !stopped_by_user(s)) {
 			sc_search_publish(s, "refine");
 			return true;
 		}

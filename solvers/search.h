@@ -52,6 +52,10 @@ typedef struct sc_search_params {
 	long ideal_limit;  /* exact: refuse past this many ideals (default 20000) */
 	bool refine;       /* refine the result (default true) */
 	const int *start;  /* op stages to start from (refine; others ignore it) */
+	/* polled inside long loops (with the time limit and the cancel flag)
+	 * and stops the search when it returns true, e.g. a flag a signal
+	 * handler raises; called on the stepping thread; NULL = none */
+	bool (*interrupted)(void);
 } sc_search_params;
 
 /* Fills p with the defaults (method "best", seed 1, no time limit). */

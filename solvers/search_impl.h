@@ -99,11 +99,17 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
  * (budget <= 0 means no budget). */
 bool sc_search_should_stop(sc_search *s, long budget);
 
+/* The stop poll the framework gives the slicer (sc_slicer_set_stop; ctx is
+ * the search): cancelled, interrupted or out of time, not the budget, which
+ * counts whole evaluations. */
+bool sc_search_slicer_stop(void *ctx);
+
 /* Offers a partition given per unit (unit_stage) with its objective value
  * (INFINITY when it breaks the hard memory limit); keeps it when it ranks
  * before the best so far (search.h).  The value only filters: a kept
  * partition is re-evaluated with core's cost model.  Cheap when it cannot be
- * kept.  Thread: the stepping one. */
+ * kept.  A NAN value (a slicing that was stopped) is ignored.  Thread: the
+ * stepping one. */
 void sc_search_offer(sc_search *s, const int *unit_stage, double value);
 
 /* Offers a partition given per op; always re-evaluates it. */

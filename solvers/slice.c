@@ -1,6 +1,12 @@
 /*
  * slice.c - SliceGraph with incremental segment costs.  See slice.h.
  *
+ * Longer than 600 lines: the two ways of filling the one DP table (walking
+ * segments leftwards, and rows over two windows with the io as a sum of
+ * point weights) share its windows, bounds and traceback, and are tested
+ * against each other, so they stay in one file.
+ *
+ * The walk:
  * Positions are indices into the order.  A segment [l, r] is grown from
  * r down to l.  When unit X (at position l) joins it, for each op x of X:
  *  - x's tensor leaves the segment iff x has a successor after r: io_out;
@@ -25,9 +31,25 @@ struct sc_slicer {
 	int *maxsucc; /* op -> last position of a successor, or -1 */
 	int *mark;    /* op -> stamp when its tensor is an input of the segment */
 	int stamp;
-	double *P;   /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
-	int *A;      /* (k+1) x (n+1): start of the last segment, or t if empty */
-	int *greedy; /* unit -> stage of the equal-work split */
+	double *P;    /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
+	int *A;       /* (k+1) x (n+1): start of the last segment, or t if empty */
+	int *greedy;  /* unit -> stage of the equal-work split */
+	int *lo, *hi; /* k+1: the window of prefixes each layer of the DP may end at */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
+	int until_poll;   /* segment extensions until the next stop poll */
+	int mode;         /* SC_SLICE_AUTO, _WALK or _ROWS */
+	const int *order; /* the order being sliced */
+	int last_mode;    /* what the last sc_slice used */
+	/* the row method (see layer_rows) */
+	double *wsum, *psum;  /* n+1: prefix sums of work and param in the order */
+	double *diff;         /* n: suffix adds of the io of the current row */
+	int *pa, *pb;         /* touch points (a, b) of the tensors, by tensor */
+	double *pw;           /* and their weights (the tensor's bytes) */
+	int *by_a_off, *by_a; /* point indices by a + 1 (a = -1 for the first) */
+	int *by_b_off, *by_b; /* point indices by b */
+	int *scratch;         /* one op's successor positions */
+	int npoints;
 };
 
 typedef struct segment {
@@ -44,6 +66,19 @@ void sc_slicer_free(sc_slicer *s)
 	free(s->P);
 	free(s->A);
 	free(s->greedy);
+	free(s->lo);
+	free(s->hi);
+	free(s->wsum);
+	free(s->psum);
+	free(s->diff);
+	free(s->pa);
+	free(s->pb);
+	free(s->pw);
+	free(s->by_a_off);
+	free(s->by_a);
+	free(s->by_b_off);
+	free(s->by_b);
+	free(s->scratch);
 	free(s);
 }
 
@@ -68,8 +103,24 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 		s->P = malloc(cells * sizeof *s->P);
 		s->A = malloc(cells * sizeof *s->A);
 		s->greedy = sc_malloc_n(nu, sizeof *s->greedy);
+		s->lo = sc_malloc_n((size_t)set->k + 1, sizeof *s->lo);
+		s->hi = sc_malloc_n((size_t)set->k + 1, sizeof *s->hi);
+		size_t np = no + (size_t)u->g->m + 1;
+		s->wsum = sc_malloc_n(nu + 1, sizeof *s->wsum);
+		s->psum = sc_malloc_n(nu + 1, sizeof *s->psum);
+		s->diff = sc_malloc_n(nu + 1, sizeof *s->diff);
+		s->pa = sc_malloc_n(np, sizeof *s->pa);
+		s->pb = sc_malloc_n(np, sizeof *s->pb);
+		s->pw = sc_malloc_n(np, sizeof *s->pw);
+		s->by_a_off = sc_malloc_n(nu + 2, sizeof *s->by_a_off);
+		s->by_a = sc_malloc_n(np, sizeof *s->by_a);
+		s->by_b_off = sc_malloc_n(nu + 2, sizeof *s->by_b_off);
+		s->by_b = sc_malloc_n(np, sizeof *s->by_b);
+		s->scratch = sc_malloc_n(np, sizeof *s->scratch);
 	}
-	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy) {
+	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy || !s->lo ||
+	    !s->hi || !s->wsum || !s->psum || !s->diff || !s->pa || !s->pb || !s->pw ||
+	    !s->by_a_off || !s->by_a || !s->by_b_off || !s->by_b || !s->scratch) {
 		sc_slicer_free(s);
 		sc_error_nomem(err, "the slicing tables");
 		return NULL;
@@ -163,6 +214,345 @@ static double greedy_split(sc_slicer *s, const int *order)
 	return worst;
 }
 
+void sc_slicer_set_stop(sc_slicer *s, bool (*stop)(void *ctx), void *ctx)
+{
+	s->stop = stop;
+	s->stop_ctx = ctx;
+}
+
+/* Polled every STOP_EVERY segment extensions: a few hundred microseconds
+ * of work on any graph, so a stop is seen well within 100 ms. */
+#define STOP_EVERY 4096
+
+static inline bool should_stop(sc_slicer *s)
+{
+	if (--s->until_poll > 0)
+		return false;
+	s->until_poll = STOP_EVERY;
+	return s->stop && s->stop(s->stop_ctx);
+}
+
+/* The windows of the DP under the bound ub.  A stage cost is at least its
+ * work, so in a split beating ub every stage's work is at most ub.  Work is
+ * additive and non-negative, so the prefixes that j such stages can cover
+ * are exactly [0, F_j] (F_j by the greedy longest reach), and the suffixes
+ * that i stages can cover are [B_i, n].  A prefix t ends j stages of a
+ * split into k only if F_j >= t >= B_{k-j}: lo[j] = B_{k-j}, hi[j] = F_j.
+ * Returns false when some window is empty (nothing can beat ub). */
+static bool windows(sc_slicer *s, const int *order, double ub)
+{
+	const double *w = s->u->work;
+	int n = s->n, k = s->k;
+	int *lo = s->lo, *hi = s->hi;
+	int t = 0;
+	double acc = 0;
+	hi[0] = 0;
+	for (int j = 1; j <= k; j++) {
+		acc = 0;
+		while (t < n && acc + w[order[t]] <= ub)
+			acc += w[order[t++]];
+		hi[j] = t;
+	}
+	t = n;
+	lo[k] = n;
+	for (int i = 1; i <= k; i++) {
+		acc = 0;
+		while (t > 0 && acc + w[order[t - 1]] <= ub)
+			acc += w[order[--t]];
+		lo[k - i] = t;
+	}
+	for (int j = 0; j <= k; j++)
+		if (lo[j] > hi[j])
+			return false;
+	return lo[0] == 0 && hi[k] == n;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The touch points of every tensor for the row method (see layer_rows):
+ * for op x at position p with successors at the distinct positions
+ * s1 < s2 < ... after p, the points (-1, p), (p, s1), (s1, s2), ...; and
+ * their indices bucketed by a (a >= 0) and by b.  O(n + m log deg). */
+static void build_points(sc_slicer *s)
+{
+	const sc_units *u = s->u;
+	const sc_graph *g = s->g;
+	int n = s->n, np = 0;
+	int *q = s->scratch;
+	for (int x = 0; x < g->n; x++) {
+		int px = s->pos[u->unit_of[x]], cnt = 0;
+		for (int i = g->succ_off[x]; i < g->succ_off[x + 1]; i++) {
+			int p = s->pos[u->unit_of[g->succ[i]]];
+			if (p > px)
+				q[cnt++] = p;
+		}
+		if (cnt > 16) {
+			qsort(q, (size_t)cnt, sizeof *q, cmp_int);
+		} else {
+			for (int i = 1; i < cnt; i++) {
+				int v = q[i], j = i;
+				while (j > 0 && q[j - 1] > v) {
+					q[j] = q[j - 1];
+					j--;
+				}
+				q[j] = v;
+			}
+		}
+		int prev = -1;
+		for (int i = -1; i < cnt; i++) {
+			int b = i < 0 ? px : q[i];
+			if (i >= 0 && b == prev)
+				continue;
+			s->pa[np] = prev;
+			s->pb[np] = b;
+			s->pw[np] = g->out[x];
+			np++;
+			prev = b;
+		}
+	}
+	s->npoints = np;
+	int *ao = s->by_a_off, *bo = s->by_b_off;
+	for (int i = 0; i <= n + 1; i++)
+		ao[i] = bo[i] = 0;
+	for (int i = 0; i < np; i++) {
+		if (s->pa[i] >= 0)
+			ao[s->pa[i] + 2]++;
+		bo[s->pb[i] + 2]++;
+	}
+	for (int i = 2; i <= n + 1; i++) {
+		ao[i] += ao[i - 1];
+		bo[i] += bo[i - 1];
+	}
+	for (int i = 0; i < np; i++) {
+		if (s->pa[i] >= 0)
+			s->by_a[ao[s->pa[i] + 1]++] = i;
+		s->by_b[bo[s->pb[i] + 1]++] = i;
+	}
+	/* now off[a] .. off[a + 1] holds bucket a */
+}
+
+/*
+ * Layer j of the DP by rows.  For a segment [l, r], its io bytes are
+ *   T(l, r) - H(l, r),
+ * where T sums the tensors that touch it (produced or consumed in it) and H
+ * those whose whole span, from the producer to the last consumer, lies in
+ * it (io_out counts a tensor produced inside and read after r, io_in one
+ * produced before l and read inside: together, the touching tensors that do
+ * not lie inside).  A tensor with touch points p0 < p1 < ... (its producer,
+ * then its consumers' positions) touches [l, r] iff some p_i has p_{i-1} <
+ * l <= p_i <= r, for exactly one i; so with the points (a, b) = (p_{i-1},
+ * p_i), T(l, r) sums the points with a < l <= b <= r, and H the spans (a, b)
+ * with l <= a, b <= r.  For a fixed l both are sums over b <= r: a
+ * difference array over r (diff) holds them, and moving to l + 1 changes
+ * only the points with a = l or b = l.  So the io of every (l, r) in the
+ * two windows costs O(1) each after O(n / k + points) per layer, instead of
+ * re-walking the n / k positions between the windows for every r.
+ * Returns false when stopped.
+ */
+static bool layer_rows(sc_slicer *s, int j, double ub)
+{
+	const sc_units *u = s->u;
+	const sc_graph *g = s->g;
+	int W = s->n + 1;
+	double *P = s->P, *D = s->diff;
+	int *A = s->A;
+	const double *ws = s->wsum, *ps = s->psum;
+	double B = s->set.bandwidth, M = s->set.memory;
+	bool hard = s->set.policy == SC_MEM_HARD;
+	int l0 = s->lo[j - 1], l1 = s->hi[j - 1];
+	int rlo = s->lo[j] - 1 > l0 ? s->lo[j] - 1 : l0, rhi = s->hi[j] - 1;
+	for (int t = s->lo[j]; t <= s->hi[j]; t++)
+		P[j * W + t] = INFINITY;
+	if (rhi >= rlo) {
+		for (int r = rlo; r <= rhi; r++)
+			D[r] = 0;
+		/* the row of l0: touch points with a < l0 <= b <= rhi, and the
+		 * spans starting at l0 or later and ending by rhi */
+		for (int b = l0; b <= rhi; b++) {
+			if (should_stop(s))
+				return false;
+			for (int i = s->by_b_off[b]; i < s->by_b_off[b + 1]; i++) {
+				int pt = s->by_b[i];
+				if (s->pa[pt] < l0)
+					D[b > rlo ? b : rlo] += s->pw[pt];
+			}
+			int unit = s->order[b];
+			for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
+				int x = u->ops[i];
+				int e = s->maxsucc[x] > b ? s->maxsucc[x] : b;
+				if (e <= rhi)
+					D[e > rlo ? e : rlo] -= g->out[x];
+			}
+		}
+		double pre = 0; /* the sum of D before the row's first r */
+		int rw = l0 - 1;
+		for (int l = l0; l <= l1; l++) {
+			double before = P[(j - 1) * W + l];
+			if (rw < l - 1)
+				rw = l - 1;
+			/* the segments [l, r] within the work bound (and the hard
+			 * limit): r up to rw, which only grows with l */
+			while (rw + 1 <= rhi && ws[rw + 2] - ws[l] <= ub &&
+			       !(hard && ps[rw + 2] - ps[l] > M))
+				rw++;
+			if (before <= ub) {
+				double v = pre;
+				for (int r = l > rlo ? l : rlo; r <= rw; r++) {
+					if (should_stop(s))
+						return false;
+					v += D[r];
+					double param = ps[r + 1] - ps[l];
+					double over = param > M ? (param - M) / B : 0;
+					double c = (v > 0 ? v : 0) / B + (ws[r + 1] - ws[l]) + over;
+					if (c > ub)
+						continue;
+					double x = before > c ? before : c;
+					/* on a tie the later start wins, as when walking */
+					if (x <= P[j * W + r + 1]) {
+						P[j * W + r + 1] = x;
+						A[j * W + r + 1] = l;
+					}
+				}
+			}
+			if (l > rhi)
+				continue;
+			/* to l + 1: the points with b = l stop touching, those with
+			 * a = l start to, and the spans starting at l leave */
+			for (int i = s->by_b_off[l]; i < s->by_b_off[l + 1]; i++) {
+				int pt = s->by_b[i];
+				if (s->pa[pt] < l)
+					D[l > rlo ? l : rlo] -= s->pw[pt];
+			}
+			for (int i = s->by_a_off[l]; i < s->by_a_off[l + 1]; i++) {
+				int pt = s->by_a[i], b = s->pb[pt];
+				if (b <= rhi)
+					D[b > rlo ? b : rlo] += s->pw[pt];
+			}
+			int unit = s->order[l];
+			for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
+				int x = u->ops[i];
+				int e = s->maxsucc[x] > l ? s->maxsucc[x] : l;
+				if (e <= rhi)
+					D[e > rlo ? e : rlo] += g->out[x];
+			}
+			if (l >= rlo)
+				pre += D[l];
+		}
+	}
+	/* an empty last stage: as good as one stage fewer */
+	int t0 = s->lo[j] > l0 ? s->lo[j] : l0, t1 = s->hi[j] < l1 ? s->hi[j] : l1;
+	for (int t = t0; t <= t1; t++)
+		if (P[(j - 1) * W + t] <= P[j * W + t]) {
+			P[j * W + t] = P[(j - 1) * W + t];
+			A[j * W + t] = t;
+		}
+	return true;
+}
+
+/* The DP by walking: for each prefix t, the segments [l, t) grown leftwards
+ * one unit at a time (add_unit), serving every layer whose window holds t.
+ * Returns false when stopped. */
+static bool dp_walk(sc_slicer *s, const int *order, double ub)
+{
+	int n = s->n, k = s->k, W = n + 1;
+	const int *lo = s->lo, *hi = s->hi;
+	double *P = s->P;
+	int *A = s->A;
+	bool hard = s->set.policy == SC_MEM_HARD;
+	double M = s->set.memory;
+	for (int t = lo[1] > 1 ? lo[1] : 1; t <= n; t++) {
+		/* the layers whose window holds t: ja..jb (windows grow with j) */
+		int ja = 1, jb = k;
+		while (ja <= k && hi[ja] < t)
+			ja++;
+		while (jb >= 1 && lo[jb] > t)
+			jb--;
+		if (ja > jb)
+			continue;
+		for (int j = ja; j <= jb; j++)
+			P[j * W + t] = INFINITY;
+		/* a segment [l, t) with l in the window of layer j - 1 */
+		int lmin = lo[ja - 1];
+		segment seg = {0, 0, 0, 0};
+		int st = next_stamp(s);
+		for (int l = t - 1; l >= lmin; l--) {
+			if (should_stop(s))
+				return false;
+			add_unit(s, &seg, l, t - 1, order[l], st);
+			if (seg.work > ub || (hard && seg.param > M))
+				break; /* only grows from here */
+			double c = seg_cost(s, &seg);
+			if (c > ub)
+				continue;
+			for (int j = ja; j <= jb; j++) {
+				if (l < lo[j - 1] || l > hi[j - 1])
+					continue;
+				double before = P[(j - 1) * W + l];
+				double v = before > c ? before : c;
+				if (v < P[j * W + t]) {
+					P[j * W + t] = v;
+					A[j * W + t] = l;
+				}
+			}
+		}
+		/* an empty last stage: as good as one stage fewer */
+		for (int j = ja; j <= jb; j++) {
+			if (t < lo[j - 1] || t > hi[j - 1])
+				continue;
+			if (P[(j - 1) * W + t] <= P[j * W + t]) {
+				P[j * W + t] = P[(j - 1) * W + t];
+				A[j * W + t] = t;
+			}
+		}
+	}
+	return true;
+}
+
+/* Below this many units the walk is always taken: it is fast enough
+ * there, and it sums each segment's costs in the same order as before the
+ * row method existed, so splits that tie up to rounding come out the same
+ * (and the searches' results on small graphs stay as they were). */
+#define ROWS_MIN_UNITS 4096
+
+/* True when the row method should cost less than the walk: rows pay the
+ * pairs of each two windows plus the positions between them once per layer;
+ * the walk pays, for every prefix in a window, the positions back to the
+ * start of the previous layer's window. */
+static bool rows_are_cheaper(const sc_slicer *s)
+{
+	if (s->n < ROWS_MIN_UNITS)
+		return false;
+	const int *lo = s->lo, *hi = s->hi;
+	int k = s->k;
+	double rows = 0, walk = 0;
+	for (int j = 1; j <= k; j++) {
+		rows += (double)(hi[j] - lo[j - 1] + 1) +
+		        (double)(hi[j - 1] - lo[j - 1] + 1) * (double)(hi[j] - lo[j] + 1);
+	}
+	int ja = 1;
+	for (int t = lo[1] > 1 ? lo[1] : 1; t <= s->n; t++) {
+		while (ja <= k && hi[ja] < t)
+			ja++;
+		if (ja <= k && lo[ja] <= t)
+			walk += t - lo[ja - 1];
+	}
+	return rows < walk;
+}
+
+void sc_slicer_set_mode(sc_slicer *s, int mode)
+{
+	s->mode = mode;
+}
+
+int sc_slicer_last_mode(const sc_slicer *s)
+{
+	return s->last_mode;
+}
+
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 {
 	const sc_units *u = s->u;
@@ -170,6 +560,8 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 	int n = s->n, k = s->k;
 	if (n == 0)
 		return 0;
+	s->until_poll = STOP_EVERY;
+	s->order = order;
 	for (int p = 0; p < n; p++)
 		s->pos[order[p]] = p;
 	for (int x = 0; x < g->n; x++) {
@@ -181,48 +573,40 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 		}
 		s->maxsucc[x] = last;
 	}
+	if (s->stop && s->stop(s->stop_ctx))
+		return NAN;
 	double greedy = greedy_split(s, order);
 	double ub = greedy < cutoff ? greedy : cutoff;
-	bool hard = s->set.policy == SC_MEM_HARD;
-	double M = s->set.memory;
+	bool any = windows(s, order, ub);
+	s->last_mode = SC_SLICE_AUTO;
 
 	int W = n + 1;
 	double *P = s->P;
 	int *A = s->A;
-	P[0] = 0;
-	for (int t = 1; t <= n; t++)
-		P[t] = INFINITY;
-	for (int j = 1; j <= k; j++)
-		P[j * W] = 0;
-	for (int t = 1; t <= n; t++) {
-		for (int j = 1; j <= k; j++)
-			P[j * W + t] = INFINITY;
-		segment seg = {0, 0, 0, 0};
-		int st = next_stamp(s);
-		for (int l = t - 1; l >= 0; l--) {
-			add_unit(s, &seg, l, t - 1, order[l], st);
-			if (seg.work > ub || (hard && seg.param > M))
-				break; /* only grows from here */
-			double c = seg_cost(s, &seg);
-			if (c > ub)
-				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = P[(j - 1) * W + l];
-				double v = before > c ? before : c;
-				if (v < P[j * W + t]) {
-					P[j * W + t] = v;
-					A[j * W + t] = l;
-				}
+	if (any) {
+		for (int j = 0; j <= k; j++)
+			if (s->lo[j] == 0)
+				P[j * W] = 0; /* nothing covered yet: j empty stages */
+		bool rows = s->mode == SC_SLICE_ROWS ||
+		            (s->mode == SC_SLICE_AUTO && rows_are_cheaper(s));
+		bool done = true;
+		s->last_mode = rows ? SC_SLICE_ROWS : SC_SLICE_WALK;
+		if (rows) {
+			s->wsum[0] = s->psum[0] = 0;
+			for (int p = 0; p < n; p++) {
+				s->wsum[p + 1] = s->wsum[p] + u->work[order[p]];
+				s->psum[p + 1] = s->psum[p] + u->param[order[p]];
 			}
+			build_points(s);
+			for (int j = 1; j <= k && done; j++)
+				done = layer_rows(s, j, ub);
+		} else {
+			done = dp_walk(s, order, ub);
 		}
-		/* an empty last stage: as good as one stage fewer */
-		for (int j = 1; j <= k; j++)
-			if (P[(j - 1) * W + t] <= P[j * W + t]) {
-				P[j * W + t] = P[(j - 1) * W + t];
-				A[j * W + t] = t;
-			}
+		if (!done)
+			return NAN;
 	}
-	double best = P[k * W + n];
+	double best = any ? P[k * W + n] : INFINITY;
 	if (isinf(best)) {
 		/* nothing at or below the bound: the greedy split is the answer we
 		 * have (it exceeds the cutoff, or is itself infeasible) */

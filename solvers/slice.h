@@ -11,7 +11,20 @@
  * its cost, so the extension stops once the work passes an upper bound: the
  * cost of an equal-work split of the same order, or the caller's cutoff.
  * Under the hard memory policy it also stops once the parameters overflow.
- * The result is exact: tests compare it with every segmentation.
+ *
+ * A split that beats the bound has every stage's work within it, so the
+ * prefixes where its j-th stage can end lie in a window [lo_j, hi_j] found
+ * greedily from both ends (work is additive); near a good incumbent the
+ * windows are narrow, a few dozen units against n / k.  When they are, the
+ * table is filled layer by layer, pairing each start in one window with
+ * each end in the next, with the io of a segment kept as a sum over the
+ * tensors' touch points that changes by O(degree) from one start to the
+ * next (slice.c, layer_rows): O(n + m + k w^2) per evaluation for windows
+ * of w units, instead of O(n w) for walking.  The cheaper is chosen from
+ * the window sizes.  The time limit and cancelling are polled inside
+ * (sc_slicer_set_stop).
+ * The result is exact: tests compare it with every segmentation and with
+ * the textbook DP.
  */
 #ifndef SC_SLICE_H
 #define SC_SLICE_H
@@ -33,6 +46,25 @@ void sc_slicer_free(sc_slicer *s);
  * NULL it receives the split whose cost is returned (0-based stages in
  * pipeline order), unless the result is INFINITY. */
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
+/* (NAN instead, with unit_stage untouched, when the stop set by
+ * sc_slicer_set_stop said to stop.) */
+
+/* Makes sc_slice poll stop(ctx) every few thousand steps (and once before
+ * it starts) and give up, returning NAN, when it says true, so that a time
+ * limit or a cancel holds within one slicing.  stop is called on the
+ * slicing thread; NULL (the default) never stops. */
+void sc_slicer_set_stop(sc_slicer *s, bool (*stop)(void *ctx), void *ctx);
+
+/* How sc_slice fills its table (the result is the same): SC_SLICE_AUTO
+ * (the default) picks the cheaper of walking each segment leftwards and
+ * the row method of slice.c by the sizes of the windows; the others force
+ * one, for tests and benchmarks. */
+enum { SC_SLICE_AUTO, SC_SLICE_WALK, SC_SLICE_ROWS };
+void sc_slicer_set_mode(sc_slicer *s, int mode);
+
+/* How the last sc_slice filled its table: SC_SLICE_WALK or SC_SLICE_ROWS,
+ * or SC_SLICE_AUTO when it needed no table (nothing could beat the bound). */
+int sc_slicer_last_mode(const sc_slicer *s);
 
 /* The equal-work split of order into k stages (no optimisation): fills
  * unit_stage and returns its bottleneck.  The cheap baseline. */

@@ -87,6 +87,8 @@ static bool random_step(sc_search *s)
 		random_priorities(s, st->prio);
 		sc_order_kahn(s->orderer, st->prio, st->order);
 		double v = sc_slice(s->slicer, st->order, s->best, st->unit_stage);
+		if (isnan(v))
+			return false; /* stopped */
 		s->evals++;
 		if (v < s->best)
 			sc_search_offer(s, st->unit_stage, v);
@@ -109,6 +111,8 @@ static bool dpl_step(sc_search *s)
 	simple_state *st = s->state;
 	sc_order_dfs(s->orderer, st->order);
 	double v = sc_slice(s->slicer, st->order, INFINITY, st->unit_stage);
+	if (isnan(v))
+		return false; /* stopped */
 	s->evals++;
 	if (isinf(v))
 		sc_search_offer_unsliceable(s, st->order, st->unit_stage);

@@ -133,3 +133,30 @@ Test(search, bad_parameters_are_refused)
 	cr_assert(strstr(err.msg, "more than 3 ideals"), "%s", err.msg);
 	sc_graph_free(g);
 }
+
+/* k past the number of ops: at most n stages can be non-empty, so every
+ * method searches with k = n and leaves the rest empty.  The result must be
+ * the same partition as with k = n (same seed), valid for the k asked for,
+ * and it must not cost memory or time in proportion to k (k = 1 000 000
+ * took gigabytes and minutes when the searches sized their tables by k). */
+Test(search, a_huge_k_searches_with_as_many_stages_as_ops, .timeout = 60)
+{
+	static const char *const methods[] = {"kahn",         "slice", "random", "brkga",  "mla",
+	                                      "mla-weighted", "dpl",   "exact",  "refine", "best"};
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	int *a = malloc((size_t)g->n * sizeof *a), *b = malloc((size_t)g->n * sizeof *b);
+	for (size_t h = 0; h < sizeof methods / sizeof *methods; h++) {
+		double huge = ts_search(g, 1000000, methods[h], 3, 0, a, NULL);
+		double same = ts_search(g, g->n, methods[h], 3, 0, b, NULL);
+		cr_assert(isfinite(huge), "%s", methods[h]);
+		cr_assert_eq(huge, same, "%s: %.17g with k = 1e6, %.17g with k = n", methods[h],
+		             huge, same);
+		cr_assert_float_eq(ts_objective(g, 1000000, a), huge, 1e-12 * huge, "%s",
+		                   methods[h]);
+		for (int v = 0; v < g->n; v++)
+			cr_assert_eq(a[v], b[v], "%s: op %d", methods[h], v);
+	}
+	free(a);
+	free(b);
+	sc_graph_free(g);
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/gen.h"
 #include "core/partition.h"
 #include "solvers/order.h"
 #include "solvers/slice.h"
@@ -192,7 +193,7 @@ static double eval_units(const sc_graph *g, const sc_units *u, const int *us, in
 	return v;
 }
 
-Test(slice, equals_every_segmentation, .timeout = 120)
+Test(slice, equals_every_segmentation, .timeout = 240)
 {
 	ts_rng r = {123};
 	int compared = 0;
@@ -213,15 +214,19 @@ Test(slice, equals_every_segmentation, .timeout = 120)
 			prio[i] = ts_uniform(&r);
 		sc_order_kahn(o, prio, order);
 		double want = brute_slice(g, u, order, k);
-		double got = sc_slice(s, order, INFINITY, us);
-		if (isinf(want)) {
-			cr_assert(isinf(got), "no feasible split, but slice says %g", got);
-		} else {
+		/* every way of filling the table: the choice, walking, rows */
+		for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+			sc_slicer_set_mode(s, mode);
+			double got = sc_slice(s, order, INFINITY, us);
+			if (isinf(want)) {
+				cr_assert(isinf(got), "no feasible split, but slice says %g", got);
+				continue;
+			}
 			cr_assert(fabs(got - want) <= 1e-9 * (1 + want),
-			          "slice %.17g, brute force %.17g", got, want);
+			          "mode %d: slice %.17g, brute force %.17g", mode, got, want);
 			cr_assert(fabs(eval_units(g, u, us, k) - got) <= 1e-9 * (1 + got),
 			          "the returned split costs what slice says");
-			compared++;
+			compared += mode == SC_SLICE_AUTO;
 			/* with a cutoff below the optimum: some split above the cutoff */
 			double cut = want * 0.7;
 			double v = sc_slice(s, order, cut, us);
@@ -229,9 +234,15 @@ Test(slice, equals_every_segmentation, .timeout = 120)
 			cr_assert_geq(v, want * (1 - 1e-12));
 			if (isfinite(v))
 				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * (1 + v));
-			/* with a cutoff above it: exact */
-			v = sc_slice(s, order, want * 1.5 + 1, NULL);
+			/* with a cutoff above it (an incumbent it beats): exact,
+			 * and a split that costs it */
+			v = sc_slice(s, order, want * 1.5 + 1, us);
 			cr_assert(fabs(v - want) <= 1e-9 * (1 + want));
+			cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * (1 + v));
+			/* an incumbent just above the optimum: the narrowest windows */
+			v = sc_slice(s, order, want * (1 + 1e-9) + 1e-12, us);
+			cr_assert(fabs(v - want) <= 1e-9 * (1 + want), "mode %d: %.17g, %.17g",
+			          mode, v, want);
 		}
 		free(prio);
 		free(order);
@@ -264,4 +275,188 @@ Test(slice, lemma_b2_bad_order_is_k_times_optimal)
 	sc_slicer_free(s);
 	sc_units_free(u);
 	sc_graph_free(g);
+}
+
+/* The cost of the segment [l, r] of order, by core's cost model: the units
+ * before it in stage 0, it in stage 1, the rest in stage 2. */
+static double segment_cost(const sc_units *u, sc_costs *c, const int *order, int l, int r, int *us,
+                           int *os)
+{
+	for (int p = 0; p < u->n; p++)
+		us[order[p]] = p < l ? 0 : p <= r ? 1 : 2;
+	sc_units_expand(u, us, os);
+	sc_costs_eval(c, os);
+	bool hard = c->set.policy == SC_MEM_HARD;
+	return hard && c->st[1].over_memory ? INFINITY : c->st[1].cost;
+}
+
+/* The textbook SliceGraph (000 Alg. 1): every segment's cost from scratch,
+ * no bounds, no windows. */
+static double reference_slice(const sc_graph *g, const sc_units *u, const int *order, int k)
+{
+	int n = u->n;
+	sc_settings set = g->settings;
+	set.k = 3;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	int *us = malloc((size_t)n * sizeof *us), *os = malloc((size_t)g->n * sizeof *os);
+	double *cost = malloc((size_t)n * (size_t)n * sizeof *cost);
+	for (int l = 0; l < n; l++)
+		for (int r = l; r < n; r++)
+			cost[l * n + r] = segment_cost(u, c, order, l, r, us, os);
+	double *P = malloc((size_t)(n + 1) * sizeof *P), *Q = malloc((size_t)(n + 1) * sizeof *Q);
+	P[0] = 0;
+	for (int t = 1; t <= n; t++)
+		P[t] = INFINITY;
+	for (int j = 1; j <= k; j++) {
+		for (int t = 0; t <= n; t++) {
+			Q[t] = P[t];
+			for (int l = 0; l < t; l++) {
+				double v = fmax(P[l], cost[l * n + t - 1]);
+				if (v < Q[t])
+					Q[t] = v;
+			}
+		}
+		memcpy(P, Q, (size_t)(n + 1) * sizeof *P);
+	}
+	double best = P[n];
+	free(P);
+	free(Q);
+	free(cost);
+	free(us);
+	free(os);
+	sc_costs_free(c);
+	return best;
+}
+
+/* On graphs too large to enumerate (REGAL-style and random, 20-90 ops, so
+ * the windows are narrow against the order and the row method is chosen),
+ * both ways of filling the table equal the textbook DP, with and without an
+ * incumbent it beats; an incumbent it cannot beat gives a value at least the
+ * incumbent.  Both memory policies, tight and loose limits. */
+Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeout = 240)
+{
+	ts_rng r = {2026};
+	int compared = 0;
+	for (int t = 0; t < ts_trials(120); t++) {
+		sc_graph *g;
+		if (t % 2 == 0) {
+			g = sc_gen_regal(20 + ts_below(&r, 70), (uint64_t)t + 1, SC_GEN_ANY, 4,
+			                 NULL);
+			cr_assert(g);
+			if (t % 4 == 0) {
+				double tp = 0;
+				for (int v = 0; v < g->n; v++) {
+					g->param[v] = ts_uniform(&r) * 10;
+					tp += g->param[v];
+				}
+				g->settings.memory = tp / (2 + ts_below(&r, 4));
+				g->settings.policy = t % 8 == 0 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+			}
+		} else {
+			ts_graph_spec spec;
+			random_spec(&r, &spec, 60);
+			g = ts_random_graph(&r, &spec);
+		}
+		int k = 2 + ts_below(&r, 7);
+		sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *us = malloc((size_t)u->n * sizeof *us);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		double want = reference_slice(g, u, order, k);
+		double inc[] = {INFINITY, want * 1.01 + 1e-9, want * (1 + 1e-9) + 1e-12};
+		for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+			sc_slicer_set_mode(s, mode);
+			for (int i = 0; i < 3; i++) {
+				double v = sc_slice(s, order, inc[i], us);
+				if (isinf(want)) {
+					cr_assert(isinf(v), "graph %d: nothing fits, slice %g", t,
+					          v);
+					continue;
+				}
+				cr_assert(fabs(v - want) <= 1e-9 * (1 + want),
+				          "graph %d mode %d incumbent %g: %.17g, textbook %.17g", t,
+				          mode, inc[i], v, want);
+				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * (1 + v));
+			}
+			if (isfinite(want) && want > 0) {
+				double v = sc_slice(s, order, want * 0.99, us);
+				cr_assert_geq(v, want * 0.99 * (1 - 1e-12));
+			}
+		}
+		compared += isfinite(want);
+		free(prio);
+		free(order);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(compared, ts_trials(120) / 2);
+}
+
+/* On generated graphs large enough for the automatic choice to take rows
+ * (5 000 ops, k 4 and 8, with hard and overflow memory limits, which also
+ * end rows early): walking, rows and the choice give the same optimum and
+ * splits that cost it, with no incumbent, an incumbent it beats, and the
+ * tightest incumbent. */
+Test(slice, rows_equal_the_walk_on_large_graphs, .timeout = 120)
+{
+	int rows_chosen = 0;
+	for (int t = 0; t < 6; t++) {
+		sc_graph *g = sc_gen_regal(5000, (uint64_t)t + 1, SC_GEN_ANY, 8, NULL);
+		cr_assert(g);
+		int k = t % 2 ? 8 : 4;
+		if (t >= 2) {
+			double tp = 0;
+			for (int v = 0; v < g->n; v++) {
+				g->param[v] = (double)(v % 7);
+				tp += g->param[v];
+			}
+			g->settings.memory = tp / k * 1.02;
+			g->settings.policy = t >= 4 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *us = malloc((size_t)u->n * sizeof *us);
+		ts_rng r = {(uint64_t)t + 99};
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		sc_slicer_set_mode(s, SC_SLICE_WALK);
+		double want = sc_slice(s, order, INFINITY, NULL);
+		cr_assert(isfinite(want), "graph %d", t);
+		double inc[] = {INFINITY, want * 1.001, want * (1 + 1e-12)};
+		for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+			sc_slicer_set_mode(s, mode);
+			for (int i = 0; i < 3; i++) {
+				double v = sc_slice(s, order, inc[i], us);
+				if (mode == SC_SLICE_AUTO && i == 2)
+					rows_chosen += sc_slicer_last_mode(s) == SC_SLICE_ROWS;
+				cr_assert(fabs(v - want) <= 1e-9 * want,
+				          "graph %d mode %d: %.17g, %.17g", t, mode, v, want);
+				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * v);
+			}
+		}
+		free(prio);
+		free(order);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(rows_chosen, 0, "the automatic choice never took the row method");
 }

@@ -50,6 +50,7 @@ int ui_cmd_solve(const ui_opts *o)
 	}
 	sc_search_params p;
 	ui_search_params(o, &p);
+	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
 	stage = sc_part_new(g);
 	start = o->partition ? sc_part_new(g) : NULL;
 	if (!stage || (o->partition && !start)) {
@@ -80,7 +81,9 @@ int ui_cmd_solve(const ui_opts *o)
 	/* ^C stops the search; the best partition so far is reported */
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
-	while (!ui_interrupted() && sc_search_step(s))
+	/* the search polls ui_interrupted itself (p.interrupted) and ends
+	 * with the best so far, or the greedy split before any */
+	while (sc_search_step(s))
 		show_progress(s, tty, &last);
 	ui_release_interrupts(&saved);
 	show_progress(s, tty, &last);
