@@ -129,6 +129,14 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);
+	/* -B or -M may make costs too large to compute with where the file's
+	 * settings did not */
+	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) {
+		ui_error("%s", err.msg);
+		sc_graph_free(g);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
 	return g;
 }
 

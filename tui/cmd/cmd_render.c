@@ -208,6 +208,11 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	int status = UI_EXIT_OK, file_k = g->settings.k;
 	ui_opts_apply(o, &g->settings);
+	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) { /* -B, -M */
+		ui_error("%s", err.msg);
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	sc_settings set = g->settings;
 	int *stage = NULL;
 	const char *from = NULL;
