@@ -11,36 +11,19 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
 
-static int utf8_length(const unsigned char *s)
-{
-	int len;
-	if (s[0] < 0x80)
-		len = 1;
-	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	for (int i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-/* Messages quote names and values from the input, which may hold newlines,
- * control bytes or bytes that are not UTF-8: print those escaped (\n, \t,
- * \xHH) so that an error is always exactly one line of text. */
+/* Messages and reports quote names and values from the input, which may
+ * hold newlines, control bytes (ESC starts a terminal escape) or bytes that
+ * are not UTF-8: print those escaped (\n, \t, \xHH) so that a line is
+ * always exactly one line of plain text. */
 static void put_escaped(const char *text, FILE *f)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	while (*s) {
-		int len = utf8_length(s);
+		int len = sc_utf8_length((const char *)s);
 		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
 			fputc(*s, f);
 		} else if (len > 1) {
@@ -59,25 +42,39 @@ static void put_escaped(const char *text, FILE *f)
 	}
 }
 
-void ui_error(const char *fmt, ...)
+/* Formats fmt and prints it escaped to f, then a newline. */
+static void vput_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
 	char small[1024], *text = small;
-	va_list ap;
-	va_start(ap, fmt);
+	va_list again;
+	va_copy(again, ap);
 	int len = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)len + 1, fmt, ap);
-		va_end(ap);
-	}
+	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL)
+		vsnprintf(text, (size_t)len + 1, fmt, again);
+	va_end(again);
 	if (!text)
-		text = small; /* out of memory: the message stays cut short */
-	fputs("stagecut: ", stderr);
-	put_escaped(len < 0 ? fmt : text, stderr);
-	fputc('\n', stderr);
+		text = small; /* out of memory: the line stays cut short */
+	fputs(prefix, f);
+	put_escaped(len < 0 ? fmt : text, f);
+	fputc('\n', f);
 	if (text != small)
 		free(text);
+}
+
+void ui_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput_line(stderr, "stagecut: ", fmt, ap);
+	va_end(ap);
+}
+
+void ui_print_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput_line(stdout, "", fmt, ap);
+	va_end(ap);
 }
 
 void ui_opts_apply(const ui_opts *o, sc_settings *s)

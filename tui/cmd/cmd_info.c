@@ -94,7 +94,7 @@ int ui_cmd_info(const ui_opts *o)
 	}
 
 	char a[32], b[32], c[32];
-	printf("graph          %s (%s)\n", g->name, g->source);
+	ui_print_line("graph          %s (%s)", g->name, g->source);
 	printf("ops            %d (%d sources, %d sinks, longest path %d ops)\n", g->n, s.sources,
 	       s.sinks, s.depth);
 	printf("edges          %d\n", g->m);
