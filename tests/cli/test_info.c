@@ -288,3 +288,19 @@ Test(info, info_options_override_the_file)
 	assert_simple_bounds(info, 3, 10, 7, "figure2 -k 7");
 	json_decref(info);
 }
+
+/* The graph line names the file: a file name with ESC or a newline in it is
+ * printed escaped, so info's report stays plain lines of text. */
+Test(info, file_names_are_escaped_on_stdout)
+{
+	char g[128];
+	ts_tpath(g, sizeof g, "e\x1b[2Jvil\nname.dot");
+	ts_write_text(g, "digraph g { a [work = 1]; }\n");
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "info '%s'", g), 0, "%s", err);
+	cr_assert_null(strchr(out, '\x1b'), "raw ESC on stdout:\n%s", out);
+	cr_assert(strncmp(out, "graph          e\\x1b[2Jvil\\nname.dot (", 34) == 0, "%s", out);
+	cr_assert(strstr(out, "\nops            1 "), "%s", out);
+	free(out);
+	free(err);
+}

@@ -309,11 +309,11 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	char b1[32];
 	if (staged)
-		printf("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d\n",
-		       o->output, o->full ? "every op by stage" : "the stage graph", g->name, set.k,
-		       from, ui_num(bottleneck, b1, sizeof b1), at + 1);
+		ui_print_line("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d",
+		              o->output, o->full ? "every op by stage" : "the stage graph", g->name,
+		              set.k, from, ui_num(bottleneck, b1, sizeof b1), at + 1);
 	else
-		printf("%s: the graph %s, %d ops\n", o->output, g->name, g->n);
+		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
 out:
 	free(stage);
 	sc_graph_free(g);
