@@ -61,6 +61,11 @@ typedef struct sc_graph {
 	int *by_name;               /* op indices sorted by name, for sc_graph_find */
 	sc_settings settings;       /* from the file; defaults where it is silent */
 	int *init_stage;            /* NULL, or a 0-based stage per op from the file */
+	/* ops of a training graph's backward pass (msr-fiddle isBackwardNode):
+	 * 0 for an inference graph.  The model does not treat them apart yet
+	 * (DESIGN.md section 1, training graphs), so the program refuses to
+	 * partition a graph that has any; the loaders only count them. */
+	int backward_ops;
 } sc_graph;
 
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */

@@ -186,3 +186,19 @@ Test(load, dot_name_not_utf8_is_refused)
 	                          "not valid UTF-8 (byte 0xe9 at offset 3)"),
 	          "%s", err.msg);
 }
+
+/* isBackwardNode (a boolean or a number) is counted; inference graphs
+ * have none. */
+Test(load, backward_ops_are_counted)
+{
+	sc_graph *g = ts_load("tests/bad/fiddle_training.json");
+	cr_assert_eq(g->n, 4);
+	cr_assert_eq(g->backward_ops, 2);
+	sc_graph_free(g);
+	g = ts_load("samples/msr-fiddle/layer/bert24_inference.json");
+	cr_assert_eq(g->backward_ops, 0);
+	sc_graph_free(g);
+	g = ts_load("tests/data/pair.dot");
+	cr_assert_eq(g->backward_ops, 0);
+	sc_graph_free(g);
+}

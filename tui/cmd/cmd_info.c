@@ -49,7 +49,7 @@ static const int ks[] = {2, 4, 8, 16, 32, 64};
 int ui_cmd_info(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
+	sc_graph *g = ui_load_to_describe(o->pos[0], o, &status); /* training graphs too */
 	if (!g)
 		return status;
 	int *level = sc_malloc_n((size_t)g->n, sizeof *level);
@@ -88,6 +88,10 @@ int ui_cmd_info(const ui_opts *o)
 		        "bandwidth", set->bandwidth, "memory",
 		        isinf(set->memory) ? json_null() : json_real(set->memory), "memory_policy",
 		        sc_mem_policy_name(set->policy), "simple_bound", bounds);
+		/* a training graph: how many ops are backward (the other commands
+		 * refuse it until the training model lands) */
+		if (root && g->backward_ops > 0)
+			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		sc_graph_free(g);
 		return status;
@@ -111,6 +115,12 @@ int ui_cmd_info(const ui_opts *o)
 		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
 		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
 		       sc_mem_policy_name(set->policy));
+	/* a training graph: described, but the other commands refuse it */
+	if (g->backward_ops > 0)
+		printf("training       %d of the %d ops are backward (isBackwardNode)\n"
+		       "               the backward pass is not modelled yet: only info takes "
+		       "this graph\n",
+		       g->backward_ops, g->n);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");

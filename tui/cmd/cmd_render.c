@@ -213,6 +213,10 @@ int ui_cmd_render(const ui_opts *o)
 		sc_graph_free(g);
 		return UI_EXIT_INPUT;
 	}
+	if (ui_refuse_training(g)) {
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	sc_settings set = g->settings;
 	int *stage = NULL;
 	const char *from = NULL;
