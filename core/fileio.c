@@ -14,6 +14,9 @@
  *   - a character device or a FIFO (/dev/null, /dev/stdout on a terminal or
  *     a pipe, a named pipe): opened and written through; there is nothing to
  *     rename, and replacing the node with a file would break it;
+ *   - the regular file standard output is open on (/dev/stdout redirected
+ *     to a file): written through descriptor 1, so that the output and the
+ *     report printed after it both land in that file, in order;
  *   - anything else (a directory, a block device, a socket): refused.
  */
 #define _XOPEN_SOURCE 700
@@ -134,6 +137,17 @@ sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, s
 		                    "%s: cannot write: not a regular file, character device or "
 		                    "FIFO",
 		                    path);
+	/* the file standard output already writes to (-o /dev/stdout with
+	 * stdout redirected to a file): write there, after what precedes it,
+	 * instead of replacing the file under the report that follows */
+	struct stat so;
+	if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) && so.st_dev == st.st_dev &&
+	    so.st_ino == st.st_ino) {
+		if (!write_all(STDOUT_FILENO, data, len))
+			return sc_error_set(err, SC_ERR_IO, "%s: cannot write: %s", path,
+			                    strerror(errno));
+		return SC_OK;
+	}
 	long mode = (long)(st.st_mode & 07777);
 	if (!S_ISLNK(lst.st_mode))
 		return write_replace(path, data, len, mode, err);

@@ -13,7 +13,9 @@
  * renamed over path (an existing file keeps its permission bits); on any
  * failure the temporary file is removed and path is untouched.  A character
  * device or a FIFO (/dev/null, /dev/stdout, a named pipe) is opened and
- * written through, never replaced; opening a FIFO waits for its reader.  A
+ * written through, never replaced; opening a FIFO waits for its reader.  The
+ * regular file standard output is open on (-o /dev/stdout > FILE) is written
+ * through descriptor 1 at its offset, not replaced.  A
  * symbolic link is followed: the link stays and its target is written by
  * these rules (a regular target replaced atomically in its own directory); a
  * link to nothing, a directory or any other kind of file is refused.  Returns

@@ -185,3 +185,38 @@ Test(fileio, a_link_to_nothing_and_a_directory_are_refused_untouched)
 	cr_assert(S_ISDIR(st.st_mode));
 	cr_assert_eq(entries(), 2);
 }
+
+/* /dev/stdout with standard output redirected to a file: written through
+ * descriptor 1, so what is printed after it follows it in the same file
+ * (the shell's file, same inode), rather than a renamed file replacing the
+ * one the report goes to. */
+Test(fileio, dev_stdout_on_a_file_writes_through_descriptor_1)
+{
+	char f[128];
+	in_dir(f, sizeof f, "report.txt");
+	int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	struct stat before, after;
+	cr_assert_eq(fstat(fd, &before), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		sc_error err;
+		if (sc_file_write_atomic("/dev/stdout", "{\"k\": 2}\n", 9, &err) != SC_OK)
+			_exit(1);
+		printf("the report after it\n");
+		fflush(stdout);
+		_exit(0);
+	}
+	close(fd);
+	int status;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	char *text = ts_slurp(f, NULL);
+	cr_assert_str_eq(text, "{\"k\": 2}\nthe report after it\n");
+	free(text);
+	cr_assert_eq(stat(f, &after), 0);
+	cr_assert_eq(after.st_ino, before.st_ino, "the file was replaced");
+	cr_assert_eq(entries(), 1);
+}
