@@ -13,6 +13,7 @@
 
 #include "csr.h"
 #include "mem.h"
+#include "parse.h"
 
 #include <float.h>
 #include <math.h>
@@ -310,7 +311,9 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	}
 	int n = b->n;
 	size_t nn = (size_t)n;
-	g->name = strdup(name ? name : basename_of(source));
+	/* the name goes into partition files and JSON reports: a file name
+	 * that is not UTF-8 is named with its odd bytes as \xHH */
+	g->name = sc_utf8_escape(name ? name : basename_of(source));
 	g->source = strdup(source);
 	g->settings = b->settings;
 	if (!g->name || !g->source)

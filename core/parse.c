@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,4 +88,25 @@ bool sc_utf8_valid(const char *text, size_t *bad)
 		p += len;
 	}
 	return true;
+}
+
+char *sc_utf8_escape(const char *text)
+{
+	char *copy = malloc(4 * strlen(text) + 1), *w = copy;
+	if (!copy)
+		return NULL;
+	for (const char *p = text; *p;) {
+		int len = sc_utf8_length(p);
+		if (len == 0) {
+			snprintf(w, 5, "\\x%02x", (unsigned char)*p);
+			w += 4;
+			p++;
+		} else {
+			memcpy(w, p, (size_t)len);
+			w += len;
+			p += len;
+		}
+	}
+	*w = '\0';
+	return copy;
 }

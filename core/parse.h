@@ -27,4 +27,10 @@ int sc_utf8_length(const char *s);
  * with the offset of the first byte that is not in *bad. */
 bool sc_utf8_valid(const char *text, size_t *bad);
 
+/* A malloc'd copy of text with every byte that is not part of a valid UTF-8
+ * sequence written as \xHH (four characters), so that the copy is valid
+ * UTF-8 and names the same bytes; NULL when out of memory.  The caller
+ * frees it. */
+char *sc_utf8_escape(const char *text);
+
 #endif

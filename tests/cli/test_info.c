@@ -335,3 +335,19 @@ Test(info, training_graph_is_described_with_its_backward_ops)
 	cr_assert_null(json_object_get(j, "backward_ops"));
 	json_decref(j);
 }
+
+/* A file name that is not UTF-8: --json still writes (JSON must be UTF-8),
+ * the odd byte as \xHH in "graph" and "source". */
+Test(info, json_with_a_file_name_not_utf8)
+{
+	char g[128];
+	ts_tpath(g, sizeof g, "caf\xe9.dot");
+	ts_write_text(g, "digraph g { a [work = 1]; }\n");
+	json_t *j = ts_run_json(0, "info --json '%s'", g);
+	cr_assert_str_eq(ts_jstr(j, "graph"), "caf\\xe9.dot");
+	const char *src = ts_jstr(j, "source");
+	cr_assert(strlen(src) > 12 && strcmp(src + strlen(src) - 12, "/caf\\xe9.dot") == 0, "%s",
+	          src);
+	cr_assert_eq(ts_jint(j, "ops"), 1);
+	json_decref(j);
+}

@@ -202,3 +202,24 @@ Test(load, backward_ops_are_counted)
 	cr_assert_eq(g->backward_ops, 0);
 	sc_graph_free(g);
 }
+
+/* A graph file whose name is not UTF-8 loads; its name (for partition files
+ * and JSON) is the file name with the odd bytes as \xHH. */
+Test(load, graph_name_not_utf8_is_escaped)
+{
+	char *e = sc_utf8_escape("caf\xe9-\xc3\xa9-\xed\xa0\x80.dot");
+	cr_assert_str_eq(e, "caf\\xe9-\xc3\xa9-\\xed\\xa0\\x80.dot");
+	free(e);
+	char dir[64], path[128];
+	ts_make_dir(dir, "sc-load-name");
+	snprintf(path, sizeof path, "%s/caf\xe9.dot", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs("digraph g { a -> b; }\n", f);
+	fclose(f);
+	sc_graph *g = ts_load(path);
+	cr_assert_str_eq(g->name, "caf\\xe9.dot");
+	cr_assert_str_eq(g->source, path);
+	sc_graph_free(g);
+	ts_remove_dir(dir);
+}
