@@ -13,7 +13,9 @@
 
 #include "csr.h"
 #include "mem.h"
+#include "parse.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -309,7 +311,9 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	}
 	int n = b->n;
 	size_t nn = (size_t)n;
-	g->name = strdup(name ? name : basename_of(source));
+	/* the name goes into partition files and JSON reports: a file name
+	 * that is not UTF-8 is named with its odd bytes as \xHH */
+	g->name = sc_utf8_escape(name ? name : basename_of(source));
 	g->source = strdup(source);
 	g->settings = b->settings;
 	if (!g->name || !g->source)
@@ -418,6 +422,8 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 		goto nomem;
 	if (topo_order(g, source, err) != SC_OK)
 		goto fail;
+	if (sc_graph_check_totals(g, &g->settings, err) != SC_OK)
+		goto fail;
 	return g;
 
 nomem_groups:
@@ -455,6 +461,53 @@ int sc_graph_find(const sc_graph *g, const char *name)
 			hi = mid - 1;
 	}
 	return -1;
+}
+
+/* Refuses a total above SC_TOTAL_MAX (an infinite one included). */
+static sc_status total_too_large(const sc_graph *g, const char *what, double total,
+                                 const char *because, sc_error *err)
+{
+	char value[64];
+	if (isinf(total))
+		snprintf(value, sizeof value, "beyond the largest number (%g)", DBL_MAX);
+	else
+		snprintf(value, sizeof value, "%g", total);
+	return sc_error_set(err, SC_ERR_INPUT,
+	                    "%s: the total %s of the ops is %s%s, too large to compute costs "
+	                    "with (at most %g)",
+	                    g->source, what, value, because, SC_TOTAL_MAX);
+}
+
+sc_status sc_graph_check_totals(const sc_graph *g, const sc_settings *set, sc_error *err)
+{
+	double w = 0, p = 0, o = 0;
+	for (int v = 0; v < g->n; v++) {
+		w += g->work[v];
+		p += g->param[v];
+		o += g->out[v];
+	}
+	char because[96];
+	if (!(w <= SC_TOTAL_MAX))
+		return total_too_large(g, "work", w, "", err);
+	if (!(p <= SC_TOTAL_MAX))
+		return total_too_large(g, "param", p, "", err);
+	if (!(o <= SC_TOTAL_MAX))
+		return total_too_large(g, "out", o, "", err);
+	/* the io of a stage is at most 2 out / B (every tensor in and out); an
+	 * overflow penalty at most param / B (000 eq. 2) */
+	double b = set->bandwidth;
+	snprintf(because, sizeof because, " at bandwidth %g", b);
+	double io = 2 * o / b;
+	if (!(io <= SC_TOTAL_MAX))
+		return total_too_large(g, "io (2 out / bandwidth)", io, because, err);
+	double pen = set->policy == SC_MEM_OVERFLOW && isfinite(set->memory) ? p / b : 0;
+	if (!(pen <= SC_TOTAL_MAX))
+		return total_too_large(g, "overflow penalty (param / bandwidth)", pen, because,
+		                       err);
+	double cost = w + io + pen;
+	if (!(cost <= SC_TOTAL_MAX))
+		return total_too_large(g, "cost (work + io + overflow)", cost, because, err);
+	return SC_OK;
 }
 
 double sc_graph_total_work(const sc_graph *g)

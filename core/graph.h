@@ -61,6 +61,11 @@ typedef struct sc_graph {
 	int *by_name;               /* op indices sorted by name, for sc_graph_find */
 	sc_settings settings;       /* from the file; defaults where it is silent */
 	int *init_stage;            /* NULL, or a 0-based stage per op from the file */
+	/* ops of a training graph's backward pass (msr-fiddle isBackwardNode):
+	 * 0 for an inference graph.  The model does not treat them apart yet
+	 * (DESIGN.md section 1, training graphs), so the program refuses to
+	 * partition a graph that has any; the loaders only count them. */
+	int backward_ops;
 } sc_graph;
 
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */
@@ -88,6 +93,21 @@ static inline int sc_graph_group_size(const sc_graph *g, int i)
 	return g->group_off[i + 1] - g->group_off[i];
 }
 
+/* The largest total any cost may reach: sums over ops of work, param and out,
+ * and the largest cost a stage could have (work + 2 out / B, + param / B
+ * when an overflow penalty applies), must stay at or below it.  The margin
+ * below DBL_MAX (about 1e8) keeps every sum the programs form from these --
+ * over stages (k <= 1e6), over bounds, differences of costs -- finite. */
+#define SC_TOTAL_MAX 1e300
+
+/* Checks that g's totals under the settings set stay within SC_TOTAL_MAX, so
+ * that no cost computed from them overflows to infinity.  Returns SC_OK, or
+ * SC_ERR_INPUT with a message "SOURCE: the total QUANTITY of the ops is
+ * VALUE, ..." naming the first quantity too large.  sc_builder_finish
+ * checks it with the file's settings; a caller that changes the bandwidth,
+ * memory or policy checks again. */
+sc_status sc_graph_check_totals(const sc_graph *g, const sc_settings *set, sc_error *err);
+
 typedef struct sc_builder sc_builder;
 
 /* Returns a new empty builder, or NULL when out of memory. */
@@ -114,7 +134,8 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
 /* Builds the graph.  source is the path for messages and g->source; name is
  * the graph's short name.  Fails with SC_ERR_INPUT on a duplicate op name, a
  * self-loop or a cycle (the message begins with "source: " and names one
- * cycle).  The builder may be freed afterwards either way. */
+ * cycle), or totals too large to compute with (sc_graph_check_totals).  The builder may be freed
+ * afterwards either way. */
 sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name, sc_error *err);
 
 #endif

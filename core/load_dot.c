@@ -369,8 +369,25 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 				goto done;
 			}
 		}
-		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], attr(v, AGNODE, g, "group"),
-		                          err);
+		/* partition files and --json name ops in JSON, which is UTF-8 */
+		const char *group = attr(v, AGNODE, g, "group");
+		size_t bad;
+		if (!sc_utf8_valid(name, &bad)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node '%s': the name is not valid UTF-8 (byte 0x%02x at "
+			             "offset %zu), which partition files cannot name",
+			             path, name, (unsigned char)name[bad], bad);
+			goto done;
+		}
+		if (group && !sc_utf8_valid(group, &bad)) {
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: node '%s' attribute 'group': '%s' is not valid UTF-8 (byte "
+			        "0x%02x at offset %zu)",
+			        path, name, group, (unsigned char)group[bad], bad);
+			goto done;
+		}
+		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], group, err);
 		if (i < 0)
 			goto done;
 		index[AGSEQ(v)] = i;

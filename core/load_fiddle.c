@@ -5,9 +5,11 @@
  * param = size, out = the cost of the op's out-edges (equal on every edge
  * leaving one op: it is the time to move the op's one output tensor at
  * bandwidth 1), group = colorClass, memory = maxSizePerFPGA under the hard
- * policy, k = maxFPGAs.  cpuLatency, isBackwardNode and edge sizes are not
- * part of the model and are ignored; an op not supported on an accelerator
- * is refused, since every stage here is an accelerator.
+ * policy, k = maxFPGAs.  cpuLatency and edge sizes are not part of the model
+ * and are ignored; an op not supported on an accelerator is refused, since
+ * every stage here is an accelerator.  isBackwardNode is counted into
+ * g->backward_ops (the training model is not implemented yet; tui/ refuses
+ * to partition such a graph).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -128,6 +130,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	id_index *ids = NULL;
 	double *out = NULL;
 	bool *has_out = NULL;
+	int nbackward = 0;
 	if (!b) {
 		sc_error_nomem(err, "the graph");
 		goto done;
@@ -255,6 +258,14 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 			snprintf(group, sizeof group, "color%lld",
 			         (long long)json_integer_value(cc));
 		}
+		bool backward;
+		if (!get_flag(nd, "isBackwardNode", false, &backward)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node '%s' attribute 'isBackwardNode': %s, not a boolean",
+			             path, name, describe(json_object_get(nd, "isBackwardNode")));
+			goto done;
+		}
+		nbackward += backward;
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
 		if (v < 0)
 			goto done;
@@ -310,8 +321,15 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 			goto done;
 	}
 	g = sc_builder_finish(b, path, NULL, err);
-	if (g)
+	if (g) {
 		memcpy(g->out, out, (size_t)n * sizeof *out);
+		g->backward_ops = nbackward;
+		/* finish checked the totals before the outs were known */
+		if (sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
+			sc_graph_free(g);
+			g = NULL;
+		}
+	}
 done:
 	free(ids);
 	free(out);

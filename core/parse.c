@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -42,4 +43,70 @@ bool sc_parse_weight(const char *text, double *out)
 		return false;
 	*out = x;
 	return true;
+}
+
+int sc_utf8_length(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int len;
+	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		len = 2;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		len = 3;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (u[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (u[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (u[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (u[0] == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (int i = 2; i < len; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+bool sc_utf8_valid(const char *text, size_t *bad)
+{
+	for (const char *p = text; *p;) {
+		int len = sc_utf8_length(p);
+		if (len == 0) {
+			if (bad)
+				*bad = (size_t)(p - text);
+			return false;
+		}
+		p += len;
+	}
+	return true;
+}
+
+char *sc_utf8_escape(const char *text)
+{
+	char *copy = malloc(4 * strlen(text) + 1), *w = copy;
+	if (!copy)
+		return NULL;
+	for (const char *p = text; *p;) {
+		int len = sc_utf8_length(p);
+		if (len == 0) {
+			snprintf(w, 5, "\\x%02x", (unsigned char)*p);
+			w += 4;
+			p++;
+		} else {
+			memcpy(w, p, (size_t)len);
+			w += len;
+			p += len;
+		}
+	}
+	*w = '\0';
+	return copy;
 }

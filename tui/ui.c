@@ -11,36 +11,19 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
 
-static int utf8_length(const unsigned char *s)
-{
-	int len;
-	if (s[0] < 0x80)
-		len = 1;
-	else if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	for (int i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-/* Messages quote names and values from the input, which may hold newlines,
- * control bytes or bytes that are not UTF-8: print those escaped (\n, \t,
- * \xHH) so that an error is always exactly one line of text. */
+/* Messages and reports quote names and values from the input, which may
+ * hold newlines, control bytes (ESC starts a terminal escape) or bytes that
+ * are not UTF-8: print those escaped (\n, \t, \xHH) so that a line is
+ * always exactly one line of plain text. */
 static void put_escaped(const char *text, FILE *f)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	while (*s) {
-		int len = utf8_length(s);
+		int len = sc_utf8_length((const char *)s);
 		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
 			fputc(*s, f);
 		} else if (len > 1) {
@@ -59,25 +42,39 @@ static void put_escaped(const char *text, FILE *f)
 	}
 }
 
-void ui_error(const char *fmt, ...)
+/* Formats fmt and prints it escaped to f, then a newline. */
+static void vput_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
 	char small[1024], *text = small;
-	va_list ap;
-	va_start(ap, fmt);
+	va_list again;
+	va_copy(again, ap);
 	int len = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)len + 1, fmt, ap);
-		va_end(ap);
-	}
+	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL)
+		vsnprintf(text, (size_t)len + 1, fmt, again);
+	va_end(again);
 	if (!text)
-		text = small; /* out of memory: the message stays cut short */
-	fputs("stagecut: ", stderr);
-	put_escaped(len < 0 ? fmt : text, stderr);
-	fputc('\n', stderr);
+		text = small; /* out of memory: the line stays cut short */
+	fputs(prefix, f);
+	put_escaped(len < 0 ? fmt : text, f);
+	fputc('\n', f);
 	if (text != small)
 		free(text);
+}
+
+void ui_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput_line(stderr, "stagecut: ", fmt, ap);
+	va_end(ap);
+}
+
+void ui_print_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vput_line(stdout, "", fmt, ap);
+	va_end(ap);
 }
 
 void ui_opts_apply(const ui_opts *o, sc_settings *s)
@@ -118,7 +115,30 @@ int ui_exit_status(sc_status st)
 	return st == SC_ERR_INVALID ? UI_EXIT_INFEASIBLE : UI_EXIT_INPUT;
 }
 
+bool ui_refuse_training(const sc_graph *g)
+{
+	if (g->backward_ops == 0)
+		return false;
+	ui_error("%s: a training graph (%d of its %d ops are backward, isBackwardNode true): "
+	         "stagecut does not model the backward pass yet and cannot partition it "
+	         "('stagecut info' describes it)",
+	         g->source, g->backward_ops, g->n);
+	return true;
+}
+
+static sc_graph *load(const char *path, const ui_opts *o, bool training_ok, int *status);
+
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
+{
+	return load(path, o, false, status);
+}
+
+sc_graph *ui_load_to_describe(const char *path, const ui_opts *o, int *status)
+{
+	return load(path, o, true, status);
+}
+
+static sc_graph *load(const char *path, const ui_opts *o, bool training_ok, int *status)
 {
 	sc_error err;
 	sc_error_clear(&err);
@@ -129,6 +149,19 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);
+	/* -B or -M may make costs too large to compute with where the file's
+	 * settings did not */
+	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) {
+		ui_error("%s", err.msg);
+		sc_graph_free(g);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
+	if (!training_ok && ui_refuse_training(g)) {
+		sc_graph_free(g);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
 	return g;
 }
 
@@ -137,7 +170,10 @@ bool ui_print_json(json_t *v)
 	char *text = v ? json_dumps(v, SC_JSON_FLAGS) : NULL;
 	json_decref(v);
 	if (!text) {
-		ui_error("out of memory while writing JSON");
+		/* jansson refuses a string that is not UTF-8 (a path given on the
+		 * command line) as it refuses when out of memory */
+		ui_error("cannot write the JSON output: a name or path in it is not UTF-8, or out "
+		         "of memory");
 		return false;
 	}
 	puts(text);

@@ -296,3 +296,38 @@ Test(eval, eval_policy_and_memory_overrides_on_residual)
 	cr_assert(ts_jnum(r, "bottleneck") == 28);
 	json_decref(r);
 }
+
+/* An op name holding ESC and TAB (valid UTF-8, so it loads; after 512 bytes,
+ * so the binary-data check does not see it): eval's "invalid:" line on
+ * stdout names it escaped, as stderr does, never with the raw bytes that a
+ * terminal would obey; --json keeps the real name (JSON escapes it). */
+Test(eval, op_names_are_escaped_on_stdout)
+{
+	char g[128], p[128];
+	ts_tpath(g, sizeof g, "esc.dot");
+	ts_tpath(p, sizeof p, "esc.json");
+	char pad[700];
+	memset(pad, 'x', sizeof pad - 1);
+	pad[sizeof pad - 1] = '\0';
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "/* %s */\ndigraph esc {\n\tk = 2;\n\t\"a\x1b[31m\tb\" [work = 1];\n\tc [work = "
+	         "2];\n\t\"a\x1b[31m\tb\" -> c;\n}\n",
+	         pad);
+	ts_write_text(g, text);
+	ts_write_text(p, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                 "{\"a\\u001b[31m\\tb\": 2, \"c\": 1}}\n");
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "eval %s %s", g, p), 1, "%s", err);
+	cr_assert_null(strchr(out, '\x1b'), "raw ESC on stdout:\n%s", out);
+	cr_assert_null(strchr(out, '\t'), "raw TAB on stdout:\n%s", out);
+	cr_assert(strstr(out, "invalid: edge 'a\\x1b[31m\\tb' -> 'c' goes from stage 2 back to "
+	                      "stage 1\n"),
+	          "%s", out);
+	free(out);
+	free(err);
+	json_t *j = ts_run_json(1, "eval --json %s %s", g, p);
+	cr_assert_str_eq(ts_jstr(j, "violation"),
+	                 "edge 'a\x1b[31m\tb' -> 'c' goes from stage 2 back to stage 1");
+	json_decref(j);
+}

@@ -562,3 +562,30 @@ Test(gen, testbed_files_are_what_make_sh_writes)
 	          "%d resnet",
 	          family[0], family[1], family[2]);
 }
+
+/* -o names a pipe through /dev/stdout: written through, not replaced by a
+ * file (which would leave the pipe empty); the text is the file's. */
+Test(gen, gen_o_dev_stdout_writes_through_a_pipe)
+{
+	char f[128];
+	ts_tpath(f, sizeof f, "g.dot");
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 30 -s 3 -o %s", f), 0);
+	char *want = ts_slurp(f, NULL);
+	cr_assert(want && strstr(want, "digraph"));
+	char *out, *err;
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "%s gen -n 30 -s 3 -o /dev/stdout | cat", ts_program());
+	cr_assert_eq(ts_run(cmd, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, want);
+	cr_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	free(want);
+	/* and /dev/null takes it and stays a device */
+	cr_assert_eq(ts_runf(&out, &err, "gen -n 30 -s 3 -o /dev/null"), 0, "%s", err);
+	struct stat st;
+	cr_assert_eq(lstat("/dev/null", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode));
+	free(out);
+	free(err);
+}

@@ -288,3 +288,66 @@ Test(info, info_options_override_the_file)
 	assert_simple_bounds(info, 3, 10, 7, "figure2 -k 7");
 	json_decref(info);
 }
+
+/* The graph line names the file: a file name with ESC or a newline in it is
+ * printed escaped, so info's report stays plain lines of text. */
+Test(info, file_names_are_escaped_on_stdout)
+{
+	char g[128];
+	ts_tpath(g, sizeof g, "e\x1b[2Jvil\nname.dot");
+	ts_write_text(g, "digraph g { a [work = 1]; }\n");
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "info '%s'", g), 0, "%s", err);
+	cr_assert_null(strchr(out, '\x1b'), "raw ESC on stdout:\n%s", out);
+	cr_assert(strncmp(out, "graph          e\\x1b[2Jvil\\nname.dot (", 34) == 0, "%s", out);
+	cr_assert(strstr(out, "\nops            1 "), "%s", out);
+	free(out);
+	free(err);
+}
+
+/* A training graph (isBackwardNode true on some ops, as a boolean or a
+ * number) is described by info, with a line saying how many ops are
+ * backward and that the other commands refuse it; --json gives the count as
+ * backward_ops, present only then.  The refusals are MANIFEST cases. */
+Test(info, training_graph_is_described_with_its_backward_ops)
+{
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "info tests/bad/fiddle_training.json"), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	cr_assert(strstr(out, "\nops            4 "), "%s", out);
+	cr_assert(strstr(out, "\ntotal work     10.5000 time units\n"), "%s", out);
+	cr_assert(strstr(out, "\ntraining       2 of the 4 ops are backward (isBackwardNode)\n"
+	                      "               the backward pass is not modelled yet: only info "
+	                      "takes this graph\n"),
+	          "%s", out);
+	free(out);
+	free(err);
+	json_t *j = ts_run_json(0, "info --json tests/bad/fiddle_training.json");
+	cr_assert_eq(ts_jint(j, "backward_ops"), 2);
+	cr_assert_eq(ts_jnum(j, "total_work"), 10.5);
+	json_decref(j);
+	/* an inference graph has neither */
+	cr_assert_eq(ts_runf(&out, &err, "info " RESNET_OP), 0, "%s", err);
+	cr_assert_null(strstr(out, "training"), "%s", out);
+	free(out);
+	free(err);
+	j = ts_run_json(0, "info --json " RESNET_OP);
+	cr_assert_null(json_object_get(j, "backward_ops"));
+	json_decref(j);
+}
+
+/* A file name that is not UTF-8: --json still writes (JSON must be UTF-8),
+ * the odd byte as \xHH in "graph" and "source". */
+Test(info, json_with_a_file_name_not_utf8)
+{
+	char g[128];
+	ts_tpath(g, sizeof g, "caf\xe9.dot");
+	ts_write_text(g, "digraph g { a [work = 1]; }\n");
+	json_t *j = ts_run_json(0, "info --json '%s'", g);
+	cr_assert_str_eq(ts_jstr(j, "graph"), "caf\\xe9.dot");
+	const char *src = ts_jstr(j, "source");
+	cr_assert(strlen(src) > 12 && strcmp(src + strlen(src) - 12, "/caf\\xe9.dot") == 0, "%s",
+	          src);
+	cr_assert_eq(ts_jint(j, "ops"), 1);
+	json_decref(j);
+}

@@ -200,3 +200,58 @@ Test(graph, large_graph_builds, .timeout = 60)
 	cr_assert_eq(sc_graph_find(g, "n77777"), 77777);
 	sc_graph_free(g);
 }
+
+/* Two ops of weight w each, a -> b, with out o on a, built under set. */
+static sc_graph *build_pair(double w, double param, double o, const sc_settings *set, sc_error *err)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	cr_assert_eq(sc_builder_add_op(b, "a", w, param, o, NULL, err), 0);
+	cr_assert_eq(sc_builder_add_op(b, "b", w, param, 0, NULL, err), 1);
+	cr_assert_eq(sc_builder_add_edge(b, 0, 1, err), SC_OK);
+	sc_builder_set_settings(b, set);
+	sc_graph *g = sc_builder_finish(b, "big.dot", NULL, err);
+	sc_builder_free(b);
+	return g;
+}
+
+Test(graph, totals_that_overflow_are_refused_naming_the_quantity)
+{
+	sc_settings set;
+	sc_settings_init(&set);
+	sc_error err;
+	/* each finite, the sum infinite */
+	cr_assert_null(build_pair(1e308, 0, 0, &set, &err));
+	cr_assert(strstr(err.msg, "big.dot: the total work of the ops is beyond"), "%s", err.msg);
+	cr_assert_null(build_pair(1, 1e308, 0, &set, &err));
+	cr_assert(strstr(err.msg, "big.dot: the total param"), "%s", err.msg);
+	/* one out of 1e308: finite, but io in + io out is not */
+	cr_assert_null(build_pair(1, 0, 1e308, &set, &err));
+	cr_assert(strstr(err.msg, "the total out of the ops is 1e+308"), "%s", err.msg);
+	/* io at a tiny bandwidth */
+	set.bandwidth = 1e-300;
+	cr_assert_null(build_pair(1, 0, 1, &set, &err));
+	cr_assert(strstr(err.msg, "the total io (2 out / bandwidth) of the ops is 2e+300"), "%s",
+	          err.msg);
+	/* work and io each within the limit, their sum not */
+	set.bandwidth = 1;
+	cr_assert_null(build_pair(0.3e300, 0, 0.3e300, &set, &err));
+	cr_assert(strstr(err.msg, "the total cost (work + io + overflow) of the ops is 1.2e+300"),
+	          "%s", err.msg);
+	/* at the limit: loads */
+	sc_graph *g = build_pair(0.5e300, 0, 0, &set, &err);
+	cr_assert(g, "%s", err.msg);
+	cr_assert_eq(sc_graph_total_work(g), 1e300);
+	/* params count as time only under overflow with a finite memory */
+	sc_graph_free(g);
+	set.bandwidth = 1e-10;
+	g = build_pair(1, 1e295, 0, &set, &err);
+	cr_assert(g, "unlimited memory: params never cost time: %s", err.msg);
+	set.memory = 1;
+	cr_assert_eq(sc_graph_check_totals(g, &set, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "overflow penalty (param / bandwidth) of the ops is 2e+305"),
+	          "%s", err.msg);
+	set.policy = SC_MEM_HARD;
+	cr_assert_eq(sc_graph_check_totals(g, &set, &err), SC_OK, "%s", err.msg);
+	sc_graph_free(g);
+}

@@ -140,3 +140,86 @@ Test(load, errors_name_the_file)
 	cr_assert_null(sc_load("tests/data", &err));
 	cr_assert(strstr(err.msg, "directory"), "%s", err.msg);
 }
+
+/* Names must be UTF-8 as JSON (jansson) takes it: no overlong forms,
+ * surrogates or code points above U+10FFFF. */
+Test(load, utf8_validity_is_what_json_accepts)
+{
+	static const struct {
+		const char *text;
+		bool valid;
+		size_t bad;
+	} cases[] = {
+	        {"", true, 0},
+	        {"plain_op/1", true, 0},
+	        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", true, 0}, /* é € emoji */
+	        {"esc\x1b[31m\ttab", true, 0},  /* control bytes are UTF-8; printing escapes them */
+	        {"caf\xe9", false, 3},          /* Latin-1 */
+	        {"\xc0\xaf", false, 0},         /* overlong '/' */
+	        {"x\xe0\x80\xaf", false, 1},    /* overlong, 3 bytes */
+	        {"x\xed\xa0\x80", false, 1},    /* a surrogate */
+	        {"\xf4\x90\x80\x80", false, 0}, /* above U+10FFFF */
+	        {"ab\xe2\x82", false, 2},       /* cut short */
+	        {"\xff", false, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t bad = 99;
+		bool ok = sc_utf8_valid(cases[i].text, &bad);
+		cr_assert_eq(ok, cases[i].valid, "case %zu", i);
+		if (!ok)
+			cr_assert_eq(bad, cases[i].bad, "case %zu: offset %zu", i, bad);
+		/* and jansson agrees, so every name that loads can be written */
+		json_t *s = json_string(cases[i].text);
+		cr_assert_eq(s != NULL, cases[i].valid, "case %zu: jansson disagrees", i);
+		json_decref(s);
+	}
+}
+
+/* A DOT op name that is not UTF-8 is refused at load, naming it escaped. */
+Test(load, dot_name_not_utf8_is_refused)
+{
+	sc_error err;
+	sc_graph *g = sc_load("tests/bad/dot_name_not_utf8.dot", &err);
+	cr_assert_null(g);
+	cr_assert_eq(err.code, SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "tests/bad/dot_name_not_utf8.dot: node 'caf\xe9': the name is "
+	                          "not valid UTF-8 (byte 0xe9 at offset 3)"),
+	          "%s", err.msg);
+}
+
+/* isBackwardNode (a boolean or a number) is counted; inference graphs
+ * have none. */
+Test(load, backward_ops_are_counted)
+{
+	sc_graph *g = ts_load("tests/bad/fiddle_training.json");
+	cr_assert_eq(g->n, 4);
+	cr_assert_eq(g->backward_ops, 2);
+	sc_graph_free(g);
+	g = ts_load("samples/msr-fiddle/layer/bert24_inference.json");
+	cr_assert_eq(g->backward_ops, 0);
+	sc_graph_free(g);
+	g = ts_load("tests/data/pair.dot");
+	cr_assert_eq(g->backward_ops, 0);
+	sc_graph_free(g);
+}
+
+/* A graph file whose name is not UTF-8 loads; its name (for partition files
+ * and JSON) is the file name with the odd bytes as \xHH. */
+Test(load, graph_name_not_utf8_is_escaped)
+{
+	char *e = sc_utf8_escape("caf\xe9-\xc3\xa9-\xed\xa0\x80.dot");
+	cr_assert_str_eq(e, "caf\\xe9-\xc3\xa9-\\xed\\xa0\\x80.dot");
+	free(e);
+	char dir[64], path[128];
+	ts_make_dir(dir, "sc-load-name");
+	snprintf(path, sizeof path, "%s/caf\xe9.dot", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs("digraph g { a -> b; }\n", f);
+	fclose(f);
+	sc_graph *g = ts_load(path);
+	cr_assert_str_eq(g->name, "caf\\xe9.dot");
+	cr_assert_str_eq(g->source, path);
+	sc_graph_free(g);
+	ts_remove_dir(dir);
+}

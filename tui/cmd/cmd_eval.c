@@ -82,7 +82,7 @@ int ui_cmd_eval(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 		goto out;
 	}
-	printf("%s, partition %s, k %d\n", g->name, o->pos[1], k);
+	ui_print_line("%s, partition %s, k %d", g->name, o->pos[1], k);
 	if (c) {
 		ui_print_stage_table(c, stdout);
 		char b[32];
@@ -92,7 +92,7 @@ int ui_cmd_eval(const ui_opts *o)
 	if (valid && feasible)
 		printf("valid\n");
 	else
-		printf("%s: %s\n", valid ? "infeasible" : "invalid", why);
+		ui_print_line("%s: %s", valid ? "infeasible" : "invalid", why); /* names ops */
 out:
 	sc_costs_free(c);
 	free(stage);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tui/ui.h"
+#include "core/parse.h"
 #include "core/mem.h"
 #include "solvers/simple.h"
 
@@ -49,7 +50,7 @@ static const int ks[] = {2, 4, 8, 16, 32, 64};
 int ui_cmd_info(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
+	sc_graph *g = ui_load_to_describe(o->pos[0], o, &status); /* training graphs too */
 	if (!g)
 		return status;
 	int *level = sc_malloc_n((size_t)g->n, sizeof *level);
@@ -77,24 +78,37 @@ int ui_cmd_info(const ui_opts *o)
 				                      json_pack("{s:i, s:f}", "k", k, "bound",
 				                                sc_bound_simple(g, k)));
 		}
-		json_t *root = json_pack(
-		        "{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f,"
-		        " s:{s:o, s:f, s:o, s:s}, s:o}",
-		        "graph", g->name, "source", g->source, "ops", g->n, "edges", g->m,
-		        "sources", s.sources, "sinks", s.sinks, "depth", s.depth, "groups",
-		        s.multi_groups, "grouped_ops", s.grouped_ops, "largest_group",
-		        s.largest_group, "total_work", s.work, "total_param", s.param, "total_out",
-		        s.out, "settings", "k", set->k ? json_integer(set->k) : json_null(),
-		        "bandwidth", set->bandwidth, "memory",
-		        isinf(set->memory) ? json_null() : json_real(set->memory), "memory_policy",
-		        sc_mem_policy_name(set->policy), "simple_bound", bounds);
+		/* the path as given may not be UTF-8, which JSON needs */
+		char *source = sc_utf8_escape(g->source);
+		json_t *root =
+		        !source ? NULL
+		                : json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+		                            "s:f, s:f, s:f,"
+		                            " s:{s:o, s:f, s:o, s:s}, s:o}",
+		                            "graph", g->name, "source", source, "ops", g->n,
+		                            "edges", g->m, "sources", s.sources, "sinks", s.sinks,
+		                            "depth", s.depth, "groups", s.multi_groups,
+		                            "grouped_ops", s.grouped_ops, "largest_group",
+		                            s.largest_group, "total_work", s.work, "total_param",
+		                            s.param, "total_out", s.out, "settings", "k",
+		                            set->k ? json_integer(set->k) : json_null(),
+		                            "bandwidth", set->bandwidth, "memory",
+		                            isinf(set->memory) ? json_null()
+		                                               : json_real(set->memory),
+		                            "memory_policy", sc_mem_policy_name(set->policy),
+		                            "simple_bound", bounds);
+		/* a training graph: how many ops are backward (the other commands
+		 * refuse it until the training model lands) */
+		if (root && g->backward_ops > 0)
+			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
+		free(source);
 		sc_graph_free(g);
 		return status;
 	}
 
 	char a[32], b[32], c[32];
-	printf("graph          %s (%s)\n", g->name, g->source);
+	ui_print_line("graph          %s (%s)", g->name, g->source);
 	printf("ops            %d (%d sources, %d sinks, longest path %d ops)\n", g->n, s.sources,
 	       s.sinks, s.depth);
 	printf("edges          %d\n", g->m);
@@ -111,6 +125,12 @@ int ui_cmd_info(const ui_opts *o)
 		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
 		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
 		       sc_mem_policy_name(set->policy));
+	/* a training graph: described, but the other commands refuse it */
+	if (g->backward_ops > 0)
+		printf("training       %d of the %d ops are backward (isBackwardNode)\n"
+		       "               the backward pass is not modelled yet: only info takes "
+		       "this graph\n",
+		       g->backward_ops, g->n);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");

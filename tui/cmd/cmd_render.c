@@ -208,6 +208,15 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	int status = UI_EXIT_OK, file_k = g->settings.k;
 	ui_opts_apply(o, &g->settings);
+	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) { /* -B, -M */
+		ui_error("%s", err.msg);
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
+	if (ui_refuse_training(g)) {
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	sc_settings set = g->settings;
 	int *stage = NULL;
 	const char *from = NULL;
@@ -304,11 +313,11 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	char b1[32];
 	if (staged)
-		printf("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d\n",
-		       o->output, o->full ? "every op by stage" : "the stage graph", g->name, set.k,
-		       from, ui_num(bottleneck, b1, sizeof b1), at + 1);
+		ui_print_line("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d",
+		              o->output, o->full ? "every op by stage" : "the stage graph", g->name,
+		              set.k, from, ui_num(bottleneck, b1, sizeof b1), at + 1);
 	else
-		printf("%s: the graph %s, %d ops\n", o->output, g->name, g->n);
+		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
 out:
 	free(stage);
 	sc_graph_free(g);

@@ -141,8 +141,8 @@ int ui_cmd_solve(const ui_opts *o)
 	}
 	if (!feasible)
 		goto out;
-	printf("%s, k %d, method %s, seed %llu\n", g->name, set.k, p.method,
-	       (unsigned long long)p.seed);
+	ui_print_line("%s, k %d, method %s, seed %llu", g->name, set.k, p.method,
+	              (unsigned long long)p.seed); /* the file's name, escaped */
 	ui_print_stage_table(c, stdout);
 	char b[32];
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
