@@ -229,6 +229,25 @@ Test(bench, refusals)
 	free(err);
 }
 
+Test(bench, a_training_graph_is_refused_not_partitioned)
+{
+	char res[256], *err = NULL;
+	snprintf(res, sizeof res, "%s/training.jsonl", dir);
+	cr_assert_eq(ts_runf(NULL, &err,
+	                     "bench tests/bad/fiddle_training.json -k 2 " FAST " -o '%s'", res),
+	             2);
+	cr_assert(
+	        strstr(err, "fiddle_training.json: a training graph (2 of its 4 ops are backward)"),
+	        "%s", err);
+	free(err);
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 1);
+	json_t *r = json_array_get(recs, 0);
+	cr_assert(json_object_get(r, "error"), "the record says why");
+	cr_assert_null(json_object_get(r, "methods"), "and holds no result");
+	json_decref(recs);
+}
+
 Test(bench, interrupted_solve_reports_its_best_and_exits_130)
 {
 	char cmd[1024];
