@@ -7,6 +7,7 @@
 
 #include "tui/ui.h"
 #include "core/mem.h"
+#include "solvers/contract_report.h"
 #include "solvers/simple.h"
 
 typedef struct info_stats {
@@ -43,6 +44,46 @@ static void gather(const sc_graph *g, info_stats *s, int *level)
 	}
 }
 
+/* ---- the exact DP's contraction (solvers/contract.h) --------------------- */
+
+/* Ideals are counted up to this many; past it info says "more than". */
+#define INFO_IDEAL_LIMIT 1000000L
+
+static json_t *contraction_json(const sc_contract_report *r)
+{
+	json_t *rules = json_object();
+	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+		json_object_set_new(rules, sc_contract_rule_name(i),
+		                    json_integer(r->stats.by_rule[i]));
+	return json_pack(
+	        "{s:i, s:i, s:i, s:o, s:o, s:o}", "units_before", r->stats.units_before, "units",
+	        r->stats.units_after, "rounds", r->stats.rounds, "rules", rules, "ideals_before",
+	        r->ideals_before > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_before),
+	        "ideals",
+	        r->ideals_after > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_after));
+}
+
+static void ideals_text(long count, char *buf, size_t size)
+{
+	if (count > INFO_IDEAL_LIMIT)
+		snprintf(buf, size, "more than %ld", INFO_IDEAL_LIMIT);
+	else
+		snprintf(buf, size, "%ld", count);
+}
+
+static void contraction_print(const sc_contract_report *r)
+{
+	char a[40], b[40];
+	printf("contraction    %d ops -> %d units (groups, cycles) -> %d units (safe rules:",
+	       r->ops, r->stats.units_before, r->stats.units_after);
+	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+		printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i), r->stats.by_rule[i]);
+	printf(")\n");
+	ideals_text(r->ideals_after, a, sizeof a);
+	ideals_text(r->ideals_before, b, sizeof b);
+	printf("ideals         %s for the exact DP (%s without the rules)\n", a, b);
+}
+
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
@@ -61,6 +102,13 @@ int ui_cmd_info(const ui_opts *o)
 	info_stats s;
 	gather(g, &s, level);
 	free(level);
+	sc_contract_report contraction;
+	sc_error cerr;
+	if (sc_contract_report_of(g, INFO_IDEAL_LIMIT, &contraction, &cerr) != SC_OK) {
+		ui_error("%s", cerr.msg);
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	const sc_settings *set = &g->settings;
 	/* the file's k (or -k) joins the list when it is not already there */
 	int extra = set->k;
@@ -88,6 +136,7 @@ int ui_cmd_info(const ui_opts *o)
 		        "bandwidth", set->bandwidth, "memory",
 		        isinf(set->memory) ? json_null() : json_real(set->memory), "memory_policy",
 		        sc_mem_policy_name(set->policy), "simple_bound", bounds);
+		json_object_set_new(root, "contraction", contraction_json(&contraction));
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		sc_graph_free(g);
 		return status;
@@ -111,6 +160,7 @@ int ui_cmd_info(const ui_opts *o)
 		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
 		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
 		       sc_mem_policy_name(set->policy));
+	contraction_print(&contraction);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");
