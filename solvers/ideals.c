@@ -10,26 +10,48 @@
  * with dp[0][empty] = 0 is the optimum for the ops in J in j stages, and
  * dp[k][all] the optimum.  This is exact for the model, groups and the hard
  * memory limit included (units keep groups whole, f is the op-level cost).
+ * The units are contracted first (contract.h), which keeps the optimum and
+ * shrinks the number of ideals.
  *
- * Ideals are enumerated breadth first from the empty set (so by size, and a
- * subset always comes before its supersets), as bitsets with a hash table
- * for duplicates, and counted against a limit first.  For a pair I subset J
- * the cost of S = J \ I needs no pass over S:
+ * Lazily, in layers.  Ideals are enumerated breadth first from the empty
+ * set, so by size (units), as bitsets with a hash table; a step either
+ * expands the next ideal or fills the DP row of the next ideal J, which
+ * can be done as soon as every ideal smaller than J exists (the expansion
+ * has reached the ideals of J's size minus one).  So the DP runs beside
+ * the enumeration, a long run reports ideals enumerated and layers (sizes)
+ * done, and time limits and cancelling hold between steps.
+ *
+ * The sub-ideals I of J are found without scanning the others: J \ I is an
+ * up-set F of J, and listing F's units in decreasing number (units are
+ * numbered topologically) each unit's successors inside J come before it,
+ * so a depth-first search that adds units of J in decreasing number, each
+ * once all its successors in J are in F, lists every F exactly once.  Work
+ * only grows along a branch, so a branch stops when work(F) exceeds the
+ * bound UB, the cost of a partition a quick search found (optimum <= UB):
+ * pairs and states that cost more than UB are dropped, which keeps an
+ * optimal chain (every state on it costs at most the optimum).  I's index
+ * comes from the hash table.  The cost of S = J \ I needs no pass over S:
  *     work, param:  differences of the ideals' totals;
  *     io out(S):    ops of S with a successor outside J, i.e. the frontier
  *                   of J (ops of J with a successor outside J) minus I;
  *     io in(S):     ops of I with a successor in S, i.e. ops of I's
  *                   frontier with a successor in J \ I.
- * Pairs are pruned by work: the ideals are sorted by work, and only I with
- * work(J) - work(I) <= UB are tried, where UB is the cost of a partition a
- * quick search found (optimum <= UB, so pruning keeps an optimal chain).
- * Trivial ops are merged into their neighbours first (units.h), which
- * shrinks the number of ideals without changing the optimum.
+ *
+ * The limit on the ideals is set by memory (a quarter of the machine's,
+ * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
+ * --ideal-limit gives a count.
+ *
+ * Longer than 600 lines: the ideal table, the stepwise DP and the exact
+ * method share one representation of ideals (bitsets, frontiers, rows),
+ * which splitting the file would have to expose.
  */
+#include "ideals.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/cost.h"
 #include "core/mem.h"
@@ -82,9 +104,25 @@ static bool table_grow(ideal_set *s)
 	return true;
 }
 
-/* Adds bitset b unless present.  Returns its index, or -1 on out of memory. */
-static long ideal_add(ideal_set *s, const word *b)
+/* The index of bitset b, or -1 when it is not there. */
+static long ideal_find(const ideal_set *s, const word *b)
 {
+	uint64_t h = hash_bits(b, s->words);
+	long at = (long)(h & (uint64_t)(s->tcap - 1));
+	while (s->table[at] >= 0) {
+		long id = s->table[at];
+		if (memcmp(s->bits + id * s->words, b, (size_t)s->words * sizeof *b) == 0)
+			return id;
+		at = (at + 1) & (s->tcap - 1);
+	}
+	return -1;
+}
+
+/* Adds bitset b unless present.  Returns its index, or -1 on out of memory;
+ * *added says whether it is new. */
+static long ideal_add(ideal_set *s, const word *b, bool *added)
+{
+	*added = false;
 	if (2 * (s->count + 1) > s->tcap && !table_grow(s))
 		return -1;
 	uint64_t h = hash_bits(b, s->words);
@@ -105,6 +143,7 @@ static long ideal_add(ideal_set *s, const word *b)
 	}
 	memcpy(s->bits + s->count * s->words, b, (size_t)s->words * sizeof *b);
 	s->table[at] = s->count;
+	*added = true;
 	return s->count++;
 }
 
@@ -113,103 +152,457 @@ static inline bool has(const word *b, int x)
 	return (b[x >> 6] >> (x & 63)) & 1;
 }
 
-/* Enumerates the ideals of u, stopping past limit.  Returns the count (limit
- * + 1 when there are more), or -1 when out of memory. */
-static long enumerate(const sc_units *u, long limit, ideal_set *s)
+/* ---- the DP ------------------------------------------------------------- */
+
+struct sc_dp {
+	const sc_units *u;
+	const sc_graph *g;
+	sc_settings set;
+	int k;
+	long limit;
+	double ub; /* INFINITY: no pruning */
+	ideal_set ideals;
+	long cap;  /* of the per-ideal arrays below */
+	int *size; /* units in the ideal */
+	double *work, *param;
+	long *front_off; /* count + 1 entries: ops of the ideal with a successor outside */
+	int *front;
+	long fn, fcap;
+	double *dp;    /* count x (k + 1) */
+	long *arg;     /* count x (k + 1): I of the last stage (J itself: empty) */
+	long expanded; /* next ideal to expand */
+	long next_j;   /* next ideal whose row to fill */
+	bool enumerated;
+	long evals;
+	word *scratch, *fbits, *ibits;
+	int *pool; /* candidate lists of the search for up-sets */
+};
+
+void sc_dp_free(sc_dp *d)
 {
-	memset(s, 0, sizeof *s);
-	s->words = (u->n + 63) / 64;
-	if (s->words == 0)
-		s->words = 1;
-	word *b = calloc((size_t)s->words, sizeof *b);
-	if (!b || ideal_add(s, b) < 0) {
-		free(b);
-		return -1;
-	}
-	for (long id = 0; id < s->count; id++) {
-		for (int x = 0; x < u->n; x++) {
-			const word *cur = s->bits + id * s->words;
-			if (has(cur, x))
+	if (!d)
+		return;
+	ideal_set_free(&d->ideals);
+	free(d->size);
+	free(d->work);
+	free(d->param);
+	free(d->front_off);
+	free(d->front);
+	free(d->dp);
+	free(d->arg);
+	free(d->scratch);
+	free(d->fbits);
+	free(d->ibits);
+	free(d->pool);
+	free(d);
+}
+
+size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
+{
+	size_t words = (size_t)(u->n + 63) / 64;
+	if (words == 0)
+		words = 1;
+	/* bits, hash slots at load 1/2, size, work, param, front_off, rows, and
+	 * a frontier of a few ops */
+	return words * sizeof(word) + 2 * sizeof(long) + sizeof(int) + 2 * sizeof(double) +
+	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long)) + 8 * sizeof(int);
+}
+
+long sc_dp_memory_limit(const sc_units *u, int k)
+{
+	double budget = 2.0 * 1024 * 1024 * 1024;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		budget = fmin((double)pages * (double)page / 4, 8.0 * 1024 * 1024 * 1024);
+	double n = budget / (double)sc_dp_bytes_per_ideal(u, k);
+	return n > 1e12 ? (long)1e12 : (long)n;
+}
+
+/* Grows the per-ideal arrays to hold at least need ideals. */
+static bool dp_reserve(sc_dp *d, long need)
+{
+	if (need <= d->cap)
+		return true;
+	long cap = d->cap ? d->cap : 1024;
+	while (cap < need)
+		cap *= 2;
+	size_t c = (size_t)cap, row = (size_t)(d->k + 1);
+	int *size = realloc(d->size, c * sizeof *size);
+	if (size)
+		d->size = size;
+	double *work = realloc(d->work, c * sizeof *work);
+	if (work)
+		d->work = work;
+	double *param = realloc(d->param, c * sizeof *param);
+	if (param)
+		d->param = param;
+	long *fo = realloc(d->front_off, (c + 1) * sizeof *fo);
+	if (fo)
+		d->front_off = fo;
+	double *dp = realloc(d->dp, c * row * sizeof *dp);
+	if (dp)
+		d->dp = dp;
+	long *arg = realloc(d->arg, c * row * sizeof *arg);
+	if (arg)
+		d->arg = arg;
+	if (!size || !work || !param || !fo || !dp || !arg)
+		return false;
+	d->cap = cap;
+	return true;
+}
+
+/* Totals, frontier and an empty DP row for the new ideal id (of size sz). */
+static bool dp_describe(sc_dp *d, long id, int sz)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	if (!dp_reserve(d, id + 1))
+		return false;
+	const word *b = d->ideals.bits + id * d->ideals.words;
+	d->size[id] = sz;
+	d->work[id] = d->param[id] = 0;
+	d->front_off[id] = d->fn;
+	for (int x = 0; x < u->n; x++) {
+		if (!has(b, x))
+			continue;
+		d->work[id] += u->work[x];
+		d->param[id] += u->param[x];
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+			int op = u->ops[i];
+			bool leaves = false;
+			for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves; j++)
+				leaves = !has(b, u->unit_of[g->succ[j]]);
+			if (!leaves || g->out[op] == 0)
 				continue;
-			bool ready = true;
-			for (int i = u->pred_off[x]; i < u->pred_off[x + 1] && ready; i++)
-				ready = has(cur, u->pred[i]);
-			if (!ready)
-				continue;
-			memcpy(b, cur, (size_t)s->words * sizeof *b);
-			b[x >> 6] |= (word)1 << (x & 63);
-			if (ideal_add(s, b) < 0) {
-				free(b);
-				return -1;
+			if (d->fn == d->fcap) {
+				long fcap = d->fcap ? 2 * d->fcap : 1024;
+				int *nf = realloc(d->front, (size_t)fcap * sizeof *nf);
+				if (!nf)
+					return false;
+				d->front = nf;
+				d->fcap = fcap;
 			}
-			if (s->count > limit) {
-				free(b);
-				return limit + 1;
+			d->front[d->fn++] = op;
+		}
+	}
+	d->front_off[id + 1] = d->fn;
+	size_t row = (size_t)(d->k + 1);
+	for (size_t j = 0; j < row; j++) {
+		d->dp[(size_t)id * row + j] = id == 0 ? 0 : INFINITY;
+		d->arg[(size_t)id * row + j] = id;
+	}
+	return true;
+}
+
+sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
+{
+	sc_dp *d = calloc(1, sizeof *d);
+	if (!d) {
+		sc_error_nomem(err, "the exact DP");
+		return NULL;
+	}
+	d->u = u;
+	d->g = u->g;
+	d->set = *set;
+	d->k = k;
+	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
+	d->ub = INFINITY;
+	d->ideals.words = (u->n + 63) / 64;
+	if (d->ideals.words == 0)
+		d->ideals.words = 1;
+	size_t w = (size_t)d->ideals.words;
+	d->scratch = calloc(w, sizeof(word));
+	d->fbits = calloc(w, sizeof(word));
+	d->ibits = calloc(w, sizeof(word));
+	/* each level of the search holds at most the units not yet in F, so
+	 * n + (n - 1) + ... + 1 entries */
+	size_t n = (size_t)u->n;
+	d->pool = sc_malloc_n(n * (n + 1) / 2 + 1, sizeof *d->pool);
+	bool added;
+	if (!d->scratch || !d->fbits || !d->ibits || !d->pool ||
+	    ideal_add(&d->ideals, d->scratch, &added) < 0 || !dp_describe(d, 0, 0)) {
+		sc_dp_free(d);
+		sc_error_nomem(err, "the exact DP");
+		return NULL;
+	}
+	return d;
+}
+
+void sc_dp_set_bound(sc_dp *d, double ub)
+{
+	d->ub = ub;
+}
+
+/* Expands ideal d->expanded: adds every ideal one unit larger. */
+static sc_status dp_expand(sc_dp *d, sc_error *err)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	long id = d->expanded++;
+	for (int x = 0; x < u->n; x++) {
+		const word *cur = d->ideals.bits + id * words;
+		if (has(cur, x))
+			continue;
+		bool ready = true;
+		for (int i = u->pred_off[x]; i < u->pred_off[x + 1] && ready; i++)
+			ready = has(cur, u->pred[i]);
+		if (!ready)
+			continue;
+		memcpy(d->scratch, cur, (size_t)words * sizeof(word));
+		d->scratch[x >> 6] |= (word)1 << (x & 63);
+		bool added;
+		long nid = ideal_add(&d->ideals, d->scratch, &added);
+		if (nid < 0 || (added && !dp_describe(d, nid, d->size[id] + 1)))
+			return sc_error_nomem(err, "the ideals");
+		if (d->ideals.count > d->limit)
+			return sc_error_set(err, SC_ERR_LIMIT,
+			                    "the exact DP needs more than %ld ideals (the graph is "
+			                    "too wide for the memory); raise --ideal-limit or use "
+			                    "another method",
+			                    d->limit);
+	}
+	if (d->expanded == d->ideals.count)
+		d->enumerated = true;
+	return SC_OK;
+}
+
+/* The cost of J \ I (I a subset of J), or INFINITY under the hard limit. */
+static double pair_cost(const sc_dp *d, long I, long J)
+{
+	const sc_graph *g = d->g;
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
+	double param = d->param[J] - d->param[I];
+	double M = d->set.memory, B = d->set.bandwidth, over = 0;
+	if (param > M * (1 + 1e-15)) {
+		if (d->set.policy == SC_MEM_HARD)
+			return INFINITY;
+		over = (param - M) / B;
+	}
+	double io = 0;
+	for (long i = d->front_off[J]; i < d->front_off[J + 1]; i++) {
+		int op = d->front[i];
+		if (!has(bi, u->unit_of[op]))
+			io += g->out[op];
+	}
+	for (long i = d->front_off[I]; i < d->front_off[I + 1]; i++) {
+		int op = d->front[i];
+		for (int j = g->succ_off[op]; j < g->succ_off[op + 1]; j++) {
+			int x = u->unit_of[g->succ[j]];
+			if (has(bj, x) && !has(bi, x)) {
+				io += g->out[op];
+				break;
 			}
 		}
 	}
-	free(b);
-	return s->count;
+	return io / B + (d->work[J] - d->work[I]) + over;
+}
+
+/* Relaxes dp[.][J] with the stage J \ I, I = J minus the units in fbits. */
+static void dp_relax(sc_dp *d, long J, double bound)
+{
+	long I = ideal_find(&d->ideals, d->ibits);
+	if (I < 0)
+		return; /* cannot happen: J minus an up-set of J is an ideal */
+	double c = pair_cost(d, I, J);
+	d->evals++;
+	if (c > bound)
+		return;
+	size_t row = (size_t)(d->k + 1);
+	const double *prev = d->dp + (size_t)I * row;
+	double *cell = d->dp + (size_t)J * row;
+	long *arg = d->arg + (size_t)J * row;
+	for (int j = 1; j <= d->k; j++) {
+		double v = prev[j - 1] > c ? prev[j - 1] : c;
+		if (v < cell[j] && v <= bound) {
+			cell[j] = v;
+			arg[j] = I;
+		}
+	}
+}
+
+/* Lists the up-sets F of J, units added in decreasing number, with
+ * work(F) <= bound, relaxing J with each.  cand[0..ncand) holds, in
+ * decreasing number, the units that may come next: in J \ F, below the last
+ * one added, with all their successors in J already in F.  After adding x,
+ * those are the candidates below x and x's predecessors that became ready;
+ * they are built in pool[0..). */
+static void dp_filters(sc_dp *d, long J, const word *bj, const int *cand, int ncand, double wf,
+                       double pf, double bound, int *pool)
+{
+	const sc_units *u = d->u;
+	/* under the hard policy a stage over the memory stays over it as it
+	 * grows, like its work over the bound */
+	double pmax = d->set.policy == SC_MEM_HARD ? d->set.memory * (1 + 1e-15) : INFINITY;
+	for (int c = 0; c < ncand; c++) {
+		int x = cand[c];
+		double w = wf + u->work[x], p = pf + u->param[x];
+		if (w > bound || p > pmax)
+			continue;
+		d->fbits[x >> 6] |= (word)1 << (x & 63);
+		d->ibits[x >> 6] &= ~((word)1 << (x & 63));
+		dp_relax(d, J, bound);
+		int n = 0;
+		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
+			int y = u->pred[i];
+			if (!has(bj, y))
+				continue;
+			bool ready = true;
+			for (int j = u->succ_off[y]; j < u->succ_off[y + 1] && ready; j++) {
+				int z = u->succ[j];
+				ready = !has(bj, z) || has(d->fbits, z);
+			}
+			if (ready)
+				pool[n++] = y;
+		}
+		/* merge with the remaining candidates, all in decreasing order
+		 * (the predecessor lists are increasing) */
+		int m = n;
+		for (int a = 0; a < n / 2; a++) {
+			int t = pool[a];
+			pool[a] = pool[n - 1 - a];
+			pool[n - 1 - a] = t;
+		}
+		for (int r = c + 1; r < ncand; r++)
+			pool[m++] = cand[r];
+		for (int a = 1; a < m; a++)
+			for (int b = a; b > 0 && pool[b] > pool[b - 1]; b--) {
+				int t = pool[b];
+				pool[b] = pool[b - 1];
+				pool[b - 1] = t;
+			}
+		dp_filters(d, J, bj, pool, m, w, p, bound, pool + m);
+		d->fbits[x >> 6] &= ~((word)1 << (x & 63));
+		d->ibits[x >> 6] |= (word)1 << (x & 63);
+	}
+}
+
+static void dp_fill(sc_dp *d, long J)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	const word *bj = d->ideals.bits + J * words;
+	double bound = d->ub * (1 + 1e-12);
+	memset(d->fbits, 0, (size_t)words * sizeof(word));
+	memcpy(d->ibits, bj, (size_t)words * sizeof(word));
+	/* the first candidates: J's maximal units, in decreasing number */
+	int n = 0;
+	for (int x = u->n - 1; x >= 0; x--) {
+		if (!has(bj, x))
+			continue;
+		bool top = true;
+		for (int i = u->succ_off[x]; i < u->succ_off[x + 1] && top; i++)
+			top = !has(bj, u->succ[i]);
+		if (top)
+			d->pool[n++] = x;
+	}
+	dp_filters(d, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
+	/* an empty stage j: as good as j - 1 stages */
+	size_t row = (size_t)(d->k + 1);
+	double *cell = d->dp + (size_t)J * row;
+	long *arg = d->arg + (size_t)J * row;
+	for (int j = 1; j <= d->k; j++)
+		if (cell[j - 1] <= cell[j]) {
+			cell[j] = cell[j - 1];
+			arg[j] = J;
+		}
+}
+
+/* True when every ideal smaller than J exists. */
+static bool dp_ready(const sc_dp *d, long J)
+{
+	return d->enumerated || d->size[d->expanded] >= d->size[J] - 1;
+}
+
+int sc_dp_step(sc_dp *d, double until, sc_error *err)
+{
+	do {
+		if (d->next_j < d->ideals.count && d->next_j > 0 && dp_ready(d, d->next_j)) {
+			dp_fill(d, d->next_j++);
+		} else if (d->next_j == 0) {
+			d->next_j = 1; /* the empty set's row is dp_describe's */
+		} else if (!d->enumerated) {
+			if (dp_expand(d, err) != SC_OK)
+				return -1;
+		} else {
+			return 0;
+		}
+	} while (sc_clock_now() < until);
+	return 1;
+}
+
+void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
+{
+	p->ideals = d->ideals.count;
+	p->ideals_done = d->next_j;
+	p->layers = d->u->n + 1;
+	p->layers_done = d->next_j < d->ideals.count ? d->size[d->next_j]
+	                 : d->enumerated             ? d->u->n + 1
+	                                             : d->size[d->next_j - 1];
+	p->evals = d->evals;
+}
+
+double sc_dp_result(const sc_dp *d, int *unit_stage)
+{
+	size_t row = (size_t)(d->k + 1);
+	long J = d->ideals.count - 1; /* breadth first: the full set is the last ideal */
+	double opt = d->dp[(size_t)J * row + (size_t)d->k];
+	if (!unit_stage || !isfinite(opt))
+		return opt;
+	int words = d->ideals.words;
+	for (int x = 0; x < d->u->n; x++)
+		unit_stage[x] = 0;
+	for (int j = d->k; j >= 1 && J != 0; j--) {
+		long I = d->arg[(size_t)J * row + (size_t)j];
+		if (I == J)
+			continue;
+		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
+		for (int x = 0; x < d->u->n; x++)
+			if (has(bj, x) && !has(bi, x))
+				unit_stage[x] = j - 1;
+		J = I;
+	}
+	return opt;
 }
 
 long sc_ideals_count(const sc_units *u, long limit)
 {
-	ideal_set s;
-	long n = enumerate(u, limit, &s);
-	ideal_set_free(&s);
-	return n;
+	sc_settings set;
+	sc_settings_init(&set);
+	sc_dp *d = sc_dp_new(u, &set, 1, limit, NULL);
+	if (!d)
+		return -1;
+	long count = -1;
+	while (!d->enumerated) {
+		sc_error err;
+		if (dp_expand(d, &err) != SC_OK) {
+			count = err.code == SC_ERR_LIMIT ? limit + 1 : -1;
+			break;
+		}
+	}
+	if (d->enumerated)
+		count = d->ideals.count;
+	sc_dp_free(d);
+	return count;
 }
 
 /* ---- the exact method --------------------------------------------------- */
 
 typedef struct exact_state {
-	ideal_set ideals;
-	long count;
-	double *work, *param;   /* per ideal */
-	int *front_off, *front; /* per ideal: ops of the ideal with a successor outside */
-	long *by_work;          /* ideal indices sorted by work */
-	long *rank_of;          /* ideal -> position in by_work */
-	double *dp;             /* (k + 1) x count */
-	long *arg;              /* (k + 1) x count: I of the last stage (J itself: empty) */
-	double ub;
-	long next_j; /* next ideal (in size order) to fill */
+	sc_dp *dp;
 	int *unit_stage;
 } exact_state;
 
-static void exact_free(exact_state *e)
-{
-	if (!e)
-		return;
-	ideal_set_free(&e->ideals);
-	free(e->work);
-	free(e->param);
-	free(e->front_off);
-	free(e->front);
-	free(e->by_work);
-	free(e->rank_of);
-	free(e->dp);
-	free(e->arg);
-	free(e->unit_stage);
-	free(e);
-}
-
 static void exact_fini(sc_search *s)
 {
-	exact_free(s->state);
+	exact_state *e = s->state;
+	if (e) {
+		sc_dp_free(e->dp);
+		free(e->unit_stage);
+		free(e);
+	}
 	s->state = NULL;
-}
-
-typedef struct work_id {
-	double work;
-	long id;
-} work_id;
-
-static int cmp_work(const void *a, const void *b)
-{
-	const work_id *x = a, *y = b;
-	if (x->work != y->work)
-		return x->work < y->work ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* A quick upper bound: DPL and a few random orders, sliced. */
@@ -248,240 +641,76 @@ static double quick_upper_bound(sc_search *s, int *unit_stage)
 	return s->have_best ? fmax(ub, s->best) : ub;
 }
 
+static void exact_publish(sc_search *s)
+{
+	exact_state *e = s->state;
+	sc_dp_progress_info p;
+	sc_dp_progress(e->dp, &p);
+	pthread_mutex_lock(&s->lock);
+	s->snapshot.ideals = p.ideals;
+	s->snapshot.ideals_done = p.ideals_done;
+	s->snapshot.layers_done = p.layers_done;
+	s->snapshot.layers = p.layers;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static sc_status exact_init(sc_search *s, sc_error *err)
 {
-	const sc_units *u = s->units;
-	const sc_graph *g = s->g;
 	exact_state *e = calloc(1, sizeof *e);
 	if (!e)
 		return sc_error_nomem(err, "the exact search");
 	s->state = e;
-	long count = enumerate(u, s->p.ideal_limit, &e->ideals);
-	if (count < 0)
-		return sc_error_nomem(err, "the ideals");
-	if (count > s->p.ideal_limit)
-		return sc_error_set(
-		        err, SC_ERR_LIMIT,
-		        "the exact DP needs more than %ld ideals (the graph is too wide); "
-		        "raise --ideal-limit or use another method",
-		        s->p.ideal_limit);
-	e->count = count;
-	int k = s->set.k;
-	size_t nc = (size_t)count;
-	e->work = calloc(nc, sizeof *e->work);
-	e->param = calloc(nc, sizeof *e->param);
-	e->front_off = malloc((nc + 1) * sizeof *e->front_off);
-	e->by_work = malloc(nc * sizeof *e->by_work);
-	e->rank_of = malloc(nc * sizeof *e->rank_of);
-	e->dp = malloc((size_t)(k + 1) * nc * sizeof *e->dp);
-	e->arg = malloc((size_t)(k + 1) * nc * sizeof *e->arg);
-	e->unit_stage = sc_malloc_n((size_t)u->n, sizeof *e->unit_stage);
-	if (!e->work || !e->param || !e->front_off || !e->by_work || !e->rank_of || !e->dp ||
-	    !e->arg || !e->unit_stage)
-		return sc_error_nomem(err, "the exact DP tables");
-	/* totals and frontiers */
-	long fcap = 1024, fn = 0;
-	e->front = malloc((size_t)fcap * sizeof *e->front);
-	if (!e->front)
-		return sc_error_nomem(err, "the exact DP tables");
-	int words = e->ideals.words;
-	for (long id = 0; id < count; id++) {
-		const word *b = e->ideals.bits + id * words;
-		e->front_off[id] = (int)fn;
-		for (int x = 0; x < u->n; x++) {
-			if (!has(b, x))
-				continue;
-			e->work[id] += u->work[x];
-			e->param[id] += u->param[x];
-			for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-				int op = u->ops[i];
-				bool leaves = false;
-				for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves;
-				     j++)
-					leaves = !has(b, u->unit_of[g->succ[j]]);
-				if (!leaves || g->out[op] == 0)
-					continue;
-				if (fn == fcap) {
-					fcap *= 2;
-					int *nf = realloc(e->front, (size_t)fcap * sizeof *nf);
-					if (!nf)
-						return sc_error_nomem(err, "the exact DP tables");
-					e->front = nf;
-				}
-				e->front[fn++] = op;
-			}
-		}
-		if (fn > 0x7fffffff)
-			return sc_error_set(err, SC_ERR_LIMIT,
-			                    "the exact DP's frontier lists are too large");
-	}
-	e->front_off[count] = (int)fn;
-	work_id *pairs = malloc(nc * sizeof *pairs);
-	if (!pairs)
-		return sc_error_nomem(err, "the exact DP tables");
-	for (long i = 0; i < count; i++)
-		pairs[i] = (work_id){e->work[i], i};
-	qsort(pairs, nc, sizeof *pairs, cmp_work);
-	for (long i = 0; i < count; i++) {
-		e->by_work[i] = pairs[i].id;
-		e->rank_of[pairs[i].id] = i;
-	}
-	free(pairs);
-	for (size_t i = 0; i < (size_t)(k + 1) * nc; i++)
-		e->dp[i] = INFINITY;
-	e->dp[0] = 0; /* dp[j][empty] = 0 for every j; ideal 0 is the empty set */
-	for (int j = 1; j <= k; j++) {
-		e->dp[(size_t)j * nc] = 0;
-		e->arg[(size_t)j * nc] = 0;
-	}
-	e->ub = quick_upper_bound(s, e->unit_stage);
-	e->next_j = 1;
+	e->unit_stage = sc_malloc_n((size_t)s->units->n, sizeof *e->unit_stage);
+	if (!e->unit_stage)
+		return sc_error_nomem(err, "the exact search");
+	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
+	if (!e->dp)
+		return err ? err->code : SC_ERR_NOMEM;
+	/* a first slice of the enumeration here, so that a graph far past a
+	 * small limit is refused at once */
+	double until = sc_clock_now() + 0.05;
+	while (!e->dp->enumerated && sc_clock_now() < until)
+		if (dp_expand(e->dp, err) != SC_OK)
+			return err ? err->code : SC_ERR_LIMIT;
+	double ub = quick_upper_bound(s, e->unit_stage);
+	sc_dp_set_bound(e->dp, ub);
+	exact_publish(s);
 	return SC_OK;
-}
-
-/* The cost of J \ I (I a subset of J), or INFINITY under the hard limit. */
-static double pair_cost(const sc_search *s, const exact_state *e, long I, long J)
-{
-	const sc_graph *g = s->g;
-	const sc_units *u = s->units;
-	int words = e->ideals.words;
-	const word *bi = e->ideals.bits + I * words, *bj = e->ideals.bits + J * words;
-	double param = e->param[J] - e->param[I];
-	double M = s->set.memory, B = s->set.bandwidth, over = 0;
-	if (param > M * (1 + 1e-15)) {
-		if (s->set.policy == SC_MEM_HARD)
-			return INFINITY;
-		over = (param - M) / B;
-	}
-	double io = 0;
-	for (int i = e->front_off[J]; i < e->front_off[J + 1]; i++) {
-		int op = e->front[i];
-		if (!has(bi, u->unit_of[op]))
-			io += g->out[op];
-	}
-	for (int i = e->front_off[I]; i < e->front_off[I + 1]; i++) {
-		int op = e->front[i];
-		for (int j = g->succ_off[op]; j < g->succ_off[op + 1]; j++) {
-			int x = u->unit_of[g->succ[j]];
-			if (has(bj, x) && !has(bi, x)) {
-				io += g->out[op];
-				break;
-			}
-		}
-	}
-	return io / B + (e->work[J] - e->work[I]) + over;
-}
-
-static bool subset(const word *a, const word *b, int words)
-{
-	for (int i = 0; i < words; i++)
-		if (a[i] & ~b[i])
-			return false;
-	return true;
-}
-
-/* Follows the chain of ideals back from the full set; a stage whose arg
- * is J itself is empty. */
-static void reconstruct(sc_search *s, exact_state *e)
-{
-	size_t nc = (size_t)e->count;
-	int words = e->ideals.words;
-	long J = e->count - 1; /* breadth first: the full set is the last ideal */
-	for (int x = 0; x < s->units->n; x++)
-		e->unit_stage[x] = 0;
-	for (int j = s->set.k; j >= 1 && J != 0; j--) {
-		long I = e->arg[(size_t)j * nc + (size_t)J];
-		if (I == J)
-			continue;
-		const word *bi = e->ideals.bits + I * words, *bj = e->ideals.bits + J * words;
-		for (int x = 0; x < s->units->n; x++)
-			if (has(bj, x) && !has(bi, x))
-				e->unit_stage[x] = j - 1;
-		J = I;
-	}
 }
 
 static bool exact_step(sc_search *s)
 {
 	exact_state *e = s->state;
-	int k = s->set.k, words = e->ideals.words;
-	size_t nc = (size_t)e->count;
-	double until = sc_clock_now() + 0.02;
-	double ub = e->ub * (1 + 1e-12);
-	while (e->next_j < e->count) {
-		if (sc_search_should_stop(s, 0))
-			return false; /* not finished: the quick bound's partition stands */
-		long J = e->next_j++;
-		const word *bj = e->ideals.bits + J * words;
-		double wj = e->work[J];
-		/* candidates I: work(J) - work(I) <= ub, scanning down from J's rank */
-		for (long r = e->rank_of[J]; r >= 0; r--) {
-			long I = e->by_work[r];
-			if (wj - e->work[I] > ub)
-				break;
-			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
-				continue;
-			double c = pair_cost(s, e, I, J);
-			s->evals++;
-			if (c > ub)
-				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = e->dp[(size_t)(j - 1) * nc + (size_t)I];
-				double v = before > c ? before : c;
-				double *cell = &e->dp[(size_t)j * nc + (size_t)J];
-				if (v < *cell) {
-					*cell = v;
-					e->arg[(size_t)j * nc + (size_t)J] = I;
-				}
-			}
-		}
-		/* ties in work: ideals of equal work ranked above J are candidates too */
-		for (long r = e->rank_of[J] + 1; r < e->count && e->work[e->by_work[r]] == wj;
-		     r++) {
-			long I = e->by_work[r];
-			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
-				continue;
-			double c = pair_cost(s, e, I, J);
-			s->evals++;
-			if (c > ub)
-				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = e->dp[(size_t)(j - 1) * nc + (size_t)I];
-				double v = before > c ? before : c;
-				double *cell = &e->dp[(size_t)j * nc + (size_t)J];
-				if (v < *cell) {
-					*cell = v;
-					e->arg[(size_t)j * nc + (size_t)J] = I;
-				}
-			}
-		}
-		/* an empty stage j: as good as j - 1 stages */
-		for (int j = 1; j <= k; j++)
-			if (e->dp[(size_t)(j - 1) * nc + (size_t)J] <=
-			    e->dp[(size_t)j * nc + (size_t)J]) {
-				e->dp[(size_t)j * nc + (size_t)J] =
-				        e->dp[(size_t)(j - 1) * nc + (size_t)J];
-				e->arg[(size_t)j * nc + (size_t)J] = J;
-			}
-		if (sc_clock_now() >= until)
-			return true;
+	if (sc_search_should_stop(s, 0))
+		return false; /* not finished: the quick bound's partition stands */
+	sc_error err;
+	long before = e->dp->evals;
+	int more = sc_dp_step(e->dp, sc_clock_now() + 0.02, &err);
+	s->evals += e->dp->evals - before;
+	exact_publish(s);
+	if (more < 0) {
+		sc_search_fail(s, &err);
+		return false;
 	}
-	double opt = e->dp[(size_t)k * nc + nc - 1];
+	if (more > 0)
+		return true;
+	double opt = sc_dp_result(e->dp, e->unit_stage);
 	if (isfinite(opt)) {
-		reconstruct(s, e);
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
 		sc_search_offer(s, e->unit_stage, opt);
 	}
-	/* finite or not, the DP has settled it: no partition beats this one, and
-	 * INFINITY means none is feasible */
+	/* finite or not, the DP has settled it: no partition beats this one;
+	 * INFINITY means none is feasible, or (pruned by the quick bound, by
+	 * rounding only) that the quick partition is optimal */
 	s->optimal = true;
 	return false;
 }
 
 const sc_method sc_method_exact = {
         .name = "exact",
-        .help = "the exact DP over ideals (paper 001); refuses past --ideal-limit ideals",
+        .help = "the exact DP over ideals (paper 001); refuses past the ideals memory holds "
+                "(or --ideal-limit)",
         .merge_trivial = true,
         .refines_itself = true,
         .init = exact_init,
