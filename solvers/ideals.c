@@ -1,6 +1,10 @@
 /*
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
+ * Longer than 600 lines: the ideal table, the stepwise DP and the exact
+ * method share one representation of ideals (bitsets, frontiers, rows),
+ * which splitting the file would have to expose.
+ *
  * An ideal is a set of units closed under predecessors.  In a valid
  * partition in pipeline order the first j stages form an ideal I_j, and
  * stage j is I_j \ I_{j-1}; so
@@ -40,10 +44,6 @@
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
  * --ideal-limit gives a count.
- *
- * Longer than 600 lines: the ideal table, the stepwise DP and the exact
- * method share one representation of ideals (bitsets, frontiers, rows),
- * which splitting the file would have to expose.
  */
 #include "ideals.h"
 
