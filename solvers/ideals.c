@@ -176,6 +176,8 @@ struct sc_dp {
 	long evals;
 	word *scratch, *fbits, *ibits;
 	int *pool; /* candidate lists of the search for up-sets */
+	double total_work;
+	int jlo, jhi; /* the rows of the ideal being filled that can still matter */
 };
 
 void sc_dp_free(sc_dp *d)
@@ -307,6 +309,8 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->k = k;
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
 	d->ub = INFINITY;
+	for (int x = 0; x < u->n; x++)
+		d->total_work += u->work[x];
 	d->ideals.words = (u->n + 63) / 64;
 	if (d->ideals.words == 0)
 		d->ideals.words = 1;
@@ -405,15 +409,19 @@ static void dp_relax(sc_dp *d, long J, double bound)
 	long I = ideal_find(&d->ideals, d->ibits);
 	if (I < 0)
 		return; /* cannot happen: J minus an up-set of J is an ideal */
+	size_t row = (size_t)(d->k + 1);
+	const double *prev = d->dp + (size_t)I * row;
+	/* rows are non-increasing in j: prev[jhi - 1] is the best state of I
+	 * that can still matter; past the bound, no stage helps */
+	if (prev[d->jhi - 1] > bound)
+		return;
 	double c = pair_cost(d, I, J);
 	d->evals++;
 	if (c > bound)
 		return;
-	size_t row = (size_t)(d->k + 1);
-	const double *prev = d->dp + (size_t)I * row;
 	double *cell = d->dp + (size_t)J * row;
 	long *arg = d->arg + (size_t)J * row;
-	for (int j = 1; j <= d->k; j++) {
+	for (int j = d->jlo; j <= d->jhi; j++) {
 		double v = prev[j - 1] > c ? prev[j - 1] : c;
 		if (v < cell[j] && v <= bound) {
 			cell[j] = v;
@@ -484,6 +492,18 @@ static void dp_fill(sc_dp *d, long J)
 	int words = d->ideals.words;
 	const word *bj = d->ideals.bits + J * words;
 	double bound = d->ub * (1 + 1e-12);
+	/* J's first j stages matter only when their work fits j stages of the
+	 * bound and the rest fits the other k - j (every stage costs at least
+	 * its work); the others stay infinite, dropped */
+	d->jlo = 1;
+	d->jhi = d->k;
+	if (isfinite(bound)) {
+		double wj = d->work[J], b = bound * (1 + 1e-9);
+		while (d->jlo <= d->k && wj > d->jlo * b)
+			d->jlo++;
+		while (d->jhi >= 1 && d->total_work - wj > (d->k - d->jhi) * b)
+			d->jhi--;
+	}
 	memset(d->fbits, 0, (size_t)words * sizeof(word));
 	memcpy(d->ibits, bj, (size_t)words * sizeof(word));
 	/* the first candidates: J's maximal units, in decreasing number */
@@ -497,7 +517,8 @@ static void dp_fill(sc_dp *d, long J)
 		if (top)
 			d->pool[n++] = x;
 	}
-	dp_filters(d, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
+	if (d->jlo <= d->jhi)
+		dp_filters(d, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
 	/* an empty stage j: as good as j - 1 stages */
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)J * row;
