@@ -20,8 +20,8 @@
  * Lazily, in layers.  Ideals are enumerated breadth first from the empty
  * set, so by size (units), as bitsets with a hash table; a step either
  * expands the next ideal or fills the DP row of the next ideal J, which
- * can be done as soon as every ideal smaller than J exists (the expansion
- * has reached the ideals of J's size minus one).  So the DP runs beside
+ * can be done as soon as every ideal smaller than J has been expanded (the
+ * expansion has reached the ideals of J's size).  So the DP runs beside
  * the enumeration, a long run reports ideals enumerated and layers (sizes)
  * done, and time limits and cancelling hold between steps.
  *
@@ -29,17 +29,17 @@
  * up-set F of J, and listing F's units in decreasing number (units are
  * numbered topologically) each unit's successors inside J come before it,
  * so a depth-first search that adds units of J in decreasing number, each
- * once all its successors in J are in F, lists every F exactly once.  Work
+ * once all its successors in J are in F, lists every F exactly once.  Each
+ * step removes a maximal unit x from the current sub-ideal I, and the
+ * index of I minus x comes from I's downward edges, recorded when I minus
+ * x was expanded into I (no hashing).  Work
  * only grows along a branch, so a branch stops when work(F) exceeds the
  * bound UB, the cost of a partition a quick search found (optimum <= UB):
  * pairs and states that cost more than UB are dropped, which keeps an
- * optimal chain (every state on it costs at most the optimum).  I's index
- * comes from the hash table.  The cost of S = J \ I needs no pass over S:
- *     work, param:  differences of the ideals' totals;
- *     io out(S):    ops of S with a successor outside J, i.e. the frontier
- *                   of J (ops of J with a successor outside J) minus I;
- *     io in(S):     ops of I with a successor in S, i.e. ops of I's
- *                   frontier with a successor in J \ I.
+ * optimal chain (every state on it costs at most the optimum).  The cost of S = J \ I needs no pass
+ * over S: work, param:  differences of the ideals' totals; io out(S):    ops of S with a successor
+ * outside J, i.e. the frontier of J (ops of J with a successor outside J) minus I; io in(S): ops of
+ * I with a successor in S, i.e. ops of I's frontier with a successor in J \ I.
  *
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
@@ -104,20 +104,6 @@ static bool table_grow(ideal_set *s)
 	return true;
 }
 
-/* The index of bitset b, or -1 when it is not there. */
-static long ideal_find(const ideal_set *s, const word *b)
-{
-	uint64_t h = hash_bits(b, s->words);
-	long at = (long)(h & (uint64_t)(s->tcap - 1));
-	while (s->table[at] >= 0) {
-		long id = s->table[at];
-		if (memcmp(s->bits + id * s->words, b, (size_t)s->words * sizeof *b) == 0)
-			return id;
-		at = (at + 1) & (s->tcap - 1);
-	}
-	return -1;
-}
-
 /* Adds bitset b unless present.  Returns its index, or -1 on out of memory;
  * *added says whether it is new. */
 static long ideal_add(ideal_set *s, const word *b, bool *added)
@@ -174,7 +160,13 @@ struct sc_dp {
 	long next_j;   /* next ideal whose row to fill */
 	bool enumerated;
 	long evals;
-	word *scratch, *fbits, *ibits;
+	word *scratch, *fbits;
+	/* the Hasse edges downwards: for ideal I, the list from down_head[I]
+	 * through down_next holds each maximal unit x of I with the index of
+	 * I minus x (recorded when that one was expanded) */
+	long *down_head, *down_next, *down_to;
+	int *down_x;
+	long ndown, down_cap;
 	int *pool; /* candidate lists of the search for up-sets */
 	double total_work;
 	int jlo, jhi; /* the rows of the ideal being filled that can still matter */
@@ -194,7 +186,10 @@ void sc_dp_free(sc_dp *d)
 	free(d->arg);
 	free(d->scratch);
 	free(d->fbits);
-	free(d->ibits);
+	free(d->down_head);
+	free(d->down_next);
+	free(d->down_to);
+	free(d->down_x);
 	free(d->pool);
 	free(d);
 }
@@ -204,10 +199,11 @@ size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
 	size_t words = (size_t)(u->n + 63) / 64;
 	if (words == 0)
 		words = 1;
-	/* bits, hash slots at load 1/2, size, work, param, front_off, rows, and
-	 * a frontier of a few ops */
+	/* bits, hash slots at load 1/2, size, work, param, front_off, rows, a
+	 * frontier of a few ops and a few downward edges (head, next, to, x) */
 	return words * sizeof(word) + 2 * sizeof(long) + sizeof(int) + 2 * sizeof(double) +
-	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long)) + 8 * sizeof(int);
+	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long)) + 8 * sizeof(int) +
+	       sizeof(long) + 4 * (2 * sizeof(long) + sizeof(int));
 }
 
 long sc_dp_memory_limit(const sc_units *u, int k)
@@ -247,7 +243,10 @@ static bool dp_reserve(sc_dp *d, long need)
 	long *arg = realloc(d->arg, c * row * sizeof *arg);
 	if (arg)
 		d->arg = arg;
-	if (!size || !work || !param || !fo || !dp || !arg)
+	long *dh = realloc(d->down_head, c * sizeof *dh);
+	if (dh)
+		d->down_head = dh;
+	if (!size || !work || !param || !fo || !dp || !arg || !dh)
 		return false;
 	d->cap = cap;
 	return true;
@@ -262,6 +261,7 @@ static bool dp_describe(sc_dp *d, long id, int sz)
 		return false;
 	const word *b = d->ideals.bits + id * d->ideals.words;
 	d->size[id] = sz;
+	d->down_head[id] = -1;
 	d->work[id] = d->param[id] = 0;
 	d->front_off[id] = d->fn;
 	for (int x = 0; x < u->n; x++) {
@@ -317,14 +317,13 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	size_t w = (size_t)d->ideals.words;
 	d->scratch = calloc(w, sizeof(word));
 	d->fbits = calloc(w, sizeof(word));
-	d->ibits = calloc(w, sizeof(word));
 	/* each level of the search holds at most the units not yet in F, so
 	 * n + (n - 1) + ... + 1 entries */
 	size_t n = (size_t)u->n;
 	d->pool = sc_malloc_n(n * (n + 1) / 2 + 1, sizeof *d->pool);
 	bool added;
-	if (!d->scratch || !d->fbits || !d->ibits || !d->pool ||
-	    ideal_add(&d->ideals, d->scratch, &added) < 0 || !dp_describe(d, 0, 0)) {
+	if (!d->scratch || !d->fbits || !d->pool || ideal_add(&d->ideals, d->scratch, &added) < 0 ||
+	    !dp_describe(d, 0, 0)) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
@@ -335,6 +334,41 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 void sc_dp_set_bound(sc_dp *d, double ub)
 {
 	d->ub = ub;
+}
+
+/* Records that ideal to minus its maximal unit x is ideal from. */
+static bool dp_link(sc_dp *d, long to, int x, long from)
+{
+	if (d->ndown == d->down_cap) {
+		long cap = d->down_cap ? 2 * d->down_cap : 4096;
+		long *nx = realloc(d->down_next, (size_t)cap * sizeof *nx);
+		if (nx)
+			d->down_next = nx;
+		long *nt = realloc(d->down_to, (size_t)cap * sizeof *nt);
+		if (nt)
+			d->down_to = nt;
+		int *nu = realloc(d->down_x, (size_t)cap * sizeof *nu);
+		if (nu)
+			d->down_x = nu;
+		if (!nx || !nt || !nu)
+			return false;
+		d->down_cap = cap;
+	}
+	long e = d->ndown++;
+	d->down_x[e] = x;
+	d->down_to[e] = from;
+	d->down_next[e] = d->down_head[to];
+	d->down_head[to] = e;
+	return true;
+}
+
+/* Ideal I minus its maximal unit x. */
+static long dp_down(const sc_dp *d, long I, int x)
+{
+	for (long e = d->down_head[I]; e >= 0; e = d->down_next[e])
+		if (d->down_x[e] == x)
+			return d->down_to[e];
+	return -1;
 }
 
 /* Expands ideal d->expanded: adds every ideal one unit larger. */
@@ -356,7 +390,8 @@ static sc_status dp_expand(sc_dp *d, sc_error *err)
 		d->scratch[x >> 6] |= (word)1 << (x & 63);
 		bool added;
 		long nid = ideal_add(&d->ideals, d->scratch, &added);
-		if (nid < 0 || (added && !dp_describe(d, nid, d->size[id] + 1)))
+		if (nid < 0 || (added && !dp_describe(d, nid, d->size[id] + 1)) ||
+		    !dp_link(d, nid, x, id))
 			return sc_error_nomem(err, "the ideals");
 		if (d->ideals.count > d->limit)
 			return sc_error_set(err, SC_ERR_LIMIT,
@@ -403,12 +438,9 @@ static double pair_cost(const sc_dp *d, long I, long J)
 	return io / B + (d->work[J] - d->work[I]) + over;
 }
 
-/* Relaxes dp[.][J] with the stage J \ I, I = J minus the units in fbits. */
-static void dp_relax(sc_dp *d, long J, double bound)
+/* Relaxes dp[.][J] with the stage J \ I. */
+static void dp_relax(sc_dp *d, long J, long I, double bound)
 {
-	long I = ideal_find(&d->ideals, d->ibits);
-	if (I < 0)
-		return; /* cannot happen: J minus an up-set of J is an ideal */
 	size_t row = (size_t)(d->k + 1);
 	const double *prev = d->dp + (size_t)I * row;
 	/* rows are non-increasing in j: prev[jhi - 1] is the best state of I
@@ -436,8 +468,8 @@ static void dp_relax(sc_dp *d, long J, double bound)
  * one added, with all their successors in J already in F.  After adding x,
  * those are the candidates below x and x's predecessors that became ready;
  * they are built in pool[0..). */
-static void dp_filters(sc_dp *d, long J, const word *bj, const int *cand, int ncand, double wf,
-                       double pf, double bound, int *pool)
+static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand, int ncand,
+                       double wf, double pf, double bound, int *pool)
 {
 	const sc_units *u = d->u;
 	/* under the hard policy a stage over the memory stays over it as it
@@ -448,9 +480,12 @@ static void dp_filters(sc_dp *d, long J, const word *bj, const int *cand, int nc
 		double w = wf + u->work[x], p = pf + u->param[x];
 		if (w > bound || p > pmax)
 			continue;
+		/* x has no successor left in I: it is maximal there */
+		long child = dp_down(d, I, x);
+		if (child < 0)
+			continue; /* cannot happen */
 		d->fbits[x >> 6] |= (word)1 << (x & 63);
-		d->ibits[x >> 6] &= ~((word)1 << (x & 63));
-		dp_relax(d, J, bound);
+		dp_relax(d, J, child, bound);
 		int n = 0;
 		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
 			int y = u->pred[i];
@@ -480,9 +515,8 @@ static void dp_filters(sc_dp *d, long J, const word *bj, const int *cand, int nc
 				pool[b] = pool[b - 1];
 				pool[b - 1] = t;
 			}
-		dp_filters(d, J, bj, pool, m, w, p, bound, pool + m);
+		dp_filters(d, J, child, bj, pool, m, w, p, bound, pool + m);
 		d->fbits[x >> 6] &= ~((word)1 << (x & 63));
-		d->ibits[x >> 6] |= (word)1 << (x & 63);
 	}
 }
 
@@ -505,7 +539,6 @@ static void dp_fill(sc_dp *d, long J)
 			d->jhi--;
 	}
 	memset(d->fbits, 0, (size_t)words * sizeof(word));
-	memcpy(d->ibits, bj, (size_t)words * sizeof(word));
 	/* the first candidates: J's maximal units, in decreasing number */
 	int n = 0;
 	for (int x = u->n - 1; x >= 0; x--) {
@@ -518,7 +551,7 @@ static void dp_fill(sc_dp *d, long J)
 			d->pool[n++] = x;
 	}
 	if (d->jlo <= d->jhi)
-		dp_filters(d, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
+		dp_filters(d, J, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
 	/* an empty stage j: as good as j - 1 stages */
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)J * row;
@@ -530,10 +563,11 @@ static void dp_fill(sc_dp *d, long J)
 		}
 }
 
-/* True when every ideal smaller than J exists. */
+/* True when every ideal smaller than J exists and has been expanded, so
+ * that the downward edges of J and of all its sub-ideals are known. */
 static bool dp_ready(const sc_dp *d, long J)
 {
-	return d->enumerated || d->size[d->expanded] >= d->size[J] - 1;
+	return d->enumerated || d->size[d->expanded] >= d->size[J];
 }
 
 int sc_dp_step(sc_dp *d, double until, sc_error *err)
@@ -626,7 +660,10 @@ static void exact_fini(sc_search *s)
 	s->state = NULL;
 }
 
-/* A quick upper bound: DPL and a few random orders, sliced. */
+/* A quick upper bound: DPL and a few random orders, sliced (each costs a
+ * SliceGraph evaluation; the bound only prunes, so a few are enough). */
+#define QUICK_ORDERS 4
+
 static double quick_upper_bound(sc_search *s, int *unit_stage)
 {
 	int n = s->units->n;
@@ -645,7 +682,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage)
 		ub = v;
 		sc_search_offer(s, unit_stage, v);
 	}
-	for (int t = 0; t < 20; t++) {
+	for (int t = 0; t < QUICK_ORDERS; t++) {
 		for (int i = 0; i < n; i++)
 			prio[i] = sc_rng_uniform(&s->rng);
 		sc_order_kahn(s->orderer, prio, order);
