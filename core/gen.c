@@ -1,6 +1,9 @@
 /*
  * gen.c - synthetic graphs: REGAL-style random graphs and layered
- * transformer and resnet graphs.  See gen.h.
+ * transformer, resnet and inception graphs.  See gen.h.
+ *
+ * Longer than 600 lines: the layered families share the "net" helper and
+ * its roofline, which would otherwise have to be exposed between files.
  *
  * The layered families are written op by op through a small "net" helper
  * that knows each op's nominal FLOPs, bytes moved, parameter and output
