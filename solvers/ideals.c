@@ -167,7 +167,8 @@ struct sc_dp {
 	long *down_head, *down_next, *down_to;
 	int *down_x;
 	long ndown, down_cap;
-	int *pool; /* candidate lists of the search for up-sets */
+	int *pool;    /* candidate lists of the search for up-sets */
+	int *readers; /* per op: edges from it into the stage being grown */
 	double total_work;
 	int jlo, jhi; /* the rows of the ideal being filled that can still matter */
 };
@@ -191,6 +192,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->down_to);
 	free(d->down_x);
 	free(d->pool);
+	free(d->readers);
 	free(d);
 }
 
@@ -321,8 +323,9 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	 * n + (n - 1) + ... + 1 entries */
 	size_t n = (size_t)u->n;
 	d->pool = sc_malloc_n(n * (n + 1) / 2 + 1, sizeof *d->pool);
+	d->readers = calloc((size_t)d->g->n + 1, sizeof *d->readers);
 	bool added;
-	if (!d->scratch || !d->fbits || !d->pool || ideal_add(&d->ideals, d->scratch, &added) < 0 ||
+	if (!d->scratch || !d->fbits || !d->pool || !d->readers || ideal_add(&d->ideals, d->scratch, &added) < 0 ||
 	    !dp_describe(d, 0, 0)) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
@@ -405,52 +408,11 @@ static sc_status dp_expand(sc_dp *d, sc_error *err)
 	return SC_OK;
 }
 
-/* The cost of J \ I (I a subset of J), or INFINITY under the hard limit. */
-static double pair_cost(const sc_dp *d, long I, long J)
-{
-	const sc_graph *g = d->g;
-	const sc_units *u = d->u;
-	int words = d->ideals.words;
-	const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
-	double param = d->param[J] - d->param[I];
-	double M = d->set.memory, B = d->set.bandwidth, over = 0;
-	if (param > M * (1 + 1e-15)) {
-		if (d->set.policy == SC_MEM_HARD)
-			return INFINITY;
-		over = (param - M) / B;
-	}
-	double io = 0;
-	for (long i = d->front_off[J]; i < d->front_off[J + 1]; i++) {
-		int op = d->front[i];
-		if (!has(bi, u->unit_of[op]))
-			io += g->out[op];
-	}
-	for (long i = d->front_off[I]; i < d->front_off[I + 1]; i++) {
-		int op = d->front[i];
-		for (int j = g->succ_off[op]; j < g->succ_off[op + 1]; j++) {
-			int x = u->unit_of[g->succ[j]];
-			if (has(bj, x) && !has(bi, x)) {
-				io += g->out[op];
-				break;
-			}
-		}
-	}
-	return io / B + (d->work[J] - d->work[I]) + over;
-}
-
-/* Relaxes dp[.][J] with the stage J \ I. */
-static void dp_relax(sc_dp *d, long J, long I, double bound)
+/* Relaxes dp[.][J] with the stage J \ I of cost c. */
+static void dp_relax(sc_dp *d, long J, long I, double c, double bound)
 {
 	size_t row = (size_t)(d->k + 1);
 	const double *prev = d->dp + (size_t)I * row;
-	/* rows are non-increasing in j: prev[jhi - 1] is the best state of I
-	 * that can still matter; past the bound, no stage helps */
-	if (prev[d->jhi - 1] > bound)
-		return;
-	double c = pair_cost(d, I, J);
-	d->evals++;
-	if (c > bound)
-		return;
 	double *cell = d->dp + (size_t)J * row;
 	long *arg = d->arg + (size_t)J * row;
 	for (int j = d->jlo; j <= d->jhi; j++) {
@@ -462,30 +424,96 @@ static void dp_relax(sc_dp *d, long J, long I, double bound)
 	}
 }
 
-/* Lists the up-sets F of J, units added in decreasing number, with
- * work(F) <= bound, relaxing J with each.  cand[0..ncand) holds, in
- * decreasing number, the units that may come next: in J \ F, below the last
- * one added, with all their successors in J already in F.  After adding x,
- * those are the candidates below x and x's predecessors that became ready;
- * they are built in pool[0..). */
-static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand, int ncand,
-                       double wf, double pf, double bound, int *pool)
+/* The stage S = F being grown by the search, its costs kept as it grows. */
+typedef struct stage_acc {
+	double work, param;
+	double in, out; /* bytes: tensors read from outside S; S's tensors read outside J */
+} stage_acc;
+
+/* Adds unit x to S (x's successors in J already in S, its predecessors
+ * not).  d->readers[op] counts the edges from op into S; a tensor enters
+ * S's io in when its first reader joins, and leaves it when its producer
+ * joins.  A tensor of S is read outside S only outside J (F is an up-set
+ * of J), so io out only grows. */
+static void acc_add(sc_dp *d, const word *bj, stage_acc *a, int x)
 {
 	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	a->work += u->work[x];
+	a->param += u->param[x];
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		if (d->readers[o] > 0)
+			a->in -= g->out[o];
+		for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++)
+			if (!has(bj, u->unit_of[g->succ[j]])) {
+				a->out += g->out[o];
+				break;
+			}
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j];
+			if (u->unit_of[p] != x && d->readers[p]++ == 0)
+				a->in += g->out[p];
+		}
+	}
+}
+
+/* Undoes acc_add's counts (the caller restores the sums). */
+static void acc_remove(sc_dp *d, int x)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j];
+			if (u->unit_of[p] != x)
+				d->readers[p]--;
+		}
+	}
+}
+
+/* Lists the up-sets F of J, units added in decreasing number, whose cost
+ * bound (work + io out + overflow, which only grow with F) is within bound,
+ * relaxing J with each.  cand[0..ncand) holds, in decreasing number, the
+ * units that may come next: in J \ F, below the last one added, with all
+ * their successors in J already in F.  After adding x, those are the
+ * candidates below x and x's predecessors that became ready; they are built
+ * in pool[0..). */
+static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand, int ncand,
+                       const stage_acc *acc, double bound, int *pool)
+{
+	const sc_units *u = d->u;
+	double M = d->set.memory, B = d->set.bandwidth;
 	/* under the hard policy a stage over the memory stays over it as it
 	 * grows, like its work over the bound */
-	double pmax = d->set.policy == SC_MEM_HARD ? d->set.memory * (1 + 1e-15) : INFINITY;
+	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
+	size_t row = (size_t)(d->k + 1);
 	for (int c = 0; c < ncand; c++) {
 		int x = cand[c];
-		double w = wf + u->work[x], p = pf + u->param[x];
-		if (w > bound || p > pmax)
+		if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
 			continue;
 		/* x has no successor left in I: it is maximal there */
 		long child = dp_down(d, I, x);
 		if (child < 0)
 			continue; /* cannot happen */
+		stage_acc a = *acc;
+		acc_add(d, bj, &a, x);
+		double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+		double lower = a.work + a.out / B + over;
+		if (lower > bound) {
+			acc_remove(d, x);
+			continue;
+		}
 		d->fbits[x >> 6] |= (word)1 << (x & 63);
-		dp_relax(d, J, child, bound);
+		/* rows are non-increasing in j: prev[jhi - 1] is the best state of
+		 * I that can still matter; past the bound, no stage helps */
+		if (d->dp[(size_t)child * row + (size_t)d->jhi - 1] <= bound) {
+			double cost = lower + a.in / B;
+			d->evals++;
+			if (cost <= bound)
+				dp_relax(d, J, child, cost, bound);
+		}
 		int n = 0;
 		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
 			int y = u->pred[i];
@@ -502,21 +530,22 @@ static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand
 		/* merge with the remaining candidates, all in decreasing order
 		 * (the predecessor lists are increasing) */
 		int m = n;
-		for (int a = 0; a < n / 2; a++) {
-			int t = pool[a];
-			pool[a] = pool[n - 1 - a];
-			pool[n - 1 - a] = t;
+		for (int q = 0; q < n / 2; q++) {
+			int t = pool[q];
+			pool[q] = pool[n - 1 - q];
+			pool[n - 1 - q] = t;
 		}
 		for (int r = c + 1; r < ncand; r++)
 			pool[m++] = cand[r];
-		for (int a = 1; a < m; a++)
-			for (int b = a; b > 0 && pool[b] > pool[b - 1]; b--) {
+		for (int q = 1; q < m; q++)
+			for (int b = q; b > 0 && pool[b] > pool[b - 1]; b--) {
 				int t = pool[b];
 				pool[b] = pool[b - 1];
 				pool[b - 1] = t;
 			}
-		dp_filters(d, J, child, bj, pool, m, w, p, bound, pool + m);
+		dp_filters(d, J, child, bj, pool, m, &a, bound, pool + m);
 		d->fbits[x >> 6] &= ~((word)1 << (x & 63));
+		acc_remove(d, x);
 	}
 }
 
@@ -550,8 +579,9 @@ static void dp_fill(sc_dp *d, long J)
 		if (top)
 			d->pool[n++] = x;
 	}
+	stage_acc acc = {0, 0, 0, 0};
 	if (d->jlo <= d->jhi)
-		dp_filters(d, J, J, bj, d->pool, n, 0, 0, bound, d->pool + n);
+		dp_filters(d, J, J, bj, d->pool, n, &acc, bound, d->pool + n);
 	/* an empty stage j: as good as j - 1 stages */
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)J * row;
