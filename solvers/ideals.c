@@ -325,8 +325,8 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->pool = sc_malloc_n(n * (n + 1) / 2 + 1, sizeof *d->pool);
 	d->readers = calloc((size_t)d->g->n + 1, sizeof *d->readers);
 	bool added;
-	if (!d->scratch || !d->fbits || !d->pool || !d->readers || ideal_add(&d->ideals, d->scratch, &added) < 0 ||
-	    !dp_describe(d, 0, 0)) {
+	if (!d->scratch || !d->fbits || !d->pool || !d->readers ||
+	    ideal_add(&d->ideals, d->scratch, &added) < 0 || !dp_describe(d, 0, 0)) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
