@@ -167,6 +167,12 @@ struct sc_dp {
 	long *down_head, *down_next, *down_to;
 	int *down_x;
 	long ndown, down_cap;
+	/* the same edges copied together when an ideal's row is filled (all of
+	 * them are known by then), so that the search reads them in one place:
+	 * ideal I's are near[near_off[I] .. near_off[I] + near_len[I]) */
+	long *near_off, *near_to;
+	int *near_len, *near_x;
+	long nnear, near_cap;
 	int *pool;    /* candidate lists of the search for up-sets */
 	int *readers; /* per op: edges from it into the stage being grown */
 	double total_work;
@@ -191,6 +197,10 @@ void sc_dp_free(sc_dp *d)
 	free(d->down_next);
 	free(d->down_to);
 	free(d->down_x);
+	free(d->near_off);
+	free(d->near_len);
+	free(d->near_to);
+	free(d->near_x);
 	free(d->pool);
 	free(d->readers);
 	free(d);
@@ -248,7 +258,13 @@ static bool dp_reserve(sc_dp *d, long need)
 	long *dh = realloc(d->down_head, c * sizeof *dh);
 	if (dh)
 		d->down_head = dh;
-	if (!size || !work || !param || !fo || !dp || !arg || !dh)
+	long *no = realloc(d->near_off, c * sizeof *no);
+	if (no)
+		d->near_off = no;
+	int *nl = realloc(d->near_len, c * sizeof *nl);
+	if (nl)
+		d->near_len = nl;
+	if (!size || !work || !param || !fo || !dp || !arg || !dh || !no || !nl)
 		return false;
 	d->cap = cap;
 	return true;
@@ -264,6 +280,8 @@ static bool dp_describe(sc_dp *d, long id, int sz)
 	const word *b = d->ideals.bits + id * d->ideals.words;
 	d->size[id] = sz;
 	d->down_head[id] = -1;
+	d->near_off[id] = 0;
+	d->near_len[id] = 0;
 	d->work[id] = d->param[id] = 0;
 	d->front_off[id] = d->fn;
 	for (int x = 0; x < u->n; x++) {
@@ -365,12 +383,43 @@ static bool dp_link(sc_dp *d, long to, int x, long from)
 	return true;
 }
 
-/* Ideal I minus its maximal unit x. */
+/* Copies ideal J's downward edges together (near_*).  False when out of
+ * memory. */
+static bool dp_gather(sc_dp *d, long J)
+{
+	int len = 0;
+	for (long e = d->down_head[J]; e >= 0; e = d->down_next[e])
+		len++;
+	if (d->nnear + len > d->near_cap) {
+		long cap = d->near_cap ? 2 * d->near_cap : 4096;
+		while (cap < d->nnear + len)
+			cap *= 2;
+		long *nt = realloc(d->near_to, (size_t)cap * sizeof *nt);
+		if (nt)
+			d->near_to = nt;
+		int *nx = realloc(d->near_x, (size_t)cap * sizeof *nx);
+		if (nx)
+			d->near_x = nx;
+		if (!nt || !nx)
+			return false;
+		d->near_cap = cap;
+	}
+	d->near_off[J] = d->nnear;
+	d->near_len[J] = len;
+	for (long e = d->down_head[J]; e >= 0; e = d->down_next[e]) {
+		d->near_x[d->nnear] = d->down_x[e];
+		d->near_to[d->nnear++] = d->down_to[e];
+	}
+	return true;
+}
+
+/* Ideal I (filled, so gathered) minus its maximal unit x. */
 static long dp_down(const sc_dp *d, long I, int x)
 {
-	for (long e = d->down_head[I]; e >= 0; e = d->down_next[e])
-		if (d->down_x[e] == x)
-			return d->down_to[e];
+	const int *xs = d->near_x + d->near_off[I];
+	for (int i = 0; i < d->near_len[I]; i++)
+		if (xs[i] == x)
+			return d->near_to[d->near_off[I] + i];
 	return -1;
 }
 
@@ -549,8 +598,10 @@ static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand
 	}
 }
 
-static void dp_fill(sc_dp *d, long J)
+static bool dp_fill(sc_dp *d, long J)
 {
+	if (!dp_gather(d, J))
+		return false;
 	const sc_units *u = d->u;
 	int words = d->ideals.words;
 	const word *bj = d->ideals.bits + J * words;
@@ -591,6 +642,7 @@ static void dp_fill(sc_dp *d, long J)
 			cell[j] = cell[j - 1];
 			arg[j] = J;
 		}
+	return true;
 }
 
 /* True when every ideal smaller than J exists and has been expanded, so
@@ -604,7 +656,10 @@ int sc_dp_step(sc_dp *d, double until, sc_error *err)
 {
 	do {
 		if (d->next_j < d->ideals.count && d->next_j > 0 && dp_ready(d, d->next_j)) {
-			dp_fill(d, d->next_j++);
+			if (!dp_fill(d, d->next_j++)) {
+				sc_error_nomem(err, "the exact DP's edges");
+				return -1;
+			}
 		} else if (d->next_j == 0) {
 			d->next_j = 1; /* the empty set's row is dp_describe's */
 		} else if (!d->enumerated) {
@@ -693,8 +748,9 @@ static void exact_fini(sc_search *s)
 /* A quick upper bound: DPL and a few random orders, sliced (each costs a
  * SliceGraph evaluation; the bound only prunes, so a few are enough). */
 #define QUICK_ORDERS 4
+#define SMALL_IDEALS 500
 
-static double quick_upper_bound(sc_search *s, int *unit_stage)
+static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 {
 	int n = s->units->n;
 	int *order = sc_malloc_n((size_t)n, sizeof *order);
@@ -712,7 +768,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage)
 		ub = v;
 		sc_search_offer(s, unit_stage, v);
 	}
-	for (int t = 0; t < QUICK_ORDERS; t++) {
+	for (int t = 0; t < orders; t++) {
 		for (int i = 0; i < n; i++)
 			prio[i] = sc_rng_uniform(&s->rng);
 		sc_order_kahn(s->orderer, prio, order);
@@ -760,7 +816,9 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	while (!e->dp->enumerated && sc_clock_now() < until)
 		if (dp_expand(e->dp, err) != SC_OK)
 			return err ? err->code : SC_ERR_LIMIT;
-	double ub = quick_upper_bound(s, e->unit_stage);
+	/* a DP over few ideals is quick without a tight bound: DPL's will do */
+	bool small = e->dp->enumerated && e->dp->ideals.count <= SMALL_IDEALS;
+	double ub = quick_upper_bound(s, e->unit_stage, small ? 0 : QUICK_ORDERS);
 	sc_dp_set_bound(e->dp, ub);
 	exact_publish(s);
 	return SC_OK;
