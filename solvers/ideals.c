@@ -173,7 +173,8 @@ struct sc_dp {
 	long *near_off, *near_to;
 	int *near_len, *near_x;
 	long nnear, near_cap;
-	int *pool;    /* candidate lists of the search for up-sets */
+	word *cand;   /* candidate sets of the search for up-sets, a level each */
+	int *rem;     /* per unit: its successors in J not yet in the up-set */
 	int *readers; /* per op: edges from it into the stage being grown */
 	double total_work;
 	int jlo, jhi; /* the rows of the ideal being filled that can still matter */
@@ -201,7 +202,8 @@ void sc_dp_free(sc_dp *d)
 	free(d->near_len);
 	free(d->near_to);
 	free(d->near_x);
-	free(d->pool);
+	free(d->cand);
+	free(d->rem);
 	free(d->readers);
 	free(d);
 }
@@ -340,10 +342,11 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	/* each level of the search holds at most the units not yet in F, so
 	 * n + (n - 1) + ... + 1 entries */
 	size_t n = (size_t)u->n;
-	d->pool = sc_malloc_n(n * (n + 1) / 2 + 1, sizeof *d->pool);
+	d->cand = sc_malloc_n((n + 2) * w, sizeof *d->cand);
+	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
 	d->readers = calloc((size_t)d->g->n + 1, sizeof *d->readers);
 	bool added;
-	if (!d->scratch || !d->fbits || !d->pool || !d->readers ||
+	if (!d->scratch || !d->cand || !d->rem || !d->readers ||
 	    ideal_add(&d->ideals, d->scratch, &added) < 0 || !dp_describe(d, 0, 0)) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
@@ -524,77 +527,66 @@ static void acc_remove(sc_dp *d, int x)
 
 /* Lists the up-sets F of J, units added in decreasing number, whose cost
  * bound (work + io out + overflow, which only grow with F) is within bound,
- * relaxing J with each.  cand[0..ncand) holds, in decreasing number, the
- * units that may come next: in J \ F, below the last one added, with all
- * their successors in J already in F.  After adding x, those are the
- * candidates below x and x's predecessors that became ready; they are built
- * in pool[0..). */
-static void dp_filters(sc_dp *d, long J, long I, const word *bj, const int *cand, int ncand,
-                       const stage_acc *acc, double bound, int *pool)
+ * relaxing J with each.  cand (a bitset) holds the units that may come
+ * next: in J \ F, below the last one added, with all their successors in J
+ * already in F (d->rem[y] counts y's successors in J not yet in F).  After
+ * adding x, those are the candidates below x and x's predecessors whose
+ * count fell to 0; the next level's set is built in pool. */
+static void dp_filters(sc_dp *d, long J, long I, const word *bj, const word *cand,
+                       const stage_acc *acc, double bound, word *pool)
 {
 	const sc_units *u = d->u;
+	int words = d->ideals.words;
 	double M = d->set.memory, B = d->set.bandwidth;
 	/* under the hard policy a stage over the memory stays over it as it
 	 * grows, like its work over the bound */
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
 	size_t row = (size_t)(d->k + 1);
-	for (int c = 0; c < ncand; c++) {
-		int x = cand[c];
-		if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
-			continue;
-		/* x has no successor left in I: it is maximal there */
-		long child = dp_down(d, I, x);
-		if (child < 0)
-			continue; /* cannot happen */
-		stage_acc a = *acc;
-		acc_add(d, bj, &a, x);
-		double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-		double lower = a.work + a.out / B + over;
-		if (lower > bound) {
-			acc_remove(d, x);
-			continue;
-		}
-		d->fbits[x >> 6] |= (word)1 << (x & 63);
-		/* rows are non-increasing in j: prev[jhi - 1] is the best state of
-		 * I that can still matter; past the bound, no stage helps */
-		if (d->dp[(size_t)child * row + (size_t)d->jhi - 1] <= bound) {
-			double cost = lower + a.in / B;
-			d->evals++;
-			if (cost <= bound)
-				dp_relax(d, J, child, cost, bound);
-		}
-		int n = 0;
-		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
-			int y = u->pred[i];
-			if (!has(bj, y))
+	for (int wi = words - 1; wi >= 0; wi--) {
+		word bits = cand[wi];
+		while (bits) {
+			int bit = 63 - __builtin_clzll(bits);
+			bits &= ~((word)1 << bit);
+			int x = wi * 64 + bit;
+			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
 				continue;
-			bool ready = true;
-			for (int j = u->succ_off[y]; j < u->succ_off[y + 1] && ready; j++) {
-				int z = u->succ[j];
-				ready = !has(bj, z) || has(d->fbits, z);
+			/* x has no successor left in I: it is maximal there */
+			long child = dp_down(d, I, x);
+			if (child < 0)
+				continue; /* cannot happen */
+			stage_acc a = *acc;
+			acc_add(d, bj, &a, x);
+			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			double lower = a.work + a.out / B + over;
+			if (lower > bound) {
+				acc_remove(d, x);
+				continue;
 			}
-			if (ready)
-				pool[n++] = y;
-		}
-		/* merge with the remaining candidates, all in decreasing order
-		 * (the predecessor lists are increasing) */
-		int m = n;
-		for (int q = 0; q < n / 2; q++) {
-			int t = pool[q];
-			pool[q] = pool[n - 1 - q];
-			pool[n - 1 - q] = t;
-		}
-		for (int r = c + 1; r < ncand; r++)
-			pool[m++] = cand[r];
-		for (int q = 1; q < m; q++)
-			for (int b = q; b > 0 && pool[b] > pool[b - 1]; b--) {
-				int t = pool[b];
-				pool[b] = pool[b - 1];
-				pool[b - 1] = t;
+			/* rows are non-increasing in j: prev[jhi - 1] is the best state
+			 * of I that can still matter; past the bound, no stage helps */
+			if (d->dp[(size_t)child * row + (size_t)d->jhi - 1] <= bound) {
+				double cost = lower + a.in / B;
+				d->evals++;
+				if (cost <= bound)
+					dp_relax(d, J, child, cost, bound);
 			}
-		dp_filters(d, J, child, bj, pool, m, &a, bound, pool + m);
-		d->fbits[x >> 6] &= ~((word)1 << (x & 63));
-		acc_remove(d, x);
+			/* the next candidates: those below x, and x's predecessors in J
+			 * that now have all their successors in J inside F */
+			for (int q = 0; q < words; q++)
+				pool[q] = q < wi ? cand[q] : q == wi ? bits : 0;
+			for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
+				int y = u->pred[i];
+				if (has(bj, y) && --d->rem[y] == 0)
+					pool[y >> 6] |= (word)1 << (y & 63);
+			}
+			dp_filters(d, J, child, bj, pool, &a, bound, pool + words);
+			for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
+				int y = u->pred[i];
+				if (has(bj, y))
+					d->rem[y]++;
+			}
+			acc_remove(d, x);
+		}
 	}
 }
 
@@ -618,21 +610,22 @@ static bool dp_fill(sc_dp *d, long J)
 		while (d->jhi >= 1 && d->total_work - wj > (d->k - d->jhi) * b)
 			d->jhi--;
 	}
-	memset(d->fbits, 0, (size_t)words * sizeof(word));
-	/* the first candidates: J's maximal units, in decreasing number */
-	int n = 0;
-	for (int x = u->n - 1; x >= 0; x--) {
+	/* the first candidates: J's maximal units; rem counts successors in J */
+	word *cand = d->cand;
+	memset(cand, 0, (size_t)words * sizeof(word));
+	for (int x = 0; x < u->n; x++) {
 		if (!has(bj, x))
 			continue;
-		bool top = true;
-		for (int i = u->succ_off[x]; i < u->succ_off[x + 1] && top; i++)
-			top = !has(bj, u->succ[i]);
-		if (top)
-			d->pool[n++] = x;
+		int rem = 0;
+		for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
+			rem += has(bj, u->succ[i]);
+		d->rem[x] = rem;
+		if (rem == 0)
+			cand[x >> 6] |= (word)1 << (x & 63);
 	}
 	stage_acc acc = {0, 0, 0, 0};
 	if (d->jlo <= d->jhi)
-		dp_filters(d, J, J, bj, d->pool, n, &acc, bound, d->pool + n);
+		dp_filters(d, J, J, bj, cand, &acc, bound, cand + words);
 	/* an empty stage j: as good as j - 1 stages */
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)J * row;
