@@ -2,7 +2,7 @@
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
  * Longer than 600 lines: the ideal table, the stepwise DP and the exact
- * method share one representation of ideals (bitsets, frontiers, rows),
+ * method share one representation of ideals (bitsets, buckets, rows),
  * which splitting the file would have to expose.
  *
  * An ideal is a set of units closed under predecessors.  In a valid
@@ -17,29 +17,26 @@
  * The units are contracted first (contract.h), which keeps the optimum and
  * shrinks the number of ideals.
  *
- * Lazily, in layers.  Ideals are enumerated breadth first from the empty
- * set, so by size (units), as bitsets with a hash table; a step either
- * expands the next ideal or fills the DP row of the next ideal J, which
- * can be done as soon as every ideal smaller than J has been expanded (the
- * expansion has reached the ideals of J's size).  So the DP runs beside
- * the enumeration, a long run reports ideals enumerated and layers (sizes)
- * done, and time limits and cancelling hold between steps.
+ * Forwards, lazily, in layers.  The DP pushes: an ideal I whose row is
+ * final sends every stage S that can follow it (I + S an ideal) to
+ * I + S.  Ideals are made only when some stage reaches them (bitsets in a
+ * hash table) and kept in a bucket per size; the layers (sizes) are
+ * processed in order, so every ideal's row is final before it pushes, a
+ * long run reports ideals made and layers done, and time limits and
+ * cancelling hold between steps.
  *
- * The sub-ideals I of J are found without scanning the others: J \ I is an
- * up-set F of J, and listing F's units in decreasing number (units are
- * numbered topologically) each unit's successors inside J come before it,
- * so a depth-first search that adds units of J in decreasing number, each
- * once all its successors in J are in F, lists every F exactly once.  Each
- * step removes a maximal unit x from the current sub-ideal I, and the
- * index of I minus x comes from I's downward edges, recorded when I minus
- * x was expanded into I (no hashing).  Work
- * only grows along a branch, so a branch stops when work(F) exceeds the
- * bound UB, the cost of a partition a quick search found (optimum <= UB):
- * pairs and states that cost more than UB are dropped, which keeps an
- * optimal chain (every state on it costs at most the optimum).  The cost of S = J \ I needs no pass
- * over S: work, param:  differences of the ideals' totals; io out(S):    ops of S with a successor
- * outside J, i.e. the frontier of J (ops of J with a successor outside J) minus I; io in(S): ops of
- * I with a successor in S, i.e. ops of I's frontier with a successor in J \ I.
+ * The stages after I are listed without repeats by a depth-first search
+ * that adds units in increasing number (units are numbered topologically),
+ * each once all its predecessors are in I or S.  Its cost is kept as S
+ * grows: work and parameters add up; a tensor enters io in when its first
+ * reader joins; a tensor of S is io out until all its readers have joined.
+ * Work, io in and overflow only grow, so a branch stops once they pass the
+ * bound UB, the cost of a partition a quick search found (optimum <= UB).
+ * States above UB are dropped, an ideal pushes only from its rows that are
+ * within UB and whose remaining work fits the stages left (every stage
+ * costs at least its work), which keeps an optimal chain (every state on
+ * it costs at most the optimum); without a bound (UB infinite) every
+ * ideal is made and the DP is the plain one.
  *
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
@@ -147,37 +144,29 @@ struct sc_dp {
 	int k;
 	long limit;
 	double ub; /* INFINITY: no pruning */
+	double total_work;
 	ideal_set ideals;
 	long cap;  /* of the per-ideal arrays below */
 	int *size; /* units in the ideal */
 	double *work, *param;
-	long *front_off; /* count + 1 entries: ops of the ideal with a successor outside */
-	int *front;
-	long fn, fcap;
-	double *dp;    /* count x (k + 1) */
-	long *arg;     /* count x (k + 1): I of the last stage (J itself: empty) */
-	long expanded; /* next ideal to expand */
-	long next_j;   /* next ideal whose row to fill */
-	bool enumerated;
+	long *next;   /* the next ideal of the same size (a bucket per size), or -1 */
+	double *dp;   /* count x (k + 1) */
+	long *arg;    /* count x (k + 1): I of the last stage (J itself: empty) */
+	long *bucket; /* per size: the first ideal of that size, or -1 */
+	int layer;    /* the size being processed */
+	long at;      /* the next ideal of that size to push from, or -1 */
+	long done;    /* ideals pushed from */
+	long full;    /* the index of the full set, or -1 */
 	long evals;
-	word *scratch, *fbits;
-	/* the Hasse edges downwards: for ideal I, the list from down_head[I]
-	 * through down_next holds each maximal unit x of I with the index of
-	 * I minus x (recorded when that one was expanded) */
-	long *down_head, *down_next, *down_to;
-	int *down_x;
-	long ndown, down_cap;
-	/* the same edges copied together when an ideal's row is filled (all of
-	 * them are known by then), so that the search reads them in one place:
-	 * ideal I's are near[near_off[I] .. near_off[I] + near_len[I]) */
-	long *near_off, *near_to;
-	int *near_len, *near_x;
-	long nnear, near_cap;
-	word *cand;   /* candidate sets of the search for up-sets, a level each */
-	int *rem;     /* per unit: its successors in J not yet in the up-set */
-	int *readers; /* per op: edges from it into the stage being grown */
-	double total_work;
-	int jlo, jhi; /* the rows of the ideal being filled that can still matter */
+	bool finished;
+	/* the search over stages from one ideal I */
+	word *jbits;      /* I plus the stage so far */
+	word *cand;       /* candidate sets, a level each */
+	int *rem;         /* per unit outside I and the stage: predecessors not yet in */
+	int *readers;     /* per op: edges from it into the stage (tensors read by it) */
+	int *inside;      /* per op of the stage: edges from it to other units of the stage */
+	int *outdeg;      /* per op: edges from it to other units */
+	int jlo_i, jhi_i; /* I's rows that can still lead somewhere */
 };
 
 void sc_dp_free(sc_dp *d)
@@ -188,23 +177,16 @@ void sc_dp_free(sc_dp *d)
 	free(d->size);
 	free(d->work);
 	free(d->param);
-	free(d->front_off);
-	free(d->front);
+	free(d->next);
 	free(d->dp);
 	free(d->arg);
-	free(d->scratch);
-	free(d->fbits);
-	free(d->down_head);
-	free(d->down_next);
-	free(d->down_to);
-	free(d->down_x);
-	free(d->near_off);
-	free(d->near_len);
-	free(d->near_to);
-	free(d->near_x);
+	free(d->bucket);
+	free(d->jbits);
 	free(d->cand);
 	free(d->rem);
 	free(d->readers);
+	free(d->inside);
+	free(d->outdeg);
 	free(d);
 }
 
@@ -213,11 +195,9 @@ size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
 	size_t words = (size_t)(u->n + 63) / 64;
 	if (words == 0)
 		words = 1;
-	/* bits, hash slots at load 1/2, size, work, param, front_off, rows, a
-	 * frontier of a few ops and a few downward edges (head, next, to, x) */
+	/* bits, hash slots at load 1/2, size, work, param, next, rows */
 	return words * sizeof(word) + 2 * sizeof(long) + sizeof(int) + 2 * sizeof(double) +
-	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long)) + 8 * sizeof(int) +
-	       sizeof(long) + 4 * (2 * sizeof(long) + sizeof(int));
+	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long));
 }
 
 long sc_dp_memory_limit(const sc_units *u, int k)
@@ -248,74 +228,54 @@ static bool dp_reserve(sc_dp *d, long need)
 	double *param = realloc(d->param, c * sizeof *param);
 	if (param)
 		d->param = param;
-	long *fo = realloc(d->front_off, (c + 1) * sizeof *fo);
-	if (fo)
-		d->front_off = fo;
+	long *next = realloc(d->next, c * sizeof *next);
+	if (next)
+		d->next = next;
 	double *dp = realloc(d->dp, c * row * sizeof *dp);
 	if (dp)
 		d->dp = dp;
 	long *arg = realloc(d->arg, c * row * sizeof *arg);
 	if (arg)
 		d->arg = arg;
-	long *dh = realloc(d->down_head, c * sizeof *dh);
-	if (dh)
-		d->down_head = dh;
-	long *no = realloc(d->near_off, c * sizeof *no);
-	if (no)
-		d->near_off = no;
-	int *nl = realloc(d->near_len, c * sizeof *nl);
-	if (nl)
-		d->near_len = nl;
-	if (!size || !work || !param || !fo || !dp || !arg || !dh || !no || !nl)
+	if (!size || !work || !param || !next || !dp || !arg)
 		return false;
 	d->cap = cap;
 	return true;
 }
 
-/* Totals, frontier and an empty DP row for the new ideal id (of size sz). */
-static bool dp_describe(sc_dp *d, long id, int sz)
+/* The ideal with bits b (of size sz, work w, param p), made when new (an
+ * empty row, in its size's bucket).  Its index, or -1 with err set. */
+static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double p, sc_error *err)
 {
-	const sc_units *u = d->u;
-	const sc_graph *g = d->g;
-	if (!dp_reserve(d, id + 1))
-		return false;
-	const word *b = d->ideals.bits + id * d->ideals.words;
-	d->size[id] = sz;
-	d->down_head[id] = -1;
-	d->near_off[id] = 0;
-	d->near_len[id] = 0;
-	d->work[id] = d->param[id] = 0;
-	d->front_off[id] = d->fn;
-	for (int x = 0; x < u->n; x++) {
-		if (!has(b, x))
-			continue;
-		d->work[id] += u->work[x];
-		d->param[id] += u->param[x];
-		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-			int op = u->ops[i];
-			bool leaves = false;
-			for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves; j++)
-				leaves = !has(b, u->unit_of[g->succ[j]]);
-			if (!leaves || g->out[op] == 0)
-				continue;
-			if (d->fn == d->fcap) {
-				long fcap = d->fcap ? 2 * d->fcap : 1024;
-				int *nf = realloc(d->front, (size_t)fcap * sizeof *nf);
-				if (!nf)
-					return false;
-				d->front = nf;
-				d->fcap = fcap;
-			}
-			d->front[d->fn++] = op;
-		}
+	bool added;
+	long id = ideal_add(&d->ideals, b, &added);
+	if (id < 0 || (added && !dp_reserve(d, id + 1))) {
+		sc_error_nomem(err, "the ideals");
+		return -1;
 	}
-	d->front_off[id + 1] = d->fn;
+	if (!added)
+		return id;
+	if (d->ideals.count > d->limit) {
+		sc_error_set(
+		        err, SC_ERR_LIMIT,
+		        "the exact DP needs more than %ld ideals (the graph is too wide for the "
+		        "memory); raise --ideal-limit or use another method",
+		        d->limit);
+		return -1;
+	}
+	d->size[id] = sz;
+	d->work[id] = w;
+	d->param[id] = p;
+	d->next[id] = d->bucket[sz];
+	d->bucket[sz] = id;
 	size_t row = (size_t)(d->k + 1);
 	for (size_t j = 0; j < row; j++) {
 		d->dp[(size_t)id * row + j] = id == 0 ? 0 : INFINITY;
 		d->arg[(size_t)id * row + j] = id;
 	}
-	return true;
+	if (sz == d->u->n)
+		d->full = id;
+	return id;
 }
 
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
@@ -331,27 +291,36 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->k = k;
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
 	d->ub = INFINITY;
+	d->full = -1;
 	for (int x = 0; x < u->n; x++)
 		d->total_work += u->work[x];
 	d->ideals.words = (u->n + 63) / 64;
 	if (d->ideals.words == 0)
 		d->ideals.words = 1;
-	size_t w = (size_t)d->ideals.words;
-	d->scratch = calloc(w, sizeof(word));
-	d->fbits = calloc(w, sizeof(word));
-	/* each level of the search holds at most the units not yet in F, so
-	 * n + (n - 1) + ... + 1 entries */
-	size_t n = (size_t)u->n;
+	size_t w = (size_t)d->ideals.words, n = (size_t)u->n, ops = (size_t)d->g->n + 1;
+	d->bucket = sc_malloc_n(n + 1, sizeof *d->bucket);
+	d->jbits = calloc(w, sizeof(word));
 	d->cand = sc_malloc_n((n + 2) * w, sizeof *d->cand);
 	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
-	d->readers = calloc((size_t)d->g->n + 1, sizeof *d->readers);
-	bool added;
-	if (!d->scratch || !d->cand || !d->rem || !d->readers ||
-	    ideal_add(&d->ideals, d->scratch, &added) < 0 || !dp_describe(d, 0, 0)) {
+	d->readers = calloc(ops, sizeof *d->readers);
+	d->inside = calloc(ops, sizeof *d->inside);
+	d->outdeg = calloc(ops, sizeof *d->outdeg);
+	if (!d->bucket || !d->jbits || !d->cand || !d->rem || !d->readers || !d->inside ||
+	    !d->outdeg) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
 	}
+	for (size_t s = 0; s <= n; s++)
+		d->bucket[s] = -1;
+	for (int o = 0; o < d->g->n; o++)
+		for (int i = d->g->succ_off[o]; i < d->g->succ_off[o + 1]; i++)
+			d->outdeg[o] += u->unit_of[d->g->succ[i]] != u->unit_of[o];
+	if (dp_ideal(d, d->jbits, 0, 0, 0, err) < 0) {
+		sc_dp_free(d);
+		return NULL;
+	}
+	d->at = 0;
 	return d;
 }
 
@@ -360,134 +329,17 @@ void sc_dp_set_bound(sc_dp *d, double ub)
 	d->ub = ub;
 }
 
-/* Records that ideal to minus its maximal unit x is ideal from. */
-static bool dp_link(sc_dp *d, long to, int x, long from)
-{
-	if (d->ndown == d->down_cap) {
-		long cap = d->down_cap ? 2 * d->down_cap : 4096;
-		long *nx = realloc(d->down_next, (size_t)cap * sizeof *nx);
-		if (nx)
-			d->down_next = nx;
-		long *nt = realloc(d->down_to, (size_t)cap * sizeof *nt);
-		if (nt)
-			d->down_to = nt;
-		int *nu = realloc(d->down_x, (size_t)cap * sizeof *nu);
-		if (nu)
-			d->down_x = nu;
-		if (!nx || !nt || !nu)
-			return false;
-		d->down_cap = cap;
-	}
-	long e = d->ndown++;
-	d->down_x[e] = x;
-	d->down_to[e] = from;
-	d->down_next[e] = d->down_head[to];
-	d->down_head[to] = e;
-	return true;
-}
-
-/* Copies ideal J's downward edges together (near_*).  False when out of
- * memory. */
-static bool dp_gather(sc_dp *d, long J)
-{
-	int len = 0;
-	for (long e = d->down_head[J]; e >= 0; e = d->down_next[e])
-		len++;
-	if (d->nnear + len > d->near_cap) {
-		long cap = d->near_cap ? 2 * d->near_cap : 4096;
-		while (cap < d->nnear + len)
-			cap *= 2;
-		long *nt = realloc(d->near_to, (size_t)cap * sizeof *nt);
-		if (nt)
-			d->near_to = nt;
-		int *nx = realloc(d->near_x, (size_t)cap * sizeof *nx);
-		if (nx)
-			d->near_x = nx;
-		if (!nt || !nx)
-			return false;
-		d->near_cap = cap;
-	}
-	d->near_off[J] = d->nnear;
-	d->near_len[J] = len;
-	for (long e = d->down_head[J]; e >= 0; e = d->down_next[e]) {
-		d->near_x[d->nnear] = d->down_x[e];
-		d->near_to[d->nnear++] = d->down_to[e];
-	}
-	return true;
-}
-
-/* Ideal I (filled, so gathered) minus its maximal unit x. */
-static long dp_down(const sc_dp *d, long I, int x)
-{
-	const int *xs = d->near_x + d->near_off[I];
-	for (int i = 0; i < d->near_len[I]; i++)
-		if (xs[i] == x)
-			return d->near_to[d->near_off[I] + i];
-	return -1;
-}
-
-/* Expands ideal d->expanded: adds every ideal one unit larger. */
-static sc_status dp_expand(sc_dp *d, sc_error *err)
-{
-	const sc_units *u = d->u;
-	int words = d->ideals.words;
-	long id = d->expanded++;
-	for (int x = 0; x < u->n; x++) {
-		const word *cur = d->ideals.bits + id * words;
-		if (has(cur, x))
-			continue;
-		bool ready = true;
-		for (int i = u->pred_off[x]; i < u->pred_off[x + 1] && ready; i++)
-			ready = has(cur, u->pred[i]);
-		if (!ready)
-			continue;
-		memcpy(d->scratch, cur, (size_t)words * sizeof(word));
-		d->scratch[x >> 6] |= (word)1 << (x & 63);
-		bool added;
-		long nid = ideal_add(&d->ideals, d->scratch, &added);
-		if (nid < 0 || (added && !dp_describe(d, nid, d->size[id] + 1)) ||
-		    !dp_link(d, nid, x, id))
-			return sc_error_nomem(err, "the ideals");
-		if (d->ideals.count > d->limit)
-			return sc_error_set(err, SC_ERR_LIMIT,
-			                    "the exact DP needs more than %ld ideals (the graph is "
-			                    "too wide for the memory); raise --ideal-limit or use "
-			                    "another method",
-			                    d->limit);
-	}
-	if (d->expanded == d->ideals.count)
-		d->enumerated = true;
-	return SC_OK;
-}
-
-/* Relaxes dp[.][J] with the stage J \ I of cost c. */
-static void dp_relax(sc_dp *d, long J, long I, double c, double bound)
-{
-	size_t row = (size_t)(d->k + 1);
-	const double *prev = d->dp + (size_t)I * row;
-	double *cell = d->dp + (size_t)J * row;
-	long *arg = d->arg + (size_t)J * row;
-	for (int j = d->jlo; j <= d->jhi; j++) {
-		double v = prev[j - 1] > c ? prev[j - 1] : c;
-		if (v < cell[j] && v <= bound) {
-			cell[j] = v;
-			arg[j] = I;
-		}
-	}
-}
-
-/* The stage S = F being grown by the search, its costs kept as it grows. */
+/* The stage S being grown from ideal I, its costs kept as it grows. */
 typedef struct stage_acc {
 	double work, param;
-	double in, out; /* bytes: tensors read from outside S; S's tensors read outside J */
+	double in, out; /* bytes: tensors read by S from I; S's tensors read outside S */
 } stage_acc;
 
-/* Adds unit x to S (x's successors in J already in S, its predecessors
- * not).  d->readers[op] counts the edges from op into S; a tensor enters
- * S's io in when its first reader joins, and leaves it when its producer
- * joins.  A tensor of S is read outside S only outside J (F is an up-set
- * of J), so io out only grows. */
-static void acc_add(sc_dp *d, const word *bj, stage_acc *a, int x)
+/* Adds unit x (all its predecessors in I or S) to S.  A tensor enters io in
+ * when its first reader joins S (its producer is in I: io in only grows);
+ * x's tensors read by other units are io out until all those readers have
+ * joined (d->inside counts them). */
+static void acc_add(sc_dp *d, stage_acc *a, int x)
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
@@ -495,17 +347,19 @@ static void acc_add(sc_dp *d, const word *bj, stage_acc *a, int x)
 	a->param += u->param[x];
 	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
 		int o = u->ops[i];
-		if (d->readers[o] > 0)
-			a->in -= g->out[o];
-		for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++)
-			if (!has(bj, u->unit_of[g->succ[j]])) {
-				a->out += g->out[o];
-				break;
-			}
+		if (d->outdeg[o] > 0)
+			a->out += g->out[o];
 		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
-			int p = g->pred[j];
-			if (u->unit_of[p] != x && d->readers[p]++ == 0)
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == x)
+				continue;
+			if (d->rem[up] == -1) {
+				/* p is in S: one more of its readers inside */
+				if (++d->inside[p] == d->outdeg[p])
+					a->out -= g->out[p];
+			} else if (d->readers[p]++ == 0) {
 				a->in += g->out[p];
+			}
 		}
 	}
 }
@@ -518,149 +372,169 @@ static void acc_remove(sc_dp *d, int x)
 	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
 		int o = u->ops[i];
 		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
-			int p = g->pred[j];
-			if (u->unit_of[p] != x)
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == x)
+				continue;
+			if (d->rem[up] == -1)
+				d->inside[p]--;
+			else
 				d->readers[p]--;
 		}
 	}
 }
 
-/* Lists the up-sets F of J, units added in decreasing number, whose cost
- * bound (work + io out + overflow, which only grow with F) is within bound,
- * relaxing J with each.  cand (a bitset) holds the units that may come
- * next: in J \ F, below the last one added, with all their successors in J
- * already in F (d->rem[y] counts y's successors in J not yet in F).  After
- * adding x, those are the candidates below x and x's predecessors whose
- * count fell to 0; the next level's set is built in pool. */
-static void dp_filters(sc_dp *d, long J, long I, const word *bj, const word *cand,
-                       const stage_acc *acc, double bound, word *pool)
+/* Relaxes J's rows with the stage J \ I of cost c. */
+static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 {
-	const sc_units *u = d->u;
-	int words = d->ideals.words;
-	double M = d->set.memory, B = d->set.bandwidth;
-	/* under the hard policy a stage over the memory stays over it as it
-	 * grows, like its work over the bound */
-	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
 	size_t row = (size_t)(d->k + 1);
-	for (int wi = words - 1; wi >= 0; wi--) {
-		word bits = cand[wi];
-		while (bits) {
-			int bit = 63 - __builtin_clzll(bits);
-			bits &= ~((word)1 << bit);
-			int x = wi * 64 + bit;
-			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
-				continue;
-			/* x has no successor left in I: it is maximal there */
-			long child = dp_down(d, I, x);
-			if (child < 0)
-				continue; /* cannot happen */
-			stage_acc a = *acc;
-			acc_add(d, bj, &a, x);
-			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-			double lower = a.work + a.out / B + over;
-			if (lower > bound) {
-				acc_remove(d, x);
-				continue;
-			}
-			/* rows are non-increasing in j: prev[jhi - 1] is the best state
-			 * of I that can still matter; past the bound, no stage helps */
-			if (d->dp[(size_t)child * row + (size_t)d->jhi - 1] <= bound) {
-				double cost = lower + a.in / B;
-				d->evals++;
-				if (cost <= bound)
-					dp_relax(d, J, child, cost, bound);
-			}
-			/* the next candidates: those below x, and x's predecessors in J
-			 * that now have all their successors in J inside F */
-			for (int q = 0; q < words; q++)
-				pool[q] = q < wi ? cand[q] : q == wi ? bits : 0;
-			for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
-				int y = u->pred[i];
-				if (has(bj, y) && --d->rem[y] == 0)
-					pool[y >> 6] |= (word)1 << (y & 63);
-			}
-			dp_filters(d, J, child, bj, pool, &a, bound, pool + words);
-			for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++) {
-				int y = u->pred[i];
-				if (has(bj, y))
-					d->rem[y]++;
-			}
-			acc_remove(d, x);
+	const double *prev = d->dp + (size_t)I * row;
+	double *cell = d->dp + (size_t)J * row;
+	long *arg = d->arg + (size_t)J * row;
+	/* the rest after J must fit the stages left (each costs at least its
+	 * work) */
+	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
+	/* (work sums in another order: a full J may leave a rounding's rest) */
+	double eps = 1e-9 * d->total_work;
+	for (int j = d->jlo_i + 1; j <= d->jhi_i + 1 && j <= d->k; j++) {
+		if (isfinite(bound) && rest > (d->k - j) * b + eps)
+			continue;
+		double v = prev[j - 1] > c ? prev[j - 1] : c;
+		/* on a tie the later push, from the larger I, wins: the last
+		 * stage as small as it can be, as the published DP reports */
+		if (v <= cell[j] && v <= bound) {
+			cell[j] = v;
+			arg[j] = I;
 		}
 	}
 }
 
-static bool dp_fill(sc_dp *d, long J)
+/* Grows the stage S from ideal I by units in increasing number, each once
+ * its predecessors are all in I or S (so every stage after I is listed
+ * once), while its lower bound (work + io in + overflow, which only grow)
+ * is within bound, relaxing each I + S.  cand holds the units that may come
+ * next (ready, above the last one added); pool is the next level's. */
+static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *acc, double bound,
+                   word *pool, sc_error *err)
 {
-	if (!dp_gather(d, J))
-		return false;
 	const sc_units *u = d->u;
 	int words = d->ideals.words;
-	const word *bj = d->ideals.bits + J * words;
-	double bound = d->ub * (1 + 1e-12);
-	/* J's first j stages matter only when their work fits j stages of the
-	 * bound and the rest fits the other k - j (every stage costs at least
-	 * its work); the others stay infinite, dropped */
-	d->jlo = 1;
-	d->jhi = d->k;
-	if (isfinite(bound)) {
-		double wj = d->work[J], b = bound * (1 + 1e-9);
-		while (d->jlo <= d->k && wj > d->jlo * b)
-			d->jlo++;
-		while (d->jhi >= 1 && d->total_work - wj > (d->k - d->jhi) * b)
-			d->jhi--;
+	double M = d->set.memory, B = d->set.bandwidth;
+	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
+	for (int wi = 0; wi < words; wi++) {
+		word bits = cand[wi];
+		while (bits) {
+			int bit = __builtin_ctzll(bits);
+			bits &= bits - 1;
+			int x = wi * 64 + bit;
+			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
+				continue;
+			stage_acc a = *acc;
+			acc_add(d, &a, x);
+			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			double lower = a.work + a.in / B + over;
+			if (lower > bound) {
+				acc_remove(d, x);
+				continue;
+			}
+			d->jbits[x >> 6] |= (word)1 << (x & 63);
+			d->rem[x] = -1; /* in S */
+			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
+			                   d->param[J] + u->param[x], err);
+			if (J2 < 0)
+				return -1;
+			double cost = lower + a.out / B;
+			d->evals++;
+			if (cost <= bound)
+				dp_relax(d, I, J2, cost, bound);
+			/* the next candidates: those above x, and x's successors whose
+			 * predecessors are now all in */
+			for (int q = 0; q < words; q++)
+				pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
+			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
+				int y = u->succ[i];
+				if (--d->rem[y] == 0)
+					pool[y >> 6] |= (word)1 << (y & 63);
+			}
+			int st = dp_grow(d, I, J2, pool, &a, bound, pool + words, err);
+			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
+				d->rem[u->succ[i]]++;
+			d->rem[x] = 0;
+			d->jbits[x >> 6] &= ~((word)1 << (x & 63));
+			acc_remove(d, x);
+			if (st < 0)
+				return -1;
+		}
 	}
-	/* the first candidates: J's maximal units; rem counts successors in J */
+	return 0;
+}
+
+/* Settles ideal I's row (an empty stage is as good as one stage less) and
+ * pushes every stage that can follow it.  0, or -1 with err set. */
+static int dp_push(sc_dp *d, long I, sc_error *err)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	size_t row = (size_t)(d->k + 1);
+	double *cell = d->dp + (size_t)I * row;
+	long *arg = d->arg + (size_t)I * row;
+	for (int j = 1; j <= d->k; j++)
+		if (cell[j - 1] <= cell[j]) {
+			cell[j] = cell[j - 1];
+			arg[j] = I;
+		}
+	if (I == d->full)
+		return 0;
+	double bound = d->ub * (1 + 1e-12);
+	/* the rows of I a stage can follow: within the bound, and with the rest
+	 * fitting the stages left after the next */
+	d->jlo_i = 0;
+	while (d->jlo_i < d->k && cell[d->jlo_i] > bound)
+		d->jlo_i++;
+	d->jhi_i = d->k - 1;
+	if (isfinite(bound)) {
+		double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
+		while (d->jhi_i >= 0 && rest > (d->k - d->jhi_i) * b + 1e-9 * d->total_work)
+			d->jhi_i--;
+	}
+	if (d->jlo_i > d->jhi_i)
+		return 0;
+	const word *bi = d->ideals.bits + I * words;
+	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
 	word *cand = d->cand;
 	memset(cand, 0, (size_t)words * sizeof(word));
 	for (int x = 0; x < u->n; x++) {
-		if (!has(bj, x))
+		if (has(bi, x)) {
+			d->rem[x] = -2; /* in I; -1 marks the units of S */
 			continue;
+		}
 		int rem = 0;
-		for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
-			rem += has(bj, u->succ[i]);
+		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++)
+			rem += !has(bi, u->pred[i]);
 		d->rem[x] = rem;
 		if (rem == 0)
 			cand[x >> 6] |= (word)1 << (x & 63);
 	}
 	stage_acc acc = {0, 0, 0, 0};
-	if (d->jlo <= d->jhi)
-		dp_filters(d, J, J, bj, cand, &acc, bound, cand + words);
-	/* an empty stage j: as good as j - 1 stages */
-	size_t row = (size_t)(d->k + 1);
-	double *cell = d->dp + (size_t)J * row;
-	long *arg = d->arg + (size_t)J * row;
-	for (int j = 1; j <= d->k; j++)
-		if (cell[j - 1] <= cell[j]) {
-			cell[j] = cell[j - 1];
-			arg[j] = J;
-		}
-	return true;
-}
-
-/* True when every ideal smaller than J exists and has been expanded, so
- * that the downward edges of J and of all its sub-ideals are known. */
-static bool dp_ready(const sc_dp *d, long J)
-{
-	return d->enumerated || d->size[d->expanded] >= d->size[J];
+	return dp_grow(d, I, I, cand, &acc, bound, cand + words, err);
 }
 
 int sc_dp_step(sc_dp *d, double until, sc_error *err)
 {
+	if (d->finished)
+		return 0;
 	do {
-		if (d->next_j < d->ideals.count && d->next_j > 0 && dp_ready(d, d->next_j)) {
-			if (!dp_fill(d, d->next_j++)) {
-				sc_error_nomem(err, "the exact DP's edges");
-				return -1;
+		while (d->at < 0) {
+			if (++d->layer > d->u->n) {
+				d->finished = true;
+				return 0;
 			}
-		} else if (d->next_j == 0) {
-			d->next_j = 1; /* the empty set's row is dp_describe's */
-		} else if (!d->enumerated) {
-			if (dp_expand(d, err) != SC_OK)
-				return -1;
-		} else {
-			return 0;
+			d->at = d->bucket[d->layer];
 		}
+		long I = d->at;
+		d->at = d->next[I];
+		if (dp_push(d, I, err) < 0)
+			return -1;
+		d->done++;
 	} while (sc_clock_now() < until);
 	return 1;
 }
@@ -668,18 +542,18 @@ int sc_dp_step(sc_dp *d, double until, sc_error *err)
 void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
 {
 	p->ideals = d->ideals.count;
-	p->ideals_done = d->next_j;
+	p->ideals_done = d->done;
 	p->layers = d->u->n + 1;
-	p->layers_done = d->next_j < d->ideals.count ? d->size[d->next_j]
-	                 : d->enumerated             ? d->u->n + 1
-	                                             : d->size[d->next_j - 1];
+	p->layers_done = d->finished ? d->u->n + 1 : d->layer;
 	p->evals = d->evals;
 }
 
 double sc_dp_result(const sc_dp *d, int *unit_stage)
 {
 	size_t row = (size_t)(d->k + 1);
-	long J = d->ideals.count - 1; /* breadth first: the full set is the last ideal */
+	long J = d->full;
+	if (J < 0)
+		return INFINITY;
 	double opt = d->dp[(size_t)J * row + (size_t)d->k];
 	if (!unit_stage || !isfinite(opt))
 		return opt;
@@ -701,22 +575,39 @@ double sc_dp_result(const sc_dp *d, int *unit_stage)
 
 long sc_ideals_count(const sc_units *u, long limit)
 {
-	sc_settings set;
-	sc_settings_init(&set);
-	sc_dp *d = sc_dp_new(u, &set, 1, limit, NULL);
-	if (!d)
-		return -1;
+	/* breadth first from the empty set, each ideal grown by a ready unit */
+	ideal_set s = {.words = (u->n + 63) / 64};
+	if (s.words == 0)
+		s.words = 1;
+	word *b = calloc((size_t)s.words, sizeof *b);
+	bool added;
 	long count = -1;
-	while (!d->enumerated) {
-		sc_error err;
-		if (dp_expand(d, &err) != SC_OK) {
-			count = err.code == SC_ERR_LIMIT ? limit + 1 : -1;
-			break;
+	if (!b || ideal_add(&s, b, &added) < 0)
+		goto out;
+	for (long id = 0; id < s.count; id++) {
+		for (int x = 0; x < u->n; x++) {
+			const word *cur = s.bits + id * s.words;
+			if (has(cur, x))
+				continue;
+			bool ready = true;
+			for (int i = u->pred_off[x]; i < u->pred_off[x + 1] && ready; i++)
+				ready = has(cur, u->pred[i]);
+			if (!ready)
+				continue;
+			memcpy(b, cur, (size_t)s.words * sizeof *b);
+			b[x >> 6] |= (word)1 << (x & 63);
+			if (ideal_add(&s, b, &added) < 0)
+				goto out;
+			if (s.count > limit) {
+				count = limit + 1;
+				goto out;
+			}
 		}
 	}
-	if (d->enumerated)
-		count = d->ideals.count;
-	sc_dp_free(d);
+	count = s.count;
+out:
+	free(b);
+	ideal_set_free(&s);
 	return count;
 }
 
@@ -803,14 +694,20 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
 	if (!e->dp)
 		return err ? err->code : SC_ERR_NOMEM;
-	/* a first slice of the enumeration here, so that a graph far past a
-	 * small limit is refused at once */
-	double until = sc_clock_now() + 0.05;
-	while (!e->dp->enumerated && sc_clock_now() < until)
-		if (dp_expand(e->dp, err) != SC_OK)
-			return err ? err->code : SC_ERR_LIMIT;
+	/* a limit given by count refuses a graph with more ideals at once */
+	if (s->p.ideal_limit > 0) {
+		long count = sc_ideals_count(s->units, s->p.ideal_limit);
+		if (count < 0)
+			return sc_error_nomem(err, "the ideals");
+		if (count > s->p.ideal_limit)
+			return sc_error_set(err, SC_ERR_LIMIT,
+			                    "the exact DP needs more than %ld ideals (the graph is "
+			                    "too wide); raise --ideal-limit or use another method",
+			                    s->p.ideal_limit);
+	}
 	/* a DP over few ideals is quick without a tight bound: DPL's will do */
-	bool small = e->dp->enumerated && e->dp->ideals.count <= SMALL_IDEALS;
+	long few = sc_ideals_count(s->units, SMALL_IDEALS);
+	bool small = few >= 0 && few <= SMALL_IDEALS;
 	double ub = quick_upper_bound(s, e->unit_stage, small ? 0 : QUICK_ORDERS);
 	sc_dp_set_bound(e->dp, ub);
 	exact_publish(s);

@@ -23,11 +23,11 @@ typedef struct sc_dp sc_dp;
 
 /* What a DP has done so far. */
 typedef struct sc_dp_progress_info {
-	long ideals;      /* enumerated */
-	long ideals_done; /* whose DP row is filled */
+	long ideals;      /* made so far (reached by a stage within the bound) */
+	long ideals_done; /* whose row is final and pushed */
 	int layers_done;  /* ideal sizes (in units) completely filled */
 	int layers;       /* sizes in all: units + 1 */
-	long evals;       /* stages (pairs of ideals) costed */
+	long evals;       /* stages costed */
 } sc_dp_progress_info;
 
 /* A DP over u's ideals into k stages under set's bandwidth, memory and

@@ -75,8 +75,8 @@ typedef struct sc_progress {
 	bool optimal; /* the best is proven optimal (exact DP) */
 	bool cancelled;
 	/* the exact DP over ideals (zero for the other methods) */
-	long ideals;      /* ideals enumerated so far */
-	long ideals_done; /* ideals whose DP row is filled */
+	long ideals;      /* ideals made so far */
+	long ideals_done; /* ideals whose DP row is final and pushed */
 	int layers_done;  /* ideal sizes (in units) completely filled */
 	int layers;       /* sizes in all: units + 1 */
 } sc_progress;

@@ -128,7 +128,7 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 				          pruned, plain);
 				sc_units_expand(u, us, st);
 				cr_assert(same(ts_objective(g, k, st), plain));
-				cr_assert_eq(pruned_p.ideals, plain_p.ideals);
+				cr_assert_leq(pruned_p.ideals, plain_p.ideals);
 				cr_assert_leq(pruned_p.evals, plain_p.evals);
 				pruned_less += pruned_p.evals < plain_p.evals;
 			}
@@ -140,7 +140,10 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 		sc_contract_report rep;
 		sc_error err;
 		cr_assert(sc_contract_report_of(g, 10000000, &rep, &err) == SC_OK);
-		cr_assert_eq(plain_p.ideals, rep.ideals_after);
+		/* the DP makes only the ideals some stage within the limit reaches */
+		cr_assert_leq(plain_p.ideals, rep.ideals_after);
+		if (spec.settings.policy != SC_MEM_HARD)
+			cr_assert_eq(plain_p.ideals, rep.ideals_after);
 		free(us);
 		free(st);
 		sc_units_free(u);
