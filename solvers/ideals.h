@@ -17,7 +17,7 @@
 
 /* The method `best` runs the exact DP when the graph has at most this many
  * ideals (and no --ideal-limit says otherwise), else BRKGA. */
-#define SC_BEST_IDEAL_LIMIT 100000L
+#define SC_BEST_IDEAL_LIMIT 20000L
 
 typedef struct sc_dp sc_dp;
 
