@@ -324,9 +324,11 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	return d;
 }
 
-void sc_dp_set_bound(sc_dp *d, double ub)
+void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
 {
-	d->ub = ub;
+	/* strict: a relative 1e-12 below ub, so that the partition of cost ub
+	 * itself (its stages summed in another order) is not found again */
+	d->ub = strict ? ub * (1 - 1e-12) : ub * (1 + 1e-12);
 }
 
 /* The stage S being grown from ideal I, its costs kept as it grows. */
@@ -484,7 +486,7 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 		}
 	if (I == d->full)
 		return 0;
-	double bound = d->ub * (1 + 1e-12);
+	double bound = d->ub;
 	/* the rows of I a stage can follow: within the bound, and with the rest
 	 * fitting the stages left after the next */
 	d->jlo_i = 0;
@@ -709,7 +711,9 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	long few = sc_ideals_count(s->units, SMALL_IDEALS);
 	bool small = few >= 0 && few <= SMALL_IDEALS;
 	double ub = quick_upper_bound(s, e->unit_stage, small ? 0 : QUICK_ORDERS);
-	sc_dp_set_bound(e->dp, ub);
+	/* the quick partition costs ub: only a better one is worth finding, and
+	 * when none is, it is optimal */
+	sc_dp_set_bound(e->dp, ub, true);
 	exact_publish(s);
 	return SC_OK;
 }

@@ -10,6 +10,7 @@
 #ifndef SC_IDEALS_H
 #define SC_IDEALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/graph.h"
@@ -40,9 +41,12 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 void sc_dp_free(sc_dp *d);
 
 /* Prunes with ub, a bottleneck some valid partition attains (optimum <= ub):
- * stages and states costing more are dropped.  INFINITY (the default)
- * prunes nothing.  Call before the first step. */
-void sc_dp_set_bound(sc_dp *d, double ub);
+ * stages and states costing more are dropped; with strict, those costing ub
+ * too (to a relative 1e-12), so that the DP only looks for a better
+ * partition and sc_dp_result's INFINITY then proves the one of cost ub
+ * optimal.  INFINITY (the default) prunes nothing.  Call before the first
+ * step. */
+void sc_dp_set_bound(sc_dp *d, double ub, bool strict);
 
 /* Works until the clock passes until (at least one unit of work).  Returns
  * 1 while there is more to do, 0 when done, -1 with err set when past the

@@ -57,15 +57,15 @@ Test(ideals, exact_reproduces_the_published_optima, .timeout = 120)
 	free(stage);
 }
 
-/* Runs the DP on u to the end with bound ub; returns the optimum and fills
+/* Runs the DP on u to the end with bound ub (strict or not); returns the optimum and fills
  * unit_stage and the progress. */
-static double run_dp(const sc_units *u, const sc_settings *set, int k, double ub, int *unit_stage,
-                     sc_dp_progress_info *p)
+static double run_dp(const sc_units *u, const sc_settings *set, int k, double ub, bool strict,
+                     int *unit_stage, sc_dp_progress_info *p)
 {
 	sc_error err;
 	sc_dp *d = sc_dp_new(u, set, k, 0, &err);
 	cr_assert(d, "%s", err.msg);
-	sc_dp_set_bound(d, ub);
+	sc_dp_set_bound(d, ub, strict);
 	int more;
 	while ((more = sc_dp_step(d, sc_clock_now() + 0.01, &err)) > 0)
 		;
@@ -111,7 +111,7 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 		int *us = malloc((size_t)(u->n + 1) * sizeof *us);
 		int *st = malloc((size_t)(g->n + 1) * sizeof *st);
 		sc_dp_progress_info plain_p, pruned_p;
-		double plain = run_dp(u, &set, k, INFINITY, us, &plain_p);
+		double plain = run_dp(u, &set, k, INFINITY, false, us, &plain_p);
 		double brute = ts_brute_optimum(g, k, NULL);
 		cr_assert(same(plain, brute), "trial %d: DP %.17g, brute force %.17g", t, plain,
 		          brute);
@@ -122,7 +122,7 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 			cr_assert(same(ts_objective(g, k, st), plain));
 			for (int b = 0; b < 2; b++) {
 				double ub = b ? plain * 1.3 : ts_objective(g, k, st);
-				double pruned = run_dp(u, &set, k, ub, us, &pruned_p);
+				double pruned = run_dp(u, &set, k, ub, false, us, &pruned_p);
 				cr_assert(same(pruned, plain),
 				          "trial %d, bound %g: pruned %.17g, plain %.17g", t, ub,
 				          pruned, plain);
@@ -131,6 +131,18 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 				cr_assert_leq(pruned_p.ideals, plain_p.ideals);
 				cr_assert_leq(pruned_p.evals, plain_p.evals);
 				pruned_less += pruned_p.evals < plain_p.evals;
+				/* strictly below the bound: nothing under the optimum, the
+				 * optimum under a looser bound */
+				double strict = run_dp(u, &set, k, ub, true, us, &pruned_p);
+				if (b)
+					cr_assert(same(strict, plain),
+					          "trial %d: strict %.17g, plain %.17g", t, strict,
+					          plain);
+				else
+					cr_assert(isinf(strict),
+					          "trial %d: strict below the optimum %.17g "
+					          "found %.17g",
+					          t, plain, strict);
 			}
 		}
 		/* progress at the end: every ideal filled, every layer done */
