@@ -1,6 +1,9 @@
 /*
  * gen.c - synthetic graphs: REGAL-style random graphs and layered
- * transformer and resnet graphs.  See gen.h.
+ * transformer, resnet and inception graphs.  See gen.h.
+ *
+ * Longer than 600 lines: the layered families share the "net" helper and
+ * its roofline, which would otherwise have to be exposed between files.
  *
  * The layered families are written op by op through a small "net" helper
  * that knows each op's nominal FLOPs, bytes moved, parameter and output
@@ -25,6 +28,7 @@ static const char *const model_names[] = {
         [SC_GEN_WS] = "ws",
         [SC_GEN_TRANSFORMER] = "transformer",
         [SC_GEN_RESNET] = "resnet",
+        [SC_GEN_INCEPTION] = "inception",
 };
 #define NMODELS (int)(sizeof model_names / sizeof model_names[0])
 
@@ -489,6 +493,174 @@ sc_graph *sc_gen_resnet(int depth, uint64_t seed, int k, sc_error *err)
 	return net_finish(&t, name, k);
 }
 
+/* ---- inception ----------------------------------------------------------- */
+
+/* A kh x kw convolution (no bias) of in to cout channels with batchnorm and
+ * relu after it, three ops place.conv, place.batchnorm, place.relu (the
+ * BasicConv2d of InceptionV3); "same" padding, so the size only shrinks by
+ * the stride. */
+static fmap conv_bn_relu(net *t, fmap in, double cout, int kh, int kw, int stride,
+                         const char *place)
+{
+	fmap o = {0, cout, ceil(in.hw / stride)};
+	double flops = 2 * RESNET_BATCH * o.hw * o.hw * cout * kh * kw * in.c;
+	double param = kh * kw * in.c * cout * FP16;
+	o.op = net_op(t, flops, fmap_bytes(in) + param + fmap_bytes(o), param, fmap_bytes(o), 1,
+	              (int[]){in.op}, "%s.conv", place);
+	return relu(t, bn(t, o, place), place);
+}
+
+/* A pool (kind "maxpool" or "avgpool") of in with stride. */
+static fmap pool(net *t, fmap in, int stride, const char *place, const char *kind)
+{
+	fmap o = {0, in.c, ceil(in.hw / stride)};
+	o.op = net_op(t, 0, fmap_bytes(in) + fmap_bytes(o), 0, fmap_bytes(o), 1, (int[]){in.op},
+	              "%s.%s", place, kind);
+	return o;
+}
+
+/* The channel concatenation of the n branches in b. */
+static fmap concat(net *t, const fmap *b, int n, const char *place)
+{
+	fmap o = {0, 0, b[0].hw};
+	int pred[8];
+	double in = 0;
+	for (int i = 0; i < n; i++) {
+		o.c += b[i].c;
+		in += fmap_bytes(b[i]);
+		pred[i] = b[i].op;
+	}
+	o.op = net_op(t, 0, in + fmap_bytes(o), 0, fmap_bytes(o), n, pred, "%s.concat", place);
+	return o;
+}
+
+/* Convolutions of a branch: each {cout, kh, kw, stride}. */
+typedef struct conv_spec {
+	double cout;
+	int kh, kw, stride;
+} conv_spec;
+
+static fmap branch(net *t, fmap x, const conv_spec *c, int n, const char *place)
+{
+	char p[100];
+	for (int i = 0; i < n; i++) {
+		snprintf(p, sizeof p, "%.80s.%d", place, i + 1);
+		x = conv_bn_relu(t, x, c[i].cout, c[i].kh, c[i].kw, c[i].stride, p);
+	}
+	return x;
+}
+
+sc_graph *sc_gen_inception(uint64_t seed, int k, sc_error *err)
+{
+	net t;
+	if (!net_init(&t, seed, err))
+		return NULL;
+	char place[64], p[80];
+	fmap x = {INPUT, 3, 299};
+	x = conv_bn_relu(&t, x, 32, 3, 3, 2, "stem.1a");
+	x = conv_bn_relu(&t, x, 32, 3, 3, 1, "stem.2a");
+	x = conv_bn_relu(&t, x, 64, 3, 3, 1, "stem.2b");
+	x = pool(&t, x, 2, "stem", "maxpool");
+	x = conv_bn_relu(&t, x, 80, 1, 1, 1, "stem.3b");
+	x = conv_bn_relu(&t, x, 192, 3, 3, 1, "stem.4a");
+	x = pool(&t, x, 2, "stem.4", "maxpool");
+	/* three InceptionA modules at 35 x 35 */
+	for (int m = 0; m < 3; m++) {
+		snprintf(place, sizeof place, "a%d", m + 1);
+		fmap b[4];
+		snprintf(p, sizeof p, "%s.b1", place);
+		b[0] = branch(&t, x, (conv_spec[]){{64, 1, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b5", place);
+		b[1] = branch(&t, x, (conv_spec[]){{48, 1, 1, 1}, {64, 5, 5, 1}}, 2, p);
+		snprintf(p, sizeof p, "%s.b3", place);
+		b[2] = branch(&t, x, (conv_spec[]){{64, 1, 1, 1}, {96, 3, 3, 1}, {96, 3, 3, 1}}, 3,
+		              p);
+		snprintf(p, sizeof p, "%s.bp", place);
+		b[3] = pool(&t, x, 1, p, "avgpool");
+		b[3] = branch(&t, b[3], (conv_spec[]){{m == 0 ? 32 : 64, 1, 1, 1}}, 1, p);
+		x = concat(&t, b, 4, place);
+	}
+	{ /* InceptionB: to 17 x 17 */
+		fmap b[3];
+		b[0] = branch(&t, x, (conv_spec[]){{384, 3, 3, 2}}, 1, "b.b3");
+		b[1] = branch(&t, x, (conv_spec[]){{64, 1, 1, 1}, {96, 3, 3, 1}, {96, 3, 3, 2}}, 3,
+		              "b.b3dbl");
+		b[2] = pool(&t, x, 2, "b.bp", "maxpool");
+		x = concat(&t, b, 3, "b");
+	}
+	/* four InceptionC modules with 7-wide factorised convolutions */
+	static const double c7s[4] = {128, 160, 160, 192};
+	for (int m = 0; m < 4; m++) {
+		double c7 = c7s[m];
+		snprintf(place, sizeof place, "c%d", m + 1);
+		fmap b[4];
+		snprintf(p, sizeof p, "%s.b1", place);
+		b[0] = branch(&t, x, (conv_spec[]){{192, 1, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b7", place);
+		b[1] = branch(&t, x, (conv_spec[]){{c7, 1, 1, 1}, {c7, 1, 7, 1}, {192, 7, 1, 1}}, 3,
+		              p);
+		snprintf(p, sizeof p, "%s.b7dbl", place);
+		b[2] = branch(&t, x,
+		              (conv_spec[]){{c7, 1, 1, 1},
+		                            {c7, 7, 1, 1},
+		                            {c7, 1, 7, 1},
+		                            {c7, 7, 1, 1},
+		                            {192, 1, 7, 1}},
+		              5, p);
+		snprintf(p, sizeof p, "%s.bp", place);
+		b[3] = pool(&t, x, 1, p, "avgpool");
+		b[3] = branch(&t, b[3], (conv_spec[]){{192, 1, 1, 1}}, 1, p);
+		x = concat(&t, b, 4, place);
+	}
+	{ /* InceptionD: to 8 x 8 */
+		fmap b[3];
+		b[0] = branch(&t, x, (conv_spec[]){{192, 1, 1, 1}, {320, 3, 3, 2}}, 2, "d.b3");
+		b[1] = branch(
+		        &t, x,
+		        (conv_spec[]){
+		                {192, 1, 1, 1}, {192, 1, 7, 1}, {192, 7, 1, 1}, {192, 3, 3, 2}},
+		        4, "d.b7x3");
+		b[2] = pool(&t, x, 2, "d.bp", "maxpool");
+		x = concat(&t, b, 3, "d");
+	}
+	/* two InceptionE modules, whose 3 x 3 branches split into 1 x 3 and
+	 * 3 x 1 halves */
+	for (int m = 0; m < 2; m++) {
+		snprintf(place, sizeof place, "e%d", m + 1);
+		fmap b[6];
+		snprintf(p, sizeof p, "%s.b1", place);
+		b[0] = branch(&t, x, (conv_spec[]){{320, 1, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b3", place);
+		fmap s = branch(&t, x, (conv_spec[]){{384, 1, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b3.a", place);
+		b[1] = branch(&t, s, (conv_spec[]){{384, 1, 3, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b3.b", place);
+		b[2] = branch(&t, s, (conv_spec[]){{384, 3, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b3dbl", place);
+		s = branch(&t, x, (conv_spec[]){{448, 1, 1, 1}, {384, 3, 3, 1}}, 2, p);
+		snprintf(p, sizeof p, "%s.b3dbl.a", place);
+		b[3] = branch(&t, s, (conv_spec[]){{384, 1, 3, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.b3dbl.b", place);
+		b[4] = branch(&t, s, (conv_spec[]){{384, 3, 1, 1}}, 1, p);
+		snprintf(p, sizeof p, "%s.bp", place);
+		b[5] = pool(&t, x, 1, p, "avgpool");
+		b[5] = branch(&t, b[5], (conv_spec[]){{192, 1, 1, 1}}, 1, p);
+		x = concat(&t, b, 6, place);
+	}
+	{
+		fmap pooled = {0, x.c, 1};
+		pooled.op = net_op(&t, 0, fmap_bytes(x) + fmap_bytes(pooled), 0, fmap_bytes(pooled),
+		                   1, (int[]){x.op}, "head.avgpool");
+		double classes = 1000, param = (pooled.c * classes + classes) * FP16;
+		double out = RESNET_BATCH * classes * FP16;
+		net_op(&t, 2 * RESNET_BATCH * pooled.c * classes, fmap_bytes(pooled) + param + out,
+		       param, out, 1, (int[]){pooled.op}, "head.fc.matmul");
+	}
+	char name[64];
+	snprintf(name, sizeof name, "inception-%llu", (unsigned long long)seed);
+	return net_finish(&t, name, k);
+}
+
 /* ---- one entry point --------------------------------------------------- */
 
 sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err)
@@ -507,6 +679,15 @@ sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err)
 		return sc_gen_regal(spec->nodes, spec->seed, spec->model, spec->k, err);
 	}
 	const char *m = sc_gen_model_name(spec->model);
+	if (spec->model == SC_GEN_INCEPTION) {
+		if (spec->nodes > 0 || spec->layers > 0) {
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "inception has a fixed shape: give neither --nodes nor --layers");
+			return NULL;
+		}
+		return sc_gen_inception(spec->seed, spec->k, err);
+	}
 	if (spec->nodes > 0 && spec->layers > 0) {
 		sc_error_set(err, SC_ERR_INPUT, "%s: give --nodes or --layers, not both", m);
 		return NULL;

@@ -6,7 +6,7 @@
  * generator it draws from (rng.h); `stagecut gen` (tui/cmd/cmd_gen.c) is
  * its front end.
  *
- * Three families:
+ * Four families:
  *
  * - REGAL-style graphs (000 App. C.2, after Paliwal et al. 2020): a classic
  *   random graph (Erdos-Renyi, Barabasi-Albert or Watts-Strogatz) on N nodes,
@@ -33,6 +33,19 @@
  *   pool and the fully connected layer.  10 B + 14 ops in all.  Depth 50
  *   gives ResNet-50's blocks (3, 4, 6, 3), 101 and 152 those of ResNet-101
  *   and -152.
+ *
+ * - inception: an InceptionV3-like network at layer granularity (the
+ *   torchvision shape, 299 x 299 images, batch 8, fp16): the stem (five
+ *   convolutions, two max pools), three InceptionA modules (four parallel
+ *   branches of 1, 2, 3 and pool + 1 convolutions), InceptionB (a
+ *   reduction of three branches), four InceptionC modules (branches of 1,
+ *   3, 5 and pool + 1 convolutions, the 7-wide ones factorised as 1x7 and
+ *   7x1), InceptionD (a reduction), two InceptionE modules (six branch
+ *   ends: the 3 x 3 branches split into 1 x 3 and 3 x 1 halves) and the
+ *   head (average pool, fully connected).  Every convolution is three ops,
+ *   conv, batchnorm and relu; each module ends in a concat.  "Same"
+ *   padding throughout, so sizes only shrink by strides (an approximation
+ *   of the real network's valid convolutions).  A fixed shape: 308 ops.
  *
  * The layered families use real units: work in nanoseconds on an
  * accelerator of SC_GEN_FLOP_PER_NS and SC_GEN_MEM_BYTES_PER_NS (roofline:
@@ -63,6 +76,7 @@ typedef enum sc_gen_model {
 	SC_GEN_WS,
 	SC_GEN_TRANSFORMER,
 	SC_GEN_RESNET,
+	SC_GEN_INCEPTION,
 } sc_gen_model;
 
 /* The accelerator and interconnect behind the layered families' numbers:
@@ -74,7 +88,7 @@ typedef enum sc_gen_model {
 /* The largest --layers: transformer layers, or resnet depth. */
 #define SC_GEN_MAX_LAYERS 100000
 
-/* Parses "any", "er", "ba", "ws", "transformer" or "resnet". */
+/* Parses "any", "er", "ba", "ws", "transformer", "resnet" or "inception". */
 bool sc_gen_model_parse(const char *text, sc_gen_model *out);
 const char *sc_gen_model_name(sc_gen_model m);
 
@@ -113,5 +127,9 @@ sc_graph *sc_gen_transformer(int layers, uint64_t seed, int k, sc_error *err);
  * depth <= SC_GEN_MAX_LAYERS) named "resnet-<3 B + 2>-<seed>", or NULL with
  * err set. */
 sc_graph *sc_gen_resnet(int depth, uint64_t seed, int k, sc_error *err);
+
+/* Returns a new InceptionV3-like graph named "inception-<seed>", or NULL
+ * with err set. */
+sc_graph *sc_gen_inception(uint64_t seed, int k, sc_error *err);
 
 #endif

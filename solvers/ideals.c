@@ -1,6 +1,10 @@
 /*
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
+ * Longer than 600 lines: the ideal table, the stepwise DP and the exact
+ * method share one representation of ideals (bitsets, buckets, rows),
+ * which splitting the file would have to expose.
+ *
  * An ideal is a set of units closed under predecessors.  In a valid
  * partition in pipeline order the first j stages form an ideal I_j, and
  * stage j is I_j \ I_{j-1}; so
@@ -10,26 +14,41 @@
  * with dp[0][empty] = 0 is the optimum for the ops in J in j stages, and
  * dp[k][all] the optimum.  This is exact for the model, groups and the hard
  * memory limit included (units keep groups whole, f is the op-level cost).
+ * The units are contracted first (contract.h), which keeps the optimum and
+ * shrinks the number of ideals.
  *
- * Ideals are enumerated breadth first from the empty set (so by size, and a
- * subset always comes before its supersets), as bitsets with a hash table
- * for duplicates, and counted against a limit first.  For a pair I subset J
- * the cost of S = J \ I needs no pass over S:
- *     work, param:  differences of the ideals' totals;
- *     io out(S):    ops of S with a successor outside J, i.e. the frontier
- *                   of J (ops of J with a successor outside J) minus I;
- *     io in(S):     ops of I with a successor in S, i.e. ops of I's
- *                   frontier with a successor in J \ I.
- * Pairs are pruned by work: the ideals are sorted by work, and only I with
- * work(J) - work(I) <= UB are tried, where UB is the cost of a partition a
- * quick search found (optimum <= UB, so pruning keeps an optimal chain).
- * Trivial ops are merged into their neighbours first (units.h), which
- * shrinks the number of ideals without changing the optimum.
+ * Forwards, lazily, in layers.  The DP pushes: an ideal I whose row is
+ * final sends every stage S that can follow it (I + S an ideal) to
+ * I + S.  Ideals are made only when some stage reaches them (bitsets in a
+ * hash table) and kept in a bucket per size; the layers (sizes) are
+ * processed in order, so every ideal's row is final before it pushes, a
+ * long run reports ideals made and layers done, and time limits and
+ * cancelling hold between steps.
+ *
+ * The stages after I are listed without repeats by a depth-first search
+ * that adds units in increasing number (units are numbered topologically),
+ * each once all its predecessors are in I or S.  Its cost is kept as S
+ * grows: work and parameters add up; a tensor enters io in when its first
+ * reader joins; a tensor of S is io out until all its readers have joined.
+ * Work, io in and overflow only grow, so a branch stops once they pass the
+ * bound UB, the cost of a partition a quick search found (optimum <= UB).
+ * States above UB are dropped, an ideal pushes only from its rows that are
+ * within UB and whose remaining work fits the stages left (every stage
+ * costs at least its work), which keeps an optimal chain (every state on
+ * it costs at most the optimum); without a bound (UB infinite) every
+ * ideal is made and the DP is the plain one.
+ *
+ * The limit on the ideals is set by memory (a quarter of the machine's,
+ * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
+ * --ideal-limit gives a count.
  */
+#include "ideals.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/cost.h"
 #include "core/mem.h"
@@ -82,9 +101,11 @@ static bool table_grow(ideal_set *s)
 	return true;
 }
 
-/* Adds bitset b unless present.  Returns its index, or -1 on out of memory. */
-static long ideal_add(ideal_set *s, const word *b)
+/* Adds bitset b unless present.  Returns its index, or -1 on out of memory;
+ * *added says whether it is new. */
+static long ideal_add(ideal_set *s, const word *b, bool *added)
 {
+	*added = false;
 	if (2 * (s->count + 1) > s->tcap && !table_grow(s))
 		return -1;
 	uint64_t h = hash_bits(b, s->words);
@@ -105,6 +126,7 @@ static long ideal_add(ideal_set *s, const word *b)
 	}
 	memcpy(s->bits + s->count * s->words, b, (size_t)s->words * sizeof *b);
 	s->table[at] = s->count;
+	*added = true;
 	return s->count++;
 }
 
@@ -113,22 +135,460 @@ static inline bool has(const word *b, int x)
 	return (b[x >> 6] >> (x & 63)) & 1;
 }
 
-/* Enumerates the ideals of u, stopping past limit.  Returns the count (limit
- * + 1 when there are more), or -1 when out of memory. */
-static long enumerate(const sc_units *u, long limit, ideal_set *s)
+/* ---- the DP ------------------------------------------------------------- */
+
+struct sc_dp {
+	const sc_units *u;
+	const sc_graph *g;
+	sc_settings set;
+	int k;
+	long limit;
+	double ub; /* INFINITY: no pruning */
+	double total_work;
+	ideal_set ideals;
+	long cap;  /* of the per-ideal arrays below */
+	int *size; /* units in the ideal */
+	double *work, *param;
+	long *next;   /* the next ideal of the same size (a bucket per size), or -1 */
+	double *dp;   /* count x (k + 1) */
+	long *arg;    /* count x (k + 1): I of the last stage (J itself: empty) */
+	long *bucket; /* per size: the first ideal of that size, or -1 */
+	int layer;    /* the size being processed */
+	long at;      /* the next ideal of that size to push from, or -1 */
+	long done;    /* ideals pushed from */
+	long full;    /* the index of the full set, or -1 */
+	long evals;
+	bool finished;
+	/* the search over stages from one ideal I */
+	word *jbits;      /* I plus the stage so far */
+	word *cand;       /* candidate sets, a level each */
+	int *rem;         /* per unit outside I and the stage: predecessors not yet in */
+	int *readers;     /* per op: edges from it into the stage (tensors read by it) */
+	int *inside;      /* per op of the stage: edges from it to other units of the stage */
+	int *outdeg;      /* per op: edges from it to other units */
+	int jlo_i, jhi_i; /* I's rows that can still lead somewhere */
+};
+
+void sc_dp_free(sc_dp *d)
 {
-	memset(s, 0, sizeof *s);
-	s->words = (u->n + 63) / 64;
-	if (s->words == 0)
-		s->words = 1;
-	word *b = calloc((size_t)s->words, sizeof *b);
-	if (!b || ideal_add(s, b) < 0) {
-		free(b);
+	if (!d)
+		return;
+	ideal_set_free(&d->ideals);
+	free(d->size);
+	free(d->work);
+	free(d->param);
+	free(d->next);
+	free(d->dp);
+	free(d->arg);
+	free(d->bucket);
+	free(d->jbits);
+	free(d->cand);
+	free(d->rem);
+	free(d->readers);
+	free(d->inside);
+	free(d->outdeg);
+	free(d);
+}
+
+size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
+{
+	size_t words = (size_t)(u->n + 63) / 64;
+	if (words == 0)
+		words = 1;
+	/* bits, hash slots at load 1/2, size, work, param, next, rows */
+	return words * sizeof(word) + 2 * sizeof(long) + sizeof(int) + 2 * sizeof(double) +
+	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long));
+}
+
+long sc_dp_memory_limit(const sc_units *u, int k)
+{
+	double budget = 2.0 * 1024 * 1024 * 1024;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		budget = fmin((double)pages * (double)page / 4, 8.0 * 1024 * 1024 * 1024);
+	double n = budget / (double)sc_dp_bytes_per_ideal(u, k);
+	return n > 1e12 ? (long)1e12 : (long)n;
+}
+
+/* Grows the per-ideal arrays to hold at least need ideals. */
+static bool dp_reserve(sc_dp *d, long need)
+{
+	if (need <= d->cap)
+		return true;
+	long cap = d->cap ? d->cap : 1024;
+	while (cap < need)
+		cap *= 2;
+	size_t c = (size_t)cap, row = (size_t)(d->k + 1);
+	int *size = realloc(d->size, c * sizeof *size);
+	if (size)
+		d->size = size;
+	double *work = realloc(d->work, c * sizeof *work);
+	if (work)
+		d->work = work;
+	double *param = realloc(d->param, c * sizeof *param);
+	if (param)
+		d->param = param;
+	long *next = realloc(d->next, c * sizeof *next);
+	if (next)
+		d->next = next;
+	double *dp = realloc(d->dp, c * row * sizeof *dp);
+	if (dp)
+		d->dp = dp;
+	long *arg = realloc(d->arg, c * row * sizeof *arg);
+	if (arg)
+		d->arg = arg;
+	if (!size || !work || !param || !next || !dp || !arg)
+		return false;
+	d->cap = cap;
+	return true;
+}
+
+/* The ideal with bits b (of size sz, work w, param p), made when new (an
+ * empty row, in its size's bucket).  Its index, or -1 with err set. */
+static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double p, sc_error *err)
+{
+	bool added;
+	long id = ideal_add(&d->ideals, b, &added);
+	if (id < 0 || (added && !dp_reserve(d, id + 1))) {
+		sc_error_nomem(err, "the ideals");
 		return -1;
 	}
-	for (long id = 0; id < s->count; id++) {
+	if (!added)
+		return id;
+	if (d->ideals.count > d->limit) {
+		sc_error_set(
+		        err, SC_ERR_LIMIT,
+		        "the exact DP needs more than %ld ideals (the graph is too wide for the "
+		        "memory); raise --ideal-limit or use another method",
+		        d->limit);
+		return -1;
+	}
+	d->size[id] = sz;
+	d->work[id] = w;
+	d->param[id] = p;
+	d->next[id] = d->bucket[sz];
+	d->bucket[sz] = id;
+	size_t row = (size_t)(d->k + 1);
+	for (size_t j = 0; j < row; j++) {
+		d->dp[(size_t)id * row + j] = id == 0 ? 0 : INFINITY;
+		d->arg[(size_t)id * row + j] = id;
+	}
+	if (sz == d->u->n)
+		d->full = id;
+	return id;
+}
+
+sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
+{
+	sc_dp *d = calloc(1, sizeof *d);
+	if (!d) {
+		sc_error_nomem(err, "the exact DP");
+		return NULL;
+	}
+	d->u = u;
+	d->g = u->g;
+	d->set = *set;
+	d->k = k;
+	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
+	d->ub = INFINITY;
+	d->full = -1;
+	for (int x = 0; x < u->n; x++)
+		d->total_work += u->work[x];
+	d->ideals.words = (u->n + 63) / 64;
+	if (d->ideals.words == 0)
+		d->ideals.words = 1;
+	size_t w = (size_t)d->ideals.words, n = (size_t)u->n, ops = (size_t)d->g->n + 1;
+	d->bucket = sc_malloc_n(n + 1, sizeof *d->bucket);
+	d->jbits = calloc(w, sizeof(word));
+	d->cand = sc_malloc_n((n + 2) * w, sizeof *d->cand);
+	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
+	d->readers = calloc(ops, sizeof *d->readers);
+	d->inside = calloc(ops, sizeof *d->inside);
+	d->outdeg = calloc(ops, sizeof *d->outdeg);
+	if (!d->bucket || !d->jbits || !d->cand || !d->rem || !d->readers || !d->inside ||
+	    !d->outdeg) {
+		sc_dp_free(d);
+		sc_error_nomem(err, "the exact DP");
+		return NULL;
+	}
+	for (size_t s = 0; s <= n; s++)
+		d->bucket[s] = -1;
+	for (int o = 0; o < d->g->n; o++)
+		for (int i = d->g->succ_off[o]; i < d->g->succ_off[o + 1]; i++)
+			d->outdeg[o] += u->unit_of[d->g->succ[i]] != u->unit_of[o];
+	if (dp_ideal(d, d->jbits, 0, 0, 0, err) < 0) {
+		sc_dp_free(d);
+		return NULL;
+	}
+	d->at = 0;
+	return d;
+}
+
+void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
+{
+	/* strict: a relative 1e-12 below ub, so that the partition of cost ub
+	 * itself (its stages summed in another order) is not found again */
+	d->ub = strict ? ub * (1 - 1e-12) : ub * (1 + 1e-12);
+}
+
+/* The stage S being grown from ideal I, its costs kept as it grows. */
+typedef struct stage_acc {
+	double work, param;
+	double in, out; /* bytes: tensors read by S from I; S's tensors read outside S */
+} stage_acc;
+
+/* Adds unit x (all its predecessors in I or S) to S.  A tensor enters io in
+ * when its first reader joins S (its producer is in I: io in only grows);
+ * x's tensors read by other units are io out until all those readers have
+ * joined (d->inside counts them). */
+static void acc_add(sc_dp *d, stage_acc *a, int x)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	a->work += u->work[x];
+	a->param += u->param[x];
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		if (d->outdeg[o] > 0)
+			a->out += g->out[o];
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == x)
+				continue;
+			if (d->rem[up] == -1) {
+				/* p is in S: one more of its readers inside */
+				if (++d->inside[p] == d->outdeg[p])
+					a->out -= g->out[p];
+			} else if (d->readers[p]++ == 0) {
+				a->in += g->out[p];
+			}
+		}
+	}
+}
+
+/* Undoes acc_add's counts (the caller restores the sums). */
+static void acc_remove(sc_dp *d, int x)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == x)
+				continue;
+			if (d->rem[up] == -1)
+				d->inside[p]--;
+			else
+				d->readers[p]--;
+		}
+	}
+}
+
+/* Relaxes J's rows with the stage J \ I of cost c. */
+static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
+{
+	size_t row = (size_t)(d->k + 1);
+	const double *prev = d->dp + (size_t)I * row;
+	double *cell = d->dp + (size_t)J * row;
+	long *arg = d->arg + (size_t)J * row;
+	/* the rest after J must fit the stages left (each costs at least its
+	 * work) */
+	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
+	/* (work sums in another order: a full J may leave a rounding's rest) */
+	double eps = 1e-9 * d->total_work;
+	for (int j = d->jlo_i + 1; j <= d->jhi_i + 1 && j <= d->k; j++) {
+		if (isfinite(bound) && rest > (d->k - j) * b + eps)
+			continue;
+		double v = prev[j - 1] > c ? prev[j - 1] : c;
+		/* on a tie the later push, from the larger I, wins: the last
+		 * stage as small as it can be, as the published DP reports */
+		if (v <= cell[j] && v <= bound) {
+			cell[j] = v;
+			arg[j] = I;
+		}
+	}
+}
+
+/* Grows the stage S from ideal I by units in increasing number, each once
+ * its predecessors are all in I or S (so every stage after I is listed
+ * once), while its lower bound (work + io in + overflow, which only grow)
+ * is within bound, relaxing each I + S.  cand holds the units that may come
+ * next (ready, above the last one added); pool is the next level's. */
+static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *acc, double bound,
+                   word *pool, sc_error *err)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	double M = d->set.memory, B = d->set.bandwidth;
+	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
+	for (int wi = 0; wi < words; wi++) {
+		word bits = cand[wi];
+		while (bits) {
+			int bit = __builtin_ctzll(bits);
+			bits &= bits - 1;
+			int x = wi * 64 + bit;
+			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
+				continue;
+			stage_acc a = *acc;
+			acc_add(d, &a, x);
+			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			double lower = a.work + a.in / B + over;
+			if (lower > bound) {
+				acc_remove(d, x);
+				continue;
+			}
+			d->jbits[x >> 6] |= (word)1 << (x & 63);
+			d->rem[x] = -1; /* in S */
+			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
+			                   d->param[J] + u->param[x], err);
+			if (J2 < 0)
+				return -1;
+			double cost = lower + a.out / B;
+			d->evals++;
+			if (cost <= bound)
+				dp_relax(d, I, J2, cost, bound);
+			/* the next candidates: those above x, and x's successors whose
+			 * predecessors are now all in */
+			for (int q = 0; q < words; q++)
+				pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
+			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
+				int y = u->succ[i];
+				if (--d->rem[y] == 0)
+					pool[y >> 6] |= (word)1 << (y & 63);
+			}
+			int st = dp_grow(d, I, J2, pool, &a, bound, pool + words, err);
+			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
+				d->rem[u->succ[i]]++;
+			d->rem[x] = 0;
+			d->jbits[x >> 6] &= ~((word)1 << (x & 63));
+			acc_remove(d, x);
+			if (st < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Settles ideal I's row (an empty stage is as good as one stage less) and
+ * pushes every stage that can follow it.  0, or -1 with err set. */
+static int dp_push(sc_dp *d, long I, sc_error *err)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	size_t row = (size_t)(d->k + 1);
+	double *cell = d->dp + (size_t)I * row;
+	long *arg = d->arg + (size_t)I * row;
+	for (int j = 1; j <= d->k; j++)
+		if (cell[j - 1] <= cell[j]) {
+			cell[j] = cell[j - 1];
+			arg[j] = I;
+		}
+	if (I == d->full)
+		return 0;
+	double bound = d->ub;
+	/* the rows of I a stage can follow: within the bound, and with the rest
+	 * fitting the stages left after the next */
+	d->jlo_i = 0;
+	while (d->jlo_i < d->k && cell[d->jlo_i] > bound)
+		d->jlo_i++;
+	d->jhi_i = d->k - 1;
+	if (isfinite(bound)) {
+		double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
+		while (d->jhi_i >= 0 && rest > (d->k - d->jhi_i) * b + 1e-9 * d->total_work)
+			d->jhi_i--;
+	}
+	if (d->jlo_i > d->jhi_i)
+		return 0;
+	const word *bi = d->ideals.bits + I * words;
+	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
+	word *cand = d->cand;
+	memset(cand, 0, (size_t)words * sizeof(word));
+	for (int x = 0; x < u->n; x++) {
+		if (has(bi, x)) {
+			d->rem[x] = -2; /* in I; -1 marks the units of S */
+			continue;
+		}
+		int rem = 0;
+		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++)
+			rem += !has(bi, u->pred[i]);
+		d->rem[x] = rem;
+		if (rem == 0)
+			cand[x >> 6] |= (word)1 << (x & 63);
+	}
+	stage_acc acc = {0, 0, 0, 0};
+	return dp_grow(d, I, I, cand, &acc, bound, cand + words, err);
+}
+
+int sc_dp_step(sc_dp *d, double until, sc_error *err)
+{
+	if (d->finished)
+		return 0;
+	do {
+		while (d->at < 0) {
+			if (++d->layer > d->u->n) {
+				d->finished = true;
+				return 0;
+			}
+			d->at = d->bucket[d->layer];
+		}
+		long I = d->at;
+		d->at = d->next[I];
+		if (dp_push(d, I, err) < 0)
+			return -1;
+		d->done++;
+	} while (sc_clock_now() < until);
+	return 1;
+}
+
+void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
+{
+	p->ideals = d->ideals.count;
+	p->ideals_done = d->done;
+	p->layers = d->u->n + 1;
+	p->layers_done = d->finished ? d->u->n + 1 : d->layer;
+	p->evals = d->evals;
+}
+
+double sc_dp_result(const sc_dp *d, int *unit_stage)
+{
+	size_t row = (size_t)(d->k + 1);
+	long J = d->full;
+	if (J < 0)
+		return INFINITY;
+	double opt = d->dp[(size_t)J * row + (size_t)d->k];
+	if (!unit_stage || !isfinite(opt))
+		return opt;
+	int words = d->ideals.words;
+	for (int x = 0; x < d->u->n; x++)
+		unit_stage[x] = 0;
+	for (int j = d->k; j >= 1 && J != 0; j--) {
+		long I = d->arg[(size_t)J * row + (size_t)j];
+		if (I == J)
+			continue;
+		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
+		for (int x = 0; x < d->u->n; x++)
+			if (has(bj, x) && !has(bi, x))
+				unit_stage[x] = j - 1;
+		J = I;
+	}
+	return opt;
+}
+
+long sc_ideals_count(const sc_units *u, long limit)
+{
+	/* breadth first from the empty set, each ideal grown by a ready unit */
+	ideal_set s = {.words = (u->n + 63) / 64};
+	if (s.words == 0)
+		s.words = 1;
+	word *b = calloc((size_t)s.words, sizeof *b);
+	bool added;
+	long count = -1;
+	if (!b || ideal_add(&s, b, &added) < 0)
+		goto out;
+	for (long id = 0; id < s.count; id++) {
 		for (int x = 0; x < u->n; x++) {
-			const word *cur = s->bits + id * s->words;
+			const word *cur = s.bits + id * s.words;
 			if (has(cur, x))
 				continue;
 			bool ready = true;
@@ -136,84 +596,47 @@ static long enumerate(const sc_units *u, long limit, ideal_set *s)
 				ready = has(cur, u->pred[i]);
 			if (!ready)
 				continue;
-			memcpy(b, cur, (size_t)s->words * sizeof *b);
+			memcpy(b, cur, (size_t)s.words * sizeof *b);
 			b[x >> 6] |= (word)1 << (x & 63);
-			if (ideal_add(s, b) < 0) {
-				free(b);
-				return -1;
-			}
-			if (s->count > limit) {
-				free(b);
-				return limit + 1;
+			if (ideal_add(&s, b, &added) < 0)
+				goto out;
+			if (s.count > limit) {
+				count = limit + 1;
+				goto out;
 			}
 		}
 	}
+	count = s.count;
+out:
 	free(b);
-	return s->count;
-}
-
-long sc_ideals_count(const sc_units *u, long limit)
-{
-	ideal_set s;
-	long n = enumerate(u, limit, &s);
 	ideal_set_free(&s);
-	return n;
+	return count;
 }
 
 /* ---- the exact method --------------------------------------------------- */
 
 typedef struct exact_state {
-	ideal_set ideals;
-	long count;
-	double *work, *param;   /* per ideal */
-	int *front_off, *front; /* per ideal: ops of the ideal with a successor outside */
-	long *by_work;          /* ideal indices sorted by work */
-	long *rank_of;          /* ideal -> position in by_work */
-	double *dp;             /* (k + 1) x count */
-	long *arg;              /* (k + 1) x count: I of the last stage (J itself: empty) */
-	double ub;
-	long next_j; /* next ideal (in size order) to fill */
+	sc_dp *dp;
 	int *unit_stage;
 } exact_state;
 
-static void exact_free(exact_state *e)
-{
-	if (!e)
-		return;
-	ideal_set_free(&e->ideals);
-	free(e->work);
-	free(e->param);
-	free(e->front_off);
-	free(e->front);
-	free(e->by_work);
-	free(e->rank_of);
-	free(e->dp);
-	free(e->arg);
-	free(e->unit_stage);
-	free(e);
-}
-
 static void exact_fini(sc_search *s)
 {
-	exact_free(s->state);
+	exact_state *e = s->state;
+	if (e) {
+		sc_dp_free(e->dp);
+		free(e->unit_stage);
+		free(e);
+	}
 	s->state = NULL;
 }
 
-typedef struct work_id {
-	double work;
-	long id;
-} work_id;
+/* A quick upper bound: DPL and a few random orders, sliced (each costs a
+ * SliceGraph evaluation; the bound only prunes, so a few are enough). */
+#define QUICK_ORDERS 4
+#define SMALL_IDEALS 500
 
-static int cmp_work(const void *a, const void *b)
-{
-	const work_id *x = a, *y = b;
-	if (x->work != y->work)
-		return x->work < y->work ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* A quick upper bound: DPL and a few random orders, sliced. */
-static double quick_upper_bound(sc_search *s, int *unit_stage)
+static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 {
 	int n = s->units->n;
 	int *order = sc_malloc_n((size_t)n, sizeof *order);
@@ -231,7 +654,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage)
 		ub = v;
 		sc_search_offer(s, unit_stage, v);
 	}
-	for (int t = 0; t < 20; t++) {
+	for (int t = 0; t < orders; t++) {
 		for (int i = 0; i < n; i++)
 			prio[i] = sc_rng_uniform(&s->rng);
 		sc_order_kahn(s->orderer, prio, order);
@@ -248,240 +671,86 @@ static double quick_upper_bound(sc_search *s, int *unit_stage)
 	return s->have_best ? fmax(ub, s->best) : ub;
 }
 
+static void exact_publish(sc_search *s)
+{
+	exact_state *e = s->state;
+	sc_dp_progress_info p;
+	sc_dp_progress(e->dp, &p);
+	pthread_mutex_lock(&s->lock);
+	s->snapshot.ideals = p.ideals;
+	s->snapshot.ideals_done = p.ideals_done;
+	s->snapshot.layers_done = p.layers_done;
+	s->snapshot.layers = p.layers;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static sc_status exact_init(sc_search *s, sc_error *err)
 {
-	const sc_units *u = s->units;
-	const sc_graph *g = s->g;
 	exact_state *e = calloc(1, sizeof *e);
 	if (!e)
 		return sc_error_nomem(err, "the exact search");
 	s->state = e;
-	long count = enumerate(u, s->p.ideal_limit, &e->ideals);
-	if (count < 0)
-		return sc_error_nomem(err, "the ideals");
-	if (count > s->p.ideal_limit)
-		return sc_error_set(
-		        err, SC_ERR_LIMIT,
-		        "the exact DP needs more than %ld ideals (the graph is too wide); "
-		        "raise --ideal-limit or use another method",
-		        s->p.ideal_limit);
-	e->count = count;
-	int k = s->set.k;
-	size_t nc = (size_t)count;
-	e->work = calloc(nc, sizeof *e->work);
-	e->param = calloc(nc, sizeof *e->param);
-	e->front_off = malloc((nc + 1) * sizeof *e->front_off);
-	e->by_work = malloc(nc * sizeof *e->by_work);
-	e->rank_of = malloc(nc * sizeof *e->rank_of);
-	e->dp = malloc((size_t)(k + 1) * nc * sizeof *e->dp);
-	e->arg = malloc((size_t)(k + 1) * nc * sizeof *e->arg);
-	e->unit_stage = sc_malloc_n((size_t)u->n, sizeof *e->unit_stage);
-	if (!e->work || !e->param || !e->front_off || !e->by_work || !e->rank_of || !e->dp ||
-	    !e->arg || !e->unit_stage)
-		return sc_error_nomem(err, "the exact DP tables");
-	/* totals and frontiers */
-	long fcap = 1024, fn = 0;
-	e->front = malloc((size_t)fcap * sizeof *e->front);
-	if (!e->front)
-		return sc_error_nomem(err, "the exact DP tables");
-	int words = e->ideals.words;
-	for (long id = 0; id < count; id++) {
-		const word *b = e->ideals.bits + id * words;
-		e->front_off[id] = (int)fn;
-		for (int x = 0; x < u->n; x++) {
-			if (!has(b, x))
-				continue;
-			e->work[id] += u->work[x];
-			e->param[id] += u->param[x];
-			for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-				int op = u->ops[i];
-				bool leaves = false;
-				for (int j = g->succ_off[op]; j < g->succ_off[op + 1] && !leaves;
-				     j++)
-					leaves = !has(b, u->unit_of[g->succ[j]]);
-				if (!leaves || g->out[op] == 0)
-					continue;
-				if (fn == fcap) {
-					fcap *= 2;
-					int *nf = realloc(e->front, (size_t)fcap * sizeof *nf);
-					if (!nf)
-						return sc_error_nomem(err, "the exact DP tables");
-					e->front = nf;
-				}
-				e->front[fn++] = op;
-			}
-		}
-		if (fn > 0x7fffffff)
+	e->unit_stage = sc_malloc_n((size_t)s->units->n, sizeof *e->unit_stage);
+	if (!e->unit_stage)
+		return sc_error_nomem(err, "the exact search");
+	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
+	if (!e->dp)
+		return err ? err->code : SC_ERR_NOMEM;
+	/* a limit given by count refuses a graph with more ideals at once */
+	if (s->p.ideal_limit > 0) {
+		long count = sc_ideals_count(s->units, s->p.ideal_limit);
+		if (count < 0)
+			return sc_error_nomem(err, "the ideals");
+		if (count > s->p.ideal_limit)
 			return sc_error_set(err, SC_ERR_LIMIT,
-			                    "the exact DP's frontier lists are too large");
+			                    "the exact DP needs more than %ld ideals (the graph is "
+			                    "too wide); raise --ideal-limit or use another method",
+			                    s->p.ideal_limit);
 	}
-	e->front_off[count] = (int)fn;
-	work_id *pairs = malloc(nc * sizeof *pairs);
-	if (!pairs)
-		return sc_error_nomem(err, "the exact DP tables");
-	for (long i = 0; i < count; i++)
-		pairs[i] = (work_id){e->work[i], i};
-	qsort(pairs, nc, sizeof *pairs, cmp_work);
-	for (long i = 0; i < count; i++) {
-		e->by_work[i] = pairs[i].id;
-		e->rank_of[pairs[i].id] = i;
-	}
-	free(pairs);
-	for (size_t i = 0; i < (size_t)(k + 1) * nc; i++)
-		e->dp[i] = INFINITY;
-	e->dp[0] = 0; /* dp[j][empty] = 0 for every j; ideal 0 is the empty set */
-	for (int j = 1; j <= k; j++) {
-		e->dp[(size_t)j * nc] = 0;
-		e->arg[(size_t)j * nc] = 0;
-	}
-	e->ub = quick_upper_bound(s, e->unit_stage);
-	e->next_j = 1;
+	/* a DP over few ideals is quick without a tight bound: DPL's will do */
+	long few = sc_ideals_count(s->units, SMALL_IDEALS);
+	bool small = few >= 0 && few <= SMALL_IDEALS;
+	double ub = quick_upper_bound(s, e->unit_stage, small ? 0 : QUICK_ORDERS);
+	/* the quick partition costs ub: only a better one is worth finding, and
+	 * when none is, it is optimal */
+	sc_dp_set_bound(e->dp, ub, true);
+	exact_publish(s);
 	return SC_OK;
-}
-
-/* The cost of J \ I (I a subset of J), or INFINITY under the hard limit. */
-static double pair_cost(const sc_search *s, const exact_state *e, long I, long J)
-{
-	const sc_graph *g = s->g;
-	const sc_units *u = s->units;
-	int words = e->ideals.words;
-	const word *bi = e->ideals.bits + I * words, *bj = e->ideals.bits + J * words;
-	double param = e->param[J] - e->param[I];
-	double M = s->set.memory, B = s->set.bandwidth, over = 0;
-	if (param > M * (1 + 1e-15)) {
-		if (s->set.policy == SC_MEM_HARD)
-			return INFINITY;
-		over = (param - M) / B;
-	}
-	double io = 0;
-	for (int i = e->front_off[J]; i < e->front_off[J + 1]; i++) {
-		int op = e->front[i];
-		if (!has(bi, u->unit_of[op]))
-			io += g->out[op];
-	}
-	for (int i = e->front_off[I]; i < e->front_off[I + 1]; i++) {
-		int op = e->front[i];
-		for (int j = g->succ_off[op]; j < g->succ_off[op + 1]; j++) {
-			int x = u->unit_of[g->succ[j]];
-			if (has(bj, x) && !has(bi, x)) {
-				io += g->out[op];
-				break;
-			}
-		}
-	}
-	return io / B + (e->work[J] - e->work[I]) + over;
-}
-
-static bool subset(const word *a, const word *b, int words)
-{
-	for (int i = 0; i < words; i++)
-		if (a[i] & ~b[i])
-			return false;
-	return true;
-}
-
-/* Follows the chain of ideals back from the full set; a stage whose arg
- * is J itself is empty. */
-static void reconstruct(sc_search *s, exact_state *e)
-{
-	size_t nc = (size_t)e->count;
-	int words = e->ideals.words;
-	long J = e->count - 1; /* breadth first: the full set is the last ideal */
-	for (int x = 0; x < s->units->n; x++)
-		e->unit_stage[x] = 0;
-	for (int j = s->set.k; j >= 1 && J != 0; j--) {
-		long I = e->arg[(size_t)j * nc + (size_t)J];
-		if (I == J)
-			continue;
-		const word *bi = e->ideals.bits + I * words, *bj = e->ideals.bits + J * words;
-		for (int x = 0; x < s->units->n; x++)
-			if (has(bj, x) && !has(bi, x))
-				e->unit_stage[x] = j - 1;
-		J = I;
-	}
 }
 
 static bool exact_step(sc_search *s)
 {
 	exact_state *e = s->state;
-	int k = s->set.k, words = e->ideals.words;
-	size_t nc = (size_t)e->count;
-	double until = sc_clock_now() + 0.02;
-	double ub = e->ub * (1 + 1e-12);
-	while (e->next_j < e->count) {
-		if (sc_search_should_stop(s, 0))
-			return false; /* not finished: the quick bound's partition stands */
-		long J = e->next_j++;
-		const word *bj = e->ideals.bits + J * words;
-		double wj = e->work[J];
-		/* candidates I: work(J) - work(I) <= ub, scanning down from J's rank */
-		for (long r = e->rank_of[J]; r >= 0; r--) {
-			long I = e->by_work[r];
-			if (wj - e->work[I] > ub)
-				break;
-			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
-				continue;
-			double c = pair_cost(s, e, I, J);
-			s->evals++;
-			if (c > ub)
-				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = e->dp[(size_t)(j - 1) * nc + (size_t)I];
-				double v = before > c ? before : c;
-				double *cell = &e->dp[(size_t)j * nc + (size_t)J];
-				if (v < *cell) {
-					*cell = v;
-					e->arg[(size_t)j * nc + (size_t)J] = I;
-				}
-			}
-		}
-		/* ties in work: ideals of equal work ranked above J are candidates too */
-		for (long r = e->rank_of[J] + 1; r < e->count && e->work[e->by_work[r]] == wj;
-		     r++) {
-			long I = e->by_work[r];
-			if (I >= J || !subset(e->ideals.bits + I * words, bj, words))
-				continue;
-			double c = pair_cost(s, e, I, J);
-			s->evals++;
-			if (c > ub)
-				continue;
-			for (int j = 1; j <= k; j++) {
-				double before = e->dp[(size_t)(j - 1) * nc + (size_t)I];
-				double v = before > c ? before : c;
-				double *cell = &e->dp[(size_t)j * nc + (size_t)J];
-				if (v < *cell) {
-					*cell = v;
-					e->arg[(size_t)j * nc + (size_t)J] = I;
-				}
-			}
-		}
-		/* an empty stage j: as good as j - 1 stages */
-		for (int j = 1; j <= k; j++)
-			if (e->dp[(size_t)(j - 1) * nc + (size_t)J] <=
-			    e->dp[(size_t)j * nc + (size_t)J]) {
-				e->dp[(size_t)j * nc + (size_t)J] =
-				        e->dp[(size_t)(j - 1) * nc + (size_t)J];
-				e->arg[(size_t)j * nc + (size_t)J] = J;
-			}
-		if (sc_clock_now() >= until)
-			return true;
+	if (sc_search_should_stop(s, 0))
+		return false; /* not finished: the quick bound's partition stands */
+	sc_error err;
+	long before = e->dp->evals;
+	int more = sc_dp_step(e->dp, sc_clock_now() + 0.02, &err);
+	s->evals += e->dp->evals - before;
+	exact_publish(s);
+	if (more < 0) {
+		sc_search_fail(s, &err);
+		return false;
 	}
-	double opt = e->dp[(size_t)k * nc + nc - 1];
+	if (more > 0)
+		return true;
+	double opt = sc_dp_result(e->dp, e->unit_stage);
 	if (isfinite(opt)) {
-		reconstruct(s, e);
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
 		sc_search_offer(s, e->unit_stage, opt);
 	}
-	/* finite or not, the DP has settled it: no partition beats this one, and
-	 * INFINITY means none is feasible */
+	/* finite or not, the DP has settled it: no partition beats this one;
+	 * INFINITY means none is feasible, or (pruned by the quick bound, by
+	 * rounding only) that the quick partition is optimal */
 	s->optimal = true;
 	return false;
 }
 
 const sc_method sc_method_exact = {
         .name = "exact",
-        .help = "the exact DP over ideals (paper 001); refuses past --ideal-limit ideals",
+        .help = "the exact DP over ideals (paper 001); refuses past the ideals memory holds "
+                "(or --ideal-limit)",
         .merge_trivial = true,
         .refines_itself = true,
         .init = exact_init,

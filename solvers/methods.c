@@ -9,6 +9,7 @@
  * framework (search.c, sc_search_start).  The methods and the framework
  * never call back here.
  */
+#include "ideals.h"
 #include "search_impl.h"
 
 #include <string.h>
@@ -51,9 +52,10 @@ static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
 	sc_units *u = sc_units_new(g, true, set->memory, err);
 	if (!u)
 		return NULL;
-	long count = sc_ideals_count(u, p->ideal_limit);
+	long limit = p->ideal_limit > 0 ? p->ideal_limit : SC_BEST_IDEAL_LIMIT;
+	long count = sc_ideals_count(u, limit);
 	sc_units_free(u);
-	return count >= 0 && count <= p->ideal_limit ? &sc_method_exact : &sc_method_brkga;
+	return count >= 0 && count <= limit ? &sc_method_exact : &sc_method_brkga;
 }
 
 sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,

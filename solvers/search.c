@@ -34,7 +34,7 @@ void sc_search_params_init(sc_search_params *p)
 	        .elite = 0.2,
 	        .mutants = 0.1,
 	        .bias = 0.7,
-	        .ideal_limit = 20000,
+	        .ideal_limit = 0,
 	        .refine = true,
 	};
 }

@@ -49,7 +49,8 @@ typedef struct sc_search_params {
 	double elite;      /* BRKGA elite fraction (default 0.2) */
 	double mutants;    /* BRKGA mutant fraction (default 0.1) */
 	double bias;       /* BRKGA crossover bias towards the elite parent (0.7) */
-	long ideal_limit;  /* exact: refuse past this many ideals (default 20000) */
+	long ideal_limit;  /* exact: refuse past this many ideals (0, the default: as
+	                    * many as a memory budget holds, see ideals.h) */
 	bool refine;       /* refine the result (default true) */
 	const int *start;  /* op stages to start from (refine; others ignore it) */
 	/* polled inside long loops (with the time limit and the cancel flag)
@@ -77,6 +78,11 @@ typedef struct sc_progress {
 	bool done;
 	bool optimal; /* the best is proven optimal (exact DP) */
 	bool cancelled;
+	/* the exact DP over ideals (zero for the other methods) */
+	long ideals;      /* ideals made so far */
+	long ideals_done; /* ideals whose DP row is final and pushed */
+	int layers_done;  /* ideal sizes (in units) completely filled */
+	int layers;       /* sizes in all: units + 1 */
 } sc_progress;
 
 typedef struct sc_search sc_search;

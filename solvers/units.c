@@ -8,6 +8,8 @@
  */
 #include "units.h"
 
+#include "contract.h"
+
 #include "core/csr.h"
 #include "core/mem.h"
 
@@ -117,38 +119,22 @@ void sc_units_free(sc_units *u)
 	free(u);
 }
 
-static bool trivial(const sc_graph *g, int v, double memory)
-{
-	return g->group[v] < 0 && g->work[v] == 0 && (g->param[v] == 0 || isinf(memory));
-}
-
-sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err)
+/* The units of g for the unions in parent: the strongly connected
+ * components of the quotient graph on the unions.  NULL when out of
+ * memory. */
+static sc_units *build(const sc_graph *g, int *parent)
 {
 	int n = g->n;
 	size_t nn = (size_t)n;
 	sc_units *u = calloc(1, sizeof *u);
-	int *parent = sc_malloc_n(nn, sizeof *parent), *rep = sc_malloc_n(nn, sizeof *rep);
+	int *rep = sc_malloc_n(nn, sizeof *rep);
 	int *key = sc_malloc_n((size_t)g->m, sizeof *key);
 	int *val = sc_malloc_n((size_t)g->m, sizeof *val);
 	int *comp = sc_malloc_n(nn, sizeof *comp);
 	int *roff = NULL, *radj = NULL, *opsk = NULL, *opsv = NULL;
-	if (!u || !parent || !rep || !key || !val || !comp)
+	if (!u || !rep || !key || !val || !comp)
 		goto nomem;
 	u->g = g;
-	for (int v = 0; v < n; v++)
-		parent[v] = v;
-	for (int i = 0; i < g->ngroups; i++)
-		for (int j = g->group_off[i] + 1; j < g->group_off[i + 1]; j++)
-			join(parent, g->group_ops[g->group_off[i]], g->group_ops[j]);
-	if (merge_trivial)
-		for (int v = 0; v < n; v++) {
-			if (!trivial(g, v, memory))
-				continue;
-			if (sc_graph_indeg(g, v) == 0 && sc_graph_outdeg(g, v) == 1)
-				join(parent, v, g->succ[g->succ_off[v]]);
-			else if (sc_graph_outdeg(g, v) == 0 && sc_graph_indeg(g, v) == 1)
-				join(parent, v, g->pred[g->pred_off[v]]);
-		}
 	/* number the unions, then find cycles among them */
 	int nr = 0;
 	for (int v = 0; v < n; v++)
@@ -219,7 +205,6 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	 * condensation goes from a lower to a higher number */
 	for (int i = 0; i < nc; i++)
 		u->topo[i] = i;
-	free(parent);
 	free(rep);
 	free(key);
 	free(val);
@@ -230,7 +215,6 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	free(opsv);
 	return u;
 nomem:
-	free(parent);
 	free(rep);
 	free(key);
 	free(val);
@@ -239,6 +223,64 @@ nomem:
 	free(radj);
 	free(opsk);
 	free(opsv);
+	sc_units_free(u);
+	return NULL;
+}
+
+/* Contracts *u by the safe rules of contract.h, round after round until
+ * none applies, joining the ops in parent and rebuilding *u.  0, or -1
+ * when out of memory (*u is then freed and NULL). */
+static int sc_units_contract(sc_units **u, int *parent, double memory)
+{
+	sc_contract_stats st = (*u)->contraction;
+	for (;;) {
+		int *into = sc_malloc_n((size_t)((*u)->n > 0 ? (*u)->n : 1), sizeof *into);
+		int joins = into ? sc_contract_round(*u, memory, into, &st) : -1;
+		if (joins > 0)
+			for (int x = 0; x < (*u)->n; x++)
+				if (into[x] >= 0)
+					join(parent, (*u)->ops[(*u)->ops_off[x]],
+					     (*u)->ops[(*u)->ops_off[into[x]]]);
+		free(into);
+		if (joins <= 0) {
+			(*u)->contraction = st;
+			if (joins == 0)
+				return 0;
+			sc_units_free(*u);
+			*u = NULL;
+			return -1;
+		}
+		st.rounds++;
+		const sc_graph *g = (*u)->g;
+		sc_units_free(*u);
+		*u = build(g, parent);
+		if (!*u)
+			return -1;
+	}
+}
+
+sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err)
+{
+	int *parent = sc_malloc_n((size_t)g->n, sizeof *parent);
+	sc_units *u = NULL;
+	if (!parent)
+		goto nomem;
+	for (int v = 0; v < g->n; v++)
+		parent[v] = v;
+	for (int i = 0; i < g->ngroups; i++)
+		for (int j = g->group_off[i] + 1; j < g->group_off[i + 1]; j++)
+			join(parent, g->group_ops[g->group_off[i]], g->group_ops[j]);
+	u = build(g, parent);
+	if (!u)
+		goto nomem;
+	u->contraction.units_before = u->n;
+	if (merge_trivial && sc_units_contract(&u, parent, memory) < 0)
+		goto nomem;
+	u->contraction.units_after = u->n;
+	free(parent);
+	return u;
+nomem:
+	free(parent);
 	sc_units_free(u);
 	sc_error_nomem(err, "the contracted graph");
 	return NULL;

@@ -8,12 +8,10 @@
  * into stages in pipeline order is a valid partition of the ops, and every
  * valid partition of the ops arises this way.
  *
- * With merge_trivial, an ungrouped source op with one successor, or an
- * ungrouped sink op with one predecessor, that has no work and no parameter
- * bytes that could matter (param 0, or unlimited memory) joins its
- * neighbour's unit.  This never makes the optimum worse (moving such an op
- * next to its neighbour removes a tensor crossing and changes nothing else)
- * and shrinks the exact DP's search space.
+ * With merge_trivial, the units are then contracted by the safe rules of
+ * contract.h (zero-work units whose parameters cannot matter join a
+ * neighbour), round after round; this never changes the optimum (the
+ * proofs are in contract.c) and shrinks the exact DP's search space.
  *
  * Costs are always computed on the ops; units only decide what moves
  * together.  An sc_units is immutable after construction and may be shared
@@ -24,6 +22,7 @@
 
 #include <stdbool.h>
 
+#include "contract.h"
 #include "core/graph.h"
 
 typedef struct sc_units {
@@ -33,12 +32,13 @@ typedef struct sc_units {
 	int *ops_off, *ops;   /* ops of unit i: ops[ops_off[i] .. ops_off[i+1]) */
 	int *succ_off, *succ; /* unit DAG, sorted, no duplicates, no self-loops */
 	int *pred_off, *pred;
-	double *work, *param; /* sums over the unit's ops */
-	int *topo;            /* a topological order of the units */
+	double *work, *param;          /* sums over the unit's ops */
+	int *topo;                     /* a topological order of the units */
+	sc_contract_stats contraction; /* what merge_trivial did */
 } sc_units;
 
-/* Contracts g's groups (and, with merge_trivial, trivial ops; memory is the
- * limit that decides whether a parameter byte matters).  Returns NULL with
+/* Contracts g's groups (and, with merge_trivial, by contract.h's rules;
+ * memory is the limit that decides whether a parameter byte matters).  Returns NULL with
  * err set when out of memory. */
 sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err);
 

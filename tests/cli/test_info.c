@@ -351,3 +351,46 @@ Test(info, json_with_a_file_name_not_utf8)
 	cr_assert_eq(ts_jint(j, "ops"), 1);
 	json_decref(j);
 }
+
+/* ---- the exact DP's contraction (solvers/contract.c) ------------------ */
+
+/* a -> b, a -> c; a weight w (work 0, 3 bytes of parameters, out 4) feeds
+ * b; a summary s (work 0, 5 bytes) hangs off c.  Ideals by hand: {}, a, w,
+ * aw, ac, awc, acs, awcs, awb, awbc, awbcs = 11.  With all 8 parameter
+ * bytes within the memory w joins b (into-successor: it reads nothing and
+ * sends 4 bytes) and s joins c (into-predecessor: it sends nothing): units
+ * a, bw, cs and ideals {}, a, a+bw, a+cs, all = 5.  With memory 6 neither
+ * may move (its bytes could overflow or break the limit). */
+#define LEAVES                                                                                     \
+	"digraph leaves { memory=100; memory_policy=hard; a [work=2, out=1]; b [work=3, out=2]; "  \
+	"c [work=1, out=1]; w [param=3, out=4]; s [param=5]; a -> b; a -> c; w -> b; c -> s; }"
+
+Test(info, info_reports_the_contraction)
+{
+	char path[256];
+	ts_write_text(ts_tpath(path, sizeof path, "leaves.dot"), LEAVES);
+	json_t *info = ts_run_json(0, "info --json %s", path);
+	json_t *c = ts_jget(info, "contraction");
+	cr_assert_eq(ts_jint(c, "units_before"), 5);
+	cr_assert_eq(ts_jint(c, "units"), 3);
+	cr_assert_eq(ts_jint(c, "ideals_before"), 11);
+	cr_assert_eq(ts_jint(c, "ideals"), 5);
+	json_t *rules = ts_jget(c, "rules");
+	cr_assert_eq(ts_jint(rules, "into-successor"), 1);
+	cr_assert_eq(ts_jint(rules, "into-predecessor"), 1);
+	cr_assert_eq(ts_jint(rules, "chain"), 0);
+	cr_assert_eq(ts_jint(rules, "isolated"), 0);
+	json_decref(info);
+	info = ts_run_json(0, "info --json %s -M 6", path);
+	c = ts_jget(info, "contraction");
+	cr_assert_eq(ts_jint(c, "units"), 5);
+	cr_assert_eq(ts_jint(c, "ideals"), 11);
+	json_decref(info);
+	char *out = NULL;
+	cr_assert_eq(ts_runf(&out, NULL, "info %s", path), 0);
+	cr_assert(strstr(out, "contraction    5 ops -> 5 units (groups, cycles) -> 3 units"), "%s",
+	          out);
+	cr_assert(strstr(out, "ideals         5 for the exact DP (11 without the rules)"), "%s",
+	          out);
+	free(out);
+}

@@ -117,7 +117,7 @@ static const ui_option options[] = {
         {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
         {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
         {OPT_IDEAL_LIMIT, "ideal-limit", 0, "N",
-         "exact: refuse graphs with more ideals (default 20000)"},
+         "exact: refuse graphs with more ideals (default: what memory holds)"},
         {OPT_NO_REFINE, "no-refine", 0, NULL, "do not refine the search's result with local moves"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: its upper bound"},
@@ -139,7 +139,8 @@ static const ui_option options[] = {
         {OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
         {OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
         {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
-        {OPT_MODEL, "model", 0, "M", "er, ba, ws, any (REGAL, the default), transformer or resnet"},
+        {OPT_MODEL, "model", 0, "M",
+         "er, ba, ws, any (REGAL, the default), transformer, resnet or inception"},
         {OPT_OUTPUT, "output", 'o', "FILE",
          "write the result to FILE (atomically; bench appends records)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
@@ -332,6 +333,11 @@ static const ui_command commands[] = {
                         "      1x1, 3x3, 1x1 with batchnorm and relu, a skip add per block, each\n"
                         "      stage's first block downsampling through a projection; batch 8 of\n"
                         "      224x224 images, fp16; 10 B + 14 ops.  Named resnet-D-SEED.\n"
+                        "  inception  an InceptionV3-like network (fixed shape, no size): stem,\n"
+                        "      3 InceptionA, B, 4 InceptionC, D, 2 InceptionE modules of parallel\n"
+                        "      branches joined by a concat, each convolution conv + batchnorm +\n"
+                        "      relu; batch 8 of 299x299 images, fp16; 308 ops.  Named "
+                        "inception-SEED.\n"
                         "For transformer and resnet, --nodes N picks the size nearest N ops "
                         "instead\n"
                         "of --layers.  Their work is in nanoseconds on a 100 TFLOP/s, 1.5 TB/s\n"
@@ -678,8 +684,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		case OPT_MODEL: {
 			sc_gen_model m;
 			if (!sc_gen_model_parse(a, &m)) {
-				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer or "
-				         "resnet",
+				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer, "
+				         "resnet or inception",
 				         pre, a);
 				return false;
 			}

@@ -16,7 +16,8 @@ int ui_cmd_gen(const ui_opts *o)
 	sc_gen_spec_init(&spec);
 	/* the option parser has checked the name */
 	if (o->model && !sc_gen_model_parse(o->model, &spec.model)) {
-		ui_error("gen: --model: '%s' is not er, ba, ws, any, transformer or resnet",
+		ui_error("gen: --model: '%s' is not er, ba, ws, any, transformer, resnet or "
+		         "inception",
 		         o->model);
 		return UI_EXIT_INPUT;
 	}

@@ -8,6 +8,7 @@
 #include "tui/ui.h"
 #include "core/parse.h"
 #include "core/mem.h"
+#include "solvers/contract_report.h"
 #include "solvers/simple.h"
 
 typedef struct info_stats {
@@ -44,6 +45,46 @@ static void gather(const sc_graph *g, info_stats *s, int *level)
 	}
 }
 
+/* ---- the exact DP's contraction (solvers/contract.h) --------------------- */
+
+/* Ideals are counted up to this many; past it info says "more than". */
+#define INFO_IDEAL_LIMIT 1000000L
+
+static json_t *contraction_json(const sc_contract_report *r)
+{
+	json_t *rules = json_object();
+	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+		json_object_set_new(rules, sc_contract_rule_name(i),
+		                    json_integer(r->stats.by_rule[i]));
+	return json_pack(
+	        "{s:i, s:i, s:i, s:o, s:o, s:o}", "units_before", r->stats.units_before, "units",
+	        r->stats.units_after, "rounds", r->stats.rounds, "rules", rules, "ideals_before",
+	        r->ideals_before > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_before),
+	        "ideals",
+	        r->ideals_after > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_after));
+}
+
+static void ideals_text(long count, char *buf, size_t size)
+{
+	if (count > INFO_IDEAL_LIMIT)
+		snprintf(buf, size, "more than %ld", INFO_IDEAL_LIMIT);
+	else
+		snprintf(buf, size, "%ld", count);
+}
+
+static void contraction_print(const sc_contract_report *r)
+{
+	char a[40], b[40];
+	printf("contraction    %d ops -> %d units (groups, cycles) -> %d units (safe rules:",
+	       r->ops, r->stats.units_before, r->stats.units_after);
+	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+		printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i), r->stats.by_rule[i]);
+	printf(")\n");
+	ideals_text(r->ideals_after, a, sizeof a);
+	ideals_text(r->ideals_before, b, sizeof b);
+	printf("ideals         %s for the exact DP (%s without the rules)\n", a, b);
+}
+
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
@@ -62,6 +103,13 @@ int ui_cmd_info(const ui_opts *o)
 	info_stats s;
 	gather(g, &s, level);
 	free(level);
+	sc_contract_report contraction;
+	sc_error cerr;
+	if (sc_contract_report_of(g, INFO_IDEAL_LIMIT, &contraction, &cerr) != SC_OK) {
+		ui_error("%s", cerr.msg);
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	const sc_settings *set = &g->settings;
 	/* the file's k (or -k) joins the list when it is not already there */
 	int extra = set->k;
@@ -101,6 +149,8 @@ int ui_cmd_info(const ui_opts *o)
 		 * refuse it until the training model lands) */
 		if (root && g->backward_ops > 0)
 			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
+		if (root)
+			json_object_set_new(root, "contraction", contraction_json(&contraction));
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		free(source);
 		sc_graph_free(g);
@@ -131,6 +181,7 @@ int ui_cmd_info(const ui_opts *o)
 		       "               the backward pass is not modelled yet: only info takes "
 		       "this graph\n",
 		       g->backward_ops, g->n);
+	contraction_print(&contraction);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");

@@ -1,0 +1,150 @@
+/*
+ * contract.c - safe contractions of the unit DAG.  See contract.h.
+ *
+ * The model (DESIGN.md section 1): f(S) = io_in(S) + work(S) + io_out(S) +
+ * overflow(S), each tensor counted once per stage that reads it from
+ * outside and once in its producer's io_out however many stages read it;
+ * stages in pipeline order, stage(a) <= stage(b) for every edge.  Each rule
+ * moves a whole unit X of zero work into the stage t of a neighbour unit T
+ * from its stage s, and shows that no stage's cost rises and that the
+ * partition stays valid; so from an optimal partition we get an optimal
+ * one with X beside T, and joining X to T keeps the optimum.  Applied again
+ * and again on the contracted graph the argument composes (each move keeps
+ * the earlier joins, since it moves a whole unit).
+ *
+ * Parameters.  X's bytes move from s to t.  If param(X) = 0 nothing
+ * changes; if the whole graph's parameters are <= M no stage is ever over
+ * M, so overflow stays 0 and the hard limit never binds.  Otherwise the
+ * move could push t over M (more overflow, or infeasible under the hard
+ * policy), and no rule applies.  Work: X has none, so only io is left.
+ *
+ * INTO_SUCC: X's external successors all in W, in(X) <= out(X); t =
+ * stage(W) >= s.  Valid: X's predecessors sit at stages <= s <= t and its
+ * successors in W at t.  Stage t: every tensor of X read outside X is read
+ * in W, so io_in(t) counted all of out(X) and now counts none of it; it
+ * may now count tensors read by X from outside t, at most in(X); io_out(t)
+ * gains nothing (X's tensors are read in X or W only, and no op of t feeds
+ * X, since X's predecessors are at stages <= s < t).  Change <= in(X) -
+ * out(X) <= 0.  Stage s: io_out(s) loses out(X) (read in W, outside s) and
+ * may gain the tensors of ops of s read by X, at most in(X); io_in(s) only
+ * loses.  Change <= 0.  Any other stage r: its ops feeding X fed a stage
+ * other than r before and after (io_out unchanged); X's tensors are read
+ * only in W (io_in unchanged).
+ *
+ * INTO_PRED: X's external predecessors all in U, out(X) = 0 (every tensor
+ * of X read outside X has 0 bytes: a sink, or zero-byte outputs); t =
+ * stage(U) <= s.  Valid: predecessors in U at t, successors at >= s >= t.
+ * X's tensors cost nothing wherever they cross.  Stage t: U's tensors read
+ * by X no longer leave t for X (io_out only drops); no new input (X reads
+ * only from U).  Stage s: io_in only drops.  Other stages: unchanged.
+ *
+ * CHAIN: X's external predecessors all in U, U's external successors all
+ * in X, out(X) <= in(X); then in(X) is exactly U's outgoing tensors.  t =
+ * stage(U) <= s.  Valid as for INTO_PRED.  Stage t: io_out(t) counted all
+ * of in(X) (read by X, outside t) and now none (U's tensors are read in U
+ * or X only); it may gain X's tensors, at most out(X); io_in(t) gains
+ * nothing.  Change <= out(X) - in(X) <= 0.  Stage s: io_in(s) loses in(X)
+ * (U is outside s) and may gain X's tensors read in s, at most out(X);
+ * io_out(s) only loses.  Change <= 0.  Other stages r: X's tensors read in
+ * r come from outside r before and after; ops of r feed X only if in U.
+ *
+ * ISOLATED: X has no edges; it adds no io anywhere and no order
+ * constraint; any stage will do.
+ *
+ * No join creates a cycle: with all of X's successors in W, a path W ->
+ * ... -> X would close a cycle X -> W -> ... -> X in the unit DAG already;
+ * likewise for predecessors.
+ */
+#include "contract.h"
+
+#include "units.h"
+
+#include <stdlib.h>
+
+const char *sc_contract_rule_name(int rule)
+{
+	static const char *const names[SC_CONTRACT_NRULES] = {
+	        [SC_CONTRACT_INTO_SUCC] = "into-successor",
+	        [SC_CONTRACT_INTO_PRED] = "into-predecessor",
+	        [SC_CONTRACT_CHAIN] = "chain",
+	        [SC_CONTRACT_ISOLATED] = "isolated",
+	};
+	return rule >= 0 && rule < SC_CONTRACT_NRULES ? names[rule] : "?";
+}
+
+int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_stats *st)
+{
+	const sc_graph *g = u->g;
+	int n = u->n;
+	size_t nn = (size_t)(n > 0 ? n : 1);
+	double *in = calloc(nn, sizeof *in), *out = calloc(nn, sizeof *out);
+	int *stamp = malloc(nn * sizeof *stamp);
+	bool *touched = calloc(nn, sizeof *touched);
+	if (!in || !out || !stamp || !touched) {
+		free(in);
+		free(out);
+		free(stamp);
+		free(touched);
+		return -1;
+	}
+	double total_param = 0;
+	for (int v = 0; v < g->n; v++)
+		total_param += g->param[v];
+	bool params_free = total_param <= memory;
+	for (int x = 0; x < n; x++) {
+		stamp[x] = -1;
+		into[x] = -1;
+	}
+	/* in(X): each tensor once per reading unit; out(X): once per tensor */
+	for (int a = 0; a < g->n; a++) {
+		int ua = u->unit_of[a];
+		bool crosses = false;
+		for (int i = g->succ_off[a]; i < g->succ_off[a + 1]; i++) {
+			int ub = u->unit_of[g->succ[i]];
+			if (ub == ua || stamp[ub] == a)
+				continue;
+			stamp[ub] = a;
+			in[ub] += g->out[a];
+			crosses = true;
+		}
+		if (crosses)
+			out[ua] += g->out[a];
+	}
+	int joins = 0;
+	for (int x = 0; x < n; x++) {
+		if (touched[x] || u->work[x] != 0 || !(u->param[x] == 0 || params_free))
+			continue;
+		int npred = u->pred_off[x + 1] - u->pred_off[x];
+		int nsucc = u->succ_off[x + 1] - u->succ_off[x];
+		int target = -1, rule = -1;
+		if (nsucc == 1 && in[x] <= out[x]) {
+			target = u->succ[u->succ_off[x]];
+			rule = SC_CONTRACT_INTO_SUCC;
+		} else if (npred == 1 && out[x] == 0) {
+			target = u->pred[u->pred_off[x]];
+			rule = SC_CONTRACT_INTO_PRED;
+		} else if (npred == 1 && out[x] <= in[x]) {
+			int p = u->pred[u->pred_off[x]];
+			if (u->succ_off[p + 1] - u->succ_off[p] == 1) {
+				target = p;
+				rule = SC_CONTRACT_CHAIN;
+			}
+		} else if (npred == 0 && nsucc == 0) {
+			for (int y = 0; y < n && target < 0; y++)
+				if (y != x && !touched[y])
+					target = y;
+			rule = SC_CONTRACT_ISOLATED;
+		}
+		if (target < 0 || touched[target])
+			continue;
+		touched[x] = touched[target] = true;
+		into[x] = target;
+		st->by_rule[rule]++;
+		joins++;
+	}
+	free(in);
+	free(out);
+	free(stamp);
+	free(touched);
+	return joins;
+}

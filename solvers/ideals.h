@@ -1,0 +1,70 @@
+/*
+ * ideals.h - the exact dynamic program over ideals (001 section 5.1.1), as
+ * a stepwise engine: the exact method (sc_method_exact) drives it, and the
+ * tests call it directly to compare the DP pruned by a bound with the DP
+ * without.  See ideals.c for the method.
+ *
+ * An sc_dp borrows its units (which must outlive it) and belongs to the
+ * thread that steps it.
+ */
+#ifndef SC_IDEALS_H
+#define SC_IDEALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/graph.h"
+#include "units.h"
+
+/* The method `best` runs the exact DP when the graph has at most this many
+ * ideals (and no --ideal-limit says otherwise), else BRKGA. */
+#define SC_BEST_IDEAL_LIMIT 20000L
+
+typedef struct sc_dp sc_dp;
+
+/* What a DP has done so far. */
+typedef struct sc_dp_progress_info {
+	long ideals;      /* made so far (reached by a stage within the bound) */
+	long ideals_done; /* whose row is final and pushed */
+	int layers_done;  /* ideal sizes (in units) completely filled */
+	int layers;       /* sizes in all: units + 1 */
+	long evals;       /* stages costed */
+} sc_dp_progress_info;
+
+/* A DP over u's ideals into k stages under set's bandwidth, memory and
+ * policy, refusing past limit ideals (limit <= 0: as many as the memory
+ * budget holds, sc_dp_memory_limit).  NULL with err set when out of
+ * memory. */
+sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err);
+
+/* Frees d.  sc_dp_free(NULL) does nothing. */
+void sc_dp_free(sc_dp *d);
+
+/* Prunes with ub, a bottleneck some valid partition attains (optimum <= ub):
+ * stages and states costing more are dropped; with strict, those costing ub
+ * too (to a relative 1e-12), so that the DP only looks for a better
+ * partition and sc_dp_result's INFINITY then proves the one of cost ub
+ * optimal.  INFINITY (the default) prunes nothing.  Call before the first
+ * step. */
+void sc_dp_set_bound(sc_dp *d, double ub, bool strict);
+
+/* Works until the clock passes until (at least one unit of work).  Returns
+ * 1 while there is more to do, 0 when done, -1 with err set when past the
+ * limit (SC_ERR_LIMIT) or out of memory. */
+int sc_dp_step(sc_dp *d, double until, sc_error *err);
+
+/* Fills p with the progress so far. */
+void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p);
+
+/* After the last step: the optimum (INFINITY when no partition within the
+ * bound, or none within the hard memory limit, exists) and, when unit_stage
+ * is not NULL and the optimum is finite, an optimal stage (0-based) per
+ * unit. */
+double sc_dp_result(const sc_dp *d, int *unit_stage);
+
+/* The ideals a memory budget (a quarter of the machine's memory, at most 8
+ * GiB) holds at k stages, and the bytes one takes. */
+long sc_dp_memory_limit(const sc_units *u, int k);
+size_t sc_dp_bytes_per_ideal(const sc_units *u, int k);
+
+#endif

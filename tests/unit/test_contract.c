@@ -1,0 +1,282 @@
+/*
+ * test_contract.c - the safe contractions (solvers/contract.c): on random
+ * graphs built to trigger every rule (zero-work sources and sinks with and
+ * without parameters, zero-work chain links, isolated ops, beside a random
+ * core), the best partition that keeps every unit whole equals the brute
+ * force optimum over all partitions, under unlimited memory, a limit that
+ * cannot bind, a binding hard limit and a binding overflow limit; and the
+ * exact DP on the contracted units agrees.  A GNMT-like graph (weights as
+ * zero-work sources and zero-work sinks hanging off single ops of a few
+ * wide layers) contracts to its core.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cost.h"
+#include "core/partition.h"
+#include "solvers/contract_report.h"
+#include "solvers/search.h"
+#include "solvers/units.h"
+#include "tests/support.h"
+
+enum { MEM_INF, MEM_LOOSE_HARD, MEM_LOOSE_OVERFLOW, MEM_TIGHT_HARD, MEM_TIGHT_OVERFLOW, MEM_CASES };
+
+static int add(sc_builder *b, int *count, double w, double p, double o)
+{
+	char name[32];
+	sc_error err;
+	snprintf(name, sizeof name, "op%d", *count);
+	int v = sc_builder_add_op(b, name, w, p, o, NULL, &err);
+	cr_assert(v >= 0, "%s", err.msg);
+	(*count)++;
+	return v;
+}
+
+static void edge(sc_builder *b, int from, int to)
+{
+	sc_error err;
+	cr_assert(sc_builder_add_edge(b, from, to, &err) == SC_OK, "%s", err.msg);
+}
+
+/* A random core of `core` ops with zero-work leaves, chain links and
+ * isolated ops around it, total ops at most max_ops. */
+static sc_graph *leafy_graph(ts_rng *r, int core, int max_ops, int mem_case)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	int n = 0;
+	int base[16];
+	double total_param = 0;
+	for (int i = 0; i < core; i++) {
+		double p = ts_below(r, 10);
+		base[i] = add(b, &n, 1 + ts_below(r, 9), p, ts_below(r, 6));
+		total_param += p;
+		for (int j = 0; j < i; j++)
+			if (ts_uniform(r) < 0.4)
+				edge(b, base[j], base[i]);
+	}
+	while (n < max_ops) {
+		/* zero-work ops hold parameters half of the time */
+		double p = ts_below(r, 2) ? 0 : 1 + ts_below(r, 9);
+		double o = ts_below(r, 6);
+		int a = base[ts_below(r, core)];
+		switch (ts_below(r, 5)) {
+		case 0: /* a sink off one op */ edge(b, a, add(b, &n, 0, p, o)); break;
+		case 1: /* a source into one op */ edge(b, add(b, &n, 0, p, o), a); break;
+		case 2: /* a source into two ops: into-successor must not fire */
+			if (core > 1) {
+				int z = add(b, &n, 0, p, o);
+				edge(b, z, base[0]);
+				edge(b, z, base[core - 1]);
+			}
+			break;
+		case 3: /* a chain a -> c -> z (-> a later op, or a sink) */
+			if (n + 2 <= max_ops) {
+				int c = add(b, &n, 1 + ts_below(r, 5), 0, ts_below(r, 6));
+				int z = add(b, &n, 0, p, o);
+				edge(b, a, c);
+				edge(b, c, z);
+				int at = 0;
+				while (at < core && base[at] != a)
+					at++;
+				if (at + 1 < core && ts_below(r, 3))
+					edge(b, z, base[at + 1 + ts_below(r, core - at - 1)]);
+			} else {
+				edge(b, a, add(b, &n, 0, p, o));
+			}
+			break;
+		default: /* isolated */ add(b, &n, 0, p, o); break;
+		}
+		total_param += p;
+	}
+	sc_settings set;
+	sc_settings_init(&set);
+	switch (mem_case) {
+	case MEM_LOOSE_HARD:
+	case MEM_LOOSE_OVERFLOW:
+		set.memory = total_param;
+		set.policy = mem_case == MEM_LOOSE_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		break;
+	case MEM_TIGHT_HARD:
+	case MEM_TIGHT_OVERFLOW:
+		set.memory = floor(total_param / 2);
+		set.policy = mem_case == MEM_TIGHT_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		break;
+	default: break;
+	}
+	sc_builder_set_settings(b, &set);
+	sc_error err;
+	sc_graph *g = sc_builder_finish(b, "leafy", "leafy", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	return g;
+}
+
+/* The best objective over the valid partitions that keep every unit of u
+ * whole, by enumerating the k^units assignments of units. */
+static double brute_on_units(const sc_graph *g, const sc_units *u, int k)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	int *us = calloc((size_t)u->n + 1, sizeof *us), *st = calloc((size_t)g->n + 1, sizeof *st);
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	cr_assert(us && st && c);
+	double opt = INFINITY;
+	for (;;) {
+		sc_units_expand(u, us, st);
+		if (sc_part_check(g, st, k, NULL)) {
+			sc_costs_eval(c, st);
+			double v = sc_costs_objective(c);
+			if (v < opt)
+				opt = v;
+		}
+		int i = 0;
+		while (i < u->n && ++us[i] == k)
+			us[i++] = 0;
+		if (i == u->n)
+			break;
+	}
+	sc_costs_free(c);
+	free(us);
+	free(st);
+	return opt;
+}
+
+static bool same(double a, double b)
+{
+	return (isinf(a) && isinf(b)) || fabs(a - b) <= 1e-9 * fmax(1, fabs(b));
+}
+
+Test(contract, every_rule_keeps_the_optimum, .timeout = 300)
+{
+	ts_rng r = {13};
+	int fired[SC_CONTRACT_NRULES] = {0}, merged_param_ops = 0;
+	int trials = ts_trials(60);
+	for (int t = 0; t < trials; t++)
+		for (int mc = 0; mc < MEM_CASES; mc++) {
+			int k = 2 + t % 2;
+			int max_ops = k == 2 ? 12 : 10;
+			sc_graph *g = leafy_graph(&r, 3 + ts_below(&r, 3), max_ops, mc);
+			sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+			cr_assert(u);
+			for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+				fired[i] += u->contraction.by_rule[i];
+			/* under a binding limit only units without parameters move, so
+			 * (no groups here) a unit holds at most one op with parameters;
+			 * under a loose one they move too */
+			for (int x = 0; x < u->n; x++) {
+				int holding = 0;
+				for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++)
+					holding += g->param[u->ops[i]] > 0;
+				if (mc == MEM_TIGHT_HARD || mc == MEM_TIGHT_OVERFLOW)
+					cr_assert_leq(holding, 1,
+					              "trial %d: unit %d holds %d ops with "
+					              "parameters under a binding limit",
+					              t, x, holding);
+				else if (holding > 1)
+					merged_param_ops++;
+			}
+			double brute = ts_brute_optimum(g, k, NULL);
+			double kept = brute_on_units(g, u, k);
+			cr_assert(same(kept, brute),
+			          "trial %d, memory case %d, k=%d: contracted optimum %.17g, brute "
+			          "force %.17g",
+			          t, mc, k, kept, brute);
+			bool optimal = false;
+			double dp = ts_search(g, k, "exact", 1, 0, NULL, &optimal);
+			cr_assert(optimal);
+			cr_assert(same(dp, brute),
+			          "trial %d, memory case %d, k=%d: exact %.17g, brute %.17g", t, mc,
+			          k, dp, brute);
+			sc_units_free(u);
+			sc_graph_free(g);
+		}
+	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+		cr_assert(fired[i] > 0, "rule %s never fired", sc_contract_rule_name(i));
+	cr_assert(merged_param_ops > 0, "no zero-work op with parameters was ever merged");
+}
+
+/* A GNMT-like graph: `layers` wide layers of `width` parallel ops each (all
+ * of a layer read all of the previous one), every op fed by a zero-work
+ * weight source holding parameters and, every other op, a zero-work sink
+ * (a summary) hanging off it; hard memory large enough for all
+ * parameters. */
+static sc_graph *gnmt_like(int layers, int width, double memory, int *core_ops)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	int n = 0, prev[16], cur[16];
+	double total = 0;
+	for (int l = 0; l < layers; l++)
+		for (int i = 0; i < width; i++) {
+			cur[i] = add(b, &n, 1 + (l * 7 + i * 3) % 5, 0, 1 + (l + i) % 3);
+			if (l > 0)
+				for (int j = 0; j < width; j++)
+					edge(b, prev[j], cur[i]);
+			int w = add(b, &n, 0, 100 + l, 4);
+			edge(b, w, cur[i]);
+			total += 100 + l;
+			if ((l + i) % 2 == 0) {
+				int s = add(b, &n, 0, 10, 1);
+				edge(b, cur[i], s);
+				total += 10;
+			}
+			if (i == width - 1)
+				memcpy(prev, cur, sizeof prev);
+		}
+	*core_ops = layers * width;
+	sc_settings set;
+	sc_settings_init(&set);
+	set.memory = memory > 0 ? memory : total;
+	set.policy = SC_MEM_HARD;
+	sc_builder_set_settings(b, &set);
+	sc_error err;
+	sc_graph *g = sc_builder_finish(b, "gnmt-like", "gnmt-like", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	return g;
+}
+
+Test(contract, gnmt_like_contracts_to_its_layers)
+{
+	int core;
+	sc_graph *g = gnmt_like(6, 3, 0, &core);
+	sc_contract_report rep;
+	sc_error err;
+	cr_assert(sc_contract_report_of(g, 100000, &rep, &err) == SC_OK);
+	/* every weight and summary joins its op: the units are the layer ops,
+	 * whose ideals are the layered prefixes: empty, then any subset of a
+	 * layer on top of the full layers before it, so 1 + 6 x (2^3 - 1) */
+	cr_assert_eq(rep.stats.units_after, core);
+	cr_assert_eq(rep.ideals_after, 1 + 6 * 7);
+	cr_assert_eq(rep.ideals_before, 100001, "%ld before", rep.ideals_before);
+	sc_graph_free(g);
+	/* with memory for less than all parameters, only the ops without
+	 * parameters could move, and there are none */
+	g = gnmt_like(6, 3, 500, &core);
+	cr_assert(sc_contract_report_of(g, 1000, &rep, &err) == SC_OK);
+	cr_assert_eq(rep.stats.units_after, g->n);
+	sc_graph_free(g);
+}
+
+Test(contract, gnmt_like_small_exact_matches_brute_force, .timeout = 120)
+{
+	int core;
+	for (int mem = 0; mem < 2; mem++) {
+		/* 2 layers x 2: 4 ops, 4 weights, 2 summaries = 10 ops */
+		sc_graph *g = gnmt_like(2, 2, mem ? 210 : 0, &core);
+		cr_assert_eq(g->n, 10);
+		for (int k = 2; k <= 3; k++) {
+			double brute = ts_brute_optimum(g, k, NULL);
+			bool optimal = false;
+			double dp = ts_search(g, k, "exact", 1, 0, NULL, &optimal);
+			cr_assert(optimal);
+			cr_assert(same(dp, brute), "memory case %d k=%d: exact %.17g, brute %.17g",
+			          mem, k, dp, brute);
+		}
+		sc_graph_free(g);
+	}
+}
