@@ -276,3 +276,10 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
 	}
 }
+
+void ui_print_dp_progress(const sc_progress *p)
+{
+	if (p->layers > 0)
+		fprintf(stderr, "  ideals %ld (%ld done)  layers %d/%d", p->ideals, p->ideals_done,
+		        p->layers_done, p->layers);
+}

@@ -140,4 +140,9 @@ const char *ui_rung_status_name(sc_rung_state s);
  * the table of eval and solve. */
 void ui_print_stage_table(const sc_costs *c, FILE *f);
 
+/* Appends the exact DP's progress (ideals enumerated and filled, layers
+ * done) to a progress line on stderr when p comes from the DP (p->layers >
+ * 0); prints nothing otherwise.  For solve's and bounds' live lines. */
+void ui_print_dp_progress(const sc_progress *p);
+
 #endif

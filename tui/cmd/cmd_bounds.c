@@ -153,6 +153,7 @@ int ui_cmd_bounds(const ui_opts *o)
 				fprintf(stderr, "\r\033[Ksearch %s: %ld evals, best %s, %.1f s",
 				        ji.search.phase, ji.search.evals,
 				        ui_num(ji.search.best, b, sizeof b), ji.elapsed);
+				ui_print_dp_progress(&ji.search);
 				fflush(stderr);
 			}
 		} while (!sc_job_finished(ji.state));

@@ -28,10 +28,7 @@ static void show_progress(sc_search *s, bool tty, double *last)
 	char b[32];
 	fprintf(stderr, "\r\033[K%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
 	        isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
-	/* the exact DP: ideals enumerated and filled, layers (sizes) done */
-	if (p.layers > 0)
-		fprintf(stderr, "  ideals %ld (%ld done)  layers %d/%d", p.ideals, p.ideals_done,
-		        p.layers_done, p.layers);
+	ui_print_dp_progress(&p);
 	fflush(stderr);
 }
 
