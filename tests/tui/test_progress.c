@@ -1,0 +1,77 @@
+/*
+ * test_progress.c - the batch commands' live progress line, which they draw
+ * on stderr only when it is a terminal: run in tmux, the exact DP's line
+ * shows its ideals and layers while it works (solve and bounds); solve
+ * leaves its last line (every ideal filled, every layer done) above the
+ * report, bounds clears it before its table.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/support.h"
+
+/* The InceptionV3-like graph keeps the exact DP busy for several seconds
+ * at k = 6 (tens of thousands of ideals), long enough to read its line. */
+static void make_inception(char *path, size_t size)
+{
+	snprintf(path, size, "/tmp/stagecut-progress-%d.dot", (int)getpid());
+	char *err = NULL;
+	cr_assert_eq(ts_runf(NULL, &err, "gen --model inception -s 1 -o '%s'", path), 0, "%s", err);
+	free(err);
+}
+
+static void dp_line_shows(const char *command, bool keeps_final_line)
+{
+	char path[128], cmd[512];
+	make_inception(path, sizeof path);
+	snprintf(cmd, sizeof cmd, "%s %s '%s' -k 6 -m exact", ts_program(), command, path);
+	ts_tmux t;
+	ts_tmux_start(&t, 160, 12, "TERM=xterm-256color", cmd);
+	char *s = ts_tmux_wait(&t, " layers ", 60);
+	const char *at = strstr(s, "ideals ");
+	cr_assert(at, "%s", s);
+	long ideals = 0, done = -1;
+	int layers_done = -1, layers = 0;
+	cr_assert_eq(sscanf(at, "ideals %ld (%ld done)  layers %d/%d", &ideals, &done, &layers_done,
+	                    &layers),
+	             4, "%s", s);
+	/* counts that cannot be made up: some ideals made, no more filled than
+	 * made, and the layers are the sizes 0..units of the graph's ideals */
+	cr_assert_gt(ideals, 0, "%s", s);
+	cr_assert(done >= 0 && done <= ideals, "%s", s);
+	cr_assert(layers > 100 && layers_done >= 0 && layers_done <= layers, "%s", s);
+	free(s);
+	/* the line goes before the report */
+	s = ts_tmux_wait(&t, "EXIT=0", 120);
+	cr_assert(strstr(s, "proven optimal"), "%s", s);
+	at = strstr(s, "ideals ");
+	if (keeps_final_line) {
+		/* solve leaves its last line: the DP finished every layer */
+		cr_assert(at, "%s", s);
+		cr_assert_eq(sscanf(at, "ideals %ld (%ld done)  layers %d/%d", &ideals, &done,
+		                    &layers_done, &layers),
+		             4, "%s", s);
+		cr_assert_eq(done, ideals, "%s", s);
+		cr_assert_eq(layers_done, layers, "%s", s);
+	} else {
+		cr_assert_null(at, "the progress line was left on screen:\n%s", s);
+	}
+	free(s);
+	ts_tmux_stop(&t);
+	remove(path);
+}
+
+Test(progress, solve_shows_the_exact_dps_ideals_and_layers, .timeout = 180)
+{
+	dp_line_shows("solve", true);
+}
+
+Test(progress, bounds_shows_the_exact_dps_ideals_and_layers, .timeout = 180)
+{
+	dp_line_shows("bounds --rungs simple", false);
+}
