@@ -212,24 +212,36 @@ Test(jobs, finished_searches_are_released_one_by_one)
 	sc_graph_free(g);
 }
 
-Test(jobs, release_refuses_a_running_or_queued_job, .timeout = 60)
+/* A one-slot engine on operator/resnet50 (k = 8) running a search that
+ * would take hours (*s) with a MIP queued behind it (*q), polled until the
+ * search runs. */
+static sc_engine *running_and_queued(sc_graph **g, int *s, int *q)
 {
-	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
-	sc_settings set = g->settings;
+	*g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = (*g)->settings;
 	set.k = 8;
 	sc_error err;
 	sc_engine *e = sc_engine_new(1, &err);
+	cr_assert(e, "%s", err.msg);
 	sc_search_params sp;
 	sc_search_params_init(&sp);
 	sp.method = "brkga";
 	sp.evals = 100000000;
-	int s = sc_engine_add_search(e, g, &set, &sp, &err);
+	*s = sc_engine_add_search(e, *g, &set, &sp, &err);
 	sc_mip_params mp = {.rung = SC_RUNG_BOTTLENECK, .k = 8, .upper = INFINITY};
-	int q = sc_engine_add_mip(e, g, &set, &mp, &err); /* stays queued: one slot */
-	cr_assert(s >= 0 && q >= 0, "%s", err.msg);
-	sc_job_info ji;
+	*q = sc_engine_add_mip(e, *g, &set, &mp, &err); /* stays queued: one slot */
+	cr_assert(*s >= 0 && *q >= 0, "%s", err.msg);
 	for (int i = 0; i < 5; i++)
 		sc_engine_poll(e, 20, -1, NULL);
+	return e;
+}
+
+Test(jobs, release_refuses_a_running_or_queued_job, .timeout = 60)
+{
+	sc_graph *g;
+	int s, q;
+	sc_engine *e = running_and_queued(&g, &s, &q);
+	sc_job_info ji;
 	sc_engine_info(e, s, &ji);
 	cr_assert_eq(ji.state, SC_JOB_RUNNING);
 	cr_assert_not(sc_engine_release(e, s), "a running job is not released");
@@ -270,22 +282,10 @@ Test(jobs, a_finished_solve_is_released_and_its_child_reaped, .timeout = 60)
 
 Test(jobs, a_discarded_job_is_released_once_it_has_ended, .timeout = 60)
 {
-	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
-	sc_settings set = g->settings;
-	set.k = 8;
-	sc_error err;
-	sc_engine *e = sc_engine_new(1, &err);
-	sc_search_params sp;
-	sc_search_params_init(&sp);
-	sp.method = "brkga";
-	sp.evals = 100000000;
-	int s = sc_engine_add_search(e, g, &set, &sp, &err);
-	sc_mip_params mp = {.rung = SC_RUNG_BOTTLENECK, .k = 8, .upper = INFINITY};
-	int q = sc_engine_add_mip(e, g, &set, &mp, &err); /* stays queued: one slot */
-	cr_assert(s >= 0 && q >= 0, "%s", err.msg);
+	sc_graph *g;
+	int s, q;
+	sc_engine *e = running_and_queued(&g, &s, &q);
 	sc_job_info ji;
-	for (int i = 0; i < 5; i++)
-		sc_engine_poll(e, 20, -1, NULL);
 	cr_assert(sc_engine_info(e, s, &ji));
 	cr_assert_eq(ji.state, SC_JOB_RUNNING);
 	/* a queued job is cancelled at once, so it goes at once */
