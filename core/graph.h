@@ -68,6 +68,13 @@ typedef struct sc_graph {
 	int backward_ops;
 } sc_graph;
 
+/* SC_OK for an inference graph; for a training graph (backward_ops > 0)
+ * SC_ERR_INPUT with the one-line refusal every partitioning command and the
+ * testbed give ("SOURCE: a training graph (N of its M ops are backward,
+ * isBackwardNode true): stagecut does not model the backward pass yet and
+ * cannot partition it"). */
+sc_status sc_graph_check_inference(const sc_graph *g, sc_error *err);
+
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */
 void sc_graph_free(sc_graph *g);
 

@@ -394,13 +394,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		json_object_set_new(rec, "error", json_string(err.msg));
 		return rec;
 	}
-	if (g->backward_ops > 0) {
-		/* as every command: no silent one-stage answer for a training graph */
-		sc_error_set(
-		        &err, SC_ERR_INPUT,
-		        "%s: a training graph (%d of its %d ops are backward): stagecut does not "
-		        "model the backward pass yet and cannot partition it",
-		        g->source, g->backward_ops, g->n);
+	/* as every command: no silent one-stage answer for a training graph */
+	if (sc_graph_check_inference(g, &err) != SC_OK) {
 		json_object_set_new(rec, "error", json_string(err.msg));
 		sc_graph_free(g);
 		return rec;

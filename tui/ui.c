@@ -117,12 +117,10 @@ int ui_exit_status(sc_status st)
 
 bool ui_refuse_training(const sc_graph *g)
 {
-	if (g->backward_ops == 0)
+	sc_error err;
+	if (sc_graph_check_inference(g, &err) == SC_OK)
 		return false;
-	ui_error("%s: a training graph (%d of its %d ops are backward, isBackwardNode true): "
-	         "stagecut does not model the backward pass yet and cannot partition it "
-	         "('stagecut info' describes it)",
-	         g->source, g->backward_ops, g->n);
+	ui_error("%s ('stagecut info' describes it)", err.msg);
 	return true;
 }
 
