@@ -75,3 +75,44 @@ Test(progress, bounds_shows_the_exact_dps_ideals_and_layers, .timeout = 180)
 {
 	dp_line_shows("bounds --rungs simple", false);
 }
+
+/* The workbench's search panel shows the same counts: on BERT-3 at k = 8
+ * the `best` search is the exact DP, and its finished line says every ideal
+ * it made was filled, no more ideals than info counts for the graph, and
+ * one layer per size 0..units (units as info reports them). */
+Test(progress, the_workbench_shows_the_exact_dps_ideals_and_layers, .timeout = 60)
+{
+	const char *g = "samples/msr-fiddle/operator/bert_l-3_inference.json";
+	char *out = NULL;
+	cr_assert_eq(ts_runf(&out, NULL, "info %s -k 8", g), 0);
+	const char *c = strstr(out, "-> ");
+	cr_assert(c, "%s", out);
+	c = strstr(c + 3, "-> ");
+	cr_assert(c, "%s", out);
+	int units = 0;
+	long counted = 0;
+	cr_assert_eq(sscanf(c, "-> %d units", &units), 1, "%s", out);
+	const char *i = strstr(out, "\nideals ");
+	cr_assert(i && sscanf(i, "\nideals %ld", &counted) == 1, "%s", out);
+	free(out);
+
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s %s -k 8", ts_program(), g);
+	ts_tmux t;
+	ts_tmux_start(&t, 120, 40, "TERM=xterm-256color", cmd);
+	char *s = ts_tmux_wait(&t, "best         done", 30);
+	const char *at = strstr(s, "ideals ");
+	cr_assert(at, "%s", s);
+	long made = 0, done = -1;
+	int layers_done = -1, layers = 0;
+	cr_assert_eq(sscanf(at, "ideals %ld made, %ld done   layers %d/%d", &made, &done,
+	                    &layers_done, &layers),
+	             4, "%s", s);
+	cr_assert(made > 0 && made <= counted, "%ld of %ld\n%s", made, counted, s);
+	cr_assert_eq(done, made, "%s", s);
+	cr_assert_eq(layers, units + 1, "%s", s);
+	cr_assert_eq(layers_done, layers, "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "Q");
+	ts_tmux_stop(&t);
+}

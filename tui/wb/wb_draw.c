@@ -260,6 +260,13 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs", w->search_method,
 	         sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
 	         ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
+	if (h >= 3 && ji->search.layers > 0) {
+		/* the exact DP over ideals: how far it is, so a long run is never silent */
+		mvprintw(y + 2, 2, "ideals %ld made, %ld done   layers %d/%d", ji->search.ideals,
+		         ji->search.ideals_done, ji->search.layers_done, ji->search.layers);
+		y++;
+		h--;
+	}
 	if (h < 3 || w->nhist < 2)
 		return;
 	/* best so far over time: one column per step, lower is better */
