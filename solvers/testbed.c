@@ -406,6 +406,13 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		g->settings.memory = c->memory;
 	if (c->policy >= 0)
 		g->settings.policy = (sc_mem_policy)c->policy;
+	/* -B or -M may make costs too large to compute with where the file's
+	 * settings did not: the same check as every command's */
+	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) {
+		json_object_set_new(rec, "error", json_string(err.msg));
+		sc_graph_free(g);
+		return rec;
+	}
 	sc_settings set = g->settings;
 	set.k = inst->k;
 	json_object_set_new(rec, "name", json_string(g->name));

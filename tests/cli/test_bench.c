@@ -303,3 +303,29 @@ Test(bench, k_above_the_op_count_and_too_little_memory)
 	free(out);
 	free(err);
 }
+
+/* -B may make a graph's costs too large to compute with where the file's own
+ * bandwidth did not: the testbed refuses it as every command does (the same
+ * words as solve's), and records why instead of a result. */
+Test(bench, a_bandwidth_that_overflows_the_costs_is_refused_as_solve_refuses_it)
+{
+	char res[256], *err = NULL, *solve_err = NULL;
+	snprintf(res, sizeof res, "%s/overflow.jsonl", dir);
+	cr_assert_eq(ts_runf(NULL, &solve_err, "solve samples/paper/figure2.dot -k 2 -B 1e-300"),
+	             2);
+	cr_assert(strstr(solve_err, "too large to compute costs with"), "%s", solve_err);
+	cr_assert_eq(ts_runf(NULL, &err,
+	                     "bench samples/paper/figure2.dot -k 2 -B 1e-300 " FAST " -o '%s'",
+	                     res),
+	             2);
+	cr_assert(strstr(err, solve_err + strlen("stagecut: ")), "bench: %s\nsolve: %s", err,
+	          solve_err);
+	free(err);
+	free(solve_err);
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 1);
+	json_t *r = json_array_get(recs, 0);
+	cr_assert(strstr(json_string_value(json_object_get(r, "error")), "at bandwidth 1e-300"));
+	cr_assert_null(json_object_get(r, "methods"), "and holds no result");
+	json_decref(recs);
+}
