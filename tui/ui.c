@@ -266,6 +266,17 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 	        "io out", "overflow", "cost");
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
+		/* a run of empty stages (k far above the ops, up to 1 000 000) is
+		 * one line: an empty stage holds nothing and costs 0 */
+		int run = 0;
+		while (s + run < c->k && c->st[s + run].ops == 0)
+			run++;
+		if (run >= 4) {
+			fprintf(f, "  %5d..%d  empty (%d stages, each costing 0)\n", s + 1, s + run,
+			        run);
+			s += run - 1;
+			continue;
+		}
 		char w[32], i[32], o[32], v[32], t[32];
 		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1,
 		        st->ops, ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
