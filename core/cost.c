@@ -53,6 +53,8 @@ static void refresh(const sc_costs *c, sc_stage_cost *s)
 	/* 000 eq. 2 with peak(S) = 0; the hard policy forbids instead of charging */
 	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->param - M) / B : 0;
 	s->cost = s->io_in + s->work + s->io_out + s->overflow;
+	s->cost_bw = (s->in_bytes_bw + s->out_bytes_bw) / B + s->work_bw;
+	s->cost_fw = s->cost - s->cost_bw;
 }
 
 static int next_stamp(sc_costs *c)
@@ -77,16 +79,28 @@ static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 	int p = stage[u];
 	int stamp = next_stamp(c);
 	bool leaves = false;
+	bool bw = g->backward && g->backward[u];
 	for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 		int s = stage[g->succ[i]];
 		if (s != p && c->mark[s] != stamp) {
 			c->mark[s] = stamp;
 			c->st[s].in_bytes += sign * b;
+			if (bw)
+				c->st[s].in_bytes_bw += sign * b;
 			leaves = true;
 		}
 	}
-	if (leaves)
+	if (leaves) {
 		c->st[p].out_bytes += sign * b;
+		if (bw)
+			c->st[p].out_bytes_bw += sign * b;
+	}
+}
+
+/* The backward part of op v's work (0 for a forward op). */
+static double work_bw(const sc_graph *g, int v)
+{
+	return g->backward && g->backward[v] ? g->work[v] : 0;
 }
 
 void sc_costs_eval(sc_costs *c, const int *stage)
@@ -98,6 +112,7 @@ void sc_costs_eval(sc_costs *c, const int *stage)
 		sc_stage_cost *s = &c->st[stage[v]];
 		s->ops++;
 		s->work += g->work[v];
+		s->work_bw += work_bw(g, v);
 		s->param += g->param[v];
 		tensor_apply(c, stage, v, 1.0);
 	}
@@ -118,9 +133,11 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 	sc_stage_cost *a = &c->st[from], *b = &c->st[to];
 	a->ops--;
 	a->work -= g->work[v];
+	a->work_bw -= work_bw(g, v);
 	a->param -= g->param[v];
 	b->ops++;
 	b->work += g->work[v];
+	b->work_bw += work_bw(g, v);
 	b->param += g->param[v];
 	stage[v] = to;
 	tensor_apply(c, stage, v, 1.0);
@@ -160,9 +177,34 @@ bool sc_costs_feasible(const sc_costs *c)
 	return true;
 }
 
+double sc_costs_gpipe(const sc_costs *c, int *fw_at, int *bw_at)
+{
+	double fw = 0, bw = 0;
+	int fa = 0, ba = 0;
+	for (int s = 0; s < c->k; s++) {
+		if (c->st[s].cost_fw > fw) {
+			fw = c->st[s].cost_fw;
+			fa = s;
+		}
+		if (c->st[s].cost_bw > bw) {
+			bw = c->st[s].cost_bw;
+			ba = s;
+		}
+	}
+	if (fw_at)
+		*fw_at = fa;
+	if (bw_at)
+		*bw_at = ba;
+	return fw + bw;
+}
+
 double sc_costs_objective(const sc_costs *c)
 {
-	return sc_costs_feasible(c) ? sc_costs_bottleneck(c, NULL) : INFINITY;
+	if (!sc_costs_feasible(c))
+		return INFINITY;
+	if (c->set.schedule == SC_SCHEDULE_GPIPE && c->g->backward)
+		return sc_costs_gpipe(c, NULL, NULL);
+	return sc_costs_bottleneck(c, NULL);
 }
 
 double sc_cost_of_set(const sc_graph *g, const sc_settings *set, const bool *in_set)

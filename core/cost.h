@@ -34,6 +34,15 @@ typedef struct sc_stage_cost {
 	double overflow;  /* time */
 	double cost;      /* time: io_in + work + io_out + overflow */
 	bool over_memory; /* param > M (infeasible under the hard policy) */
+	/* Training graphs: the part of the stage's work and io that belongs to
+	 * the backward pass (the work of its backward ops; the io of the tensors
+	 * backward ops produce), and the cost split by pass: cost_bw is that
+	 * part's time, cost_fw the rest (the overflow, which fetches the weights
+	 * once per micro-batch, counts in the forward pass), so that
+	 * cost = cost_fw + cost_bw.  All 0 but cost_fw = cost on inference. */
+	double work_bw;
+	double in_bytes_bw, out_bytes_bw;
+	double cost_fw, cost_bw;
 } sc_stage_cost;
 
 typedef struct sc_costs {
@@ -67,8 +76,17 @@ double sc_costs_bottleneck(const sc_costs *c, int *which);
  * overflow policy). */
 bool sc_costs_feasible(const sc_costs *c);
 
-/* The objective searches minimise: the bottleneck, or INFINITY when the
- * partition breaks the hard memory limit. */
+/* Under the GPipe schedule: the largest forward cost of a stage plus the
+ * largest backward cost of a stage (seed 001 section 5.3); the lowest
+ * indices in *fw_at and *bw_at (may be NULL).  Equal to the bottleneck on
+ * an inference graph. */
+double sc_costs_gpipe(const sc_costs *c, int *fw_at, int *bw_at);
+
+/* The objective searches minimise: the bottleneck (1F1B, and every
+ * inference graph) or the GPipe objective, as c->set.schedule says; or
+ * INFINITY when the partition breaks the hard memory limit.  The GPipe
+ * objective is never below the bottleneck (the largest fw + bw of one
+ * stage), so every lower bound on the bottleneck bounds it too. */
 double sc_costs_objective(const sc_costs *c);
 
 /* The cost of the single set S of ops given by in_set[v] (bool per op), from

@@ -270,9 +270,29 @@ static const int *group_of(const sc_graph *g, int v, int *one, int *count)
 	return g->group_ops + g->group_off[gr];
 }
 
-/* Finds an edge that would go backwards if the ops of v's group moved to
- * `to`; edges inside the group move along and cannot.  Returns false and
- * names the first such edge in why, or returns true. */
+/* Whether edge a -> b keeps its rule with a in stage sa and b in sb. */
+static bool edge_ok(const sc_graph *g, int a, int b, int sa, int sb)
+{
+	sc_edge_rule r = sc_graph_edge_rule(g, a, b);
+	return r == SC_RULE_FREE || (r == SC_RULE_FORWARD ? sa <= sb : sb <= sa);
+}
+
+/* Names edge a -> b, which breaks its rule with a in stage sa and b in sb. */
+static void edge_broken(const sc_graph *g, int a, int b, int sa, int sb, char *why, size_t size)
+{
+	if (sc_graph_edge_rule(g, a, b) == SC_RULE_FORWARD)
+		say(why, size, "edge %s -> %s would go from stage %d back to stage %d",
+		    g->op_name[a], g->op_name[b], sa + 1, sb + 1);
+	else
+		say(why, size,
+		    "edge %s -> %s would go from stage %d on to stage %d (an edge between "
+		    "backward ops, one of them an orphan, never goes to a later stage)",
+		    g->op_name[a], g->op_name[b], sa + 1, sb + 1);
+}
+
+/* Finds an edge that would break its rule of the stage order if the ops of
+ * v's group moved to `to`; edges inside the group move along and cannot.
+ * Returns false and names the first such edge in why, or returns true. */
 static bool edges_allow(const sc_editor *ed, const int *ops, int count, int gr, int to, char *why,
                         size_t size)
 {
@@ -281,19 +301,15 @@ static bool edges_allow(const sc_editor *ed, const int *ops, int count, int gr, 
 		int u = ops[j];
 		for (int i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
 			int p = g->pred[i];
-			if ((gr < 0 || g->group[p] != gr) && ed->stage[p] > to) {
-				say(why, size,
-				    "edge %s -> %s would go from stage %d back to stage %d",
-				    g->op_name[p], g->op_name[u], ed->stage[p] + 1, to + 1);
+			if ((gr < 0 || g->group[p] != gr) && !edge_ok(g, p, u, ed->stage[p], to)) {
+				edge_broken(g, p, u, ed->stage[p], to, why, size);
 				return false;
 			}
 		}
 		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 			int s = g->succ[i];
-			if ((gr < 0 || g->group[s] != gr) && ed->stage[s] < to) {
-				say(why, size,
-				    "edge %s -> %s would go from stage %d back to stage %d",
-				    g->op_name[u], g->op_name[s], to + 1, ed->stage[s] + 1);
+			if ((gr < 0 || g->group[s] != gr) && !edge_ok(g, u, s, to, ed->stage[s])) {
+				edge_broken(g, u, s, to, ed->stage[s], why, size);
 				return false;
 			}
 		}
@@ -352,7 +368,7 @@ static void enqueue(sc_editor *ed, int x, int *nq)
 }
 
 /* Collects in ed->queue the ops that must be in stage `to` once v is: v's
- * group, and, following edges in the direction of the move, every op on the
+ * group, and, following the order arcs in the direction of the move, every op on the
  * wrong side of `to` with its group.  Ops already at `to` or beyond stop the
  * search: the partition is valid, so everything past them is too.  Returns
  * how many. */
@@ -369,14 +385,14 @@ static int dependents(sc_editor *ed, int v, int to)
 	for (int q = 0; q < nq; q++) {
 		int u = ed->queue[q];
 		if (later) {
-			for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
-				int s = g->succ[i];
+			for (int i = g->ord_succ_off[u]; i < g->ord_succ_off[u + 1]; i++) {
+				int s = g->ord_succ[i];
 				if (ed->stage[s] < to && ed->mark[s] != ed->stamp)
 					enqueue(ed, s, &nq);
 			}
 		} else {
-			for (int i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
-				int p = g->pred[i];
+			for (int i = g->ord_pred_off[u]; i < g->ord_pred_off[u + 1]; i++) {
+				int p = g->ord_pred[i];
 				if (ed->stage[p] > to && ed->mark[p] != ed->stamp)
 					enqueue(ed, p, &nq);
 			}

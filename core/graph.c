@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void sc_settings_init(sc_settings *s)
 {
@@ -28,6 +29,23 @@ void sc_settings_init(sc_settings *s)
 	s->bandwidth = 1.0;
 	s->memory = INFINITY;
 	s->policy = SC_MEM_OVERFLOW;
+	s->schedule = SC_SCHEDULE_1F1B;
+}
+
+const char *sc_schedule_name(sc_schedule s)
+{
+	return s == SC_SCHEDULE_GPIPE ? "gpipe" : "1f1b";
+}
+
+bool sc_schedule_parse(const char *text, sc_schedule *out)
+{
+	if (strcasecmp(text, "1f1b") == 0 || strcasecmp(text, "pipedream") == 0)
+		*out = SC_SCHEDULE_1F1B;
+	else if (strcasecmp(text, "gpipe") == 0)
+		*out = SC_SCHEDULE_GPIPE;
+	else
+		return false;
+	return true;
 }
 
 const char *sc_mem_policy_name(sc_mem_policy p)
@@ -55,6 +73,8 @@ struct sc_builder {
 	int *efrom, *eto;
 	sc_settings settings;
 	int *init_stage;
+	bool *backward; /* NULL until an op is marked backward */
+	int bcap;
 };
 
 sc_builder *sc_builder_new(void)
@@ -81,6 +101,7 @@ void sc_builder_free(sc_builder *b)
 	free(b->efrom);
 	free(b->eto);
 	free(b->init_stage);
+	free(b->backward);
 	free(b);
 }
 
@@ -165,6 +186,22 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
 	return SC_OK;
 }
 
+sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err)
+{
+	if (v < 0 || v >= b->n)
+		return sc_error_set(err, SC_ERR_INTERNAL, "op %d to mark backward does not exist", v);
+	if (b->bcap < b->cap) {
+		bool *nb = realloc(b->backward, (size_t)b->cap * sizeof *nb);
+		if (!nb)
+			return sc_error_nomem(err, "the backward flags");
+		memset(nb + b->bcap, 0, (size_t)(b->cap - b->bcap) * sizeof *nb);
+		b->backward = nb;
+		b->bcap = b->cap;
+	}
+	b->backward[v] = true;
+	return SC_OK;
+}
+
 void sc_graph_free(sc_graph *g)
 {
 	if (!g)
@@ -187,9 +224,19 @@ void sc_graph_free(sc_graph *g)
 	free(g->succ);
 	free(g->pred_off);
 	free(g->pred);
+	if (g->ord_succ != g->succ) {
+		free(g->ord_succ_off);
+		free(g->ord_succ);
+		free(g->ord_pred_off);
+		free(g->ord_pred);
+	}
+	if (g->ord_topo != g->topo)
+		free(g->ord_topo);
 	free(g->topo);
 	free(g->by_name);
 	free(g->init_stage);
+	free(g->backward);
+	free(g->orphan);
 	free(g);
 }
 
@@ -296,6 +343,128 @@ static sc_status topo_order(sc_graph *g, const char *source, sc_error *err)
 	return st;
 }
 
+/* The rules of a training graph's stage order (seed 001 section 5.3, the
+ * msr-fiddle README).  Takes backward (bcap flags, the ops past bcap are
+ * forward; NULL when no op is backward) into g, refuses an edge from the
+ * backward pass into the forward pass, marks the orphans and builds the
+ * order arcs.  For an inference graph the arcs alias the edges.
+ *
+ * The arcs never form a cycle: an arc joins two forward ops along an edge,
+ * or two backward ops against one; there is no arc between the passes, so a
+ * cycle would lie in one pass and be a cycle of edges (forward) or of
+ * reversed edges (backward), and the edges were checked acyclic already.
+ * So a topological order exists; ord_topo is one (forward ops in topo's
+ * order, then backward ops in reverse topo order, which respects both). */
+static sc_status order_arcs(sc_graph *g, bool *backward, int bcap, const char *source,
+                            sc_error *err)
+{
+	int n = g->n;
+	int nb = 0;
+	for (int v = 0; v < bcap && v < n; v++)
+		nb += backward[v];
+	if (nb == 0) {
+		free(backward);
+		g->m_order = g->m;
+		g->ord_succ_off = g->succ_off;
+		g->ord_succ = g->succ;
+		g->ord_pred_off = g->pred_off;
+		g->ord_pred = g->pred;
+		g->ord_topo = g->topo;
+		return SC_OK;
+	}
+	if (bcap < n) {
+		bool *grown = realloc(backward, (size_t)n * sizeof *grown);
+		if (!grown) {
+			free(backward);
+			return sc_error_nomem(err, "the backward flags");
+		}
+		memset(grown + bcap, 0, (size_t)(n - bcap) * sizeof *grown);
+		backward = grown;
+	}
+	g->backward = backward;
+	g->backward_ops = nb;
+	for (int u = 0; u < n; u++)
+		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++)
+			if (backward[u] && !backward[g->succ[i]])
+				return sc_error_set(err, SC_ERR_INPUT,
+				                    "%s: edge '%s' -> '%s' goes from a backward op to a "
+				                    "forward op; in a training graph the backward pass "
+				                    "never feeds the forward pass",
+				                    source, g->op_name[u], g->op_name[g->succ[i]]);
+	g->orphan = calloc((size_t)n, sizeof *g->orphan);
+	bool *group_fw = calloc((size_t)g->ngroups + 1, sizeof *group_fw);
+	g->ord_topo = sc_malloc_n((size_t)n, sizeof *g->ord_topo);
+	int *from = sc_malloc_n((size_t)g->m + 1, sizeof *from);
+	int *to = sc_malloc_n((size_t)g->m + 1, sizeof *to);
+	if (!g->orphan || !group_fw || !g->ord_topo || !from || !to) {
+		free(group_fw);
+		free(from);
+		free(to);
+		return sc_error_nomem(err, "the training order");
+	}
+	for (int v = 0; v < n; v++)
+		if (!backward[v] && g->group[v] >= 0)
+			group_fw[g->group[v]] = true;
+	for (int v = 0; v < n; v++) {
+		g->orphan[v] = backward[v] && (g->group[v] < 0 || !group_fw[g->group[v]]);
+		g->orphans += g->orphan[v];
+	}
+	free(group_fw);
+	int m = 0;
+	for (int u = 0; u < n; u++)
+		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+			int v = g->succ[i];
+			sc_edge_rule r = sc_graph_edge_rule(g, u, v);
+			if (r == SC_RULE_FORWARD) {
+				from[m] = u;
+				to[m++] = v;
+			} else if (r == SC_RULE_MIRROR) {
+				from[m] = v;
+				to[m++] = u;
+			}
+		}
+	g->m_order = sc_csr_build(n, m, from, to, &g->ord_succ_off, &g->ord_succ);
+	int back = g->m_order < 0
+	               ? -1
+	               : sc_csr_build(n, m, to, from, &g->ord_pred_off, &g->ord_pred);
+	free(from);
+	free(to);
+	if (g->m_order < 0 || back < 0)
+		return sc_error_nomem(err, "the training order");
+	int t = 0;
+	for (int i = 0; i < n; i++)
+		if (!backward[g->topo[i]])
+			g->ord_topo[t++] = g->topo[i];
+	for (int i = n - 1; i >= 0; i--)
+		if (backward[g->topo[i]])
+			g->ord_topo[t++] = g->topo[i];
+	return SC_OK;
+}
+
+sc_edge_rule sc_graph_edge_rule(const sc_graph *g, int u, int v)
+{
+	if (!g->backward)
+		return SC_RULE_FORWARD;
+	if (!g->backward[u] && !g->backward[v])
+		return SC_RULE_FORWARD;
+	if (g->backward[u] && g->backward[v] && (g->orphan[u] || g->orphan[v]))
+		return SC_RULE_MIRROR;
+	return SC_RULE_FREE;
+}
+
+const char *sc_edge_rule_text(sc_edge_rule r)
+{
+	switch (r) {
+	case SC_RULE_FORWARD:
+		return "an edge never goes to an earlier stage";
+	case SC_RULE_MIRROR:
+		return "an edge between backward ops, one of them an orphan, never goes to a later "
+		       "stage";
+	default:
+		return "free";
+	}
+}
+
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -306,11 +475,20 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 {
 	sc_graph *g = calloc(1, sizeof *g);
 	if (!g) {
+		free(b->backward);
+		b->backward = NULL;
+		b->bcap = 0;
 		sc_error_nomem(err, "the graph");
 		return NULL;
 	}
 	int n = b->n;
 	size_t nn = (size_t)n;
+	/* the backward flags (NULL for an inference graph) become g's at the
+	 * end (order_arcs); until then every way out frees them */
+	bool *backward = b->backward;
+	int bcap = b->bcap;
+	b->backward = NULL;
+	b->bcap = 0;
 	/* the name goes into partition files and JSON reports: a file name
 	 * that is not UTF-8 is named with its odd bytes as \xHH */
 	g->name = sc_utf8_escape(name ? name : basename_of(source));
@@ -422,6 +600,10 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 		goto nomem;
 	if (topo_order(g, source, err) != SC_OK)
 		goto fail;
+	sc_status ost = order_arcs(g, backward, bcap, source, err);
+	backward = NULL; /* g's now */
+	if (ost != SC_OK)
+		goto fail;
 	if (sc_graph_check_totals(g, &g->settings, err) != SC_OK)
 		goto fail;
 	return g;
@@ -433,6 +615,7 @@ nomem_groups:
 		free(groups);
 	}
 nomem:
+	free(backward);
 	sc_error_nomem(err, "the graph");
 	sc_graph_free(g);
 	return NULL;
@@ -443,6 +626,7 @@ fail_groups:
 		free(groups);
 	}
 fail:
+	free(backward);
 	sc_graph_free(g);
 	return NULL;
 }

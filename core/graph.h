@@ -24,6 +24,23 @@ typedef enum sc_mem_policy {
 	SC_MEM_HARD,         /* a stage over M is infeasible */
 } sc_mem_policy;
 
+/* How a training graph's micro-batches flow (seed 001 section 5.3): 1F1B
+ * (PipeDream's steady state, each stage alternating one forward and one
+ * backward micro-batch: the objective is the largest stage cost over both
+ * passes) or GPipe (all forward, then all backward: the largest forward
+ * cost of a stage plus the largest backward cost).  Inference graphs have
+ * one pass and ignore it. */
+typedef enum sc_schedule {
+	SC_SCHEDULE_1F1B = 0,
+	SC_SCHEDULE_GPIPE,
+} sc_schedule;
+
+/* Returns "1f1b" or "gpipe". */
+const char *sc_schedule_name(sc_schedule s);
+
+/* Parses "1f1b" or "gpipe" (any case); returns false for anything else. */
+bool sc_schedule_parse(const char *text, sc_schedule *out);
+
 /* The global settings of a problem: k stages, bandwidth B > 0 (bytes per time
  * unit), fast memory M per stage (bytes; INFINITY = unlimited) and policy. */
 typedef struct sc_settings {
@@ -31,6 +48,7 @@ typedef struct sc_settings {
 	double bandwidth; /* default 1 */
 	double memory;    /* default INFINITY */
 	sc_mem_policy policy;
+	sc_schedule schedule; /* default 1F1B; only training graphs differ */
 } sc_settings;
 
 /* Fills s with the defaults: k 0, bandwidth 1, memory unlimited, overflow. */
@@ -61,18 +79,58 @@ typedef struct sc_graph {
 	int *by_name;               /* op indices sorted by name, for sc_graph_find */
 	sc_settings settings;       /* from the file; defaults where it is silent */
 	int *init_stage;            /* NULL, or a 0-based stage per op from the file */
-	/* ops of a training graph's backward pass (msr-fiddle isBackwardNode):
-	 * 0 for an inference graph.  The model does not treat them apart yet
-	 * (DESIGN.md section 1, training graphs), so the program refuses to
-	 * partition a graph that has any; the loaders only count them. */
+	/* Training graphs (DESIGN.md section 1, training graphs; seed 001
+	 * section 5.3).  backward[v] says op v belongs to the backward pass
+	 * (msr-fiddle isBackwardNode, DOT backward=true); orphan[v] that v is a
+	 * backward op whose group holds no forward op (or that has no group).
+	 * Both are NULL, and the counts 0, for an inference graph. */
+	bool *backward;
 	int backward_ops;
+	bool *orphan;
+	int orphans;
+	/* The order arcs: a -> b means stage(a) <= stage(b) in every valid
+	 * partition (besides the groups, which share a stage).  For an inference
+	 * graph they are the edges themselves (the arrays alias succ, pred and
+	 * topo).  For a training graph: every edge between two forward ops, and
+	 * every edge u -> v between two backward ops one of which is an orphan,
+	 * reversed (v -> u: the mirror image of the forward order); every other
+	 * edge is free of the order.  CSR lists like succ and pred; ord_topo is a
+	 * topological order of the arcs (they never form a cycle: see graph.c). */
+	int m_order;
+	int *ord_succ_off, *ord_succ;
+	int *ord_pred_off, *ord_pred;
+	int *ord_topo;
 } sc_graph;
 
-/* SC_OK for an inference graph; for a training graph (backward_ops > 0)
- * SC_ERR_INPUT with the one-line refusal every partitioning command and the
- * testbed give ("SOURCE: a training graph (N of its M ops are backward,
- * isBackwardNode true): stagecut does not model the backward pass yet and
- * cannot partition it"). */
+/* True for a training graph (one op or more of the backward pass). */
+static inline bool sc_graph_is_training(const sc_graph *g)
+{
+	return g->backward_ops > 0;
+}
+
+/* Which rule of the stage order an edge u -> v of g obeys. */
+typedef enum sc_edge_rule {
+	SC_RULE_FREE = 0, /* no order: a training graph's edge into the backward pass */
+	SC_RULE_FORWARD, /* stage(u) <= stage(v): every inference edge, forward to forward */
+	SC_RULE_MIRROR,  /* stage(v) <= stage(u): backward to backward, one an orphan */
+} sc_edge_rule;
+
+/* The rule edge u -> v obeys (u -> v must be an edge of g, not checked). */
+sc_edge_rule sc_graph_edge_rule(const sc_graph *g, int u, int v);
+
+/* A few words naming the rule for messages: "an edge never goes to an
+ * earlier stage", "an edge between backward ops, one an orphan, never goes
+ * to a later stage", "free". */
+const char *sc_edge_rule_text(sc_edge_rule r);
+
+/* "forward" or "backward" (always "forward" for an inference graph). */
+static inline const char *sc_graph_pass_name(const sc_graph *g, int v)
+{
+	return g->backward && g->backward[v] ? "backward" : "forward";
+}
+
+/* Transitional, until every command takes training graphs: SC_OK for an
+ * inference graph, else SC_ERR_INPUT with a one-line refusal. */
 sc_status sc_graph_check_inference(const sc_graph *g, sc_error *err);
 
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */
@@ -138,10 +196,16 @@ sc_status sc_builder_add_edge(sc_builder *b, int from, int to, sc_error *err);
 void sc_builder_set_settings(sc_builder *b, const sc_settings *s);
 sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *err);
 
+/* Marks op v (already added) as part of the backward pass of a training
+ * graph.  Returns SC_OK or SC_ERR_NOMEM. */
+sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err);
+
 /* Builds the graph.  source is the path for messages and g->source; name is
  * the graph's short name.  Fails with SC_ERR_INPUT on a duplicate op name, a
  * self-loop or a cycle (the message begins with "source: " and names one
- * cycle), or totals too large to compute with (sc_graph_check_totals).  The builder may be freed
+ * cycle), totals too large to compute with (sc_graph_check_totals), or, in a
+ * training graph, an edge from a backward op to a forward op (the backward
+ * pass never feeds the forward pass).  The builder may be freed
  * afterwards either way. */
 sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name, sc_error *err);
 

@@ -2,7 +2,8 @@
  * load_dot.c - DOT graphs through Graphviz cgraph (DESIGN.md section 2).
  *
  * Graph attributes k, bandwidth, memory, memory_policy; node attributes work,
- * param, out, group and stage.  cgraph reports syntax errors through a user
+ * param, out, group, stage and backward (true or false: an op of a training
+ * graph's backward pass).  cgraph reports syntax errors through a user
  * error function, which here copies the first error into a buffer instead of
  * printing it; cgraph keeps that state globally, so loading is not
  * thread-safe.  cgraph does not keep source lines for nodes, so attribute
@@ -391,6 +392,15 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		if (i < 0)
 			goto done;
 		index[AGSEQ(v)] = i;
+		const char *bw = attr(v, AGNODE, g, "backward");
+		if (bw && strcmp(bw, "true") != 0 && strcmp(bw, "false") != 0) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node '%s' attribute 'backward': '%s' is not true or false",
+			             path, name, bw);
+			goto done;
+		}
+		if (bw && strcmp(bw, "true") == 0 && sc_builder_set_backward(b, i, err) != SC_OK)
+			goto done;
 		const char *t = attr(v, AGNODE, g, "stage");
 		long s;
 		if (t) {

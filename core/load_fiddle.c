@@ -7,9 +7,8 @@
  * bandwidth 1), group = colorClass, memory = maxSizePerFPGA under the hard
  * policy, k = maxFPGAs.  cpuLatency and edge sizes are not part of the model
  * and are ignored; an op not supported on an accelerator is refused, since
- * every stage here is an accelerator.  isBackwardNode is counted into
- * g->backward_ops (the training model is not implemented yet; tui/ refuses
- * to partition such a graph).
+ * every stage here is an accelerator.  isBackwardNode true marks an op of
+ * a training graph's backward pass (sc_builder_set_backward).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -130,7 +129,6 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	id_index *ids = NULL;
 	double *out = NULL;
 	bool *has_out = NULL;
-	int nbackward = 0;
 	if (!b) {
 		sc_error_nomem(err, "the graph");
 		goto done;
@@ -265,9 +263,8 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 			             path, name, describe(json_object_get(nd, "isBackwardNode")));
 			goto done;
 		}
-		nbackward += backward;
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
-		if (v < 0)
+		if (v < 0 || (backward && sc_builder_set_backward(b, v, err) != SC_OK))
 			goto done;
 		ids[i] = (id_index){json_integer_value(id), v};
 	}
@@ -323,7 +320,6 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	g = sc_builder_finish(b, path, NULL, err);
 	if (g) {
 		memcpy(g->out, out, (size_t)n * sizeof *out);
-		g->backward_ops = nbackward;
 		/* finish checked the totals before the outs were known */
 		if (sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
 			sc_graph_free(g);

@@ -29,12 +29,17 @@ bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
 			return false;
 		}
 	for (int u = 0; u < g->n; u++) {
-		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++)
-			if (stage[g->succ[i]] < stage[u]) {
+		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+			int w = g->succ[i];
+			sc_edge_rule r = sc_graph_edge_rule(g, u, w);
+			if ((r == SC_RULE_FORWARD && stage[w] < stage[u]) ||
+			    (r == SC_RULE_MIRROR && stage[w] > stage[u])) {
 				if (v)
-					*v = (sc_violation){SC_VIOL_EDGE, u, g->succ[i]};
+					*v = (sc_violation){
+					        r == SC_RULE_FORWARD ? SC_VIOL_EDGE : SC_VIOL_MIRROR, u, w};
 				return false;
 			}
+		}
 		int gr = g->group[u];
 		if (gr >= 0) {
 			int first = g->group_ops[g->group_off[gr]];
@@ -63,6 +68,12 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
 		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
+	case SC_VIOL_MIRROR:
+		snprintf(buf, size,
+		         "edge '%s' -> '%s' goes from stage %d on to stage %d, but an edge between "
+		         "backward ops, one of them an orphan, never goes to a later stage",
+		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		break;
 	case SC_VIOL_GROUP:
 		snprintf(buf, size, "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
 		         g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
@@ -71,16 +82,17 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 	}
 }
 
-/* Narrows [*lo, *hi] by the neighbours of op u that are not in group gr. */
+/* Narrows [*lo, *hi] by the neighbours of op u along the order arcs that
+ * are not in group gr. */
 static void narrow(const sc_graph *g, const int *stage, int u, int gr, int *lo, int *hi)
 {
-	for (int i = g->pred_off[u]; i < g->pred_off[u + 1]; i++) {
-		int p = g->pred[i];
+	for (int i = g->ord_pred_off[u]; i < g->ord_pred_off[u + 1]; i++) {
+		int p = g->ord_pred[i];
 		if ((gr < 0 || g->group[p] != gr) && stage[p] > *lo)
 			*lo = stage[p];
 	}
-	for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
-		int s = g->succ[i];
+	for (int i = g->ord_succ_off[u]; i < g->ord_succ_off[u + 1]; i++) {
+		int s = g->ord_succ[i];
 		if ((gr < 0 || g->group[s] != gr) && stage[s] < *hi)
 			*hi = stage[s];
 	}

@@ -21,6 +21,8 @@ typedef enum sc_violation_kind {
 	SC_VIOL_RANGE, /* op a has a stage outside 1..k */
 	SC_VIOL_EDGE,  /* edge a -> b goes from a later stage to an earlier one */
 	SC_VIOL_GROUP, /* ops a and b of one group are in different stages */
+	SC_VIOL_MIRROR, /* training: edge a -> b between backward ops, one an
+	                 * orphan, goes from an earlier stage to a later one */
 } sc_violation_kind;
 
 typedef struct sc_violation {

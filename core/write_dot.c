@@ -56,6 +56,7 @@ sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc
 	Agsym_t *ao = agattr(G, AGNODE, "out", "");
 	Agsym_t *ag = g->ngroups ? agattr(G, AGNODE, "group", "") : NULL;
 	Agsym_t *as = stage ? agattr(G, AGNODE, "stage", "") : NULL;
+	Agsym_t *ab = g->backward ? agattr(G, AGNODE, "backward", "") : NULL;
 	Agnode_t **nodes = sc_malloc_n((size_t)g->n, sizeof *nodes);
 	if (!nodes) {
 		agclose(G);
@@ -76,6 +77,8 @@ sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc
 		}
 		if (ag && g->group[v] >= 0)
 			agxset(n, ag, g->group_name[g->group[v]]);
+		if (ab && g->backward[v])
+			agxset(n, ab, "true");
 		if (as) {
 			snprintf(buf, sizeof buf, "%d", stage[v] + 1);
 			agxset(n, as, buf);
