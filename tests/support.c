@@ -93,18 +93,26 @@ sc_graph *ts_random_graph(ts_rng *r, const ts_graph_spec *spec)
 
 double ts_brute_optimum(const sc_graph *g, int k, int *best)
 {
+	return ts_brute_optimum_sched(g, k, g->settings.schedule, best);
+}
+
+double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *best)
+{
 	int n = g->n;
 	int *stage = calloc((size_t)(n ? n : 1), sizeof *stage);
-	sc_settings set = g->settings;
-	set.k = k;
-	sc_error err;
-	sc_costs *c = sc_costs_new(g, &set, &err);
+	ts_cost *c = calloc((size_t)k, sizeof *c);
 	cr_assert(stage && c);
+	sc_settings set = g->settings;
 	double opt = INFINITY;
 	for (;;) {
-		if (sc_part_check(g, stage, k, NULL)) {
-			sc_costs_eval(c, stage);
-			double v = sc_costs_objective(c);
+		if (ts_valid(g, stage, k)) {
+			ts_costs(g, stage, &set, k, c);
+			int at;
+			double v = sched == SC_SCHEDULE_GPIPE ? ts_gpipe(c, k) : ts_bottleneck(c, k, &at);
+			if (set.policy == SC_MEM_HARD)
+				for (int s = 0; s < k; s++)
+					if (c[s].over)
+						v = INFINITY;
 			if (v < opt) {
 				opt = v;
 				if (best)
@@ -117,9 +125,81 @@ double ts_brute_optimum(const sc_graph *g, int k, int *best)
 		if (i == n)
 			break;
 	}
-	sc_costs_free(c);
+	free(c);
 	free(stage);
 	return opt;
+}
+
+sc_graph *ts_random_training_graph(ts_rng *r, const ts_graph_spec *spec)
+{
+	int n = spec->n, nf = (n + 1) / 2, nb = n - nf;
+	char(*group)[32] = calloc((size_t)(n ? n : 1), sizeof *group);
+	int *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+	int *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+	cr_assert(group && perm && idx);
+	/* positions 0..nf-1 forward, nf..n-1 backward; groups first */
+	for (int i = 0; i < nf; i++)
+		if (spec->ngroups > 0 && ts_uniform(r) < spec->group_p)
+			snprintf(group[i], sizeof group[i], "g%d", ts_below(r, spec->ngroups));
+	for (int i = nf; i < n; i++) {
+		double x = ts_uniform(r);
+		if (x < 0.6 && nf > 0) {
+			int f = ts_below(r, nf);
+			if (!group[f][0])
+				snprintf(group[f], sizeof group[f], "w%d", f);
+			memcpy(group[i], group[f], sizeof group[i]);
+		} else if (x < 0.8) {
+			snprintf(group[i], sizeof group[i], "o%d", ts_below(r, 2));
+		} /* else an orphan without a group */
+	}
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = ts_below(r, i + 1);
+		int t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	sc_error err;
+	for (int i = 0; i < n; i++) {
+		int pos = perm[i];
+		char name[32];
+		snprintf(name, sizeof name, "%s%d", pos < nf ? "f" : "b", pos);
+		double w, p, o;
+		if (spec->integer_weights) {
+			w = ts_below(r, 10);
+			p = ts_below(r, 10);
+			o = ts_below(r, 6);
+		} else {
+			w = ts_uniform(r) * 10;
+			p = ts_uniform(r) * 10;
+			o = ts_uniform(r) * 5;
+		}
+		int v = sc_builder_add_op(b, name, w, p, o, group[pos], &err);
+		cr_assert(v >= 0, "%s", err.msg);
+		if (pos >= nf)
+			cr_assert(sc_builder_set_backward(b, v, &err) == SC_OK);
+		idx[pos] = v;
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			/* forward to forward and backward to backward along positions,
+			 * forward to backward more sparsely; never backward to forward */
+			double p = (i < nf) == (j < nf) ? spec->edge_p : spec->edge_p / 2;
+			if (ts_uniform(r) < p)
+				cr_assert(sc_builder_add_edge(b, idx[i], idx[j], &err) == SC_OK);
+		}
+	sc_builder_set_settings(b, &spec->settings);
+	sc_graph *g = sc_builder_finish(b, "random-training", "random-training", &err);
+	cr_assert(g, "%s", err.msg);
+	(void)nb;
+	sc_builder_free(b);
+	free(group);
+	free(perm);
+	free(idx);
+	return g;
 }
 
 sc_graph *ts_load(const char *path)

@@ -37,11 +37,33 @@ typedef struct ts_graph_spec {
  * graph use ts_brute_optimum's result, which is INFINITY when none exists. */
 sc_graph *ts_random_graph(ts_rng *r, const ts_graph_spec *spec);
 
-/* The optimum bottleneck over every valid partition into k stages (the
+/* A random training graph of spec->n ops (DESIGN.md section 1, training
+ * graphs): about half forward ops, a random DAG among them as
+ * ts_random_graph draws it; the rest backward ops, most in the group of a
+ * forward op (the one whose weights they update), some orphans (no group,
+ * or a group of backward ops only); edges forward to forward, forward to
+ * backward and backward to backward, never backward to forward.  Ops are
+ * added in a shuffled order. */
+sc_graph *ts_random_training_graph(ts_rng *r, const ts_graph_spec *spec);
+
+/* Whether stage[] (0-based) is a valid partition into k stages by the
+ * rules of DESIGN.md section 1, written here apart from the program's
+ * order arcs: every stage in range, groups whole, an edge between forward
+ * ops never goes to an earlier stage, an edge between backward ops one of
+ * which is an orphan (its group, if any, holds no forward op) never to a
+ * later one. */
+bool ts_valid(const sc_graph *g, const int *stage, int k);
+
+/* The optimum over every valid partition (ts_valid) into k stages (the
  * objective, INFINITY when the hard memory limit makes all infeasible), by
  * enumerating all k^n assignments.  n must be small (k^n <= ~2e6).  When
  * best is not NULL it receives an optimal assignment. */
 double ts_brute_optimum(const sc_graph *g, int k, int *best);
+
+/* The same under an explicit schedule (the objective: the bottleneck for
+ * 1F1B, max forward cost + max backward cost for GPipe, both from
+ * ts_costs). */
+double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *best);
 
 /* How many trials a randomized test makes: n, or a tenth of it (at least
  * 1) when STAGECUT_TEST_SHORT is set, as in the sanitizer run of `make
@@ -117,6 +139,9 @@ typedef struct ts_cost {
 	int ops;
 	double work, param, in_bytes, out_bytes, io_in, io_out, overflow, cost;
 	bool over;
+	/* training: the backward ops' work, the time of the tensors backward
+	 * ops produce (in and out), cost_bw their sum, cost_fw the rest */
+	double work_bw, cost_fw, cost_bw;
 } ts_cost;
 
 /* Per-stage costs of stage[] (0-based, k stages) into c[0..k): a tensor
@@ -126,6 +151,9 @@ void ts_costs(const sc_graph *g, const int *stage, const sc_settings *set, int k
 
 /* The bottleneck of c[0..k) and its lowest 0-based stage in *at. */
 double ts_bottleneck(const ts_cost *c, int k, int *at);
+
+/* max over stages of cost_fw + max over stages of cost_bw. */
+double ts_gpipe(const ts_cost *c, int k);
 
 /* Reads the partition file at path for g (asserting its format and k) into
  * stage[] (0-based), or fails the test. */

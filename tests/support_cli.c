@@ -142,17 +142,25 @@ void ts_costs(const sc_graph *g, const int *stage, const sc_settings *set, int k
 		s->ops++;
 		s->work += g->work[u];
 		s->param += g->param[u];
+		bool bw = g->backward && g->backward[u];
+		if (bw)
+			s->work_bw += g->work[u];
 		bool leaves = false;
 		for (int j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
 			int t = stage[g->succ[j]];
 			if (t != stage[u] && seen[t] != u + 1) {
 				seen[t] = u + 1;
 				c[t].in_bytes += g->out[u];
+				if (bw)
+					c[t].cost_bw += g->out[u] / set->bandwidth;
 				leaves = true;
 			}
 		}
-		if (leaves)
+		if (leaves) {
 			s->out_bytes += g->out[u];
+			if (bw)
+				s->cost_bw += g->out[u] / set->bandwidth;
+		}
 	}
 	for (int s = 0; s < k; s++) {
 		c[s].io_in = c[s].in_bytes / set->bandwidth;
@@ -161,8 +169,20 @@ void ts_costs(const sc_graph *g, const int *stage, const sc_settings *set, int k
 		if (c[s].over && set->policy == SC_MEM_OVERFLOW)
 			c[s].overflow = (c[s].param - set->memory) / set->bandwidth;
 		c[s].cost = c[s].io_in + c[s].work + c[s].io_out + c[s].overflow;
+		c[s].cost_bw += c[s].work_bw;
+		c[s].cost_fw = c[s].cost - c[s].cost_bw;
 	}
 	free(seen);
+}
+
+double ts_gpipe(const ts_cost *c, int k)
+{
+	double fw = 0, bw = 0;
+	for (int s = 0; s < k; s++) {
+		fw = fmax(fw, c[s].cost_fw);
+		bw = fmax(bw, c[s].cost_bw);
+	}
+	return fw + bw;
 }
 
 /* The bottleneck of c and its lowest 0-based stage. */
@@ -211,15 +231,45 @@ void ts_assert_valid(const sc_graph *g, const int *stage, int k, const char *wha
 	for (int v = 0; v < g->n; v++)
 		cr_assert(stage[v] >= 0 && stage[v] < k, "%s: op '%s' in stage %d of %d", what,
 		          g->op_name[v], stage[v] + 1, k);
+	cr_assert(ts_valid(g, stage, k), "%s: the partition breaks a rule of the stage order",
+	          what);
+}
+
+/* An orphan by the definition, from the groups and passes alone. */
+static bool ts_orphan(const sc_graph *g, int v)
+{
+	if (!g->backward || !g->backward[v])
+		return false;
+	if (g->group[v] < 0)
+		return true;
 	for (int u = 0; u < g->n; u++)
-		for (int j = g->succ_off[u]; j < g->succ_off[u + 1]; j++)
-			cr_assert(stage[u] <= stage[g->succ[j]], "%s: edge '%s' -> '%s' goes back",
-			          what, g->op_name[u], g->op_name[g->succ[j]]);
+		if (g->group[u] == g->group[v] && !g->backward[u])
+			return false;
+	return true;
+}
+
+bool ts_valid(const sc_graph *g, const int *stage, int k)
+{
+	for (int v = 0; v < g->n; v++)
+		if (stage[v] < 0 || stage[v] >= k)
+			return false;
+	for (int u = 0; u < g->n; u++) {
+		bool bu = g->backward && g->backward[u];
+		for (int j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+			int v = g->succ[j];
+			bool bv = g->backward && g->backward[v];
+			if (!bu && !bv && stage[u] > stage[v])
+				return false;
+			if (bu && bv && (ts_orphan(g, u) || ts_orphan(g, v)) && stage[v] > stage[u])
+				return false;
+		}
+	}
 	for (int u = 0; u < g->n; u++)
-		for (int v = u + 1; v < g->n; v++)
-			if (g->group[u] >= 0 && g->group[u] == g->group[v])
-				cr_assert_eq(stage[u], stage[v], "%s: group of '%s' and '%s' split",
-				             what, g->op_name[u], g->op_name[v]);
+		if (g->group[u] >= 0)
+			for (int v = u + 1; v < g->n; v++)
+				if (g->group[v] == g->group[u] && stage[u] != stage[v])
+					return false;
+	return true;
 }
 
 /* Compares a JSON "stages" array with costs computed here. */
