@@ -146,8 +146,8 @@ static sc_units *build(const sc_graph *g, int *parent)
 	}
 	int m = 0;
 	for (int a = 0; a < n; a++)
-		for (int i = g->succ_off[a]; i < g->succ_off[a + 1]; i++) {
-			int ra = rep[find(parent, a)], rb = rep[find(parent, g->succ[i])];
+		for (int i = g->ord_succ_off[a]; i < g->ord_succ_off[a + 1]; i++) {
+			int ra = rep[find(parent, a)], rb = rep[find(parent, g->ord_succ[i])];
 			if (ra != rb) {
 				key[m] = ra;
 				val[m] = rb;
@@ -181,8 +181,8 @@ static sc_units *build(const sc_graph *g, int *parent)
 	/* unit edges */
 	m = 0;
 	for (int a = 0; a < n; a++)
-		for (int i = g->succ_off[a]; i < g->succ_off[a + 1]; i++) {
-			int ua = u->unit_of[a], ub = u->unit_of[g->succ[i]];
+		for (int i = g->ord_succ_off[a]; i < g->ord_succ_off[a + 1]; i++) {
+			int ua = u->unit_of[a], ub = u->unit_of[g->ord_succ[i]];
 			if (ua != ub) {
 				key[m] = ua;
 				val[m] = ub;
@@ -274,6 +274,10 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	if (!u)
 		goto nomem;
 	u->contraction.units_before = u->n;
+	/* contract.c's proofs read the unit arcs as the edges that carry the
+	 * io; on a training graph they are the order arcs, which differ */
+	if (g->backward)
+		merge_trivial = false;
 	if (merge_trivial && sc_units_contract(&u, parent, memory) < 0)
 		goto nomem;
 	u->contraction.units_after = u->n;

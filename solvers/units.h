@@ -4,7 +4,9 @@
  * A unit is a set of ops that must share a stage: a co-location group, or a
  * strongly connected component that contracting groups created (if a and c
  * share a group and a -> b -> c, then stage(a) <= stage(b) <= stage(c) =
- * stage(a), so b joins them).  Units form a DAG; any partition of the units
+ * stage(a), so b joins them).  The arcs are the graph's order arcs
+ * (graph.h: the edges on an inference graph; on a training graph the
+ * forward edges and the mirrored orphan edges).  Units form a DAG; any partition of the units
  * into stages in pipeline order is a valid partition of the ops, and every
  * valid partition of the ops arises this way.
  *
@@ -30,7 +32,7 @@ typedef struct sc_units {
 	int n;                /* units */
 	int *unit_of;         /* op -> unit */
 	int *ops_off, *ops;   /* ops of unit i: ops[ops_off[i] .. ops_off[i+1]) */
-	int *succ_off, *succ; /* unit DAG, sorted, no duplicates, no self-loops */
+	int *succ_off, *succ; /* unit DAG of the order arcs, sorted, no duplicates, no self-loops */
 	int *pred_off, *pred;
 	double *work, *param;          /* sums over the unit's ops */
 	int *topo;                     /* a topological order of the units */
