@@ -49,14 +49,18 @@ const int *sc_editor_stages(const sc_editor *ed);
 const sc_costs *sc_editor_costs(const sc_editor *ed);
 
 /* The stages op v (0 <= v < n) may move to alone, with its group, without an
- * edge going backwards: [*lo, *hi], 0-based, always containing its current
- * stage.  O(degree of v's group + group size). */
+ * edge breaking its rule of the stage order (going backwards; on a training
+ * graph also an orphan's edge going on to a later stage): [*lo, *hi], 0-based, always containing
+ * its current stage.  O(degree of v's group + group size). */
 void sc_editor_range(const sc_editor *ed, int v, int *lo, int *hi);
 
 /* Moves op v with its whole co-location group to stage `to` (0-based).
  * Refuses, returning false, changing nothing and writing one line into why,
  * when v or `to` is out of range, when an edge would go to an earlier stage
- * ("edge conv1 -> add would go from stage 3 back to stage 2") or when the
+ * ("edge conv1 -> add would go from stage 3 back to stage 2"; on a training
+ * graph an edge between backward ops, one an orphan, to a later stage: "edge
+ * a -> b would go from stage 1 on to stage 3 (an edge between backward ops,
+ * one of them an orphan, never goes to a later stage)") or when the
  * history cannot grow (out of memory).  On success returns true, records one
  * undo entry and writes "moved conv1 to stage 3" or "moved group g1 (4 ops)
  * to stage 3" into why.  A move to the current stage is a no-op that returns

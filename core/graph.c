@@ -189,7 +189,8 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
 sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err)
 {
 	if (v < 0 || v >= b->n)
-		return sc_error_set(err, SC_ERR_INTERNAL, "op %d to mark backward does not exist", v);
+		return sc_error_set(err, SC_ERR_INTERNAL, "op %d to mark backward does not exist",
+		                    v);
 	if (b->bcap < b->cap) {
 		bool *nb = realloc(b->backward, (size_t)b->cap * sizeof *nb);
 		if (!nb)
@@ -386,11 +387,12 @@ static sc_status order_arcs(sc_graph *g, bool *backward, int bcap, const char *s
 	for (int u = 0; u < n; u++)
 		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++)
 			if (backward[u] && !backward[g->succ[i]])
-				return sc_error_set(err, SC_ERR_INPUT,
-				                    "%s: edge '%s' -> '%s' goes from a backward op to a "
-				                    "forward op; in a training graph the backward pass "
-				                    "never feeds the forward pass",
-				                    source, g->op_name[u], g->op_name[g->succ[i]]);
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: edge '%s' -> '%s' goes from a backward op to a "
+				        "forward op; in a training graph the backward pass "
+				        "never feeds the forward pass",
+				        source, g->op_name[u], g->op_name[g->succ[i]]);
 	g->orphan = calloc((size_t)n, sizeof *g->orphan);
 	bool *group_fw = calloc((size_t)g->ngroups + 1, sizeof *group_fw);
 	g->ord_topo = sc_malloc_n((size_t)n, sizeof *g->ord_topo);
@@ -424,9 +426,8 @@ static sc_status order_arcs(sc_graph *g, bool *backward, int bcap, const char *s
 			}
 		}
 	g->m_order = sc_csr_build(n, m, from, to, &g->ord_succ_off, &g->ord_succ);
-	int back = g->m_order < 0
-	               ? -1
-	               : sc_csr_build(n, m, to, from, &g->ord_pred_off, &g->ord_pred);
+	int back =
+	        g->m_order < 0 ? -1 : sc_csr_build(n, m, to, from, &g->ord_pred_off, &g->ord_pred);
 	free(from);
 	free(to);
 	if (g->m_order < 0 || back < 0)
@@ -455,13 +456,11 @@ sc_edge_rule sc_graph_edge_rule(const sc_graph *g, int u, int v)
 const char *sc_edge_rule_text(sc_edge_rule r)
 {
 	switch (r) {
-	case SC_RULE_FORWARD:
-		return "an edge never goes to an earlier stage";
+	case SC_RULE_FORWARD: return "an edge never goes to an earlier stage";
 	case SC_RULE_MIRROR:
 		return "an edge between backward ops, one of them an orphan, never goes to a later "
 		       "stage";
-	default:
-		return "free";
+	default: return "free";
 	}
 }
 

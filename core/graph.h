@@ -111,8 +111,8 @@ static inline bool sc_graph_is_training(const sc_graph *g)
 /* Which rule of the stage order an edge u -> v of g obeys. */
 typedef enum sc_edge_rule {
 	SC_RULE_FREE = 0, /* no order: a training graph's edge into the backward pass */
-	SC_RULE_FORWARD, /* stage(u) <= stage(v): every inference edge, forward to forward */
-	SC_RULE_MIRROR,  /* stage(v) <= stage(u): backward to backward, one an orphan */
+	SC_RULE_FORWARD,  /* stage(u) <= stage(v): every inference edge, forward to forward */
+	SC_RULE_MIRROR,   /* stage(v) <= stage(u): backward to backward, one an orphan */
 } sc_edge_rule;
 
 /* The rule edge u -> v obeys (u -> v must be an edge of g, not checked). */

@@ -394,9 +394,10 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		index[AGSEQ(v)] = i;
 		const char *bw = attr(v, AGNODE, g, "backward");
 		if (bw && strcmp(bw, "true") != 0 && strcmp(bw, "false") != 0) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s' attribute 'backward': '%s' is not true or false",
-			             path, name, bw);
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: node '%s' attribute 'backward': '%s' is not true or false",
+			        path, name, bw);
 			goto done;
 		}
 		if (bw && strcmp(bw, "true") == 0 && sc_builder_set_backward(b, i, err) != SC_OK)

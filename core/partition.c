@@ -35,8 +35,9 @@ bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
 			if ((r == SC_RULE_FORWARD && stage[w] < stage[u]) ||
 			    (r == SC_RULE_MIRROR && stage[w] > stage[u])) {
 				if (v)
-					*v = (sc_violation){
-					        r == SC_RULE_FORWARD ? SC_VIOL_EDGE : SC_VIOL_MIRROR, u, w};
+					*v = (sc_violation){r == SC_RULE_FORWARD ? SC_VIOL_EDGE
+					                                         : SC_VIOL_MIRROR,
+					                    u, w};
 				return false;
 			}
 		}
@@ -221,6 +222,20 @@ sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, i
 		if (!arr)
 			goto nomem;
 		json_object_set_new(root, "stage_costs", arr);
+		json_t *obj = sc_report_objective(costs);
+		if (obj)
+			json_object_set_new(root, "training", obj);
+	}
+	/* a training graph's backward ops, named, so that a reader of the file
+	 * alone can tell the passes apart */
+	if (g->backward) {
+		json_t *bw = json_array();
+		if (!bw)
+			goto nomem;
+		for (int v = 0; v < g->n; v++)
+			if (g->backward[v])
+				json_array_append_new(bw, json_string(g->op_name[v]));
+		json_object_set_new(root, "backward_ops", bw);
 	}
 	for (int v = 0; v < g->n; v++)
 		if (json_object_set_new(map, g->op_name[v], json_integer(stage[v] + 1)) != 0)

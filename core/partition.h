@@ -18,9 +18,9 @@
 
 typedef enum sc_violation_kind {
 	SC_VIOL_NONE = 0,
-	SC_VIOL_RANGE, /* op a has a stage outside 1..k */
-	SC_VIOL_EDGE,  /* edge a -> b goes from a later stage to an earlier one */
-	SC_VIOL_GROUP, /* ops a and b of one group are in different stages */
+	SC_VIOL_RANGE,  /* op a has a stage outside 1..k */
+	SC_VIOL_EDGE,   /* edge a -> b goes from a later stage to an earlier one */
+	SC_VIOL_GROUP,  /* ops a and b of one group are in different stages */
 	SC_VIOL_MIRROR, /* training: edge a -> b between backward ops, one an
 	                 * orphan, goes from an earlier stage to a later one */
 } sc_violation_kind;
@@ -75,7 +75,9 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 /* Writes the partition file for stage (0-based, k stages) to path through a
  * temporary file in the same directory and a rename, so an existing file is
  * either replaced whole or left alone.  costs (may be NULL) adds the
- * bottleneck and per-stage costs beside the stages, for readers. */
+ * bottleneck and per-stage costs beside the stages, for readers; on a
+ * training graph the file also names its "backward_ops" and, with costs,
+ * gives the "training" object of sc_report_objective. */
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err);
 

@@ -11,10 +11,16 @@
 
 /* Returns a new JSON array with one object per stage (1-based "stage",
  * "ops", "work", "io_in", "io_out", "overflow", "cost", "param",
- * "in_bytes", "out_bytes", "over_memory"), or NULL when out of memory. */
+ * "in_bytes", "out_bytes", "over_memory"; on a training graph also
+ * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
 /* Flags for json_dumps: exact doubles (17 digits), keys in insertion order. */
+/* For a training graph, an object {"schedule": "1f1b"|"gpipe", "gpipe": the
+ * GPipe objective, "max_cost_fw", "max_cost_fw_stage", "max_cost_bw",
+ * "max_cost_bw_stage"}; NULL for an inference graph. */
+json_t *sc_report_objective(const sc_costs *c);
+
 #define SC_JSON_FLAGS (JSON_REAL_PRECISION(17) | JSON_INDENT(2))
 
 #endif

@@ -108,7 +108,8 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
 		if (ts_valid(g, stage, k)) {
 			ts_costs(g, stage, &set, k, c);
 			int at;
-			double v = sched == SC_SCHEDULE_GPIPE ? ts_gpipe(c, k) : ts_bottleneck(c, k, &at);
+			double v = sched == SC_SCHEDULE_GPIPE ? ts_gpipe(c, k)
+			                                      : ts_bottleneck(c, k, &at);
 			if (set.policy == SC_MEM_HARD)
 				for (int s = 0; s < k; s++)
 					if (c[s].over)

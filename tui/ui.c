@@ -87,6 +87,8 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->memory = o->memory;
 	if (o->policy >= 0)
 		s->policy = (sc_mem_policy)o->policy;
+	if (o->schedule >= 0)
+		s->schedule = (sc_schedule)o->schedule;
 }
 
 void ui_search_params(const ui_opts *o, sc_search_params *p)
@@ -262,8 +264,13 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 {
 	int at;
 	sc_costs_bottleneck(c, &at);
-	fprintf(f, "  %5s %7s %12s %12s %12s %12s %12s\n", "stage", "ops", "work", "io in",
-	        "io out", "overflow", "cost");
+	/* a training graph adds each stage's cost by pass (fw + bw = cost) */
+	bool training = sc_graph_is_training(c->g);
+	fprintf(f, "  %5s %7s %12s %12s %12s %12s", "stage", "ops", "work", "io in", "io out",
+	        "overflow");
+	if (training)
+		fprintf(f, " %12s %12s", "fw", "bw");
+	fprintf(f, " %12s\n", "cost");
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
 		/* a run of empty stages (k far above the ops, up to 1 000 000) is
@@ -278,12 +285,35 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 			continue;
 		}
 		char w[32], i[32], o[32], v[32], t[32];
-		fprintf(f, "%c %5d %7d %12s %12s %12s %12s %12s%s\n", s == at ? '*' : ' ', s + 1,
-		        st->ops, ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
-		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v),
-		        ui_num(st->cost, t, sizeof t),
+		fprintf(f, "%c %5d %7d %12s %12s %12s %12s", s == at ? '*' : ' ', s + 1, st->ops,
+		        ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
+		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v));
+		if (training)
+			fprintf(f, " %12s %12s", ui_num(st->cost_fw, w, sizeof w),
+			        ui_num(st->cost_bw, i, sizeof i));
+		fprintf(f, " %12s%s\n", ui_num(st->cost, t, sizeof t),
 		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
 	}
+}
+
+void ui_print_objective(const sc_costs *c, FILE *f)
+{
+	if (!sc_graph_is_training(c->g))
+		return;
+	char a[32], b[32], t[32];
+	int fa, ba;
+	double gp = sc_costs_gpipe(c, &fa, &ba);
+	if (c->set.schedule == SC_SCHEDULE_GPIPE)
+		fprintf(f,
+		        "GPipe objective %s = forward %s (stage %d) + backward %s (stage %d)   "
+		        "[--schedule gpipe]\n",
+		        ui_num(gp, t, sizeof t), ui_num(c->st[fa].cost_fw, a, sizeof a), fa + 1,
+		        ui_num(c->st[ba].cost_bw, b, sizeof b), ba + 1);
+	else
+		fprintf(f,
+		        "training graph, 1F1B schedule: the objective is the bottleneck (GPipe "
+		        "would give %s)\n",
+		        ui_num(gp, t, sizeof t));
 }
 
 void ui_print_dp_progress(const sc_progress *p)

@@ -26,6 +26,8 @@ typedef struct ui_opts {
 	double bandwidth; /* 0 = not given */
 	double memory;    /* < 0 = not given; INFINITY = unlimited */
 	int policy;       /* -1 = not given, else an sc_mem_policy */
+	int schedule;     /* -1 = not given, else an sc_schedule */
+	bool training;    /* gen --training */
 	bool json;
 	const char *output; /* -o */
 	/* solve and gen */
@@ -58,8 +60,8 @@ typedef struct ui_opts {
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
 
-/* Applies the options that override settings (-k, -B, -M, --memory-policy)
- * to s. */
+/* Applies the options that override settings (-k, -B, -M, --memory-policy,
+ * --schedule) to s. */
 void ui_opts_apply(const ui_opts *o, sc_settings *s);
 
 /* Fills p with the search defaults (sc_search_params_init) overridden by
@@ -134,6 +136,11 @@ bool ui_parse_rungs(const char *list, unsigned *out);
 const char *ui_rung_status_name(sc_rung_state s);
 
 #include "core/cost.h"
+
+/* On a training graph, one line naming the objective under the schedule:
+ * the GPipe objective and its parts, or, under 1F1B, that the bottleneck
+ * is the objective (and what GPipe would give).  Nothing on inference. */
+void ui_print_objective(const sc_costs *c, FILE *f);
 
 /* Prints the stage table of c (ops, work, io in, io out, overflow, cost per
  * stage, the bottleneck starred, "over memory" under a hard limit) to f:

@@ -306,24 +306,33 @@ Test(info, file_names_are_escaped_on_stdout)
 }
 
 /* A training graph (isBackwardNode true on some ops, as a boolean or a
- * number) is described by info, with a line saying how many ops are
- * backward and that the other commands refuse it; --json gives the count as
- * backward_ops, present only then.  The refusals are MANIFEST cases. */
-Test(info, training_graph_is_described_with_its_backward_ops)
+ * number) is described with its passes: in fiddle_training.json embed and
+ * attn are forward (work 1.5 + 2), attn_grad and embed_grad backward (4 +
+ * 3), in the groups of attn and embed, so no orphan; of the three edges only
+ * embed -> attn orders the stages.  --json gives the same as "training",
+ * present only for a training graph. */
+Test(info, training_graph_is_described_with_its_passes)
 {
 	char *out, *err;
 	cr_assert_eq(ts_runf(&out, &err, "info tests/bad/fiddle_training.json"), 0, "%s", err);
 	cr_assert_str_eq(err, "");
 	cr_assert(strstr(out, "\nops            4 "), "%s", out);
 	cr_assert(strstr(out, "\ntotal work     10.5000 time units\n"), "%s", out);
-	cr_assert(strstr(out, "\ntraining       2 of the 4 ops are backward (isBackwardNode)\n"
-	                      "               the backward pass is not modelled yet: only info "
-	                      "takes this graph\n"),
+	cr_assert(strstr(out, "\ntraining       2 forward ops (work 3.5000), 2 backward (work "
+	                      "7.0000), 0 orphans\n"
+	                      "               1 of the 3 edges order the stages (1 forward, 0 "
+	                      "mirrored at orphans)\n"),
 	          "%s", out);
 	free(out);
 	free(err);
 	json_t *j = ts_run_json(0, "info --json tests/bad/fiddle_training.json");
-	cr_assert_eq(ts_jint(j, "backward_ops"), 2);
+	json_t *t = ts_jget(j, "training");
+	cr_assert_eq(ts_jint(t, "forward_ops"), 2);
+	cr_assert_eq(ts_jint(t, "backward_ops"), 2);
+	cr_assert_eq(ts_jint(t, "orphans"), 0);
+	cr_assert_eq(ts_jnum(t, "work_forward"), 3.5);
+	cr_assert_eq(ts_jnum(t, "work_backward"), 7.0);
+	cr_assert_eq(ts_jint(t, "order_arcs"), 1);
 	cr_assert_eq(ts_jnum(j, "total_work"), 10.5);
 	json_decref(j);
 	/* an inference graph has neither */
@@ -332,7 +341,7 @@ Test(info, training_graph_is_described_with_its_backward_ops)
 	free(out);
 	free(err);
 	j = ts_run_json(0, "info --json " RESNET_OP);
-	cr_assert_null(json_object_get(j, "backward_ops"));
+	cr_assert_null(json_object_get(j, "training"));
 	json_decref(j);
 }
 

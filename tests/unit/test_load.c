@@ -187,19 +187,26 @@ Test(load, dot_name_not_utf8_is_refused)
 	          "%s", err.msg);
 }
 
-/* isBackwardNode (a boolean or a number) is counted; inference graphs
- * have none. */
+/* isBackwardNode (a boolean or a number) marks the backward ops;
+ * inference graphs have none, and their order arcs are their edges. */
 Test(load, backward_ops_are_counted)
 {
 	sc_graph *g = ts_load("tests/bad/fiddle_training.json");
 	cr_assert_eq(g->n, 4);
 	cr_assert_eq(g->backward_ops, 2);
+	cr_assert(g->backward[sc_graph_find(g, "attn_grad")]);
+	cr_assert(g->backward[sc_graph_find(g, "embed_grad")]);
+	cr_assert(!g->backward[sc_graph_find(g, "attn")]);
+	cr_assert_eq(g->orphans, 0);
+	cr_assert_eq(g->m_order, 1); /* embed -> attn; the rest is free */
 	sc_graph_free(g);
 	g = ts_load("samples/msr-fiddle/layer/bert24_inference.json");
 	cr_assert_eq(g->backward_ops, 0);
 	sc_graph_free(g);
 	g = ts_load("tests/data/pair.dot");
 	cr_assert_eq(g->backward_ops, 0);
+	cr_assert_null(g->backward);
+	cr_assert_eq(g->m_order, g->m);
 	sc_graph_free(g);
 }
 

@@ -53,6 +53,8 @@ typedef enum ui_option_id {
 	OPT_BANDWIDTH,
 	OPT_MEMORY,
 	OPT_POLICY,
+	OPT_SCHEDULE,
+	OPT_TRAINING,
 	OPT_JSON,
 	OPT_OUTPUT,
 	OPT_HELP,
@@ -106,6 +108,9 @@ static const ui_option options[] = {
          "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
         {OPT_POLICY, "memory-policy", 0, "P",
          "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
+        {OPT_SCHEDULE, "schedule", 0, "S",
+         "training graphs: '1f1b' (PipeDream, the default: max stage cost) or 'gpipe' (max "
+         "forward + max backward cost)"},
         {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
         {OPT_SEED, "seed", 's', "S",
          "random seed; the same seed gives the same result (default 1)"},
@@ -139,6 +144,8 @@ static const ui_option options[] = {
         {OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
         {OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
         {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
+        {OPT_TRAINING, "training", 0, NULL,
+         "gen: a training graph (each op's backward op, gradient edges, a loss orphan)"},
         {OPT_MODEL, "model", 0, "M",
          "er, ba, ws, any (REGAL, the default), transformer, resnet or inception"},
         {OPT_OUTPUT, "output", 'o', "FILE",
@@ -160,7 +167,7 @@ typedef struct ui_command {
 
 /* A command's list of option ids: OPTIONS(OPT_JSON, OPT_HELP). */
 #define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
-#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY
+#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE
 
 static const ui_command commands[] = {
         {
@@ -188,7 +195,8 @@ static const ui_command commands[] = {
                         "partition is invalid (naming the first offending edge or group) or breaks "
                         "a\n"
                         "hard memory limit.",
-                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_JSON,
+                                 OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -298,16 +306,17 @@ static const ui_command commands[] = {
                         "instances; --merge FILE... prints the tables of results files.  ^C "
                         "stops,\n"
                         "prints the tables of what finished and exits 130.",
-                .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_METHODS,
-                                 OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART, OPT_MERGE,
-                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE,
+                                 OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART,
+                                 OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 0,
                 .max_pos = 100000,
                 .run = ui_cmd_bench,
         },
         {
                 .name = "gen",
-                .synopsis = "gen --nodes N|--layers L [--model M] [--seed S] [-o FILE.dot]",
+                .synopsis = "gen --nodes N|--layers L [--model M] [--training] [--seed S] [-o "
+                            "FILE.dot]",
                 .summary = "write a synthetic graph (REGAL-style, transformer or resnet) as DOT",
                 .help = "Generates a graph of the family --model names, deterministic per seed:\n"
                         "  er, ba, ws, any  a random graph in the style of REGAL (paper 000, App. "
@@ -347,10 +356,13 @@ static const ui_command commands[] = {
                         "op's\n"
                         "work, param and out by its own factor in [0.9, 1.1].  Op names end in "
                         "their\n"
-                        "kind (.matmul, .conv, .add, ...).  Writes DOT to FILE (atomically) or to\n"
-                        "stdout.",
-                .takes = OPTIONS(OPT_NODES, OPT_LAYERS, OPT_SEED, OPT_MODEL, OPT_K, OPT_OUTPUT,
-                                 OPT_HELP),
+                        "kind (.matmul, .conv, .add, ...).  --training makes it a training graph:\n"
+                        "each op v gets a backward op v.grad (twice the work, in v's group), each\n"
+                        "edge u -> v a gradient edge v.grad -> u.grad and an activation edge\n"
+                        "u -> v.grad, and an orphan loss.grad joins the forward sinks to their\n"
+                        "backward ops.  Writes DOT to FILE (atomically) or to stdout.",
+                .takes = OPTIONS(OPT_NODES, OPT_LAYERS, OPT_SEED, OPT_MODEL, OPT_TRAINING, OPT_K,
+                                 OPT_OUTPUT, OPT_HELP),
                 .min_pos = 0,
                 .max_pos = 0,
                 .run = ui_cmd_gen,
@@ -551,6 +563,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	memset(o, 0, sizeof *o);
 	o->memory = -1;
 	o->policy = -1;
+	o->schedule = -1;
 	o->seed = 1;
 	o->elite = o->mutants = o->bias = -1;
 	o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
@@ -617,7 +630,17 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->policy = (int)p;
 			break;
 		}
+		case OPT_SCHEDULE: {
+			sc_schedule sch;
+			if (!sc_schedule_parse(a, &sch)) {
+				ui_error("%s--schedule: '%s' is not '1f1b' or 'gpipe'", pre, a);
+				return false;
+			}
+			o->schedule = (int)sch;
+			break;
+		}
 		case OPT_JSON: o->json = true; break;
+		case OPT_TRAINING: o->training = true; break;
 		case OPT_METHOD: o->method = a; break;
 		case OPT_SEED: {
 			char *e2;

@@ -1,7 +1,9 @@
 /*
  * cmd_eval.c - `stagecut eval FILE PARTITION`: stage costs, bottleneck and
- * validity.  An invalid partition (stage out of range, an edge going back, a
- * split group) or one over a hard memory limit exits 1 and says why.
+ * validity.  An invalid partition (stage out of range, an edge that breaks
+ * its rule of the stage order, a split group) or one over a hard memory
+ * limit exits 1 and says why.  Training graphs are taken: each stage's
+ * cost by pass, and the objective under the schedule.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@
 int ui_cmd_eval(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
+	sc_graph *g = ui_load_to_describe(o->pos[0], o, &status);
 	if (!g)
 		return status;
 	int *stage = sc_part_new(g);
@@ -73,6 +75,16 @@ int ui_cmd_eval(const ui_opts *o)
 			json_object_set_new(root, "bottleneck", json_real(bottleneck));
 			json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
 			json_object_set_new(root, "stages", sc_report_stages(c));
+			json_t *obj = sc_report_objective(c);
+			if (obj) {
+				json_object_set_new(
+				        root, "objective",
+				        json_real(set.schedule == SC_SCHEDULE_GPIPE
+				                          ? json_real_value(
+				                                    json_object_get(obj, "gpipe"))
+				                          : bottleneck));
+				json_object_set_new(root, "training", obj);
+			}
 		} else {
 			json_object_set_new(root, "bottleneck", json_null());
 			json_object_set_new(root, "bottleneck_stage", json_null());
@@ -88,6 +100,7 @@ int ui_cmd_eval(const ui_opts *o)
 		char b[32];
 		printf("bottleneck %s (stage %d)   [time units; params and tensors in bytes]\n",
 		       ui_num(bottleneck, b, sizeof b), at + 1);
+		ui_print_objective(c, stdout);
 	}
 	if (valid && feasible)
 		printf("valid\n");

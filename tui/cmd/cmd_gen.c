@@ -25,6 +25,7 @@ int ui_cmd_gen(const ui_opts *o)
 	spec.layers = o->layers;
 	spec.seed = o->seed;
 	spec.k = o->k;
+	spec.training = o->training;
 	sc_error err;
 	sc_graph *g = sc_gen(&spec, &err);
 	if (!g) {

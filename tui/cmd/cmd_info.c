@@ -50,6 +50,35 @@ static void gather(const sc_graph *g, info_stats *s, int *level)
 /* Ideals are counted up to this many; past it info says "more than". */
 #define INFO_IDEAL_LIMIT 1000000L
 
+/* A training graph's totals by pass. */
+typedef struct pass_totals {
+	double work_fw, work_bw;
+	int forward_edges; /* order arcs along forward edges */
+} pass_totals;
+
+static void pass_totals_of(const sc_graph *g, pass_totals *t)
+{
+	*t = (pass_totals){0};
+	for (int v = 0; v < g->n; v++) {
+		if (g->backward[v])
+			t->work_bw += g->work[v];
+		else
+			t->work_fw += g->work[v];
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+			t->forward_edges += sc_graph_edge_rule(g, v, g->succ[i]) == SC_RULE_FORWARD;
+	}
+}
+
+static json_t *training_json(const sc_graph *g)
+{
+	pass_totals t;
+	pass_totals_of(g, &t);
+	return json_pack("{s:i, s:i, s:i, s:f, s:f, s:i, s:i}", "forward_ops",
+	                 g->n - g->backward_ops, "backward_ops", g->backward_ops, "orphans",
+	                 g->orphans, "work_forward", t.work_fw, "work_backward", t.work_bw,
+	                 "order_arcs", g->m_order, "mirrored_arcs", g->m_order - t.forward_edges);
+}
+
 static json_t *contraction_json(const sc_contract_report *r)
 {
 	json_t *rules = json_object();
@@ -145,10 +174,8 @@ int ui_cmd_info(const ui_opts *o)
 		                                               : json_real(set->memory),
 		                            "memory_policy", sc_mem_policy_name(set->policy),
 		                            "simple_bound", bounds);
-		/* a training graph: how many ops are backward (the other commands
-		 * refuse it until the training model lands) */
-		if (root && g->backward_ops > 0)
-			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
+		if (root && sc_graph_is_training(g))
+			json_object_set_new(root, "training", training_json(g));
 		if (root)
 			json_object_set_new(root, "contraction", contraction_json(&contraction));
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
@@ -175,12 +202,17 @@ int ui_cmd_info(const ui_opts *o)
 		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
 		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
 		       sc_mem_policy_name(set->policy));
-	/* a training graph: described, but the other commands refuse it */
-	if (g->backward_ops > 0)
-		printf("training       %d of the %d ops are backward (isBackwardNode)\n"
-		       "               the backward pass is not modelled yet: only info takes "
-		       "this graph\n",
-		       g->backward_ops, g->n);
+	if (sc_graph_is_training(g)) {
+		pass_totals t;
+		pass_totals_of(g, &t);
+		printf("training       %d forward ops (work %s), %d backward (work %s), "
+		       "%d orphan%s\n",
+		       g->n - g->backward_ops, ui_num(t.work_fw, a, sizeof a), g->backward_ops,
+		       ui_num(t.work_bw, b, sizeof b), g->orphans, g->orphans == 1 ? "" : "s");
+		printf("               %d of the %d edges order the stages (%d forward, %d "
+		       "mirrored at orphans)\n",
+		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
+	}
 	contraction_print(&contraction);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
