@@ -296,7 +296,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 	}
 }
 
-void ui_print_objective(const sc_costs *c, FILE *f)
+void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f)
 {
 	if (!sc_graph_is_training(c->g))
 		return;
@@ -305,10 +305,10 @@ void ui_print_objective(const sc_costs *c, FILE *f)
 	double gp = sc_costs_gpipe(c, &fa, &ba);
 	if (c->set.schedule == SC_SCHEDULE_GPIPE)
 		fprintf(f,
-		        "GPipe objective %s = forward %s (stage %d) + backward %s (stage %d)   "
+		        "GPipe objective %s = forward %s (stage %d) + backward %s (stage %d)%s   "
 		        "[--schedule gpipe]\n",
 		        ui_num(gp, t, sizeof t), ui_num(c->st[fa].cost_fw, a, sizeof a), fa + 1,
-		        ui_num(c->st[ba].cost_bw, b, sizeof b), ba + 1);
+		        ui_num(c->st[ba].cost_bw, b, sizeof b), ba + 1, suffix);
 	else
 		fprintf(f,
 		        "training graph, 1F1B schedule: the objective is the bottleneck (GPipe "

@@ -138,9 +138,10 @@ const char *ui_rung_status_name(sc_rung_state s);
 #include "core/cost.h"
 
 /* On a training graph, one line naming the objective under the schedule:
- * the GPipe objective and its parts, or, under 1F1B, that the bottleneck
- * is the objective (and what GPipe would give).  Nothing on inference. */
-void ui_print_objective(const sc_costs *c, FILE *f);
+ * the GPipe objective and its parts followed by suffix (", proven
+ * optimal" or ""), or, under 1F1B, that the bottleneck is the objective
+ * (and what GPipe would give).  Nothing on inference. */
+void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f);
 
 /* Prints the stage table of c (ops, work, io in, io out, overflow, cost per
  * stage, the bottleneck starred, "over memory" under a hard limit) to f:

@@ -100,7 +100,7 @@ int ui_cmd_eval(const ui_opts *o)
 		char b[32];
 		printf("bottleneck %s (stage %d)   [time units; params and tensors in bytes]\n",
 		       ui_num(bottleneck, b, sizeof b), at + 1);
-		ui_print_objective(c, stdout);
+		ui_print_objective(c, "", stdout);
 	}
 	if (valid && feasible)
 		printf("valid\n");

@@ -136,6 +136,11 @@ int ui_cmd_solve(const ui_opts *o)
 		json_object_set_new(root, "partition",
 		                    feasible && o->output ? json_string(o->output) : json_null());
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
+		/* a training graph: the objective under the schedule, its parts */
+		if (feasible && sc_graph_is_training(g)) {
+			json_object_set_new(root, "objective", json_real(best));
+			json_object_set_new(root, "training", sc_report_objective(c));
+		}
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -146,8 +151,12 @@ int ui_cmd_solve(const ui_opts *o)
 	              (unsigned long long)p.seed); /* the file's name, escaped */
 	ui_print_stage_table(c, stdout);
 	char b[32];
+	/* under GPipe the proof is of the GPipe objective, on its own line */
+	bool gpipe = sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE;
+	const char *proven = optimal ? ", proven optimal" : "";
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
-	       at + 1, optimal ? ", proven optimal" : "", pr.evals, pr.elapsed);
+	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
+	ui_print_objective(c, gpipe ? proven : "", stdout);
 	if (o->output)
 		printf("partition written to %s\n", o->output);
 	if (ui_interrupted()) {
