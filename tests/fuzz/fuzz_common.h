@@ -155,6 +155,20 @@ static inline void fuzz_check_graph(const sc_graph *g)
 		for (int j = g->group_off[i]; j < g->group_off[i + 1]; j++)
 			FUZZ_CHECK(g->group[g->group_ops[j]] == i);
 	}
+	/* the order arcs: the edges on an inference graph; on a training graph
+	 * never between the passes, every one along ord_topo */
+	FUZZ_CHECK((g->backward == NULL) == (g->backward_ops == 0));
+	FUZZ_CHECK(g->backward || (g->ord_succ == g->succ && g->m_order == g->m));
+	for (int i = 0; i < g->n; i++) {
+		FUZZ_CHECK(g->ord_topo[i] >= 0 && g->ord_topo[i] < g->n);
+		pos[g->ord_topo[i]] = i;
+	}
+	for (int v = 0; v < g->n; v++)
+		for (int i = g->ord_succ_off[v]; i < g->ord_succ_off[v + 1]; i++) {
+			int s = g->ord_succ[i];
+			FUZZ_CHECK(pos[v] < pos[s]);
+			FUZZ_CHECK(!g->backward || g->backward[v] == g->backward[s]);
+		}
 	free(pos);
 }
 
