@@ -102,7 +102,13 @@ static void put_line(int y, const char *s, bool utf8)
 static void quotient_draw(wb *w, int y, int h, int cols)
 {
 	attron(A_BOLD);
-	mvprintw(y, 0, "stage graph: tensor volume between stages (e exports an image)");
+	if (sc_graph_is_training(w->g))
+		mvprintw(
+		        y, 0, "%.*s", cols - 1,
+		        "stage graph: tensor volume between stages, forward (fw) and backward (bw) "
+		        "apart (e exports an image)");
+	else
+		mvprintw(y, 0, "stage graph: tensor volume between stages (e exports an image)");
 	attroff(A_BOLD);
 	if (h < 3)
 		return;
