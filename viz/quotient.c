@@ -5,7 +5,9 @@
  * never disagree.  The edges are found in one pass over the ops: for op v in
  * stage s, the distinct stages t != s among v's successors each receive
  * out(v) once (a stamp array of k entries finds the distinct ones), giving a
- * list of at most m (s, t, bytes) triples that is sorted and merged.
+ * list of at most m (s, t, bytes) triples that is sorted and merged.  A
+ * training graph's triples also carry the bytes made by backward ops, merged
+ * alongside, and the GPipe terms come from sc_costs_gpipe.
  */
 #include "quotient.h"
 

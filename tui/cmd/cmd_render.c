@@ -8,7 +8,11 @@
  * --bounds takes `stagecut bounds --json` output for the caption's lower
  * bound and gap; it must be about the same graph, k and settings, and its
  * bound may not exceed the partition's bottleneck (which would mean it was
- * computed for something else).
+ * computed for something else; under GPipe, the GPipe objective).
+ *
+ * A training graph is drawn too, its backward pass apart (viz/); a second
+ * line of text and, with --json, the schedule, the objective and every
+ * stage's cost split by pass say so.  Inference output is unchanged.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>

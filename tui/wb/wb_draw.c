@@ -3,7 +3,11 @@
  * view) and its first view, the overview: the stage table, the ladder of
  * lower bounds and the search panel.  Everything is drawn from the state in
  * wb.h on every redraw (curses sends only what changed), so a screen is a
- * pure function of the state and the terminal size.  The other views are
+ * pure function of the state and the terminal size.  A training graph adds
+ * to the header its schedule (under GPipe the GPipe objective replaces the
+ * bottleneck), to the stage table each stage's cost by pass, and wraps a
+ * status message too long for one row (the editor's refusals name an edge
+ * and a rule).  The other views are
  * wb_nodes.c and wb_quotient.c; the modals are in wb_keys.c (help),
  * wb_settings.c, wb_tour.c and wb_lineedit.c (prompts).
  *

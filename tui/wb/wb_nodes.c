@@ -3,7 +3,9 @@
  * work, out and group; filter by name, sort by stage, work or name; move the
  * selected op with < and > (alone, with its group) or [ and ] (with the ops
  * that must follow it), each move checked and re-costed incrementally by
- * the editor (core/edit.h).
+ * the editor (core/edit.h).  On a training graph a pass column (fw, bw,
+ * orphan) follows the stage, and a move's message says how many ops of
+ * each pass went (a forward op takes its group's backward ops along).
  *
  * The list is rebuilt in O(n + k) after each change: the ops in name order
  * come from the graph's by_name index, and sorting by stage is a counting

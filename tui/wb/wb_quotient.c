@@ -9,6 +9,8 @@
  * terminal whose locale is not UTF-8 the box-drawing characters become
  * + - | so the view still reads.  The view has no keys of its own: e
  * (export) is a global action (wb_keys.c) that lands in wb_export here.
+ * On a training graph the boxes and labels split costs and volumes by pass
+ * (viz/canvas.h).
  *
  * Layer: a view (layer 4 in wb.h): it calls the state, the prompt and
  * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
