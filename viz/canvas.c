@@ -354,10 +354,15 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 			cv_draw_path(g, &sq, box, k, tail, head);
 	}
 	for (int i = 0; i < l->nedges && i < q->nedges; i++) {
-		char vol[32];
-		sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol);
-		cv_place_label(g, axis_map(&ax, l->edge[i].lx), axis_map(&ay, top - l->edge[i].ly),
-		               vol);
+		char vol[80];
+		double lx = axis_map(&ax, l->edge[i].lx), ly = axis_map(&ay, top - l->edge[i].ly);
+		sc_quotient_edge_label(q, &q->edges[i], ", ", vol, sizeof vol);
+		/* a training graph's two passes, or their total where that is
+		 * all there is room for */
+		if (!cv_place_label(g, lx, ly, vol) && q->training) {
+			sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol);
+			cv_place_label(g, lx, ly, vol);
+		}
 	}
 	ok = true;
 	goto out;
@@ -392,7 +397,7 @@ static void draw_wrapped(cv_grid *g, const sc_quotient *q, int (*box)[4])
 	const int gx = 2; /* "─>" between neighbours */
 	int bw = 0, bh = 0, per = 0, gy = 0, nrow = 0;
 	bool found = false;
-	for (int lines = CV_WANT_LINES; lines >= 1 && !found; lines--) {
+	for (int lines = cv_want_lines(q); lines >= 1 && !found; lines--) {
 		/* the box width the text of this many lines needs */
 		int w = 0;
 		for (int s = 0; s < k; s++) {

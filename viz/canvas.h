@@ -7,7 +7,10 @@
  * box has heavy lines and a '*', so it shows without colour.  Edges follow
  * Graphviz's splines (sampled, drawn with ─ │ ┼ and corners, '·' where they
  * run diagonally) and end in an arrowhead; the tensor volume is written
- * beside an edge where there is room.
+ * beside an edge where there is room.  On a training graph a box shows fw
+ * and bw (the cost split by pass) right under its cost, and an edge label
+ * the volume of each pass ("fw 2 B, bw 1 B"; the total where that does not
+ * fit).
  *
  * The layout is scaled to the grid keeping its proportions (a cell being
  * about twice as tall as wide) except that boxes are widened and heightened

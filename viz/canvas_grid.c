@@ -78,16 +78,25 @@ int cv_stage_text(const sc_quotient *q, int s, int iw, int maxl, cv_tline *out)
 			n++;
 			break;
 		}
-	const struct {
+	typedef struct text_row {
 		const char *name, *brief;
 		double value;
 		bool bare; /* the value alone may stand for the line */
-	} row[] = {
-	        {"cost", "cost", st->cost, true},     {"ops", "ops", st->ops, false},
+	} text_row;
+	const text_row all[] = {
+	        {"cost", "cost", st->cost, true},     {"fw", "fw", st->cost_fw, false},
+	        {"bw", "bw", st->cost_bw, false},     {"ops", "ops", st->ops, false},
 	        {"work", "work", st->work, false},    {"io in", "in", st->io_in, false},
 	        {"io out", "out", st->io_out, false}, {"overflow", "ovf", st->overflow, false},
 	};
-	for (size_t r = 0; r < sizeof row / sizeof row[0] && n < maxl; r++) {
+	/* the cost split by pass, right under the cost, on training graphs
+	 * only */
+	text_row row[sizeof all / sizeof all[0]];
+	size_t nrow = 0;
+	for (size_t r = 0; r < sizeof all / sizeof all[0]; r++)
+		if (q->training || (r != 1 && r != 2))
+			row[nrow++] = all[r];
+	for (size_t r = 0; r < nrow && n < maxl; r++) {
 		char v[32];
 		sc_quotient_fmt(row[r].value, v, sizeof v);
 		int vl = (int)strlen(v);
@@ -121,6 +130,11 @@ int cv_stage_text(const sc_quotient *q, int s, int iw, int maxl, cv_tline *out)
 		n++;
 	}
 	return n;
+}
+
+int cv_want_lines(const sc_quotient *q)
+{
+	return q->training ? CV_WANT_LINES_TRAINING : CV_WANT_LINES;
 }
 
 int cv_want_text_w(const sc_quotient *q, int s)

@@ -34,8 +34,10 @@ typedef struct cv_grid {
 /* the largest interior a box asks for: wider or taller only wastes room */
 #define CV_WANT_TEXT_W 16
 #define CV_WANT_LINES 7
+/* ... and two more on a training graph (the forward and backward cost) */
+#define CV_WANT_LINES_TRAINING (CV_WANT_LINES + 2)
 /* ... plus "over memory" and "bottleneck" */
-#define CV_MAX_LINES (CV_WANT_LINES + 2)
+#define CV_MAX_LINES (CV_WANT_LINES_TRAINING + 2)
 
 /* A line of a stage's box: left-aligned text and right-aligned numbers, or
  * one centred text. */
@@ -71,6 +73,10 @@ int cv_min_title_len(const sc_quotient *q, int s);
  * overflow for as long as they fit, then "over memory" and "bottleneck"
  * where they apply and fit); returns their number. */
 int cv_stage_text(const sc_quotient *q, int s, int iw, int maxl, cv_tline *out);
+
+/* The lines of text a box of q would like: CV_WANT_LINES, or
+ * CV_WANT_LINES_TRAINING on a training graph. */
+int cv_want_lines(const sc_quotient *q);
 
 /* The interior width stage s's text would like (capped). */
 int cv_want_text_w(const sc_quotient *q, int s);

@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "core/graph.h"
 #include "gv.h"
 #include "quotient.h"
 
@@ -22,14 +23,40 @@ double sc_caption_gap(double bottleneck, double lower)
 	return gap < 1e-9 ? 0 : gap;
 }
 
-void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, double bottleneck)
+/* The training lines of a caption (see gv_training in gv.h). */
+static void training_lines(strbuf *b, const gv_training *tr)
+{
+	char n1[32], n2[32], n3[32];
+	sb_add(b, "<BR/>training graph: %d of %d ops backward", tr->backward_ops, tr->ops);
+	if (tr->orphans > 0)
+		sb_add(b, " (%d orphan%s)", tr->orphans, tr->orphans == 1 ? "" : "s");
+	sb_add(b, ", schedule %s", sc_quotient_schedule_name((sc_schedule)tr->schedule));
+	const sc_quotient *q = tr->q;
+	if (q && tr->schedule == SC_SCHEDULE_GPIPE)
+		sb_add(b,
+		       "<BR/>GPipe objective %s = forward %s (stage %d) + backward %s (stage "
+		       "%d)",
+		       sc_quotient_fmt(q->objective, n1, sizeof n1),
+		       sc_quotient_fmt(q->gpipe_fw, n2, sizeof n2), q->gpipe_fw_at + 1,
+		       sc_quotient_fmt(q->gpipe_bw, n3, sizeof n3), q->gpipe_bw_at + 1);
+	if (tr->legend)
+		sb_add(b,
+		       "<BR/><FONT COLOR=\"%s\">backward ops dashed on lavender; edges into "
+		       "backward ops dashed purple</FONT>",
+		       GV_COL_BW_EDGE);
+}
+
+void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_training *tr,
+                double objective)
 {
 	char lb[32];
 	sb_add(b, "<B>");
 	sb_add_escaped(b, cap->title);
 	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"11\">");
 	sb_add_escaped(b, summary);
-	double gap = sc_caption_gap(bottleneck, cap->lower);
+	if (tr)
+		training_lines(b, tr);
+	double gap = sc_caption_gap(objective, cap->lower);
 	if (!isnan(gap)) {
 		sb_add(b, "<BR/>best lower bound %s", sc_quotient_fmt(cap->lower, lb, sizeof lb));
 		if (cap->lower_by && *cap->lower_by) {

@@ -56,7 +56,8 @@ static void defaults(Agraph_t *g)
 	agattr(g, AGEDGE, "penwidth", "0.8");
 }
 
-/* An op's label: its name, then work and output size in small print. */
+/* An op's label: its name, then work and output size in small print; on
+ * a training graph a backward op says so (and whether it is an orphan). */
 static void op_label(const sc_graph *g, int v, strbuf *b)
 {
 	char w[32], o[32];
@@ -64,18 +65,29 @@ static void op_label(const sc_graph *g, int v, strbuf *b)
 	sb_add(b, "<BR/><FONT POINT-SIZE=\"8\">work %s &#183; out %s</FONT>",
 	       sc_quotient_fmt(g->work[v], w, sizeof w),
 	       sc_quotient_fmt_bytes(g->out[v], o, sizeof o));
+	if (g->backward && g->backward[v])
+		sb_add(b, "<BR/><FONT POINT-SIZE=\"8\" COLOR=\"%s\">backward%s</FONT>",
+		       GV_COL_BW_EDGE, g->orphan[v] ? ", orphan" : "");
 }
 
-/* A stage cluster's heading: number, "bottleneck" when it is, cost. */
+/* A stage cluster's heading: number, "bottleneck" when it is, cost (on a
+ * training graph with its forward and backward parts). */
 static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 {
 	char c[32];
 	sb_add(b, "<B>stage %d</B>", s + 1);
 	if (s == q->bottleneck)
 		sb_add(b, " <FONT COLOR=\"%s\"><B>bottleneck</B></FONT>", GV_COL_BN_TEXT);
-	sb_add(b, "<BR/><FONT POINT-SIZE=\"10\">cost %s &#183; %d op%s</FONT>",
-	       sc_quotient_fmt(q->st[s].cost, c, sizeof c), q->st[s].ops,
-	       q->st[s].ops == 1 ? "" : "s");
+	sb_add(b, "<BR/><FONT POINT-SIZE=\"10\">cost %s",
+	       sc_quotient_fmt(q->st[s].cost, c, sizeof c));
+	if (q->training) {
+		/* the cost split by pass */
+		char f[32], w[32];
+		sb_add(b, " (forward %s + backward %s)",
+		       sc_quotient_fmt(q->st[s].cost_fw, f, sizeof f),
+		       sc_quotient_fmt(q->st[s].cost_bw, w, sizeof w));
+	}
+	sb_add(b, " &#183; %d op%s</FONT>", q->st[s].ops, q->st[s].ops == 1 ? "" : "s");
 	if (q->st[s].over_memory)
 		sb_add(b, "<BR/><FONT COLOR=\"%s\" POINT-SIZE=\"10\"><B>over memory</B></FONT>",
 		       GV_COL_WARN);
@@ -175,7 +187,14 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 			         gr->n == 1 ? "" : "s", gr->m, gr->m == 1 ? "" : "s",
 			         sc_quotient_fmt(total, num, sizeof num));
 		}
-		gv_caption(&b, cap, line, q ? q->bottleneck_cost : NAN);
+		gv_training tr = {.ops = gr->n,
+		                  .backward_ops = gr->backward_ops,
+		                  .orphans = gr->orphans,
+		                  .schedule = q ? q->schedule : gr->settings.schedule,
+		                  .q = q,
+		                  .legend = true};
+		gv_caption(&b, cap, line, sc_graph_is_training(gr) ? &tr : NULL,
+		           q ? q->objective : NAN);
 		if (!b.full) /* a very long title: keep the picture, drop the caption */
 			gv_set_html(g, g, "label", text);
 	}
@@ -216,6 +235,13 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 		gv_set_html(node[v], g, "label", text);
 		if (q)
 			agset(node[v], "color", (char *)border[stage[v] % NCOLOURS]);
+		if (gr->backward && gr->backward[v]) {
+			/* "class" names the pass in svg output (and is declared only
+			 * on training graphs, so inference output keeps its bytes) */
+			agsafeset(node[v], "style", GV_STYLE_BW_OP, "");
+			agsafeset(node[v], "fillcolor", GV_COL_BW_FILL, "");
+			agsafeset(node[v], "class", "backward", "");
+		}
 	}
 	for (int v = 0; v < gr->n; v++)
 		for (int i = gr->succ_off[v]; i < gr->succ_off[v + 1]; i++) {
@@ -235,6 +261,12 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 				agset(e, "arrowsize", "0.7");
 				agset(e, "label",
 				      sc_quotient_fmt_bytes(gr->out[v], bytes, sizeof bytes));
+			}
+			if (gr->backward && gr->backward[w]) {
+				/* an edge into the backward pass (from either pass) */
+				agsafeset(e, "style", GV_STYLE_BW_EDGE, "");
+				agsafeset(e, "color", GV_COL_BW_EDGE, "");
+				agsafeset(e, "class", "backward", "");
 			}
 		}
 	if (q)

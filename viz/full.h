@@ -7,7 +7,10 @@
  * cluster with a heavy red border and the word "bottleneck"), and edges
  * that cross stages are drawn dark and heavy with their tensor's size (dashed
  * and light when the tensor is empty) while edges inside a stage stay thin
- * and grey.  Stages run left to right.
+ * and grey.  Stages run left to right.  On a training graph backward ops are
+ * dashed boxes on a lavender tint and every edge into a backward op is
+ * dashed purple (both with the svg class "backward"), a cluster's heading
+ * splits its cost by pass, and the caption says so in a legend.
  *
  * Graphs too large to read are refused rather than drawn as a grey smear:
  * above max_ops ops the call fails with a message suggesting the quotient

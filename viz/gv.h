@@ -28,6 +28,12 @@
 #define GV_COL_EDGE_EMPTY "#9aa5b4"
 #define GV_COL_LABEL "#2f3b4a"
 #define GV_COL_WARN "#b3261e"
+/* training graphs: backward ops dashed on a lavender tint, the edges into
+ * them dashed in purple (the legend in the caption says so) */
+#define GV_COL_BW_FILL "#efe8f6"
+#define GV_COL_BW_EDGE "#7d5ba6"
+#define GV_STYLE_BW_OP "rounded,filled,dashed"
+#define GV_STYLE_BW_EDGE "dashed"
 #define GV_FONT "Helvetica"
 
 typedef struct gv_session {
@@ -85,10 +91,26 @@ void sb_add(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void sb_add_escaped(strbuf *b, const char *text);
 
 struct sc_caption;
+struct sc_quotient;
 
-/* (caption.c) Appends a picture's caption as an HTML-like label: cap's title in bold,
- * then summary, then (when cap has a lower bound and bottleneck is a
- * number) the bound, what proved it and the gap. */
-void gv_caption(strbuf *b, const struct sc_caption *cap, const char *summary, double bottleneck);
+/* What a caption says about a training graph (NULL for an inference
+ * graph): its counts and schedule, the partition's quotient (NULL without
+ * a partition) for the GPipe objective, and whether the picture draws the
+ * backward pass apart (the full picture's legend). */
+typedef struct gv_training {
+	int ops, backward_ops, orphans;
+	int schedule; /* an sc_schedule */
+	const struct sc_quotient *q;
+	bool legend;
+} gv_training;
+
+/* (caption.c) Appends a picture's caption as an HTML-like label: cap's
+ * title in bold, then summary, then for a training graph (tr not NULL) a
+ * line with its backward ops and schedule, under GPipe with a partition the
+ * objective and its two terms, and the legend when asked; then (when cap
+ * has a lower bound and objective is a number) the bound, what proved it
+ * and the gap of objective over it. */
+void gv_caption(strbuf *b, const struct sc_caption *cap, const char *summary, const gv_training *tr,
+                double objective);
 
 #endif

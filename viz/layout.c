@@ -65,6 +65,19 @@ static void stage_label(const sc_quotient *q, int s, strbuf *b)
 	       "<TR><TD ALIGN=\"LEFT\" BORDER=\"1\" SIDES=\"T\"><B>cost</B></TD>"
 	       "<TD ALIGN=\"RIGHT\" BORDER=\"1\" SIDES=\"T\"><B>%s</B></TD></TR>",
 	       sc_quotient_fmt(st->cost, num, sizeof num));
+	if (q->training) {
+		/* the cost split by pass; under GPipe the terms of the objective
+		 * (the largest of each pass) in bold */
+		bool gp = q->schedule == SC_SCHEDULE_GPIPE;
+		bool fw_max = gp && s == q->gpipe_fw_at, bw_max = gp && s == q->gpipe_bw_at;
+		char num2[32];
+		sb_add(b,
+		       "<TR><TD ALIGN=\"LEFT\">forward</TD><TD ALIGN=\"RIGHT\">%s%s%s</TD></TR>"
+		       "<TR><TD ALIGN=\"LEFT\">backward</TD><TD ALIGN=\"RIGHT\">%s%s%s</TD></TR>",
+		       fw_max ? "<B>" : "", sc_quotient_fmt(st->cost_fw, num, sizeof num),
+		       fw_max ? "</B>" : "", bw_max ? "<B>" : "",
+		       sc_quotient_fmt(st->cost_bw, num2, sizeof num2), bw_max ? "</B>" : "");
+	}
 	if (st->over_memory)
 		sb_add(b,
 		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory</B></FONT></TD>"
@@ -80,7 +93,12 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 	snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
 	         q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
 	         q->bottleneck + 1);
-	gv_caption(b, cap, line, q->bottleneck_cost);
+	gv_training tr = {.ops = q->ops,
+	                  .backward_ops = q->backward_ops,
+	                  .orphans = q->orphans,
+	                  .schedule = q->schedule,
+	                  .q = q};
+	gv_caption(b, cap, line, q->training ? &tr : NULL, q->objective);
 }
 
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
@@ -148,8 +166,9 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 		if (!ge)
 			return sc_error_nomem(err, "the Graphviz graph");
 		s->edge[i] = ge;
-		char vol[32], pw[32];
-		sc_quotient_fmt_bytes(e->volume, vol, sizeof vol);
+		char vol[80], pw[32];
+		/* on a training graph each pass on a line of its own */
+		sc_quotient_edge_label(q, e, "\\n", vol, sizeof vol);
 		agset(ge, "label", vol);
 		/* heavier traffic, thicker line (square root: volumes span orders
 		 * of magnitude) */
@@ -159,6 +178,9 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 		if (e->volume == 0) {
 			agset(ge, "style", "dashed");
 			agset(ge, "color", GV_COL_EDGE_EMPTY);
+		} else if (q->training && e->volume_bw >= e->volume) {
+			/* only the backward pass's tensors cross it */
+			agset(ge, "color", GV_COL_BW_EDGE);
 		}
 	}
 	return SC_OK;

@@ -7,7 +7,11 @@
  * header, a heavier red border and the word "bottleneck" (so it survives
  * printing in grey); an edge per stage pair labelled with its tensor
  * volume, thicker for larger volumes (dashed and light when no data
- * crosses it, only an order between the stages).  sc_layout_quotient runs dot on it
+ * crosses it, only an order between the stages).  On a training graph each
+ * table adds the stage's forward and backward cost, each edge label gives
+ * the volume of each pass on a line of its own, an edge only backward
+ * tensors cross is purple, and the caption names the schedule (under GPipe
+ * with its objective, which the gap is then taken over).  sc_layout_quotient runs dot on it
  * and reads the positions back for the terminal canvas (canvas.h);
  * sc_render_quotient runs dot and writes the picture in any format the
  * installed Graphviz plugins know.

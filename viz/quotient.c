@@ -5,7 +5,9 @@
  * never disagree.  The edges are found in one pass over the ops: for op v in
  * stage s, the distinct stages t != s among v's successors each receive
  * out(v) once (a stamp array of k entries finds the distinct ones), giving a
- * list of at most m (s, t, bytes) triples that is sorted and merged.
+ * list of at most m (s, t, bytes) triples that is sorted and merged.  A
+ * training graph's triples also carry the bytes made by backward ops, merged
+ * alongside, and the GPipe terms come from sc_costs_gpipe.
  */
 #include "quotient.h"
 
@@ -47,16 +49,21 @@ static bool find_edges(sc_quotient *q, const sc_graph *g, const int *stage)
 			/* the tensor of v crosses into t once, however many ops of
 			 * t read it (000 Figure 2, the tensor cut property) */
 			mark[t] = v;
-			e[ne++] = (sc_qedge){.from = s, .to = t, .volume = g->out[v]};
+			bool bw = g->backward && g->backward[v];
+			e[ne++] = (sc_qedge){.from = s,
+			                     .to = t,
+			                     .volume = g->out[v],
+			                     .volume_bw = bw ? g->out[v] : 0};
 		}
 	}
 	free(mark);
 	qsort(e, (size_t)ne, sizeof *e, cmp_qedge);
 	int w = 0;
 	for (int i = 0; i < ne; i++) {
-		if (w > 0 && e[w - 1].from == e[i].from && e[w - 1].to == e[i].to)
+		if (w > 0 && e[w - 1].from == e[i].from && e[w - 1].to == e[i].to) {
 			e[w - 1].volume += e[i].volume;
-		else
+			e[w - 1].volume_bw += e[i].volume_bw;
+		} else
 			e[w++] = e[i];
 	}
 	q->nedges = w;
@@ -95,6 +102,21 @@ sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const in
 	for (int s = 0; s < q->k; s++)
 		q->st[s] = c->st[s];
 	q->bottleneck_cost = sc_costs_bottleneck(c, &q->bottleneck);
+	q->training = sc_graph_is_training(g);
+	q->ops = g->n;
+	q->backward_ops = g->backward_ops;
+	q->orphans = g->orphans;
+	q->schedule = set->schedule;
+	q->gpipe_fw_at = q->gpipe_bw_at = 0;
+	q->objective = q->bottleneck_cost;
+	if (q->training) {
+		sc_costs_gpipe(c, &q->gpipe_fw_at, &q->gpipe_bw_at);
+		/* sc_costs_gpipe's own sums start from 0, as these do */
+		q->gpipe_fw = fmax(0, c->st[q->gpipe_fw_at].cost_fw);
+		q->gpipe_bw = fmax(0, c->st[q->gpipe_bw_at].cost_bw);
+		if (q->schedule == SC_SCHEDULE_GPIPE)
+			q->objective = q->gpipe_fw + q->gpipe_bw;
+	}
 	sc_costs_free(c);
 	return q;
 }
@@ -106,6 +128,32 @@ void sc_quotient_free(sc_quotient *q)
 	free(q->st);
 	free(q->edges);
 	free(q);
+}
+
+const char *sc_quotient_schedule_name(sc_schedule s)
+{
+	return s == SC_SCHEDULE_GPIPE ? "GPipe" : "1F1B";
+}
+
+char *sc_quotient_edge_label(const sc_quotient *q, const sc_qedge *e, const char *sep, char *buf,
+                             size_t size)
+{
+	if (!q->training)
+		return sc_quotient_fmt_bytes(e->volume, buf, size);
+	/* the forward part by difference: exact, the sums hold whole tensors */
+	double fw = e->volume - e->volume_bw;
+	if (fw < 0)
+		fw = 0;
+	char a[32], b[32];
+	sc_quotient_fmt_bytes(fw, a, sizeof a);
+	sc_quotient_fmt_bytes(e->volume_bw, b, sizeof b);
+	if (fw > 0 && e->volume_bw > 0)
+		snprintf(buf, size, "fw %s%sbw %s", a, sep, b);
+	else if (e->volume_bw > 0)
+		snprintf(buf, size, "bw %s", b);
+	else
+		snprintf(buf, size, fw > 0 ? "fw %s" : "%s", a);
+	return buf;
 }
 
 char *sc_quotient_fmt(double x, char *buf, size_t size)

@@ -10,6 +10,13 @@
  * while those leaving s add up to at least s's out bytes (which count a
  * tensor once however many stages read it).
  *
+ * On a training graph (core/graph.h) each volume is also split by pass: the
+ * bytes of tensors made by backward ops are volume_bw, the rest forward,
+ * as the stage costs split them (cost.h: a tensor belongs to the pass of
+ * the op that makes it).  The quotient also keeps the schedule and its
+ * objective: the bottleneck under 1F1B, the largest forward cost of a stage
+ * plus the largest backward cost under GPipe (sc_costs_gpipe).
+ *
  * An sc_quotient is a plain value: it owns copies of everything and does
  * not refer to the graph it came from.  The number formatters are the ones
  * every picture of the quotient uses (Graphviz labels, the terminal canvas),
@@ -18,13 +25,15 @@
 #ifndef SC_QUOTIENT_H
 #define SC_QUOTIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/cost.h"
 
 typedef struct sc_qedge {
-	int from, to;  /* stages, 0-based */
-	double volume; /* bytes of tensors crossing from `from` to `to` */
+	int from, to;     /* stages, 0-based */
+	double volume;    /* bytes of tensors crossing from `from` to `to` */
+	double volume_bw; /* the part made by backward ops (0 on inference) */
 } sc_qedge;
 
 typedef struct sc_quotient {
@@ -34,6 +43,13 @@ typedef struct sc_quotient {
 	double bottleneck_cost;
 	int nedges;
 	sc_qedge *edges; /* sorted by (from, to); no duplicates, no self-loops */
+	/* Training graphs (false, 0 and the bottleneck on inference): */
+	bool training;
+	int ops, backward_ops, orphans; /* of the graph */
+	sc_schedule schedule;
+	double objective;             /* the bottleneck (1F1B) or the GPipe objective */
+	double gpipe_fw, gpipe_bw;    /* the largest forward and backward stage costs */
+	int gpipe_fw_at, gpipe_bw_at; /* their stages (lowest index on ties) */
 } sc_quotient;
 
 /* Builds the quotient of g under stage[0..n) (0-based stages below set->k,
@@ -47,6 +63,16 @@ typedef struct sc_quotient {
  * outputs; g is only read. */
 sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
                              sc_error *err);
+
+/* Writes the label of edge e (in bytes): on an inference quotient the
+ * volume ("2 B"); on a training one each pass that moves bytes, forward
+ * first, joined by sep ("fw 2 B" sep "bw 1 kB"), or "0 B" when neither
+ * does.  Returns buf. */
+char *sc_quotient_edge_label(const sc_quotient *q, const sc_qedge *e, const char *sep, char *buf,
+                             size_t size);
+
+/* How pictures and screens name a schedule: "1F1B" or "GPipe". */
+const char *sc_quotient_schedule_name(sc_schedule s);
 
 /* Frees q.  sc_quotient_free(NULL) does nothing. */
 void sc_quotient_free(sc_quotient *q);

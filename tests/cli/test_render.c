@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <graphviz/cgraph.h>
+
 #include "tests/support.h"
 #include "viz/quotient.h"
 
@@ -439,4 +441,196 @@ Test(render, interrupted_search_writes_nothing_and_exits_130)
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
 	cr_assert_neq(access(out, F_OK), 0, "a picture was written");
+}
+
+/* ---- training graphs ---------------------------------------------------- */
+
+#define TRAINING "tests/data/training_small.json"
+#define TRAINING_K3 "tests/data/training_small.k3.json"
+
+/* How many times needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Reads back the dot output of --full for g: every op's node ("o<index>")
+ * carries class=backward and the dashed style exactly when the op is
+ * backward, every edge exactly when its head is (an edge into the backward
+ * pass, from either pass; the invisible order edges aside).  Returns the
+ * numbers of backward nodes and edges in *nodes and *edges. */
+static void check_backward_styling(const char *dot, const sc_graph *g, int *nodes, int *edges)
+{
+	Agraph_t *G = agmemread(dot);
+	cr_assert(G, "the dot output does not parse");
+	*nodes = *edges = 0;
+	int seen = 0, real_edges = 0;
+	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n)) {
+		int v;
+		if (sscanf(agnameof(n), "o%d", &v) != 1)
+			continue; /* an empty stage's placeholder */
+		cr_assert(v >= 0 && v < g->n);
+		seen++;
+		const char *cls = agget(n, "class"), *style = agget(n, "style");
+		bool bw = cls && strcmp(cls, "backward") == 0;
+		cr_assert_eq(bw, g->backward[v], "op %s: class '%s'", g->op_name[v],
+		             cls ? cls : "");
+		cr_assert_eq(style && strstr(style, "dashed") != NULL, g->backward[v],
+		             "op %s: style '%s'", g->op_name[v], style ? style : "");
+		*nodes += bw;
+		for (Agedge_t *e = agfstout(G, n); e; e = agnxtout(G, e)) {
+			const char *es = agget(e, "style");
+			if (es && strcmp(es, "invis") == 0)
+				continue;
+			int w;
+			cr_assert_eq(sscanf(agnameof(aghead(e)), "o%d", &w), 1);
+			real_edges++;
+			const char *ec = agget(e, "class");
+			bool ebw = ec && strcmp(ec, "backward") == 0;
+			cr_assert_eq(ebw, g->backward[w], "edge %s -> %s: class '%s'",
+			             g->op_name[v], g->op_name[w], ec ? ec : "");
+			*edges += ebw;
+		}
+	}
+	cr_assert_eq(seen, g->n);
+	cr_assert_eq(real_edges, g->m);
+	agclose(G);
+}
+
+/* tests/data/training_small.json: 9 ops, 5 of them backward (loss_grad,
+ * grad_sum -- the orphan --, layer2_grad, layer1_grad, embed_grad); 11
+ * edges, 8 of them into a backward op (4 forward -> backward, 4 backward ->
+ * backward) and 3 forward -> forward.  The picture of every op, with and
+ * without a partition, styles exactly those apart and says so in its
+ * caption; the svg marks them with the class "backward". */
+Test(render, training_full_picture_draws_exactly_the_backward_pass_apart)
+{
+	sc_graph *g = ts_load(TRAINING);
+	cr_assert_eq(g->backward_ops, 5);
+	char path[256];
+	for (int staged = 0; staged < 2; staged++) {
+		char *out;
+		in_dir(path, sizeof path, "full.dot");
+		cr_assert_eq(ts_runf(&out, NULL, "render %s %s --full -o '%s'", TRAINING,
+		                     staged ? TRAINING_K3 : "", path),
+		             0);
+		cr_assert(strstr(out, "\ntraining graph, 5 of 9 ops backward, schedule 1F1B\n"),
+		          "%s", out);
+		free(out);
+		char *dot = slurp(path, NULL);
+		int nodes, edges;
+		check_backward_styling(dot, g, &nodes, &edges);
+		cr_assert_eq(nodes, 5);
+		cr_assert_eq(edges, 8);
+		cr_assert(strstr(dot, "training graph: 5 of 9 ops backward (1 orphan), schedule "
+		                      "1F1B"),
+		          "the caption says it");
+		cr_assert(strstr(dot, "backward ops dashed on lavender; edges into backward ops "
+		                      "dashed purple"),
+		          "the legend");
+		if (staged) /* each stage's heading splits its cost by pass (stage 2: 16 = 6 + 10)
+		             */
+			cr_assert(strstr(dot, "cost 16 (forward 6 + backward 10) &#183; 3 ops"),
+			          "%s", dot);
+		free(dot);
+		in_dir(path, sizeof path, "full.svg");
+		cr_assert_eq(ts_runf(NULL, NULL, "render %s %s --full -o '%s'", TRAINING,
+		                     staged ? TRAINING_K3 : "", path),
+		             0);
+		char *svg = slurp(path, NULL);
+		cr_assert_eq(count_of(svg, "class=\"node backward\""), 5);
+		cr_assert_eq(count_of(svg, "class=\"node\""), 4);
+		cr_assert_eq(count_of(svg, "class=\"edge backward\""), 8);
+		cr_assert_eq(count_of(svg, "class=\"edge\""), 3);
+		cr_assert_eq(count_of(svg, ">backward</text>"), 4, "the label of each non-orphan");
+		cr_assert_eq(count_of(svg, ">backward, orphan</text>"), 1);
+		free(svg);
+	}
+	sc_graph_free(g);
+}
+
+/* The stage graph of a training graph: each edge says the volume of each
+ * pass, the text and --json outputs give the schedule, the objective and
+ * every stage's cost split by pass (the hand computation of
+ * tests/tui/test_wbtraining.c); an inference graph's --json has none of
+ * the new keys. */
+Test(render, training_stage_graph_text_and_json)
+{
+	char path[256], *out;
+	in_dir(path, sizeof path, "stages.dot");
+	cr_assert_eq(ts_runf(&out, NULL, "render %s %s -o '%s'", TRAINING, TRAINING_K3, path), 0);
+	cr_assert(strstr(out, "bottleneck 16.0000 in stage 2\n"
+	                      "training graph, 5 of 9 ops backward, schedule 1F1B\n"),
+	          "%s", out);
+	free(out);
+	char *dot = slurp(path, NULL);
+	Agraph_t *G = agmemread(dot);
+	cr_assert(G);
+	/* stage s -> t: its label */
+	const struct {
+		const char *from, *to, *label;
+	} want[] = {{"s1", "s2", "fw 2 B"},
+	            {"s2", "s1", "bw 2 B"},
+	            {"s2", "s3", "fw 1 B"},
+	            {"s3", "s2", "bw 1 B"}};
+	int found = 0;
+	for (Agnode_t *n = agfstnode(G); n; n = agnxtnode(G, n))
+		for (Agedge_t *e = agfstout(G, n); e; e = agnxtout(G, e)) {
+			const char *style = agget(e, "style");
+			if (style && strcmp(style, "invis") == 0)
+				continue;
+			for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+				if (strcmp(agnameof(n), want[i].from) == 0 &&
+				    strcmp(agnameof(aghead(e)), want[i].to) == 0) {
+					cr_assert_str_eq(agget(e, "label"), want[i].label);
+					found++;
+				}
+		}
+	cr_assert_eq(found, 4);
+	agclose(G);
+	free(dot);
+
+	json_t *j = ts_run_json(0, "render %s %s -o '%s' --json", TRAINING, TRAINING_K3, path);
+	cr_assert(ts_jbool(j, "training"));
+	cr_assert_eq(ts_jint(j, "backward_ops"), 5);
+	cr_assert_eq(ts_jint(j, "orphans"), 1);
+	cr_assert_str_eq(ts_jstr(j, "schedule"), "1f1b");
+	cr_assert_eq(ts_jnum(j, "objective"), 16);
+	cr_assert_eq(ts_jnum(j, "bottleneck"), 16);
+	json_t *st = ts_jget(j, "stages");
+	cr_assert_eq(json_array_size(st), 3);
+	const double cost[] = {15, 16, 4}, fw[] = {7, 6, 2}, bw[] = {8, 10, 2};
+	for (int s = 0; s < 3; s++) {
+		json_t *row = json_array_get(st, (size_t)s);
+		cr_assert_eq(ts_jint(row, "stage"), s + 1);
+		cr_assert_eq(ts_jnum(row, "cost"), cost[s]);
+		cr_assert_eq(ts_jnum(row, "cost_fw"), fw[s]);
+		cr_assert_eq(ts_jnum(row, "cost_bw"), bw[s]);
+	}
+	json_decref(j);
+	/* without a partition: no objective, no stages */
+	j = ts_run_json(0, "render %s -o '%s' --json", TRAINING, path);
+	cr_assert(ts_jbool(j, "training"));
+	cr_assert(json_is_null(json_object_get(j, "objective")));
+	cr_assert(json_is_null(json_object_get(j, "stages")));
+	json_decref(j);
+	/* an inference graph: the keys it always had, and no others */
+	j = ts_run_json(0, "render samples/paper/figure2.dot -o '%s' --json", path);
+	static const char *const keys[] = {
+	        "graph",      "output",           "format",      "picture", "k",    "partition",
+	        "bottleneck", "bottleneck_stage", "lower_bound", "gap",     "scale"};
+	cr_assert_eq(json_object_size(j), sizeof keys / sizeof *keys);
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		cr_assert(json_object_get(j, keys[i]), "no key %s", keys[i]);
+	json_decref(j);
+	cr_assert_eq(ts_runf(&out, NULL, "render samples/paper/figure2.dot -o '%s'", path), 0);
+	cr_assert_eq(count_of(out, "\n"), 1, "one line: %s", out);
+	free(out);
+	dot = slurp(path, NULL);
+	cr_assert_null(strstr(dot, "class="));
+	cr_assert_null(strstr(dot, "training"));
+	free(dot);
 }

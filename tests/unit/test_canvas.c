@@ -235,3 +235,66 @@ Test(canvas, canvas_tiny_grids_never_break)
 	free(stage);
 	sc_graph_free(g);
 }
+
+/* The whole canvas as one string, a newline after each line. */
+static char *canvas_text(const sc_canvas *c)
+{
+	size_t size = 1;
+	for (int y = 0; y < c->rows; y++)
+		size += strlen(c->line[y]) + 1;
+	char *all = malloc(size), *p = all;
+	for (int y = 0; y < c->rows; y++)
+		p += sprintf(p, "%s\n", c->line[y]);
+	*p = '\0';
+	return all;
+}
+
+/* A training graph's stage graph in the terminal (the workbench's view 3):
+ * each box shows the cost split by pass right under it (fw, bw), each edge
+ * the volume of each pass (tests/data/training_small.json under its
+ * partition into 3 stages: see test_viz.c's hand computation), and the
+ * invariants of every canvas hold from roomy to tiny grids. */
+Test(canvas, training_boxes_and_volumes_by_pass)
+{
+	sc_graph *g = ts_load("tests/data/training_small.json");
+	int stage[9];
+	ts_read_partition("tests/data/training_small.k3.json", g, 3, stage);
+	sc_quotient *q = ts_quotient_of(g, 3, stage);
+	cr_assert(q->training);
+	sc_layout *l = ts_layout_of(q, NULL);
+	sc_canvas *c = draw(l, q, 100, 30);
+	check_canvas(c, q, 100, 30, true);
+	char *all = canvas_text(c);
+	for (int s = 0; s < 3; s++) {
+		/* the box's rows, in order: title, cost, fw, bw, ops */
+		const int *b = c->box[s];
+		const char *want[] = {"cost", "fw", "bw", "ops"};
+		for (int i = 0; i < 4; i++) {
+			/* the box's interior on that row, as ASCII */
+			uint32_t cp[256];
+			int n = decode(c->line[b[1] + 2 + i], cp, 256);
+			char inside[256];
+			int len = 0;
+			for (int x = b[0] + 1; x < b[0] + b[2] - 1 && x < n; x++)
+				inside[len++] = cp[x] < 0x80 ? (char)cp[x] : '?';
+			inside[len] = '\0';
+			cr_assert(strncmp(inside, want[i], strlen(want[i])) == 0,
+			          "stage %d row %d is not %s: '%s'\n%s", s + 1, i + 2, want[i],
+			          inside, all);
+		}
+	}
+	cr_assert(strstr(all, "fw 2 B") && strstr(all, "bw 2 B") && strstr(all, "fw 1 B") &&
+	                  strstr(all, "bw 1 B"),
+	          "the volumes by pass:\n%s", all);
+	free(all);
+	sc_canvas_free(c);
+	for (int cols = 1; cols <= 120; cols += 7)
+		for (int rows = 1; rows <= 40; rows += 3) {
+			c = draw(l, q, cols, rows);
+			check_canvas(c, q, cols, rows, false);
+			sc_canvas_free(c);
+		}
+	sc_layout_free(l);
+	sc_quotient_free(q);
+	sc_graph_free(g);
+}

@@ -503,3 +503,231 @@ Test(viz, rendering_leaves_dot_output_alone)
 /* ---- the canvas -------------------------------------------------------- */
 
 /* Decodes a UTF-8 line into code points; returns their number. */
+
+/* ---- training graphs --------------------------------------------------- */
+
+#define TRAINING_SMALL "tests/data/training_small.json"
+#define TRAINING_SMALL_K3 "tests/data/training_small.k3.json"
+
+/* tests/data/training_small.json under its partition into 3 stages with
+ * the schedule sched. */
+static sc_quotient *training_small_quotient(sc_schedule sched, sc_graph **gp)
+{
+	sc_graph *g = ts_load(TRAINING_SMALL);
+	int stage[9];
+	cr_assert_eq(g->n, 9);
+	ts_read_partition(TRAINING_SMALL_K3, g, 3, stage);
+	sc_settings set = g->settings;
+	set.k = 3;
+	set.schedule = sched;
+	sc_error err;
+	sc_quotient *q = sc_quotient_new(g, &set, stage, &err);
+	cr_assert(q, "%s", err.msg);
+	if (gp)
+		*gp = g;
+	else
+		sc_graph_free(g);
+	return q;
+}
+
+/* The hand computation of tests/tui/test_wbtraining.c: stage 1 {embed,
+ * layer1 and their grads} costs 15 = fw 7 + bw 8, stage 2 {layer2,
+ * layer2_grad, grad_sum} 16 = 6 + 10, stage 3 {loss, loss_grad} 4 = 2 + 2.
+ * The tensors crossing: layer1 (2 B, forward) 1 -> 2, layer2_grad (2 B,
+ * backward) 2 -> 1, layer2 (1 B, forward) 2 -> 3, loss_grad (1 B,
+ * backward) 3 -> 2.  GPipe: max fw 7 (stage 1) + max bw 10 (stage 2) = 17. */
+Test(viz, training_quotient_by_hand)
+{
+	sc_quotient *q = training_small_quotient(SC_SCHEDULE_1F1B, NULL);
+	cr_assert(q->training);
+	cr_assert_eq(q->ops, 9);
+	cr_assert_eq(q->backward_ops, 5);
+	cr_assert_eq(q->orphans, 1);
+	const double cost[] = {15, 16, 4}, fw[] = {7, 6, 2}, bw[] = {8, 10, 2};
+	for (int s = 0; s < 3; s++) {
+		close_to(q->st[s].cost, cost[s], "cost");
+		close_to(q->st[s].cost_fw, fw[s], "cost_fw");
+		close_to(q->st[s].cost_bw, bw[s], "cost_bw");
+	}
+	cr_assert_eq(q->bottleneck, 1);
+	close_to(q->objective, 16, "1F1B objective = bottleneck");
+	const struct {
+		int from, to;
+		double volume, volume_bw;
+		const char *label;
+	} want[] = {{0, 1, 2, 0, "fw 2 B"},
+	            {1, 0, 2, 2, "bw 2 B"},
+	            {1, 2, 1, 0, "fw 1 B"},
+	            {2, 1, 1, 1, "bw 1 B"}};
+	cr_assert_eq(q->nedges, 4);
+	for (int i = 0; i < 4; i++) {
+		const sc_qedge *e = &q->edges[i];
+		cr_assert(e->from == want[i].from && e->to == want[i].to, "edge %d: %d -> %d", i,
+		          e->from + 1, e->to + 1);
+		close_to(e->volume, want[i].volume, "volume");
+		close_to(e->volume_bw, want[i].volume_bw, "volume_bw");
+		char label[64];
+		cr_assert_str_eq(sc_quotient_edge_label(q, e, "|", label, sizeof label),
+		                 want[i].label);
+	}
+	/* both passes on one edge, and none */
+	sc_qedge both = {.from = 0, .to = 1, .volume = 3, .volume_bw = 1}, none = {0, 1, 0, 0};
+	char label[64];
+	cr_assert_str_eq(sc_quotient_edge_label(q, &both, "|", label, sizeof label),
+	                 "fw 2 B|bw 1 B");
+	cr_assert_str_eq(sc_quotient_edge_label(q, &none, "|", label, sizeof label), "0 B");
+	sc_quotient_free(q);
+
+	q = training_small_quotient(SC_SCHEDULE_GPIPE, NULL);
+	close_to(q->objective, 17, "GPipe objective");
+	close_to(q->gpipe_fw, 7, "largest forward cost");
+	close_to(q->gpipe_bw, 10, "largest backward cost");
+	cr_assert_eq(q->gpipe_fw_at, 0);
+	cr_assert_eq(q->gpipe_bw_at, 1);
+	close_to(q->bottleneck_cost, 16, "the bottleneck stays the largest stage");
+	sc_quotient_free(q);
+}
+
+/* An inference quotient is as it always was: no pass, the objective is
+ * the bottleneck, labels are the volume alone. */
+Test(viz, inference_quotient_has_one_pass)
+{
+	sc_quotient *q = ts_figure2_quotient();
+	cr_assert_not(q->training);
+	cr_assert_eq(q->backward_ops, 0);
+	close_to(q->objective, q->bottleneck_cost, "objective");
+	for (int i = 0; i < q->nedges; i++) {
+		char a[64], b[64];
+		cr_assert_eq(q->edges[i].volume_bw, 0);
+		cr_assert_str_eq(sc_quotient_edge_label(q, &q->edges[i], "|", a, sizeof a),
+		                 sc_quotient_fmt_bytes(q->edges[i].volume, b, sizeof b));
+	}
+	sc_quotient_free(q);
+}
+
+/* On random training graphs and any assignment of stages: the backward
+ * volume of s -> t recounted from the definition (the tensors backward ops
+ * of s send to t), the costs split by pass as tests/support.c's
+ * independent ts_costs splits them, and both objectives. */
+Test(viz, training_quotient_matches_a_recount)
+{
+	ts_rng r = {4242};
+	for (int t = 0; t < 200; t++) {
+		ts_graph_spec spec = {.n = 2 + ts_below(&r, 30), .edge_p = 0.25};
+		random_settings(&r, &spec.settings);
+		sc_graph *g = ts_random_training_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 5);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		for (int v = 0; v < g->n; v++)
+			stage[v] = ts_below(&r, k);
+		sc_settings set = g->settings;
+		set.k = k;
+		set.schedule = t % 2 ? SC_SCHEDULE_GPIPE : SC_SCHEDULE_1F1B;
+		sc_error err;
+		sc_quotient *q = sc_quotient_new(g, &set, stage, &err);
+		cr_assert(q, "%s", err.msg);
+		cr_assert_eq(q->training, sc_graph_is_training(g));
+		double *vbw = calloc((size_t)(k * k), sizeof *vbw);
+		for (int v = 0; v < g->n; v++)
+			for (int to = 0; to < k && g->backward && g->backward[v]; to++) {
+				bool reads = false;
+				for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+					reads |= stage[g->succ[i]] == to;
+				if (reads && to != stage[v])
+					vbw[stage[v] * k + to] += g->out[v];
+			}
+		double sum_bw = 0;
+		for (int i = 0; i < q->nedges; i++) {
+			const sc_qedge *e = &q->edges[i];
+			close_to(e->volume_bw, vbw[e->from * k + e->to], "backward volume");
+			cr_assert_leq(e->volume_bw, e->volume + EPS);
+			sum_bw += e->volume_bw;
+		}
+		double want_bw = 0;
+		for (int i = 0; i < k * k; i++)
+			want_bw += vbw[i];
+		close_to(sum_bw, want_bw, "every backward tensor on some edge");
+		ts_cost *c = calloc((size_t)k, sizeof *c);
+		ts_costs(g, stage, &set, k, c);
+		for (int s = 0; s < k; s++) {
+			close_to(q->st[s].cost_fw, c[s].cost_fw, "cost_fw");
+			close_to(q->st[s].cost_bw, c[s].cost_bw, "cost_bw");
+		}
+		int at;
+		double want = set.schedule == SC_SCHEDULE_GPIPE && q->training
+		                      ? ts_gpipe(c, k)
+		                      : ts_bottleneck(c, k, &at);
+		close_to(q->objective, want, "objective");
+		if (q->training)
+			close_to(q->gpipe_fw + q->gpipe_bw, ts_gpipe(c, k), "GPipe terms");
+		free(c);
+		free(vbw);
+		sc_quotient_free(q);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+/* The stage graph of a training graph says so: the caption names the
+ * backward ops and the schedule (under GPipe the objective and its terms),
+ * every stage lists its forward and backward cost, and an edge each pass's
+ * volume. */
+Test(viz, training_picture_caption_costs_and_volumes)
+{
+	for (int sched = SC_SCHEDULE_1F1B; sched <= SC_SCHEDULE_GPIPE; sched++) {
+		sc_quotient *q = training_small_quotient((sc_schedule)sched, NULL);
+		char path[256];
+		tmp_path(path, sizeof path, "training.svg");
+		render_ok(q, "training_small.json", "svg", path);
+		char *svg = slurp(path, NULL);
+		unlink(path);
+		char want[160];
+		snprintf(want, sizeof want,
+		         ">training graph: 5 of 9 ops backward (1 orphan), schedule %s</text>",
+		         sched == SC_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
+		cr_assert(strstr(svg, want), "no caption line %s", want);
+		const char *gp = ">GPipe objective 17 = forward 7 (stage 1) + backward 10 (stage "
+		                 "2)</text>";
+		cr_assert_eq(strstr(svg, gp) != NULL, sched == SC_SCHEDULE_GPIPE, "%s", gp);
+		/* each label line is a <text> of its own */
+		const char *lines[] = {">fw 2 B</text>", ">bw 2 B</text>", ">fw 1 B</text>",
+		                       ">bw 1 B</text>"};
+		for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+			cr_assert(strstr(svg, lines[i]), "no edge label %s", lines[i]);
+		const double fw[] = {7, 6, 2}, bw[] = {8, 10, 2};
+		for (int s = 0; s < 3; s++) {
+			char name[16], num[32];
+			snprintf(name, sizeof name, "s%d", s + 1);
+			char *node = svg_node(svg, name);
+			cr_assert(node, "no stage %d", s + 1);
+			/* the value is the next text after the row's name */
+			const char *row[] = {">forward</text>", ">backward</text>"};
+			const double *val[] = {fw, bw};
+			for (int i = 0; i < 2; i++) {
+				const char *at = strstr(node, row[i]);
+				cr_assert(at, "stage %d: no row %s", s + 1, row[i]);
+				const char *next = strstr(at + 1, "<text");
+				snprintf(want, sizeof want, ">%s</text>",
+				         sc_quotient_fmt(val[i][s], num, sizeof num));
+				cr_assert(
+				        next && strncmp(strchr(next, '>'), want, strlen(want)) == 0,
+				        "stage %d: %s is not followed by %s", s + 1, row[i], want);
+			}
+			free(node);
+		}
+		free(svg);
+		sc_quotient_free(q);
+	}
+	/* an inference picture has none of it */
+	sc_quotient *q = ts_figure2_quotient();
+	char path[256];
+	tmp_path(path, sizeof path, "inference.svg");
+	render_ok(q, "figure2", "svg", path);
+	char *svg = slurp(path, NULL);
+	unlink(path);
+	cr_assert_null(strstr(svg, "training"));
+	cr_assert_null(strstr(svg, ">forward<"));
+	cr_assert_null(strstr(svg, ">fw "));
+	free(svg);
+	sc_quotient_free(q);
+}

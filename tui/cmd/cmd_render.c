@@ -8,7 +8,11 @@
  * --bounds takes `stagecut bounds --json` output for the caption's lower
  * bound and gap; it must be about the same graph, k and settings, and its
  * bound may not exceed the partition's bottleneck (which would mean it was
- * computed for something else).
+ * computed for something else; under GPipe, the GPipe objective).
+ *
+ * A training graph is drawn too, its backward pass apart (viz/); a second
+ * line of text and, with --json, the schedule, the objective and every
+ * stage's cost split by pass say so.  Inference output is unchanged.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -184,6 +188,23 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	return status;
 }
 
+/* A training graph's stages for --json: 1-based "stage", "cost" and its
+ * parts by pass, "cost_fw" and "cost_bw"; NULL when out of memory. */
+static json_t *training_stages(const sc_quotient *q)
+{
+	json_t *arr = json_array();
+	for (int s = 0; arr && s < q->k; s++) {
+		json_t *row =
+		        json_pack("{s:i, s:f, s:f, s:f}", "stage", s + 1, "cost", q->st[s].cost,
+		                  "cost_fw", q->st[s].cost_fw, "cost_bw", q->st[s].cost_bw);
+		if (!row || json_array_append_new(arr, row) != 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 int ui_cmd_render(const ui_opts *o)
 {
 	if (!o->output) {
@@ -213,12 +234,10 @@ int ui_cmd_render(const ui_opts *o)
 		sc_graph_free(g);
 		return UI_EXIT_INPUT;
 	}
-	if (ui_refuse_training(g)) {
-		sc_graph_free(g);
-		return UI_EXIT_INPUT;
-	}
+	/* a training graph is drawn too, its backward pass apart (viz/) */
 	sc_settings set = g->settings;
 	int *stage = NULL;
+	json_t *stages = NULL; /* a training graph's cost per stage and pass (--json) */
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
 	char by[64];
@@ -242,7 +261,7 @@ int ui_cmd_render(const ui_opts *o)
 		if (status != UI_EXIT_OK)
 			goto out;
 	}
-	double bottleneck = NAN;
+	double bottleneck = NAN, objective = NAN;
 	int at = 0;
 	sc_quotient *q = NULL;
 	if (staged) {
@@ -253,18 +272,27 @@ int ui_cmd_render(const ui_opts *o)
 			goto out;
 		}
 		bottleneck = q->bottleneck_cost;
+		objective = q->objective; /* the GPipe objective or the bottleneck */
 		at = q->bottleneck;
+		if (o->json && q->training && !(stages = training_stages(q))) {
+			ui_error("out of memory");
+			sc_quotient_free(q);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
 	}
 	if (o->bounds) {
 		if (!read_bounds(o->bounds, g, &set, &cap, by, sizeof by)) {
 			status = UI_EXIT_INPUT;
-		} else if (cap.lower > bottleneck * (1 + 1e-9)) {
+		} else if (cap.lower > objective * (1 + 1e-9)) {
+			/* the objective is the bottleneck but under GPipe */
 			char b1[32], b2[32];
-			ui_error("%s: the lower bound %s exceeds this partition's bottleneck %s, "
+			ui_error("%s: the lower bound %s exceeds this partition's %s %s, "
 			         "so it "
 			         "was computed for another graph or settings",
 			         o->bounds, ui_num(cap.lower, b1, sizeof b1),
-			         ui_num(bottleneck, b2, sizeof b2));
+			         objective == bottleneck ? "bottleneck" : "GPipe objective",
+			         ui_num(objective, b2, sizeof b2));
 			status = UI_EXIT_INPUT;
 		}
 		if (status != UI_EXIT_OK) {
@@ -293,7 +321,7 @@ int ui_cmd_render(const ui_opts *o)
 		        "drawn "
 		        "at %.0f%%; svg or pdf keep every label sharp\n",
 		        o->output, format, 100 * scale);
-	double gap = sc_caption_gap(bottleneck, cap.lower);
+	double gap = sc_caption_gap(objective, cap.lower);
 	if (o->json) {
 		json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "graph", g->name, "output",
 		                         o->output, "format", format, "picture", picture);
@@ -307,18 +335,45 @@ int ui_cmd_render(const ui_opts *o)
 		                    isfinite(cap.lower) ? json_real(cap.lower) : json_null());
 		json_object_set_new(root, "gap", isnan(gap) ? json_null() : json_real(gap));
 		json_object_set_new(root, "scale", json_real(scale));
+		if (sc_graph_is_training(g)) {
+			/* only training graphs: an inference graph's output is as
+			 * it always was */
+			json_object_set_new(root, "training", json_true());
+			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
+			json_object_set_new(root, "orphans", json_integer(g->orphans));
+			json_object_set_new(root, "schedule",
+			                    json_string(sc_schedule_name(set.schedule)));
+			json_object_set_new(root, "objective",
+			                    staged ? json_real(objective) : json_null());
+			json_object_set_new(root, "stages", stages ? stages : json_null());
+			stages = NULL;
+		}
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
 	}
-	char b1[32];
+	char b1[32], b2[32];
 	if (staged)
 		ui_print_line("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d",
 		              o->output, o->full ? "every op by stage" : "the stage graph", g->name,
 		              set.k, from, ui_num(bottleneck, b1, sizeof b1), at + 1);
 	else
 		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
+	if (sc_graph_is_training(g)) {
+		/* a second line, for training graphs only */
+		if (staged && set.schedule == SC_SCHEDULE_GPIPE)
+			ui_print_line(
+			        "training graph, %d of %d ops backward, schedule %s: objective "
+			        "%s",
+			        g->backward_ops, g->n, sc_quotient_schedule_name(set.schedule),
+			        ui_num(objective, b2, sizeof b2));
+		else
+			ui_print_line("training graph, %d of %d ops backward, schedule %s",
+			              g->backward_ops, g->n,
+			              sc_quotient_schedule_name(set.schedule));
+	}
 out:
+	json_decref(stages);
 	free(stage);
 	sc_graph_free(g);
 	return status;

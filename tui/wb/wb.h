@@ -157,7 +157,7 @@ struct wb {
 	bool recover_due;           /* edits not yet in the recovery file */
 	int *recovered;             /* the offered recovery file's stages, until answered */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
-	char msg[256];              /* the status line's message, or "" */
+	char msg[512];              /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */
 };

@@ -3,7 +3,9 @@
  * work, out and group; filter by name, sort by stage, work or name; move the
  * selected op with < and > (alone, with its group) or [ and ] (with the ops
  * that must follow it), each move checked and re-costed incrementally by
- * the editor (core/edit.h).
+ * the editor (core/edit.h).  On a training graph a pass column (fw, bw,
+ * orphan) follows the stage, and a move's message says how many ops of
+ * each pass went (a forward op takes its group's backward ops along).
  *
  * The list is rebuilt in O(n + k) after each change: the ops in name order
  * come from the graph's by_name index, and sorting by stage is a counting
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/partition.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
@@ -131,6 +134,67 @@ void wb_nodes_refresh(wb *w)
 		w->node_sel = m ? m - 1 : 0;
 }
 
+/* The pass column of a training graph: fw, bw, or orphan (a backward op
+ * whose group holds no forward op, under the mirror rule). */
+static const char *pass_of(const sc_graph *g, int v)
+{
+	return !g->backward[v] ? "fw" : g->orphan[v] ? "orphan" : "bw";
+}
+
+/* Keeps the selection on screen in rows rows. */
+static void scroll_to_selection(wb *w, int rows)
+{
+	if (w->node_sel < w->node_top)
+		w->node_top = w->node_sel;
+	if (w->node_sel >= w->node_top + rows)
+		w->node_top = w->node_sel - rows + 1;
+	if (w->node_top < 0)
+		w->node_top = 0;
+}
+
+/* The list on a training graph, from row y + 2: the inference list with a
+ * pass column after the stage. */
+static void training_rows(wb *w, int y, int h, int cols)
+{
+	const sc_graph *g = w->g;
+	char b1[32], b2[32];
+	int name_w = cols - 69;
+	if (name_w < 12)
+		name_w = 12;
+	if (name_w > 48)
+		name_w = 48;
+	attron(A_BOLD);
+	mvprintw(y + 2, 0, "  %-*s %5s %-6s %9s %11s %11s  %s", name_w, "op", "stage", "pass",
+	         "range", "work", "out", "group");
+	attroff(A_BOLD);
+	int rows = h - 3;
+	if (rows < 1)
+		return;
+	scroll_to_selection(w, rows);
+	int at;
+	sc_costs_bottleneck(w->c, &at);
+	for (int r = 0; r < rows && w->node_top + r < w->norder; r++) {
+		int i = w->node_top + r, v = w->order[i];
+		int lo, hi;
+		sc_editor_range(w->ed, v, &lo, &hi);
+		char range[24];
+		if (lo == hi)
+			snprintf(range, sizeof range, "fixed");
+		else
+			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
+		if (i == w->node_sel)
+			attron(A_REVERSE);
+		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %-6s %9s %11s %11s  %.*s",
+		         w->stage[v] == at ? '*' : ' ', name_w, name_w, g->op_name[v],
+		         w->stage[v] + 1, pass_of(g, v), range, ui_num(g->work[v], b1, sizeof b1),
+		         ui_num(g->out[v], b2, sizeof b2),
+		         cols - name_w - 52 > 0 ? cols - name_w - 52 : 0,
+		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		if (i == w->node_sel)
+			attroff(A_REVERSE);
+	}
+}
+
 static void nodes_draw(wb *w, int y, int h, int cols)
 {
 	const sc_graph *g = w->g;
@@ -140,12 +204,23 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	         w->filter[0] ? "  matching \"" : "", w->filter, w->filter[0] ? "\"" : "",
 	         sort_names[w->node_sort]);
 	attroff(A_BOLD);
+	bool training = sc_graph_is_training(g);
 	if (w->norder && w->node_sel < w->norder) {
 		int v = w->order[w->node_sel];
 		mvprintw(y + 1, 0, "%.*s: %d predecessors, %d successors%s%s", cols - 40,
 		         g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
 		         g->group[v] >= 0 ? ", group " : "",
 		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		if (training && getcurx(stdscr) < cols - 1)
+			printw("%.*s", cols - 1 - getcurx(stdscr),
+			       !g->backward[v] ? ", forward pass"
+			       : g->orphan[v]
+			               ? ", backward pass, orphan (no forward op in its group)"
+			               : ", backward pass");
+	}
+	if (training) {
+		training_rows(w, y, h, cols);
+		return;
 	}
 	int name_w = cols - 62;
 	if (name_w < 12)
@@ -159,12 +234,7 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	int rows = h - 3;
 	if (rows < 1)
 		return;
-	if (w->node_sel < w->node_top)
-		w->node_top = w->node_sel;
-	if (w->node_sel >= w->node_top + rows)
-		w->node_top = w->node_sel - rows + 1;
-	if (w->node_top < 0)
-		w->node_top = 0;
+	scroll_to_selection(w, rows);
 	int at;
 	sc_costs_bottleneck(w->c, &at);
 	for (int r = 0; r < rows && w->node_top + r < w->norder; r++) {
@@ -189,27 +259,65 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	}
 }
 
+/* On a training graph, how many of the ops that moved to stage `to` are
+ * backward ops: those now in `to` that were elsewhere in before (NULL: 0). */
+static int backward_moved(const wb *w, const int *before, int to)
+{
+	const sc_graph *g = w->g;
+	int n = 0;
+	for (int v = 0; before && v < g->n; v++)
+		n += g->backward[v] && w->stage[v] == to && before[v] != to;
+	return n;
+}
+
 static void move_selected(wb *w, int delta, bool dependents)
 {
 	if (!w->norder)
 		return;
+	const sc_graph *g = w->g;
+	bool training = sc_graph_is_training(g);
 	int v = w->order[w->node_sel], to = w->stage[v] + delta;
 	char why[512];
 	if (dependents) {
+		/* a training graph's message says how many of them are backward
+		 * ops: the stages before, to compare (O(n), as the move may be) */
+		int *before = training ? sc_part_new(g) : NULL;
+		if (before)
+			memcpy(before, w->stage, (size_t)g->n * sizeof *before);
 		int moved = sc_editor_move_with_dependents(w->ed, v, to, why, sizeof why);
 		if (moved < 0) {
+			free(before);
 			wb_say(w, "%s", why);
 			return;
 		}
 		wb_changed(w, moved > 0);
-		wb_say(w, "moved %d op%s to stage %d", moved, moved == 1 ? "" : "s", to + 1);
+		int bw = backward_moved(w, before, to);
+		free(before);
+		if (training && moved > 0)
+			wb_say(w, "moved %d op%s to stage %d: %d forward, %d backward", moved,
+			       moved == 1 ? "" : "s", to + 1, moved - bw, bw);
+		else
+			wb_say(w, "moved %d op%s to stage %d", moved, moved == 1 ? "" : "s",
+			       to + 1);
 		return;
 	}
+	int from = w->stage[v];
 	if (!sc_editor_move(w->ed, v, to, why, sizeof why)) {
 		wb_say(w, "refused: %s", why);
 		return;
 	}
 	wb_changed(w, true);
+	int gr = g->group[v];
+	if (training && gr >= 0 && from != to) {
+		/* the group moved whole: say how many of each pass went along
+		 * (a forward op takes its group's backward ops with it) */
+		int fw = 0, bw = 0;
+		for (int i = g->group_off[gr]; i < g->group_off[gr + 1]; i++)
+			g->backward[g->group_ops[i]] ? bw++ : fw++;
+		wb_say(w, "%s: %d forward op%s, %d backward op%s", why, fw, fw == 1 ? "" : "s", bw,
+		       bw == 1 ? "" : "s");
+		return;
+	}
 	wb_say(w, "%s", why);
 }
 

@@ -9,6 +9,8 @@
  * terminal whose locale is not UTF-8 the box-drawing characters become
  * + - | so the view still reads.  The view has no keys of its own: e
  * (export) is a global action (wb_keys.c) that lands in wb_export here.
+ * On a training graph the boxes and labels split costs and volumes by pass
+ * (viz/canvas.h).
  *
  * Layer: a view (layer 4 in wb.h): it calls the state, the prompt and
  * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
@@ -102,7 +104,13 @@ static void put_line(int y, const char *s, bool utf8)
 static void quotient_draw(wb *w, int y, int h, int cols)
 {
 	attron(A_BOLD);
-	mvprintw(y, 0, "stage graph: tensor volume between stages (e exports an image)");
+	if (sc_graph_is_training(w->g))
+		mvprintw(
+		        y, 0, "%.*s", cols - 1,
+		        "stage graph: tensor volume between stages, forward (fw) and backward (bw) "
+		        "apart (e exports an image)");
+	else
+		mvprintw(y, 0, "stage graph: tensor volume between stages (e exports an image)");
 	attroff(A_BOLD);
 	if (h < 3)
 		return;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
 #include "tui/wb/wb.h"
@@ -46,6 +47,16 @@ const char *ui_default_sample(char *buf, size_t size)
 	return buf;
 }
 
+/* Whether a first partition is valid.  On inference graphs it always is
+ * (a search's result, a split of a topological order); a training graph's
+ * backward pass has rules of its own (DESIGN.md section 1) that a search
+ * or the split may not keep yet, so it is checked, in O(n + m). */
+static bool first_valid(const sc_graph *g, const sc_settings *set, const int *stage)
+{
+	sc_violation viol;
+	return !sc_graph_is_training(g) || sc_part_check(g, stage, set->k, &viol);
+}
+
 void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
                         size_t size)
 {
@@ -59,7 +70,7 @@ void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, c
 		p.time_limit = 0.5;
 		sc_search *s = sc_search_new(g, set, &p, &err);
 		if (s && sc_search_run(s, &err) == SC_OK &&
-		    isfinite(sc_search_result(s, stage, NULL))) {
+		    isfinite(sc_search_result(s, stage, NULL)) && first_valid(g, set, stage)) {
 			sc_search_free(s);
 			snprintf(origin, size, "first partition: dpl + refine");
 			return;
@@ -68,4 +79,9 @@ void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, c
 	}
 	sc_greedy_split(g, set->k, stage, &err);
 	snprintf(origin, size, "first partition: greedy split");
+	if (!first_valid(g, set, stage)) {
+		/* one stage keeps every rule of any graph */
+		memset(stage, 0, (size_t)g->n * sizeof *stage);
+		snprintf(origin, size, "first partition: one stage");
+	}
 }

@@ -1,6 +1,8 @@
 /*
  * wb_settings.c - the settings form (o): k, the bandwidth, the memory and
- * its policy, and the time budgets of the search and of each rung.
+ * its policy, on a training graph the schedule (1F1B or GPipe, whose
+ * objective the header shows and the searches minimise), and the time
+ * budgets of the search and of each rung.
  *
  * The form is a table of fields (name, kind, where the value lives, the
  * message for a bad value); drawing, editing and checking a value all go
@@ -25,6 +27,7 @@
 #include "solvers/simple.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "viz/quotient.h"
 
 typedef enum field_kind {
 	F_STAGES,   /* int k, 1..4096 */
@@ -32,6 +35,7 @@ typedef enum field_kind {
 	F_BYTES,    /* a number >= 0, or inf */
 	F_POLICY,   /* sc_mem_policy */
 	F_SECONDS,  /* a time budget: a finite number > 0 */
+	F_SCHEDULE, /* sc_schedule */
 } field_kind;
 
 typedef struct field {
@@ -40,6 +44,7 @@ typedef struct field {
 	bool problem;    /* lives in sc_settings (else in wb) and restarts the jobs */
 	size_t offset;   /* in sc_settings or in wb */
 	const char *bad; /* the message for a value that is not one */
+	bool training;   /* shown on training graphs only */
 } field;
 
 static const field fields[] = {
@@ -63,6 +68,12 @@ static const field fields[] = {
          .problem = true,
          .offset = offsetof(sc_settings, policy),
          .bad = "the policy is overflow or hard"},
+        {.name = "schedule (training)",
+         .kind = F_SCHEDULE,
+         .problem = true,
+         .offset = offsetof(sc_settings, schedule),
+         .bad = "the schedule is 1f1b or gpipe",
+         .training = true},
         {.name = "search time limit (s)",
          .kind = F_SECONDS,
          .offset = offsetof(wb, search_time),
@@ -74,6 +85,17 @@ static const field fields[] = {
 };
 
 enum { NFIELDS = (int)(sizeof fields / sizeof *fields) };
+
+/* The fields shown for w's graph, as indices into fields; returns how
+ * many.  An inference graph has one pass and no schedule to choose. */
+static int shown_fields(const wb *w, int *out)
+{
+	int n = 0;
+	for (int i = 0; i < NFIELDS; i++)
+		if (!fields[i].training || sc_graph_is_training(w->g))
+			out[n++] = i;
+	return n;
+}
 
 /* Where field f's value lives: in set for the problem's fields, else in w. */
 static void *value_of(const field *f, wb *w, sc_settings *set)
@@ -96,6 +118,11 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 		break;
 	case F_POLICY: snprintf(buf, size, "%s", sc_mem_policy_name(*(sc_mem_policy *)v)); break;
 	case F_SECONDS: snprintf(buf, size, "%.0f", *(double *)v); break;
+	case F_SCHEDULE:
+		snprintf(buf, size, "%s",
+		         editing ? sc_schedule_name(*(sc_schedule *)v)
+		                 : sc_quotient_schedule_name(*(sc_schedule *)v));
+		break;
 	}
 }
 
@@ -128,6 +155,7 @@ static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 		*(double *)v = x;
 		return true;
 	case F_POLICY: return sc_mem_policy_parse(text, (sc_mem_policy *)v);
+	case F_SCHEDULE: return sc_schedule_parse(text, (sc_schedule *)v);
 	}
 	return false;
 }
@@ -187,18 +215,19 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 
 static void settings_draw(wb *w, int rows, int cols)
 {
-	int wd = 64 < cols - 2 ? 64 : cols - 2, h = NFIELDS + 5;
+	int shown[NFIELDS], nshown = shown_fields(w, shown);
+	int wd = 64 < cols - 2 ? 64 : cols - 2, h = nshown + 5;
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
 	char title[96], keys[64];
 	snprintf(title, sizeof title, " settings  (%s)",
 	         wb_footer(WB_FOOT_SETTINGS, ", ", keys, sizeof keys));
 	wb_box(y0, x0, h, wd, title);
-	for (int i = 0; i < NFIELDS; i++) {
+	for (int i = 0; i < nshown; i++) {
 		char v[48];
-		show(&fields[i], w, v, sizeof v, false);
+		show(&fields[shown[i]], w, v, sizeof v, false);
 		if (i == w->settings_sel)
 			attron(A_REVERSE);
-		mvprintw(y0 + 2 + i, x0 + 2, "%-28s %-20s", fields[i].name, v);
+		mvprintw(y0 + 2 + i, x0 + 2, "%-28s %-20s", fields[shown[i]].name, v);
 		if (i == w->settings_sel)
 			attroff(A_REVERSE);
 	}
@@ -208,9 +237,10 @@ static void settings_draw(wb *w, int rows, int cols)
 
 static unsigned settings_key(wb *w, int ch)
 {
+	int shown[NFIELDS], nshown = shown_fields(w, shown);
 	switch (wb_key_action(WB_IN_SETTINGS, ch)) {
 	case WB_A_SET_DOWN:
-		if (w->settings_sel < NFIELDS - 1)
+		if (w->settings_sel < nshown - 1)
 			w->settings_sel++;
 		break;
 	case WB_A_SET_UP:
@@ -219,8 +249,9 @@ static unsigned settings_key(wb *w, int ch)
 		break;
 	case WB_A_SET_EDIT: {
 		char buf[64];
-		show(&fields[w->settings_sel], w, buf, sizeof buf, true);
-		return wb_ask(w, "new value:", buf, sizeof buf, value_answer, w->settings_sel);
+		int f = shown[w->settings_sel];
+		show(&fields[f], w, buf, sizeof buf, true);
+		return wb_ask(w, "new value:", buf, sizeof buf, value_answer, f);
 	}
 	case WB_A_SET_CLOSE: wb_modal_pop(w); break;
 	default:
