@@ -58,7 +58,7 @@ typedef struct sc_job_info {
 	double elapsed;           /* seconds since the job started (0 while queued) */
 	sc_progress search;       /* SEARCH: the latest snapshot */
 	double bound;             /* MIP: proven lower bound so far (the lower given, at first) */
-	double incumbent;         /* MIP: best solution's value so far, INFINITY when none */
+	double incumbent;         /* MIP: best solution's bottleneck so far, INFINITY when none */
 	long nodes;               /* MIP: branch-and-bound nodes, -1 until known */
 	sc_mip_status mip_status; /* MIP, when DONE or STOPPED */
 	char message[256];        /* FAILED: the reason */
@@ -106,9 +106,12 @@ int sc_engine_slots(const sc_engine *e);
 /* Jobs queued or running. */
 int sc_engine_busy(const sc_engine *e);
 
-/* A finished search's result: its bottleneck (INFINITY when none) and, when
- * stage is not NULL, its op stages; *optimal when proven.  A MIP job's
- * incumbent partition likewise (exact rung only; INFINITY when none). */
+/* A finished search's result: its objective (sc_costs_objective: the
+ * bottleneck, or the GPipe objective under that schedule; INFINITY when
+ * none) and, when stage is not NULL, its op stages; *optimal when proven.
+ * A MIP job's incumbent partition likewise (exact rung only; INFINITY when
+ * none), but its value is the partition's bottleneck, the MIP's objective,
+ * which under GPipe may be below the partition's objective: recompute it. */
 double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal);
 
 /* Frees a finished job's memory (its search, its buffers and partitions).

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/cost.h"
 #include "core/mem.h"
 #include "core/partition.h"
 #include "simple.h"
@@ -44,8 +45,9 @@ struct sc_ladder {
 	bool timed_out[SC_RUNG_COUNT]; /* killed past its whole-rung deadline */
 	bool guess_closed;             /* guess's time is up: no more solves start */
 	const char *proof;             /* what proved upper optimal, or NULL */
-	double upper;
+	double upper;     /* the objective (sc_costs_objective) of the best partition */
 	int *upper_stage; /* a better partition from the exact MIP, or NULL */
+	bool exact_taken; /* the exact MIP's partition has been weighed against upper */
 	sc_rung_info info[SC_RUNG_COUNT];
 };
 
@@ -165,6 +167,29 @@ void sc_ladder_free(sc_ladder *l)
 	free(l);
 }
 
+/* Whether the objective is the bottleneck the MIPs model: always but under
+ * the GPipe schedule on a training graph, where it is max FW + max BW, at
+ * least the bottleneck (cost.h).  The rungs bound the bottleneck, so they
+ * bound either objective; only the exact MIP's optimum stops being the
+ * objective's. */
+static bool objective_is_bottleneck(const sc_ladder *l)
+{
+	return !(sc_graph_is_training(l->g) && l->set.schedule == SC_SCHEDULE_GPIPE);
+}
+
+/* The objective of stage (l->k stages) under the ladder's settings:
+ * INFINITY when it breaks the hard memory limit or memory runs out. */
+static double objective_of(const sc_ladder *l, const int *stage)
+{
+	sc_costs *c = sc_costs_new(l->g, &l->set, NULL);
+	if (!c)
+		return INFINITY;
+	sc_costs_eval(c, stage);
+	double v = sc_costs_objective(c);
+	sc_costs_free(c);
+	return v;
+}
+
 static double capped(const sc_ladder *l, double v)
 {
 	return v > l->upper ? l->upper : v;
@@ -240,14 +265,25 @@ static void track(sc_ladder *l, sc_rung r)
 	ri->value = capped(l, ri->value);
 	if (st == SC_RS_FAILED)
 		snprintf(ri->message, sizeof ri->message, "%s", ji.message);
-	if (r == SC_RUNG_EXACT && finished(st) && isfinite(ji.incumbent) &&
-	    ji.incumbent < l->upper * (1 - 1e-9)) {
-		/* the MIP found a better partition than the searches */
-		int *s = sc_part_new(l->g);
-		if (s && isfinite(sc_engine_result(l->e, l->job[r], s, NULL))) {
+	if (r == SC_RUNG_EXACT && finished(st) && !l->exact_taken) {
+		l->exact_taken = true;
+		/* The MIP's incumbent is its partition's bottleneck, never
+		 * above the objective: below upper, the partition may be
+		 * better than the searches'.  Its objective, computed here
+		 * (under GPipe more than the bottleneck), decides and becomes
+		 * the upper bound. */
+		int *s = NULL;
+		double v = INFINITY;
+		if (isfinite(ji.incumbent) && ji.incumbent < l->upper * (1 - 1e-9)) {
+			s = sc_part_new(l->g);
+			if (s && isfinite(sc_engine_result(l->e, l->job[r], s, NULL)) &&
+			    sc_part_check(l->g, s, l->k, NULL))
+				v = objective_of(l, s);
+		}
+		if (v < l->upper * (1 - 1e-9)) {
 			free(l->upper_stage);
 			l->upper_stage = s;
-			l->upper = ji.incumbent;
+			l->upper = v;
 		} else {
 			free(s);
 		}
@@ -361,11 +397,14 @@ static const char *proof_name(sc_rung r)
 }
 
 /* The exact MIP solved to optimality, up to CBC's tolerances, at upper:
- * the incumbent it returned (or the given one) is optimal. */
+ * the incumbent it returned (or the given one) is optimal.  Not under
+ * GPipe, where its optimum is the bottleneck's: there only a value at
+ * upper (check_proof's rule for every rung) proves it. */
 static bool exact_solved(const sc_ladder *l)
 {
 	const sc_rung_info *ri = &l->info[SC_RUNG_EXACT];
-	return ri->state == SC_RS_DONE && ri->value >= l->upper * (1 - 1e-6);
+	return objective_is_bottleneck(l) && ri->state == SC_RS_DONE &&
+	       ri->value >= l->upper * (1 - 1e-6);
 }
 
 /* Stop at proof: once upper is proven optimal, stops every rung that has

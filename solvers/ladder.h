@@ -38,6 +38,14 @@
  * Without it (the testbed, the workbench) every rung runs, the exact MIP
  * last with the others' values as its floor.
  *
+ * Training graphs and the GPipe schedule: every rung bounds the bottleneck
+ * (the 1F1B objective), which the GPipe objective never falls below, so
+ * each is a valid lower bound under either schedule.  The upper bound is
+ * always the objective of the partition it belongs to (the caller's, or the
+ * exact MIP's partition, whose objective the ladder computes); under GPipe
+ * the exact MIP's optimum is the bottleneck's, not a proof, and the upper
+ * bound counts as proven optimal only when a rung's value reaches it.
+ *
  * Drive it by calling sc_engine_poll and then sc_ladder_update.
  */
 #ifndef SC_LADDER_H
@@ -75,7 +83,7 @@ typedef struct sc_rung_info {
 typedef struct sc_ladder_params {
 	unsigned rungs;     /* bit (1u << sc_rung) per requested rung */
 	double time_limit;  /* seconds per MIP rung; <= 0 means none */
-	double upper;       /* bottleneck of the best known partition, or INFINITY */
+	double upper;       /* objective (sc_costs_objective) of start, or INFINITY */
 	const int *start;   /* that partition (op stages, 0-based), or NULL */
 	bool stop_at_proof; /* stop the other rungs once upper is proven optimal */
 	bool upper_optimal; /* upper is already proven optimal (the exact DP) */
@@ -119,7 +127,8 @@ void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, doubl
 double sc_ladder_lower(const sc_ladder *l);
 
 /* The best upper bound: the one given, or better when the exact MIP found a
- * better partition (then copied into stage when not NULL). */
+ * partition with a lower objective (then copied into stage when not NULL);
+ * either way the objective of the partition copied. */
 double sc_ladder_upper(const sc_ladder *l, int *stage);
 
 /* Cancels every running or waiting rung. */

@@ -20,6 +20,13 @@
  *               unit's stage window narrowed by the work of its ancestors
  *               and descendants (no stage may exceed the known bottleneck).
  *
+ * Training graphs (graph.h): the precedence rows follow the order arcs (the
+ * units' DAG), and a tensor may cross a block boundary either way (a stage
+ * may read from a later one), so the cut rows count it into and out of
+ * every block where the order does not rule that out.  Each model bounds
+ * the bottleneck, so its value is a lower bound under the GPipe schedule
+ * too (cost.h); the exact model's optimum is the 1F1B optimum.
+ *
  * sc_mip_solve runs one model in the calling process; CBC is neither
  * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child
  * process.  Nothing here prints: CBC's own log is switched off.
@@ -56,7 +63,8 @@ typedef struct sc_mip_params {
 	int guess;         /* GUESS: the middle block's position, 1..k */
 	double time_limit; /* seconds of wall time; <= 0 means none */
 	double lower;      /* a valid lower bound on this model's optimum, or 0 */
-	double upper;      /* the bottleneck of a known partition, or INFINITY */
+	double upper;      /* a known partition's bottleneck or more (its GPipe
+	                    * objective), or INFINITY */
 	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
 } sc_mip_params;
 

@@ -147,6 +147,7 @@ void sc_mip_tensors_free(sc_mip_tensors *t)
 	free(t->size);
 	free(t->cons_off);
 	free(t->cons);
+	free(t->order);
 }
 
 bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte, sc_mip_tensors *t)
@@ -156,8 +157,11 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 	t->size = malloc((size_t)g->n * sizeof(double));
 	t->cons_off = malloc(((size_t)g->n + 1) * sizeof(int));
 	t->cons = malloc(((size_t)g->m + 1) * sizeof(int));
+	t->order = malloc(((size_t)g->m + 1) * sizeof(unsigned char));
 	int *mark = malloc((size_t)u->n * sizeof(int));
-	if (!t->src || !t->size || !t->cons_off || !t->cons || !mark) {
+	int *slot = malloc((size_t)u->n * sizeof(int));
+	if (!t->src || !t->size || !t->cons_off || !t->cons || !t->order || !mark || !slot) {
+		free(slot);
 		free(mark);
 		sc_mip_tensors_free(t);
 		return false;
@@ -169,10 +173,22 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 	for (int v = 0; v < g->n; v++) {
 		int U = u->unit_of[v], first = nc;
 		for (int e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
-			int V = u->unit_of[g->succ[e]];
-			if (V == U || mark[V] == v)
+			int w = g->succ[e], V = u->unit_of[w];
+			if (V == U)
 				continue;
+			/* the edge's rule fixes the order of U and V (the units
+			 * share their ops' stages); several edges may say more */
+			sc_edge_rule rule = sc_graph_edge_rule(g, v, w);
+			unsigned char bit = rule == SC_RULE_FORWARD  ? SC_MIP_SRC_FIRST
+			                    : rule == SC_RULE_MIRROR ? SC_MIP_SRC_LAST
+			                                             : 0;
+			if (mark[V] == v) {
+				t->order[slot[V]] |= bit;
+				continue;
+			}
 			mark[V] = v;
+			slot[V] = nc;
+			t->order[nc] = bit;
 			t->cons[nc++] = V;
 		}
 		if (nc == first || g->out[v] <= 0) {
@@ -185,6 +201,7 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 		t->cons_off[t->n] = nc;
 	}
 	free(mark);
+	free(slot);
 	return true;
 }
 
@@ -326,19 +343,27 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 			int U = t->src[i], c = cbase + i;
 			for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
 				int V = t->cons[e];
-				/* V in b with U elsewhere means U before b (the
-				 * DAG rows), so c >= x(V,b) - x(U,b) says "into
-				 * b"; likewise c >= x(U,b) - x(V,b) says "out of
-				 * b".  Both are tighter than 000's (9) and (10),
-				 * which they imply given the DAG rows. */
-				if (b >= 1) {
+				/* c >= x(V,b) - x(U,b) says "into b" (V in b, U
+				 * elsewhere), c >= x(U,b) - x(V,b) "out of b";
+				 * one c per tensor and block counts it once, as
+				 * the cost model does, whichever way it flows.
+				 * With the DAG rows they are tighter than 000's
+				 * (9) and (10).  A row the order makes void is
+				 * left out: when U precedes V (every inference
+				 * tensor) nothing flows into block 0 or out of
+				 * the last block; when V precedes U (a mirrored
+				 * edge), the reverse.  A free edge of a training
+				 * graph needs both rows in every block. */
+				bool first = t->order[e] & SC_MIP_SRC_FIRST;
+				bool last = t->order[e] & SC_MIP_SRC_LAST;
+				if (!(first && b == 0) && !(last && b == K - 1)) {
 					row_begin(m);
 					row_add(m, c, 1);
 					row_x(m, U, b, 1);
 					row_x(m, V, b, -1);
 					row_end(m, 0, INFINITY);
 				}
-				if (b <= K - 2) {
+				if (!(first && b == K - 1) && !(last && b == 0)) {
 					row_begin(m);
 					row_add(m, c, 1);
 					row_x(m, U, b, -1);

@@ -46,13 +46,24 @@ typedef struct sc_mip_model {
 	bool nomem;
 } sc_mip_model;
 
+/* What the order arcs say of a tensor's source unit U and one reading
+ * unit V (bits of sc_mip_tensors.order). */
+enum {
+	SC_MIP_SRC_FIRST = 1, /* stage(U) <= stage(V): an edge of the forward order */
+	SC_MIP_SRC_LAST = 2,  /* stage(V) <= stage(U): a mirrored (orphan) edge */
+};
+
 /* Tensors that can cross a stage boundary: an op's output read by another
- * unit.  cons lists the distinct reading units. */
+ * unit.  cons lists the distinct reading units; order[e] (beside cons[e])
+ * says which way the order arcs force that pair, if any.  Every inference
+ * pair is SC_MIP_SRC_FIRST; on a training graph a tensor may also be read
+ * in an earlier stage than its producer's (a free or mirrored edge). */
 typedef struct sc_mip_tensors {
 	int n;
 	int *src;     /* source unit */
 	double *size; /* out / B / scale */
 	int *cons_off, *cons;
+	unsigned char *order; /* per cons entry: SC_MIP_SRC_FIRST | SC_MIP_SRC_LAST bits */
 } sc_mip_tensors;
 
 /* Fills t with the tensors of g that can cross a stage boundary between the

@@ -41,17 +41,19 @@ sc_status sc_greedy_split(const sc_graph *g, int k, int *stage, sc_error *err)
 	double total = sc_graph_total_work(g);
 	double done = 0;
 	int s = 0;
+	/* the order arcs (graph.h), not the edges: on a training graph only
+	 * they constrain the stages; on an inference graph they are the edges */
 	for (int i = 0; i < g->n; i++) {
-		int v = g->topo[i];
+		int v = g->ord_topo[i];
 		/* start a new stage once this one holds its share of the work */
 		while (s < k - 1 && done >= total * (s + 1) / k && total > 0)
 			s++;
 		stage[v] = s;
 		done += g->work[v];
 	}
-	/* Repair: a group goes to the latest stage of its members, successors
-	 * follow their predecessors.  Stages only grow and are bounded by k-1, so
-	 * this reaches a fixpoint, which is valid. */
+	/* Repair: a group goes to the latest stage of its members, the head of
+	 * each order arc follows its tail.  Stages only grow and are bounded by
+	 * k-1, so this reaches a fixpoint, which is valid. */
 	bool changed = true;
 	while (changed) {
 		changed = false;
@@ -67,10 +69,10 @@ sc_status sc_greedy_split(const sc_graph *g, int k, int *stage, sc_error *err)
 				}
 		}
 		for (int i = 0; i < g->n; i++) {
-			int v = g->topo[i];
-			for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
-				if (stage[g->pred[j]] > stage[v]) {
-					stage[v] = stage[g->pred[j]];
+			int v = g->ord_topo[i];
+			for (int j = g->ord_pred_off[v]; j < g->ord_pred_off[v + 1]; j++)
+				if (stage[g->ord_pred[j]] > stage[v]) {
+					stage[v] = stage[g->ord_pred[j]];
 					changed = true;
 				}
 		}
