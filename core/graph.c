@@ -12,6 +12,7 @@
 #include "graph.h"
 
 #include "csr.h"
+#include "graph_order.h"
 #include "mem.h"
 #include "parse.h"
 
@@ -344,126 +345,6 @@ static sc_status topo_order(sc_graph *g, const char *source, sc_error *err)
 	return st;
 }
 
-/* The rules of a training graph's stage order (seed 001 section 5.3, the
- * msr-fiddle README).  Takes backward (bcap flags, the ops past bcap are
- * forward; NULL when no op is backward) into g, refuses an edge from the
- * backward pass into the forward pass, marks the orphans and builds the
- * order arcs.  For an inference graph the arcs alias the edges.
- *
- * The arcs never form a cycle: an arc joins two forward ops along an edge,
- * or two backward ops against one; there is no arc between the passes, so a
- * cycle would lie in one pass and be a cycle of edges (forward) or of
- * reversed edges (backward), and the edges were checked acyclic already.
- * So a topological order exists; ord_topo is one (forward ops in topo's
- * order, then backward ops in reverse topo order, which respects both). */
-static sc_status order_arcs(sc_graph *g, bool *backward, int bcap, const char *source,
-                            sc_error *err)
-{
-	int n = g->n;
-	int nb = 0;
-	for (int v = 0; v < bcap && v < n; v++)
-		nb += backward[v];
-	if (nb == 0) {
-		free(backward);
-		g->m_order = g->m;
-		g->ord_succ_off = g->succ_off;
-		g->ord_succ = g->succ;
-		g->ord_pred_off = g->pred_off;
-		g->ord_pred = g->pred;
-		g->ord_topo = g->topo;
-		return SC_OK;
-	}
-	if (bcap < n) {
-		bool *grown = realloc(backward, (size_t)n * sizeof *grown);
-		if (!grown) {
-			free(backward);
-			return sc_error_nomem(err, "the backward flags");
-		}
-		memset(grown + bcap, 0, (size_t)(n - bcap) * sizeof *grown);
-		backward = grown;
-	}
-	g->backward = backward;
-	g->backward_ops = nb;
-	for (int u = 0; u < n; u++)
-		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++)
-			if (backward[u] && !backward[g->succ[i]])
-				return sc_error_set(
-				        err, SC_ERR_INPUT,
-				        "%s: edge '%s' -> '%s' goes from a backward op to a "
-				        "forward op; in a training graph the backward pass "
-				        "never feeds the forward pass",
-				        source, g->op_name[u], g->op_name[g->succ[i]]);
-	g->orphan = calloc((size_t)n, sizeof *g->orphan);
-	bool *group_fw = calloc((size_t)g->ngroups + 1, sizeof *group_fw);
-	g->ord_topo = sc_malloc_n((size_t)n, sizeof *g->ord_topo);
-	int *from = sc_malloc_n((size_t)g->m + 1, sizeof *from);
-	int *to = sc_malloc_n((size_t)g->m + 1, sizeof *to);
-	if (!g->orphan || !group_fw || !g->ord_topo || !from || !to) {
-		free(group_fw);
-		free(from);
-		free(to);
-		return sc_error_nomem(err, "the training order");
-	}
-	for (int v = 0; v < n; v++)
-		if (!backward[v] && g->group[v] >= 0)
-			group_fw[g->group[v]] = true;
-	for (int v = 0; v < n; v++) {
-		g->orphan[v] = backward[v] && (g->group[v] < 0 || !group_fw[g->group[v]]);
-		g->orphans += g->orphan[v];
-	}
-	free(group_fw);
-	int m = 0;
-	for (int u = 0; u < n; u++)
-		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
-			int v = g->succ[i];
-			sc_edge_rule r = sc_graph_edge_rule(g, u, v);
-			if (r == SC_RULE_FORWARD) {
-				from[m] = u;
-				to[m++] = v;
-			} else if (r == SC_RULE_MIRROR) {
-				from[m] = v;
-				to[m++] = u;
-			}
-		}
-	g->m_order = sc_csr_build(n, m, from, to, &g->ord_succ_off, &g->ord_succ);
-	int back =
-	        g->m_order < 0 ? -1 : sc_csr_build(n, m, to, from, &g->ord_pred_off, &g->ord_pred);
-	free(from);
-	free(to);
-	if (g->m_order < 0 || back < 0)
-		return sc_error_nomem(err, "the training order");
-	int t = 0;
-	for (int i = 0; i < n; i++)
-		if (!backward[g->topo[i]])
-			g->ord_topo[t++] = g->topo[i];
-	for (int i = n - 1; i >= 0; i--)
-		if (backward[g->topo[i]])
-			g->ord_topo[t++] = g->topo[i];
-	return SC_OK;
-}
-
-sc_edge_rule sc_graph_edge_rule(const sc_graph *g, int u, int v)
-{
-	if (!g->backward)
-		return SC_RULE_FORWARD;
-	if (!g->backward[u] && !g->backward[v])
-		return SC_RULE_FORWARD;
-	if (g->backward[u] && g->backward[v] && (g->orphan[u] || g->orphan[v]))
-		return SC_RULE_MIRROR;
-	return SC_RULE_FREE;
-}
-
-const char *sc_edge_rule_text(sc_edge_rule r)
-{
-	switch (r) {
-	case SC_RULE_FORWARD: return "an edge never goes to an earlier stage";
-	case SC_RULE_MIRROR:
-		return "an edge between backward ops, one of them an orphan, never goes to a later "
-		       "stage";
-	default: return "free";
-	}
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -483,7 +364,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	int n = b->n;
 	size_t nn = (size_t)n;
 	/* the backward flags (NULL for an inference graph) become g's at the
-	 * end (order_arcs); until then every way out frees them */
+	 * end (sc_graph_order_arcs); until then every way out frees them */
 	bool *backward = b->backward;
 	int bcap = b->bcap;
 	b->backward = NULL;
@@ -599,7 +480,7 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 		goto nomem;
 	if (topo_order(g, source, err) != SC_OK)
 		goto fail;
-	sc_status ost = order_arcs(g, backward, bcap, source, err);
+	sc_status ost = sc_graph_order_arcs(g, backward, bcap, source, err);
 	backward = NULL; /* g's now */
 	if (ost != SC_OK)
 		goto fail;

@@ -1,7 +1,11 @@
 /*
  * test_render.c - `stagecut render` end to end: pictures of every sample
  * read back as svg text against `stagecut eval`, bitmaps checked as PNG,
- * captions against `stagecut bounds`, and the refusals.
+ * captions against `stagecut bounds`, training graphs' styling and volumes
+ * by pass, and the refusals.
+ *
+ * Longer than 600 lines: one suite for every way render is called, sharing
+ * the svg and DOT readers; the training cases use them too.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

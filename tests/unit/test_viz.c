@@ -4,8 +4,12 @@
  * layout read back (one node per stage, a chain left to right, everything
  * inside the bounding box); pictures (the svg names every stage's cost and
  * the bottleneck, the png is a png, unknown formats are refused, cgraph's
- * defaults are left as they were).  The terminal canvas is tested in
- * test_canvas.c.
+ * defaults are left as they were); training graphs' quotients by pass.
+ * The terminal canvas is tested in test_canvas.c.
+ *
+ * Longer than 600 lines: the training tests use the same helpers (the
+ * recount's settings, rendering, reading the svg back) as the inference
+ * ones; a second file would copy them.
  */
 #define _POSIX_C_SOURCE 200809L /* strndup */
 #include <criterion/criterion.h>
