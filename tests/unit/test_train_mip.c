@@ -391,23 +391,6 @@ Test(train_mip, greedy_split_is_valid)
 	}
 }
 
-/* The training graphs are not in samples/ (yet): the directory of the
- * shared data set that holds rel, into dir. */
-static void training_dir(const char *rel, char *dir, size_t size)
-{
-	static const char *const dirs[] = {"samples/msr-fiddle", "../shared/data/msr-fiddle",
-	                                   "/work/shared/data/msr-fiddle"};
-	char path[512];
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-		snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
-		if (access(path, R_OK) == 0) {
-			snprintf(dir, size, "%s", dirs[i]);
-			return;
-		}
-	}
-	cr_assert_fail("%s not found in samples/msr-fiddle or the shared data set", rel);
-}
-
 /* REFERENCE.tsv's optima of layer/bert24_training.json (k = 2, 3, 4, 6, 8;
  * k = 4: 58.545812500000004): the exact MIP proves each from nothing (no
  * start, no upper bound), in about a second each; the bottleneck MIP stays
@@ -415,13 +398,9 @@ static void training_dir(const char *rel, char *dir, size_t size)
 Test(train_mip, bert24_training_exact_equals_the_reference, .timeout = 120)
 {
 	const char *rel = "layer/bert24_training.json";
-	char dir[256], path[512];
-	training_dir(rel, dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	sc_graph *g = ts_load(path);
-	snprintf(path, sizeof path, "%s/REFERENCE.tsv", dir);
-	FILE *f = fopen(path, "r");
-	cr_assert(f, "cannot open %s", path);
+	sc_graph *g = ts_load("samples/msr-fiddle/layer/bert24_training.json");
+	FILE *f = fopen("samples/msr-fiddle/REFERENCE.tsv", "r");
+	cr_assert(f, "cannot open samples/msr-fiddle/REFERENCE.tsv");
 	char line[512], graph[256];
 	int k, checked = 0;
 	bool k4 = false;
