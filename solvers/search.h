@@ -77,6 +77,11 @@ typedef struct sc_progress {
 	char phase[24]; /* what runs now, e.g. "brkga", "refine" */
 	bool done;
 	bool optimal; /* the best is proven optimal (exact DP) */
+	/* a lower bound on the objective the search proved: the exact DP's
+	 * optimum bottleneck, which under the GPipe schedule of a training
+	 * graph may lie below the best (then optimal is false); 0 when the
+	 * method proves none */
+	double lower;
 	bool cancelled;
 	/* the exact DP over ideals (zero for the other methods) */
 	long ideals;      /* ideals made so far */

@@ -64,6 +64,7 @@ struct sc_search {
 	double best_excess;     /* its bytes over the hard limit, summed over stages */
 	double best_bottleneck; /* its largest stage cost, the limit ignored */
 	bool optimal;
+	double lower;          /* a proven lower bound on the objective, or 0 (sc_progress) */
 	bool have_best;        /* best_stage holds a partition, feasible or not */
 	sc_costs *offer_costs; /* scratch for re-evaluating offers */
 	int *offer_ops;        /* scratch: a stage per op */
@@ -122,6 +123,13 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
  * Does nothing once a feasible partition is known, so callers on a hot path
  * pay only when nothing feasible has been seen. */
 void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage);
+
+/* A valid first partition of the ops into s->set.k stages, by equal work,
+ * into op_stage: sc_greedy_split (simple.h) on an inference graph; on a
+ * training graph, whose order arcs are not its edges, the equal-work split
+ * of the units' topological order (valid by construction).  SC_OK, or
+ * SC_ERR_NOMEM with err set. */
+sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err);
 
 /* The excess of the partition c holds: the parameter bytes over the memory
  * limit, summed over the stages over it (search.h ranks by it). */
