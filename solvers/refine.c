@@ -113,18 +113,41 @@ static sc_status refine_phase_init(sc_search *s, const int *start, void **state,
 
 /* Where a partition stands. */
 typedef struct standing {
-	double value;  /* the bottleneck, or INFINITY over the hard limit */
+	double value;  /* the objective (the bottleneck), or INFINITY over the hard limit */
 	double excess; /* bytes over the limit summed over the stages */
 	int count;     /* stages at the bottleneck (within rounding), or over the limit */
 	int which;     /* the first of them */
+	/* GPipe on a training graph: the objective is the largest forward cost
+	 * plus the largest backward cost, so the stages that hold it up are
+	 * those at either largest (gpipe; fw and bw are the two); count and
+	 * which are about them */
+	bool gpipe;
+	double fw, bw, tol;
 } standing;
+
+/* True when stage i holds up the objective (see standing); over the limit,
+ * when it is over. */
+static bool holds_up(const sc_costs *c, const standing *w, int i)
+{
+	if (isinf(w->value))
+		return c->st[i].over_memory;
+	if (w->gpipe)
+		return c->st[i].cost_fw >= w->fw - w->tol || c->st[i].cost_bw >= w->bw - w->tol;
+	return c->st[i].cost >= w->value - w->tol;
+}
 
 static standing stand(const sc_costs *c)
 {
-	standing w = {sc_costs_objective(c), 0, 0, 0};
-	double tol = 1e-12 * (1 + w.value);
+	standing w = {sc_costs_objective(c), 0, 0, 0, false, 0, 0, 0};
+	w.tol = 1e-12 * (1 + w.value);
+	w.gpipe = c->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(c->g);
+	if (w.gpipe)
+		for (int i = 0; i < c->k; i++) {
+			w.fw = fmax(w.fw, c->st[i].cost_fw);
+			w.bw = fmax(w.bw, c->st[i].cost_bw);
+		}
 	for (int i = 0; i < c->k; i++) {
-		if (isinf(w.value) ? !c->st[i].over_memory : c->st[i].cost < w.value - tol)
+		if (!holds_up(c, &w, i))
 			continue;
 		if (w.count++ == 0)
 			w.which = i;
@@ -335,7 +358,7 @@ static bool refine_phase_step(sc_search *s, void *state)
 			int x = r->scan, b = r->unit_stage[x];
 			/* the bottleneck stage's units; over the limit, those of
 			 * every stage over it */
-			if (over ? !r->c->st[b].over_memory : b != was.which)
+			if (over || was.gpipe ? !holds_up(r->c, &was, b) : b != was.which)
 				continue;
 			r->set[0] = x;
 			r->seen[x] = ++r->stamp;
@@ -387,8 +410,9 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 			return sc_error_set(err, SC_ERR_INPUT,
 			                    "the starting partition is invalid: %s", why);
 		}
-	} else {
-		sc_greedy_split(s->g, s->set.k, start, err);
+	} else if (sc_search_first_split(s, start, err) != SC_OK) {
+		free(start);
+		return err ? err->code : SC_ERR_NOMEM;
 	}
 	sc_search_offer_ops(s, start, 0);
 	sc_status st = refine_phase_init(s, start, &s->state, err);
