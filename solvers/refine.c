@@ -395,6 +395,25 @@ static bool refine_phase_step(sc_search *s, void *state)
 
 /* ---- the `refine` method: refinement alone, from --partition or greedy -- */
 
+/* Renumbers the stages stage[0..n) (in 0..k) uses as 0, 1, ... in their
+ * order. */
+static void compact_stages(int *stage, int n, int k)
+{
+	int *to = sc_malloc_n((size_t)k, sizeof *to);
+	if (!to)
+		return; /* the check that follows refuses the start */
+	for (int b = 0; b < k; b++)
+		to[b] = -1;
+	for (int v = 0; v < n; v++)
+		to[stage[v]] = 0;
+	for (int b = 0, next = 0; b < k; b++)
+		if (to[b] == 0)
+			to[b] = next++;
+	for (int v = 0; v < n; v++)
+		stage[v] = to[stage[v]];
+	free(to);
+}
+
 static sc_status refine_method_init(sc_search *s, sc_error *err)
 {
 	int *start = sc_part_new(s->g);
@@ -403,6 +422,11 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 	if (s->p.start) {
 		sc_violation v;
 		memcpy(start, s->p.start, (size_t)s->g->n * sizeof *start);
+		/* with more stages asked for than ops, the search has k = n (search.c):
+		 * a valid start is numbered into the stages it uses, in order, which
+		 * keeps it valid and its costs (the others are empty) */
+		if (s->k_asked > s->set.k && sc_part_check(s->g, start, s->k_asked, NULL))
+			compact_stages(start, s->g->n, s->k_asked);
 		if (!sc_part_check(s->g, start, s->set.k, &v)) {
 			char why[300];
 			sc_part_describe(s->g, start, &v, why, sizeof why);

@@ -224,6 +224,7 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	/* at most one op per non-empty stage: with more stages than ops the
 	 * rest stay empty (an empty stage costs nothing), so every method works
 	 * with k = min(k, n) and its stages are valid for the k asked for */
+	s->k_asked = set->k;
 	if (s->set.k > g->n)
 		s->set.k = g->n > 0 ? g->n : 1;
 	s->p = *p;

@@ -50,7 +50,8 @@ typedef struct sc_method {
 
 struct sc_search {
 	const sc_graph *g;
-	sc_settings set;
+	sc_settings set; /* k: at most the number of ops (search.c) */
+	int k_asked;     /* the k the caller asked for */
 	sc_search_params p;
 	const sc_method *method;
 	sc_units *units;
