@@ -10,6 +10,10 @@
  * when moving earlier).  A move is kept when it lowers the bottleneck, or
  * keeps it and leaves fewer stages at the bottleneck; otherwise it is undone.
  * It stops when a whole pass over the bottleneck stage finds nothing.
+ * Under the GPipe schedule of a training graph the objective is the
+ * largest forward cost plus the largest backward cost: the stages tried
+ * are all those at either largest, and "fewer stages at the bottleneck"
+ * counts them.  The moves follow the order arcs of the units (units.h).
  * Costs are updated incrementally (core/cost.h), so a trial costs the degree
  * of the ops moved plus k.
  *
