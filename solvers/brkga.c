@@ -7,9 +7,11 @@
  * SliceGraph (000 Alg. 2); `mla` and `mla-weighted` score it by the linear
  * arrangement cost, the sum over edges of the distance in the order (000
  * App. C.1), unweighted or weighted by the tensor's io time, and slice the
- * best order found.  Each generation keeps the elite, adds fresh mutants,
- * and fills the rest by crossover of an elite and a non-elite parent, taking
- * each key from the elite parent with probability `bias`.
+ * best order found (on a training graph the order is the units', the
+ * distances those of the real edges).  Each generation keeps the elite,
+ * adds fresh mutants, and fills the rest by crossover of an elite and a
+ * non-elite parent, taking each key from the elite parent with probability
+ * `bias`.
  *
  * Slicing takes a cutoff: a chromosome that cannot beat the worst elite of
  * the previous generation need not be scored exactly, which lets SliceGraph
@@ -122,7 +124,10 @@ static sc_status init_mla_weighted(sc_search *s, sc_error *err)
 	return brkga_init_kind(s, FIT_MLA_WEIGHTED, err);
 }
 
-/* The linear arrangement cost of the order in st->order. */
+/* The linear arrangement cost of the order in st->order: the distance in
+ * the order summed over the edges (the real edges, which carry the io: on
+ * a training graph an edge into the backward pass may run against the
+ * order, so the distance is taken either way). */
 static double arrangement(const sc_search *s, const brkga_state *st, int *pos)
 {
 	const sc_graph *g = s->g;
@@ -136,7 +141,7 @@ static double arrangement(const sc_search *s, const brkga_state *st, int *pos)
 			int pb = pos[u->unit_of[g->succ[i]]];
 			if (pb != pa) {
 				double w = st->kind == FIT_MLA ? 1 : g->out[a] / s->set.bandwidth;
-				h += w * (pb - pa);
+				h += w * (pb > pa ? pb - pa : pa - pb);
 			}
 		}
 	}

@@ -32,6 +32,16 @@
  * reader joins; a tensor of S is io out until all its readers have joined.
  * Work, io in and overflow only grow, so a branch stops once they pass the
  * bound UB, the cost of a partition a quick search found (optimum <= UB).
+ *
+ * Training graphs (graph.h): the units and ideals follow the order arcs,
+ * but the io follows the real edges, which also run from S to I (a forward
+ * op of S read by a backward op of an earlier stage) and from ops after
+ * I + S into S.  So a tensor read by S may later stop being an input (its
+ * producer joins S), and one of S may be read by I.  The stage keeps one
+ * count per op, the edges from it into S (acc_add_training); its cost is
+ * exact at every step, but io in no longer only grows.  What does only
+ * grow is the io between S and I (I never changes while S grows), so the
+ * branch bound there is work + that io + overflow.
  * States above UB are dropped, an ideal pushes only from its rows that are
  * within UB and whose remaining work fits the stages left (every stage
  * costs at least its work), which keeps an optimal chain (every state on
@@ -163,10 +173,12 @@ struct sc_dp {
 	word *jbits;      /* I plus the stage so far */
 	word *cand;       /* candidate sets, a level each */
 	int *rem;         /* per unit outside I and the stage: predecessors not yet in */
-	int *readers;     /* per op: edges from it into the stage (tensors read by it) */
+	int *readers;     /* per op: edges from it into the stage (tensors read by it);
+	                   * training: every op's, in the stage or not */
 	int *inside;      /* per op of the stage: edges from it to other units of the stage */
 	int *outdeg;      /* per op: edges from it to other units */
 	int jlo_i, jhi_i; /* I's rows that can still lead somewhere */
+	bool training;    /* io may flow against the order (see the top) */
 };
 
 void sc_dp_free(sc_dp *d)
@@ -292,6 +304,7 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
 	d->ub = INFINITY;
 	d->full = -1;
+	d->training = sc_graph_is_training(u->g);
 	for (int x = 0; x < u->n; x++)
 		d->total_work += u->work[x];
 	d->ideals.words = (u->n + 63) / 64;
@@ -334,7 +347,8 @@ void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
 /* The stage S being grown from ideal I, its costs kept as it grows. */
 typedef struct stage_acc {
 	double work, param;
-	double in, out; /* bytes: tensors read by S from I; S's tensors read outside S */
+	double in, out; /* bytes: tensors read by S from outside; S's tensors read outside S */
+	double fixed;   /* training: bytes of the tensors between S and I (they stay io) */
 } stage_acc;
 
 /* Adds unit x (all its predecessors in I or S) to S.  A tensor enters io in
@@ -366,7 +380,52 @@ static void acc_add(sc_dp *d, stage_acc *a, int x)
 	}
 }
 
-/* Undoes acc_add's counts (the caller restores the sums). */
+/* acc_add on a training graph, where x's ops may have readers in I or in
+ * S already and predecessors after I + S (see the top).  d->readers[p]
+ * counts the edges from p into S (other units than p's) for every op p;
+ * d->rem tells where a unit is (-2 in I, -1 in S, >= 0 outside).  The
+ * caller has not yet marked x as in S. */
+static void acc_add_training(sc_dp *d, stage_acc *a, int x)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	int *cnt = d->readers;
+	a->work += u->work[x];
+	a->param += u->param[x];
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		double b = g->out[o];
+		/* o's tensor: an input of S until now, if S read it; io out from
+		 * now on unless S holds all its readers */
+		if (cnt[o] > 0)
+			a->in -= b;
+		if (cnt[o] < d->outdeg[o]) {
+			a->out += b;
+			for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++)
+				if (d->rem[u->unit_of[g->succ[j]]] == -2) {
+					a->fixed += b; /* read in I: io out for good */
+					break;
+				}
+		}
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == x)
+				continue;
+			int c = ++cnt[p];
+			if (d->rem[up] == -1) {
+				if (c == d->outdeg[p])
+					a->out -= g->out[p]; /* its last reader joined */
+			} else if (c == 1) {
+				a->in += g->out[p];
+				if (d->rem[up] == -2)
+					a->fixed += g->out[p]; /* from I: io in for good */
+			}
+		}
+	}
+}
+
+/* Undoes acc_add's or acc_add_training's counts (the caller restores the
+ * sums). */
 static void acc_remove(sc_dp *d, int x)
 {
 	const sc_units *u = d->u;
@@ -377,7 +436,7 @@ static void acc_remove(sc_dp *d, int x)
 			int p = g->pred[j], up = u->unit_of[p];
 			if (up == x)
 				continue;
-			if (d->rem[up] == -1)
+			if (d->rem[up] == -1 && !d->training)
 				d->inside[p]--;
 			else
 				d->readers[p]--;
@@ -431,9 +490,21 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
 				continue;
 			stage_acc a = *acc;
-			acc_add(d, &a, x);
-			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-			double lower = a.work + a.in / B + over;
+			double lower, cost;
+			double over;
+			if (d->training) {
+				acc_add_training(d, &a, x);
+				over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+				/* in and out: sums with subtractions; clamp rounding residue */
+				double io = a.in + a.out;
+				lower = a.work + a.fixed / B + over;
+				cost = a.work + (io > 0 ? io : 0) / B + over;
+			} else {
+				acc_add(d, &a, x);
+				over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+				lower = a.work + a.in / B + over;
+				cost = lower + a.out / B;
+			}
 			if (lower > bound) {
 				acc_remove(d, x);
 				continue;
@@ -444,7 +515,6 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			                   d->param[J] + u->param[x], err);
 			if (J2 < 0)
 				return -1;
-			double cost = lower + a.out / B;
 			d->evals++;
 			if (cost <= bound)
 				dp_relax(d, I, J2, cost, bound);
@@ -516,7 +586,7 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 		if (rem == 0)
 			cand[x >> 6] |= (word)1 << (x & 63);
 	}
-	stage_acc acc = {0, 0, 0, 0};
+	stage_acc acc = {0, 0, 0, 0, 0};
 	return dp_grow(d, I, I, cand, &acc, bound, cand + words, err);
 }
 
@@ -735,15 +805,24 @@ static bool exact_step(sc_search *s)
 	if (more > 0)
 		return true;
 	double opt = sc_dp_result(e->dp, e->unit_stage);
+	bool gpipe = s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g);
 	if (isfinite(opt)) {
-		/* the DP's own partition replaces the quick one even on a tie */
-		s->have_best = false;
+		/* the DP's own partition replaces the quick one even on a tie
+		 * (under GPipe only when its objective is lower: see below) */
+		if (!gpipe)
+			s->have_best = false;
 		sc_search_offer(s, e->unit_stage, opt);
 	}
-	/* finite or not, the DP has settled it: no partition beats this one;
-	 * INFINITY means none is feasible, or (pruned by the quick bound, by
-	 * rounding only) that the quick partition is optimal */
-	s->optimal = true;
+	/* finite or not, the DP has settled the bottleneck: no partition beats
+	 * this one; INFINITY means none is feasible, or (pruned by the quick
+	 * bound, by rounding only) that the quick partition is optimal.  Under
+	 * GPipe the DP's optimum is only a lower bound (max fw + max bw is at
+	 * least the largest fw + bw of one stage): the best is proven when it
+	 * meets it, or when the DP found nothing below the quick partition's
+	 * GPipe objective (then no partition's bottleneck, hence no GPipe
+	 * objective, is below it). */
+	s->optimal = !gpipe || !isfinite(opt) || s->best <= opt * (1 + 1e-9);
+	s->lower = isfinite(opt) ? opt : s->best;
 	return false;
 }
 

@@ -2,7 +2,10 @@
  * ideals.h - the exact dynamic program over ideals (001 section 5.1.1), as
  * a stepwise engine: the exact method (sc_method_exact) drives it, and the
  * tests call it directly to compare the DP pruned by a bound with the DP
- * without.  See ideals.c for the method.
+ * without.  See ideals.c for the method.  The DP minimises the bottleneck
+ * (on training graphs too: the ideals follow the order arcs, the stage
+ * costs the real edges); under the GPipe schedule that is a lower bound on
+ * the objective (search.h).
  *
  * An sc_dp borrows its units (which must outlive it) and belongs to the
  * thread that steps it.

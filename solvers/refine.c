@@ -10,6 +10,10 @@
  * when moving earlier).  A move is kept when it lowers the bottleneck, or
  * keeps it and leaves fewer stages at the bottleneck; otherwise it is undone.
  * It stops when a whole pass over the bottleneck stage finds nothing.
+ * Under the GPipe schedule of a training graph the objective is the
+ * largest forward cost plus the largest backward cost: the stages tried
+ * are all those at either largest, and "fewer stages at the bottleneck"
+ * counts them.  The moves follow the order arcs of the units (units.h).
  * Costs are updated incrementally (core/cost.h), so a trial costs the degree
  * of the ops moved plus k.
  *
@@ -113,18 +117,41 @@ static sc_status refine_phase_init(sc_search *s, const int *start, void **state,
 
 /* Where a partition stands. */
 typedef struct standing {
-	double value;  /* the bottleneck, or INFINITY over the hard limit */
+	double value;  /* the objective (the bottleneck), or INFINITY over the hard limit */
 	double excess; /* bytes over the limit summed over the stages */
 	int count;     /* stages at the bottleneck (within rounding), or over the limit */
 	int which;     /* the first of them */
+	/* GPipe on a training graph: the objective is the largest forward cost
+	 * plus the largest backward cost, so the stages that hold it up are
+	 * those at either largest (gpipe; fw and bw are the two); count and
+	 * which are about them */
+	bool gpipe;
+	double fw, bw, tol;
 } standing;
+
+/* True when stage i holds up the objective (see standing); over the limit,
+ * when it is over. */
+static bool holds_up(const sc_costs *c, const standing *w, int i)
+{
+	if (isinf(w->value))
+		return c->st[i].over_memory;
+	if (w->gpipe)
+		return c->st[i].cost_fw >= w->fw - w->tol || c->st[i].cost_bw >= w->bw - w->tol;
+	return c->st[i].cost >= w->value - w->tol;
+}
 
 static standing stand(const sc_costs *c)
 {
-	standing w = {sc_costs_objective(c), 0, 0, 0};
-	double tol = 1e-12 * (1 + w.value);
+	standing w = {sc_costs_objective(c), 0, 0, 0, false, 0, 0, 0};
+	w.tol = 1e-12 * (1 + w.value);
+	w.gpipe = c->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(c->g);
+	if (w.gpipe)
+		for (int i = 0; i < c->k; i++) {
+			w.fw = fmax(w.fw, c->st[i].cost_fw);
+			w.bw = fmax(w.bw, c->st[i].cost_bw);
+		}
 	for (int i = 0; i < c->k; i++) {
-		if (isinf(w.value) ? !c->st[i].over_memory : c->st[i].cost < w.value - tol)
+		if (!holds_up(c, &w, i))
 			continue;
 		if (w.count++ == 0)
 			w.which = i;
@@ -335,7 +362,7 @@ static bool refine_phase_step(sc_search *s, void *state)
 			int x = r->scan, b = r->unit_stage[x];
 			/* the bottleneck stage's units; over the limit, those of
 			 * every stage over it */
-			if (over ? !r->c->st[b].over_memory : b != was.which)
+			if (over || was.gpipe ? !holds_up(r->c, &was, b) : b != was.which)
 				continue;
 			r->set[0] = x;
 			r->seen[x] = ++r->stamp;
@@ -372,6 +399,25 @@ static bool refine_phase_step(sc_search *s, void *state)
 
 /* ---- the `refine` method: refinement alone, from --partition or greedy -- */
 
+/* Renumbers the stages stage[0..n) (in 0..k) uses as 0, 1, ... in their
+ * order. */
+static void compact_stages(int *stage, int n, int k)
+{
+	int *to = sc_malloc_n((size_t)k, sizeof *to);
+	if (!to)
+		return; /* the check that follows refuses the start */
+	for (int b = 0; b < k; b++)
+		to[b] = -1;
+	for (int v = 0; v < n; v++)
+		to[stage[v]] = 0;
+	for (int b = 0, next = 0; b < k; b++)
+		if (to[b] == 0)
+			to[b] = next++;
+	for (int v = 0; v < n; v++)
+		stage[v] = to[stage[v]];
+	free(to);
+}
+
 static sc_status refine_method_init(sc_search *s, sc_error *err)
 {
 	int *start = sc_part_new(s->g);
@@ -380,6 +426,11 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 	if (s->p.start) {
 		sc_violation v;
 		memcpy(start, s->p.start, (size_t)s->g->n * sizeof *start);
+		/* with more stages asked for than ops, the search has k = n (search.c):
+		 * a valid start is numbered into the stages it uses, in order, which
+		 * keeps it valid and its costs (the others are empty) */
+		if (s->k_asked > s->set.k && sc_part_check(s->g, start, s->k_asked, NULL))
+			compact_stages(start, s->g->n, s->k_asked);
 		if (!sc_part_check(s->g, start, s->set.k, &v)) {
 			char why[300];
 			sc_part_describe(s->g, start, &v, why, sizeof why);
@@ -387,8 +438,9 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 			return sc_error_set(err, SC_ERR_INPUT,
 			                    "the starting partition is invalid: %s", why);
 		}
-	} else {
-		sc_greedy_split(s->g, s->set.k, start, err);
+	} else if (sc_search_first_split(s, start, err) != SC_OK) {
+		free(start);
+		return err ? err->code : SC_ERR_NOMEM;
 	}
 	sc_search_offer_ops(s, start, 0);
 	sc_status st = refine_phase_init(s, start, &s->state, err);

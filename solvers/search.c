@@ -141,6 +141,20 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 	sc_search_offer(s, unit_stage, v);
 }
 
+sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err)
+{
+	if (!sc_graph_is_training(s->g))
+		return sc_greedy_split(s->g, s->set.k, op_stage, err);
+	int *unit_stage =
+	        sc_malloc_n((size_t)(s->units->n > 0 ? s->units->n : 1), sizeof *unit_stage);
+	if (!unit_stage)
+		return sc_error_nomem(err, "a first partition");
+	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
+	sc_units_expand(s->units, unit_stage, op_stage);
+	free(unit_stage);
+	return SC_OK;
+}
+
 void sc_search_fail(sc_search *s, const sc_error *err)
 {
 	s->err = *err;
@@ -154,6 +168,7 @@ void sc_search_publish(sc_search *s, const char *phase)
 	s->snapshot.best = s->have_best ? s->best : INFINITY;
 	s->snapshot.elapsed = sc_clock_now() - s->t0;
 	s->snapshot.optimal = s->optimal;
+	s->snapshot.lower = s->lower;
 	s->snapshot.cancelled = stopped_by_user(s);
 	snprintf(s->snapshot.phase, sizeof s->snapshot.phase, "%s", phase);
 	pthread_mutex_unlock(&s->lock);
@@ -209,6 +224,7 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	/* at most one op per non-empty stage: with more stages than ops the
 	 * rest stay empty (an empty stage costs nothing), so every method works
 	 * with k = min(k, n) and its stages are valid for the k asked for */
+	s->k_asked = set->k;
 	if (s->set.k > g->n)
 		s->set.k = g->n > 0 ? g->n : 1;
 	s->p = *p;
@@ -275,12 +291,16 @@ bool sc_search_step(sc_search *s)
 			 * greedy equal-work split is at hand */
 			int *st = sc_part_new(s->g);
 			sc_error err;
-			if (st && sc_greedy_split(s->g, s->set.k, st, &err) == SC_OK)
+			if (st && sc_search_first_split(s, st, &err) == SC_OK)
 				sc_search_offer_ops(s, st, NAN);
 			free(st);
 		}
-		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
-		              !s->optimal && s->have_best && !stopped_by_user(s);
+		/* a method that refines itself but ended with a bound it could not
+		 * meet (the exact DP under GPipe) is refined too */
+		bool bound_unmet = s->lower > 0 && !s->optimal;
+		bool refine = s->refine && s->p.refine &&
+		              (!s->method->refines_itself || bound_unmet) && !s->optimal &&
+		              s->have_best && !stopped_by_user(s);
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
@@ -297,6 +317,9 @@ bool sc_search_step(sc_search *s)
 			return true;
 		}
 		s->refine_done = true;
+		/* refinement may have met the method's bound: then it is optimal */
+		if (s->lower > 0 && s->best <= s->lower * (1 + 1e-9))
+			s->optimal = true;
 	}
 	pthread_mutex_lock(&s->lock);
 	s->snapshot.done = true;

@@ -18,6 +18,15 @@
  * limit, and stops early when cancelled with the best partition so far.
  * Co-location groups are contracted first (units.h).
  *
+ * Training graphs (graph.h): the units, orders and moves follow the order
+ * arcs, every cost the real edges (a stage may read tensors of later
+ * stages).  The objective is the bottleneck, or under the GPipe schedule
+ * the largest forward cost plus the largest backward cost (cost.h); the
+ * slicing and the exact DP minimise the bottleneck, a lower bound on it,
+ * so under GPipe `exact` proves optimality only when its partition meets
+ * that bound, reports the bound (sc_progress.lower) and otherwise refines
+ * its partition like the other methods.
+ *
  * Under the hard memory policy a search also keeps the best partition it
  * has seen when none so far fits, because refinement can repair stages over
  * the limit.  Partitions rank:
@@ -77,6 +86,11 @@ typedef struct sc_progress {
 	char phase[24]; /* what runs now, e.g. "brkga", "refine" */
 	bool done;
 	bool optimal; /* the best is proven optimal (exact DP) */
+	/* a lower bound on the objective the search proved: the exact DP's
+	 * optimum bottleneck, which under the GPipe schedule of a training
+	 * graph may lie below the best (then optimal is false); 0 when the
+	 * method proves none */
+	double lower;
 	bool cancelled;
 	/* the exact DP over ideals (zero for the other methods) */
 	long ideals;      /* ideals made so far */

@@ -50,7 +50,8 @@ typedef struct sc_method {
 
 struct sc_search {
 	const sc_graph *g;
-	sc_settings set;
+	sc_settings set; /* k: at most the number of ops (search.c) */
+	int k_asked;     /* the k the caller asked for */
 	sc_search_params p;
 	const sc_method *method;
 	sc_units *units;
@@ -64,6 +65,7 @@ struct sc_search {
 	double best_excess;     /* its bytes over the hard limit, summed over stages */
 	double best_bottleneck; /* its largest stage cost, the limit ignored */
 	bool optimal;
+	double lower;          /* a proven lower bound on the objective, or 0 (sc_progress) */
 	bool have_best;        /* best_stage holds a partition, feasible or not */
 	sc_costs *offer_costs; /* scratch for re-evaluating offers */
 	int *offer_ops;        /* scratch: a stage per op */
@@ -122,6 +124,13 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
  * Does nothing once a feasible partition is known, so callers on a hot path
  * pay only when nothing feasible has been seen. */
 void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage);
+
+/* A valid first partition of the ops into s->set.k stages, by equal work,
+ * into op_stage: sc_greedy_split (simple.h) on an inference graph; on a
+ * training graph, whose order arcs are not its edges, the equal-work split
+ * of the units' topological order (valid by construction).  SC_OK, or
+ * SC_ERR_NOMEM with err set. */
+sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err);
 
 /* The excess of the partition c holds: the parameter bytes over the memory
  * limit, summed over the stages over it (search.h ranks by it). */

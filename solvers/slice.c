@@ -14,6 +14,17 @@
  *    segment), it no longer is;
  *  - each predecessor of x at a position before l feeds the segment now: it
  *    is counted as an input once (a stamp per segment end marks it).
+ *
+ * Training graphs (graph.h): the order is one of the units' order arcs, but
+ * the io runs along the real edges, some of which go against the order (a
+ * forward op read by a backward op placed earlier).  A segment may then
+ * read tensors produced after it and feed ops before it, and the rules
+ * above do not hold.  There the walk keeps, per op, the number of its
+ * edges into the segment (add_unit_training): a tensor produced outside is
+ * an input while that count is positive, one produced inside an output
+ * while the count is below its edges to other units.  The row method
+ * holds as it is once a tensor's touch points include consumers before its
+ * producer and its span starts at its first touch point (build_points).
  */
 #include "slice.h"
 
@@ -50,6 +61,12 @@ struct sc_slicer {
 	int *by_b_off, *by_b; /* point indices by b */
 	int *scratch;         /* one op's successor positions */
 	int npoints;
+	/* training graphs (see the top) */
+	bool training;
+	int *outdeg;             /* op -> its edges to other units */
+	int *cnt, *cmark;        /* the walk: op -> edges into the segment, valid at stamp */
+	int *span_off, *span_op; /* rows: ops by the position of their tensor's first touch */
+	int *span_end;           /* rows: op -> the position of its tensor's last touch */
 };
 
 typedef struct segment {
@@ -79,6 +96,12 @@ void sc_slicer_free(sc_slicer *s)
 	free(s->by_b_off);
 	free(s->by_b);
 	free(s->scratch);
+	free(s->outdeg);
+	free(s->cnt);
+	free(s->cmark);
+	free(s->span_off);
+	free(s->span_op);
+	free(s->span_end);
 	free(s);
 }
 
@@ -117,15 +140,32 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 		s->by_b_off = sc_malloc_n(nu + 2, sizeof *s->by_b_off);
 		s->by_b = sc_malloc_n(np, sizeof *s->by_b);
 		s->scratch = sc_malloc_n(np, sizeof *s->scratch);
+		s->training = sc_graph_is_training(u->g);
 	}
 	if (!s || !s->pos || !s->maxsucc || !s->mark || !s->P || !s->A || !s->greedy || !s->lo ||
 	    !s->hi || !s->wsum || !s->psum || !s->diff || !s->pa || !s->pb || !s->pw ||
-	    !s->by_a_off || !s->by_a || !s->by_b_off || !s->by_b || !s->scratch) {
-		sc_slicer_free(s);
-		sc_error_nomem(err, "the slicing tables");
-		return NULL;
+	    !s->by_a_off || !s->by_a || !s->by_b_off || !s->by_b || !s->scratch)
+		goto nomem;
+	if (s->training) {
+		s->outdeg = sc_calloc_n(no, sizeof *s->outdeg);
+		s->cnt = sc_calloc_n(no, sizeof *s->cnt);
+		s->cmark = sc_calloc_n(no, sizeof *s->cmark);
+		s->span_off = sc_malloc_n(nu + 2, sizeof *s->span_off);
+		s->span_op = sc_malloc_n(no, sizeof *s->span_op);
+		s->span_end = sc_malloc_n(no, sizeof *s->span_end);
+		if (!s->outdeg || !s->cnt || !s->cmark || !s->span_off || !s->span_op ||
+		    !s->span_end)
+			goto nomem;
+		const sc_graph *g = u->g;
+		for (int x = 0; x < g->n; x++)
+			for (int i = g->succ_off[x]; i < g->succ_off[x + 1]; i++)
+				s->outdeg[x] += u->unit_of[g->succ[i]] != u->unit_of[x];
 	}
 	return s;
+nomem:
+	sc_slicer_free(s);
+	sc_error_nomem(err, "the slicing tables");
+	return NULL;
 }
 
 static int next_stamp(sc_slicer *s)
@@ -133,9 +173,53 @@ static int next_stamp(sc_slicer *s)
 	if (++s->stamp == 0x7fffffff) {
 		for (int v = 0; v < s->g->n; v++)
 			s->mark[v] = 0;
+		if (s->cmark)
+			for (int v = 0; v < s->g->n; v++)
+				s->cmark[v] = 0;
 		s->stamp = 1;
 	}
 	return s->stamp;
+}
+
+/* Op p's edges into the segment of stamp st (0 when not counted yet). */
+static inline int *count_of(sc_slicer *s, int p, int st)
+{
+	if (s->cmark[p] != st) {
+		s->cmark[p] = st;
+		s->cnt[p] = 0;
+	}
+	return &s->cnt[p];
+}
+
+/* add_unit on a training graph (see the top): the unit at position l joins
+ * the segment (l, r] of stamp st, whose ops' edges into it are counted. */
+static void add_unit_training(sc_slicer *s, segment *seg, int l, int r, int unit, int st)
+{
+	const sc_graph *g = s->g;
+	const sc_units *u = s->u;
+	seg->work += u->work[unit];
+	seg->param += u->param[unit];
+	for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
+		int x = u->ops[i];
+		int c = *count_of(s, x, st);
+		if (c > 0)
+			seg->in -= g->out[x]; /* read by the segment: now made in it */
+		if (c < s->outdeg[x])
+			seg->out += g->out[x]; /* some reader outside */
+		for (int j = g->pred_off[x]; j < g->pred_off[x + 1]; j++) {
+			int p = g->pred[j], up = u->unit_of[p];
+			if (up == unit)
+				continue;
+			int *cp = count_of(s, p, st), pp = s->pos[up];
+			++*cp;
+			if (pp > l && pp <= r) {
+				if (*cp == s->outdeg[p])
+					seg->out -= g->out[p]; /* its last reader joined */
+			} else if (*cp == 1) {
+				seg->in += g->out[p];
+			}
+		}
+	}
 }
 
 /* Adds the unit at position l to the segment ending at r (stamp st). */
@@ -182,8 +266,12 @@ static double segment_cost(sc_slicer *s, const int *order, int l, int r)
 {
 	segment seg = {0, 0, 0, 0};
 	int st = next_stamp(s);
-	for (int p = r; p >= l; p--)
-		add_unit(s, &seg, p, r, order[p], st);
+	for (int p = r; p >= l; p--) {
+		if (s->training)
+			add_unit_training(s, &seg, p, r, order[p], st);
+		else
+			add_unit(s, &seg, p, r, order[p], st);
+	}
 	return seg_cost(s, &seg);
 }
 
@@ -276,7 +364,11 @@ static int cmp_int(const void *a, const void *b)
 /* The touch points of every tensor for the row method (see layer_rows):
  * for op x at position p with successors at the distinct positions
  * s1 < s2 < ... after p, the points (-1, p), (p, s1), (s1, s2), ...; and
- * their indices bucketed by a (a >= 0) and by b.  O(n + m log deg). */
+ * their indices bucketed by a (a >= 0) and by b.  O(n + m log deg).  On a
+ * training graph successors may also sit before p: the points run over
+ * the distinct positions of the producer and its consumers, whichever
+ * comes first, and each tensor's span (its first to its last touch) is
+ * bucketed by its start (span_off, span_op, span_end). */
 static void build_points(sc_slicer *s)
 {
 	const sc_units *u = s->u;
@@ -285,9 +377,11 @@ static void build_points(sc_slicer *s)
 	int *q = s->scratch;
 	for (int x = 0; x < g->n; x++) {
 		int px = s->pos[u->unit_of[x]], cnt = 0;
+		if (s->training)
+			q[cnt++] = px;
 		for (int i = g->succ_off[x]; i < g->succ_off[x + 1]; i++) {
 			int p = s->pos[u->unit_of[g->succ[i]]];
-			if (p > px)
+			if (p > px || (s->training && p != px))
 				q[cnt++] = p;
 		}
 		if (cnt > 16) {
@@ -303,7 +397,8 @@ static void build_points(sc_slicer *s)
 			}
 		}
 		int prev = -1;
-		for (int i = -1; i < cnt; i++) {
+		/* (on a training graph px is among the q[i] already) */
+		for (int i = s->training ? 0 : -1; i < cnt; i++) {
 			int b = i < 0 ? px : q[i];
 			if (i >= 0 && b == prev)
 				continue;
@@ -313,6 +408,24 @@ static void build_points(sc_slicer *s)
 			np++;
 			prev = b;
 		}
+		if (s->training) {
+			s->span_op[x] = q[0]; /* the start, until bucketed below */
+			s->span_end[x] = q[cnt - 1];
+		}
+	}
+	if (s->training) {
+		int *so = s->span_off, *start = s->scratch;
+		for (int x = 0; x < g->n; x++)
+			start[x] = s->span_op[x];
+		for (int i = 0; i <= n + 1; i++)
+			so[i] = 0;
+		for (int x = 0; x < g->n; x++)
+			so[start[x] + 2]++;
+		for (int i = 2; i <= n + 1; i++)
+			so[i] += so[i - 1];
+		for (int x = 0; x < g->n; x++)
+			s->span_op[so[start[x] + 1]++] = x;
+		/* now span_off[b] .. span_off[b + 1] holds the spans starting at b */
 	}
 	s->npoints = np;
 	int *ao = s->by_a_off, *bo = s->by_b_off;
@@ -342,16 +455,15 @@ static void build_points(sc_slicer *s)
  * those whose whole span, from the producer to the last consumer, lies in
  * it (io_out counts a tensor produced inside and read after r, io_in one
  * produced before l and read inside: together, the touching tensors that do
- * not lie inside).  A tensor with touch points p0 < p1 < ... (its producer,
- * then its consumers' positions) touches [l, r] iff some p_i has p_{i-1} <
- * l <= p_i <= r, for exactly one i; so with the points (a, b) = (p_{i-1},
- * p_i), T(l, r) sums the points with a < l <= b <= r, and H the spans (a, b)
- * with l <= a, b <= r.  For a fixed l both are sums over b <= r: a
- * difference array over r (diff) holds them, and moving to l + 1 changes
- * only the points with a = l or b = l.  So the io of every (l, r) in the
- * two windows costs O(1) each after O(n / k + points) per layer, instead of
- * re-walking the n / k positions between the windows for every r.
- * Returns false when stopped.
+ * not lie inside; on a training graph a consumer may come before its
+ * producer, and the span is from the first touch point to the last).  A tensor with touch points p0
+ * < p1 < ... (its producer, then its consumers' positions) touches [l, r] iff some p_i has p_{i-1}
+ * < l <= p_i <= r, for exactly one i; so with the points (a, b) = (p_{i-1}, p_i), T(l, r) sums the
+ * points with a < l <= b <= r, and H the spans (a, b) with l <= a, b <= r.  For a fixed l both are
+ * sums over b <= r: a difference array over r (diff) holds them, and moving to l + 1 changes only
+ * the points with a = l or b = l.  So the io of every (l, r) in the two windows costs O(1) each
+ * after O(n / k + points) per layer, instead of re-walking the n / k positions between the windows
+ * for every r. Returns false when stopped.
  */
 static bool layer_rows(sc_slicer *s, int j, double ub)
 {
@@ -379,6 +491,14 @@ static bool layer_rows(sc_slicer *s, int j, double ub)
 				int pt = s->by_b[i];
 				if (s->pa[pt] < l0)
 					D[b > rlo ? b : rlo] += s->pw[pt];
+			}
+			if (s->training) {
+				for (int i = s->span_off[b]; i < s->span_off[b + 1]; i++) {
+					int x = s->span_op[i], e = s->span_end[x];
+					if (e <= rhi)
+						D[e > rlo ? e : rlo] -= g->out[x];
+				}
+				continue;
 			}
 			int unit = s->order[b];
 			for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
@@ -432,12 +552,20 @@ static bool layer_rows(sc_slicer *s, int j, double ub)
 				if (b <= rhi)
 					D[b > rlo ? b : rlo] += s->pw[pt];
 			}
-			int unit = s->order[l];
-			for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
-				int x = u->ops[i];
-				int e = s->maxsucc[x] > l ? s->maxsucc[x] : l;
-				if (e <= rhi)
-					D[e > rlo ? e : rlo] += g->out[x];
+			if (s->training) {
+				for (int i = s->span_off[l]; i < s->span_off[l + 1]; i++) {
+					int x = s->span_op[i], e = s->span_end[x];
+					if (e <= rhi)
+						D[e > rlo ? e : rlo] += g->out[x];
+				}
+			} else {
+				int unit = s->order[l];
+				for (int i = u->ops_off[unit]; i < u->ops_off[unit + 1]; i++) {
+					int x = u->ops[i];
+					int e = s->maxsucc[x] > l ? s->maxsucc[x] : l;
+					if (e <= rhi)
+						D[e > rlo ? e : rlo] += g->out[x];
+				}
 			}
 			if (l >= rlo)
 				pre += D[l];
@@ -482,7 +610,10 @@ static bool dp_walk(sc_slicer *s, const int *order, double ub)
 		for (int l = t - 1; l >= lmin; l--) {
 			if (should_stop(s))
 				return false;
-			add_unit(s, &seg, l, t - 1, order[l], st);
+			if (s->training)
+				add_unit_training(s, &seg, l, t - 1, order[l], st);
+			else
+				add_unit(s, &seg, l, t - 1, order[l], st);
 			if (seg.work > ub || (hard && seg.param > M))
 				break; /* only grows from here */
 			double c = seg_cost(s, &seg);

@@ -255,3 +255,102 @@ Test(refine, the_repair_finds_a_fit_that_needs_a_swap)
 	}
 	sc_graph_free(g);
 }
+
+/* The GPipe objective of stage by the independent model; INFINITY over a
+ * hard limit.  hot[s] (k entries, may be NULL) says which stages are at the
+ * largest forward or the largest backward cost. */
+static double gpipe_of(const sc_graph *g, int k, const int *stage, bool *hot)
+{
+	ts_cost *c = calloc((size_t)k, sizeof *c);
+	sc_settings set = g->settings;
+	ts_costs(g, stage, &set, k, c);
+	double v = ts_gpipe(c, k), fw = 0, bw = 0;
+	for (int s = 0; s < k; s++) {
+		fw = fmax(fw, c[s].cost_fw);
+		bw = fmax(bw, c[s].cost_bw);
+		if (c[s].over && set.policy == SC_MEM_HARD)
+			v = INFINITY;
+	}
+	double tol = 1e-9 * (1 + v);
+	for (int s = 0; s < k && hot; s++)
+		hot[s] = c[s].cost_fw >= fw - tol || c[s].cost_bw >= bw - tol;
+	free(c);
+	return v;
+}
+
+/* Under GPipe on training graphs the objective is the largest forward cost
+ * plus the largest backward cost, held up by the stages at either; refine
+ * must work on all of them.  From random valid starts on random training
+ * graphs its result is valid, no worse than the start, and no single
+ * group (unit) of a stage at either largest can move to another stage,
+ * validly, and lower the objective. */
+Test(refine, gpipe_refines_every_stage_that_holds_up_the_objective, .timeout = 120)
+{
+	ts_rng r = {77};
+	int improved = 0, trials = ts_trials(300);
+	for (int t = 0; t < trials; t++) {
+		ts_graph_spec spec = {.n = 3 + ts_below(&r, 7),
+		                      .edge_p = 0.2 + 0.4 * ts_uniform(&r),
+		                      .group_p = 0.3,
+		                      .ngroups = 2};
+		sc_settings_init(&spec.settings);
+		spec.settings.schedule = SC_SCHEDULE_GPIPE;
+		sc_graph *g = ts_random_training_graph(&r, &spec);
+		int k = 2 + ts_below(&r, 3), n = g->n;
+		int *start = malloc((size_t)n * sizeof *start),
+		    *stage = malloc((size_t)n * sizeof *stage);
+		bool hot[4];
+		/* a random valid start: rejection, then everything in one stage */
+		int tries = 0;
+		do {
+			for (int v = 0; v < n; v++)
+				start[v] = ts_below(&r, k);
+		} while (!ts_valid(g, start, k) && ++tries < 2000);
+		if (!ts_valid(g, start, k))
+			memset(start, 0, (size_t)n * sizeof *start);
+		double before = gpipe_of(g, k, start, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = "refine";
+		p.start = start;
+		sc_error err;
+		sc_search *s = sc_search_new(g, &set, &p, &err);
+		cr_assert(s, "trial %d: %s", t, err.msg);
+		cr_assert_eq(sc_search_run(s, NULL), SC_OK);
+		double v = sc_search_result(s, stage, NULL);
+		sc_search_free(s);
+		cr_assert(ts_valid(g, stage, k), "trial %d", t);
+		cr_assert(fabs(gpipe_of(g, k, stage, hot) - v) <= 1e-9 * (1 + v), "trial %d", t);
+		cr_assert_leq(v, before * (1 + 1e-12), "trial %d: %.17g from %.17g", t, v, before);
+		improved += v < before * (1 - 1e-9);
+		/* no single move of a group or op from a stage holding it up helps */
+		for (int x = 0; x < n; x++) {
+			int from = stage[x];
+			if (!hot[from])
+				continue;
+			for (int to = 0; to < k; to++) {
+				if (to == from)
+					continue;
+				memcpy(start, stage, (size_t)n * sizeof *start);
+				for (int y = 0; y < n; y++)
+					if (y == x ||
+					    (g->group[x] >= 0 && g->group[y] == g->group[x]))
+						start[y] = to;
+				if (!ts_valid(g, start, k))
+					continue;
+				double w = gpipe_of(g, k, start, NULL);
+				cr_assert_geq(
+				        w, v * (1 - 1e-9),
+				        "trial %d: moving op %d from stage %d to %d gives %.17g, "
+				        "refine stopped at %.17g",
+				        t, x, from + 1, to + 1, w, v);
+			}
+		}
+		free(start);
+		free(stage);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(improved, trials / 3, "refine improved only %d starts", improved);
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/cost.h"
 #include "core/gen.h"
@@ -193,14 +194,18 @@ static double eval_units(const sc_graph *g, const sc_units *u, const int *us, in
 	return v;
 }
 
-Test(slice, equals_every_segmentation, .timeout = 240)
+/* Slices a random order of each of 400 random graphs (training graphs
+ * when training) in every mode, with and without cutoffs, against every
+ * segmentation of the order. */
+static void every_segmentation(uint64_t seed, bool training)
 {
-	ts_rng r = {123};
+	ts_rng r = {seed};
 	int compared = 0;
 	for (int t = 0; t < 400; t++) {
 		ts_graph_spec spec;
 		random_spec(&r, &spec, 9);
-		sc_graph *g = ts_random_graph(&r, &spec);
+		sc_graph *g =
+		        training ? ts_random_training_graph(&r, &spec) : ts_random_graph(&r, &spec);
 		int k = 1 + ts_below(&r, 4);
 		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
 		sc_settings set = g->settings;
@@ -253,6 +258,18 @@ Test(slice, equals_every_segmentation, .timeout = 240)
 		sc_graph_free(g);
 	}
 	cr_assert_gt(compared, 200);
+}
+
+Test(slice, equals_every_segmentation, .timeout = 240)
+{
+	every_segmentation(123, false);
+}
+
+/* Training graphs: tensors also flow against the order (into backward ops
+ * placed earlier), which the segment costs must count. */
+Test(slice, equals_every_segmentation_on_training_graphs, .timeout = 240)
+{
+	every_segmentation(124, true);
 }
 
 Test(slice, lemma_b2_bad_order_is_k_times_optimal)
@@ -333,6 +350,82 @@ static double reference_slice(const sc_graph *g, const sc_units *u, const int *o
  * both ways of filling the table equal the textbook DP, with and without an
  * incumbent it beats; an incumbent it cannot beat gives a value at least the
  * incumbent.  Both memory policies, tight and loose limits. */
+/* Checks every way of filling the table on a random order of g's units
+ * (contracted when merge) against the textbook DP: with no incumbent, one
+ * it beats and the tightest; one it cannot beat gives at least it.
+ * Returns whether a split fits. */
+static bool against_textbook(ts_rng *r, const sc_graph *g, int k, bool merge, int t)
+{
+	sc_units *u = sc_units_new(g, merge, g->settings.memory, NULL);
+	sc_settings set = g->settings;
+	set.k = k;
+	sc_slicer *s = sc_slicer_new(u, &set, NULL);
+	sc_orderer *o = sc_orderer_new(u, NULL);
+	double *prio = malloc((size_t)u->n * sizeof *prio);
+	int *order = malloc((size_t)u->n * sizeof *order), *us = malloc((size_t)u->n * sizeof *us);
+	for (int i = 0; i < u->n; i++)
+		prio[i] = ts_uniform(r);
+	sc_order_kahn(o, prio, order);
+	double want = reference_slice(g, u, order, k);
+	double inc[] = {INFINITY, want * 1.01 + 1e-9, want * (1 + 1e-9) + 1e-12};
+	for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+		sc_slicer_set_mode(s, mode);
+		for (int i = 0; i < 3; i++) {
+			double v = sc_slice(s, order, inc[i], us);
+			if (isinf(want)) {
+				cr_assert(isinf(v), "graph %d: nothing fits, slice %g", t, v);
+				continue;
+			}
+			cr_assert(fabs(v - want) <= 1e-9 * (1 + want),
+			          "graph %d mode %d incumbent %g: %.17g, textbook %.17g", t, mode,
+			          inc[i], v, want);
+			cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * (1 + v));
+		}
+		if (isfinite(want) && want > 0) {
+			double v = sc_slice(s, order, want * 0.99, us);
+			cr_assert_geq(v, want * 0.99 * (1 - 1e-12));
+		}
+	}
+	free(prio);
+	free(order);
+	free(us);
+	sc_orderer_free(o);
+	sc_slicer_free(s);
+	sc_units_free(u);
+	return isfinite(want);
+}
+
+/* Random training graphs of 20 to 80 ops, and the msr-fiddle training
+ * graphs (their units are few enough for the textbook DP), under every
+ * memory policy. */
+Test(slice, pruned_equals_the_textbook_dp_on_training_graphs, .timeout = 240)
+{
+	ts_rng r = {2028};
+	int compared = 0, trials = ts_trials(60);
+	for (int t = 0; t < trials; t++) {
+		ts_graph_spec spec;
+		random_spec(&r, &spec, 60);
+		spec.n += 20;
+		sc_graph *g = ts_random_training_graph(&r, &spec);
+		compared += against_textbook(&r, g, 2 + ts_below(&r, 7), false, t);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(compared, trials / 2);
+	static const char *const files[] = {"operator/bert_l-3_training.json",
+	                                    "operator/resnet50_training.json",
+	                                    "layer/resnet50_training.json"};
+	for (int f = 0; f < 3; f++) {
+		char path[300];
+		snprintf(path, sizeof path, "samples/msr-fiddle/%s", files[f]);
+		if (access(path, R_OK) != 0)
+			snprintf(path, sizeof path, "../shared/data/msr-fiddle/%s", files[f]);
+		sc_graph *g = ts_load(path);
+		cr_assert(sc_graph_is_training(g));
+		cr_assert(against_textbook(&r, g, 4 + 4 * f, true, 1000 + f), "%s", path);
+		sc_graph_free(g);
+	}
+}
+
 Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeout = 240)
 {
 	ts_rng r = {2026};
@@ -459,4 +552,54 @@ Test(slice, rows_equal_the_walk_on_large_graphs, .timeout = 120)
 		sc_graph_free(g);
 	}
 	cr_assert_gt(rows_chosen, 0, "the automatic choice never took the row method");
+}
+
+/* A random training graph of 9 000 ops (over 4 096 units, so the
+ * automatic choice may take rows), k 4 and 8: walking, rows and the choice
+ * give the same optimum and splits that cost it. */
+Test(slice, rows_equal_the_walk_on_a_large_training_graph, .timeout = 120)
+{
+	ts_rng r = {4242};
+	ts_graph_spec spec = {.n = 9000, .edge_p = 3.0 / 9000, .group_p = 0.1, .ngroups = 50};
+	sc_settings_init(&spec.settings);
+	sc_graph *g = ts_random_training_graph(&r, &spec);
+	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+	cr_assert_gt(u->n, 4096);
+	int rows_chosen = 0;
+	for (int t = 0; t < 2; t++) {
+		int k = t ? 8 : 4;
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *us = malloc((size_t)u->n * sizeof *us);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		sc_slicer_set_mode(s, SC_SLICE_WALK);
+		double want = sc_slice(s, order, INFINITY, us);
+		cr_assert(fabs(eval_units(g, u, us, k) - want) <= 1e-9 * want);
+		double inc[] = {INFINITY, want * 1.001, want * (1 + 1e-12)};
+		for (int mode = SC_SLICE_AUTO; mode <= SC_SLICE_ROWS; mode++) {
+			sc_slicer_set_mode(s, mode);
+			for (int i = 0; i < 3; i++) {
+				double v = sc_slice(s, order, inc[i], us);
+				if (mode == SC_SLICE_AUTO && i == 2)
+					rows_chosen += sc_slicer_last_mode(s) == SC_SLICE_ROWS;
+				cr_assert(fabs(v - want) <= 1e-9 * want,
+				          "k %d mode %d: %.17g, %.17g", k, mode, v, want);
+				cr_assert(fabs(eval_units(g, u, us, k) - v) <= 1e-9 * v);
+			}
+		}
+		free(prio);
+		free(order);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+	}
+	cr_assert_gt(rows_chosen, 0, "the automatic choice never took the row method");
+	sc_units_free(u);
+	sc_graph_free(g);
 }
