@@ -581,14 +581,3 @@ double sc_graph_total_work(const sc_graph *g)
 		s += g->work[v];
 	return s;
 }
-
-sc_status sc_graph_check_inference(const sc_graph *g, sc_error *err)
-{
-	if (g->backward_ops == 0)
-		return SC_OK;
-	return sc_error_set(err, SC_ERR_INPUT,
-	                    "%s: a training graph (%d of its %d ops are backward, isBackwardNode "
-	                    "true): stagecut does not model the backward pass yet and cannot "
-	                    "partition it",
-	                    g->source, g->backward_ops, g->n);
-}

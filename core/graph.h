@@ -129,10 +129,6 @@ static inline const char *sc_graph_pass_name(const sc_graph *g, int v)
 	return g->backward && g->backward[v] ? "backward" : "forward";
 }
 
-/* Transitional, until every command takes training graphs: SC_OK for an
- * inference graph, else SC_ERR_INPUT with a one-line refusal. */
-sc_status sc_graph_check_inference(const sc_graph *g, sc_error *err);
-
 /* Frees g and everything it owns.  sc_graph_free(NULL) does nothing. */
 void sc_graph_free(sc_graph *g);
 

@@ -58,6 +58,7 @@ typedef struct sc_testbed_config {
 	double bandwidth; /* > 0 overrides */
 	double memory;    /* >= 0 overrides (INFINITY: unlimited) */
 	int policy;       /* >= 0 overrides: an sc_mem_policy */
+	int schedule;     /* >= 0 overrides: an sc_schedule (training graphs) */
 	char key[512];    /* what a record must match to count as done */
 } sc_testbed_config;
 

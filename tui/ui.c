@@ -117,28 +117,7 @@ int ui_exit_status(sc_status st)
 	return st == SC_ERR_INVALID ? UI_EXIT_INFEASIBLE : UI_EXIT_INPUT;
 }
 
-bool ui_refuse_training(const sc_graph *g)
-{
-	sc_error err;
-	if (sc_graph_check_inference(g, &err) == SC_OK)
-		return false;
-	ui_error("%s ('stagecut info' describes it)", err.msg);
-	return true;
-}
-
-static sc_graph *load(const char *path, const ui_opts *o, bool training_ok, int *status);
-
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
-{
-	return load(path, o, false, status);
-}
-
-sc_graph *ui_load_to_describe(const char *path, const ui_opts *o, int *status)
-{
-	return load(path, o, true, status);
-}
-
-static sc_graph *load(const char *path, const ui_opts *o, bool training_ok, int *status)
 {
 	sc_error err;
 	sc_error_clear(&err);
@@ -153,11 +132,6 @@ static sc_graph *load(const char *path, const ui_opts *o, bool training_ok, int 
 	 * settings did not */
 	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) {
 		ui_error("%s", err.msg);
-		sc_graph_free(g);
-		*status = UI_EXIT_INPUT;
-		return NULL;
-	}
-	if (!training_ok && ui_refuse_training(g)) {
 		sc_graph_free(g);
 		*status = UI_EXIT_INPUT;
 		return NULL;

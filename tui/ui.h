@@ -87,17 +87,10 @@ void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * graph or file name, so that a graph file cannot send terminal escapes. */
 void ui_print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Loads path and applies o's setting overrides.  On failure prints the
- * error and returns NULL; *status is then the exit status to use.  A
- * training graph (g->backward_ops > 0) is refused this way too, since the
- * model does not cover its backward pass yet (ui_refuse_training);
- * ui_load_to_describe, for info, takes it. */
+/* Loads path (an inference or a training graph) and applies o's setting
+ * overrides.  On failure prints the error and returns NULL; *status is
+ * then the exit status to use. */
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
-sc_graph *ui_load_to_describe(const char *path, const ui_opts *o, int *status);
-
-/* When g is a training graph, prints the one-line refusal (naming the file
- * and the count of backward ops) and returns true; else returns false. */
-bool ui_refuse_training(const sc_graph *g);
 
 /* Prints a JSON value to stdout with the shared flags, then a newline, and
  * frees it.  Returns false (after printing an error) when out of memory. */

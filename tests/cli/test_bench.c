@@ -229,24 +229,42 @@ Test(bench, refusals)
 	free(err);
 }
 
-Test(bench, a_training_graph_is_refused_not_partitioned)
+/* A training graph is partitioned like any other: under both schedules the
+ * best upper bound is the brute-force optimum of that schedule (by the
+ * rules and costs written in tests/support.c), every rung is at or below
+ * it, and a schedule given joins the record's config. */
+Test(bench, a_training_graph_is_partitioned_under_either_schedule)
 {
-	char res[256], *err = NULL;
-	snprintf(res, sizeof res, "%s/training.jsonl", dir);
-	cr_assert_eq(ts_runf(NULL, &err,
-	                     "bench tests/bad/fiddle_training.json -k 2 " FAST " -o '%s'", res),
-	             2);
-	cr_assert(strstr(err,
-	                 "fiddle_training.json: a training graph (2 of its 4 ops are backward, "
-	                 "isBackwardNode true)"),
-	          "%s", err);
-	free(err);
-	json_t *recs = records(res);
-	cr_assert_eq(json_array_size(recs), 1);
-	json_t *r = json_array_get(recs, 0);
-	cr_assert(json_object_get(r, "error"), "the record says why");
-	cr_assert_null(json_object_get(r, "methods"), "and holds no result");
-	json_decref(recs);
+	sc_graph *g = ts_load("tests/data/fiddle_training.json");
+	for (int sched = 0; sched < 2; sched++) {
+		char res[256], *err = NULL;
+		snprintf(res, sizeof res, "%s/training%d.jsonl", dir, sched);
+		cr_assert_eq(ts_runf(NULL, &err,
+		                     "bench tests/data/fiddle_training.json -k 2 " FAST
+		                     " %s -o '%s'",
+		                     sched ? "--schedule gpipe" : "", res),
+		             0, "%s", err);
+		free(err);
+		double opt = ts_brute_optimum_sched(
+		        g, 2, sched ? SC_SCHEDULE_GPIPE : SC_SCHEDULE_1F1B, NULL);
+		json_t *recs = records(res);
+		cr_assert_eq(json_array_size(recs), 1);
+		json_t *r = json_array_get(recs, 0);
+		cr_assert_null(json_object_get(r, "error"));
+		cr_assert(fabs(num(r, "upper") - opt) <= 1e-9 * opt, "upper %g, optimum %g",
+		          num(r, "upper"), opt);
+		const char *key;
+		json_t *v;
+		json_object_foreach(json_object_get(r, "rungs"), key, v)
+		{
+			double lb = num(v, "value");
+			cr_assert(!(lb > opt * (1 + 1e-9)), "rung %s %g above %g", key, lb, opt);
+		}
+		const char *config = json_string_value(json_object_get(r, "config"));
+		cr_assert_eq(strstr(config, ";schedule=gpipe") != NULL, sched == 1, "%s", config);
+		json_decref(recs);
+	}
+	sc_graph_free(g);
 }
 
 Test(bench, interrupted_solve_reports_its_best_and_exits_130)

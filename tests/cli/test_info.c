@@ -314,7 +314,7 @@ Test(info, file_names_are_escaped_on_stdout)
 Test(info, training_graph_is_described_with_its_passes)
 {
 	char *out, *err;
-	cr_assert_eq(ts_runf(&out, &err, "info tests/bad/fiddle_training.json"), 0, "%s", err);
+	cr_assert_eq(ts_runf(&out, &err, "info tests/data/fiddle_training.json"), 0, "%s", err);
 	cr_assert_str_eq(err, "");
 	cr_assert(strstr(out, "\nops            4 "), "%s", out);
 	cr_assert(strstr(out, "\ntotal work     10.5000 time units\n"), "%s", out);
@@ -325,7 +325,7 @@ Test(info, training_graph_is_described_with_its_passes)
 	          "%s", out);
 	free(out);
 	free(err);
-	json_t *j = ts_run_json(0, "info --json tests/bad/fiddle_training.json");
+	json_t *j = ts_run_json(0, "info --json tests/data/fiddle_training.json");
 	json_t *t = ts_jget(j, "training");
 	cr_assert_eq(ts_jint(t, "forward_ops"), 2);
 	cr_assert_eq(ts_jint(t, "backward_ops"), 2);

@@ -66,8 +66,6 @@ Test(brkga, a_time_limit_before_any_evaluation_on_a_training_graph)
 	for (int f = 0; f < 3; f++) {
 		char path[300];
 		snprintf(path, sizeof path, "samples/msr-fiddle/%s", files[f]);
-		if (access(path, R_OK) != 0)
-			snprintf(path, sizeof path, "../shared/data/msr-fiddle/%s", files[f]);
 		sc_graph *g = ts_load(path);
 		cr_assert(sc_graph_is_training(g) && g->orphans > 0, "%s", path);
 		for (int k = 2; k <= 8; k *= 2) {

@@ -305,8 +305,6 @@ Test(contract, training_graphs_are_not_contracted)
 	for (int f = 0; f < 3; f++) {
 		char path[300];
 		snprintf(path, sizeof path, "samples/msr-fiddle/%s", files[f]);
-		if (access(path, R_OK) != 0)
-			snprintf(path, sizeof path, "../shared/data/msr-fiddle/%s", files[f]);
 		sc_graph *g = ts_load(path);
 		cr_assert(sc_graph_is_training(g));
 		sc_contract_report rep;

@@ -2,8 +2,7 @@
  * test_ideals.c - the exact dynamic program over ideals (ideals.c, 001
  * section 5.1.1): it reproduces the 30 published inference optima of the
  * msr-fiddle graphs (samples/msr-fiddle/REFERENCE.tsv) and the 24 training
- * ones (../shared/data/msr-fiddle, where the training graphs are until
- * samples/ holds them too) and proves them, and gives a valid partition
+ * ones and proves them, and gives a valid partition
  * costing what it says on the training graph without a published optimum.
  * Its agreement with brute force on random graphs is checked with every
  * other method in test_search.c and test_train_solve.c; here the DP pruned
@@ -26,13 +25,10 @@
 #include "tests/support.h"
 
 /* The msr-fiddle file name (e.g. "layer/bert24_training.json") into buf:
- * the repository's copy in samples/ when there is one, else the shared
- * data set beside the repository (../shared/data/msr-fiddle). */
+ * the repository's copy in samples/. */
 static const char *msr_path(char *buf, size_t size, const char *name)
 {
 	snprintf(buf, size, "samples/msr-fiddle/%s", name);
-	if (access(buf, R_OK) != 0)
-		snprintf(buf, size, "../shared/data/msr-fiddle/%s", name);
 	return buf;
 }
 
@@ -92,12 +88,7 @@ Test(ideals, exact_reproduces_the_published_optima, .timeout = 120)
 
 Test(ideals, exact_reproduces_the_published_training_optima, .timeout = 120)
 {
-	char path[300];
-	/* the table with the training rows: samples/' once it has them */
-	int rows = reference_rows(msr_path(path, sizeof path, "REFERENCE.tsv"), true);
-	if (rows == 0)
-		rows = reference_rows("../shared/data/msr-fiddle/REFERENCE.tsv", true);
-	cr_assert_eq(rows, 24);
+	cr_assert_eq(reference_rows("samples/msr-fiddle/REFERENCE.tsv", true), 24);
 }
 
 /* layer/resnet50_training has no published optimum (the published program

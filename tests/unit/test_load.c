@@ -191,7 +191,7 @@ Test(load, dot_name_not_utf8_is_refused)
  * inference graphs have none, and their order arcs are their edges. */
 Test(load, backward_ops_are_counted)
 {
-	sc_graph *g = ts_load("tests/bad/fiddle_training.json");
+	sc_graph *g = ts_load("tests/data/fiddle_training.json");
 	cr_assert_eq(g->n, 4);
 	cr_assert_eq(g->backward_ops, 2);
 	cr_assert(g->backward[sc_graph_find(g, "attn_grad")]);

@@ -417,8 +417,6 @@ Test(slice, pruned_equals_the_textbook_dp_on_training_graphs, .timeout = 240)
 	for (int f = 0; f < 3; f++) {
 		char path[300];
 		snprintf(path, sizeof path, "samples/msr-fiddle/%s", files[f]);
-		if (access(path, R_OK) != 0)
-			snprintf(path, sizeof path, "../shared/data/msr-fiddle/%s", files[f]);
 		sc_graph *g = ts_load(path);
 		cr_assert(sc_graph_is_training(g));
 		cr_assert(against_textbook(&r, g, 4 + 4 * f, true, 1000 + f), "%s", path);

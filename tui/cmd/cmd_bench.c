@@ -160,6 +160,7 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 	c->bandwidth = o->bandwidth;
 	c->memory = o->memory;
 	c->policy = o->policy;
+	c->schedule = o->schedule;
 	sc_testbed_config_key(c, o->methods, o->rungs);
 	return true;
 }

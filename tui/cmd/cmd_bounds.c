@@ -267,6 +267,9 @@ int ui_cmd_bounds(const ui_opts *o)
 		                    isinf(set.memory) ? json_null() : json_real(set.memory));
 		json_object_set_new(root, "memory_policy",
 		                    json_string(sc_mem_policy_name(set.policy)));
+		if (sc_graph_is_training(g))
+			json_object_set_new(root, "schedule",
+			                    json_string(sc_schedule_name(set.schedule)));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -275,6 +278,10 @@ int ui_cmd_bounds(const ui_opts *o)
 	printf("%s, k %d: upper bound %s (%s%s)\n", g->name, set.k,
 	       feasible ? ui_num(upper, b, sizeof b) : "none", improved ? "exact MIP" : method,
 	       ub_optimal ? ", proven optimal" : "");
+	if (sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE)
+		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
+		       "backward cost); the rungs bound the bottleneck, below which no GPipe "
+		       "objective lies\n");
 	if (stages < set.k)
 		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
 		       "bounds are those of %d stages, the other stages stay empty\n",

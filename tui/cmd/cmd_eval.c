@@ -16,7 +16,7 @@
 int ui_cmd_eval(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load_to_describe(o->pos[0], o, &status);
+	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
 		return status;
 	int *stage = sc_part_new(g);

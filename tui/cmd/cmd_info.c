@@ -101,13 +101,18 @@ static void ideals_text(long count, char *buf, size_t size)
 		snprintf(buf, size, "%ld", count);
 }
 
-static void contraction_print(const sc_contract_report *r)
+static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 {
 	char a[40], b[40];
 	printf("contraction    %d ops -> %d units (groups, cycles) -> %d units (safe rules:",
 	       r->ops, r->stats.units_before, r->stats.units_after);
-	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
-		printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i), r->stats.by_rule[i]);
+	/* their proofs read the order arcs as the edges that carry the io */
+	if (sc_graph_is_training(g))
+		printf(" not applied to training graphs");
+	else
+		for (int i = 0; i < SC_CONTRACT_NRULES; i++)
+			printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i),
+			       r->stats.by_rule[i]);
 	printf(")\n");
 	ideals_text(r->ideals_after, a, sizeof a);
 	ideals_text(r->ideals_before, b, sizeof b);
@@ -120,7 +125,7 @@ static const int ks[] = {2, 4, 8, 16, 32, 64};
 int ui_cmd_info(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load_to_describe(o->pos[0], o, &status); /* training graphs too */
+	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
 		return status;
 	int *level = sc_malloc_n((size_t)g->n, sizeof *level);
@@ -213,7 +218,7 @@ int ui_cmd_info(const ui_opts *o)
 		       "mirrored at orphans)\n",
 		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
 	}
-	contraction_print(&contraction);
+	contraction_print(g, &contraction);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");

@@ -181,7 +181,7 @@ int ui_workbench(const ui_opts *o)
 	int status = UI_EXIT_OK;
 	/* training graphs too (their backward pass has its own stage rules,
 	 * which the editor keeps): the loader that takes them */
-	sc_graph *g = ui_load_to_describe(path, o, &status);
+	sc_graph *g = ui_load(path, o, &status);
 	if (!g)
 		return status;
 	wb w = {.g = g,
