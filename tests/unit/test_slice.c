@@ -1,6 +1,10 @@
 /*
  * test_slice.c - contraction into units, topological orders, and SliceGraph
- * against every segmentation of the order on small random graphs.
+ * against every segmentation of the order on small random graphs, and
+ * against the textbook DP on inference and training graphs.
+ *
+ * Longer than 600 lines: the training cases run through the same
+ * segmentation and textbook checkers as the inference ones.
  */
 #include <criterion/criterion.h>
 #include <math.h>
