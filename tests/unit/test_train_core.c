@@ -108,7 +108,10 @@ Test(train_core, check_and_costs_agree_with_the_model_written_apart)
 		sc_costs_free(c);
 		sc_graph_free(g);
 	}
-	cr_assert(agree_valid > 10, "too few valid assignments drawn (%d)", agree_valid);
+	/* about a third of the draws are valid (103 of 300 with this seed) */
+	cr_log_info("valid %d", agree_valid);
+	cr_assert(agree_valid >= ts_trials(300) / 10, "too few valid assignments drawn (%d)",
+	          agree_valid);
 }
 
 /* Legal ranges (order arcs and groups) contain exactly the stages a move of
@@ -157,7 +160,8 @@ Test(train_core, legal_range_and_editor_follow_the_rules)
 		free(stage);
 		sc_graph_free(g);
 	}
-	cr_assert(refused > 10);
+	cr_log_info("refused %d", refused);
+	cr_assert(refused >= ts_trials(150) / 5, "too few refused moves (%d)", refused);
 }
 
 /* The builder refuses an edge from a backward op to a forward op. */
