@@ -167,16 +167,6 @@ void sc_ladder_free(sc_ladder *l)
 	free(l);
 }
 
-/* Whether the objective is the bottleneck the MIPs model: always but under
- * the GPipe schedule on a training graph, where it is max FW + max BW, at
- * least the bottleneck (cost.h).  The rungs bound the bottleneck, so they
- * bound either objective; only the exact MIP's optimum stops being the
- * objective's. */
-static bool objective_is_bottleneck(const sc_ladder *l)
-{
-	return !(sc_graph_is_training(l->g) && l->set.schedule == SC_SCHEDULE_GPIPE);
-}
-
 /* The objective of stage (l->k stages) under the ladder's settings:
  * INFINITY when it breaks the hard memory limit or memory runs out. */
 static double objective_of(const sc_ladder *l, const int *stage)
@@ -267,11 +257,11 @@ static void track(sc_ladder *l, sc_rung r)
 		snprintf(ri->message, sizeof ri->message, "%s", ji.message);
 	if (r == SC_RUNG_EXACT && finished(st) && !l->exact_taken) {
 		l->exact_taken = true;
-		/* The MIP's incumbent is its partition's bottleneck, never
-		 * above the objective: below upper, the partition may be
-		 * better than the searches'.  Its objective, computed here
-		 * (under GPipe more than the bottleneck), decides and becomes
-		 * the upper bound. */
+		/* The MIP's incumbent is its partition's objective (the
+		 * bottleneck, or under GPipe max FW + max BW), up to CBC's
+		 * tolerances: below upper, the partition may be better than
+		 * the searches'.  Its objective, computed here by the cost
+		 * model, decides and becomes the upper bound. */
 		int *s = NULL;
 		double v = INFINITY;
 		if (isfinite(ji.incumbent) && ji.incumbent < l->upper * (1 - 1e-9)) {
@@ -397,14 +387,13 @@ static const char *proof_name(sc_rung r)
 }
 
 /* The exact MIP solved to optimality, up to CBC's tolerances, at upper:
- * the incumbent it returned (or the given one) is optimal.  Not under
- * GPipe, where its optimum is the bottleneck's: there only a value at
- * upper (check_proof's rule for every rung) proves it. */
+ * the incumbent it returned (or the given one) is optimal.  Under GPipe on
+ * a training graph too: there the exact MIP is the GPipe model (mip.h),
+ * whose optimum is the GPipe optimum. */
 static bool exact_solved(const sc_ladder *l)
 {
 	const sc_rung_info *ri = &l->info[SC_RUNG_EXACT];
-	return objective_is_bottleneck(l) && ri->state == SC_RS_DONE &&
-	       ri->value >= l->upper * (1 - 1e-6);
+	return ri->state == SC_RS_DONE && ri->value >= l->upper * (1 - 1e-6);
 }
 
 /* Stop at proof: once upper is proven optimal, stops every rung that has

@@ -38,13 +38,14 @@
  * Without it (the testbed, the workbench) every rung runs, the exact MIP
  * last with the others' values as its floor.
  *
- * Training graphs and the GPipe schedule: every rung bounds the bottleneck
- * (the 1F1B objective), which the GPipe objective never falls below, so
- * each is a valid lower bound under either schedule.  The upper bound is
- * always the objective of the partition it belongs to (the caller's, or the
- * exact MIP's partition, whose objective the ladder computes); under GPipe
- * the exact MIP's optimum is the bottleneck's, not a proof, and the upper
- * bound counts as proven optimal only when a rung's value reaches it.
+ * Training graphs and the GPipe schedule: the MIP rungs model the
+ * schedule's objective (mip.h): under GPipe the bottleneck and guess MIPs
+ * bound max FW + max BW, and the exact MIP's optimum is the GPipe optimum,
+ * so its solving to optimality proves the upper bound as under 1F1B.  The
+ * simple bound stays a bound on the bottleneck, which the GPipe objective
+ * never falls below.  The upper bound is always the objective of the
+ * partition it belongs to (the caller's, or the exact MIP's partition,
+ * whose objective the ladder computes).
  *
  * Drive it by calling sc_engine_poll and then sc_ladder_update.
  */

@@ -23,9 +23,17 @@
  * Training graphs (graph.h): the precedence rows follow the order arcs (the
  * units' DAG), and a tensor may cross a block boundary either way (a stage
  * may read from a later one), so the cut rows count it into and out of
- * every block where the order does not rule that out.  Each model bounds
- * the bottleneck, so its value is a lower bound under the GPipe schedule
- * too (cost.h); the exact model's optimum is the 1F1B optimum.
+ * every block where the order does not rule that out.  Under the 1F1B
+ * schedule each model bounds the bottleneck and the exact model's optimum
+ * is the 1F1B optimum.  Under GPipe (set->schedule) each block's cost row
+ * splits by pass, as cost.h splits a stage's cost: F >= its forward work,
+ * the cut tensors forward ops produce and its overflow; Bw >= its backward
+ * work and the cut tensors backward ops produce (each tensor belongs to
+ * its producer's pass, so the two rows partition the terms of the one);
+ * the objective is z >= F + Bw, with F and Bw at least their pass's simple
+ * bound.  The exact model's optimum is then the GPipe optimum, and the
+ * relaxations bound it (a superblock's part of a pass bounds the sum of
+ * its stages').  Inference graphs have one pass and are unaffected.
  *
  * sc_mip_solve runs one model in the calling process; CBC is neither
  * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child
@@ -63,8 +71,8 @@ typedef struct sc_mip_params {
 	int guess;         /* GUESS: the middle block's position, 1..k */
 	double time_limit; /* seconds of wall time; <= 0 means none */
 	double lower;      /* a valid lower bound on this model's optimum, or 0 */
-	double upper;      /* a known partition's bottleneck or more (its GPipe
-	                    * objective), or INFINITY */
+	double upper;      /* a known partition's objective (under set's
+	                    * schedule) or more, or INFINITY */
 	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
 } sc_mip_params;
 

@@ -148,6 +148,7 @@ void sc_mip_tensors_free(sc_mip_tensors *t)
 	free(t->cons_off);
 	free(t->cons);
 	free(t->order);
+	free(t->bw);
 }
 
 bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte, sc_mip_tensors *t)
@@ -158,9 +159,11 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 	t->cons_off = malloc(((size_t)g->n + 1) * sizeof(int));
 	t->cons = malloc(((size_t)g->m + 1) * sizeof(int));
 	t->order = malloc(((size_t)g->m + 1) * sizeof(unsigned char));
+	t->bw = malloc(((size_t)g->n + 1) * sizeof(bool));
 	int *mark = malloc((size_t)u->n * sizeof(int));
 	int *slot = malloc((size_t)u->n * sizeof(int));
-	if (!t->src || !t->size || !t->cons_off || !t->cons || !t->order || !mark || !slot) {
+	if (!t->src || !t->size || !t->cons_off || !t->cons || !t->order || !t->bw || !mark ||
+	    !slot) {
 		free(slot);
 		free(mark);
 		sc_mip_tensors_free(t);
@@ -197,6 +200,7 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 		}
 		t->src[t->n] = U;
 		t->size[t->n] = g->out[v] * per_byte;
+		t->bw[t->n] = g->backward && g->backward[v];
 		t->n++;
 		t->cons_off[t->n] = nc;
 	}
@@ -250,12 +254,58 @@ static double *reach_work(const sc_units *u, bool down)
 	return w;
 }
 
+/* The backward part of each unit's work (its backward ops'), for the
+ * GPipe split; NULL when out of memory. */
+static double *unit_work_bw(const sc_units *u)
+{
+	const sc_graph *g = u->g;
+	double *w = calloc((size_t)(u->n > 0 ? u->n : 1), sizeof(double));
+	if (!w)
+		return NULL;
+	for (int U = 0; U < u->n; U++)
+		for (int i = u->ops_off[U]; i < u->ops_off[U + 1]; i++)
+			if (g->backward && g->backward[u->ops[i]])
+				w[U] += g->work[u->ops[i]];
+	return w;
+}
+
+/* GPipe: the columns F and Bw, each stage's forward and backward cost
+ * (000 Figure 3's z split in two), with z >= F + Bw.  Each starts at the
+ * simple bound of its pass (000 Lemma 3.3 on that pass's work: the largest
+ * unit's, and the pass's total over k), which any partition meets: its
+ * largest forward cost is at least both, and so is its largest backward
+ * cost.  A hair below, as z's bound (CBC's crunch, below). */
+static void gpipe_columns(sc_mip_model *m, int k, const double *wbw, double scale, int zcol,
+                          int *fcol, int *bcol)
+{
+	const sc_units *u = m->u;
+	double tf = 0, tb = 0, mf = 0, mb = 0;
+	for (int U = 0; U < u->n; U++) {
+		double f = u->work[U] - wbw[U];
+		tf += f;
+		tb += wbw[U];
+		mf = fmax(mf, f);
+		mb = fmax(mb, wbw[U]);
+	}
+	double flo = fmax(mf, tf / k) / scale * (1 - 1e-9);
+	double blo = fmax(mb, tb / k) / scale * (1 - 1e-9);
+	*fcol = add_col(m, flo > 0 ? flo : 0, COIN_DBL_MAX_LOCAL, 0, false);
+	*bcol = add_col(m, blo > 0 ? blo : 0, COIN_DBL_MAX_LOCAL, 0, false);
+	row_begin(m);
+	row_add(m, zcol, 1);
+	row_add(m, *fcol, -1);
+	row_add(m, *bcol, -1);
+	row_end(m, 0, INFINITY);
+}
+
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
                         const sc_mip_tensors *t, double scale, double L, int *zcol)
 {
 	const sc_units *u = m->u;
 	int n = u->n, K = m->K, k = p->k;
 	bool exact = p->rung == SC_RUNG_EXACT, guess = p->rung == SC_RUNG_GUESS;
+	/* GPipe on a training graph: every cost row splits by pass (below) */
+	bool gpipe = set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(u->g);
 	double B = set->bandwidth, M = set->memory;
 	bool hard = set->policy == SC_MEM_HARD && isfinite(M);
 	bool over = set->policy == SC_MEM_OVERFLOW && isfinite(M);
@@ -321,8 +371,18 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		any = any || m->cint[c];
 	if (!any)
 		add_col(m, 0, 1, 0, true);
-	if (m->nomem)
+	double *wbw = NULL;
+	int fcol = -1, bcol = -1;
+	if (gpipe) {
+		wbw = unit_work_bw(u);
+		if (!wbw)
+			return false;
+		gpipe_columns(m, k, wbw, scale, *zcol, &fcol, &bcol);
+	}
+	if (m->nomem) {
+		free(wbw);
 		return false;
+	}
 
 	/* the blocks whose cost the model bounds, with their stage counts */
 	for (int b = 0; b < K; b++) {
@@ -388,17 +448,42 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 				row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
 			row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
 		}
-		/* stages * z >= work + cut tensors + overflow */
-		row_begin(m);
-		row_add(m, *zcol, stages);
-		for (int U = 0; U < n; U++)
-			row_x(m, U, b, -u->work[U] / scale);
-		for (int i = 0; i < t->n; i++)
-			row_add(m, cbase + i, -t->size[i]);
-		if (ocol >= 0)
-			row_add(m, ocol, -1);
-		row_end(m, 0, INFINITY);
+		if (!gpipe) {
+			/* stages * z >= work + cut tensors + overflow */
+			row_begin(m);
+			row_add(m, *zcol, stages);
+			for (int U = 0; U < n; U++)
+				row_x(m, U, b, -u->work[U] / scale);
+			for (int i = 0; i < t->n; i++)
+				row_add(m, cbase + i, -t->size[i]);
+			if (ocol >= 0)
+				row_add(m, ocol, -1);
+			row_end(m, 0, INFINITY);
+			continue;
+		}
+		/* GPipe: the same terms split by pass, which partitions them
+		 * as the cost model does (cost.h): stages * F >= forward work
+		 * + cut tensors of forward producers + overflow, stages * Bw
+		 * >= backward work + cut tensors of backward producers.  A
+		 * superblock's part bounds the sum of its stages' parts, so
+		 * their average bounds the largest; with z >= F + Bw, the
+		 * exact model's optimum is the GPipe optimum, and the
+		 * relaxations bound it as they bound the bottleneck. */
+		for (int pass = 0; pass < 2; pass++) {
+			bool bwp = pass == 1;
+			row_begin(m);
+			row_add(m, bwp ? bcol : fcol, stages);
+			for (int U = 0; U < n; U++)
+				row_x(m, U, b, -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
+			for (int i = 0; i < t->n; i++)
+				if (t->bw[i] == bwp)
+					row_add(m, cbase + i, -t->size[i]);
+			if (ocol >= 0 && !bwp)
+				row_add(m, ocol, -1);
+			row_end(m, 0, INFINITY);
+		}
 	}
+	free(wbw);
 	if (!exact) {
 		/* (14): the middle block does at least the simple bound's work */
 		row_begin(m);

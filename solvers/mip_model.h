@@ -64,6 +64,7 @@ typedef struct sc_mip_tensors {
 	double *size; /* out / B / scale */
 	int *cons_off, *cons;
 	unsigned char *order; /* per cons entry: SC_MIP_SRC_FIRST | SC_MIP_SRC_LAST bits */
+	bool *bw;             /* produced by a backward op: its io is backward time */
 } sc_mip_tensors;
 
 /* Fills t with the tensors of g that can cross a stage boundary between the
