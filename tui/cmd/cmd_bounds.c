@@ -280,8 +280,8 @@ int ui_cmd_bounds(const ui_opts *o)
 	       ub_optimal ? ", proven optimal" : "");
 	if (sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
-		       "backward cost); the rungs bound the bottleneck, below which no GPipe "
-		       "objective lies\n");
+		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
+		       "solves it\n");
 	if (stages < set.k)
 		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
 		       "bounds are those of %d stages, the other stages stay empty\n",
