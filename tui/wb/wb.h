@@ -156,7 +156,7 @@ struct wb {
 	char filter[64];
 	char recover[4096];         /* the recovery file's path, or "" */
 	double recover_t;           /* when it was last written */
-	bool recover_due;           /* edits not yet in the recovery file */
+	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
 	/* the baseline: the partition as last saved, loaded or set by the

@@ -68,6 +68,8 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 		char origin[160];
 		snprintf(origin, sizeof origin, "loaded from %.140s", path);
 		wb_set_current(w, st, origin, true);
+		/* the file holds it: nothing unsaved until it is edited */
+		wb_mark_saved(w);
 		wb_say(w, "loaded %s (u undoes)", path);
 	}
 	free(st);

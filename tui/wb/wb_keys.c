@@ -96,7 +96,7 @@ static int help_layout(int rows, int cols, help_row *out, int *h, int *wd)
 
 static void help_draw(wb *w, int rows, int cols)
 {
-	static help_row text[HELP_ROWS];
+	help_row text[HELP_ROWS];
 	int h, wd, n = help_layout(rows, cols, text, &h, &wd), shown = h - 2;
 	if (shown < 1)
 		return;
@@ -124,7 +124,7 @@ static unsigned help_key(wb *w, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return WB_HANDLED | WB_REDRAW;
-	static help_row text[HELP_ROWS];
+	help_row text[HELP_ROWS];
 	int h, wd, n = help_layout(LINES, COLS, text, &h, &wd), shown = h - 2;
 	if (n > shown) {
 		switch (ch) {
