@@ -46,6 +46,23 @@ static void nap(double seconds)
 	nanosleep(&t, NULL);
 }
 
+/* Waits up to seconds until text is no longer on the screen; returns the
+ * screen (malloc'd) or fails the test showing it. */
+static char *wait_gone(ts_tmux *t, const char *text, double seconds)
+{
+	char *s = NULL;
+	for (double waited = 0; waited <= seconds; waited += 0.05) {
+		free(s);
+		s = ts_tmux_screen(t);
+		if (s && !strstr(s, text))
+			return s;
+		nap(0.05);
+	}
+	cr_assert_fail("waited %.1f s for '%s' to go; the screen shows:\n%s", seconds, text,
+	               s ? s : "(nothing)");
+	return NULL;
+}
+
 static void start(ts_tmux *t, const char *graph, int cols, int rows)
 {
 	char cmd[512], env[256];
@@ -124,8 +141,9 @@ static void help_is_whole(int cols, int rows)
 	ts_tmux t;
 	start(&t, FIG2, cols, rows);
 	ts_tmux_keys(&t, "'?'");
-	char *s = ts_tmux_wait(&t, "stagecut help", 5);
-	cr_expect(strstr(s, CORNER_TL) && strstr(s, CORNER_BR), "no border:\n%s", s);
+	/* its bottom edge, drawn last: the whole box is on screen */
+	char *s = ts_tmux_wait(&t, CORNER_BR, 5);
+	cr_expect(strstr(s, "stagecut help") && strstr(s, CORNER_TL), "no border:\n%s", s);
 	char *text = popup_text(s), *all = strdup(text);
 	free(text);
 	/* a box taller than the screen says which rows it shows */
@@ -135,10 +153,11 @@ static void help_is_whole(int cols, int rows)
 	     rows_at && sscanf(rows_at, "rows %d-%d of %d", &first, &last, &total) == 3 &&
 	     last < total && pages < 10;
 	     pages++) {
+		char shown[64];
+		snprintf(shown, sizeof shown, "rows %d-%d of %d", first, last, total);
 		ts_tmux_keys(&t, "Space");
-		nap(0.3);
 		free(s);
-		s = ts_tmux_screen(&t);
+		s = wait_gone(&t, shown, 5);
 		text = popup_text(s);
 		all = realloc(all, strlen(all) + strlen(text) + 1);
 		strcat(all, text);
@@ -158,10 +177,7 @@ static void help_is_whole(int cols, int rows)
 	free(all);
 	free(s);
 	ts_tmux_keys(&t, "Escape");
-	nap(0.3);
-	s = ts_tmux_screen(&t);
-	cr_expect_null(strstr(s, "stagecut help"), "any key closes the help:\n%s", s);
-	free(s);
+	free(wait_gone(&t, "stagecut help", 5)); /* any key closes it */
 	ts_tmux_keys(&t, "q");
 	free(ts_tmux_wait(&t, "EXIT=0", 5));
 	ts_tmux_stop(&t);
@@ -182,7 +198,8 @@ static void settings_are_whole(int cols, int rows)
 	ts_tmux t;
 	start(&t, FIG2, cols, rows);
 	ts_tmux_keys(&t, "o");
-	char *s = ts_tmux_wait(&t, "memory policy", 5);
+	/* its bottom edge, drawn last */
+	char *s = ts_tmux_wait(&t, "Esc or o close", 5);
 	cr_expect(strstr(s, CORNER_TL) && strstr(s, CORNER_BR), "no border:\n%s", s);
 	char *text = popup_text(s);
 	static const char *const names[] = {
@@ -407,14 +424,12 @@ Test(wbmodals, prompts_kill_words_and_lines_and_replace_the_default, .timeout = 
 	ts_tmux_keys(&t, "-l 'one two three'");
 	free(ts_tmux_wait(&t, "file: one two three", 5));
 	ts_tmux_keys(&t, "C-w");
-	char *s = ts_tmux_wait(&t, "file: one two", 5);
-	cr_expect_null(strstr(s, "three"), "^W kills the last word:\n%s", s);
+	char *s = wait_gone(&t, "three", 5);
+	cr_expect(strstr(s, "file: one two"), "^W kills the last word only:\n%s", s);
 	free(s);
 	ts_tmux_keys(&t, "C-u");
-	nap(0.3);
-	s = ts_tmux_screen(&t);
-	cr_expect(strstr(s, "load a partition file:") && !strstr(s, "file: one"),
-	          "^U kills the line:\n%s", s);
+	s = wait_gone(&t, "file: one", 5);
+	cr_expect(strstr(s, "load a partition file:"), "^U kills the line:\n%s", s);
 	free(s);
 	ts_tmux_keys(&t, "-l x");
 	free(ts_tmux_wait(&t, "load a partition file: x", 5));
@@ -448,9 +463,8 @@ Test(wbmodals, a_confirmation_takes_one_key, .timeout = 30)
 	cr_expect(strstr(s, "unsaved changes") && !strstr(s, "EXIT="), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Escape");
-	nap(0.3);
-	s = ts_tmux_screen(&t);
-	cr_expect(!strstr(s, "unsaved changes") && !strstr(s, "EXIT="), "%s", s);
+	s = wait_gone(&t, "unsaved changes", 5);
+	cr_expect_null(strstr(s, "EXIT="), "Esc stays:\n%s", s);
 	free(s);
 	ts_tmux_keys(&t, "q");
 	free(ts_tmux_wait(&t, "unsaved changes", 5));
