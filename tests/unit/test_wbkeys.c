@@ -3,7 +3,8 @@
  * itself and the man page: every key named in its row's label, no key bound
  * twice where it works, footers naming their action's key, the help screen
  * listing every key of the views, the man page's key list equal to the
- * table; and the line editor of the prompts.
+ * table; and the line editor of the prompts (^U, ^W, the selected initial
+ * text) and the wrapping of the popups' text.
  */
 #include <criterion/criterion.h>
 #include <curses.h>
@@ -132,8 +133,9 @@ Test(wbkeys, the_help_lists_every_key_of_the_views_once)
 		}
 		cr_expect(found, "'%s' is not in the help", b[i].label);
 	}
-	/* the help must fit an 80x24 terminal with its three notes */
-	cr_expect_leq(lines + 3, 21, "%d help lines do not fit 80x24", lines + 3);
+	/* the help fits an 80x24 terminal without scrolling: its lines, two
+	 * notes and the box's top and bottom edges (it scrolls beyond) */
+	cr_expect_leq(lines + 2 + 2, 24, "%d help lines do not fit 80x24", lines);
 }
 
 /* The man page's workbench keys: ".TP" entries (".B LABEL", then the help
@@ -217,4 +219,82 @@ Test(wbkeys, the_line_editor)
 	cr_expect_eq(wb_line_key(buf, sizeof buf, 127), WB_LINE_EDITED,
 	             "erasing nothing is harmless");
 	cr_expect_str_eq(buf, "");
+}
+
+Test(wbkeys, the_line_editor_kills_a_line_and_a_word)
+{
+	char buf[32] = "abc  de fg  ";
+	cr_expect_eq(wb_line_key(buf, sizeof buf, WB_CTRL_W), WB_LINE_EDITED);
+	cr_expect_str_eq(buf, "abc  de ", "^W takes the spaces after the word, then the word");
+	wb_line_key(buf, sizeof buf, WB_CTRL_W);
+	cr_expect_str_eq(buf, "abc  ");
+	wb_line_key(buf, sizeof buf, WB_CTRL_W);
+	cr_expect_str_eq(buf, "");
+	cr_expect_eq(wb_line_key(buf, sizeof buf, WB_CTRL_W), WB_LINE_EDITED,
+	             "harmless on nothing");
+	snprintf(buf, sizeof buf, "out/a b.json");
+	cr_expect_eq(wb_line_key(buf, sizeof buf, WB_CTRL_U), WB_LINE_EDITED);
+	cr_expect_str_eq(buf, "");
+	cr_expect_eq(wb_line_key(buf, sizeof buf, 'x'), WB_LINE_EDITED, "and typing goes on");
+	cr_expect_str_eq(buf, "x");
+}
+
+Test(wbkeys, the_initial_text_is_selected)
+{
+	char buf[16] = "conv";
+	bool sel = true;
+	/* typing replaces it */
+	cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, 'm'), WB_LINE_EDITED);
+	cr_expect_str_eq(buf, "m");
+	cr_expect_not(sel);
+	cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, 'a'), WB_LINE_EDITED);
+	cr_expect_str_eq(buf, "ma", "then it appends");
+	/* Backspace, ^U and ^W erase it all */
+	int erasers[] = {KEY_BACKSPACE, 127, WB_CTRL_U, WB_CTRL_W, KEY_DC};
+	for (size_t i = 0; i < sizeof erasers / sizeof *erasers; i++) {
+		snprintf(buf, sizeof buf, "two words");
+		sel = true;
+		cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, erasers[i]), WB_LINE_EDITED);
+		cr_expect_str_eq(buf, "", "key %d erases the selection", erasers[i]);
+		cr_expect_not(sel);
+	}
+	/* End keeps it for editing */
+	snprintf(buf, sizeof buf, "conv");
+	sel = true;
+	cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, KEY_END), WB_LINE_EDITED);
+	cr_expect_not(sel);
+	wb_line_edit(buf, sizeof buf, &sel, '1');
+	cr_expect_str_eq(buf, "conv1");
+	/* Enter takes it as it is; other keys leave it selected */
+	sel = true;
+	cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, KEY_UP), WB_LINE_IGNORED);
+	cr_expect(sel);
+	cr_expect_eq(wb_line_edit(buf, sizeof buf, &sel, '\n'), WB_LINE_DONE);
+	cr_expect_str_eq(buf, "conv1");
+}
+
+Test(wbkeys, wrapping_breaks_at_spaces_and_cuts_nothing)
+{
+	const char *text = "refine from the current (edited) partition";
+	int start[8], len[8];
+	int n = wb_wrap(text, 16, start, len, 8);
+	cr_assert_eq(n, 3);
+	/* "refine from the", "current (edited)", "partition" */
+	cr_expect_eq(len[0], 15);
+	cr_expect_eq(len[1], 16);
+	cr_expect(strncmp(text + start[1], "current (edited)", 16) == 0);
+	cr_expect_str_eq(text + start[2], "partition");
+	/* every character but the spaces at the breaks is in a row */
+	int chars = 0;
+	for (int i = 0; i < n; i++) {
+		cr_expect_leq(len[i], 16);
+		chars += len[i];
+	}
+	cr_expect_eq(chars + (n - 1), (int)strlen(text));
+	/* a word longer than a row is broken */
+	cr_expect_eq(wb_wrap("abcdefghij", 4, start, len, 8), 3);
+	cr_expect_eq(len[2], 2);
+	cr_expect_eq(wb_wrap("", 10, start, len, 8), 0);
+	/* the count goes past max, the rows stop there */
+	cr_expect_eq(wb_wrap("a b c d", 1, start, len, 2), 4);
 }

@@ -19,7 +19,7 @@
  * wb_keys.def (the key table: decoding, key names, help lines, footers),
  * wb_keys.c (dispatch, the global actions, the help modal), wb_jobs.c
  * (searches, the ladder, the best result), wb_recover.c (the recovery
- * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts),
+ * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts, popups),
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
  * sample, the first partition), and one file per view: wb_draw.c (frame
  * and overview), wb_nodes.c, wb_quotient.c.
@@ -107,7 +107,7 @@ struct wb {
 	const int *stage;
 	const sc_costs *c;
 	char origin[160]; /* where the current partition came from */
-	bool edited;      /* changed by hand since it was set */
+	bool edited;      /* differs from the baseline (base_stage, base_k) */
 	bool from_file;   /* the file's own partition: never replaced unasked */
 	double simple;
 	/* the best partition known */
@@ -140,11 +140,13 @@ struct wb {
 	int tour;         /* the tour's step while it is open */
 	int settings_sel; /* the settings form's selected field */
 	struct {
-		char question[160];
+		char question[256];
 		char buf[1024];
 		size_t size; /* at most sizeof buf */
 		wb_answer_fn done;
 		int arg;
+		bool selected;       /* buf's text is selected: typing replaces it */
+		const char *choices; /* a confirmation (wb_choose): these keys answer */
 	} prompt;
 	bool color;
 	/* node browser */
@@ -154,10 +156,15 @@ struct wb {
 	char filter[64];
 	char recover[4096];         /* the recovery file's path, or "" */
 	double recover_t;           /* when it was last written */
-	bool recover_due;           /* edits not yet in the recovery file */
+	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
-	char msg[512];              /* the status line's message, or "" */
+	/* the baseline: the partition as last saved, loaded or set by the
+	 * program, and its k (NULL until wb_mark_saved first runs) */
+	int *base_stage;
+	int base_k;
+	int help_top;  /* the help's first row shown (it scrolls) */
+	char msg[512]; /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */
 };
@@ -205,17 +212,31 @@ void wb_changed(wb *w, bool by_hand);
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand);
 
 /* A new editor (the undo history starts over) on stage; false, with the
- * reason in the status line, when it cannot be made. */
+ * reason in the status line, when it cannot be made.  The baseline stays:
+ * stage is an edit when it differs from it. */
 bool wb_new_editor(wb *w, const int *stage);
+
+/* Makes the current partition the baseline (saved, or set by the program):
+ * w->edited becomes false until it differs again. */
+void wb_mark_saved(wb *w);
 
 /* --- prompts (wb_lineedit.c) --- */
 
-/* Opens a prompt on the last row with question and buf's initial text
- * (at most size - 1 characters are kept); on Enter with a non-empty line
- * or on Esc it closes and calls done(w, line, ok, arg), whose result is the
- * key's.  Returns WB_HANDLED | WB_REDRAW. */
+/* Opens a prompt on the last rows with question and buf's initial text
+ * (at most size - 1 characters are kept), selected: the first character
+ * typed replaces it, Backspace, ^U or ^W erase it, Right or End keep it to
+ * edit; ^U kills the line, ^W the word before the cursor.  On Enter or Esc
+ * it closes and calls done(w, line, ok, arg) (ok: Enter on a non-empty
+ * line), whose result is the key's.  Returns WB_HANDLED | WB_REDRAW. */
 unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, wb_answer_fn done,
                 int arg);
+/* A confirmation on the last row: one of the keys in keys (a letter, upper
+ * case too) answers at once, done(w, "<key>", true, arg); Esc answers
+ * done(w, "", false, arg); other keys are ignored.  Returns as wb_ask. */
+unsigned wb_choose(wb *w, const char *question, const char *keys, wb_answer_fn done, int arg);
+/* Clears a box of h x wd cells at (y0, x0), draws its border with title in
+ * the top edge and foot (may be NULL) in the bottom one, both clipped. */
+void wb_popup(int y0, int x0, int h, int wd, const char *title, const char *foot);
 
 /* --- the node browser (wb_nodes.c) --- */
 
@@ -268,8 +289,10 @@ void wb_reset_best(wb *w);
 /* Sets w->recover for the graph's path and k (creating its directory), or
  * "" when there is no state directory. */
 void wb_recover_path(wb *w);
-/* Writes the recovery file when edits are due, on a thread of its own
- * unless wait is set (then at once, after any write under way). */
+/* When w->recover_due: writes the recovery file while the partition is
+ * edited, on a thread of its own unless wait is set (then at once, after
+ * any write under way); removes it when the partition is back at the
+ * baseline.  Never while the recovery offer waits for its answer. */
 void wb_recover_write(wb *w, bool wait);
 /* Removes the recovery file (after a save or a deliberate quit). */
 void wb_recover_clear(wb *w);

@@ -1,7 +1,8 @@
 /*
  * wb_files.c - the workbench's files: saving the current partition (w),
  * loading one (L), and quitting, which asks first while edits are unsaved.
- * Each asks with a prompt (wb_lineedit.c) and acts in the prompt's answer.
+ * Each asks with a prompt (wb_lineedit.c; quitting with a one-key
+ * confirmation) and acts in the prompt's answer.
  * The partition given with -p at start is read in workbench.c; the
  * recovery file is wb_recover.c's.
  *
@@ -27,8 +28,7 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}
-	sc_editor_mark_saved(w->ed);
-	w->edited = false;
+	wb_mark_saved(w);
 	wb_recover_clear(w);
 	wb_say(w, "saved to %s", path);
 	return then_quit ? WB_QUIT : 0;
@@ -68,6 +68,8 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 		char origin[160];
 		snprintf(origin, sizeof origin, "loaded from %.140s", path);
 		wb_set_current(w, st, origin, true);
+		/* the file holds it: nothing unsaved until it is edited */
+		wb_mark_saved(w);
 		wb_say(w, "loaded %s (u undoes)", path);
 	}
 	free(st);
@@ -94,9 +96,13 @@ static unsigned quit_answer(wb *w, const char *answer, bool ok, int arg)
 
 unsigned wb_quit(wb *w)
 {
-	if (!w->edited)
+	if (!w->edited) {
+		/* nothing unsaved (undone back to the baseline, say): a recovery
+		 * file written before the undo must not outlive the session */
+		if (!w->recovered)
+			wb_recover_clear(w);
 		return WB_QUIT;
-	return wb_ask(w,
-	              "the partition has unsaved changes: w saves, q quits anyway, Esc stays:", "",
-	              8, quit_answer, 0);
+	}
+	return wb_choose(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays",
+	                 "wq", quit_answer, 0);
 }

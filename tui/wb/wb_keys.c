@@ -6,8 +6,9 @@
  * A key goes to the top modal first; what it leaves (the tour returns 0 for
  * the keys that are not its own) goes down the stack, then to the view
  * (wb_view_ops.key with the action decoded in the view's context), then to
- * global_action below.  The jobs' actions live in wb_jobs.c, the files'
- * in wb_files.c, the views' own in wb_draw.c, wb_nodes.c, wb_quotient.c.
+ * global_action below; only ^L (redraw) is taken before the modals.  The
+ * jobs' actions live in wb_jobs.c, the files' in wb_files.c, the views' own
+ * in wb_draw.c, wb_nodes.c, wb_quotient.c.
  *
  * Layer: the top, with workbench.c.  It may call every file of tui/wb/
  * (the key table in wb_keytab.c, the state, the jobs, the files, the views'
@@ -18,38 +19,125 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "tui/wb/wb_lineedit.h"
 
 /* --- the help modal: the key lines of the views, then what the screen's
- * marks mean; any key closes it --- */
+ * marks mean, in a bordered box sized to its text (help lines wrap under
+ * their own column when the box is narrower than they are); any key closes
+ * it, but when it is taller than the screen j k Space PgDn PgUp scroll --- */
 
 static const char *const help_notes[] = {
         "The bottleneck stage is marked *, a stage over a hard memory limit !.",
-        "gap = best partition / best lower bound - 1: how much better the",
-        "optimum could still be.",
+        "gap = best / lower bound - 1: how much better the optimum could still be.",
 };
+
+enum { NNOTES = (int)(sizeof help_notes / sizeof *help_notes), HELP_ROWS = 256 };
+
+/* One row of the help's text: prefix (a key label padded to its column, or
+ * "") then text[0 .. len). */
+typedef struct help_row {
+	char prefix[40];
+	const char *text;
+	int len;
+} help_row;
+
+/* The help box for a rows x cols screen: its rows into out (at most
+ * HELP_ROWS), returns how many; its size into *h, *wd. */
+static int help_layout(int rows, int cols, help_row *out, int *h, int *wd)
+{
+	int nb, col = 0, longest = 0;
+	const wb_binding *b = wb_bindings(&nb);
+	for (int i = 0; i < nb; i++)
+		if (b[i].label && (b[i].where & WB_IN_VIEWS) && (int)strlen(b[i].label) > col)
+			col = (int)strlen(b[i].label);
+	int indent = 2 + col + 2;
+	for (int i = 0; i < nb; i++)
+		if (b[i].label && (b[i].where & WB_IN_VIEWS) &&
+		    indent + (int)strlen(b[i].help) > longest)
+			longest = indent + (int)strlen(b[i].help);
+	for (int i = 0; i < NNOTES; i++)
+		if ((int)strlen(help_notes[i]) > longest)
+			longest = (int)strlen(help_notes[i]);
+	/* a border and a space on each side */
+	*wd = longest + 4 < cols ? longest + 4 : cols;
+	int inner = *wd - 4 > 10 ? *wd - 4 : 10;
+	int n = 0, start[HELP_ROWS], len[HELP_ROWS];
+	for (int i = 0; i < nb; i++) {
+		if (!b[i].label || !(b[i].where & WB_IN_VIEWS))
+			continue;
+		int width = inner - indent > 10 ? inner - indent : 10;
+		int m = wb_wrap(b[i].help, width, start, len, HELP_ROWS);
+		for (int j = 0; j < m && j < HELP_ROWS && n < HELP_ROWS; j++, n++) {
+			snprintf(out[n].prefix, sizeof out[n].prefix, "  %-*s  ", col,
+			         j == 0 ? b[i].label : "");
+			out[n].text = b[i].help + start[j];
+			out[n].len = len[j];
+		}
+	}
+	int nkeys = n, nnotes = 0;
+	for (int i = 0; i < NNOTES; i++)
+		nnotes += wb_wrap(help_notes[i], inner, start, len, HELP_ROWS);
+	/* a blank row before the notes when the screen has room for it */
+	if (nkeys + 1 + nnotes + 2 <= rows && n < HELP_ROWS)
+		out[n++] = (help_row){.prefix = "", .text = "", .len = 0};
+	for (int i = 0; i < NNOTES; i++) {
+		int m = wb_wrap(help_notes[i], inner, start, len, HELP_ROWS);
+		for (int j = 0; j < m && j < HELP_ROWS && n < HELP_ROWS; j++, n++) {
+			out[n].prefix[0] = '\0';
+			out[n].text = help_notes[i] + start[j];
+			out[n].len = len[j];
+		}
+	}
+	*h = n + 2 < rows ? n + 2 : rows;
+	return n;
+}
 
 static void help_draw(wb *w, int rows, int cols)
 {
-	(void)w;
-	enum { NNOTES = (int)(sizeof help_notes / sizeof *help_notes) };
-	char line[160];
-	int nkeys = 0;
-	while (wb_help_line(WB_IN_VIEWS, nkeys, line, sizeof line))
-		nkeys++;
-	int n = nkeys + NNOTES;
-	int wd = 74 < cols - 2 ? 74 : cols - 2, h = n + 2 < rows - 1 ? n + 2 : rows - 1;
+	help_row text[HELP_ROWS];
+	int h, wd, n = help_layout(rows, cols, text, &h, &wd), shown = h - 2;
+	if (shown < 1)
+		return;
+	if (w->help_top > n - shown)
+		w->help_top = n - shown;
+	if (w->help_top < 0)
+		w->help_top = 0;
+	char foot[96];
+	if (n > shown)
+		snprintf(foot, sizeof foot,
+		         "rows %d-%d of %d: j k Space PgUp scroll, other keys close",
+		         w->help_top + 1, w->help_top + shown, n);
+	else
+		snprintf(foot, sizeof foot, "any key closes");
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
-	wb_box(y0, x0, h, wd, " stagecut help: keys");
-	for (int i = 0; i < n && i < h - 2; i++) {
-		const char *s = i < nkeys ? wb_help_line(WB_IN_VIEWS, i, line, sizeof line)
-		                          : help_notes[i - nkeys];
-		mvprintw(y0 + 1 + i, x0 + 2, "%.*s", wd - 3, s);
+	wb_popup(y0, x0, h, wd, "stagecut help: keys", foot);
+	for (int i = 0; i < shown && w->help_top + i < n; i++) {
+		const help_row *r = &text[w->help_top + i];
+		mvprintw(y0 + 1 + i, x0 + 2, "%.*s%.*s", wd - 4, r->prefix,
+		         wd - 4 - (int)strlen(r->prefix) > 0 ? r->len : 0, r->text);
 	}
 }
 
 static unsigned help_key(wb *w, int ch)
 {
-	(void)ch;
+	if (ch == KEY_RESIZE)
+		return WB_HANDLED | WB_REDRAW;
+	help_row text[HELP_ROWS];
+	int h, wd, n = help_layout(LINES, COLS, text, &h, &wd), shown = h - 2;
+	if (n > shown) {
+		switch (ch) {
+		case 'j':
+		case KEY_DOWN: w->help_top++; return WB_HANDLED | WB_REDRAW;
+		case 'k':
+		case KEY_UP: w->help_top--; return WB_HANDLED | WB_REDRAW;
+		case ' ':
+		case KEY_NPAGE: w->help_top += shown - 1; return WB_HANDLED | WB_REDRAW;
+		case KEY_PPAGE: w->help_top -= shown - 1; return WB_HANDLED | WB_REDRAW;
+		default: break;
+		}
+	}
 	wb_modal_pop(w);
 	return WB_HANDLED | WB_REDRAW;
 }
@@ -81,7 +169,10 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 			wb_say(w, "nothing to redo");
 		}
 		break;
-	case WB_A_HELP: wb_modal_push(w, &wb_help_modal); break;
+	case WB_A_HELP:
+		w->help_top = 0;
+		wb_modal_push(w, &wb_help_modal);
+		break;
 	case WB_A_SEARCH: wb_start_search(w, "best", NULL); break;
 	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
 	case WB_A_ADOPT: wb_adopt_best(w); break;
@@ -114,6 +205,11 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 
 unsigned wb_key(wb *w, int ch)
 {
+	/* ^L before anything: a prompt or a popup must not swallow it */
+	if (wb_key_action(WB_IN_VIEWS, ch) == WB_A_REDRAW) {
+		clearok(curscr, TRUE);
+		return WB_HANDLED | WB_REDRAW;
+	}
 	for (int i = w->nmodal - 1; i >= 0; i--) {
 		unsigned r = w->modal[i]->key(w, ch);
 		if (r)

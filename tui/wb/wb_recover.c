@@ -4,8 +4,11 @@
  * While the partition has unsaved edits it is written (at most every two
  * seconds, atomically) to $XDG_STATE_HOME/stagecut/ (default
  * ~/.local/state/stagecut/), under a name made from the graph's full path
- * and k; a save or a deliberate quit removes it.  A killed terminal or a
- * crash leaves it, and the next start on the same graph and k offers it.
+ * and k; a save, a deliberate quit, or coming back to the baseline (an
+ * undo, a settings change that replaced the edits: w->edited false)
+ * removes it.  A killed terminal or a crash leaves it, and the next start
+ * on the same graph and k offers it, unless it holds the partition that
+ * start shows anyway.
  * Files are written on a thread of their own from a snapshot of the stages,
  * so a big graph's JSON never delays a key press.  The loop (workbench.c)
  * decides when to write; saving is in wb_files.c.
@@ -99,8 +102,21 @@ void wb_recover_wait(void)
 
 void wb_recover_write(wb *w, bool wait)
 {
-	if (!w->recover[0] || !w->recover_due || atomic_load(&recover_busy))
+	/* while the offer waits for its answer the file is the earlier
+	 * session's, not ours to touch */
+	if (!w->recover[0] || !w->recover_due || w->recovered)
 		return;
+	if (wait)
+		wb_recover_wait();
+	else if (atomic_load(&recover_busy))
+		return;
+	if (!w->edited) {
+		/* back at the baseline (an undo, a save, a settings change that
+		 * replaced the edits): nothing is left to recover */
+		unlink(w->recover);
+		w->recover_due = false;
+		return;
+	}
 	recover_job *r = malloc(sizeof *r);
 	int *st = sc_part_new(w->g);
 	if (!r || !st) {
@@ -133,8 +149,8 @@ void wb_recover_clear(wb *w)
 	w->recover_due = false;
 }
 
-/* The offer's answer: r restores, anything else (Esc too) discards; then
- * the start-up goes on.  The recovered stages wait in w->recovered until
+/* The offer's answer: r restores, d (or Esc) discards; then the start-up
+ * goes on.  The recovered stages wait in w->recovered until
  * the answer. */
 static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 {
@@ -165,12 +181,18 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		free(rs);
 		return false;
 	}
+	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0) {
+		/* the partition this start shows anyway: nothing to offer */
+		free(rs);
+		unlink(w->recover);
+		return false;
+	}
 	free(w->recovered);
 	w->recovered = rs;
 	w->after_offer = then;
-	wb_ask(w,
-	       "an unsaved partition from an earlier session was recovered: r restores it, d "
-	       "discards it:",
-	       "", 8, offer_answer, 0);
+	wb_choose(w,
+	          "recovered an unsaved partition from an earlier session: r restores it, d "
+	          "discards it",
+	          "rd", offer_answer, 0);
 	return true;
 }

@@ -6,12 +6,18 @@
  *
  * The form is a table of fields (name, kind, where the value lives, the
  * message for a bad value); drawing, editing and checking a value all go
- * through the field's kind.  A change of the problem (k, B, M, policy)
- * cancels the jobs and starts over; a budget applies to the next job.  The
- * form is a modal (wb.h); its keys are wb_keys.def's WB_IN_SETTINGS rows.
+ * through the field's kind.  A change of the problem (k, B, M, policy,
+ * schedule) cancels the jobs and starts over; a budget applies to the next
+ * job.  Hand edits are never thrown away unasked: a bandwidth, memory,
+ * policy or schedule only changes costs, so the partition stays; a new k
+ * keeps it when all its stages fit, else asks (merge the stages past k into
+ * the last one, or discard the edits for a new first partition); without
+ * edits a new k gets a new first partition.  The form is a modal (wb.h) in
+ * a bordered popup; its keys are wb_keys.def's WB_IN_SETTINGS rows.
  *
  * Layer: a modal (layer 4 in wb.h): it calls the state, the key table, the
- * jobs, the prompt, the recovery file, wb_draw.c's wb_box and wb_sample.c;
+ * jobs, the prompt and the popup (wb_lineedit.c), the recovery file and
+ * wb_sample.c;
  * only the dispatcher names wb_settings_modal.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +33,7 @@
 #include "solvers/simple.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
 typedef enum field_kind {
@@ -160,8 +167,30 @@ static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 	return false;
 }
 
-/* Settings changed: cancel the jobs and start over for the new problem. */
-static void restart_problem(wb *w, const sc_settings *ns)
+/* What a change of the problem does with the current partition: keeps it
+ * (valid under any bandwidth, memory, policy or schedule, and under a k
+ * that all its stages fit), merges the stages past the new k into its
+ * last stage, or replaces it with a new first partition. */
+typedef enum keep_mode { KEEP, MERGE, FIRST } keep_mode;
+
+/* The highest stage (0-based) the current partition uses. */
+static int top_stage(const wb *w)
+{
+	int top = 0;
+	for (int v = 0; v < w->g->n; v++)
+		if (w->stage[v] > top)
+			top = w->stage[v];
+	return top;
+}
+
+/* Settings changed: cancel the jobs and start over for the new problem,
+ * with the current partition as mode says.  An edited partition kept is
+ * set over the baseline as one edit (u goes back to the baseline) when the
+ * baseline is valid under the new k; the rest of the undo history is the
+ * old problem's and is gone.  Returns whether u goes back to the baseline
+ * (false also when nothing changed: out of memory, an invalid partition,
+ * said in the status line). */
+static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 {
 	sc_ladder_free(w->ladder);
 	w->ladder = NULL;
@@ -170,28 +199,81 @@ static void restart_problem(wb *w, const sc_settings *ns)
 	int *st = sc_part_new(w->g);
 	if (!st) {
 		wb_say(w, "out of memory");
-		return;
+		return false;
 	}
 	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
+	if (mode == MERGE)
+		/* monotone, so every edge keeps its direction and every group
+		 * its stage: still valid */
+		for (int v = 0; v < w->g->n; v++)
+			if (st[v] >= ns->k)
+				st[v] = ns->k - 1;
+	bool edited = w->edited;
 	sc_settings old = w->set;
-	w->set = *ns;
-	if (k_changed) {
-		/* a partition into the old k means nothing now */
+	if (k_changed)
+		/* the old k's file goes: its partition is replaced, or goes on
+		 * to the new k's file */
 		wb_recover_clear(w);
-		wb_recover_path(w);
+	w->set = *ns;
+	if (mode == FIRST) {
 		wb_first_partition(w->g, &w->set, st, w->origin, sizeof w->origin);
 		w->from_file = false;
-		w->stage_sel = w->stage_top = 0;
 	}
-	if (!wb_new_editor(w, st)) {
+	if (k_changed)
+		w->stage_sel = w->stage_top = 0;
+	sc_violation viol;
+	bool via_base = mode != FIRST && edited && w->base_stage &&
+	                sc_part_check(w->g, w->base_stage, w->set.k, &viol);
+	if (!wb_new_editor(w, via_base ? w->base_stage : st)) {
 		w->set = old;
 		free(st);
-		return;
+		return false;
+	}
+	bool undoable = false;
+	if (mode == FIRST) {
+		wb_mark_saved(w);
+	} else if (via_base && sc_editor_set(w->ed, st, "the edits before the settings change")) {
+		wb_changed(w, true);
+		undoable = true;
+	} else if (edited) {
+		snprintf(w->origin, sizeof w->origin,
+		         "edited by hand (kept over a settings change; nothing to undo)");
 	}
 	free(st);
+	if (k_changed)
+		wb_recover_path(w);
+	w->recover_due = true;
 	w->simple = sc_bound_simple(w->g, w->set.k);
 	wb_reset_best(w);
 	wb_start_search(w, "best", NULL);
+	return undoable;
+}
+
+/* The answer to "k from 6 to 4, but your edited partition uses stages up to
+ * 6": m merges the stages past the new k, d discards the edits, Esc keeps
+ * k; arg is the new k. */
+static unsigned k_answer(wb *w, const char *answer, bool ok, int k)
+{
+	if (!ok) {
+		wb_say(w, "k stays %d", w->set.k);
+		return 0;
+	}
+	sc_settings ns = w->set;
+	ns.k = k;
+	if (answer[0] == 'm') {
+		bool undoable = restart_problem(w, &ns, MERGE);
+		wb_say(w,
+		       "k is %d: the stages past it merged into stage %d%s; the search and the "
+		       "ladder start over",
+		       k, k, undoable ? " (u undoes your edits)" : "");
+	} else {
+		restart_problem(w, &ns, FIRST);
+		wb_say(w,
+		       "k is %d: your edits were discarded for a new first partition; the search "
+		       "and the ladder start over",
+		       k);
+	}
+	return 0;
 }
 
 static unsigned value_answer(wb *w, const char *text, bool ok, int i)
@@ -208,31 +290,82 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 		wb_say(w, "the new budget applies to the next search or ladder");
 		return 0;
 	}
-	restart_problem(w, &ns);
-	wb_say(w, "settings changed: the search and the ladder start over");
+	keep_mode mode = KEEP;
+	if (ns.k != w->set.k && !w->edited) {
+		mode = FIRST; /* nothing of the engineer's to keep */
+	} else if (ns.k != w->set.k && top_stage(w) >= ns.k) {
+		char q[256];
+		snprintf(
+		        q, sizeof q,
+		        "k from %d to %d, but your edited partition uses stages up to %d: m merges "
+		        "the stages past %d into stage %d, d discards your edits (a new first "
+		        "partition), Esc keeps k %d",
+		        w->set.k, ns.k, top_stage(w) + 1, ns.k, ns.k, w->set.k);
+		return wb_choose(w, q, "md", k_answer, ns.k);
+	}
+	bool kept = mode == KEEP && w->edited;
+	bool undoable = restart_problem(w, &ns, mode);
+	if (kept)
+		wb_say(w,
+		       "settings changed: your edited partition is kept%s; the search and the "
+		       "ladder start over",
+		       undoable ? " (u undoes your edits)" : "");
+	else
+		wb_say(w, "settings changed: the search and the ladder start over");
 	return 0;
+}
+
+/* The form's note; the schedule only where there is one to choose. */
+static const char *settings_note(const wb *w)
+{
+	return sc_graph_is_training(w->g)
+	               ? "A change of k, the bandwidth, the memory, the policy or the schedule "
+	                 "restarts the search and the ladder and keeps an edited partition (a "
+	                 "smaller k it does not fit asks first); a time limit applies to the next "
+	                 "job."
+	               : "A change of k, the bandwidth, the memory or the policy restarts the "
+	                 "search and the ladder and keeps an edited partition (a smaller k it "
+	                 "does not fit asks first); a time limit applies to the next job.";
 }
 
 static void settings_draw(wb *w, int rows, int cols)
 {
-	int shown[NFIELDS], nshown = shown_fields(w, shown);
-	int wd = 64 < cols - 2 ? 64 : cols - 2, h = nshown + 5;
-	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
-	char title[96], keys[64];
-	snprintf(title, sizeof title, " settings  (%s)",
-	         wb_footer(WB_FOOT_SETTINGS, ", ", keys, sizeof keys));
-	wb_box(y0, x0, h, wd, title);
+	enum { NAME = 28, MAX_NOTE = 8 };
+	int shown[NFIELDS], nshown = shown_fields(w, shown), vw = 8;
+	char v[NFIELDS][48];
 	for (int i = 0; i < nshown; i++) {
-		char v[48];
-		show(&fields[shown[i]], w, v, sizeof v, false);
+		show(&fields[shown[i]], w, v[i], sizeof v[i], false);
+		if ((int)strlen(v[i]) > vw)
+			vw = (int)strlen(v[i]);
+	}
+	char keys[96];
+	wb_footer(WB_FOOT_SETTINGS, ", ", keys, sizeof keys);
+	int inner = NAME + 1 + vw;
+	if (inner < 60)
+		inner = 60;
+	if ((int)strlen(keys) + 4 > inner)
+		inner = (int)strlen(keys) + 4;
+	int wd = inner + 4 < cols ? inner + 4 : cols;
+	inner = wd - 4;
+	int start[MAX_NOTE], len[MAX_NOTE];
+	const char *note = settings_note(w);
+	int nnote = wb_wrap(note, inner, start, len, MAX_NOTE);
+	if (nnote > MAX_NOTE)
+		nnote = MAX_NOTE;
+	int h = nshown + 1 + nnote + 2 < rows ? nshown + 1 + nnote + 2 : rows;
+	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
+	wb_popup(y0, x0, h, wd, "settings", keys);
+	for (int i = 0; i < nshown && 1 + i < h - 1; i++) {
 		if (i == w->settings_sel)
 			attron(A_REVERSE);
-		mvprintw(y0 + 2 + i, x0 + 2, "%-28s %-20s", fields[shown[i]].name, v);
+		mvhline(y0 + 1 + i, x0 + 2, ' ', inner);
+		mvprintw(y0 + 1 + i, x0 + 2, "%-*s %.*s", NAME, fields[shown[i]].name,
+		         inner - NAME - 1, v[i]);
 		if (i == w->settings_sel)
 			attroff(A_REVERSE);
 	}
-	mvprintw(y0 + h - 2, x0 + 2, "%.*s", wd - 4,
-	         "a change restarts the search and the ladder for the new problem");
+	for (int j = 0; j < nnote && nshown + 2 + j < h - 1; j++)
+		mvprintw(y0 + nshown + 2 + j, x0 + 2, "%.*s", len[j], note + start[j]);
 }
 
 static unsigned settings_key(wb *w, int ch)

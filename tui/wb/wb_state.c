@@ -1,9 +1,11 @@
 /*
  * wb_state.c - the workbench's shared state changes: the modal stack, the
  * status line, and the current partition (its editor, what a change
- * triggers).  Everything here is small and called from every other file;
- * the jobs that produce partitions are in wb_jobs.c, the files in
- * wb_files.c, the loop in workbench.c.
+ * triggers, the baseline it is compared with: unsaved means different from
+ * the partition last saved, loaded or set by the program, by content, so an
+ * undo back to it leaves nothing unsaved).  Everything here is small and called from every other
+ * file; the jobs that produce partitions are in wb_jobs.c, the files in wb_files.c, the loop in
+ * workbench.c.
  *
  * Layer: the bottom.  It calls no other file of tui/wb/ (only core/); what
  * a change must tell the views it reaches through the ops pointers in
@@ -13,6 +15,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/clock.h"
 #include "tui/wb/wb.h"
@@ -65,30 +69,58 @@ bool wb_msg_fresh(const wb *w, double now)
 	return w->msg[0] && now - w->msg_t < 8;
 }
 
+/* Whether the current partition differs from the baseline; before there
+ * is one, what the editor says. */
+static bool differs_from_baseline(const wb *w)
+{
+	if (!w->base_stage)
+		return sc_editor_dirty(w->ed);
+	return w->base_k != w->set.k ||
+	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0;
+}
+
 void wb_changed(wb *w, bool by_hand)
 {
+	bool was_edited = w->edited;
 	w->part_version++;
 	w->stage = sc_editor_stages(w->ed);
 	w->c = sc_editor_costs(w->ed);
-	if (by_hand) {
-		w->edited = true;
-		w->recover_due = true;
+	if (by_hand)
 		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
 		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
-	}
-	w->edited = sc_editor_dirty(w->ed);
+	/* by content, not by history: undoing back to the baseline, or moving
+	 * an op there and back, leaves nothing unsaved (O(n), once per change) */
+	w->edited = differs_from_baseline(w);
+	/* the recovery file follows: written while edited, removed when back at
+	 * the baseline (wb_recover.c) */
+	if (by_hand || was_edited != w->edited)
+		w->recover_due = true;
 	/* through the pointers in w->views: this layer names no view */
 	for (int i = 0; w->views && i < WB_NVIEWS; i++)
 		if (w->views[i]->on_change)
 			w->views[i]->on_change(w);
 }
 
+void wb_mark_saved(wb *w)
+{
+	sc_editor_mark_saved(w->ed);
+	if (!w->base_stage)
+		w->base_stage = malloc((size_t)w->g->n * sizeof *w->base_stage + 1);
+	if (w->base_stage) {
+		memcpy(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
+		w->base_k = w->set.k;
+	}
+	if (w->edited)
+		w->recover_due = true;
+	w->edited = false;
+}
+
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
 {
 	sc_editor_set(w->ed, stage, origin);
-	if (!by_hand)
-		sc_editor_mark_saved(w->ed);
 	wb_changed(w, by_hand);
+	if (!by_hand)
+		wb_mark_saved(w);
 	snprintf(w->origin, sizeof w->origin, "%s", origin);
 }
 

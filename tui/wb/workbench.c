@@ -10,7 +10,9 @@
  * redrawn (wb_draw.c) only when a key or a job changed something, while a
  * job runs (its elapsed time), or when the status line's message expires.
  * The terminal is opened with newterm, which fails softly, so a bad TERM is
- * an error message, not an exit inside curses.
+ * an error message, not an exit inside curses.  Below 80 x 24 the screen
+ * only says it is too small, and keys wait (nothing acts unseen) until a
+ * resize makes room.
  *
  * Layer: the top, with wb_keys.c.  It may call every file of tui/wb/ (it
  * hands the state the list of views, wb_views) and nothing else calls it
@@ -20,6 +22,7 @@
 #include "tui/wb/workbench.h"
 
 #include <curses.h>
+#include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -114,6 +117,47 @@ static void start_default_search(wb *w)
 	wb_start_search(w, "best", NULL);
 }
 
+/* The smallest terminal the screens are laid out for. */
+enum { MIN_COLS = 80, MIN_ROWS = 24 };
+
+static bool too_small(void)
+{
+	return COLS < MIN_COLS || LINES < MIN_ROWS;
+}
+
+/* Draws the screen, or below MIN_COLS x MIN_ROWS only a line saying so (the
+ * views and popups would be cut into garbage); the next redraw after a
+ * resize back draws the screen again. */
+static void draw(wb *w)
+{
+	if (!too_small()) {
+		wb_draw(w);
+		return;
+	}
+	const char *times = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\xc3\x97" : "x";
+	char line1[64], line2[96];
+	snprintf(line1, sizeof line1, "terminal too small (need %d%s%d)", MIN_COLS, times,
+	         MIN_ROWS);
+	snprintf(line2, sizeof line2, "it is %d%s%d; keys wait until it is bigger", COLS, times,
+	         LINES);
+	erase();
+	curs_set(0);
+	int y = LINES / 2 - 1 > 0 ? LINES / 2 - 1 : 0;
+	const char *lines[2] = {line1, line2};
+	for (int i = 0; i < 2 && y + i < LINES; i++) {
+		int len = (int)strlen(lines[i]), x = (COLS - len) / 2 > 0 ? (COLS - len) / 2 : 0;
+		mvprintw(y + i, x, "%.*s", COLS, lines[i]);
+	}
+	refresh();
+}
+
+/* Whether key ch is taken while the terminal is too small: a resize and
+ * the redraw, nothing that would act unseen. */
+static bool key_when_small(int ch)
+{
+	return ch == KEY_RESIZE || wb_key_action(WB_IN_VIEWS, ch) == WB_A_REDRAW;
+}
+
 /* The loop, until a key quits or the terminal goes away. */
 static void run(wb *w)
 {
@@ -136,6 +180,10 @@ static void run(wb *w)
 				t_key = sc_clock_now();
 				first_key = ch;
 			}
+			if (too_small() && !key_when_small(ch)) {
+				dirty = true;
+				continue;
+			}
 			unsigned r = wb_key(w, ch);
 			go = !(r & WB_QUIT);
 			dirty = dirty || (r & WB_REDRAW);
@@ -155,7 +203,7 @@ static void run(wb *w)
 		        (sc_engine_busy(w->eng) > 0 && t - last > 0.25) ||
 		        (w->msg_shown && !wb_msg_fresh(w, t));
 		if (go && dirty) {
-			wb_draw(w);
+			draw(w);
 			last = t;
 		}
 		if (t_key && timing) {
@@ -219,6 +267,7 @@ int ui_workbench(const ui_opts *o)
 		goto out;
 	}
 	memcpy(w.origin, origin, sizeof origin);
+	wb_mark_saved(&w); /* the first partition is the baseline */
 	w.simple = sc_bound_simple(g, w.set.k);
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, (size_t)g->n * sizeof *w.stage);
@@ -232,15 +281,16 @@ int ui_workbench(const ui_opts *o)
 	}
 	wb_recover_path(&w);
 	/* the first screen at once, before a job takes a core */
-	wb_draw(&w);
+	draw(&w);
 	/* the search starts once the recovery offer (if any) is answered, so
 	 * a restored partition is in place before it ends */
 	if (!wb_recover_offer(&w, start_default_search))
 		start_default_search(&w);
 	run(&w);
 	if (hangup) {
-		/* the terminal went away: keep the edits for the next start */
-		w.recover_due = w.edited;
+		/* the terminal went away: keep the edits for the next start (or
+		 * remove a file written before they were undone) */
+		w.recover_due = true;
 		wb_recover_wait();
 		wb_recover_write(&w, true);
 	}
@@ -254,6 +304,7 @@ out:
 	sc_editor_free(w.ed);
 	free(w.best_stage);
 	free(w.recovered);
+	free(w.base_stage);
 	free(w.order);
 	free(w.by_work);
 	sc_graph_free(g);
