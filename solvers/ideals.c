@@ -202,6 +202,7 @@ struct sc_dp {
 	double *work_bw;        /* per ideal: the work of its backward ops */
 	double *unit_pass;      /* per unit: the work of its forward, backward ops */
 	double total_pass[2];   /* forward, backward work of the graph */
+	double floor[2];        /* what every partition's largest fw, bw reach */
 	long pairs, pair_limit; /* pair slots allocated, and the most allowed */
 	int front_max;          /* the largest front made */
 };
@@ -309,14 +310,12 @@ static bool dp_reserve(sc_dp *d, long need)
 	return true;
 }
 
-static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at,
-                     sc_error *err);
+static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err);
 
 /* The ideal with bits b (of size sz, work w of which wb backward, param p),
  * made when new (an empty row or front, in its size's bucket).  Its index,
  * or -1 with err set. */
-static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, double p,
-                     sc_error *err)
+static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, double p, sc_error *err)
 {
 	bool added;
 	long id = ideal_add(&d->ideals, b, &added);
@@ -343,8 +342,9 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 		d->full = id;
 	if (d->gpipe) {
 		d->work_bw[id] = wb;
-		/* the empty ideal: no stage yet */
-		if (id == 0 && gp_insert(d, 0, 0, 0, 0, 0, -1, err) < 0)
+		/* the empty ideal: no stage yet, and the maxima start at what
+		 * every partition reaches (see the GPipe section) */
+		if (id == 0 && gp_insert(d, 0, d->floor[0], d->floor[1], 0, 0, -1, err) < 0)
 			return -1;
 		return id;
 	}
@@ -390,6 +390,13 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 				d->unit_pass[2 * x + pass] += d->g->work[o];
 				d->total_pass[pass] += d->g->work[o];
 			}
+		/* a stage costs at least its work in either pass: some stage has
+		 * a k-th of each pass's work, and every unit's stage its work */
+		for (int pass = 0; pass < 2; pass++) {
+			d->floor[pass] = d->total_pass[pass] / k;
+			for (int x = 0; x < u->n; x++)
+				d->floor[pass] = fmax(d->floor[pass], d->unit_pass[2 * x + pass]);
+		}
 	}
 	for (int x = 0; x < u->n; x++)
 		d->total_work += u->work[x];
@@ -733,6 +740,12 @@ typedef struct gp_acc {
 	double fixed[2]; /* bytes between S and I (they stay io) */
 } gp_acc;
 
+/* fmax without its NaN handling, which costs a call in the hot loops */
+static inline double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* acc_add_training with the costs split by pass. */
 static void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
 {
@@ -777,8 +790,8 @@ static void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
 static void gp_rest(const sc_dp *d, long J, double *rf, double *rb)
 {
 	double eps = 1e-9 * d->total_work;
-	*rf = fmax(0, d->total_pass[0] - (d->work[J] - d->work_bw[J]) - eps);
-	*rb = fmax(0, d->total_pass[1] - d->work_bw[J] - eps);
+	*rf = dmax(0, d->total_pass[0] - (d->work[J] - d->work_bw[J]) - eps);
+	*rb = dmax(0, d->total_pass[1] - d->work_bw[J] - eps);
 }
 
 /* Whether the triple (f, b, j) of an ideal whose rest is (rf, rb) can
@@ -788,14 +801,13 @@ static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, doub
 	int left = d->k - j;
 	if (left == 0)
 		return rf + rb <= 0 && f + b <= d->ub;
-	return fmax(f, rf / left) + fmax(b, rb / left) <= d->ub;
+	return dmax(f, rf / left) + dmax(b, rb / left) <= d->ub;
 }
 
 /* Adds (f, b, j) from pair at of ideal from to J's front unless a triple
  * there dominates it, dropping those it dominates.  0, or -1 with err set
  * past the pair limit or out of memory. */
-static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at,
-                     sc_error *err)
+static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err)
 {
 	gp_front *fr = &d->front[J];
 	for (int i = 0; i < fr->n; i++) {
@@ -843,7 +855,7 @@ static int gp_relax(sc_dp *d, long I, long J, double f, double b, sc_error *err)
 	gp_rest(d, J, &rf, &rb);
 	for (int i = 0; i < fi->n; i++) {
 		const gp_pair *e = &fi->p[i];
-		double f2 = fmax(e->f, f), b2 = fmax(e->b, b);
+		double f2 = dmax(e->f, f), b2 = dmax(e->b, b);
 		if (f2 + b2 > d->ub || !gp_within(d, f2, b2, e->j + 1, rf, rb))
 			continue;
 		if (gp_insert(d, J, f2, b2, e->j + 1, I, i, err) < 0)
@@ -860,7 +872,7 @@ static bool gp_reachable(const sc_dp *d, long I, double lf, double lb)
 		return false;
 	const gp_front *fi = &d->front[I];
 	for (int i = 0; i < fi->n; i++)
-		if (fmax(fi->p[i].f, lf) + fmax(fi->p[i].b, lb) <= d->ub)
+		if (dmax(fi->p[i].f, lf) + dmax(fi->p[i].b, lb) <= d->ub)
 			return true;
 	return false;
 }
@@ -888,7 +900,8 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 			acc_add_gpipe(d, &a, x);
 			/* the overflow fetches the weights: the forward pass (cost.h) */
 			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-			double lf = a.work[0] + a.fixed[0] / B + over, lb = a.work[1] + a.fixed[1] / B;
+			double lf = a.work[0] + a.fixed[0] / B + over,
+			       lb = a.work[1] + a.fixed[1] / B;
 			if (!gp_reachable(d, I, lf, lb)) {
 				acc_remove(d, x);
 				continue;
@@ -902,8 +915,8 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 			if (st == 0) {
 				d->evals++;
 				/* clamp the rounding residue of the sums */
-				double f = a.work[0] + fmax(a.io[0], 0) / B + over;
-				double b = a.work[1] + fmax(a.io[1], 0) / B;
+				double f = a.work[0] + dmax(a.io[0], 0) / B + over;
+				double b = a.work[1] + dmax(a.io[1], 0) / B;
 				if (f + b <= bound)
 					st = gp_relax(d, I, J2, f, b, err);
 			}
@@ -1161,6 +1174,8 @@ static void exact_publish(sc_search *s)
 	s->snapshot.ideals_done = p.ideals_done;
 	s->snapshot.layers_done = p.layers_done;
 	s->snapshot.layers = p.layers;
+	s->snapshot.pairs = p.pairs;
+	s->snapshot.front_max = p.front_max;
 	pthread_mutex_unlock(&s->lock);
 }
 

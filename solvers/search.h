@@ -97,6 +97,8 @@ typedef struct sc_progress {
 	long ideals_done; /* ideals whose DP row is final and pushed */
 	int layers_done;  /* ideal sizes (in units) completely filled */
 	int layers;       /* sizes in all: units + 1 */
+	long pairs;       /* under GPipe: Pareto pairs held (ideals.h) */
+	int front_max;    /* under GPipe: the most pairs one ideal held */
 } sc_progress;
 
 typedef struct sc_search sc_search;
