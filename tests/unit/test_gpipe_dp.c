@@ -5,7 +5,9 @@
  * limit and hard limits that bind or leave nothing feasible) the exact
  * method equals brute force by tests/support.c's rules and costs (written
  * apart from the program), proves it and reports it as its lower bound, and
- * the DP pruned by a bound equals the DP without; tests/data/train_tiny.dot
+ * the DP pruned by a bound equals the DP without; on layered models whose
+ * stages mix the passes unevenly (where a single number per ideal would
+ * be wrong) it equals brute force over the groups; tests/data/train_tiny.dot
  * gives the optimum found by hand; and on the msr-fiddle training graphs
  * the exact method proves a value at least the published 1F1B optimum,
  * what its partition costs, and at most what BRKGA finds.
@@ -237,6 +239,153 @@ Test(gpipe_dp, exact_equals_brute_force_on_random_training_graphs, .timeout = 30
 		             cov.beyond_bottleneck);
 		cr_assert_gt(cov.pruned_less, 500, "a bound saved work in %d runs",
 		             cov.pruned_less);
+	}
+}
+
+/* ---- layered models: where the fronts matter ----------------------------- */
+
+/* A layered training model of L layers: forward ops f_i in a chain (with
+ * the odd skip edge f_i -> f_{i+2}), each with a backward op g_i in its
+ * group (edges f_i -> g_i, g_{i+1} -> g_i), and now and then an orphan
+ * loss op between the passes (f_{L-1} -> loss -> g_{L-1}).  The backward
+ * work is the forward work times a ratio from 0.2 to 4, so that stages
+ * differ in their mix of passes and a prefix with the smaller forward
+ * maximum may have the larger backward one: the case the Pareto fronts
+ * exist for. */
+static sc_graph *layered_model(ts_rng *r, int L, const sc_settings *set)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	sc_error err;
+	int f[16], gr[16];
+	cr_assert_leq(L, 16);
+	for (int i = 0; i < L; i++) {
+		char name[32], group[32];
+		snprintf(group, sizeof group, "layer%d", i);
+		double wf = ts_uniform(r) * 10, wb = wf * (0.2 + 3.8 * ts_uniform(r));
+		snprintf(name, sizeof name, "f%d", i);
+		f[i] = sc_builder_add_op(b, name, wf, ts_uniform(r) * 10, ts_uniform(r) * 3, group,
+		                         &err);
+		snprintf(name, sizeof name, "g%d", i);
+		gr[i] = sc_builder_add_op(b, name, wb, 0, ts_uniform(r) * 3, group, &err);
+		cr_assert(f[i] >= 0 && gr[i] >= 0, "%s", err.msg);
+		cr_assert(sc_builder_set_backward(b, gr[i], &err) == SC_OK);
+		cr_assert(sc_builder_add_edge(b, f[i], gr[i], &err) == SC_OK);
+	}
+	for (int i = 0; i + 1 < L; i++) {
+		cr_assert(sc_builder_add_edge(b, f[i], f[i + 1], &err) == SC_OK);
+		cr_assert(sc_builder_add_edge(b, gr[i + 1], gr[i], &err) == SC_OK);
+		if (i + 2 < L && ts_uniform(r) < 0.25)
+			cr_assert(sc_builder_add_edge(b, f[i], f[i + 2], &err) == SC_OK);
+	}
+	if (ts_uniform(r) < 0.5) {
+		int loss =
+		        sc_builder_add_op(b, "loss", ts_uniform(r) * 3, 0, ts_uniform(r), "", &err);
+		cr_assert(loss >= 0, "%s", err.msg);
+		cr_assert(sc_builder_set_backward(b, loss, &err) == SC_OK);
+		cr_assert(sc_builder_add_edge(b, f[L - 1], loss, &err) == SC_OK);
+		cr_assert(sc_builder_add_edge(b, loss, gr[L - 1], &err) == SC_OK);
+	}
+	sc_builder_set_settings(b, set);
+	sc_graph *g = sc_builder_finish(b, "layered", "layered", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	return g;
+}
+
+/* The optimum under sched by brute force over the stages of the groups
+ * (and of the ops in none), each assignment expanded to the ops and judged
+ * by ts_valid, ts_costs and ts_gpipe or ts_bottleneck:
+ * ts_brute_optimum_sched with k^groups assignments instead of k^ops, for
+ * graphs whose ops mostly sit in pairs. */
+static double brute_by_groups(const sc_graph *g, int k, sc_schedule sched)
+{
+	int n = g->n, blocks = g->ngroups;
+	int *block = malloc((size_t)n * sizeof *block), *stage = malloc((size_t)n * sizeof *stage);
+	ts_cost *c = calloc((size_t)k, sizeof *c);
+	cr_assert(block && stage && c);
+	for (int v = 0; v < n; v++)
+		block[v] = g->group[v] >= 0 ? g->group[v] : blocks++;
+	int *at = calloc((size_t)blocks, sizeof *at);
+	cr_assert(at);
+	sc_settings set = g->settings;
+	double opt = INFINITY;
+	for (;;) {
+		for (int v = 0; v < n; v++)
+			stage[v] = at[block[v]];
+		if (ts_valid(g, stage, k)) {
+			ts_costs(g, stage, &set, k, c);
+			int worst;
+			double v = sched == SC_SCHEDULE_GPIPE ? ts_gpipe(c, k)
+			                                      : ts_bottleneck(c, k, &worst);
+			for (int s = 0; s < k; s++)
+				if (set.policy == SC_MEM_HARD && c[s].over)
+					v = INFINITY;
+			opt = fmin(opt, v);
+		}
+		int i = 0;
+		while (i < blocks && ++at[i] == k)
+			at[i++] = 0;
+		if (i == blocks)
+			break;
+	}
+	free(block);
+	free(stage);
+	free(at);
+	free(c);
+	return opt;
+}
+
+Test(gpipe_dp, exact_equals_brute_force_on_layered_models, .timeout = 300)
+{
+	ts_rng r = {777};
+	int trials = ts_trials(2000), beyond = 0, binding = 0;
+	for (int t = 0; t < trials; t++) {
+		int k = 2 + ts_below(&r, 3), L = 4 + ts_below(&r, 6);
+		/* at most about 2e5 assignments of the groups */
+		while (pow(k, L + 1) > 2.5e5)
+			L--;
+		sc_settings set;
+		sc_settings_init(&set);
+		set.schedule = SC_SCHEDULE_GPIPE;
+		set.bandwidth = t % 3 == 2 ? 0.5 + ts_uniform(&r) : 1;
+		sc_graph *g = layered_model(&r, L, &set);
+		double free_opt = brute_by_groups(g, k, SC_SCHEDULE_GPIPE);
+		if (t % 4 >= 2) {
+			/* a memory limit: a fraction of what a stage would hold if
+			 * the parameters spread evenly, overflow or hard */
+			double total = 0;
+			for (int v = 0; v < g->n; v++)
+				total += g->param[v];
+			g->settings.memory = total / k * (1 + 0.8 * ts_uniform(&r));
+			g->settings.policy = t % 4 == 2 ? SC_MEM_OVERFLOW : SC_MEM_HARD;
+		}
+		double opt = brute_by_groups(g, k, SC_SCHEDULE_GPIPE);
+		binding += isfinite(opt) && opt > free_opt * (1 + 1e-9);
+		if (g->n <= 9)
+			cr_assert(close_to(ts_brute_optimum_sched(g, k, SC_SCHEDULE_GPIPE, NULL),
+			                   opt, 1e-12));
+		double bottleneck = brute_by_groups(g, k, SC_SCHEDULE_1F1B);
+		beyond += isfinite(opt) && opt > bottleneck * (1 + 1e-9);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		cr_assert(stage);
+		outcome o = run(g, k, SC_SCHEDULE_GPIPE, "exact", 0, stage);
+		cr_assert(o.optimal, "trial %d", t);
+		cr_assert(close_to(o.value, opt, 1e-9),
+		          "trial %d (L %d, k %d): exact %.17g, brute "
+		          "force %.17g",
+		          t, L, k, o.value, opt);
+		cr_assert(close_to(o.lower, opt, 1e-9), "trial %d", t);
+		if (isfinite(opt))
+			check_partition(g, k, stage, o.value, "exact");
+		free(stage);
+		sc_graph_free(g);
+	}
+	cr_log_info("layered: %d trials, GPipe above the bottleneck in %d, a limit binds in %d",
+	            trials, beyond, binding);
+	if (trials >= 2000) {
+		cr_assert_gt(beyond, 800, "GPipe above the bottleneck in %d", beyond);
+		cr_assert_gt(binding, 200, "a limit binds in %d", binding);
 	}
 }
 
