@@ -1,9 +1,11 @@
 /*
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
- * Longer than 600 lines: the ideal table, the stepwise DP and the exact
- * method share one representation of ideals (bitsets, buckets, rows),
- * which splitting the file would have to expose.
+ * Longer than 600 lines: the ideal table, the stepwise DP (with its
+ * variant for the GPipe schedule) and the exact method share one
+ * representation of ideals (bitsets, buckets, rows, fronts) and the
+ * search over the stages after an ideal, which splitting the file would
+ * have to expose.
  *
  * An ideal is a set of units closed under predecessors.  In a valid
  * partition in pipeline order the first j stages form an ideal I_j, and
@@ -51,6 +53,13 @@
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
  * --ideal-limit gives a count.
+ *
+ * Under the GPipe schedule of a training graph the objective is the
+ * largest forward cost plus the largest backward cost, and each ideal
+ * keeps a Pareto front of those two maxima (and the stages used) instead
+ * of a row: see "the DP under the GPipe schedule" below.  That is a path
+ * of its own (gp_push, gp_grow), taken only then; the bottleneck DP runs
+ * as before.
  */
 #include "ideals.h"
 
@@ -713,6 +722,13 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
  * so a triple that another of the same ideal dominates (no larger f, b
  * and j) never leads to a better partition and is dropped.  The answer is
  * the least f + b at the full ideal.
+ *
+ * The empty ideal's triple is not (0, 0, 0) but (LF, LB, 0), LF and LB
+ * being what every partition's maxima reach: a stage costs at least its
+ * work in either pass, so the largest forward cost is at least the
+ * forward work of every unit and a k-th of all of it (LB likewise).  A
+ * chain's f + b is unchanged (its maxima are at least LF and LB anyway),
+ * but stages lighter than the floors no longer split the fronts.
  *
  * Pruning by UB, the objective of a partition a quick search found (the
  * strict bound of sc_dp_set_bound): a triple is dropped when
