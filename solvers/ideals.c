@@ -1,9 +1,11 @@
 /*
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
- * Longer than 600 lines: the ideal table, the stepwise DP and the exact
- * method share one representation of ideals (bitsets, buckets, rows),
- * which splitting the file would have to expose.
+ * Longer than 600 lines: the ideal table, the stepwise DP (with its
+ * variant for the GPipe schedule) and the exact method share one
+ * representation of ideals (bitsets, buckets, rows, fronts) and the
+ * search over the stages after an ideal, which splitting the file would
+ * have to expose.
  *
  * An ideal is a set of units closed under predecessors.  In a valid
  * partition in pipeline order the first j stages form an ideal I_j, and
@@ -51,6 +53,13 @@
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
  * --ideal-limit gives a count.
+ *
+ * Under the GPipe schedule of a training graph the objective is the
+ * largest forward cost plus the largest backward cost, and each ideal
+ * keeps a Pareto front of those two maxima (and the stages used) instead
+ * of a row: see "the DP under the GPipe schedule" below.  That is a path
+ * of its own (gp_push, gp_grow), taken only then; the bottleneck DP runs
+ * as before.
  */
 #include "ideals.h"
 
@@ -147,6 +156,23 @@ static inline bool has(const word *b, int x)
 
 /* ---- the DP ------------------------------------------------------------- */
 
+/* Under GPipe (see "the DP under the GPipe schedule"): one Pareto pair of
+ * an ideal J, j stages in pipeline order covering J with largest forward
+ * cost f and largest backward cost b, the last of them J \ from, after the
+ * pair `at` of ideal from (the empty ideal's own pair: from 0, at -1). */
+typedef struct gp_pair {
+	double f, b;
+	long from;
+	int at, j;
+} gp_pair;
+
+/* An ideal's pairs, none dominating another (fewer stages, no larger f
+ * and b); cut, when the ideal pushes, to those a stage can follow. */
+typedef struct gp_front {
+	gp_pair *p;
+	int n, cap;
+} gp_front;
+
 struct sc_dp {
 	const sc_units *u;
 	const sc_graph *g;
@@ -179,12 +205,27 @@ struct sc_dp {
 	int *outdeg;      /* per op: edges from it to other units */
 	int jlo_i, jhi_i; /* I's rows that can still lead somewhere */
 	bool training;    /* io may flow against the order (see the top) */
+	/* the GPipe schedule of a training graph: fronts instead of rows */
+	bool gpipe;
+	gp_front *front;        /* per ideal (dp and arg stay NULL) */
+	double *work_bw;        /* per ideal: the work of its backward ops */
+	double *unit_pass;      /* per unit: the work of its forward, backward ops */
+	double total_pass[2];   /* forward, backward work of the graph */
+	double floor[2];        /* what every partition's largest fw, bw reach */
+	long pairs, pair_limit; /* pair slots allocated, and the most allowed */
+	int front_max;          /* the largest front made */
 };
 
 void sc_dp_free(sc_dp *d)
 {
 	if (!d)
 		return;
+	if (d->front)
+		for (long id = 0; id < d->ideals.count; id++)
+			free(d->front[id].p);
+	free(d->front);
+	free(d->work_bw);
+	free(d->unit_pass);
 	ideal_set_free(&d->ideals);
 	free(d->size);
 	free(d->work);
@@ -212,17 +253,25 @@ size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
 	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long));
 }
 
-long sc_dp_memory_limit(const sc_units *u, int k)
+/* The bytes the DP may take: a quarter of the machine's memory, at most 8
+ * GiB (2 GiB when the machine does not say). */
+static double dp_memory_budget(void)
 {
 	double budget = 2.0 * 1024 * 1024 * 1024;
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	if (pages > 0 && page > 0)
 		budget = fmin((double)pages * (double)page / 4, 8.0 * 1024 * 1024 * 1024);
-	double n = budget / (double)sc_dp_bytes_per_ideal(u, k);
+	return budget;
+}
+
+long sc_dp_memory_limit(const sc_units *u, int k)
+{
+	double n = dp_memory_budget() / (double)sc_dp_bytes_per_ideal(u, k);
 	return n > 1e12 ? (long)1e12 : (long)n;
 }
 
-/* Grows the per-ideal arrays to hold at least need ideals. */
+/* Grows the per-ideal arrays to hold at least need ideals: the rows, or
+ * under GPipe the fronts. */
 static bool dp_reserve(sc_dp *d, long need)
 {
 	if (need <= d->cap)
@@ -243,21 +292,39 @@ static bool dp_reserve(sc_dp *d, long need)
 	long *next = realloc(d->next, c * sizeof *next);
 	if (next)
 		d->next = next;
-	double *dp = realloc(d->dp, c * row * sizeof *dp);
-	if (dp)
-		d->dp = dp;
-	long *arg = realloc(d->arg, c * row * sizeof *arg);
-	if (arg)
-		d->arg = arg;
-	if (!size || !work || !param || !next || !dp || !arg)
+	bool rows;
+	if (d->gpipe) {
+		gp_front *front = realloc(d->front, c * sizeof *front);
+		if (front) {
+			/* zeroed, so that sc_dp_free frees only what was made */
+			memset(front + d->cap, 0, (c - (size_t)d->cap) * sizeof *front);
+			d->front = front;
+		}
+		double *work_bw = realloc(d->work_bw, c * sizeof *work_bw);
+		if (work_bw)
+			d->work_bw = work_bw;
+		rows = front && work_bw;
+	} else {
+		double *dp = realloc(d->dp, c * row * sizeof *dp);
+		if (dp)
+			d->dp = dp;
+		long *arg = realloc(d->arg, c * row * sizeof *arg);
+		if (arg)
+			d->arg = arg;
+		rows = dp && arg;
+	}
+	if (!size || !work || !param || !next || !rows)
 		return false;
 	d->cap = cap;
 	return true;
 }
 
-/* The ideal with bits b (of size sz, work w, param p), made when new (an
- * empty row, in its size's bucket).  Its index, or -1 with err set. */
-static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double p, sc_error *err)
+static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err);
+
+/* The ideal with bits b (of size sz, work w of which wb backward, param p),
+ * made when new (an empty row or front, in its size's bucket).  Its index,
+ * or -1 with err set. */
+static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, double p, sc_error *err)
 {
 	bool added;
 	long id = ideal_add(&d->ideals, b, &added);
@@ -280,13 +347,21 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double p, sc_err
 	d->param[id] = p;
 	d->next[id] = d->bucket[sz];
 	d->bucket[sz] = id;
+	if (sz == d->u->n)
+		d->full = id;
+	if (d->gpipe) {
+		d->work_bw[id] = wb;
+		/* the empty ideal: no stage yet, and the maxima start at what
+		 * every partition reaches (see the GPipe section) */
+		if (id == 0 && gp_insert(d, 0, d->floor[0], d->floor[1], 0, 0, -1, err) < 0)
+			return -1;
+		return id;
+	}
 	size_t row = (size_t)(d->k + 1);
 	for (size_t j = 0; j < row; j++) {
 		d->dp[(size_t)id * row + j] = id == 0 ? 0 : INFINITY;
 		d->arg[(size_t)id * row + j] = id;
 	}
-	if (sz == d->u->n)
-		d->full = id;
 	return id;
 }
 
@@ -305,6 +380,33 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->ub = INFINITY;
 	d->full = -1;
 	d->training = sc_graph_is_training(u->g);
+	d->gpipe = d->training && set->schedule == SC_SCHEDULE_GPIPE;
+	if (d->gpipe) {
+		/* the memory budget split evenly between the ideals and the pairs */
+		double budget = dp_memory_budget() / 2;
+		if (limit <= 0)
+			d->limit = d->limit / 2 > 0 ? d->limit / 2 : 1;
+		d->pair_limit = (long)fmin(budget / sizeof(gp_pair), 1e12);
+		d->unit_pass = calloc(2 * (size_t)(u->n > 0 ? u->n : 1), sizeof *d->unit_pass);
+		if (!d->unit_pass) {
+			sc_dp_free(d);
+			sc_error_nomem(err, "the exact DP");
+			return NULL;
+		}
+		for (int x = 0; x < u->n; x++)
+			for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+				int o = u->ops[i], pass = d->g->backward[o];
+				d->unit_pass[2 * x + pass] += d->g->work[o];
+				d->total_pass[pass] += d->g->work[o];
+			}
+		/* a stage costs at least its work in either pass: some stage has
+		 * a k-th of each pass's work, and every unit's stage its work */
+		for (int pass = 0; pass < 2; pass++) {
+			d->floor[pass] = d->total_pass[pass] / k;
+			for (int x = 0; x < u->n; x++)
+				d->floor[pass] = fmax(d->floor[pass], d->unit_pass[2 * x + pass]);
+		}
+	}
 	for (int x = 0; x < u->n; x++)
 		d->total_work += u->work[x];
 	d->ideals.words = (u->n + 63) / 64;
@@ -329,7 +431,7 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	for (int o = 0; o < d->g->n; o++)
 		for (int i = d->g->succ_off[o]; i < d->g->succ_off[o + 1]; i++)
 			d->outdeg[o] += u->unit_of[d->g->succ[i]] != u->unit_of[o];
-	if (dp_ideal(d, d->jbits, 0, 0, 0, err) < 0) {
+	if (dp_ideal(d, d->jbits, 0, 0, 0, 0, err) < 0) {
 		sc_dp_free(d);
 		return NULL;
 	}
@@ -342,6 +444,12 @@ void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
 	/* strict: a relative 1e-12 below ub, so that the partition of cost ub
 	 * itself (its stages summed in another order) is not found again */
 	d->ub = strict ? ub * (1 - 1e-12) : ub * (1 + 1e-12);
+}
+
+void sc_dp_set_pair_limit(sc_dp *d, long pairs)
+{
+	if (d->gpipe)
+		d->pair_limit = pairs;
 }
 
 /* The stage S being grown from ideal I, its costs kept as it grows. */
@@ -511,7 +619,7 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			}
 			d->jbits[x >> 6] |= (word)1 << (x & 63);
 			d->rem[x] = -1; /* in S */
-			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
+			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x], 0,
 			                   d->param[J] + u->param[x], err);
 			if (J2 < 0)
 				return -1;
@@ -540,11 +648,35 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 	return 0;
 }
 
+/* Prepares the search over the stages after ideal I: jbits = I, d->rem
+ * says where each unit is (-2 in I; outside, its predecessors not in I),
+ * and d->cand's first level holds the units ready to join. */
+static void stage_start(sc_dp *d, long I)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	const word *bi = d->ideals.bits + I * words;
+	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
+	word *cand = d->cand;
+	memset(cand, 0, (size_t)words * sizeof(word));
+	for (int x = 0; x < u->n; x++) {
+		if (has(bi, x)) {
+			d->rem[x] = -2; /* in I; -1 marks the units of S */
+			continue;
+		}
+		int rem = 0;
+		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++)
+			rem += !has(bi, u->pred[i]);
+		d->rem[x] = rem;
+		if (rem == 0)
+			cand[x >> 6] |= (word)1 << (x & 63);
+	}
+}
+
 /* Settles ideal I's row (an empty stage is as good as one stage less) and
  * pushes every stage that can follow it.  0, or -1 with err set. */
 static int dp_push(sc_dp *d, long I, sc_error *err)
 {
-	const sc_units *u = d->u;
 	int words = d->ideals.words;
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)I * row;
@@ -570,24 +702,327 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	}
 	if (d->jlo_i > d->jhi_i)
 		return 0;
-	const word *bi = d->ideals.bits + I * words;
-	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
-	word *cand = d->cand;
-	memset(cand, 0, (size_t)words * sizeof(word));
-	for (int x = 0; x < u->n; x++) {
-		if (has(bi, x)) {
-			d->rem[x] = -2; /* in I; -1 marks the units of S */
-			continue;
-		}
-		int rem = 0;
-		for (int i = u->pred_off[x]; i < u->pred_off[x + 1]; i++)
-			rem += !has(bi, u->pred[i]);
-		d->rem[x] = rem;
-		if (rem == 0)
-			cand[x >> 6] |= (word)1 << (x & 63);
-	}
+	stage_start(d, I);
 	stage_acc acc = {0, 0, 0, 0, 0};
-	return dp_grow(d, I, I, cand, &acc, bound, cand + words, err);
+	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
+}
+
+/* ---- the DP under the GPipe schedule ------------------------------------ */
+
+/*
+ * Under GPipe the objective of a partition is max_s fw(s) + max_s bw(s)
+ * (cost.h), which one number per (ideal, stages) cannot carry: a prefix
+ * with the smaller forward maximum may have the larger backward one.  So
+ * each ideal J keeps the Pareto front of the triples (f, b, j) its
+ * prefixes reach: j stages cover J, f is their largest forward cost, b
+ * their largest backward one.  A stage S = J' \ J of costs (fs, bs) takes
+ * (f, b, j) to (max(f, fs), max(b, bs), j + 1) at J'; the objective of a
+ * whole chain is f + b at the full ideal, and both are monotone in f, b
+ * and j (fewer stages leave more to the rest, empty stages being free),
+ * so a triple that another of the same ideal dominates (no larger f, b
+ * and j) never leads to a better partition and is dropped.  The answer is
+ * the least f + b at the full ideal.
+ *
+ * The empty ideal's triple is not (0, 0, 0) but (LF, LB, 0), LF and LB
+ * being what every partition's maxima reach: a stage costs at least its
+ * work in either pass, so the largest forward cost is at least the
+ * forward work of every unit and a k-th of all of it (LB likewise).  A
+ * chain's f + b is unchanged (its maxima are at least LF and LB anyway),
+ * but stages lighter than the floors no longer split the fronts.
+ *
+ * Pruning by UB, the objective of a partition a quick search found (the
+ * strict bound of sc_dp_set_bound): a triple is dropped when
+ * max(f, Wf / r) + max(b, Wb / r) exceeds UB, Wf and Wb being the forward
+ * and backward work after J and r = k - j the stages left (each of them
+ * costs at least its work in either pass), and r = 0 with work left
+ * dropping it too.  When an ideal pushes, its front is cut to the triples
+ * that pass this test with j < k.  The stage S grows as in the bottleneck
+ * DP, its forward and backward costs split by the pass of each tensor's
+ * producer (cost.h); its work, its io with I and its overflow only grow
+ * per pass, so a branch stops once no triple of I can take it within UB.
+ * Every triple on an optimal chain below UB passes every test, or one
+ * that dominates it does, so the optimum is kept.
+ *
+ * The fronts take memory beyond the ideals: the budget (a quarter of the
+ * machine's) is split evenly between the two, and past its share of pairs
+ * the DP stops with SC_ERR_LIMIT as it does past its ideals.
+ */
+
+/* The stage S being grown from ideal I under GPipe, by pass (0 forward, 1
+ * backward: the pass of the op that does the work or produces the tensor). */
+typedef struct gp_acc {
+	double work[2], param;
+	double io[2];    /* bytes in and out of S (sums with subtractions) */
+	double fixed[2]; /* bytes between S and I (they stay io) */
+} gp_acc;
+
+/* fmax without its NaN handling, which costs a call in the hot loops */
+static inline double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* acc_add_training with the costs split by pass. */
+static void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	int *cnt = d->readers;
+	a->work[0] += d->unit_pass[2 * x];
+	a->work[1] += d->unit_pass[2 * x + 1];
+	a->param += u->param[x];
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i], po = g->backward[o];
+		double b = g->out[o];
+		if (cnt[o] > 0)
+			a->io[po] -= b; /* no longer an input */
+		if (cnt[o] < d->outdeg[o]) {
+			a->io[po] += b;
+			for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++)
+				if (d->rem[u->unit_of[g->succ[j]]] == -2) {
+					a->fixed[po] += b;
+					break;
+				}
+		}
+		for (int j = g->pred_off[o]; j < g->pred_off[o + 1]; j++) {
+			int p = g->pred[j], up = u->unit_of[p], pp = g->backward[p];
+			if (up == x)
+				continue;
+			int c = ++cnt[p];
+			if (d->rem[up] == -1) {
+				if (c == d->outdeg[p])
+					a->io[pp] -= g->out[p];
+			} else if (c == 1) {
+				a->io[pp] += g->out[p];
+				if (d->rem[up] == -2)
+					a->fixed[pp] += g->out[p];
+			}
+		}
+	}
+}
+
+/* The forward and backward work after ideal J, less a rounding margin
+ * (never above the true rest). */
+static void gp_rest(const sc_dp *d, long J, double *rf, double *rb)
+{
+	double eps = 1e-9 * d->total_work;
+	*rf = dmax(0, d->total_pass[0] - (d->work[J] - d->work_bw[J]) - eps);
+	*rb = dmax(0, d->total_pass[1] - d->work_bw[J] - eps);
+}
+
+/* Whether the triple (f, b, j) of an ideal whose rest is (rf, rb) can
+ * still lead within the bound (see above). */
+static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, double rb)
+{
+	int left = d->k - j;
+	if (left == 0)
+		return rf + rb <= 0 && f + b <= d->ub;
+	return dmax(f, rf / left) + dmax(b, rb / left) <= d->ub;
+}
+
+/* Adds (f, b, j) from pair at of ideal from to J's front unless a triple
+ * there dominates it, dropping those it dominates.  0, or -1 with err set
+ * past the pair limit or out of memory. */
+static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err)
+{
+	gp_front *fr = &d->front[J];
+	for (int i = 0; i < fr->n; i++) {
+		const gp_pair *e = &fr->p[i];
+		if (e->f <= f && e->b <= b && e->j <= j)
+			return 0;
+	}
+	int n = 0;
+	for (int i = 0; i < fr->n; i++) {
+		const gp_pair *e = &fr->p[i];
+		if (!(f <= e->f && b <= e->b && j <= e->j))
+			fr->p[n++] = *e;
+	}
+	fr->n = n;
+	if (fr->n == fr->cap) {
+		int cap = fr->cap ? 2 * fr->cap : 4;
+		if (d->pairs + (cap - fr->cap) > d->pair_limit) {
+			sc_error_set(err, SC_ERR_LIMIT,
+			             "the exact DP under GPipe needs more than %ld Pareto pairs "
+			             "(the graph is too wide for the memory); use another method",
+			             d->pair_limit);
+			return -1;
+		}
+		gp_pair *p = realloc(fr->p, (size_t)cap * sizeof *p);
+		if (!p) {
+			sc_error_nomem(err, "the Pareto fronts");
+			return -1;
+		}
+		d->pairs += cap - fr->cap;
+		fr->p = p;
+		fr->cap = cap;
+	}
+	fr->p[fr->n++] = (gp_pair){.f = f, .b = b, .from = from, .at = at, .j = j};
+	if (fr->n > d->front_max)
+		d->front_max = fr->n;
+	return 0;
+}
+
+/* Relaxes J's front with the stage J \ I of forward cost f and backward
+ * cost b, after each triple of I's (cut) front.  0, or -1 with err set. */
+static int gp_relax(sc_dp *d, long I, long J, double f, double b, sc_error *err)
+{
+	const gp_front *fi = &d->front[I];
+	double rf, rb;
+	gp_rest(d, J, &rf, &rb);
+	for (int i = 0; i < fi->n; i++) {
+		const gp_pair *e = &fi->p[i];
+		double f2 = dmax(e->f, f), b2 = dmax(e->b, b);
+		if (f2 + b2 > d->ub || !gp_within(d, f2, b2, e->j + 1, rf, rb))
+			continue;
+		if (gp_insert(d, J, f2, b2, e->j + 1, I, i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether some triple of I's cut front can take a stage whose forward and
+ * backward costs are at least lf and lb within the bound. */
+static bool gp_reachable(const sc_dp *d, long I, double lf, double lb)
+{
+	if (lf + lb > d->ub)
+		return false;
+	const gp_front *fi = &d->front[I];
+	for (int i = 0; i < fi->n; i++)
+		if (dmax(fi->p[i].f, lf) + dmax(fi->p[i].b, lb) <= d->ub)
+			return true;
+	return false;
+}
+
+/* dp_grow under GPipe: grows S from I by units in increasing number while
+ * some triple of I can take it (its forward and backward lower bounds only
+ * grow), relaxing each I + S. */
+static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc, word *pool,
+                   sc_error *err)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	double M = d->set.memory, B = d->set.bandwidth, bound = d->ub;
+	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
+	for (int wi = 0; wi < words; wi++) {
+		word bits = cand[wi];
+		while (bits) {
+			int bit = __builtin_ctzll(bits);
+			bits &= bits - 1;
+			int x = wi * 64 + bit;
+			if (acc->work[0] + acc->work[1] + u->work[x] > bound ||
+			    acc->param + u->param[x] > pmax)
+				continue;
+			gp_acc a = *acc;
+			acc_add_gpipe(d, &a, x);
+			/* the overflow fetches the weights: the forward pass (cost.h) */
+			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			double lf = a.work[0] + a.fixed[0] / B + over,
+			       lb = a.work[1] + a.fixed[1] / B;
+			if (!gp_reachable(d, I, lf, lb)) {
+				acc_remove(d, x);
+				continue;
+			}
+			d->jbits[x >> 6] |= (word)1 << (x & 63);
+			d->rem[x] = -1; /* in S */
+			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
+			                   d->work_bw[J] + d->unit_pass[2 * x + 1],
+			                   d->param[J] + u->param[x], err);
+			int st = J2 < 0 ? -1 : 0;
+			if (st == 0) {
+				d->evals++;
+				/* clamp the rounding residue of the sums */
+				double f = a.work[0] + dmax(a.io[0], 0) / B + over;
+				double b = a.work[1] + dmax(a.io[1], 0) / B;
+				if (f + b <= bound)
+					st = gp_relax(d, I, J2, f, b, err);
+			}
+			if (st == 0) {
+				for (int q = 0; q < words; q++)
+					pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
+				for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
+					int y = u->succ[i];
+					if (--d->rem[y] == 0)
+						pool[y >> 6] |= (word)1 << (y & 63);
+				}
+				st = gp_grow(d, I, J2, pool, &a, pool + words, err);
+				for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
+					d->rem[u->succ[i]]++;
+			}
+			d->rem[x] = 0;
+			d->jbits[x >> 6] &= ~((word)1 << (x & 63));
+			acc_remove(d, x);
+			if (st < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Cuts ideal I's front to the triples a stage can follow (fewer than k
+ * stages, within the bound with the rest) and pushes every stage that can
+ * follow one.  0, or -1 with err set. */
+static int gp_push(sc_dp *d, long I, sc_error *err)
+{
+	if (I == d->full)
+		return 0;
+	gp_front *fr = &d->front[I];
+	double rf, rb;
+	gp_rest(d, I, &rf, &rb);
+	int n = 0;
+	for (int i = 0; i < fr->n; i++) {
+		const gp_pair *e = &fr->p[i];
+		if (e->j < d->k && gp_within(d, e->f, e->b, e->j, rf, rb))
+			fr->p[n++] = *e;
+	}
+	/* nothing points into the front yet: give back what the cut freed */
+	if (n < fr->cap) {
+		gp_pair *p = n ? realloc(fr->p, (size_t)n * sizeof *p) : NULL;
+		if (p || n == 0) {
+			if (n == 0)
+				free(fr->p);
+			fr->p = p;
+			d->pairs -= fr->cap - n;
+			fr->cap = n;
+		}
+	}
+	fr->n = n;
+	if (n == 0)
+		return 0;
+	stage_start(d, I);
+	gp_acc acc = {{0, 0}, 0, {0, 0}, {0, 0}};
+	return gp_grow(d, I, I, d->cand, &acc, d->cand + d->ideals.words, err);
+}
+
+/* sc_dp_result under GPipe. */
+static double gp_result(const sc_dp *d, int *unit_stage)
+{
+	long J = d->full;
+	if (J < 0)
+		return INFINITY;
+	const gp_front *fr = &d->front[J];
+	int best = -1;
+	for (int i = 0; i < fr->n; i++)
+		if (best < 0 || fr->p[i].f + fr->p[i].b < fr->p[best].f + fr->p[best].b)
+			best = i;
+	if (best < 0)
+		return INFINITY;
+	gp_pair p = fr->p[best];
+	double opt = p.f + p.b;
+	if (!unit_stage)
+		return opt;
+	int words = d->ideals.words;
+	for (int x = 0; x < d->u->n; x++)
+		unit_stage[x] = 0;
+	while (p.j > 0) {
+		long I = p.from;
+		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
+		for (int x = 0; x < d->u->n; x++)
+			if (has(bj, x) && !has(bi, x))
+				unit_stage[x] = p.j - 1;
+		p = d->front[I].p[p.at];
+		J = I;
+	}
+	return opt;
 }
 
 int sc_dp_step(sc_dp *d, double until, sc_error *err)
@@ -604,7 +1039,7 @@ int sc_dp_step(sc_dp *d, double until, sc_error *err)
 		}
 		long I = d->at;
 		d->at = d->next[I];
-		if (dp_push(d, I, err) < 0)
+		if ((d->gpipe ? gp_push(d, I, err) : dp_push(d, I, err)) < 0)
 			return -1;
 		d->done++;
 	} while (sc_clock_now() < until);
@@ -618,10 +1053,14 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
 	p->layers = d->u->n + 1;
 	p->layers_done = d->finished ? d->u->n + 1 : d->layer;
 	p->evals = d->evals;
+	p->pairs = d->pairs;
+	p->front_max = d->front_max;
 }
 
 double sc_dp_result(const sc_dp *d, int *unit_stage)
 {
+	if (d->gpipe)
+		return gp_result(d, unit_stage);
 	size_t row = (size_t)(d->k + 1);
 	long J = d->full;
 	if (J < 0)
@@ -751,6 +1190,8 @@ static void exact_publish(sc_search *s)
 	s->snapshot.ideals_done = p.ideals_done;
 	s->snapshot.layers_done = p.layers_done;
 	s->snapshot.layers = p.layers;
+	s->snapshot.pairs = p.pairs;
+	s->snapshot.front_max = p.front_max;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -805,23 +1246,25 @@ static bool exact_step(sc_search *s)
 	if (more > 0)
 		return true;
 	double opt = sc_dp_result(e->dp, e->unit_stage);
-	bool gpipe = s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g);
+	if (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)) {
+		/* the DP looked only below the quick partition's objective: what
+		 * it found is optimal, and when it found nothing the quick
+		 * partition is (or no partition fits) */
+		if (isfinite(opt))
+			sc_search_offer(s, e->unit_stage, opt);
+		s->optimal = true;
+		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
+		return false;
+	}
 	if (isfinite(opt)) {
-		/* the DP's own partition replaces the quick one even on a tie
-		 * (under GPipe only when its objective is lower: see below) */
-		if (!gpipe)
-			s->have_best = false;
+		/* the DP's own partition replaces the quick one even on a tie */
+		s->have_best = false;
 		sc_search_offer(s, e->unit_stage, opt);
 	}
 	/* finite or not, the DP has settled the bottleneck: no partition beats
 	 * this one; INFINITY means none is feasible, or (pruned by the quick
-	 * bound, by rounding only) that the quick partition is optimal.  Under
-	 * GPipe the DP's optimum is only a lower bound (max fw + max bw is at
-	 * least the largest fw + bw of one stage): the best is proven when it
-	 * meets it, or when the DP found nothing below the quick partition's
-	 * GPipe objective (then no partition's bottleneck, hence no GPipe
-	 * objective, is below it). */
-	s->optimal = !gpipe || !isfinite(opt) || s->best <= opt * (1 + 1e-9);
+	 * bound, by rounding only) that the quick partition is optimal */
+	s->optimal = true;
 	s->lower = isfinite(opt) ? opt : s->best;
 	return false;
 }

@@ -2,10 +2,12 @@
  * ideals.h - the exact dynamic program over ideals (001 section 5.1.1), as
  * a stepwise engine: the exact method (sc_method_exact) drives it, and the
  * tests call it directly to compare the DP pruned by a bound with the DP
- * without.  See ideals.c for the method.  The DP minimises the bottleneck
- * (on training graphs too: the ideals follow the order arcs, the stage
- * costs the real edges); under the GPipe schedule that is a lower bound on
- * the objective (search.h).
+ * without.  See ideals.c for the method.  The DP minimises the objective
+ * of its settings: the bottleneck (on training graphs too: the ideals
+ * follow the order arcs, the stage costs the real edges), or under the
+ * GPipe schedule of a training graph the largest forward cost plus the
+ * largest backward cost, for which each ideal keeps a Pareto front of
+ * (forward, backward) maxima instead of one number.
  *
  * An sc_dp borrows its units (which must outlive it) and belongs to the
  * thread that steps it.
@@ -32,28 +34,36 @@ typedef struct sc_dp_progress_info {
 	int layers_done;  /* ideal sizes (in units) completely filled */
 	int layers;       /* sizes in all: units + 1 */
 	long evals;       /* stages costed */
+	long pairs;       /* GPipe: Pareto pairs held (slots allocated); else 0 */
+	int front_max;    /* GPipe: the most pairs one ideal held; else 0 */
 } sc_dp_progress_info;
 
-/* A DP over u's ideals into k stages under set's bandwidth, memory and
- * policy, refusing past limit ideals (limit <= 0: as many as the memory
- * budget holds, sc_dp_memory_limit).  NULL with err set when out of
- * memory. */
+/* A DP over u's ideals into k stages under set's bandwidth, memory,
+ * policy and (on a training graph) schedule, refusing past limit ideals
+ * (limit <= 0: as many as the memory budget holds, sc_dp_memory_limit;
+ * under GPipe half as many, the other half of the budget going to the
+ * Pareto pairs).  NULL with err set when out of memory. */
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err);
 
 /* Frees d.  sc_dp_free(NULL) does nothing. */
 void sc_dp_free(sc_dp *d);
 
-/* Prunes with ub, a bottleneck some valid partition attains (optimum <= ub):
- * stages and states costing more are dropped; with strict, those costing ub
- * too (to a relative 1e-12), so that the DP only looks for a better
- * partition and sc_dp_result's INFINITY then proves the one of cost ub
- * optimal.  INFINITY (the default) prunes nothing.  Call before the first
- * step. */
+/* Prunes with ub, the objective some valid partition attains (optimum <=
+ * ub): stages and states costing more are dropped; with strict, those
+ * costing ub too (to a relative 1e-12), so that the DP only looks for a
+ * better partition and sc_dp_result's INFINITY then proves the one of cost
+ * ub optimal.  INFINITY (the default) prunes nothing.  Call before the
+ * first step. */
 void sc_dp_set_bound(sc_dp *d, double ub, bool strict);
+
+/* Under GPipe: refuse past this many Pareto pairs (slots) instead of the
+ * memory budget's share (for the tests).  No effect otherwise.  Call before
+ * the first step. */
+void sc_dp_set_pair_limit(sc_dp *d, long pairs);
 
 /* Works until the clock passes until (at least one unit of work).  Returns
  * 1 while there is more to do, 0 when done, -1 with err set when past the
- * limit (SC_ERR_LIMIT) or out of memory. */
+ * limit of ideals or pairs (SC_ERR_LIMIT) or out of memory. */
 int sc_dp_step(sc_dp *d, double until, sc_error *err);
 
 /* Fills p with the progress so far. */

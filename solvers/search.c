@@ -295,12 +295,8 @@ bool sc_search_step(sc_search *s)
 				sc_search_offer_ops(s, st, NAN);
 			free(st);
 		}
-		/* a method that refines itself but ended with a bound it could not
-		 * meet (the exact DP under GPipe) is refined too */
-		bool bound_unmet = s->lower > 0 && !s->optimal;
-		bool refine = s->refine && s->p.refine &&
-		              (!s->method->refines_itself || bound_unmet) && !s->optimal &&
-		              s->have_best && !stopped_by_user(s);
+		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
+		              !s->optimal && s->have_best && !stopped_by_user(s);
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
@@ -317,9 +313,6 @@ bool sc_search_step(sc_search *s)
 			return true;
 		}
 		s->refine_done = true;
-		/* refinement may have met the method's bound: then it is optimal */
-		if (s->lower > 0 && s->best <= s->lower * (1 + 1e-9))
-			s->optimal = true;
 	}
 	pthread_mutex_lock(&s->lock);
 	s->snapshot.done = true;

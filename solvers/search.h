@@ -22,10 +22,9 @@
  * arcs, every cost the real edges (a stage may read tensors of later
  * stages).  The objective is the bottleneck, or under the GPipe schedule
  * the largest forward cost plus the largest backward cost (cost.h); the
- * slicing and the exact DP minimise the bottleneck, a lower bound on it,
- * so under GPipe `exact` proves optimality only when its partition meets
- * that bound, reports the bound (sc_progress.lower) and otherwise refines
- * its partition like the other methods.
+ * slicing minimises the bottleneck, a lower bound on it, and the exact DP
+ * minimises the objective itself (under GPipe over Pareto fronts, ideals.h),
+ * so `exact` proves its result optimal under either schedule.
  *
  * Under the hard memory policy a search also keeps the best partition it
  * has seen when none so far fits, because refinement can repair stages over
@@ -87,9 +86,9 @@ typedef struct sc_progress {
 	bool done;
 	bool optimal; /* the best is proven optimal (exact DP) */
 	/* a lower bound on the objective the search proved: the exact DP's
-	 * optimum bottleneck, which under the GPipe schedule of a training
-	 * graph may lie below the best (then optimal is false); 0 when the
-	 * method proves none */
+	 * optimum (of the bottleneck, or under the GPipe schedule of a
+	 * training graph of the GPipe objective), once it has finished; 0
+	 * when the method proves none */
 	double lower;
 	bool cancelled;
 	/* the exact DP over ideals (zero for the other methods) */
@@ -97,6 +96,8 @@ typedef struct sc_progress {
 	long ideals_done; /* ideals whose DP row is final and pushed */
 	int layers_done;  /* ideal sizes (in units) completely filled */
 	int layers;       /* sizes in all: units + 1 */
+	long pairs;       /* under GPipe: Pareto pairs held (ideals.h) */
+	int front_max;    /* under GPipe: the most pairs one ideal held */
 } sc_progress;
 
 typedef struct sc_search sc_search;
