@@ -48,6 +48,7 @@ unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, w
 	w->prompt.size = size;
 	w->prompt.done = done;
 	w->prompt.arg = arg;
+	w->prompt.edited = NULL;
 	if (!wb_modal_open(w, &wb_prompt_modal))
 		wb_modal_push(w, &wb_prompt_modal);
 	return WB_HANDLED | WB_REDRAW;
@@ -77,7 +78,10 @@ static unsigned prompt_key(wb *w, int ch)
 		wb_modal_pop(w);
 		return (done ? done(w, answer, ok, w->prompt.arg) : 0) | WB_HANDLED | WB_REDRAW;
 	}
-	case WB_LINE_EDITED: return WB_HANDLED | WB_REDRAW;
+	case WB_LINE_EDITED:
+		if (w->prompt.edited)
+			w->prompt.edited(w, w->prompt.buf, w->prompt.arg);
+		return WB_HANDLED | WB_REDRAW;
 	default: return WB_HANDLED;
 	}
 }
