@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/graph.h"
@@ -49,6 +50,25 @@ static void start(ts_tmux *t, int cols, int rows, const char *args, const char *
 	snprintf(env, sizeof env, "TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=%s", state);
 	ts_tmux_start(t, cols, rows, env, cmd);
 	free(ts_tmux_wait(t, ready, 10));
+}
+
+/* Waits for text as ts_tmux_wait does, then until two captures 100 ms
+ * apart agree (at most 3 s), so that a screen caught half redrawn is not
+ * read; returns the last capture (malloc'd). */
+static char *settled(ts_tmux *t, const char *text, double seconds)
+{
+	char *s = ts_tmux_wait(t, text, seconds);
+	struct timespec nap = {0, 100 * 1000 * 1000};
+	for (int i = 0; i < 30; i++) {
+		nanosleep(&nap, NULL);
+		char *again = ts_tmux_screen(t);
+		bool same = strcmp(again, s) == 0;
+		free(s);
+		s = again;
+		if (same && strstr(s, text))
+			break;
+	}
+	return s;
 }
 
 static void quit(ts_tmux *t)
@@ -132,7 +152,7 @@ Test(wbstages, comparing_with_a_partition_file, .timeout = 30)
 	ts_tmux_keys(&t, keys);
 	ts_tmux_keys(&t, "Enter");
 	snprintf(keys, sizeof keys, "compare the current partition with %s", part);
-	char *s = ts_tmux_wait(&t, keys, 5);
+	char *s = settled(&t, keys, 5);
 	cr_assert(strstr(s, "objective: current 8.0000, other 10.0000, difference +2.0000 "
 	                    "(+25.00%)"),
 	          "%s", s);
@@ -151,7 +171,7 @@ Test(wbstages, comparing_with_a_partition_file, .timeout = 30)
 	free(s);
 	/* Esc closes it; nothing changed */
 	ts_tmux_keys(&t, "Escape");
-	s = ts_tmux_wait(&t, "ladder of lower bounds", 5);
+	s = settled(&t, "ladder of lower bounds", 5);
 	cr_assert(!strstr(s, "compare the current"), "%s", s);
 	cr_assert(strstr(s, "bottleneck 8.0000"), "%s", s);
 	free(s);
@@ -210,7 +230,7 @@ Test(wbstages, a_dense_stage_graph_falls_back_to_the_matrix, .timeout = 90)
 	snprintf(args, sizeof args, "%s -p %s", graph, part);
 	start(&t, 130, 40, args, "200 ops");
 	ts_tmux_keys(&t, "3");
-	char *s = ts_tmux_wait(&t, "stage graph as a matrix of tensor volumes", 10);
+	char *s = settled(&t, "stage graph as a matrix of tensor volumes", 10);
 	cr_assert(strstr(s, "the drawing is crowded ("), "%s", s);
 	/* every row: the stage (and * on the bottleneck), its volumes to
 	 * stages 1..12 ("." where no edge goes), its out bytes from eval */
@@ -250,7 +270,7 @@ Test(wbstages, a_dense_stage_graph_falls_back_to_the_matrix, .timeout = 90)
 	/* m draws the graph anyway, and m again brings the matrix back */
 	ts_tmux_keys(&t, "m");
 	free(ts_tmux_wait(&t, "the stage graph drawn (m: the matrix)", 5));
-	s = ts_tmux_screen(&t);
+	s = settled(&t, "stage graph: tensor volume between stages", 5);
 	cr_assert(strstr(s, "stage graph: tensor volume between stages"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "m");
@@ -268,7 +288,7 @@ Test(wbstages, a_sparse_stage_graph_is_drawn, .timeout = 30)
 	ts_tmux t;
 	start(&t, 120, 40, FIG2, "bottleneck 8.0000");
 	ts_tmux_keys(&t, "3");
-	char *s = ts_tmux_wait(&t, "stage 2 *", 5);
+	char *s = settled(&t, "stage 2 *", 5);
 	cr_assert(!strstr(s, "matrix"), "%s", s);
 	free(s);
 	quit(&t);
