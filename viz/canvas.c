@@ -240,10 +240,25 @@ static bool edge_path(const sc_ledge *e, const axis *ax, const axis *ay, double 
 	return true;
 }
 
+/* Whether path p runs for two consecutive cells or more over cells that
+ * edges drawn before it hold (it merges with one of them). */
+static bool merges(cv_grid *g, const cv_path *p)
+{
+	int run = 0;
+	for (int i = 0; i < p->n; i++) {
+		const cv_cell *c = cv_cell_at(g, p->x[i], p->y[i]);
+		run = c && c->kind == CV_EDGE ? run + 1 : 0;
+		if (run >= 2)
+			return true;
+	}
+	return false;
+}
+
 /* Draws the layout scaled (see the top of the file).  Returns false,
- * having drawn nothing, when the boxes do not fit; *nomem on failure. */
+ * having drawn nothing, when the boxes do not fit; *nomem on failure.
+ * Counts the edges merging and the labels without room into cv. */
 static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, int (*box)[4],
-                        bool *nomem)
+                        sc_canvas *cv, bool *nomem)
 {
 	int k = q->k;
 	bool ok = false;
@@ -350,8 +365,10 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 		    !cv_path_square_corners(&raw, &sq))
 			goto nomem;
 		int tail = l->edge[i].from, head = l->edge[i].to;
-		if (tail >= 0 && tail < k && head >= 0 && head < k)
+		if (tail >= 0 && tail < k && head >= 0 && head < k) {
+			cv->merged += merges(g, &sq);
 			cv_draw_path(g, &sq, box, k, tail, head);
+		}
 	}
 	for (int i = 0; i < l->nedges && i < q->nedges; i++) {
 		char vol[80];
@@ -359,10 +376,12 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 		sc_quotient_edge_label(q, &q->edges[i], ", ", vol, sizeof vol);
 		/* a training graph's two passes, or their total where that is
 		 * all there is room for */
-		if (!cv_place_label(g, lx, ly, vol) && q->training) {
+		bool placed = cv_place_label(g, lx, ly, vol);
+		if (!placed && q->training) {
 			sc_quotient_fmt_bytes(q->edges[i].volume, vol, sizeof vol);
-			cv_place_label(g, lx, ly, vol);
+			placed = cv_place_label(g, lx, ly, vol);
 		}
+		cv->unlabelled += !placed;
 	}
 	ok = true;
 	goto out;
@@ -390,11 +409,13 @@ static bool has_edge(const sc_quotient *q, int from, int to)
 	return false;
 }
 
-/* Stages in order, in rows of equal boxes as large as the grid allows. */
-static void draw_wrapped(cv_grid *g, const sc_quotient *q, int (*box)[4])
+/* Stages in order, in rows of equal boxes as large as the grid allows;
+ * counts into *hidden the edges it leaves out. */
+static void draw_wrapped(cv_grid *g, const sc_quotient *q, int (*box)[4], int *hidden)
 {
 	int k = q->k;
-	const int gx = 2; /* "─>" between neighbours */
+	*hidden = q->nedges; /* until some are drawn */
+	const int gx = 2;    /* "─>" between neighbours */
 	int bw = 0, bh = 0, per = 0, gy = 0, nrow = 0;
 	bool found = false;
 	for (int lines = cv_want_lines(q); lines >= 1 && !found; lines--) {
@@ -453,13 +474,15 @@ static void draw_wrapped(cv_grid *g, const sc_quotient *q, int (*box)[4])
 		box[s][3] = bh;
 		cv_draw_box(g, q, s, box[s], bw - 2);
 	}
+	int drawn = 0;
 	for (int s = 0; s + 1 < shown; s++)
-		if ((s + 1) % per != 0 && has_edge(q, s, s + 1)) {
+		if ((s + 1) % per != 0 && has_edge(q, s, s + 1) && ++drawn) {
 			int y = box[s][1] + 1 + (bh - 2) / 2;
 			int x = box[s][0] + bw;
 			cv_put(g, x, y, 0x2500, CV_EDGE);
 			cv_put(g, x + 1, y, '>', CV_EDGE);
 		}
+	*hidden = q->nedges - drawn;
 	if (shown < k) {
 		/* say how many are missing, where that covers nothing */
 		char more[32];
@@ -526,12 +549,13 @@ sc_canvas *sc_canvas_draw(const sc_layout *l, const sc_quotient *q, int cols, in
 		goto nomem;
 	cv_clear(&g);
 	bool oom = false;
-	if (!draw_scaled(&g, l, q, c->box, &oom)) {
+	if (!draw_scaled(&g, l, q, c->box, c, &oom)) {
 		if (oom)
 			goto nomem;
 		cv_clear(&g);
 		memset(c->box, 0, (size_t)q->k * sizeof *c->box);
-		draw_wrapped(&g, q, c->box);
+		c->merged = c->unlabelled = 0;
+		draw_wrapped(&g, q, c->box, &c->hidden);
 	}
 	for (int y = 0; y < rows; y++) {
 		char *s = malloc((size_t)cols * 3 + 1);

@@ -19,7 +19,9 @@
  * (many stages in a narrow grid), the stages are drawn in pipeline order as
  * small boxes wrapped over several rows, consecutive stages joined by an
  * arrow where the quotient has that edge.  Nothing is ever written outside
- * the grid.
+ * the grid.  The canvas counts what it could not tell (labels without
+ * room, edges merging, edges left out), which the workbench reads as
+ * "crowded".
  */
 #ifndef SC_CANVAS_H
 #define SC_CANVAS_H
@@ -32,6 +34,13 @@ typedef struct sc_canvas {
 	int k;         /* stages */
 	int (*box)[4]; /* per stage: x, y, w, h of its box in cells (0-based
 	                * column and row); w = h = 0 when it could not be drawn */
+	/* How much of the stage graph the drawing fails to tell, so a screen
+	 * can show the volumes another way when it is crowded: edges whose
+	 * volume found no room for its label; edges that run along cells of an
+	 * edge drawn before them for two cells or more (they merge, and which
+	 * goes where no longer shows; a plain crossing shares one cell); edges
+	 * not drawn at all (the wrapped drawing joins consecutive stages only). */
+	int unlabelled, merged, hidden;
 } sc_canvas;
 
 /* Draws l, the layout of q (sc_layout_quotient), in a grid of cols x rows

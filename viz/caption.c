@@ -53,6 +53,10 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 	sb_add(b, "<B>");
 	sb_add_escaped(b, cap->title);
 	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"11\">");
+	if (cap->what && *cap->what) {
+		sb_add_escaped(b, cap->what);
+		sb_add(b, "<BR/>");
+	}
 	sb_add_escaped(b, summary);
 	if (tr)
 		training_lines(b, tr);
@@ -68,6 +72,20 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 			sb_add(b, ": <B>proven optimal</B>");
 		else
 			sb_add(b, ", gap %.2f%%", 100 * gap);
+	}
+	/* a better partition known: beside the pictured one, with its own gap */
+	if (cap->best > 0 && isfinite(cap->best) && cap->best < objective * (1 - 1e-12)) {
+		sb_add(b, "<BR/>best found %s", sc_quotient_fmt(cap->best, lb, sizeof lb));
+		if (cap->best_by && *cap->best_by) {
+			sb_add(b, " (");
+			sb_add_escaped(b, cap->best_by);
+			sb_add(b, ")");
+		}
+		double bgap = sc_caption_gap(cap->best, cap->lower);
+		if (bgap == 0)
+			sb_add(b, ": optimal");
+		else if (!isnan(bgap))
+			sb_add(b, ", gap %.2f%%", 100 * bgap);
 	}
 	sb_add(b, "</FONT>");
 }

@@ -13,13 +13,20 @@
 #define SC_CAPTION_H
 
 /* What a picture says about itself, drawn above it: title (the graph's
- * name; NULL for no caption), then k and the bottleneck, then the best
- * lower bound known (lower > 0; NAN or 0 when none) with what proved it
- * and the gap, "proven optimal" when there is none. */
+ * name; NULL for no caption), then what the partition is (what; NULL or ""
+ * for nothing), then k and the bottleneck, then the best lower bound known
+ * (lower > 0; NAN or 0 when none) with what proved it and the gap of the
+ * pictured partition over it, "proven optimal" when there is none; then,
+ * when a better partition is known (best below the pictured partition's
+ * objective; 0 or NAN for none), its objective, where it came from and
+ * its gap. */
 typedef struct sc_caption {
 	const char *title;
 	double lower;
 	const char *lower_by; /* "exact", "dp", ...; may be NULL */
+	const char *what;     /* "the partition on screen: edited by hand"; may be NULL */
+	double best;
+	const char *best_by; /* "dpl", "the search"; may be NULL */
 } sc_caption;
 
 /* The gap of a partition of bottleneck cost over a lower bound,

@@ -159,6 +159,66 @@ Test(canvas, canvas_figure2_at_80x24)
 	sc_quotient_free(q);
 }
 
+/* What the canvas could not tell: nothing for figure2 at 80x24 or more;
+ * on a dense stage graph (a random graph of 200 ops in 12 stages, edges
+ * between most pairs) edges that merge and volumes without room; in the
+ * wrapped drawing (a narrow grid), the edges between stages that are not
+ * consecutive, which it leaves out, and none of a chain's. */
+Test(canvas, canvas_counts_what_it_cannot_tell)
+{
+	sc_quotient *q = ts_figure2_quotient();
+	sc_layout *l = ts_layout_of(q, NULL);
+	static const int size[][2] = {{76, 18}, {120, 35}, {200, 50}};
+	for (size_t j = 0; j < sizeof size / sizeof size[0]; j++) {
+		sc_canvas *c = draw(l, q, size[j][0], size[j][1]);
+		cr_assert_eq(c->unlabelled + c->merged + c->hidden, 0, "%dx%d: %d %d %d",
+		             size[j][0], size[j][1], c->unlabelled, c->merged, c->hidden);
+		sc_canvas_free(c);
+	}
+	sc_layout_free(l);
+	sc_quotient_free(q);
+
+	ts_rng r = {4242};
+	ts_graph_spec spec = {.n = 200, .edge_p = 0.03};
+	sc_settings_init(&spec.settings);
+	sc_graph *g = ts_random_graph(&r, &spec);
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	cr_assert(sc_greedy_split(g, 12, stage, NULL) == SC_OK);
+	q = ts_quotient_of(g, 12, stage);
+	cr_assert_gt(q->nedges, 30, "a dense stage graph: %d edges", q->nedges);
+	l = ts_layout_of(q, NULL);
+	sc_canvas *c = draw(l, q, 120, 35);
+	cr_assert_gt(c->unlabelled + c->merged, 0, "crowded at 120x35");
+	cr_assert_eq(c->hidden, 0);
+	sc_canvas_free(c);
+	/* 30 columns: the wrapped drawing, every edge but the consecutive
+	 * ones left out */
+	c = draw(l, q, 30, 40);
+	cr_assert_eq(c->box[0][0] + c->box[0][2] <= 30, true);
+	int consecutive = 0;
+	for (int i = 0; i < q->nedges; i++)
+		consecutive += q->edges[i].to == q->edges[i].from + 1;
+	cr_assert_geq(c->hidden, q->nedges - consecutive);
+	cr_assert_gt(c->hidden, 0);
+	sc_canvas_free(c);
+	sc_layout_free(l);
+	sc_quotient_free(q);
+	free(stage);
+	sc_graph_free(g);
+
+	int *cs;
+	g = ts_chain_graph(40, 12, &cs);
+	q = ts_quotient_of(g, 12, cs);
+	l = ts_layout_of(q, NULL);
+	c = draw(l, q, 40, 40);
+	cr_assert_eq(c->merged + c->unlabelled, 0);
+	sc_canvas_free(c);
+	sc_layout_free(l);
+	sc_quotient_free(q);
+	free(cs);
+	sc_graph_free(g);
+}
+
 Test(canvas, canvas_sizes_and_stage_counts)
 {
 	static const int size[][2] = {{80, 24},  {76, 18},  {100, 30}, {132, 43},

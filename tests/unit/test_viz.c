@@ -432,6 +432,46 @@ Test(viz, caption_gives_the_lower_bound_and_the_gap)
 	sc_quotient_free(q);
 }
 
+/* The caption with what the partition is and the best found: figure2's
+ * own partition (bottleneck 8) over the bound 7 (gap 14.29%), the best 7
+ * beside it (optimal); a best no better than the partition is not said. */
+Test(viz, caption_names_the_partition_and_the_best_found)
+{
+	sc_quotient *q = ts_figure2_quotient();
+	cr_assert_float_eq(q->bottleneck_cost, 8, 1e-12);
+	char path[256];
+	tmp_path(path, sizeof path, "caption-best.svg");
+	sc_error err;
+	sc_caption cap = {.title = "figure2",
+	                  .lower = 7,
+	                  .lower_by = "exact DP",
+	                  .what = "the partition on screen: edited by hand",
+	                  .best = 7,
+	                  .best_by = "dpl"};
+	cr_assert(sc_render_quotient(q, &cap, "svg", path, NULL, &err) == SC_OK, "%s", err.msg);
+	char *svg = slurp(path, NULL);
+	cr_assert(strstr(svg, ">the partition on screen: edited by hand</text>"), "%s", svg);
+	cr_assert(strstr(svg, ">best lower bound 7 (exact DP), gap 14.29%</text>"), "%s", svg);
+	cr_assert(strstr(svg, ">best found 7 (dpl): optimal</text>"), "%s", svg);
+	free(svg);
+	/* a best of 7.5 over the bound 5: both gaps, 60% and 50% */
+	cap.lower = 5;
+	cap.best = 7.5;
+	cr_assert(sc_render_quotient(q, &cap, "svg", path, NULL, &err) == SC_OK, "%s", err.msg);
+	svg = slurp(path, NULL);
+	cr_assert(strstr(svg, ">best lower bound 5 (exact DP), gap 60.00%</text>"), "%s", svg);
+	cr_assert(strstr(svg, ">best found 7.5 (dpl), gap 50.00%</text>"), "%s", svg);
+	free(svg);
+	/* the best no better than the partition: not said */
+	cap.best = 8;
+	cr_assert(sc_render_quotient(q, &cap, "svg", path, NULL, &err) == SC_OK, "%s", err.msg);
+	svg = slurp(path, NULL);
+	cr_assert_null(strstr(svg, "best found"));
+	free(svg);
+	unlink(path);
+	sc_quotient_free(q);
+}
+
 Test(viz, render_png_and_dot)
 {
 	sc_quotient *q = ts_figure2_quotient();

@@ -22,7 +22,8 @@
  * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts, popups),
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
  * sample, the first partition), and one file per view: wb_draw.c (frame
- * and overview), wb_nodes.c, wb_quotient.c.
+ * and overview), wb_nodes.c, wb_quotient.c; the node browser's op detail
+ * pane (wb_detail.c) and the comparison of two partitions (wb_compare.c).
  *
  * The layers (a file calls only files of its own layer or below, and the
  * calls inside a layer form no circle; scripts/check_house.sh checks it):
@@ -32,9 +33,10 @@
  *   2. wb_keytab.c: the key table's queries; calls nothing of tui/wb/.
  *   3. wb_jobs.c: searches and the ladder; calls the state.
  *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c, wb_files.c,
- *      wb_nodes.c, wb_quotient.c, wb_settings.c, wb_tour.c: the views, the
- *      modals and the services they share; they call layers 1-3 and each
- *      other only downwards in this order (the prompt is the bottom one).
+ *      wb_detail.c, wb_nodes.c, wb_quotient.c, wb_compare.c, wb_settings.c,
+ *      wb_tour.c: the views, the modals and the services they share; they
+ *      call layers 1-3 and each other only downwards in this order (the
+ *      prompt is the bottom one).
  *      A modal passes on a key by returning 0, never by calling the
  *      dispatcher; it opens another modal with wb_modal_push or wb_ask.
  *   5. wb_keys.c (dispatch, global actions, the help modal, the list of
@@ -147,13 +149,31 @@ struct wb {
 		int arg;
 		bool selected;       /* buf's text is selected: typing replaces it */
 		const char *choices; /* a confirmation (wb_choose): these keys answer */
+		/* called after every key that changed buf while the prompt is
+		 * open (the filter as you type); wb_ask clears it, the asker
+		 * sets it after wb_ask */
+		void (*edited)(wb *w, const char *line, int arg);
 	} prompt;
 	bool color;
 	/* node browser */
-	int *order, norder;                /* the ops shown, in order */
-	int *by_work;                      /* all ops by decreasing work */
-	int node_sel, node_top, node_sort; /* sort: 0 stage, 1 work, 2 name */
-	char filter[64];
+	int *order, norder; /* the ops shown, in order */
+	/* all ops by decreasing work (by_param false) or param (true) */
+	int *by_work;
+	bool by_param;
+	int node_sel, node_top, node_sort; /* sort: WB_SORT_* */
+	char filter[64];                   /* matched in any case */
+	int node_only;                     /* the 1-based stage shown alone, 0: every stage */
+	bool detail;                       /* the op detail pane is open */
+	/* quotient view: 0 the drawing unless it is crowded, then the matrix;
+	 * 1 always the drawing; 2 always the matrix */
+	int quot_show;
+	/* the comparison (wb_compare.c), while it is open */
+	struct {
+		int *stage;      /* the other partition, or NULL */
+		sc_costs *costs; /* its costs */
+		char what[200];  /* what it is ("the best found (dpl)", a file) */
+		int top;         /* the first line shown */
+	} cmp;
 	char recover[4096];         /* the recovery file's path, or "" */
 	double recover_t;           /* when it was last written */
 	bool recover_due;           /* the recovery file is behind: write or remove it */
@@ -240,23 +260,73 @@ void wb_popup(int y0, int x0, int h, int wd, const char *title, const char *foot
 
 /* --- the node browser (wb_nodes.c) --- */
 
+/* The node browser's orders, in the order S cycles through them. */
+enum { WB_SORT_STAGE, WB_SORT_WORK, WB_SORT_NAME, WB_SORT_PARAM, WB_NSORTS };
+
 /* Rebuilds the list after an edit or a change of filter or sort, keeping
  * the selected op selected (the node view's on_change). */
 void wb_nodes_refresh(wb *w);
+/* Whether name contains filter, ASCII letters matched in any case (every
+ * name matches a NULL or empty filter). */
+bool wb_name_matches(const char *name, const char *filter);
 /* The node browser's order, without a terminal: the ops whose name contains
- * filter (all when NULL or ""), sorted by stage (0; then by name), work (1,
- * decreasing; ties by name; by_work from wb_ops_by_work) or name (2), into
- * out.  Returns their number, or -1 when out of memory.  O(n + k). */
-int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
-                 const int *by_work, int *out);
-/* All ops by decreasing work, ties by name (the caller frees it), or NULL
- * when out of memory. */
-int *wb_ops_by_work(const sc_graph *g);
+ * filter in any case (all when NULL or "") and, when only >= 0, whose stage
+ * is only, sorted by stage (WB_SORT_STAGE; then by name), decreasing work
+ * or param (WB_SORT_WORK, WB_SORT_PARAM: by_value from wb_ops_by of that
+ * value; ties by name) or name (WB_SORT_NAME), into out.  Returns their
+ * number, or -1 when out of memory.  O(n + k). */
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
+                 const int *by_value, int *out);
+/* All ops by decreasing value[v] (g->work, g->param), ties by name (the
+ * caller frees it), or NULL when out of memory.  O(n log n). */
+int *wb_ops_by(const sc_graph *g, const double *value);
+/* Opens the node browser on the ops of stage s alone (0-based). */
+unsigned wb_nodes_open_stage(wb *w, int s);
+
+/* --- the op detail pane (wb_detail.c) --- */
+
+/* What pins one end of an op's legal range: the order arc (core/graph.h)
+ * between an op of v's group and a neighbour outside it whose stage is
+ * that end.  by is the neighbour, -1 when nothing pins the end (it is then
+ * the first or the last stage); from -> to is the graph edge (for a mirror
+ * rule it runs from the group's op to by, else from by or to by as the
+ * arc does); more counts the other neighbours in that same stage. */
+typedef struct wb_pin {
+	int by, from, to;
+	sc_edge_rule rule;
+	int more;
+} wb_pin;
+
+/* The legal range of op v under the valid partition stage into k stages,
+ * as sc_part_legal_range gives it, in *lo and *hi (0-based), and what pins
+ * each end in *plo and *phi.  O(degree of v's group + group size). */
+void wb_range_pins(const sc_graph *g, const int *stage, int k, int v, int *lo, int *hi, wb_pin *plo,
+                   wb_pin *phi);
+/* Draws the detail pane of op v in rows y .. y+h-1: its stage, legal range
+ * and the edge pinning each end, then its predecessors and successors with
+ * their stages and the tensors crossing. */
+void wb_detail_draw(wb *w, int v, int y, int h, int cols);
+
+/* --- comparing partitions (wb_compare.c) --- */
+
+extern const wb_modal_ops wb_compare_modal;
+
+/* Opens the comparison of the current partition with the best one found,
+ * or asks for a partition file when there is none. */
+unsigned wb_compare(wb *w);
+/* The actions of the browsing features that a view leaves: Enter on a
+ * stage (its ops in the node browser), b (select the bottleneck stage), c
+ * (the comparison); 0 for any other.  Called by the global actions
+ * (wb_keys.c). */
+unsigned wb_browse_action(wb *w, wb_action a);
 
 /* --- the quotient view (wb_quotient.c) --- */
 
 /* Asks for a file name and exports the stage graph as an image. */
 unsigned wb_export(wb *w);
+/* The quotient view's m: the matrix of stage-to-stage volumes in place of
+ * the drawing, or back. */
+unsigned wb_quotient_toggle(wb *w);
 /* Frees the cached layout (at exit). */
 void wb_quotient_free(void);
 

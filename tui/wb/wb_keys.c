@@ -198,7 +198,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 		if (w->stage_sel > 0)
 			w->stage_sel--;
 		break;
-	default: return 0;
+	default: return wb_browse_action(w, a);
 	}
 	return WB_HANDLED | WB_REDRAW;
 }

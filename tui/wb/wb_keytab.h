@@ -27,10 +27,18 @@ enum {
 	WB_IN_VIEWS = 7u,
 	WB_IN_SETTINGS = 8u,
 	WB_IN_TOUR = 16u,
+	WB_IN_COMPARE = 32u,
 };
 
 /* The footers made from the WB_HINT rows. */
-enum { WB_FOOT_MAIN, WB_FOOT_NODES, WB_FOOT_SETTINGS, WB_FOOT_TOUR, WB_FOOT_COUNT };
+enum {
+	WB_FOOT_MAIN,
+	WB_FOOT_NODES,
+	WB_FOOT_SETTINGS,
+	WB_FOOT_TOUR,
+	WB_FOOT_COMPARE,
+	WB_FOOT_COUNT
+};
 
 enum { WB_KEYS_PER_ACTION = 4 };
 

@@ -166,6 +166,7 @@ static unsigned open_prompt(wb *w, const char *question, const char *initial, si
 	w->prompt.arg = arg;
 	w->prompt.selected = w->prompt.buf[0] != '\0';
 	w->prompt.choices = choices;
+	w->prompt.edited = NULL;
 	if (!wb_modal_open(w, &wb_prompt_modal))
 		wb_modal_push(w, &wb_prompt_modal);
 	return WB_HANDLED | WB_REDRAW;
@@ -252,7 +253,10 @@ static unsigned prompt_key(wb *w, int ch)
 	switch (wb_line_edit(w->prompt.buf, w->prompt.size, &w->prompt.selected, ch)) {
 	case WB_LINE_DONE: return answer(w, w->prompt.buf, w->prompt.buf[0] != '\0');
 	case WB_LINE_CANCEL: return answer(w, w->prompt.buf, false);
-	case WB_LINE_EDITED: return WB_HANDLED | WB_REDRAW;
+	case WB_LINE_EDITED:
+		if (w->prompt.edited)
+			w->prompt.edited(w, w->prompt.buf, w->prompt.arg);
+		return WB_HANDLED | WB_REDRAW;
 	default: return WB_HANDLED;
 	}
 }

@@ -1,11 +1,17 @@
 /*
  * wb_nodes.c - the node browser: every op with its stage, legal stage range,
- * work, out and group; filter by name, sort by stage, work or name; move the
- * selected op with < and > (alone, with its group) or [ and ] (with the ops
- * that must follow it), each move checked and re-costed incrementally by
- * the editor (core/edit.h).  On a training graph a pass column (fw, bw,
- * orphan) follows the stage, and a move's message says how many ops of
- * each pass went (a forward op takes its group's backward ops along).
+ * work, param, out and group; filter by name in any case, the list
+ * following every key typed at the / prompt (n and N then step through the
+ * matches); sort by stage, work, name or param; move the selected op with
+ * < and > (alone, with its group) or [ and ] (with the ops that must follow
+ * it), each move checked and re-costed incrementally by the editor
+ * (core/edit.h).  Enter opens the detail pane of the selected op under the
+ * list (wb_detail.c), tig's split view; Enter on a stage of the overview
+ * opens the browser on that stage's ops alone (wb_nodes_open_stage), and b
+ * steps through the bottleneck stage's ops.  On a training graph a pass
+ * column (fw, bw, orphan) follows the stage, and a move's message says how
+ * many ops of each pass went (a forward op takes its group's backward ops
+ * along).
  *
  * The list is rebuilt in O(n + k) after each change: the ops in name order
  * come from the graph's by_name index, and sorting by stage is a counting
@@ -13,9 +19,10 @@
  * The view's keys are wb_keys.def's WB_IN_NODES rows; what it leaves (j
  * and k are its own) goes to the global actions in wb_keys.c.
  *
- * Layer: a view (layer 4 in wb.h): it calls the state and the prompt (the
- * filter); its keys come decoded from the dispatcher, which names
- * wb_nodes_view.
+ * Layer: a view (layer 4 in wb.h): it calls the state, the prompt (the
+ * filter) and the detail pane; its keys come decoded from the dispatcher,
+ * which names wb_nodes_view, and wb_compare.c's wb_browse_action opens it
+ * on a stage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
@@ -29,26 +36,22 @@
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
-static const char *const sort_names[] = {"stage", "work", "name"};
+static const char *const sort_names[WB_NSORTS] = {"stage", "work", "name", "param"};
 
-static int cmp_work(const void *a, const void *b, void *ctx)
-{
-	const double *work = ctx;
-	double x = work[*(const int *)a], y = work[*(const int *)b];
-	return (x < y) - (x > y);
-}
+/* the rows the list had when last drawn: what a page is */
+static int list_rows = 10;
 
 /* qsort_r is not C11; a small merge sort keeps the order stable by name */
-static void sort_by_work(int *a, int *tmp, int n, const double *work)
+static void sort_by_value(int *a, int *tmp, int n, const double *value)
 {
 	if (n < 2)
 		return;
 	int h = n / 2;
-	sort_by_work(a, tmp, h, work);
-	sort_by_work(a + h, tmp, n - h, work);
+	sort_by_value(a, tmp, h, value);
+	sort_by_value(a + h, tmp, n - h, value);
 	int i = 0, j = h, o = 0;
 	while (i < h && j < n)
-		tmp[o++] = cmp_work(&a[j], &a[i], (void *)work) < 0 ? a[j++] : a[i++];
+		tmp[o++] = value[a[j]] > value[a[i]] ? a[j++] : a[i++];
 	while (i < h)
 		tmp[o++] = a[i++];
 	while (j < n)
@@ -56,41 +59,62 @@ static void sort_by_work(int *a, int *tmp, int n, const double *work)
 	memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
-static bool matches(const sc_graph *g, const char *filter, int v)
+static int lower(int c)
 {
-	return !filter || !filter[0] || strstr(g->op_name[v], filter);
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int sort,
-                 const int *by_work, int *out)
+bool wb_name_matches(const char *name, const char *filter)
+{
+	if (!filter || !filter[0])
+		return true;
+	/* names are short: the plain quadratic search is the fast one */
+	for (const char *p = name; *p; p++) {
+		size_t i = 0;
+		while (filter[i] && p[i] &&
+		       lower((unsigned char)p[i]) == lower((unsigned char)filter[i]))
+			i++;
+		if (!filter[i])
+			return true;
+	}
+	return false;
+}
+
+static bool listed(const sc_graph *g, const int *stage, const char *filter, int only, int v)
+{
+	return (only < 0 || stage[v] == only) && wb_name_matches(g->op_name[v], filter);
+}
+
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
+                 const int *by_value, int *out)
 {
 	int n = g->n, m = 0;
-	if (sort == 0) {
+	if (sort == WB_SORT_STAGE) {
 		int *count = calloc((size_t)k + 1, sizeof *count);
 		if (!count)
 			return -1;
 		for (int i = 0; i < n; i++)
-			if (matches(g, filter, g->by_name[i]))
+			if (listed(g, stage, filter, only, g->by_name[i]))
 				count[stage[g->by_name[i]] + 1]++;
 		for (int s = 0; s < k; s++)
 			count[s + 1] += count[s];
 		for (int i = 0; i < n; i++) {
 			int v = g->by_name[i];
-			if (matches(g, filter, v))
+			if (listed(g, stage, filter, only, v))
 				out[count[stage[v]]++] = v;
 		}
 		m = count[k - 1];
 		free(count);
 		return m;
 	}
-	const int *src = sort == 1 ? by_work : g->by_name;
+	const int *src = sort == WB_SORT_WORK || sort == WB_SORT_PARAM ? by_value : g->by_name;
 	for (int i = 0; i < n; i++)
-		if (matches(g, filter, src[i]))
+		if (listed(g, stage, filter, only, src[i]))
 			out[m++] = src[i];
 	return m;
 }
 
-int *wb_ops_by_work(const sc_graph *g)
+int *wb_ops_by(const sc_graph *g, const double *value)
 {
 	int n = g->n;
 	int *a = sc_malloc_n((size_t)n, sizeof *a), *tmp = sc_malloc_n((size_t)n, sizeof *tmp);
@@ -100,9 +124,25 @@ int *wb_ops_by_work(const sc_graph *g)
 		return NULL;
 	}
 	memcpy(a, g->by_name, (size_t)n * sizeof *a);
-	sort_by_work(a, tmp, n, g->work);
+	sort_by_value(a, tmp, n, value);
 	free(tmp);
 	return a;
+}
+
+/* w->by_work made the order of the sort by work or param (one array is
+ * kept: a switch between the two sorts costs one O(n log n) sort); false,
+ * falling back to the sort by name, when out of memory. */
+static bool value_order(wb *w)
+{
+	bool param = w->node_sort == WB_SORT_PARAM;
+	if (w->by_work && w->by_param == param)
+		return true;
+	free(w->by_work);
+	w->by_work = wb_ops_by(w->g, param ? w->g->param : w->g->work);
+	w->by_param = param;
+	if (!w->by_work)
+		w->node_sort = WB_SORT_NAME;
+	return w->by_work != NULL;
 }
 
 void wb_nodes_refresh(wb *w)
@@ -115,12 +155,12 @@ void wb_nodes_refresh(wb *w)
 		if (!w->order)
 			return;
 	}
-	if (w->node_sort == 1 && !w->by_work) {
-		w->by_work = wb_ops_by_work(g);
-		if (!w->by_work)
-			w->node_sort = 2;
-	}
-	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_sort, w->by_work, w->order);
+	if (w->node_sort == WB_SORT_WORK || w->node_sort == WB_SORT_PARAM)
+		value_order(w);
+	if (w->node_only > w->set.k)
+		w->node_only = 0; /* k changed under it */
+	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_only - 1, w->node_sort,
+	                     w->by_work, w->order);
 	if (m < 0)
 		return;
 	w->norder = m;
@@ -152,22 +192,26 @@ static void scroll_to_selection(wb *w, int rows)
 		w->node_top = 0;
 }
 
-/* The list on a training graph, from row y + 2: the inference list with a
- * pass column after the stage. */
-static void training_rows(wb *w, int y, int h, int cols)
+/* The list from row y: its column titles, then rows ops from node_top; on a
+ * training graph with a pass column after the stage. */
+static void list_draw(wb *w, int y, int rows, int cols)
 {
 	const sc_graph *g = w->g;
-	char b1[32], b2[32];
-	int name_w = cols - 69;
+	bool training = sc_graph_is_training(g);
+	char b1[32], b2[32], b3[32];
+	/* the fixed columns take 74 cells (81 with the pass); the name the rest */
+	int fixed = training ? 81 : 74;
+	int name_w = cols - fixed;
 	if (name_w < 12)
 		name_w = 12;
 	if (name_w > 48)
 		name_w = 48;
 	attron(A_BOLD);
-	mvprintw(y + 2, 0, "  %-*s %5s %-6s %9s %11s %11s  %s", name_w, "op", "stage", "pass",
-	         "range", "work", "out", "group");
+	mvprintw(y, 0, "  %-*s %5s", name_w, "op", "stage");
+	if (training)
+		printw(" %-6s", "pass");
+	printw(" %9s %11s %11s %11s  %s", "range", "work", "param", "out", "group");
 	attroff(A_BOLD);
-	int rows = h - 3;
 	if (rows < 1)
 		return;
 	scroll_to_selection(w, rows);
@@ -184,12 +228,15 @@ static void training_rows(wb *w, int y, int h, int cols)
 			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
 		if (i == w->node_sel)
 			attron(A_REVERSE);
-		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %-6s %9s %11s %11s  %.*s",
-		         w->stage[v] == at ? '*' : ' ', name_w, name_w, g->op_name[v],
-		         w->stage[v] + 1, pass_of(g, v), range, ui_num(g->work[v], b1, sizeof b1),
-		         ui_num(g->out[v], b2, sizeof b2),
-		         cols - name_w - 52 > 0 ? cols - name_w - 52 : 0,
-		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
+		mvprintw(y + 1 + r, 0, "%c %-*.*s %5d", w->stage[v] == at ? '*' : ' ', name_w,
+		         name_w, g->op_name[v], w->stage[v] + 1);
+		if (training)
+			printw(" %-6s", pass_of(g, v));
+		printw(" %9s %11s %11s %11s", range, ui_num(g->work[v], b1, sizeof b1),
+		       ui_num(g->param[v], b2, sizeof b2), ui_num(g->out[v], b3, sizeof b3));
+		int room = cols - 2 - getcurx(stdscr);
+		if (room > 0 && g->group[v] >= 0)
+			printw("  %.*s", room, g->group_name[g->group[v]]);
 		if (i == w->node_sel)
 			attroff(A_REVERSE);
 	}
@@ -198,14 +245,17 @@ static void training_rows(wb *w, int y, int h, int cols)
 static void nodes_draw(wb *w, int y, int h, int cols)
 {
 	const sc_graph *g = w->g;
-	char b1[32], b2[32];
 	attron(A_BOLD);
-	mvprintw(y, 0, "ops: %d of %d%s%s%s  sorted by %s", w->norder, g->n,
-	         w->filter[0] ? "  matching \"" : "", w->filter, w->filter[0] ? "\"" : "",
-	         sort_names[w->node_sort]);
+	mvprintw(y, 0, "ops: %d of %d", w->norder, g->n);
+	if (w->node_only)
+		printw(" in stage %d (2: every stage)", w->node_only);
+	if (w->filter[0])
+		printw("  matching \"%s\"", w->filter);
+	printw("  sorted by %s", sort_names[w->node_sort]);
 	attroff(A_BOLD);
 	bool training = sc_graph_is_training(g);
-	if (w->norder && w->node_sel < w->norder) {
+	bool sel = w->norder && w->node_sel < w->norder;
+	if (sel) {
 		int v = w->order[w->node_sel];
 		mvprintw(y + 1, 0, "%.*s: %d predecessors, %d successors%s%s", cols - 40,
 		         g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
@@ -217,46 +267,24 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 			       : g->orphan[v]
 			               ? ", backward pass, orphan (no forward op in its group)"
 			               : ", backward pass");
+		if (!w->detail && getcurx(stdscr) < cols - 20)
+			printw("  (Enter: detail)");
 	}
-	if (training) {
-		training_rows(w, y, h, cols);
-		return;
+	/* the detail pane takes the lower half, at least 7 rows, leaving the
+	 * list 3 */
+	int pane = 0;
+	if (w->detail && sel) {
+		pane = h / 2 > 7 ? h / 2 : 7;
+		if (pane > h - 6)
+			pane = h - 6;
+		if (pane < 3)
+			pane = 0;
 	}
-	int name_w = cols - 62;
-	if (name_w < 12)
-		name_w = 12;
-	if (name_w > 48)
-		name_w = 48;
-	attron(A_BOLD);
-	mvprintw(y + 2, 0, "  %-*s %5s %9s %11s %11s  %s", name_w, "op", "stage", "range", "work",
-	         "out", "group");
-	attroff(A_BOLD);
-	int rows = h - 3;
-	if (rows < 1)
-		return;
-	scroll_to_selection(w, rows);
-	int at;
-	sc_costs_bottleneck(w->c, &at);
-	for (int r = 0; r < rows && w->node_top + r < w->norder; r++) {
-		int i = w->node_top + r, v = w->order[i];
-		int lo, hi;
-		sc_editor_range(w->ed, v, &lo, &hi);
-		char range[24];
-		if (lo == hi)
-			snprintf(range, sizeof range, "fixed");
-		else
-			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
-		if (i == w->node_sel)
-			attron(A_REVERSE);
-		mvprintw(y + 3 + r, 0, "%c %-*.*s %5d %9s %11s %11s  %.*s",
-		         w->stage[v] == at ? '*' : ' ', name_w, name_w, g->op_name[v],
-		         w->stage[v] + 1, range, ui_num(g->work[v], b1, sizeof b1),
-		         ui_num(g->out[v], b2, sizeof b2),
-		         cols - name_w - 45 > 0 ? cols - name_w - 45 : 0,
-		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
-		if (i == w->node_sel)
-			attroff(A_REVERSE);
-	}
+	int rows = h - 3 - pane;
+	list_rows = rows > 1 ? rows : 1;
+	list_draw(w, y + 2, rows, cols);
+	if (pane)
+		wb_detail_draw(w, w->order[w->node_sel], y + h - pane, pane, cols);
 }
 
 /* On a training graph, how many of the ops that moved to stage `to` are
@@ -321,19 +349,82 @@ static void move_selected(wb *w, int delta, bool dependents)
 	wb_say(w, "%s", why);
 }
 
-static unsigned filter_answer(wb *w, const char *text, bool ok, int arg)
+/* The filter as it is typed: the list follows every key. */
+static void filter_typed(wb *w, const char *line, int arg)
 {
 	(void)arg;
-	snprintf(w->filter, sizeof w->filter, "%s", ok ? text : "");
+	snprintf(w->filter, sizeof w->filter, "%s", line);
 	w->node_sel = w->node_top = 0;
 	wb_nodes_refresh(w);
+}
+
+static unsigned filter_answer(wb *w, const char *text, bool ok, int arg)
+{
+	filter_typed(w, ok ? text : "", arg);
+	if (w->filter[0])
+		wb_say(w, "%d op%s match \"%s\"; n and N step through them", w->norder,
+		       w->norder == 1 ? "" : "s", w->filter);
 	return 0;
+}
+
+/* n and N: the next or previous op of the list matching the filter,
+ * round the end (the list holds the matches and nothing else). */
+static void step_match(wb *w, int delta)
+{
+	if (!w->filter[0]) {
+		wb_say(w, "no filter: / sets one, then n and N step through its matches");
+		return;
+	}
+	if (!w->norder) {
+		wb_say(w, "no op matches \"%s\"", w->filter);
+		return;
+	}
+	w->node_sel = ((w->node_sel + delta) % w->norder + w->norder) % w->norder;
+	int v = w->order[w->node_sel];
+	wb_say(w, "match %d of %d: %s (stage %d)", w->node_sel + 1, w->norder, w->g->op_name[v],
+	       w->stage[v] + 1);
+}
+
+/* b: the next op of the bottleneck stage after the selection, round the
+ * end; on a list limited to one stage, the list of the bottleneck's. */
+static void bottleneck_op(wb *w)
+{
+	int at;
+	sc_costs_bottleneck(w->c, &at);
+	if (w->node_only && w->node_only != at + 1) {
+		wb_nodes_open_stage(w, at);
+		return;
+	}
+	for (int d = 1; d <= w->norder; d++) {
+		int i = (w->node_sel + d) % w->norder;
+		if (w->stage[w->order[i]] == at) {
+			w->node_sel = i;
+			wb_say(w, "the bottleneck stage %d: %s", at + 1,
+			       w->g->op_name[w->order[i]]);
+			return;
+		}
+	}
+	wb_say(w, "no op of the bottleneck stage %d is listed", at + 1);
+}
+
+unsigned wb_nodes_open_stage(wb *w, int s)
+{
+	if (s < 0 || s >= w->set.k)
+		return WB_HANDLED;
+	w->view = &wb_nodes_view;
+	w->node_only = s + 1;
+	w->stage_sel = s;
+	w->node_sel = w->node_top = 0;
+	wb_nodes_refresh(w);
+	w->node_sel = w->node_top = 0;
+	wb_say(w, "stage %d: %d op%s (2 lists every stage)", s + 1, w->norder,
+	       w->norder == 1 ? "" : "s");
+	return WB_HANDLED | WB_REDRAW;
 }
 
 static unsigned nodes_key(wb *w, wb_action a, int ch)
 {
-	(void)ch;
-	int page = LINES - 10 > 1 ? LINES - 10 : 1;
+	int page = list_rows;
 	switch (a) {
 	case WB_A_DOWN:
 		if (w->node_sel + 1 < w->norder)
@@ -355,14 +446,28 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 	case WB_A_EARLIER_ALL: move_selected(w, -1, true); break;
 	case WB_A_LATER_ALL: move_selected(w, +1, true); break;
 	case WB_A_SORT:
-		w->node_sort = (w->node_sort + 1) % 3;
+		w->node_sort = (w->node_sort + 1) % WB_NSORTS;
 		w->node_top = 0;
 		wb_nodes_refresh(w);
 		wb_say(w, "sorted by %s", sort_names[w->node_sort]);
 		break;
-	case WB_A_FILTER:
-		return wb_ask(w, "filter ops by name (empty: all):", w->filter, sizeof w->filter,
-		              filter_answer, 0);
+	case WB_A_FILTER: {
+		unsigned r = wb_ask(w, "filter ops by name, any case (empty: all):", w->filter,
+		                    sizeof w->filter, filter_answer, 0);
+		w->prompt.edited = filter_typed;
+		return r;
+	}
+	case WB_A_NEXT_MATCH: step_match(w, +1); break;
+	case WB_A_PREV_MATCH: step_match(w, -1); break;
+	case WB_A_OPEN: w->detail = !w->detail; break;
+	case WB_A_BOTTLENECK: bottleneck_op(w); break;
+	case WB_A_VIEW:
+		/* leaving the list of one stage, or 2 on it: every stage again */
+		if (!w->node_only)
+			return 0;
+		w->node_only = 0;
+		wb_nodes_refresh(w);
+		return ch == '2' ? WB_HANDLED | WB_REDRAW : 0;
 	default: return 0;
 	}
 	return WB_HANDLED | WB_REDRAW;
