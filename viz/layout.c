@@ -78,27 +78,59 @@ static void stage_label(const sc_quotient *q, int s, strbuf *b)
 		       fw_max ? "</B>" : "", bw_max ? "<B>" : "",
 		       sc_quotient_fmt(st->cost_bw, num2, sizeof num2), bw_max ? "</B>" : "");
 	}
+	/* the parameter bytes the stage holds, against the limit when there is
+	 * one */
+	char lim[40] = "";
+	if (isfinite(q->memory)) {
+		char m[32];
+		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(q->memory, m, sizeof m));
+	}
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">param</TD><TD ALIGN=\"RIGHT\">%s%s</TD></TR>",
+	       sc_quotient_fmt_bytes(st->param, num, sizeof num), lim);
 	if (st->over_memory)
 		sb_add(b,
-		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory</B></FONT></TD>"
+		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory%s</B></FONT></TD>"
 		       "</TR>",
-		       GV_COL_WARN);
+		       GV_COL_WARN, q->policy == SC_MEM_HARD ? ": infeasible" : "");
 	sb_add(b, "</TABLE>");
+}
+
+/* The first stage over a hard memory limit, or -1 when none is. */
+static int over_hard_limit(const sc_quotient *q)
+{
+	for (int s = 0; q->policy == SC_MEM_HARD && s < q->k; s++)
+		if (q->st[s].over_memory)
+			return s;
+	return -1;
 }
 
 /* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], line[128];
-	snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
-	         q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-	         q->bottleneck + 1);
+	char num[32], line[256], m[32], p[32];
+	int len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
+	                   q->k == 1 ? "" : "s",
+	                   sc_quotient_fmt(q->bottleneck_cost, num, sizeof num), q->bottleneck + 1);
+	/* the memory the param rows are held against, and a stage breaking it */
+	int over = over_hard_limit(q);
+	if (over >= 0)
+		snprintf(
+		        line + len, sizeof line - (size_t)len,
+		        "; infeasible: stage %d holds %s of parameters, over the hard memory limit "
+		        "of %s",
+		        over + 1, sc_quotient_fmt_bytes(q->st[over].param, p, sizeof p),
+		        sc_quotient_fmt_bytes(q->memory, m, sizeof m));
+	else if (isfinite(q->memory))
+		snprintf(line + len, sizeof line - (size_t)len, "; memory limit %s per stage (%s)",
+		         sc_quotient_fmt_bytes(q->memory, m, sizeof m),
+		         sc_mem_policy_name(q->policy));
 	gv_training tr = {.ops = q->ops,
 	                  .backward_ops = q->backward_ops,
 	                  .orphans = q->orphans,
 	                  .schedule = q->schedule,
 	                  .q = q};
-	gv_caption(b, cap, line, q->training ? &tr : NULL, q->objective);
+	/* an infeasible partition has no gap */
+	gv_caption(b, cap, line, q->training ? &tr : NULL, over >= 0 ? INFINITY : q->objective);
 }
 
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
