@@ -32,8 +32,9 @@ static void quot_close(quot_session *s)
 	s->edge = NULL;
 }
 
-/* The HTML-like label of stage s. */
-static void stage_label(const sc_quotient *q, int s, strbuf *b)
+/* The HTML-like label of stage s; a picture's (not the terminal's layout,
+ * whose boxes hold the rows the canvas draws) adds the parameter bytes. */
+static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 {
 	const sc_stage_cost *st = &q->st[s];
 	bool bn = s == q->bottleneck;
@@ -81,12 +82,13 @@ static void stage_label(const sc_quotient *q, int s, strbuf *b)
 	/* the parameter bytes the stage holds, against the limit when there is
 	 * one */
 	char lim[40] = "";
-	if (isfinite(q->memory)) {
+	if (picture && isfinite(q->memory)) {
 		char m[32];
 		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(q->memory, m, sizeof m));
 	}
-	sb_add(b, "<TR><TD ALIGN=\"LEFT\">param</TD><TD ALIGN=\"RIGHT\">%s%s</TD></TR>",
-	       sc_quotient_fmt_bytes(st->param, num, sizeof num), lim);
+	if (picture)
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">param</TD><TD ALIGN=\"RIGHT\">%s%s</TD></TR>",
+		       sc_quotient_fmt_bytes(st->param, num, sizeof num), lim);
 	if (st->over_memory)
 		sb_add(b,
 		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory%s</B></FONT></TD>"
@@ -135,7 +137,7 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
 static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_caption *cap,
-                             sc_error *err)
+                             bool picture, sc_error *err)
 {
 	s->gv.g = agopen("quotient", Agdirected, NULL);
 	s->node = calloc((size_t)q->k, sizeof *s->node);
@@ -170,7 +172,7 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 		if (!s->node[st])
 			return sc_error_nomem(err, "the Graphviz graph");
 		b = (strbuf){.s = text, .size = sizeof text};
-		stage_label(q, st, &b);
+		stage_label(q, st, picture, &b);
 		if (b.full)
 			return sc_error_set(err, SC_ERR_INTERNAL, "stage %d's label is too long",
 			                    st + 1);
@@ -219,10 +221,10 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 }
 
 /* Builds q's graph in the open session s and lays it out with dot. */
-static sc_status lay_out(quot_session *s, const sc_quotient *q, const sc_caption *cap,
+static sc_status lay_out(quot_session *s, const sc_quotient *q, const sc_caption *cap, bool picture,
                          sc_error *err)
 {
-	sc_status st = build_graph(s, q, cap, err);
+	sc_status st = build_graph(s, q, cap, picture, err);
 	return st == SC_OK ? gv_layout(&s->gv, err) : st;
 }
 
@@ -297,7 +299,7 @@ sc_layout *sc_layout_quotient(const sc_quotient *q, const sc_caption *cap, sc_er
 	quot_session s = {0};
 	if (gv_open(&s.gv, err) != SC_OK)
 		return NULL;
-	if (lay_out(&s, q, cap, err) != SC_OK) {
+	if (lay_out(&s, q, cap, false, err) != SC_OK) {
 		quot_close(&s);
 		return NULL;
 	}
@@ -383,7 +385,7 @@ sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const 
 	/* a wrong format fails before the layout's work */
 	st = gv_check_format(&s.gv, format, path, err);
 	if (st == SC_OK)
-		st = lay_out(&s, q, cap, err);
+		st = lay_out(&s, q, cap, true, err);
 	if (st == SC_OK)
 		st = gv_render(&s.gv, format, path, scale, err);
 	quot_close(&s);

@@ -220,7 +220,8 @@ static void note_history(wb *w, const sc_job_info *ji)
 }
 
 /* The ladder's exact rung may find a better partition, or prove the best
- * one optimal. */
+ * one optimal: when the ladder says the exact MIP proved it (under GPipe
+ * its optimum is the bottleneck's, which proves nothing: ladder.h). */
 static void follow_ladder(wb *w)
 {
 	sc_ladder_update(w->ladder);
@@ -228,12 +229,11 @@ static void follow_ladder(wb *w)
 	if (!tmp)
 		return;
 	double u = sc_ladder_upper(w->ladder, tmp);
-	sc_rung_info ri;
-	sc_ladder_info(w->ladder, SC_RUNG_EXACT, &ri);
+	const char *by = NULL;
+	bool mip = sc_ladder_proven(w->ladder, &by) && by && strcmp(by, "the exact MIP") == 0;
 	if (u < w->ladder_upper * (1 - 1e-12))
-		offer_best(w, tmp, u, "exact MIP", ri.state == SC_RS_DONE);
-	else if (ri.state == SC_RS_DONE && isfinite(u) && u <= w->best * (1 + 1e-12) &&
-	         !w->best_optimal)
+		offer_best(w, tmp, u, "exact MIP", mip);
+	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
 		offer_best(w, tmp, u, "exact MIP", true);
 	free(tmp);
 }

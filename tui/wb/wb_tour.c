@@ -27,11 +27,11 @@
 
 /* The papers the steps cite (../shared/papers/, DESIGN.md). */
 #define PAPER_000                                                                                  \
-	"paper 000: Archer, Fahrbach, Liu, Prabhu, \"Practical Performance Guarantees for "        \
-	"Pipelined DNN Inference\""
+	"paper 000: Archer et al., \"Practical Performance Guarantees for Pipelined DNN "          \
+	"Inference\""
 #define PAPER_001                                                                                  \
-	"paper 001: Tarnawski, Phanishayee, Devanur, Mahajan, Nina Paravecino, \"Efficient "       \
-	"Algorithms for Device Placement of DNN Graph Operators\" (NeurIPS 2020)"
+	"paper 001: Tarnawski et al., \"Efficient Algorithms for Device Placement of DNN Graph "   \
+	"Operators\" (NeurIPS 2020)"
 
 enum { TOUR_LINES = 4, TOUR_REF_ROWS = 3 };
 
