@@ -59,14 +59,13 @@ const char *wb_short_num(double x, char *buf, size_t size)
 	else if (fabs(x) < 1e5)
 		snprintf(buf, size, x == floor(x) ? "%.0f" : "%.4g", x);
 	else {
+		/* 1.2e+09 without the sign and the zero: the exponent is >= 5 */
 		char e[32];
-		snprintf(e, sizeof e, "%.1e", x); /* 1.2e+09 */
+		snprintf(e, sizeof e, "%.1e", x);
 		char *p = strchr(e, 'e'), *q = p + 1;
-		if (*q == '+')
+		while (*q == '+' || (*q == '0' && q[1]))
 			q++;
-		while (*q == '0' && q[1])
-			q++;
-		snprintf(buf, size, "%.*s%s%s", (int)(p - e + 1), e, p[1] == '-' ? "-" : "", q);
+		snprintf(buf, size, "%.*s%s", (int)(p - e + 1), e, q);
 	}
 	return buf;
 }
@@ -106,14 +105,15 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, s
 		if (a->nover > 1)
 			snprintf(more, sizeof more, " (and %d more stage%s)", a->nover - 1,
 			         a->nover > 2 ? "s" : "");
-		snprintf(
-		        why_long, sizeof why_long,
-		        "  infeasible: stage %d holds %s bytes of parameters, over the hard memory "
-		        "limit of %s%s",
-		        a->over + 1, wb_short_num(st->param, b2, sizeof b2),
-		        wb_short_num(w->set.memory, b3, sizeof b3), more);
+		/* eval's words and numbers, or in short */
+		snprintf(why_long, sizeof why_long,
+		         "  infeasible: stage %d holds %.17g bytes of parameters, over the hard "
+		         "memory limit of %.17g%s",
+		         a->over + 1, st->param, w->set.memory, more);
 		snprintf(why_short, sizeof why_short,
-		         "  infeasible: stage %d holds %s B > limit %s B%s", a->over + 1, b2, b3,
+		         "  infeasible: stage %d holds %s B > limit %s B%s", a->over + 1,
+		         wb_short_num(st->param, b2, sizeof b2),
+		         wb_short_num(w->set.memory, b3, sizeof b3),
 		         a->nover > 1 ? " (+more)" : "");
 	}
 	if (a->best_better) {
