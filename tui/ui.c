@@ -244,7 +244,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 	        "overflow");
 	if (training)
 		fprintf(f, " %12s %12s", "fw", "bw");
-	fprintf(f, " %12s\n", "cost");
+	fprintf(f, " %12s %12s\n", "cost", "param");
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
 		/* a run of empty stages (k far above the ops, up to 1 000 000) is
@@ -265,8 +265,15 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		if (training)
 			fprintf(f, " %12s %12s", ui_num(st->cost_fw, w, sizeof w),
 			        ui_num(st->cost_bw, i, sizeof i));
-		fprintf(f, " %12s%s\n", ui_num(st->cost, t, sizeof t),
+		fprintf(f, " %12s %12s%s\n", ui_num(st->cost, t, sizeof t),
+		        ui_num(st->param, v, sizeof v),
 		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
+	}
+	/* what the param column is held against */
+	if (isfinite(c->set.memory)) {
+		char m[32];
+		fprintf(f, "memory limit %s bytes of parameters per stage (%s)\n",
+		        ui_num(c->set.memory, m, sizeof m), sc_mem_policy_name(c->set.policy));
 	}
 }
 

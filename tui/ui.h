@@ -136,9 +136,10 @@ const char *ui_rung_status_name(sc_rung_state s);
  * (and what GPipe would give).  Nothing on inference. */
 void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f);
 
-/* Prints the stage table of c (ops, work, io in, io out, overflow, cost per
- * stage, the bottleneck starred, "over memory" under a hard limit) to f:
- * the table of eval and solve. */
+/* Prints the stage table of c (ops, work, io in, io out, overflow, cost and
+ * the parameter bytes held per stage, the bottleneck starred, "over memory"
+ * under a hard limit; then the memory limit when there is one) to f: the
+ * table of eval and solve. */
 void ui_print_stage_table(const sc_costs *c, FILE *f);
 
 /* Appends the exact DP's progress (ideals enumerated and filled, layers

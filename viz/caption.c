@@ -60,7 +60,9 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 	sb_add_escaped(b, summary);
 	if (tr)
 		training_lines(b, tr);
-	double gap = sc_caption_gap(objective, cap->lower);
+	/* an infinite objective (a partition breaking the hard memory limit,
+	 * which the summary says) has a bound but no gap */
+	double gap = sc_caption_gap(isfinite(objective) ? objective : 0, cap->lower);
 	if (!isnan(gap)) {
 		sb_add(b, "<BR/>best lower bound %s", sc_quotient_fmt(cap->lower, lb, sizeof lb));
 		if (cap->lower_by && *cap->lower_by) {
@@ -68,9 +70,9 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 			sb_add_escaped(b, cap->lower_by);
 			sb_add(b, ")");
 		}
-		if (gap == 0)
+		if (isfinite(objective) && gap == 0)
 			sb_add(b, ": <B>proven optimal</B>");
-		else
+		else if (isfinite(objective))
 			sb_add(b, ", gap %.2f%%", 100 * gap);
 	}
 	/* a better partition known: beside the pictured one, with its own gap */

@@ -109,7 +109,8 @@ typedef struct gv_training {
  * line with its backward ops and schedule, under GPipe with a partition the
  * objective and its two terms, and the legend when asked; then (when cap
  * has a lower bound and objective is a number) the bound, what proved it
- * and the gap of objective over it. */
+ * and the gap of objective over it (no gap for an infinite objective: a
+ * partition over the hard memory limit). */
 void gv_caption(strbuf *b, const struct sc_caption *cap, const char *summary, const gv_training *tr,
                 double objective);
 

@@ -32,8 +32,9 @@ static void quot_close(quot_session *s)
 	s->edge = NULL;
 }
 
-/* The HTML-like label of stage s. */
-static void stage_label(const sc_quotient *q, int s, strbuf *b)
+/* The HTML-like label of stage s; a picture's (not the terminal's layout,
+ * whose boxes hold the rows the canvas draws) adds the parameter bytes. */
+static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 {
 	const sc_stage_cost *st = &q->st[s];
 	bool bn = s == q->bottleneck;
@@ -78,32 +79,65 @@ static void stage_label(const sc_quotient *q, int s, strbuf *b)
 		       fw_max ? "</B>" : "", bw_max ? "<B>" : "",
 		       sc_quotient_fmt(st->cost_bw, num2, sizeof num2), bw_max ? "</B>" : "");
 	}
+	/* the parameter bytes the stage holds, against the limit when there is
+	 * one */
+	char lim[40] = "";
+	if (picture && isfinite(q->memory)) {
+		char m[32];
+		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(q->memory, m, sizeof m));
+	}
+	if (picture)
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">param</TD><TD ALIGN=\"RIGHT\">%s%s</TD></TR>",
+		       sc_quotient_fmt_bytes(st->param, num, sizeof num), lim);
 	if (st->over_memory)
 		sb_add(b,
-		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory</B></FONT></TD>"
+		       "<TR><TD COLSPAN=\"2\"><FONT COLOR=\"%s\"><B>over memory%s</B></FONT></TD>"
 		       "</TR>",
-		       GV_COL_WARN);
+		       GV_COL_WARN, q->policy == SC_MEM_HARD ? ": infeasible" : "");
 	sb_add(b, "</TABLE>");
+}
+
+/* The first stage over a hard memory limit, or -1 when none is. */
+static int over_hard_limit(const sc_quotient *q)
+{
+	for (int s = 0; q->policy == SC_MEM_HARD && s < q->k; s++)
+		if (q->st[s].over_memory)
+			return s;
+	return -1;
 }
 
 /* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], line[128];
-	snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
-	         q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-	         q->bottleneck + 1);
+	char num[32], line[256], m[32], p[32];
+	int len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
+	                   q->k == 1 ? "" : "s",
+	                   sc_quotient_fmt(q->bottleneck_cost, num, sizeof num), q->bottleneck + 1);
+	/* the memory the param rows are held against, and a stage breaking it */
+	int over = over_hard_limit(q);
+	if (over >= 0)
+		snprintf(
+		        line + len, sizeof line - (size_t)len,
+		        "; infeasible: stage %d holds %s of parameters, over the hard memory limit "
+		        "of %s",
+		        over + 1, sc_quotient_fmt_bytes(q->st[over].param, p, sizeof p),
+		        sc_quotient_fmt_bytes(q->memory, m, sizeof m));
+	else if (isfinite(q->memory))
+		snprintf(line + len, sizeof line - (size_t)len, "; memory limit %s per stage (%s)",
+		         sc_quotient_fmt_bytes(q->memory, m, sizeof m),
+		         sc_mem_policy_name(q->policy));
 	gv_training tr = {.ops = q->ops,
 	                  .backward_ops = q->backward_ops,
 	                  .orphans = q->orphans,
 	                  .schedule = q->schedule,
 	                  .q = q};
-	gv_caption(b, cap, line, q->training ? &tr : NULL, q->objective);
+	/* an infeasible partition has no gap */
+	gv_caption(b, cap, line, q->training ? &tr : NULL, over >= 0 ? INFINITY : q->objective);
 }
 
 /* Builds the Graphviz graph of q into s (shared by layout and render). */
 static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_caption *cap,
-                             sc_error *err)
+                             bool picture, sc_error *err)
 {
 	s->gv.g = agopen("quotient", Agdirected, NULL);
 	s->node = calloc((size_t)q->k, sizeof *s->node);
@@ -138,7 +172,7 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 		if (!s->node[st])
 			return sc_error_nomem(err, "the Graphviz graph");
 		b = (strbuf){.s = text, .size = sizeof text};
-		stage_label(q, st, &b);
+		stage_label(q, st, picture, &b);
 		if (b.full)
 			return sc_error_set(err, SC_ERR_INTERNAL, "stage %d's label is too long",
 			                    st + 1);
@@ -187,10 +221,10 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 }
 
 /* Builds q's graph in the open session s and lays it out with dot. */
-static sc_status lay_out(quot_session *s, const sc_quotient *q, const sc_caption *cap,
+static sc_status lay_out(quot_session *s, const sc_quotient *q, const sc_caption *cap, bool picture,
                          sc_error *err)
 {
-	sc_status st = build_graph(s, q, cap, err);
+	sc_status st = build_graph(s, q, cap, picture, err);
 	return st == SC_OK ? gv_layout(&s->gv, err) : st;
 }
 
@@ -265,7 +299,7 @@ sc_layout *sc_layout_quotient(const sc_quotient *q, const sc_caption *cap, sc_er
 	quot_session s = {0};
 	if (gv_open(&s.gv, err) != SC_OK)
 		return NULL;
-	if (lay_out(&s, q, cap, err) != SC_OK) {
+	if (lay_out(&s, q, cap, false, err) != SC_OK) {
 		quot_close(&s);
 		return NULL;
 	}
@@ -351,7 +385,7 @@ sc_status sc_render_quotient(const sc_quotient *q, const sc_caption *cap, const 
 	/* a wrong format fails before the layout's work */
 	st = gv_check_format(&s.gv, format, path, err);
 	if (st == SC_OK)
-		st = lay_out(&s, q, cap, err);
+		st = lay_out(&s, q, cap, true, err);
 	if (st == SC_OK)
 		st = gv_render(&s.gv, format, path, scale, err);
 	quot_close(&s);

@@ -72,7 +72,8 @@ sc_layout *sc_layout_quotient(const sc_quotient *q, const sc_caption *cap, sc_er
 void sc_layout_free(sc_layout *l);
 
 /* Writes the picture of q (as laid out by sc_layout_quotient, cap
- * likewise) to path in format: any output format of the installed Graphviz
+ * likewise, each box adding the parameter bytes its stage holds against
+ * the memory limit) to path in format: any output format of the installed Graphviz
  * ("png", "svg", "pdf", "dot", ...; a "png:cairo" style renderer suffix is
  * accepted).  The file is replaced atomically (a temporary file in the same
  * directory, renamed), so a failure leaves path as it was.  Returns SC_OK,

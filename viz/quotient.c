@@ -107,6 +107,8 @@ sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const in
 	q->backward_ops = g->backward_ops;
 	q->orphans = g->orphans;
 	q->schedule = set->schedule;
+	q->memory = set->memory;
+	q->policy = set->policy;
 	q->gpipe_fw_at = q->gpipe_bw_at = 0;
 	q->objective = q->bottleneck_cost;
 	if (q->training) {

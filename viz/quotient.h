@@ -50,6 +50,9 @@ typedef struct sc_quotient {
 	double objective;             /* the bottleneck (1F1B) or the GPipe objective */
 	double gpipe_fw, gpipe_bw;    /* the largest forward and backward stage costs */
 	int gpipe_fw_at, gpipe_bw_at; /* their stages (lowest index on ties) */
+	/* What each stage's parameter bytes (st[s].param) are held against: */
+	double memory;        /* the memory limit M per stage, INFINITY for none */
+	sc_mem_policy policy; /* under SC_MEM_HARD a stage over M is infeasible */
 } sc_quotient;
 
 /* Builds the quotient of g under stage[0..n) (0-based stages below set->k,

@@ -34,11 +34,11 @@ Test(train, eval_splits_each_stage_by_pass)
 	char *out, *err;
 	cr_assert_eq(ts_runf(&out, &err, "eval " TINY " " TINY_PART), 0, "%s", err);
 	cr_assert(strstr(out, "  stage     ops         work        io in       io out     "
-	                      "overflow           fw           bw         cost\n"
+	                      "overflow           fw           bw         cost        param\n"
 	                      "*     1       2      10.0000       1.0000       1.0000       "
-	                      "0.0000       7.0000       5.0000      12.0000\n"
+	                      "0.0000       7.0000       5.0000      12.0000       0.0000\n"
 	                      "      2       3       9.0000       1.0000       1.0000       "
-	                      "0.0000       4.0000       7.0000      11.0000\n"
+	                      "0.0000       4.0000       7.0000      11.0000       0.0000\n"
 	                      "bottleneck 12.0000 (stage 1)"),
 	          "%s", out);
 	cr_assert(strstr(out, "1F1B schedule: the objective is the bottleneck (GPipe would give "

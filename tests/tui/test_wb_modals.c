@@ -173,7 +173,7 @@ static void help_is_whole(int cols, int rows)
 		}
 	expect_whole(all, "The bottleneck stage is marked *, a stage over a hard memory limit !.",
 	             s);
-	expect_whole(all, "how much better the optimum could still be.", s);
+	expect_whole(all, "how far from the optimum it can be.", s);
 	free(all);
 	free(s);
 	ts_tmux_keys(&t, "Escape");

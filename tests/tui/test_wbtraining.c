@@ -129,17 +129,20 @@ Test(wbtraining, header_and_stage_costs_by_pass, .timeout = 30)
 	quit(&t, false);
 }
 
-/* 80 columns hold the nine columns: the numbers get fewer cells. */
+/* 80 columns hold the nine columns and the parameter bytes: the numbers
+ * get fewer cells. */
 Test(wbtraining, stage_table_fits_80_columns, .timeout = 30)
 {
 	ts_tmux t;
 	start_training(&t, 80, 24);
 	char *s = ts_tmux_wait(&t, "bottleneck 16.0000", 5);
-	cr_assert(strstr(s, "  stage    ops     work    io in   io out overflow     cost       fw "
-	                    "      bw\n"),
+	cr_assert(strstr(s,
+	                 "  stage    ops    work   io in  io out overflow    cost      fw      bw "
+	                 "  param\n"),
 	          "%s", s);
-	cr_assert(strstr(s, "*     2      3  10.0000   3.0000   3.0000   0.0000  16.0000   6.0000  "
-	                    "10.0000\n"),
+	cr_assert(strstr(s,
+	                 "*     2      3 10.0000  3.0000  3.0000  0.0000 16.0000  6.0000 10.0000 "
+	                 "  16384\n"),
 	          "%s", s);
 	free(s);
 	quit(&t, false);
@@ -306,7 +309,7 @@ Test(wbtraining, inference_screens_have_no_pass, .timeout = 30)
 	char *s = ts_tmux_wait(&t, "bottleneck 8.0000", 5);
 	cr_assert_null(strstr(s, "training"), "%s", s);
 	cr_assert(strstr(s, "  stage    ops        work       io in      io out    overflow      "
-	                    "  cost\n"),
+	                    "  cost      param  [time units]\n"),
 	          "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "2");

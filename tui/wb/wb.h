@@ -21,9 +21,10 @@
  * (searches, the ladder, the best result), wb_recover.c (the recovery
  * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts, popups),
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
- * sample, the first partition), and one file per view: wb_draw.c (frame
- * and overview), wb_nodes.c, wb_quotient.c; the node browser's op detail
- * pane (wb_detail.c) and the comparison of two partitions (wb_compare.c).
+ * sample, the first partition), wb_draw.c (the frame), and one file per
+ * view: wb_overview.c, wb_nodes.c, wb_quotient.c; the node browser's op
+ * detail pane (wb_detail.c) and the comparison of two partitions
+ * (wb_compare.c).
  *
  * The layers (a file calls only files of its own layer or below, and the
  * calls inside a layer form no circle; scripts/check_house.sh checks it):
@@ -32,11 +33,11 @@
  *      through w->views (data filled by the loop), not by name.
  *   2. wb_keytab.c: the key table's queries; calls nothing of tui/wb/.
  *   3. wb_jobs.c: searches and the ladder; calls the state.
- *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c, wb_files.c,
- *      wb_detail.c, wb_nodes.c, wb_quotient.c, wb_compare.c, wb_settings.c,
- *      wb_tour.c: the views, the modals and the services they share; they
- *      call layers 1-3 and each other only downwards in this order (the
- *      prompt is the bottom one).
+ *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c,
+ *      wb_overview.c, wb_files.c, wb_detail.c, wb_nodes.c, wb_quotient.c,
+ *      wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals and
+ *      the services they share; they call layers 1-3 and each other only
+ *      downwards in this order (the prompt is the bottom one).
  *      A modal passes on a key by returning 0, never by calling the
  *      dispatcher; it opens another modal with wb_modal_push or wb_ask.
  *   5. wb_keys.c (dispatch, global actions, the help modal, the list of
@@ -123,6 +124,8 @@ struct wb {
 	char search_method[24];
 	double search_t0; /* when it started (sc_clock_now) */
 	sc_job_info search_info;
+	int search_queue; /* while the search is queued: its place in line (1: next), else 0 */
+	int jobs_running, jobs_queued; /* the engine's, as of the last wb_follow_jobs */
 	double hist_t[WB_HISTORY], hist_v[WB_HISTORY]; /* best so far over time */
 	int nhist;
 	sc_ladder *ladder;
@@ -194,13 +197,17 @@ struct wb {
 /* Draws the whole screen: header, view, footer, then the modals bottom up. */
 void wb_draw(wb *w);
 
-/* The best lower bound known and what proved it ("simple", a rung, "exact
- * DP"). */
-double wb_lower_bound(const wb *w, const char **by);
-
 /* Clears a box of h x wd cells at (y0, x0) and writes title in reverse on
  * its first row (the help, settings and tour boxes). */
 void wb_box(int y0, int x0, int h, int wd, const char *title);
+
+/* The colour pairs workbench.c makes; wb_attr turns pair on or off, or
+ * without colours the curses attributes fallback (A_BOLD, A_DIM, ...). */
+enum { WB_PAIR_BOTTLENECK = 1, WB_PAIR_GOOD, WB_PAIR_TITLE, WB_PAIR_DIM };
+void wb_attr(const wb *w, int pair, unsigned long fallback, bool on);
+
+/* A byte count in at most 6 characters: "14", "12.35", "1.2e9", "inf". */
+const char *wb_short_num(double x, char *buf, size_t size);
 
 /* --- modals (wb_state.c) --- */
 
@@ -341,7 +348,9 @@ unsigned wb_key(wb *w, int ch);
 /* Starts search method (cancelling the running one) from start (may be
  * NULL); the outcome goes to the status line. */
 void wb_start_search(wb *w, const char *method, const int *start);
-/* (Re)starts the ladder of lower bounds from the best partition known. */
+/* (Re)starts the ladder of lower bounds from the best partition known,
+ * every rung (the engineer asked: l, the tour), even once the optimum is
+ * proven.  The ladder the first search starts stops its rungs at a proof. */
 void wb_start_ladder(wb *w);
 /* Cancels every running job and the ladder. */
 void wb_cancel_jobs(wb *w);
@@ -353,6 +362,31 @@ void wb_adopt_best(wb *w);
 void wb_follow_jobs(wb *w);
 /* Forgets the best partition and starts over from the current one. */
 void wb_reset_best(wb *w);
+
+/* The best lower bound known and what proved it ("simple", a rung, "exact
+ * DP"; a running rung's bound so far is "<rung> so far"). */
+double wb_lower_bound(const wb *w, const char **by);
+
+/* The practitioner's question about the partition on screen: its
+ * objective against the best lower bound, and the best partition found
+ * beside it.  The header, the ladder, the tour and the exported image's
+ * caption all read it from here, so they never disagree. */
+typedef struct wb_answer {
+	const char *name; /* "bottleneck" or, under GPipe, "GPipe objective" */
+	double objective; /* the current partition's (even when infeasible) */
+	int at;           /* its bottleneck stage, 0-based */
+	bool feasible;    /* false: a stage breaks the hard memory limit */
+	int over, nover;  /* then the first such stage (0-based) and how many */
+	double lower;     /* wb_lower_bound */
+	const char *lower_by;
+	double gap;       /* objective / lower - 1 (0 within rounding); NAN when
+	                   * infeasible or without a positive bound */
+	bool best_better; /* the best found beats the current partition */
+	double best;      /* its objective */
+	double gain;      /* then (objective - best) / objective: 0.125 is 12.5% */
+	double best_gap;  /* best / lower - 1, like gap */
+} wb_answer;
+void wb_answer_get(const wb *w, wb_answer *a);
 
 /* --- the recovery file (wb_recover.c) --- */
 

@@ -11,6 +11,16 @@
  * a new one, and a ladder's rungs when it is freed, are discarded
  * (sc_engine_discard): released once they have ended.
  *
+ * The ladder the first search starts stops its other rungs once the
+ * optimum is proven (ladder.h, stop at proof: the exact DP's proof stops
+ * them at once); the one the engineer starts with l runs every rung, for
+ * what each one teaches.
+ *
+ * wb_answer_get answers the practitioner's question about the partition on
+ * screen, for every screen that asks it: its objective against the best
+ * lower bound (the gap, as an exported image's caption computes it,
+ * sc_caption_gap), and the best partition found beside it.
+ *
  * Layer: above the state (layer 3 in wb.h): it calls only wb_state.c;
  * views, modals and the dispatcher start and cancel jobs through it.
  */
@@ -24,6 +34,7 @@
 #include "core/partition.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "viz/caption.h"
 
 /* Records stage as the best partition when value beats the best known, or
  * equals it and is now proven optimal. */
@@ -37,6 +48,33 @@ static void offer_best(wb *w, const int *stage, double value, const char *from, 
 	snprintf(w->best_from, sizeof w->best_from, "%s", from);
 	if (better)
 		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
+}
+
+/* The engine's jobs by state, and the search's place in the queue (the
+ * engine starts queued jobs in the order they came).  Only while jobs run:
+ * O(jobs added so far), never per key. */
+static void count_jobs(wb *w)
+{
+	int busy = sc_engine_busy(w->eng);
+	w->jobs_running = w->jobs_queued = w->search_queue = 0;
+	sc_job_info ji;
+	bool queued = busy > 0 && w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
+	              ji.state == SC_JOB_QUEUED;
+	int ahead = 0;
+	/* busy jobs are never released, so the ids hold them all */
+	for (int id = 0, seen = 0; seen < busy && id < (1 << 30); id++) {
+		if (!sc_engine_info(w->eng, id, &ji) || sc_job_finished(ji.state))
+			continue;
+		seen++;
+		if (ji.state == SC_JOB_RUNNING)
+			w->jobs_running++;
+		else
+			w->jobs_queued++;
+		if (ji.state == SC_JOB_QUEUED && id < w->search)
+			ahead++;
+	}
+	if (queued)
+		w->search_queue = ahead + 1;
 }
 
 void wb_reset_best(wb *w)
@@ -67,10 +105,14 @@ void wb_start_search(wb *w, const char *method, const int *start)
 	w->search_t0 = sc_clock_now();
 	w->nhist = 0;
 	memset(&w->search_info, 0, sizeof w->search_info);
+	count_jobs(w);
 	wb_say(w, "search %s started", method);
 }
 
-void wb_start_ladder(wb *w)
+/* Starts the ladder from the best partition known; with every_rung it
+ * runs them all, else it stops them once that partition is proven optimal
+ * (at once when the exact DP proved it). */
+static void start_ladder(wb *w, bool every_rung)
 {
 	sc_ladder_free(w->ladder);
 	double cur = sc_costs_objective(w->c);
@@ -78,16 +120,31 @@ void wb_start_ladder(wb *w)
 	sc_ladder_params lp = {.rungs = 0xf,
 	                       .time_limit = w->rung_time,
 	                       .upper = use_best ? w->best : cur,
-	                       .start = use_best ? w->best_stage : w->stage};
+	                       .start = use_best ? w->best_stage : w->stage,
+	                       .stop_at_proof = !every_rung};
+	/* the exact DP's proof that the best is optimal holds for the upper
+	 * bound: it is the best, or the current partition, no worse (the
+	 * exact MIP's proof comes from a ladder, which proves it again) */
+	lp.upper_optimal = !every_rung && w->best_optimal && strcmp(w->best_from, "exact MIP") != 0;
 	if (!isfinite(lp.upper))
 		lp.start = NULL;
 	sc_error err;
 	w->ladder = sc_ladder_new(w->eng, w->g, &w->set, &lp, &err);
 	w->ladder_upper = lp.upper;
+	count_jobs(w);
 	if (!w->ladder)
 		wb_say(w, "cannot start the ladder: %s", err.msg);
+	else if (every_rung)
+		wb_say(w, "ladder started, every rung (%.0f s per rung at most)", w->rung_time);
 	else
-		wb_say(w, "ladder started (%.0f s per rung at most)", w->rung_time);
+		wb_say(w,
+		       "ladder started (%.0f s per rung; it stops at a proof, l runs every rung)",
+		       w->rung_time);
+}
+
+void wb_start_ladder(wb *w)
+{
+	start_ladder(w, true);
 }
 
 void wb_cancel_jobs(wb *w)
@@ -95,6 +152,7 @@ void wb_cancel_jobs(wb *w)
 	sc_engine_cancel(w->eng, -1);
 	if (w->ladder)
 		sc_ladder_cancel(w->ladder);
+	count_jobs(w);
 	wb_say(w, "cancelled the running jobs");
 }
 
@@ -162,7 +220,8 @@ static void note_history(wb *w, const sc_job_info *ji)
 }
 
 /* The ladder's exact rung may find a better partition, or prove the best
- * one optimal. */
+ * one optimal: when the ladder says the exact MIP proved it (under GPipe
+ * its optimum is the bottleneck's, which proves nothing: ladder.h). */
 static void follow_ladder(wb *w)
 {
 	sc_ladder_update(w->ladder);
@@ -170,12 +229,11 @@ static void follow_ladder(wb *w)
 	if (!tmp)
 		return;
 	double u = sc_ladder_upper(w->ladder, tmp);
-	sc_rung_info ri;
-	sc_ladder_info(w->ladder, SC_RUNG_EXACT, &ri);
+	const char *by = NULL;
+	bool mip = sc_ladder_proven(w->ladder, &by) && by && strcmp(by, "the exact MIP") == 0;
 	if (u < w->ladder_upper * (1 - 1e-12))
-		offer_best(w, tmp, u, "exact MIP", ri.state == SC_RS_DONE);
-	else if (ri.state == SC_RS_DONE && isfinite(u) && u <= w->best * (1 + 1e-12) &&
-	         !w->best_optimal)
+		offer_best(w, tmp, u, "exact MIP", mip);
+	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
 		offer_best(w, tmp, u, "exact MIP", true);
 	free(tmp);
 }
@@ -195,9 +253,69 @@ void wb_follow_jobs(wb *w)
 			/* a long session must not keep every finished search */
 			sc_engine_release(w->eng, w->search);
 			if (!w->ladder && ji.state == SC_JOB_DONE)
-				wb_start_ladder(w);
+				start_ladder(w, false);
 		}
 	}
 	if (w->ladder)
 		follow_ladder(w);
+	count_jobs(w);
+}
+
+double wb_lower_bound(const wb *w, const char **by)
+{
+	/* a rung's bound before it has finished is one so far */
+	static const char *const so_far[SC_RUNG_COUNT] = {[SC_RUNG_BOTTLENECK] =
+	                                                          "bottleneck so far",
+	                                                  [SC_RUNG_GUESS] = "guess so far",
+	                                                  [SC_RUNG_EXACT] = "exact so far"};
+	double lb = w->simple;
+	*by = "simple";
+	if (w->ladder) {
+		for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++) {
+			sc_rung_info ri;
+			sc_ladder_info(w->ladder, (sc_rung)r, &ri);
+			if (ri.state != SC_RS_OFF && ri.state != SC_RS_WAITING && ri.value > lb) {
+				lb = ri.value;
+				bool final = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
+				*by = final ? sc_rung_name((sc_rung)r) : so_far[r];
+			}
+		}
+	}
+	if (w->best_optimal && isfinite(w->best) && w->best > lb) {
+		lb = w->best;
+		*by = strcmp(w->best_from, "exact MIP") == 0 ? "exact MIP" : "exact DP";
+	}
+	return lb;
+}
+
+/* x / lower - 1 as the exported image's caption has it; NAN for an
+ * infinite x. */
+static double gap_of(double x, double lower)
+{
+	return isfinite(x) ? sc_caption_gap(x, lower) : NAN;
+}
+
+void wb_answer_get(const wb *w, wb_answer *a)
+{
+	const sc_costs *c = w->c;
+	bool gpipe = sc_graph_is_training(w->g) && w->set.schedule == SC_SCHEDULE_GPIPE;
+	double bn = sc_costs_bottleneck(c, &a->at);
+	a->name = gpipe ? "GPipe objective" : "bottleneck";
+	a->over = -1;
+	a->nover = 0;
+	for (int s = 0; w->set.policy == SC_MEM_HARD && s < c->k; s++)
+		if (c->st[s].over_memory && a->nover++ == 0)
+			a->over = s;
+	a->feasible = a->nover == 0;
+	/* what sc_costs_objective gives, but also for an infeasible partition */
+	a->objective = a->feasible ? sc_costs_objective(c)
+	               : gpipe     ? sc_costs_gpipe(c, NULL, NULL)
+	                           : bn;
+	a->lower = wb_lower_bound(w, &a->lower_by);
+	a->gap = a->feasible ? gap_of(a->objective, a->lower) : NAN;
+	double cur = a->feasible ? a->objective : INFINITY;
+	a->best = w->best;
+	a->best_better = isfinite(w->best) && w->best < cur * (1 - 1e-12);
+	a->gain = a->best_better && isfinite(cur) && cur > 0 ? (cur - w->best) / cur : NAN;
+	a->best_gap = gap_of(w->best, a->lower);
 }

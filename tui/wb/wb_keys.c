@@ -30,7 +30,7 @@
 
 static const char *const help_notes[] = {
         "The bottleneck stage is marked *, a stage over a hard memory limit !.",
-        "gap = best / lower bound - 1: how much better the optimum could still be.",
+        "gap = this partition / lower bound - 1: how far from the optimum it can be.",
 };
 
 enum { NNOTES = (int)(sizeof help_notes / sizeof *help_notes), HELP_ROWS = 256 };

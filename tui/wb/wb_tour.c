@@ -6,6 +6,12 @@
  * its own keys (wb_keys.def's WB_IN_TOUR rows): the others work as without
  * it, so the engineer can run the ladder or switch views during the tour.
  *
+ * Every step speaks of the partition on screen (wb_answer_get, as the
+ * header does): its objective and gap, and the best partition found beside
+ * it when that is better.  Each step names the paper it comes from, with
+ * its title, so "000" and "001" mean something to a reader without the
+ * papers at hand.
+ *
  * Layer: a modal (layer 4 in wb.h): it calls the state, the key table, the
  * jobs and wb_draw.c; the keys it leaves it passes on by returning 0 to the
  * dispatcher (wb_keys.c), which alone names wb_tour_modal.
@@ -14,107 +20,263 @@
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
+/* The papers the steps cite (../shared/papers/, DESIGN.md). */
+#define PAPER_000                                                                                  \
+	"paper 000: Archer et al., \"Practical Performance Guarantees for Pipelined DNN "          \
+	"Inference\""
+#define PAPER_001                                                                                  \
+	"paper 001: Tarnawski et al., \"Efficient Algorithms for Device Placement of DNN Graph "   \
+	"Operators\" (NeurIPS 2020)"
+
+enum { TOUR_LINES = 4, TOUR_REF_ROWS = 3 };
+
+/* What the partition on screen is, in one sentence (step 1). */
+static void this_partition(const wb *w, const wb_answer *a, char *buf, size_t size)
+{
+	char b1[32], b2[32], b3[32];
+	if (!a->feasible)
+		snprintf(
+		        buf, size,
+		        "This partition is infeasible: stage %d holds %s bytes of parameters, over "
+		        "the hard limit of %s.",
+		        a->over + 1, ui_num(w->c->st[a->over].param, b1, sizeof b1),
+		        ui_num(w->set.memory, b2, sizeof b2));
+	else if (strcmp(a->name, "bottleneck") == 0)
+		snprintf(buf, size,
+		         "This partition's slowest stage is %d, costing %s. Is that good enough?",
+		         a->at + 1, ui_num(a->objective, b1, sizeof b1));
+	else {
+		int fa, ba;
+		sc_costs_gpipe(w->c, &fa, &ba);
+		snprintf(buf, size,
+		         "This partition's GPipe objective is %s (fw %s + bw %s). Is that good "
+		         "enough?",
+		         ui_num(a->objective, b1, sizeof b1),
+		         ui_num(w->c->st[fa].cost_fw, b2, sizeof b2),
+		         ui_num(w->c->st[ba].cost_bw, b3, sizeof b3));
+	}
+}
+
+/* The best partition found, beside the one on screen, when it is better. */
+static void best_line(const wb *w, const wb_answer *a, char *buf, size_t size)
+{
+	char b[32];
+	buf[0] = '\0';
+	if (!a->best_better)
+		return;
+	if (isnan(a->gain))
+		snprintf(buf, size,
+		         "The best partition found (%s, %s) fits the memory: a adopts it.",
+		         ui_num(a->best, b, sizeof b), w->best_from);
+	else
+		snprintf(buf, size,
+		         "The best partition found (%s, %s) is %.1f%% better than this one: a "
+		         "adopts "
+		         "it.",
+		         ui_num(a->best, b, sizeof b), w->best_from, 100 * a->gain);
+}
+
+/* A rung's step (2-4): what it assumes, and what it proved of the gap of
+ * the partition on screen. */
+static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
+{
+	static const char *const assume[3][2] = {
+	        {"Assumes one stage does >= the simple bound's work, with all stages before and",
+	         "after it merged into two superblocks; minimises that stage's cost (a MIP)."},
+	        {"Also guesses that stage's position j, and averages the stages before and",
+	         "after it: k MIPs, the bound is the smallest. Tensors inside superblocks are "
+	         "free."},
+	        {"Assumes nothing: every op's stage is a variable, started from the best",
+	         "partition found and the other rungs as a floor. Optimal means proven."},
+	};
+	sc_rung r = (sc_rung)(step - 1);
+	snprintf(l[0], 200, "%s", assume[step - 2][0]);
+	snprintf(l[1], 200, "%s", assume[step - 2][1]);
+	char b1[32];
+	if (!w->ladder) {
+		snprintf(l[2], 200, "The ladder has not run yet: press l.");
+		return;
+	}
+	sc_rung_info ri;
+	sc_ladder_info(w->ladder, r, &ri);
+	/* the gap before this rung: the best of the rungs below it */
+	double lb = w->simple;
+	for (int q = SC_RUNG_BOTTLENECK; q < (int)r; q++) {
+		sc_rung_info rj;
+		sc_ladder_info(w->ladder, (sc_rung)q, &rj);
+		if ((rj.state == SC_RS_DONE || rj.state == SC_RS_STOPPED) && rj.value > lb)
+			lb = rj.value;
+	}
+	const char *proof = "another rung";
+	switch (ri.state) {
+	case SC_RS_UNNEEDED:
+		sc_ladder_proven(w->ladder, &proof);
+		snprintf(l[2], 200,
+		         "Not needed: the optimum was already proven by %s. l runs every rung "
+		         "anyway.",
+		         proof);
+		break;
+	case SC_RS_DONE:
+	case SC_RS_STOPPED:
+		if (!a->feasible)
+			snprintf(l[2], 200, "It proves %s%s.", ui_num(ri.value, b1, sizeof b1),
+			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+		else
+			snprintf(l[2], 200,
+			         "It proves %s: this partition's gap goes from %.1f%% to %.1f%%%s.",
+			         ui_num(ri.value, b1, sizeof b1),
+			         100 * fmax(0, a->objective / lb - 1),
+			         100 * fmax(0, a->objective / ri.value - 1),
+			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+		break;
+	case SC_RS_FAILED: snprintf(l[2], 200, "It failed: %.150s", ri.message); break;
+	case SC_RS_WAITING: snprintf(l[2], 200, "Waiting for a free core."); break;
+	default:
+		/* running or cancelled: only a bound above its floor is its own */
+		if (ri.value > lb * (1 + 1e-9))
+			snprintf(l[2], 200, "%s: it has proven >= %s so far.",
+			         ri.state == SC_RS_RUNNING ? "Running" : "Cancelled",
+			         ui_num(ri.value, b1, sizeof b1));
+		else
+			snprintf(l[2], 200, "%s: no bound of its own yet.",
+			         ri.state == SC_RS_RUNNING ? "Running" : "Cancelled");
+	}
+}
+
+/* The answer (step 5): the gap of the partition on screen, and what to do. */
+static void answer_step(const wb_answer *a, char l[][200])
+{
+	char b1[32], b2[32], b3[32];
+	ui_num(a->lower, b2, sizeof b2);
+	if (!a->feasible) {
+		snprintf(l[0], 200,
+		         "This partition breaks the hard memory limit (stage %d); best lower "
+		         "bound %s (%s).",
+		         a->over + 1, b2, a->lower_by);
+		snprintf(l[1], 200, "%s",
+		         a->best_better
+		                 ? "Adopt the best partition found (a), or move ops off that "
+		                   "stage by hand (2, < >)."
+		                 : "Move ops off that stage by hand (2, < >), or search (s).");
+		return;
+	}
+	snprintf(l[0], 200,
+	         "This partition's %s %s, best lower bound %s (%s): certified gap %.2f%%.", a->name,
+	         ui_num(a->objective, b1, sizeof b1), b2, a->lower_by, 100 * a->gap);
+	if (a->gap < 0.01)
+		snprintf(l[1], 200, "This partition is (within 1%%) optimal: stop searching.");
+	else if (a->best_better && a->best_gap < 0.01)
+		snprintf(l[1], 200,
+		         "It is not: the best found (%s) is (within 1%%) optimal. Adopt it (a) and "
+		         "stop searching.",
+		         ui_num(a->best, b3, sizeof b3));
+	else if (a->best_better)
+		snprintf(l[1], 200,
+		         "Adopt the best found (a: %s, gap %.2f%%), then search longer (s) or let "
+		         "the "
+		         "exact MIP run longer (o).",
+		         ui_num(a->best, b3, sizeof b3), 100 * a->best_gap);
+	else
+		snprintf(l[1], 200,
+		         "Search longer (s), refine by hand (2, < >), or let the exact MIP "
+		         "run longer (o).");
+}
+
+/* Writes text wrapped at spaces into rows of width wd from (y, x), at most
+ * max rows; returns the rows used.  With y < 0 it only counts them. */
+static int wrapped(int y, int x, int wd, int max, const char *text)
+{
+	int n = 0;
+	const char *p = text;
+	while (*p && n < max) {
+		int len = (int)strlen(p), take = len;
+		if (len > wd) {
+			take = wd;
+			while (take > 0 && p[take] != ' ')
+				take--;
+			if (take == 0)
+				take = wd;
+		}
+		if (y >= 0)
+			mvprintw(y + n, x, "%.*s", take, p);
+		n++;
+		p += take;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
 /* The tour: the practitioner's dilemma on the loaded graph, step by step. */
 static void tour_draw(wb *w, int rows, int cols)
 {
-	char b1[32], b2[32], l1[200], l2[200], l3[200];
-	int at;
-	double bn = sc_costs_bottleneck(w->c, &at);
-	double ub = fmin(bn, w->best);
-	sc_rung_info ri = {0};
+	char l[TOUR_LINES][200] = {{0}}, b1[32];
+	wb_answer a;
+	wb_answer_get(w, &a);
 	int step = w->tour;
-	const char *title = "";
-	l3[0] = '\0';
-	if (step >= 2 && step <= 4 && w->ladder)
-		sc_ladder_info(w->ladder, (sc_rung)(step - 1), &ri);
-	double prev_gap = NAN;
-	if (step >= 2 && step <= 4) {
-		/* the gap before this rung: the best of the rungs below it */
-		double lb = w->simple;
-		for (int r = SC_RUNG_BOTTLENECK; r < step - 1 && w->ladder; r++) {
-			sc_rung_info rj;
-			sc_ladder_info(w->ladder, (sc_rung)r, &rj);
-			if (rj.state >= SC_RS_DONE && rj.value > lb)
-				lb = rj.value;
-		}
-		prev_gap = ub / lb - 1;
-	}
-	bool ready = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
+	const char *title = "", *ref = PAPER_000;
 	switch (step) {
 	case 1:
 		title = " tour 1/5: the practitioner's dilemma";
-		snprintf(l1, sizeof l1,
-		         "This partition's slowest stage is %d, costing %s. Is that good enough?",
-		         at + 1, ui_num(bn, b1, sizeof b1));
-		snprintf(l2, sizeof l2,
-		         "simple bound %s: some stage does >= total work / k, and a group is "
-		         "indivisible.",
-		         ui_num(w->simple, b2, sizeof b2));
-		snprintf(
-		        l3, sizeof l3,
-		        "So the optimum could still be up to %.1f%% faster. Each rung proves more.",
-		        100 * (ub / w->simple - 1));
+		this_partition(w, &a, l[0], sizeof l[0]);
+		snprintf(l[1], sizeof l[1],
+		         "simple bound %s: some stage does >= total work / k; a group is "
+		         "indivisible (000 Lemma 3.3).",
+		         ui_num(w->simple, b1, sizeof b1));
+		if (a.feasible)
+			snprintf(l[2], sizeof l[2],
+			         "So the optimum could still be up to %.1f%% faster than this "
+			         "partition. "
+			         "Each rung proves more.",
+			         100 * (a.objective / w->simple - 1));
+		else
+			snprintf(l[2], sizeof l[2],
+			         "Until it fits, its gap means nothing: move ops off that stage "
+			         "(2, < >).");
+		best_line(w, &a, l[3], sizeof l[3]);
 		break;
 	case 2:
 	case 3:
 	case 4:
-		title = step == 2   ? " tour 2/5: bottleneck (000 section 3.2)"
-		        : step == 3 ? " tour 3/5: bottleneck-guess (000 section 3.3)"
-		                    : " tour 4/5: exact MIP (000 Figure 3)";
-		snprintf(l1, sizeof l1, "%s",
-		         step == 2 ? "Assumes one stage does >= the simple bound's work, with all "
-		                     "stages before and"
-		         : step == 3 ? "Also guesses that stage's position j, and averages the "
-		                       "stages before and"
-		                     : "Assumes nothing: every op's stage is a variable, started "
-		                       "from the best");
-		snprintf(l2, sizeof l2, "%s",
-		         step == 2 ? "after it merged into two superblocks; minimises that stage's "
-		                     "cost (a MIP)."
-		         : step == 3 ? "after it: k MIPs, the bound is the smallest. Tensors "
-		                       "inside superblocks are free."
-		                     : "partition found and the other rungs as a floor. Optimal "
-		                       "means proven.");
-		if (!w->ladder)
-			snprintf(l3, sizeof l3, "The ladder has not run yet: press l.");
-		else if (!ready)
-			snprintf(l3, sizeof l3, "Running... (%s so far)",
-			         ui_num(ri.value, b1, sizeof b1));
-		else
-			snprintf(l3, sizeof l3,
-			         "It proves %s: the gap goes from %.1f%% to %.1f%%%s.",
-			         ui_num(ri.value, b1, sizeof b1), 100 * prev_gap,
-			         100 * fmax(0, ub / ri.value - 1),
-			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+		title = step == 2   ? " tour 2/5: bottleneck (paper 000, section 3.2)"
+		        : step == 3 ? " tour 3/5: bottleneck-guess (paper 000, section 3.3)"
+		                    : " tour 4/5: exact MIP (paper 000, Figure 3)";
+		rung_step(w, &a, step, l);
+		best_line(w, &a, l[3], sizeof l[3]);
 		break;
-	default: {
-		const char *by;
-		double lb = wb_lower_bound(w, &by);
-		double gap = fmax(0, ub / lb - 1);
+	default:
 		title = " tour 5/5: the answer";
-		snprintf(l1, sizeof l1,
-		         "Best partition %s, best lower bound %s (%s): certified gap %.2f%%.",
-		         ui_num(ub, b1, sizeof b1), ui_num(lb, b2, sizeof b2), by, 100 * gap);
-		snprintf(l2, sizeof l2, "%s",
-		         gap < 0.01 ? "The partition is (within 1%) optimal: stop searching."
-		                    : "Search longer (s), refine by hand (2, < >), or let the "
-		                      "exact MIP run longer (o).");
+		answer_step(&a, l);
+		/* the exact DP over ideals is 001's */
+		if (strstr(a.lower_by, "DP"))
+			ref = PAPER_000 "; the exact DP over ideals: " PAPER_001;
 		break;
 	}
+	/* each line wrapped to the box, then the papers, a blank row and the
+	 * keys; measured first (nothing is drawn off the screen) */
+	int wd = cols < 100 ? cols : 100, body = 0;
+	for (int i = 0; i < TOUR_LINES; i++)
+		body += wrapped(-1, 0, wd - 2, TOUR_LINES, l[i]);
+	int refs = wrapped(-1, 0, wd - 2, TOUR_REF_ROWS, ref);
+	int h = 1 + body + refs + 2;
+	if (h > rows - 1) {
+		refs = 0; /* a small screen keeps the tour, not the citation */
+		h = 1 + body + 2;
 	}
-	int wd = cols < 100 ? cols : 100, h = 6;
-	int y0 = rows - h - 1, x0 = (cols - wd) / 2;
+	int y0 = rows - 1 - h > 0 ? rows - 1 - h : 0, x0 = (cols - wd) / 2, y = y0 + 1;
 	wb_box(y0, x0, h, wd, title);
-	mvprintw(y0 + 1, x0 + 1, "%.*s", wd - 2, l1);
-	mvprintw(y0 + 2, x0 + 1, "%.*s", wd - 2, l2);
-	mvprintw(y0 + 3, x0 + 1, "%.*s", wd - 2, l3);
+	for (int i = 0; i < TOUR_LINES; i++)
+		y += wrapped(y, x0 + 1, wd - 2, TOUR_LINES, l[i]);
 	attron(A_DIM);
+	wrapped(y, x0 + 1, wd - 2, refs, ref);
 	char keys[96];
-	mvprintw(y0 + 5, x0 + 1, "%.*s", wd - 2, wb_footer(WB_FOOT_TOUR, "   ", keys, sizeof keys));
+	mvprintw(y0 + h - 1, x0 + 1, "%.*s", wd - 2,
+	         wb_footer(WB_FOOT_TOUR, "   ", keys, sizeof keys));
 	attroff(A_DIM);
 }
 

@@ -1,0 +1,497 @@
+/*
+ * wb_overview.c - the overview (view 1): the stage table, the ladder of
+ * lower bounds and the search panel, drawn from the state in wb.h on every
+ * redraw.
+ *
+ * The stage table has per stage its ops, work, io in, io out, overflow and
+ * cost (a training graph adds each stage's cost by pass, fw and bw), the
+ * parameter bytes it holds against the memory limit, and a bar of its
+ * parts (work, io, overflow) on a scale that puts the lower bound at three
+ * quarters at most, with a mark there: a balanced partition's bars end near
+ * the mark instead of all looking full.  The columns narrow to fit 80
+ * cells.  The bottleneck row is marked * in a column of its own, outside
+ * the cursor's reverse video (without colours the cursor must not read as
+ * the bottleneck), and is always shown: pinned beside the scrolled window
+ * when it is outside.  A legend row under the table gives the units, the
+ * bars' parts and the window.
+ *
+ * The ladder's LB/UB is against the partition on screen.  A rung shows a
+ * value once it has one (done, or stopped by its time limit); before, only
+ * a bound above the floor the other rungs gave it, labelled "so far"; a
+ * rung stopped because the optimum was proven says so.  A search waiting
+ * for a core says it is queued and where it is in the line.
+ *
+ * Layer: a view (layer 4 in wb.h).  It calls the state, the jobs and
+ * wb_draw.c (wb_attr, wb_short_num); the dispatcher names
+ * wb_overview_view.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/ui.h"
+#include "tui/wb/wb.h"
+
+static void on(const wb *w, int pair, attr_t fallback)
+{
+	wb_attr(w, pair, fallback, true);
+}
+
+static void off(const wb *w, int pair, attr_t fallback)
+{
+	wb_attr(w, pair, fallback, false);
+}
+
+/* "1st", "2nd", "3rd", "4th", ... */
+static const char *ordinal(int n, char *buf, size_t size)
+{
+	const char *suffix = n % 100 >= 11 && n % 100 <= 13 ? "th"
+	                     : n % 10 == 1                  ? "st"
+	                     : n % 10 == 2                  ? "nd"
+	                     : n % 10 == 3                  ? "rd"
+	                                                    : "th";
+	snprintf(buf, size, "%d%s", n, suffix);
+	return buf;
+}
+
+/* x formatted as ui_num does, in at most width characters: with fewer
+ * decimals when ui_num's are too many (a narrow table). */
+static const char *fit_num(double x, int width, char *buf, size_t size)
+{
+	ui_num(x, buf, size);
+	for (int d = 3; d >= 0 && (int)strlen(buf) > width; d--)
+		snprintf(buf, size, isfinite(x) && fabs(x) < 1e7 ? "%.*f" : "%.*e", d, x);
+	return buf;
+}
+
+/* How the stage table fits the screen: each number in nw cells (11 where
+ * they fit), the param column in pw (with the limit M when there is one
+ * and room; 0: no column), then the bars from barx, barw cells (0: none).
+ * A training graph has two numbers more (fw, bw). */
+typedef struct table_fit {
+	int nw, pw;
+	bool limit;
+	int width, barx, barw;
+} table_fit;
+
+static table_fit fit_table(const wb *w, int cols)
+{
+	int nnum = sc_graph_is_training(w->g) ? 7 : 5, room = cols - 1 - 14;
+	bool finite = isfinite(w->set.memory);
+	table_fit t = {.nw = 7, .pw = 0};
+	/* the numbers first at full width, then the param column, then the bars */
+	const int pws[] = {finite ? 13 : 10, 7};
+	bool found = false;
+	for (int p = 0; p < 2 && !found; p++)
+		for (int nw = 11; nw >= 7 && !found; nw--)
+			if (nnum * (nw + 1) + pws[p] + 1 <= room) {
+				t.nw = nw;
+				t.pw = pws[p];
+				t.limit = finite && p == 0;
+				found = true;
+			}
+	t.width = 14 + nnum * (t.nw + 1) + (t.pw ? t.pw + 1 : 0);
+	t.barx = t.width + 2;
+	t.barw = cols - 1 - t.barx;
+	if (t.barw < 10)
+		t.barw = 0;
+	return t;
+}
+
+/* The stages the table shows in rows rows: the window around the selected
+ * stage, and the bottleneck stage always, pinned at the window's end (or
+ * start) when it is outside.  Returns their number. */
+static int shown_stages(wb *w, int rows, int at, int *list, bool *pinned)
+{
+	*pinned = false;
+	int k = w->set.k;
+	if (w->stage_sel < w->stage_top)
+		w->stage_top = w->stage_sel;
+	if (w->stage_sel >= w->stage_top + rows)
+		w->stage_top = w->stage_sel - rows + 1;
+	if (w->stage_top > k - rows)
+		w->stage_top = k - rows > 0 ? k - rows : 0;
+	int top = w->stage_top, n = 0;
+	if (k <= rows || rows < 2 || (at >= top && at < top + rows)) {
+		for (int i = top; i < top + rows && i < k; i++)
+			list[n++] = i;
+		return n;
+	}
+	/* a window one row shorter, still holding the selection */
+	int win = rows - 1;
+	*pinned = true;
+	if (w->stage_sel >= top + win)
+		top = w->stage_sel - win + 1;
+	if (at < top)
+		list[n++] = at;
+	for (int i = top; i < top + win && i < k; i++)
+		if (i != at)
+			list[n++] = i;
+	if (at >= top + win)
+		list[n++] = at;
+	return n;
+}
+
+/* A stage's bar from column x, width cells on a scale 0..top: work (=),
+ * then io in and out (~), then overflow (+), and | at the lower bound (lb
+ * <= 0: none); the bottleneck's in its colour, with the word after it
+ * where the bars have room for it (every bar keeps the same scale). */
+static void stage_bar(const wb *w, const sc_stage_cost *st, bool bn, int y, int x, int width,
+                      double top, double lb)
+{
+	int room = width >= 30 ? 11 : 0, cells = width - room, word = bn ? room : 0;
+	int e1 = (int)lround(st->work / top * cells);
+	int e2 = (int)lround((st->work + st->io_in + st->io_out) / top * cells);
+	int e3 = (int)lround(st->cost / top * cells);
+	int mark = lb > 0 ? (int)lround(lb / top * cells) : -1;
+	if (mark >= cells)
+		mark = cells - 1;
+	int end = e3 > mark + 1 ? e3 : mark + 1;
+	move(y, x);
+	if (bn)
+		on(w, WB_PAIR_BOTTLENECK, A_BOLD);
+	for (int j = 0; j < end && j < cells; j++) {
+		if (j == mark) {
+			if (bn)
+				off(w, WB_PAIR_BOTTLENECK, A_BOLD);
+			on(w, WB_PAIR_GOOD, A_BOLD);
+			addch('|');
+			off(w, WB_PAIR_GOOD, A_BOLD);
+			if (bn)
+				on(w, WB_PAIR_BOTTLENECK, A_BOLD);
+			continue;
+		}
+		addch(j < e1 ? '=' : j < e2 ? '~' : j < e3 ? '+' : ' ');
+	}
+	if (word)
+		printw(" bottleneck");
+	if (bn)
+		off(w, WB_PAIR_BOTTLENECK, A_BOLD);
+}
+
+/* The stage table from row y, at most h rows (heading included), then its
+ * legend on row y + h: per stage ops, work, io in, io out, overflow, cost
+ * (on a training graph also fw and bw: cost.h, cost_fw + cost_bw = cost),
+ * the parameter bytes it holds against the limit M, and a bar of its parts
+ * against the lower bound.  The bottleneck's row is marked * in a column
+ * of its own, outside the cursor's reverse video, and always shown. */
+static void stage_table(wb *w, int y, int h, int cols)
+{
+	enum { MAX_ROWS = 256 };
+	int k = w->set.k, at;
+	double bn = sc_costs_bottleneck(w->c, &at);
+	bool hard = w->set.policy == SC_MEM_HARD, training = sc_graph_is_training(w->g);
+	table_fit t = fit_table(w, cols);
+	int nw = t.nw;
+	attron(A_BOLD);
+	mvprintw(y, 0, "  %5s %6s %*s %*s %*s %*s %*s", "stage", "ops", nw, "work", nw, "io in", nw,
+	         "io out", nw, "overflow", nw, "cost");
+	if (training)
+		printw(" %*s %*s", nw, "fw", nw, "bw");
+	if (t.pw)
+		printw(" %*s", t.pw, t.limit ? "param/M" : "param");
+	attroff(A_BOLD);
+	if (t.barw >= 12)
+		mvprintw(y, t.barx, "[time units]");
+	int rows = h - 1 < MAX_ROWS ? h - 1 : MAX_ROWS;
+	if (rows < 1)
+		return;
+	int list[MAX_ROWS];
+	bool pinned;
+	int n = shown_stages(w, rows, at, list, &pinned);
+	/* the bars' scale: the lower bound at three quarters of it at most, so
+	 * that a balanced partition's bars end near the mark, not all full;
+	 * under GPipe the bound is not one on a stage's cost: no mark */
+	const char *by;
+	double lb = w->set.schedule == SC_SCHEDULE_GPIPE && training ? 0 : wb_lower_bound(w, &by);
+	if (!isfinite(lb))
+		lb = 0; /* no partition fits the memory: no bound to mark */
+	double top = fmax(bn, lb * 4 / 3);
+	for (int r = 0; r < n; r++) {
+		int i = list[r], row = y + 1 + r;
+		const sc_stage_cost *st = &w->c->st[i];
+		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+		bool sel = w->view == &wb_overview_view && w->pane == 0 && i == w->stage_sel;
+		/* the marks stay outside the cursor: * is never the cursor's */
+		if (i == at)
+			on(w, WB_PAIR_BOTTLENECK, A_BOLD);
+		mvprintw(row, 0, "%c%c", i == at ? '*' : ' ', hard && st->over_memory ? '!' : ' ');
+		if (sel)
+			attron(A_REVERSE);
+		printw("%5d %6d %*s %*s %*s %*s %*s", i + 1, st->ops, nw,
+		       fit_num(st->work, nw, a, sizeof a), nw, fit_num(st->io_in, nw, b, sizeof b),
+		       nw, fit_num(st->io_out, nw, c, sizeof c), nw,
+		       fit_num(st->overflow, nw, d, sizeof d), nw,
+		       fit_num(st->cost, nw, e, sizeof e));
+		if (training)
+			printw(" %*s %*s", nw, fit_num(fmax(0, st->cost_fw), nw, f, sizeof f), nw,
+			       fit_num(fmax(0, st->cost_bw), nw, g, sizeof g));
+		if (t.pw) {
+			char p[48];
+			wb_short_num(st->param, f, sizeof f);
+			if (t.limit)
+				snprintf(p, sizeof p, "%s/%s", f,
+				         wb_short_num(w->set.memory, g, sizeof g));
+			else
+				snprintf(p, sizeof p, "%s", f);
+			printw(" %*.*s", t.pw, t.pw, p);
+		}
+		if (sel)
+			attroff(A_REVERSE);
+		if (i == at)
+			off(w, WB_PAIR_BOTTLENECK, A_BOLD);
+		if (t.barw && bn > 0 && isfinite(bn))
+			stage_bar(w, st, i == at, row, t.barx, t.barw, top, lb);
+	}
+	/* the legend: units, what the bars show, which stages are shown */
+	char legend[256], scroll[64] = "";
+	int len =
+	        snprintf(legend, sizeof legend, "  %sparam: bytes held%s",
+	                 t.barw >= 12 ? "" : "times in time units; ", t.limit ? " / limit M" : "");
+	if (t.barw)
+		len += snprintf(legend + len, sizeof legend - (size_t)len,
+		                "   bars: = work  ~ io  + overflow  | lower bound");
+	if (n < k) {
+		/* the window, and the bottleneck pinned beside it */
+		int first = pinned && list[0] == at ? list[1] : list[0];
+		int last = pinned && list[n - 1] == at ? list[n - 2] : list[n - 1];
+		char also[24] = "";
+		if (pinned)
+			snprintf(also, sizeof also, " and %d", at + 1);
+		snprintf(scroll, sizeof scroll, "stages %d-%d%s of %d", first + 1, last + 1, also,
+		         k);
+	}
+	int sx = cols - 1 - (int)strlen(scroll), room = scroll[0] ? sx - 2 : cols - 1;
+	attron(A_DIM);
+	mvprintw(y + h, 0, "%.*s", room > 0 ? room : 0, legend);
+	if (scroll[0] && sx > 0)
+		mvprintw(y + h, sx, "%s", scroll);
+	attroff(A_DIM);
+}
+
+/* The value a rung has of its own: above the floor the others gave it
+ * (the simple bound and the rungs that have finished).  A rung still
+ * running starts at that floor, which is not its result. */
+static double rung_floor(const wb *w, int r)
+{
+	double f = w->simple;
+	for (int q = SC_RUNG_BOTTLENECK; w->ladder && q < SC_RUNG_COUNT; q++) {
+		sc_rung_info qi;
+		sc_ladder_info(w->ladder, (sc_rung)q, &qi);
+		if (q != r && (qi.state == SC_RS_DONE || qi.state == SC_RS_STOPPED))
+			f = fmax(f, qi.value);
+	}
+	return f;
+}
+
+static const char *state_text(const sc_rung_info *ri, char *buf, size_t size)
+{
+	switch (ri->state) {
+	case SC_RS_RUNNING:
+		if (ri->rung == SC_RUNG_GUESS)
+			snprintf(buf, size, "running %d/%d %.0fs", ri->parts_done, ri->parts,
+			         ri->seconds);
+		else
+			snprintf(buf, size, "running %.0fs", ri->seconds);
+		break;
+	case SC_RS_DONE: snprintf(buf, size, "done %.1fs", ri->seconds); break;
+	case SC_RS_STOPPED: snprintf(buf, size, "time limit %.0fs", ri->seconds); break;
+	default: snprintf(buf, size, "%s", sc_rung_state_name(ri->state));
+	}
+	return buf;
+}
+
+/* The ladder from row y: one row per rung, its state, value, LB/UB (UB:
+ * the partition on screen's objective) and a bar of LB/UB so the closing
+ * gap shows.  A rung shows a value once it has one: done, or stopped by
+ * its time limit; before, only a bound above its floor, as "so far"; a rung
+ * stopped because the optimum was proven says so. */
+static void ladder_panel(const wb *w, const wb_answer *a, int y, int h, int cols)
+{
+	double ub = a->feasible ? a->objective : NAN;
+	char b[32], title[160];
+	int len = snprintf(title, sizeof title, "ladder of lower bounds%s",
+	                   w->ladder ? "" : "  (l runs it)");
+	attron(A_BOLD);
+	mvprintw(y, 0, "%s", title);
+	attroff(A_BOLD);
+	if (isfinite(ub)) {
+		char note[96];
+		int nl = snprintf(note, sizeof note, "   LB/UB: bound / this partition's %s %s",
+		                  a->name, ui_num(ub, b, sizeof b));
+		if (len + nl <= cols - 1) {
+			attron(A_DIM);
+			printw("%s", note);
+			attroff(A_DIM);
+		}
+	}
+	if (h < 2)
+		return;
+	mvprintw(y + 1, 2, "%-11s %-17s %20s %7s", "rung", "state", "value", "LB/UB");
+	int barx = 62, barw = cols - barx - 2;
+	const char *proof = NULL;
+	if (w->ladder)
+		sc_ladder_proven(w->ladder, &proof);
+	int row = y + 2;
+	for (int r = 0; r < SC_RUNG_COUNT + 1 && row < y + h; r++, row++) {
+		sc_rung_info ri = {.rung = (sc_rung)(r < SC_RUNG_COUNT ? r : 0)};
+		char st[40], v[48], ratio[16];
+		const char *name;
+		bool partial = false;
+		if (r == SC_RUNG_COUNT) {
+			/* the exact DP over ideals, when the search was it */
+			name = "exact DP";
+			if (!w->best_optimal || strcmp(w->best_from, "exact MIP") == 0) {
+				mvprintw(row, 2, "%-11s %-17s", name,
+				         w->search >= 0 ? "if it applies" : "-");
+				continue;
+			}
+			ri.state = SC_RS_DONE;
+			ri.value = w->best;
+			snprintf(st, sizeof st, "proved optimal");
+		} else {
+			name = sc_rung_name((sc_rung)r);
+			if (w->ladder)
+				sc_ladder_info(w->ladder, (sc_rung)r, &ri);
+			else if (r == SC_RUNG_SIMPLE)
+				ri.state = SC_RS_DONE, ri.value = w->simple;
+			else
+				ri.state = SC_RS_WAITING, ri.value = NAN;
+			if (r == SC_RUNG_SIMPLE)
+				snprintf(st, sizeof st, "done");
+			else
+				state_text(&ri, st, sizeof st);
+		}
+		bool result = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
+		if (!result && ri.state != SC_RS_WAITING && ri.state != SC_RS_OFF &&
+		    isfinite(ri.value) && ri.value > rung_floor(w, r) * (1 + 1e-9))
+			partial = true;
+		if (ri.state == SC_RS_UNNEEDED || (ri.state == SC_RS_FAILED && !partial)) {
+			/* no value: why it stopped, across the row */
+			char why[300];
+			if (ri.state == SC_RS_UNNEEDED)
+				snprintf(why, sizeof why, "stopped: optimum proven by %s%s",
+				         proof ? proof : "another rung",
+				         cols >= 100 ? " (l runs every rung anyway)" : "");
+			else
+				snprintf(why, sizeof why, "failed: %s", ri.message);
+			if (ri.state == SC_RS_FAILED)
+				on(w, WB_PAIR_BOTTLENECK, A_BOLD);
+			mvprintw(row, 2, "%-11s %.*s", name, cols - 15 > 0 ? cols - 15 : 0, why);
+			if (ri.state == SC_RS_FAILED)
+				off(w, WB_PAIR_BOTTLENECK, A_BOLD);
+			continue;
+		}
+		bool known = result || partial;
+		double q = known && ub > 0 && isfinite(ub) ? ri.value / ub : NAN;
+		snprintf(ratio, sizeof ratio, isfinite(q) ? "%.4f" : "-", q);
+		if (!known)
+			snprintf(v, sizeof v, "-");
+		else if (!partial)
+			ui_num(ri.value, v, sizeof v);
+		else if (snprintf(v, sizeof v, ">= %s so far", ui_num(ri.value, b, sizeof b)) > 20)
+			snprintf(v, sizeof v, ">= %s", b);
+		if (ri.state == SC_RS_FAILED)
+			on(w, WB_PAIR_BOTTLENECK, A_BOLD);
+		mvprintw(row, 2, "%-11s %-17.17s %20s %7s", name, st, v, ratio);
+		if (ri.state == SC_RS_FAILED)
+			off(w, WB_PAIR_BOTTLENECK, A_BOLD);
+		if (barw > 6 && isfinite(q)) {
+			/* a bound so far in a lighter hand than a result */
+			int len2 = (int)lround(fmin(q, 1) * barw);
+			bool full = q >= 1 - 1e-9 && !partial;
+			move(row, barx);
+			on(w, full ? WB_PAIR_GOOD : WB_PAIR_DIM, 0);
+			for (int j = 0; j < barw; j++)
+				addch(j < len2 ? (partial ? '-' : '#') : '.');
+			off(w, full ? WB_PAIR_GOOD : WB_PAIR_DIM, 0);
+		}
+	}
+}
+
+static void search_panel(const wb *w, int y, int h, int cols)
+{
+	attron(A_BOLD);
+	mvprintw(y, 0, "search");
+	attroff(A_BOLD);
+	if (h < 2)
+		return;
+	const sc_job_info *ji = &w->search_info;
+	char b[32];
+	if (w->search < 0) {
+		mvprintw(y + 1, 2, "none yet  (s searches, r refines from the current partition)");
+		return;
+	}
+	if (ji->state == SC_JOB_QUEUED) {
+		/* waiting for a core: nothing has run, so no numbers */
+		char place[48] = "";
+		if (w->search_queue > 0)
+			snprintf(place, sizeof place, ", %s in line",
+			         ordinal(w->search_queue, b, sizeof b));
+		mvprintw(y + 1, 2,
+		         "%-12s queued%s: waiting for a core (%d job%s running%s; x cancels)",
+		         w->search_method, place, w->jobs_running, w->jobs_running == 1 ? "" : "s",
+		         w->ladder && !sc_ladder_done(w->ladder) ? ", the ladder's" : "");
+		return;
+	}
+	char rate[24] = "-";
+	if (ji->elapsed >= 0.05)
+		snprintf(rate, sizeof rate, "%.0f", ji->search.evals / ji->elapsed);
+	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs", w->search_method,
+	         sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
+	         ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
+	if (h >= 3 && ji->search.layers > 0) {
+		/* the exact DP over ideals: how far it is, so a long run is never silent */
+		mvprintw(y + 2, 2, "ideals %ld made, %ld done   layers %d/%d", ji->search.ideals,
+		         ji->search.ideals_done, ji->search.layers_done, ji->search.layers);
+		y++;
+		h--;
+	}
+	if (h < 3 || w->nhist < 2)
+		return;
+	/* best so far over time: one column per step, lower is better */
+	int width = cols - 4 < WB_HISTORY ? cols - 4 : WB_HISTORY;
+	double lo = INFINITY, hi = 0;
+	for (int i = 0; i < w->nhist; i++) {
+		lo = fmin(lo, w->hist_v[i]);
+		hi = fmax(hi, w->hist_v[i]);
+	}
+	static const char *const bars[] = {"_", ".", "-", "=", "#"};
+	move(y + 2, 2);
+	printw("best over time ");
+	int n = w->nhist < width - 16 ? w->nhist : width - 16;
+	for (int i = w->nhist - n; i < w->nhist; i++) {
+		int level = hi > lo ? (int)lround((w->hist_v[i] - lo) / (hi - lo) * 4) : 0;
+		addstr(bars[level]);
+	}
+}
+
+/* The overview from row y (the stage table's title), h rows. */
+static void overview_draw(wb *w, int y, int h, int cols)
+{
+	int foot = y + h;
+	y++;
+	/* ladder and search want 7 + 3 rows; the table gets the rest */
+	int lower = 11;
+	int table = foot - y - lower;
+	if (table < 3)
+		table = 3;
+	if (table > w->set.k + 1)
+		table = w->set.k + 1;
+	/* the table's legend takes the row between it and the ladder */
+	stage_table(w, y - 1, table, cols);
+	y += table;
+	wb_answer a;
+	wb_answer_get(w, &a);
+	ladder_panel(w, &a, y, foot - y - 4 > 7 ? 7 : foot - y - 4, cols);
+	y += 8;
+	if (y < foot - 1)
+		search_panel(w, y, foot - y, cols);
+}
+
+/* j, k and the arrows move the stage selection in the generic actions
+ * (wb_keys.c), so the overview has no keys of its own. */
+const wb_view_ops wb_overview_view = {
+        .name = "overview", .in = WB_IN_OVERVIEW, .footer = WB_FOOT_MAIN, .draw = overview_draw};
