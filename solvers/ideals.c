@@ -78,8 +78,9 @@ typedef uint64_t word;
 typedef struct ideal_set {
 	int words; /* per bitset */
 	long count, cap;
-	word *bits;  /* count x words */
-	long *table; /* hash table of ideal indices, -1 empty */
+	word *bits;     /* count x words */
+	uint64_t *hash; /* count: each ideal's hash_bits, kept for probing and growing */
+	long *table;    /* hash table of ideal indices, -1 empty */
 	long tcap;
 } ideal_set;
 
@@ -96,7 +97,18 @@ static uint64_t hash_bits(const word *b, int words)
 static void ideal_set_free(ideal_set *s)
 {
 	free(s->bits);
+	free(s->hash);
 	free(s->table);
+}
+
+/* a == b over words words: a loop, since a few words are the common case
+ * and a call to memcmp costs more than comparing them */
+static inline bool same_bits(const word *a, const word *b, int words)
+{
+	for (int i = 0; i < words; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 static bool table_grow(ideal_set *s)
@@ -108,8 +120,7 @@ static bool table_grow(ideal_set *s)
 	for (long i = 0; i < cap; i++)
 		t[i] = -1;
 	for (long id = 0; id < s->count; id++) {
-		uint64_t h = hash_bits(s->bits + id * s->words, s->words);
-		long at = (long)(h & (uint64_t)(cap - 1));
+		long at = (long)(s->hash[id] & (uint64_t)(cap - 1));
 		while (t[at] >= 0)
 			at = (at + 1) & (cap - 1);
 		t[at] = id;
@@ -131,7 +142,7 @@ static long ideal_add(ideal_set *s, const word *b, bool *added)
 	long at = (long)(h & (uint64_t)(s->tcap - 1));
 	while (s->table[at] >= 0) {
 		long id = s->table[at];
-		if (memcmp(s->bits + id * s->words, b, (size_t)s->words * sizeof *b) == 0)
+		if (s->hash[id] == h && same_bits(s->bits + id * s->words, b, s->words))
 			return id;
 		at = (at + 1) & (s->tcap - 1);
 	}
@@ -141,9 +152,14 @@ static long ideal_add(ideal_set *s, const word *b, bool *added)
 		if (!nb)
 			return -1;
 		s->bits = nb;
+		uint64_t *nh = realloc(s->hash, (size_t)cap * sizeof *nh);
+		if (!nh)
+			return -1;
+		s->hash = nh;
 		s->cap = cap;
 	}
 	memcpy(s->bits + s->count * s->words, b, (size_t)s->words * sizeof *b);
+	s->hash[s->count] = h;
 	s->table[at] = s->count;
 	*added = true;
 	return s->count++;
