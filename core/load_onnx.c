@@ -20,6 +20,9 @@
  *   out   = bytes of the op's outputs that another op consumes
  * and the graph's bandwidth is the device link in bytes per microsecond, its
  * memory the device memory under the hard policy.
+ *
+ * Longer than 600 lines: decoding, the tensor table, naming, edges and costs
+ * are the steps of one load and share its loader state.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"

@@ -10,6 +10,10 @@
  * arithmetic on them), so that the shape computations exporters emit before
  * a Reshape resolve.  A FLOP is one multiply or one add: a multiply-accumulate
  * is 2.
+ *
+ * Longer than 600 lines: one small handler per op family, all reading the
+ * same attribute helpers; split by family they would share a header for
+ * nothing else.
  */
 #include "onnx_shape.h"
 
@@ -312,8 +316,13 @@ static bool elementwise(ctx *c, double per_elem, bool to_bool)
 	for (int i = 1; i < c->nin; i++) {
 		if (!c->in[i])
 			continue;
-		if (!known(c->in[i]) || !broadcast(&acc, c->in[i], &acc.rank, acc.dim))
+		/* broadcast reads acc while it writes: into a copy */
+		int rank;
+		int64_t dim[SC_ONNX_MAX_RANK];
+		if (!known(c->in[i]) || !broadcast(&acc, c->in[i], &rank, dim))
 			return false;
+		acc.rank = rank;
+		memcpy(acc.dim, dim, sizeof dim);
 		if (strcmp(c->node->op_type, "Where") == 0 && i == 1)
 			dtype = c->in[i]->dtype;
 	}
