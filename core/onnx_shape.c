@@ -296,6 +296,8 @@ static bool gemm(ctx *c)
 
 static double arith(const char *op, double x, double y, bool integer)
 {
+	if (strcmp(op, "Equal") == 0)
+		return x == y;
 	double r = strcmp(op, "Add") == 0   ? x + y
 	           : strcmp(op, "Sub") == 0 ? x - y
 	           : strcmp(op, "Mul") == 0 ? x * y
@@ -332,9 +334,24 @@ static bool elementwise(ctx *c, double per_elem, bool to_bool)
 	/* integer arithmetic on shape values (Shape -> Mul -> Reshape) */
 	const sc_onnx_tensor *b = IN(c, 1);
 	const char *op = c->node->op_type;
+	const sc_onnx_tensor *w = IN(c, 2);
+	if (strcmp(op, "Where") == 0 && b && w && first->nvalues >= 0 && b->nvalues >= 0 &&
+	    w->nvalues >= 0) {
+		int64_t n = sc_onnx_numel(c->out[0]);
+		const sc_onnx_tensor *t3[3] = {first, b, w};
+		bool fits = n >= 0 && n <= SC_ONNX_MAX_VALUES;
+		for (int i = 0; i < 3; i++)
+			fits &= t3[i]->nvalues == n || t3[i]->nvalues == 1;
+		for (int i = 0; fits && i < n; i++)
+			c->out[0]->value[i] = first->value[first->nvalues == 1 ? 0 : i] != 0
+			                              ? b->value[b->nvalues == 1 ? 0 : i]
+			                              : w->value[w->nvalues == 1 ? 0 : i];
+		if (fits)
+			c->out[0]->nvalues = (int)n;
+	}
 	if (c->nin == 2 && b && first->nvalues >= 0 && b->nvalues >= 0 &&
 	    (strcmp(op, "Add") == 0 || strcmp(op, "Sub") == 0 || strcmp(op, "Mul") == 0 ||
-	     strcmp(op, "Div") == 0)) {
+	     strcmp(op, "Div") == 0 || strcmp(op, "Equal") == 0)) {
 		int64_t n = sc_onnx_numel(c->out[0]);
 		if (n >= 0 && n <= SC_ONNX_MAX_VALUES &&
 		    (first->nvalues == n || first->nvalues == 1) &&
@@ -747,7 +764,32 @@ static bool constant_of_shape(ctx *c, const sc_onnx_tensor *shape_in, int dtype)
 	for (int i = 0; i < n; i++)
 		if (shape[i] < 0)
 			return false;
+	/* the fill value: attribute value, a one-element tensor (default 0.0) */
+	const Onnx__AttributeProto *a = attr(c->node, "value");
+	double fill = 0;
+	if (a && a->t) {
+		const Onnx__TensorProto *t = a->t;
+		dtype = t->has_data_type ? t->data_type : dtype;
+		if (t->n_int64_data == 1)
+			fill = (double)t->int64_data[0];
+		else if (t->n_float_data == 1)
+			fill = t->float_data[0];
+		else if (t->n_int32_data == 1)
+			fill = t->int32_data[0];
+		else if (t->has_raw_data && t->raw_data.len == 8 && dtype == 7) {
+			uint64_t u = 0;
+			for (int k = 7; k >= 0; k--)
+				u = u << 8 | t->raw_data.data[k];
+			fill = (double)(int64_t)u;
+		}
+	}
 	set_shape(c->out[0], n, shape, dtype);
+	int64_t count = sc_onnx_numel(c->out[0]);
+	if (count >= 0 && count <= SC_ONNX_MAX_VALUES) {
+		for (int64_t i = 0; i < count; i++)
+			c->out[0]->value[i] = fill;
+		c->out[0]->nvalues = (int)count;
+	}
 	return true;
 }
 
@@ -766,6 +808,37 @@ static bool expand(ctx *c)
 	if (!broadcast(x, &s, &r, dim))
 		return false;
 	set_shape(c->out[0], r, dim, x->dtype);
+	return true;
+}
+
+static bool pad(ctx *c)
+{
+	const sc_onnx_tensor *x = IN(c, 0);
+	int64_t pads[SC_ONNX_MAX_VALUES], axes[SC_ONNX_MAX_VALUES], dim[SC_ONNX_MAX_RANK];
+	int n, na = 0;
+	if (!known(x))
+		return false;
+	const int64_t *p = attr_ints(c->node, "pads", &n); /* opset < 11 */
+	if (p && n <= SC_ONNX_MAX_VALUES)
+		memcpy(pads, p, (size_t)n * sizeof *p);
+	else if (!ints_of(IN(c, 1), pads, &n))
+		return false;
+	bool with_axes = IN(c, 3) != NULL; /* opset 18 */
+	if (with_axes && !ints_of(IN(c, 3), axes, &na))
+		return false;
+	int count = with_axes ? na : x->rank;
+	if (n != 2 * count)
+		return false;
+	memcpy(dim, x->dim, sizeof dim);
+	for (int i = 0; i < count; i++) {
+		int a = i;
+		if (with_axes && !norm_axis(axes[i], x->rank, &a))
+			return false;
+		dim[a] += pads[i] + pads[i + count];
+		if (dim[a] < 0)
+			return false;
+	}
+	set_shape(c->out[0], x->rank, dim, x->dtype);
 	return true;
 }
 
@@ -940,6 +1013,8 @@ bool sc_onnx_infer(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in,
 		ok = constant_of_shape(&c, IN(&c, 0), 1);
 	else if (!strcmp(t, "Expand"))
 		ok = expand(&c);
+	else if (!strcmp(t, "Pad"))
+		ok = pad(&c);
 	else
 		return false; /* Constant is the loader's: its value is a tensor */
 	*flops = c.flops;

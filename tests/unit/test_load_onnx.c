@@ -392,3 +392,24 @@ Test(load_onnx, bad_models)
 	fclose(f);
 	expect_error("/tmp/stagecut-test-text.onnx", "not an ONNX model");
 }
+
+Test(load_onnx, pad_from_an_attribute)
+{
+	model x;
+	model_init(&x, 7); /* Pad takes its pads as an attribute before opset 11 */
+	int64_t xd[] = {1, 2, 4, 4}, pads[] = {0, 0, 1, 1, 0, 0, 1, 1};
+	input(&x, "X", 4, xd, NULL);
+	char *pi[] = {"X"}, *po[] = {"P"}, *ri[] = {"P"}, *ro[] = {"Y"};
+	Onnx__NodeProto *p = node(&x, "pad", "Pad", 1, pi, 1, po);
+	attr_ints(&x, p, "pads", pads, 8);
+	node(&x, "relu", "Relu", 1, ri, 1, ro);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "pad.onnx"), &o);
+	/* P is 1x2x6x6: 72 floats, 288 bytes, read by the Relu (72 FLOPs) */
+	cr_assert_eq(rep.nunknown, 0);
+	CLOSE(g->out[sc_graph_find(g, "pad")], 288);
+	CLOSE(rep.flops, 72);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
