@@ -14,7 +14,7 @@ MANDIR   := $(PREFIX)/share/man/man1
 DATADIR  := $(PREFIX)/share/stagecut
 
 CC       ?= cc
-PKGS     := libcgraph libgvc jansson cbc
+PKGS     := libcgraph libgvc jansson cbc libprotobuf-c
 TUIPKGS  := ncursesw
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
@@ -32,7 +32,11 @@ SOLVERS_SRC := $(wildcard solvers/*.c)
 VIZ_SRC     := $(wildcard viz/*.c)
 TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c tui/*/*.c))
 LIB_SRC     := $(CORE_SRC) $(SOLVERS_SRC) $(VIZ_SRC) $(TUI_SRC)
-LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# ONNX's schema, compiled with protoc-c at build time into $(BUILD)/gen
+# (Debian's libonnx-dev ships the .proto; nothing generated is in the repo)
+ONNX_PROTO  := /usr/include/onnx/onnx.proto
+ONNX_GEN    := gen/onnx/onnx.pb-c
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/$(ONNX_GEN).o
 UNIT_SRC    := $(wildcard tests/unit/*.c)
 UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC     := $(wildcard tests/cli/*.c)
@@ -57,19 +61,31 @@ $(BUILD)/libstagecut.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	@ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# one rule for every build directory (build, build-asan, the fuzz builds);
+# the generated files are kept (make would delete them as intermediates)
+.PRECIOUS: %/$(ONNX_GEN).c %/$(ONNX_GEN).h
+%/$(ONNX_GEN).c %/$(ONNX_GEN).h: $(ONNX_PROTO)
+	@mkdir -p $*/gen
+	@echo "  PROTOC  $(ONNX_PROTO) -> $*/gen"
+	@protoc-c --proto_path=/usr/include --c_out=$*/gen $(ONNX_PROTO)
+
+$(BUILD)/$(ONNX_GEN).o: $(BUILD)/$(ONNX_GEN).c
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/%.o: %.c | $(BUILD)/$(ONNX_GEN).h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(PKGCFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # only the front end sees curses (core/, solvers/ and viz/ never include it)
 $(BUILD)/tui/%.o: PKGCFLAGS += $(shell pkg-config --cflags $(TUIPKGS))
 
 # Criterion's headers need POSIX and GNU extensions the library code does not.
-$(BUILD)/tests/%.o: tests/%.c
+$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/$(ONNX_GEN).h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(PKGCFLAGS) $(shell pkg-config --cflags criterion) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/unit-tests: $(UNIT_OBJ) $(SUPPORT_OBJ) $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS) $(TESTLIBS)

@@ -18,8 +18,24 @@
 static const sc_loader *const loaders[] = {&sc_loader_fiddle, &sc_loader_dot};
 #define NLOADERS (sizeof loaders / sizeof loaders[0])
 
+sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err)
+{
+	if (sc_has_extension(path, ".onnx"))
+		return sc_load_onnx(path, opts, err);
+	if (opts && (opts->device || opts->ndims > 0)) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: --device and --dim apply to ONNX models (.onnx) only; this "
+		             "file's costs are in it",
+		             path);
+		return NULL;
+	}
+	return sc_load(path, err);
+}
+
 sc_graph *sc_load(const char *path, sc_error *err)
 {
+	if (sc_has_extension(path, ".onnx"))
+		return sc_load_onnx(path, NULL, err);
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));

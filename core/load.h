@@ -27,6 +27,26 @@ typedef struct sc_loader {
 
 extern const sc_loader sc_loader_dot;
 extern const sc_loader sc_loader_fiddle;
+extern const sc_loader sc_loader_onnx;
+
+/* What the ONNX loader needs beyond the path (the other loaders take their
+ * costs from the file and refuse these: see sc_load_with).  All borrowed. */
+typedef struct sc_load_opts {
+	const char *device; /* built-in name or profile file; NULL: SC_DEVICE_DEFAULT */
+	int ndims;          /* --dim NAME=VALUE pairs */
+	const char *const *dim_name;
+	const long long *dim_value;
+	struct sc_onnx_report *report; /* NULL, or filled (onnx.h); caller finis it */
+} sc_load_opts;
+
+/* Loads an ONNX model with opts (NULL: the defaults).  Returns NULL with err
+ * set on failure. */
+sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err);
+
+/* sc_load with options: a .onnx file goes to the ONNX loader with opts; any
+ * other file is loaded as sc_load does, and fails when opts ask for a device
+ * or dims (they only apply to ONNX models). */
+sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err);
 
 /* Loads the graph in path with the loader that fits.  Returns NULL with err
  * set (SC_ERR_IO for a missing or unreadable file, SC_ERR_INPUT for an empty

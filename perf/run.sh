@@ -20,6 +20,9 @@ echo
 echo "== render: stage graph of 10 000 ops, every op of 2 000 and of resnet50"
 perf/perf_render.sh
 echo
+echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
+perf/perf_onnx.sh
+echo
 echo "== testbed (000 Tables 1 and 2): samples/testbed, k = 2, 4, 8, 10 s per search and rung"
 results=$(mktemp)
 ./stagecut bench samples/testbed -k 2,4,8 -t 10 -j 2 -o "$results"

@@ -3,7 +3,8 @@
 # they are missing.  Uses sudo when not root.  Quiet when all are present.
 set -eu
 pkgs="gcc make pkg-config libncurses-dev libgraphviz-dev graphviz coinor-libcbc-dev
-      libjansson-dev libcriterion-dev tmux clang-format"
+      libjansson-dev libcriterion-dev tmux clang-format libprotobuf-c-dev
+      protobuf-c-compiler libonnx-dev"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

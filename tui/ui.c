@@ -119,9 +119,57 @@ int ui_exit_status(sc_status st)
 
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 {
+	sc_onnx_report rep = {0};
+	sc_graph *g = ui_load_report(path, o, &rep, status);
+	sc_onnx_report_fini(&rep);
+	return g;
+}
+
+static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *r)
+{
+	if (r->nunknown > 0) {
+		char list[600];
+		size_t at = 0;
+		list[0] = '\0';
+		for (int i = 0; i < r->nunknown && at < 400; i++)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+			                       r->unknown[i]);
+		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work, param, out): "
+		         "%s%s",
+		         path, r->nunknown, r->nunknown == 1 ? "" : "s", list,
+		         at >= 400 ? ", ..." : "");
+	}
+	for (int i = 0; i < o->ndims; i++) {
+		bool used = false;
+		for (int j = 0; j < r->ndims; j++)
+			used |= strcmp(r->dim_name[j], o->dim_name[i]) == 0;
+		if (!used)
+			ui_error("warning: %s: --dim %s: the model has no dimension of that name",
+			         path, o->dim_name[i]);
+	}
+}
+
+sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *report, sc_error *err)
+{
+	const char *names[UI_MAX_DIMS];
+	for (int i = 0; i < o->ndims; i++)
+		names[i] = o->dim_name[i];
+	sc_load_opts lo = {.device = o->device,
+	                   .ndims = o->ndims,
+	                   .dim_name = names,
+	                   .dim_value = o->dim_value,
+	                   .report = report};
+	sc_graph *g = sc_load_with(path, &lo, err);
+	if (g && report->filled)
+		warn_onnx(path, o, report);
+	return g;
+}
+
+sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status)
+{
 	sc_error err;
 	sc_error_clear(&err);
-	sc_graph *g = sc_load(path, &err);
+	sc_graph *g = ui_load_file(path, o, report, &err);
 	if (!g) {
 		ui_error("%s", err.msg);
 		*status = UI_EXIT_INPUT;

@@ -17,9 +17,12 @@
 #include <stdio.h>
 
 #include "core/graph.h"
+#include "core/onnx.h"
 #include "solvers/search.h"
 
 enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2 };
+
+#define UI_MAX_DIMS 32
 
 typedef struct ui_opts {
 	int k;            /* 0 = not given */
@@ -56,6 +59,11 @@ typedef struct ui_opts {
 	int jobs;
 	int part_i, part_n; /* --part I/N; 0 = all */
 	bool merge;
+	/* ONNX models: --device and --dim NAME=N */
+	const char *device;
+	int ndims;
+	long long dim_value[UI_MAX_DIMS];
+	char dim_name[UI_MAX_DIMS][128]; /* copies: ui_opts may be copied */
 	int npos;
 	char **pos; /* positional arguments (borrowed from argv) */
 } ui_opts;
@@ -91,6 +99,15 @@ void ui_print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * overrides.  On failure prints the error and returns NULL; *status is
  * then the exit status to use. */
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
+
+/* Loads path with o's --device and --dim (sc_load_with) and fills report
+ * (onnx.h) for an ONNX model; the caller finis it.  Warns on stderr about ops
+ * of unknown cost and --dim names the model does not use; returns NULL with
+ * err set on failure, printing nothing else. */
+sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *report, sc_error *err);
+
+/* ui_load_file, then o's settings as ui_load applies them, printing any error */
+sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status);
 
 /* Prints a JSON value to stdout with the shared flags, then a newline, and
  * frees it.  Returns false (after printing an error) when out of memory. */

@@ -16,7 +16,7 @@
 # the including Makefile's default goal stays its own (restored at the end)
 FUZZ_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
-FUZZ_HARNESSES := fuzz_dot fuzz_json fuzz_partition fuzz_cli
+FUZZ_HARNESSES := fuzz_dot fuzz_json fuzz_onnx fuzz_partition fuzz_cli
 FUZZ_TIME      ?= 60
 FUZZ_MAX_LEN   ?= 4096
 FUZZ_TIMEOUT   ?= 10
@@ -31,7 +31,7 @@ FUZZ_LIB_SRC := $(if $(LIB_SRC),$(LIB_SRC),$(filter-out tui/main.c,\
                    $(wildcard core/*.c solvers/*.c viz/*.c tui/*.c tui/*/*.c)))
 FUZZ_CPPFLAGS = $(if $(CPPFLAGS),$(CPPFLAGS),-I. -DSC_VERSION='"0.1.0"' \
                    -DSC_DATADIR='"/usr/local/share/stagecut"')
-FUZZ_PKGS     = $(if $(PKGS),$(PKGS),libcgraph libgvc jansson cbc)
+FUZZ_PKGS     = $(if $(PKGS),$(PKGS),libcgraph libgvc jansson cbc libprotobuf-c)
 FUZZ_TUIPKGS  = $(if $(TUIPKGS),$(TUIPKGS),ncursesw)
 FUZZ_PKGCFLAGS = $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS      = $(shell pkg-config --libs $(FUZZ_PKGS) $(FUZZ_TUIPKGS)) -lm
@@ -42,8 +42,12 @@ FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefin
 FUZZ_RCFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all $(FUZZ_WARN)
 
-FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_RLIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_RBUILD)/%.o)
+# ONNX's schema compiled by protoc-c into each build directory (the
+# Makefile's pattern rule %/gen/onnx/onnx.pb-c.c makes it)
+FUZZ_PROTO    := /usr/include/onnx/onnx.proto
+FUZZ_GEN      := gen/onnx/onnx.pb-c
+FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/%.o) $(FUZZ_BUILD)/$(FUZZ_GEN).o
+FUZZ_RLIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_RBUILD)/%.o) $(FUZZ_RBUILD)/$(FUZZ_GEN).o
 FUZZ_BINS     := $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/%)
 FUZZ_RBINS    := $(FUZZ_HARNESSES:%=$(FUZZ_RBUILD)/%)
 
@@ -77,10 +81,10 @@ fuzz-clang:
 			{ echo "fuzz: $(FUZZ_CLANG) cannot link libFuzzer" >&2; exit 1; }; \
 	fi
 
-$(FUZZ_BUILD)/%.o: %.c | fuzz-clang
+$(FUZZ_BUILD)/%.o: %.c | fuzz-clang $(FUZZ_BUILD)/$(FUZZ_GEN).h
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $<"
-	@$(FUZZ_CLANG) $(FUZZ_CPPFLAGS) $(FUZZ_PKGCFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(FUZZ_CLANG) $(FUZZ_CPPFLAGS) -I$(FUZZ_BUILD)/gen $(FUZZ_PKGCFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(FUZZ_BUILD)/libstagecut.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
@@ -91,6 +95,9 @@ $(FUZZ_BINS): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/$(FUZZ_SRCDIR)/%.o $(FUZZ_BUILD)/li
 	@$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/$(FUZZ_GEN).o: $(FUZZ_BUILD)/$(FUZZ_GEN).c | fuzz-clang
+	@$(FUZZ_CLANG) $(FUZZ_CPPFLAGS) -I$(FUZZ_BUILD)/gen $(FUZZ_PKGCFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
 
 # Each harness runs for FUZZ_TIME seconds from its seed corpus
 # (tests/fuzz/corpus/NAME, read only) and the inputs it found before
@@ -116,14 +123,17 @@ fuzz: fuzz-build
 
 # ---- regression replay (gcc, no libFuzzer) -----------------------------------
 
-$(FUZZ_RBUILD)/%.o: %.c
+$(FUZZ_RBUILD)/%.o: %.c | $(FUZZ_RBUILD)/$(FUZZ_GEN).h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (fuzz-regress)"
-	@$(CC) $(FUZZ_CPPFLAGS) $(FUZZ_PKGCFLAGS) $(FUZZ_RCFLAGS) -MMD -MP -c -o $@ $<
+	@$(CC) $(FUZZ_CPPFLAGS) -I$(FUZZ_RBUILD)/gen $(FUZZ_PKGCFLAGS) $(FUZZ_RCFLAGS) -MMD -MP -c -o $@ $<
 
 # only the front end sees curses, as in the Makefile
 $(FUZZ_BUILD)/tui/%.o $(FUZZ_RBUILD)/tui/%.o: FUZZ_PKGCFLAGS += \
 	$(shell pkg-config --cflags $(FUZZ_TUIPKGS))
+
+$(FUZZ_RBUILD)/$(FUZZ_GEN).o: $(FUZZ_RBUILD)/$(FUZZ_GEN).c
+	@$(CC) $(FUZZ_CPPFLAGS) -I$(FUZZ_RBUILD)/gen $(FUZZ_PKGCFLAGS) $(FUZZ_RCFLAGS) -c -o $@ $<
 
 $(FUZZ_RBUILD)/libstagecut.a: $(FUZZ_RLIB_OBJ)
 	@rm -f $@

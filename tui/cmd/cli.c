@@ -83,6 +83,8 @@ typedef enum ui_option_id {
 	OPT_JOBS,
 	OPT_PART,
 	OPT_MERGE,
+	OPT_DIM,
+	OPT_DEVICE,
 	OPT_COUNT
 } ui_option_id;
 
@@ -111,6 +113,11 @@ static const ui_option options[] = {
         {OPT_SCHEDULE, "schedule", 0, "S",
          "training graphs: '1f1b' (PipeDream, the default: max stage cost) or 'gpipe' (max "
          "forward + max backward cost)"},
+        {OPT_DEVICE, "device", 0, "NAME|FILE",
+         "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
+         "coral-edgetpu, or a profile file; default a100)"},
+        {OPT_DIM, "dim", 0, "NAME=N",
+         "ONNX: the value of a symbolic dimension (repeatable; default 1)"},
         {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
         {OPT_SEED, "seed", 's', "S",
          "random seed; the same seed gives the same result (default 1)"},
@@ -167,19 +174,23 @@ typedef struct ui_command {
 
 /* A command's list of option ids: OPTIONS(OPT_JSON, OPT_HELP). */
 #define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
-#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE
+#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE, OPT_DIM
 
 static const ui_command commands[] = {
         {
                 .name = "info",
-                .synopsis = "info FILE [--json]",
+                .synopsis = "info FILE [--json] [-o GRAPH.dot] [--device D] [--dim N=V]",
                 .summary = "sizes, totals and the simple lower bound per k",
                 .help = "Prints the graph's ops, edges, groups, totals and settings, and the "
                         "simple\n"
                         "lower bound max(largest op or group work, total work / k) for k = 2, 4, "
                         "8,\n"
-                        "16, 32, 64 (and the file's k).",
-                .takes = OPTIONS(SETTINGS, OPT_JSON, OPT_HELP),
+                        "16, 32, 64 (and the file's k).  For an ONNX model also ops by type, "
+                        "FLOPs,\n"
+                        "initializer bytes, the device, the dims and the ops of unknown cost; "
+                        "-o writes\n"
+                        "the costed graph as DOT (times in microseconds).",
+                .takes = OPTIONS(SETTINGS, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_info,
@@ -195,8 +206,8 @@ static const ui_command commands[] = {
                         "partition is invalid (naming the first offending edge or group) or breaks "
                         "a\n"
                         "hard memory limit.",
-                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_JSON,
-                                 OPT_HELP),
+                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE,
+                                 OPT_DIM, OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -744,6 +755,33 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			break;
 		}
 		case OPT_MERGE: o->merge = true; break;
+		case OPT_DEVICE: o->device = a; break;
+		case OPT_DIM: {
+			const char *eq = strchr(a, '=');
+			long long v = 0;
+			if (eq && eq != a) {
+				errno = 0;
+				v = strtoll(eq + 1, &end, 10);
+			}
+			if (!eq || eq == a || errno || end == eq + 1 || *end || v <= 0) {
+				ui_error("%s--dim '%s': expected NAME=N with N a positive integer",
+				         pre, a);
+				return false;
+			}
+			if (o->ndims == UI_MAX_DIMS) {
+				ui_error("%s--dim: at most %d dims", pre, UI_MAX_DIMS);
+				return false;
+			}
+			size_t len = (size_t)(eq - a);
+			if (len >= sizeof o->dim_name[0]) {
+				ui_error("%s--dim '%s': the name is too long", pre, a);
+				return false;
+			}
+			memcpy(o->dim_name[o->ndims], a, len);
+			o->dim_name[o->ndims][len] = '\0';
+			o->dim_value[o->ndims++] = v;
+			break;
+		}
 		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
 		case OPT_NONE:

@@ -8,6 +8,7 @@
 #include "tui/ui.h"
 #include "core/parse.h"
 #include "core/mem.h"
+#include "core/write_dot.h"
 #include "solvers/contract_report.h"
 #include "solvers/simple.h"
 
@@ -119,15 +120,77 @@ static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 	printf("ideals         %s for the exact DP (%s without the rules)\n", a, b);
 }
 
+/* ---- ONNX models ------------------------------------------------------------ */
+
+static json_t *onnx_json(const sc_onnx_report *r)
+{
+	json_t *types = json_object(), *unknown = json_array(), *dims = json_object();
+	for (int i = 0; i < r->ntypes; i++)
+		json_object_set_new(types, r->type_name[i], json_integer(r->type_count[i]));
+	for (int i = 0; i < r->nunknown; i++)
+		json_array_append_new(unknown, json_string(r->unknown[i]));
+	for (int i = 0; i < r->ndims; i++)
+		json_object_set_new(dims, r->dim_name[i], json_integer(r->dim_value[i]));
+	const sc_device *d = &r->device;
+	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:s, s:o, s:i, s:s, s:{s:f, s:f, s:f, s:f}}",
+	                 "ops_by_type", types, "flops", r->flops, "param_bytes", r->param_bytes,
+	                 "unknown_ops", r->nunknown, "unknown", unknown, "device", d->name, "dims",
+	                 dims, "opset", r->opset, "time_unit", "microseconds", "device_profile",
+	                 "flops_per_s", d->flops, "mem_bandwidth_bytes_per_s", d->mem_bandwidth,
+	                 "memory_bytes", d->memory, "link_bandwidth_bytes_per_s",
+	                 d->link_bandwidth);
+}
+
+static void onnx_print(const sc_onnx_report *r)
+{
+	char a[32], b[32];
+	const sc_device *d = &r->device;
+	ui_print_line("onnx           opset %d; time unit: microseconds", r->opset);
+	ui_print_line("device         %s (%s)", d->name, d->description);
+	printf("               %s FLOP/s, memory %s B/s, %s bytes, link %s B/s\n",
+	       ui_num(d->flops, a, sizeof a), ui_num(d->mem_bandwidth, b, sizeof b),
+	       ui_num(d->memory, a, sizeof a), ui_num(d->link_bandwidth, b, sizeof b));
+	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
+	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
+	printf("dims          ");
+	if (r->ndims == 0)
+		printf(" none symbolic");
+	for (int i = 0; i < r->ndims; i++)
+		printf(" %s=%lld%s", r->dim_name[i], r->dim_value[i],
+		       r->dim_given[i] ? "" : " (default)");
+	printf("\n");
+	printf("ops by type   ");
+	for (int i = 0; i < r->ntypes; i++)
+		printf(" %s %d%s", r->type_name[i], r->type_count[i], i + 1 < r->ntypes ? "," : "");
+	printf("\n");
+	printf("unknown cost   %d op%s%s", r->nunknown, r->nunknown == 1 ? "" : "s",
+	       r->nunknown ? ":" : "");
+	for (int i = 0; i < r->nunknown && i < 20; i++)
+		printf(" %s", r->unknown[i]);
+	printf("%s\n", r->nunknown > 20 ? " ..." : "");
+}
+
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
 int ui_cmd_info(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
+	sc_onnx_report rep = {0};
+	sc_graph *g = ui_load_report(o->pos[0], o, &rep, &status);
 	if (!g)
 		return status;
+	if (o->output) {
+		/* the costed graph as DOT; loading it back gives the same costs */
+		sc_error werr;
+		sc_error_clear(&werr);
+		if (sc_write_dot(g, NULL, o->output, &werr) != SC_OK) {
+			ui_error("%s", werr.msg);
+			sc_onnx_report_fini(&rep);
+			sc_graph_free(g);
+			return UI_EXIT_INPUT;
+		}
+	}
 	int *level = sc_malloc_n((size_t)g->n, sizeof *level);
 	if (!level) {
 		ui_error("out of memory");
@@ -183,6 +246,9 @@ int ui_cmd_info(const ui_opts *o)
 			json_object_set_new(root, "training", training_json(g));
 		if (root)
 			json_object_set_new(root, "contraction", contraction_json(&contraction));
+		if (root && rep.filled)
+			json_object_set_new(root, "onnx", onnx_json(&rep));
+		sc_onnx_report_fini(&rep);
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		free(source);
 		sc_graph_free(g);
@@ -219,6 +285,9 @@ int ui_cmd_info(const ui_opts *o)
 		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
 	}
 	contraction_print(g, &contraction);
+	if (rep.filled)
+		onnx_print(&rep);
+	sc_onnx_report_fini(&rep);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	printf("  %6s  %14s\n", "k", "bound");

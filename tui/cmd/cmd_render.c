@@ -222,7 +222,9 @@ int ui_cmd_render(const ui_opts *o)
 	sc_error err;
 	sc_error_clear(&err);
 	/* loaded by hand to know the file's own k before -k overrides it */
-	sc_graph *g = sc_load(o->pos[0], &err);
+	sc_onnx_report rep = {0};
+	sc_graph *g = ui_load_file(o->pos[0], o, &rep, &err);
+	sc_onnx_report_fini(&rep);
 	if (!g) {
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;

@@ -1,0 +1,83 @@
+/*
+ * test_onnx.c - ONNX models through the program: info's "onnx" object with
+ * the keys the documentation promises, the costed DOT written by info -o
+ * loading back with the same costs, solve on a model end to end, --dim and
+ * the warning about ops of unknown cost.  The models are the fuzz seeds
+ * (tests/fuzz/corpus/fuzz_onnx, built by tests/unit/test_load_onnx.c's
+ * writer).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support.h"
+
+#define CONV "tests/fuzz/corpus/fuzz_onnx/conv_relu.onnx"
+#define GEMM "tests/fuzz/corpus/fuzz_onnx/gemm_add.onnx"
+#define DIM "tests/fuzz/corpus/fuzz_onnx/symbolic_dim.onnx"
+#define UNKNOWN "tests/fuzz/corpus/fuzz_onnx/unknown_op.onnx"
+
+TestSuite(onnx, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
+
+Test(onnx, info_json_has_the_onnx_object)
+{
+	json_t *info = ts_run_json(0, "info --json " CONV);
+	json_t *o = ts_jget(info, "onnx");
+	json_t *types = ts_jget(o, "ops_by_type");
+	cr_assert_eq(ts_jint(types, "Conv"), 1);
+	cr_assert_eq(ts_jint(types, "Relu"), 1);
+	/* Conv 14080 (13824 + bias 256) + Relu 256 */
+	cr_assert_eq(ts_jnum(o, "flops"), 14336);
+	cr_assert_eq(ts_jnum(o, "param_bytes"), 448);
+	cr_assert_eq(ts_jint(o, "unknown_ops"), 0);
+	cr_assert_eq(json_array_size(ts_jget(o, "unknown")), 0);
+	cr_assert_str_eq(ts_jstr(o, "device"), "a100");
+	cr_assert(json_is_object(ts_jget(o, "dims")));
+	cr_assert_eq(ts_jint(info, "ops"), 2);
+	cr_assert_eq(ts_jnum(info, "total_param"), 448);
+	json_decref(info);
+}
+
+Test(onnx, costed_dot_round_trips)
+{
+	char dot[256];
+	ts_tpath(dot, sizeof dot, "gemm.dot");
+	json_t *a = ts_run_json(0, "info --json " GEMM " --device v100 -o %s", dot);
+	json_t *b = ts_run_json(0, "info --json %s", dot);
+	const char *keys[] = {"total_work", "total_param", "total_out", "ops", "edges"};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(ts_jnum(a, keys[i]), ts_jnum(b, keys[i]), "%s", keys[i]);
+	json_t *sa = ts_jget(a, "settings"), *sb = ts_jget(b, "settings");
+	cr_assert_eq(ts_jnum(sa, "bandwidth"), 300e9 / 1e6);
+	cr_assert_eq(ts_jnum(sa, "bandwidth"), ts_jnum(sb, "bandwidth"));
+	cr_assert_eq(ts_jnum(sa, "memory"), ts_jnum(sb, "memory"));
+	cr_assert_str_eq(ts_jstr(sb, "memory_policy"), "hard");
+	json_decref(a);
+	json_decref(b);
+}
+
+Test(onnx, solve_end_to_end)
+{
+	json_t *s = ts_run_json(0, "solve --json " CONV " -k 2 --device jetson-orin");
+	cr_assert(ts_jnum(s, "bottleneck") > 0);
+	json_decref(s);
+}
+
+Test(onnx, dim_and_unknown_warning)
+{
+	json_t *a = ts_run_json(0, "info --json " DIM " --dim N=16");
+	json_t *o = ts_jget(a, "onnx");
+	cr_assert_eq(ts_jint(ts_jget(o, "dims"), "N"), 16);
+	cr_assert_eq(ts_jnum(o, "flops"), 128);
+	json_decref(a);
+	char *out, *err;
+	int st = ts_runf(&out, &err, "info " UNKNOWN);
+	cr_assert_eq(st, 0);
+	cr_assert(strstr(err, "2 ops of unknown shape or type cost 0"), "%s", err);
+	cr_assert(strstr(err, "mystery"), "%s", err);
+	cr_assert(strstr(out, "unknown cost   2 ops: mystery after"), "%s", out);
+	cr_assert(strstr(out, "time unit: microseconds"), "%s", out);
+	free(out);
+	free(err);
+}

@@ -1,0 +1,415 @@
+/*
+ * test_load_onnx.c - the ONNX loader and its roofline costs on tiny models
+ * built here with protobuf-c's generated structs and packed to files: a
+ * Conv, a MatMul, a Gemm, a broadcasting Add, a weight shared by two ops,
+ * a symbolic batch set by --dim, an op of unknown type, and bad files.
+ * Expected FLOPs, bytes and work are computed by hand in the comments.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/load.h"
+#include "core/onnx.h"
+#include "onnx/onnx.pb-c.h"
+
+/* ---- a small model writer ---------------------------------------------------- */
+
+#define MAXN 16
+
+typedef struct model {
+	Onnx__ModelProto m;
+	Onnx__GraphProto g;
+	Onnx__OperatorSetIdProto opset, *opsets[1];
+	Onnx__NodeProto nodes[MAXN], *pnodes[MAXN];
+	Onnx__TensorProto inits[MAXN], *pinits[MAXN];
+	Onnx__ValueInfoProto inputs[MAXN], *pinputs[MAXN];
+	Onnx__TypeProto types[MAXN];
+	Onnx__TypeProto__Tensor ttypes[MAXN];
+	Onnx__TensorShapeProto shapes[MAXN];
+	Onnx__TensorShapeProto__Dimension dims[MAXN][4], *pdims[MAXN][4];
+	Onnx__AttributeProto attrs[MAXN], *pattrs[MAXN];
+} model;
+
+static void model_init(model *x, int opset)
+{
+	memset(x, 0, sizeof *x);
+	onnx__model_proto__init(&x->m);
+	onnx__graph_proto__init(&x->g);
+	onnx__operator_set_id_proto__init(&x->opset);
+	x->opset.domain = "";
+	x->opset.has_version = 1;
+	x->opset.version = opset;
+	x->opsets[0] = &x->opset;
+	x->m.n_opset_import = 1;
+	x->m.opset_import = x->opsets;
+	x->m.has_ir_version = 1;
+	x->m.ir_version = 8;
+	x->m.graph = &x->g;
+	x->g.name = "tiny";
+	x->g.node = x->pnodes;
+	x->g.initializer = x->pinits;
+	x->g.input = x->pinputs;
+}
+
+static Onnx__NodeProto *node(model *x, const char *name, const char *type, int nin, char **in,
+                             int nout, char **out)
+{
+	Onnx__NodeProto *n = &x->nodes[x->g.n_node];
+	onnx__node_proto__init(n);
+	n->name = (char *)name;
+	n->op_type = (char *)type;
+	n->n_input = (size_t)nin;
+	n->input = in;
+	n->n_output = (size_t)nout;
+	n->output = out;
+	x->pnodes[x->g.n_node++] = n;
+	return n;
+}
+
+static void attr_ints(model *x, Onnx__NodeProto *n, const char *name, int64_t *v, int count)
+{
+	Onnx__AttributeProto *a = &x->attrs[n - x->nodes];
+	onnx__attribute_proto__init(a);
+	a->name = (char *)name;
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+	a->n_ints = (size_t)count;
+	a->ints = v;
+	x->pattrs[n - x->nodes] = a;
+	n->n_attribute = 1;
+	n->attribute = &x->pattrs[n - x->nodes];
+}
+
+/* an initializer of FLOAT (no data: only dims and type are read) */
+static void init(model *x, const char *name, int rank, int64_t *dims)
+{
+	Onnx__TensorProto *t = &x->inits[x->g.n_initializer];
+	onnx__tensor_proto__init(t);
+	t->name = (char *)name;
+	t->n_dims = (size_t)rank;
+	t->dims = dims;
+	t->has_data_type = 1;
+	t->data_type = 1;
+	x->pinits[x->g.n_initializer++] = t;
+}
+
+/* a FLOAT graph input; a dim < 0 is the symbolic dim sym */
+static void input(model *x, const char *name, int rank, const int64_t *dims, const char *sym)
+{
+	size_t i = x->g.n_input;
+	Onnx__ValueInfoProto *v = &x->inputs[i];
+	onnx__value_info_proto__init(v);
+	onnx__type_proto__init(&x->types[i]);
+	onnx__type_proto__tensor__init(&x->ttypes[i]);
+	onnx__tensor_shape_proto__init(&x->shapes[i]);
+	v->name = (char *)name;
+	v->type = &x->types[i];
+	x->types[i].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	x->types[i].tensor_type = &x->ttypes[i];
+	x->ttypes[i].has_elem_type = 1;
+	x->ttypes[i].elem_type = 1;
+	x->ttypes[i].shape = &x->shapes[i];
+	x->shapes[i].n_dim = (size_t)rank;
+	x->shapes[i].dim = x->pdims[i];
+	for (int d = 0; d < rank; d++) {
+		Onnx__TensorShapeProto__Dimension *dm = &x->dims[i][d];
+		onnx__tensor_shape_proto__dimension__init(dm);
+		if (dims[d] < 0) {
+			dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			dm->dim_param = (char *)sym;
+		} else {
+			dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			dm->dim_value = dims[d];
+		}
+		x->pdims[i][d] = dm;
+	}
+	x->pinputs[x->g.n_input++] = v;
+}
+
+static const char *save(model *x, const char *file)
+{
+	static char path[256];
+	snprintf(path, sizeof path, "/tmp/stagecut-test-%d-%s", (int)getpid(), file);
+	size_t len = onnx__model_proto__get_packed_size(&x->m);
+	uint8_t *buf = malloc(len);
+	cr_assert_not_null(buf);
+	onnx__model_proto__pack(&x->m, buf);
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+	return path;
+}
+
+static sc_graph *load_ok(const char *path, const sc_load_opts *o)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load_with(path, o, &err);
+	cr_assert_not_null(g, "%s", err.msg);
+	return g;
+}
+
+static void expect_error(const char *path, const char *text)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g = sc_load(path, &err);
+	cr_assert_null(g);
+	cr_assert_eq(err.code, SC_ERR_INPUT, "%s", err.msg);
+	cr_assert(strstr(err.msg, text), "'%s' lacks '%s'", err.msg, text);
+	cr_assert(strstr(err.msg, path), "'%s' lacks the path", err.msg);
+}
+
+#define CLOSE(a, b)                                                                                \
+	cr_assert(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1, fabs((double)(b))),            \
+	          "%.17g != %.17g", (double)(a), (double)(b))
+
+/* a100: 312e12 FLOP/s, 1555e9 B/s, link 600e9 B/s */
+static double a100_us(double flops, double bytes)
+{
+	return fmax(flops / 312e12, bytes / 1555e9) * 1e6;
+}
+
+/* ---- the tests ---------------------------------------------------------------- */
+
+Test(load_onnx, conv_then_relu)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {1, 3, 8, 8}, wd[] = {4, 3, 3, 3}, bd[] = {4}, pads[] = {1, 1, 1, 1};
+	input(&x, "X", 4, xd, NULL);
+	init(&x, "W", 4, wd);
+	init(&x, "B", 1, bd);
+	char *cin[] = {"X", "W", "B"}, *cout[] = {"Y"}, *rin[] = {"Y"}, *rout[] = {"Z"};
+	Onnx__NodeProto *c = node(&x, "conv", "Conv", 3, cin, 1, cout);
+	attr_ints(&x, c, "pads", pads, 4);
+	node(&x, "", "Relu", 1, rin, 1, rout);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "conv.onnx"), &o);
+	cr_assert_eq(g->n, 2);
+	cr_assert_eq(g->m, 1);
+	int cv = sc_graph_find(g, "conv"), r = sc_graph_find(g, "Relu_1");
+	cr_assert(cv >= 0 && r >= 0, "unnamed op is Relu_1");
+	/* Y is 1x4x8x8.  FLOPs 2*1*4*8*8*(3/1)*3*3 + bias 1*4*64 = 13824 + 256;
+	 * bytes X 768 + W 432 + B 16 + Y 1024 = 2240 */
+	CLOSE(rep.flops, 14080 + 256); /* + Relu 256 */
+	CLOSE(g->work[cv], a100_us(14080, 2240));
+	CLOSE(g->param[cv], 432 + 16);
+	CLOSE(g->out[cv], 1024); /* read by the Relu */
+	CLOSE(g->work[r], a100_us(256, 2048));
+	CLOSE(g->out[r], 0); /* a graph output nobody reads */
+	CLOSE(rep.param_bytes, 448);
+	CLOSE(g->settings.bandwidth, 600e9 / 1e6);
+	CLOSE(g->settings.memory, 40e9);
+	cr_assert_eq(g->settings.policy, SC_MEM_HARD);
+	cr_assert_eq(rep.nunknown, 0);
+	cr_assert_str_eq(rep.device.name, "a100");
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, matmul_compute_bound_on_a_profile_file)
+{
+	const char *prof = "/tmp/stagecut-test-slow.device";
+	FILE *f = fopen(prof, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "# a slow device\nname = slow\nflops = 1 MFLOP/s\nmem_bandwidth = 1 GB/s\n"
+	           "memory = 1 MiB\nlink_bandwidth = 2 MB/s\n");
+	fclose(f);
+	model x;
+	model_init(&x, 17);
+	int64_t ad[] = {2, 3, 4}, bd[] = {4, 5};
+	input(&x, "A", 3, ad, NULL);
+	init(&x, "Bw", 2, bd);
+	char *in[] = {"A", "Bw"}, *out[] = {"C"};
+	node(&x, "mm", "MatMul", 2, in, 1, out);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.device = prof, .report = &rep};
+	sc_graph *g = load_ok(save(&x, "mm.onnx"), &o);
+	/* 2 * batch 2 * M 3 * N 5 * K 4 = 240 FLOPs at 1e6/s = 240 us; bytes
+	 * (24 + 20 + 30) * 4 = 296 at 1e9/s = 0.296 us */
+	CLOSE(rep.flops, 240);
+	CLOSE(g->work[0], 240);
+	CLOSE(g->param[0], 80);
+	CLOSE(g->settings.bandwidth, 2);
+	CLOSE(g->settings.memory, 1048576);
+	cr_assert_str_eq(rep.device.name, "slow");
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, gemm_and_broadcasting_add)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t ad[] = {2, 3}, bd[] = {5, 3}, cd[] = {5}, pd[] = {4, 1, 1}, trans[] = {1};
+	input(&x, "A", 2, ad, NULL);
+	init(&x, "Bg", 2, bd);
+	init(&x, "Cg", 1, cd);
+	init(&x, "P", 3, pd);
+	char *gin[] = {"A", "Bg", "Cg"}, *gout[] = {"G"}, *ain[] = {"G", "P"}, *aout[] = {"S"};
+	Onnx__NodeProto *gm = node(&x, "gemm", "Gemm", 3, gin, 1, gout);
+	attr_ints(&x, gm, "transB", trans, 0);
+	x.attrs[0].has_i = 1;
+	x.attrs[0].i = 1;
+	x.attrs[0].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	node(&x, "add", "Add", 2, ain, 1, aout);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "gemm.onnx"), &o);
+	int gi = sc_graph_find(g, "gemm"), ai = sc_graph_find(g, "add");
+	/* Gemm: A 2x3, B^T 3x5: 2*2*5*3 + C 2*5 = 70 FLOPs; out 2x5 */
+	/* Add: [2,5] + [4,1,1] -> [4,2,5]: 40 FLOPs, bytes 40 + 16 + 160 */
+	CLOSE(rep.flops, 70 + 40);
+	CLOSE(g->out[gi], 40);
+	CLOSE(g->work[gi], a100_us(70, 24 + 60 + 20 + 40));
+	CLOSE(g->work[ai], a100_us(40, 40 + 16 + 160));
+	CLOSE(g->param[ai], 16);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, shared_weight_charged_to_the_first_consumer)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 4}, wd[] = {4, 4};
+	input(&x, "X", 2, xd, NULL);
+	init(&x, "W", 2, wd);
+	char *i1[] = {"X", "W"}, *o1[] = {"H"}, *i2[] = {"H", "W"}, *o2[] = {"Y"};
+	/* listed second-first: the order that counts is the topological one */
+	node(&x, "second", "MatMul", 2, i2, 1, o2);
+	node(&x, "first", "MatMul", 2, i1, 1, o1);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "shared.onnx"), &o);
+	CLOSE(g->param[sc_graph_find(g, "first")], 64);
+	CLOSE(g->param[sc_graph_find(g, "second")], 0);
+	CLOSE(rep.param_bytes, 64);
+	/* both read W: 2*2*4*4 = 64 FLOPs, bytes 32 + 64 + 32 */
+	CLOSE(g->work[sc_graph_find(g, "second")], a100_us(64, 128));
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, symbolic_batch_from_dim)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {-1, 8};
+	input(&x, "X", 2, xd, "N");
+	char *in[] = {"X"}, *out[] = {"Y"};
+	node(&x, "relu", "Relu", 1, in, 1, out);
+	const char *path = save(&x, "dim.onnx");
+	const char *names[] = {"N"};
+	long long values[] = {16};
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.ndims = 1, .dim_name = names, .dim_value = values, .report = &rep};
+	sc_graph *g = load_ok(path, &o);
+	CLOSE(rep.flops, 128);
+	cr_assert_eq(rep.ndims, 1);
+	cr_assert_str_eq(rep.dim_name[0], "N");
+	cr_assert_eq(rep.dim_value[0], 16);
+	cr_assert(rep.dim_given[0]);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+	/* the default is 1 */
+	sc_load_opts d = {.report = &rep};
+	g = load_ok(path, &d);
+	CLOSE(rep.flops, 8);
+	cr_assert_eq(rep.dim_value[0], 1);
+	cr_assert(!rep.dim_given[0]);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, unknown_op_costs_zero_and_is_listed)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 8};
+	input(&x, "X", 2, xd, NULL);
+	char *i1[] = {"X"}, *o1[] = {"F"}, *i2[] = {"F"}, *o2[] = {"Y"};
+	node(&x, "mystery", "FooBar", 1, i1, 1, o1);
+	node(&x, "after", "Relu", 1, i2, 1, o2);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "unknown.onnx"), &o);
+	/* FooBar is unknown, and so its output and the Relu after it */
+	cr_assert_eq(rep.nunknown, 2);
+	cr_assert_str_eq(rep.unknown[0], "mystery");
+	cr_assert_eq(g->work[sc_graph_find(g, "mystery")], 0);
+	cr_assert_eq(g->m, 1);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+Test(load_onnx, bad_models)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 8};
+	input(&x, "X", 2, xd, NULL);
+	char *i1[] = {"X", "nowhere"}, *o1[] = {"Y"};
+	node(&x, "add", "Add", 2, i1, 1, o1);
+	expect_error(save(&x, "missing.onnx"),
+	             "op 'add' (Add): input 'nowhere' is produced by no node");
+
+	model_init(&x, 13);
+	char *ai[] = {"b_out"}, *ao[] = {"a_out"}, *bi[] = {"a_out"}, *bo[] = {"b_out"};
+	node(&x, "a", "Relu", 1, ai, 1, ao);
+	node(&x, "b", "Relu", 1, bi, 1, bo);
+	expect_error(save(&x, "cycle.onnx"), "cycle");
+
+	model_init(&x, 5);
+	input(&x, "X", 2, xd, NULL);
+	char *ri[] = {"X"}, *ro[] = {"Y"};
+	node(&x, "r", "Relu", 1, ri, 1, ro);
+	expect_error(save(&x, "opset5.onnx"), "ai.onnx opset 5 is not supported");
+
+	/* truncated: the first half of a good model */
+	model_init(&x, 13);
+	input(&x, "X", 2, xd, NULL);
+	node(&x, "r", "Relu", 1, ri, 1, ro);
+	const char *good = save(&x, "good.onnx");
+	FILE *f = fopen(good, "rb");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	f = fopen("/tmp/stagecut-test-trunc.onnx", "wb");
+	fwrite(buf, 1, n - 7, f);
+	fclose(f);
+	expect_error("/tmp/stagecut-test-trunc.onnx", "truncated or malformed");
+	f = fopen("/tmp/stagecut-test-text.onnx", "wb");
+	fputs("digraph g { a -> b }\n", f);
+	fclose(f);
+	expect_error("/tmp/stagecut-test-text.onnx", "not an ONNX model");
+}
+
+Test(load_onnx, pad_from_an_attribute)
+{
+	model x;
+	model_init(&x, 7); /* Pad takes its pads as an attribute before opset 11 */
+	int64_t xd[] = {1, 2, 4, 4}, pads[] = {0, 0, 1, 1, 0, 0, 1, 1};
+	input(&x, "X", 4, xd, NULL);
+	char *pi[] = {"X"}, *po[] = {"P"}, *ri[] = {"P"}, *ro[] = {"Y"};
+	Onnx__NodeProto *p = node(&x, "pad", "Pad", 1, pi, 1, po);
+	attr_ints(&x, p, "pads", pads, 8);
+	node(&x, "relu", "Relu", 1, ri, 1, ro);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.report = &rep};
+	sc_graph *g = load_ok(save(&x, "pad.onnx"), &o);
+	/* P is 1x2x6x6: 72 floats, 288 bytes, read by the Relu (72 FLOPs) */
+	cr_assert_eq(rep.nunknown, 0);
+	CLOSE(g->out[sc_graph_find(g, "pad")], 288);
+	CLOSE(rep.flops, 72);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
