@@ -25,7 +25,9 @@ their data so that the files stay self-contained for shape inference.
 FACTS.json records, per model, what the onnx package (not stagecut) says of
 the exported graph: op counts by type, the number of nodes, the opset, the
 number of initializers and the sum of their bytes (prod(dims) x element size
-of data_type), the graph inputs with their dims, the multiply-accumulates of
+of data_type), the graph inputs with their dims, the torch module's parameter count and
+BatchNorm channels (initializer_bytes = 4 x (parameters - BN channels), as
+the export folds BatchNorm into convolutions), the multiply-accumulates of
 Conv, Gemm and MatMul from onnx shape inference (N = 1); and for resnet50 the
 published multiply-accumulate count at 224x224 as a reference, with its
 source.  tests/cli/test_onnx_samples.c compares `stagecut info --json` with
@@ -244,11 +246,13 @@ REFERENCES = {
         "gflops_torchvision": 4.09,
         "params_torchvision": 25557032,
         "note": "published multiply-accumulates of one 224x224 image (batch 1): "
-        "about 4.1 G (He et al., 'Deep Residual Learning for Image "
-        "Recognition', CVPR 2016, Table 1: 3.8 x 10^9 FLOPs counting "
-        "multiply-adds, for the original variant); torchvision's ResNet50_Weights "
-        "documents GFLOPS 4.09 (its 'GFLOPS' count multiply-accumulates, "
-        "measured with fvcore) and 25,557,032 parameters",
+        "about 4.1 G for torchvision's ResNet-50, which strides in the 3x3 "
+        "convolution of each bottleneck ('v1.5'); torchvision's "
+        "ResNet50_Weights documents GFLOPS 4.09 (its GFLOPS count "
+        "multiply-accumulates) and 25,557,032 parameters.  He et al., 'Deep "
+        "Residual Learning for Image Recognition', CVPR 2016, Table 1 gives "
+        "3.8 x 10^9 multiply-adds for the original, which strides in the "
+        "first 1x1 convolution instead",
         "source": "https://pytorch.org/vision/stable/models/generated/"
         "torchvision.models.resnet50.html",
     },
@@ -321,6 +325,16 @@ def main():
         f["made_by"] = note
         f["initializers_stripped"] = stripped
         f["macs_conv_gemm_matmul"] = macs_of(model)
+        # the export folds each BatchNorm into the convolution before it
+        # (gamma and beta become the conv's scale and a bias of C_out), so
+        # the initializers hold the module's parameters less one per BN
+        # channel, 4 bytes each
+        f["torch_parameters"] = sum(p.numel() for p in module.parameters())
+        f["batchnorm_channels"] = sum(
+            b.num_features
+            for b in module.modules()
+            if isinstance(b, torch.nn.BatchNorm2d)
+        )
         f["file_bytes"] = os.path.getsize(path)
         if stem in REFERENCES:
             f["reference"] = REFERENCES[stem]
