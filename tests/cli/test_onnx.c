@@ -81,3 +81,18 @@ Test(onnx, dim_and_unknown_warning)
 	free(out);
 	free(err);
 }
+
+/* info's device lines give the profile's datasheet numbers, each in its
+ * place (A100 SXM4 40GB: 312 TFLOP/s, 1555 GB/s, 40 GB, NVLink 600 GB/s);
+ * they once came out with the memory and the link swapped for the FLOP/s
+ * and the memory bandwidth. */
+Test(onnx, info_prints_the_device_numbers_in_place)
+{
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "info " CONV " --device a100"), 0, "%s", err);
+	cr_assert(strstr(out, "               3.1200e+14 FLOP/s, memory 1.5550e+12 B/s, 4.0000e+10 "
+	                      "bytes, link 6.0000e+11 B/s\n"),
+	          "%s", out);
+	free(out);
+	free(err);
+}

@@ -147,9 +147,10 @@ static void onnx_print(const sc_onnx_report *r)
 	const sc_device *d = &r->device;
 	ui_print_line("onnx           opset %d; time unit: microseconds", r->opset);
 	ui_print_line("device         %s (%s)", d->name, d->description);
+	char c[32], e[32];
 	printf("               %s FLOP/s, memory %s B/s, %s bytes, link %s B/s\n",
 	       ui_num(d->flops, a, sizeof a), ui_num(d->mem_bandwidth, b, sizeof b),
-	       ui_num(d->memory, a, sizeof a), ui_num(d->link_bandwidth, b, sizeof b));
+	       ui_num(d->memory, c, sizeof c), ui_num(d->link_bandwidth, e, sizeof e));
 	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
 	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
 	printf("dims          ");
