@@ -79,6 +79,9 @@ typedef struct sc_graph {
 	int *by_name;               /* op indices sorted by name, for sc_graph_find */
 	sc_settings settings;       /* from the file; defaults where it is silent */
 	int *init_stage;            /* NULL, or a 0-based stage per op from the file */
+	/* the unit of work and costs when the file states one ("microseconds"
+	 * for an ONNX model costed on a device), else NULL: "time units" */
+	const char *time_unit;
 	/* Training graphs (DESIGN.md section 1, training graphs; seed 001
 	 * section 5.3).  backward[v] says op v belongs to the backward pass
 	 * (msr-fiddle isBackwardNode, DOT backward=true); orphan[v] that v is a

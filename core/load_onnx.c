@@ -647,6 +647,8 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	sc_builder_set_settings(b, &set);
 	const char *base = strrchr(L->path, '/');
 	gr = sc_builder_finish(b, L->path, base ? base + 1 : L->path, L->err);
+	if (gr)
+		gr->time_unit = "microseconds";
 	if (gr && (cost_ops(L, gr, names) != SC_OK ||
 	           sc_graph_check_totals(gr, &gr->settings, L->err) != SC_OK)) {
 		sc_graph_free(gr);

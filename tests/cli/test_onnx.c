@@ -96,3 +96,28 @@ Test(onnx, info_prints_the_device_numbers_in_place)
 	free(out);
 	free(err);
 }
+
+/* An ONNX model's costs are microseconds on its device, and the reports
+ * say so: info's total work, solve's table, eval's bottleneck line; a DOT
+ * graph keeps saying "time units". */
+Test(onnx, reports_state_microseconds)
+{
+	char *out, *err, part[512];
+	ts_tpath(part, sizeof part, "p.json");
+	cr_assert_eq(ts_runf(&out, &err, "info " CONV), 0, "%s", err);
+	cr_assert(strstr(out, "\ntotal work     ") && strstr(out, " microseconds\n"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(&out, &err, "solve " CONV " -k 2 -o '%s'", part), 0, "%s", err);
+	cr_assert(strstr(out, "\ntimes in microseconds\n"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(&out, &err, "eval " CONV " '%s'", part), 0, "%s", err);
+	cr_assert(strstr(out, "   [microseconds; params and tensors in bytes]\n"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(&out, &err, "info samples/paper/figure2.dot"), 0, "%s", err);
+	cr_assert(strstr(out, " time units\n") && !strstr(out, "microseconds"), "%s", out);
+	free(out);
+	free(err);
+}

@@ -98,8 +98,9 @@ int ui_cmd_eval(const ui_opts *o)
 	if (c) {
 		ui_print_stage_table(c, stdout);
 		char b[32];
-		printf("bottleneck %s (stage %d)   [time units; params and tensors in bytes]\n",
-		       ui_num(bottleneck, b, sizeof b), at + 1);
+		printf("bottleneck %s (stage %d)   [%s; params and tensors in bytes]\n",
+		       ui_num(bottleneck, b, sizeof b), at + 1,
+		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(c, "", stdout);
 	}
 	if (valid && feasible)

@@ -263,7 +263,8 @@ int ui_cmd_info(const ui_opts *o)
 	printf("edges          %d\n", g->m);
 	printf("groups         %d co-location groups of 2+ ops, %d ops in them, largest %d\n",
 	       s.multi_groups, s.grouped_ops, s.largest_group);
-	printf("total work     %s time units\n", ui_num(s.work, a, sizeof a));
+	printf("total work     %s %s\n", ui_num(s.work, a, sizeof a),
+	       g->time_unit ? g->time_unit : "time units");
 	printf("total param    %s bytes\n", ui_num(s.param, a, sizeof a));
 	printf("total out      %s bytes\n", ui_num(s.out, a, sizeof a));
 	if (set->k)

@@ -154,6 +154,8 @@ int ui_cmd_solve(const ui_opts *o)
 	/* under GPipe the proof is of the GPipe objective, on its own line */
 	bool gpipe = sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE;
 	const char *proven = optimal ? ", proven optimal" : "";
+	if (g->time_unit)
+		printf("times in %s\n", g->time_unit);
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
