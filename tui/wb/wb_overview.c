@@ -193,8 +193,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 	if (t.pw)
 		printw(" %*s", t.pw, t.limit ? "param/M" : "param");
 	attroff(A_BOLD);
-	if (t.barw >= 12)
-		mvprintw(y, t.barx, "[time units]");
+	const char *unit = w->g->time_unit ? w->g->time_unit : "time units";
+	if (t.barw >= (int)strlen(unit) + 2)
+		mvprintw(y, t.barx, "[%s]", unit);
 	int rows = h - 1 < MAX_ROWS ? h - 1 : MAX_ROWS;
 	if (rows < 1)
 		return;
@@ -248,8 +249,10 @@ static void stage_table(wb *w, int y, int h, int cols)
 	/* the legend: units, what the bars show, which stages are shown */
 	char legend[256], scroll[64] = "";
 	int len =
-	        snprintf(legend, sizeof legend, "  %sparam: bytes held%s",
-	                 t.barw >= 12 ? "" : "times in time units; ", t.limit ? " / limit M" : "");
+	        snprintf(legend, sizeof legend, "  %s%s%sparam: bytes held%s",
+	                 t.barw >= (int)strlen(unit) + 2 ? "" : "times in ",
+	                 t.barw >= (int)strlen(unit) + 2 ? "" : unit,
+	                 t.barw >= (int)strlen(unit) + 2 ? "" : "; ", t.limit ? " / limit M" : "");
 	if (t.barw)
 		len += snprintf(legend + len, sizeof legend - (size_t)len,
 		                "   bars: = work  ~ io  + overflow  | lower bound");
