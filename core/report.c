@@ -3,6 +3,9 @@
  */
 #include "report.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 json_t *sc_report_stages(const sc_costs *c)
 {
 	json_t *arr = json_array();
@@ -40,4 +43,78 @@ json_t *sc_report_objective(const sc_costs *c)
 	                 sc_schedule_name(c->set.schedule), "gpipe", gp, "max_cost_fw",
 	                 c->st[fa].cost_fw, "max_cost_fw_stage", fa + 1, "max_cost_bw",
 	                 c->st[ba].cost_bw, "max_cost_bw_stage", ba + 1);
+}
+
+/* Time order; ties (zero-length segments) by pass, batch and kind. */
+static int seg_order(const void *a, const void *b)
+{
+	const sc_segment *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->backward != y->backward)
+		return x->backward ? 1 : -1;
+	if (x->batch != y->batch)
+		return x->batch < y->batch ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *sc_report_timeline(const sc_timeline *t, const char *unit)
+{
+	int per = t->nseg / t->k;
+	sc_segment *lseg = malloc((size_t)per * sizeof *lseg);
+	json_t *root = json_object();
+	json_t *lanes = json_array();
+	if (!lseg || !root || !lanes)
+		goto fail;
+	const char *sched = !t->training ? "inference" : sc_schedule_name(t->schedule);
+	json_object_set_new(root, "batches", json_integer(t->m));
+	json_object_set_new(root, "schedule", json_string(sched));
+	json_object_set_new(root, "time_unit", json_string(unit ? unit : "time units"));
+	json_object_set_new(root, "makespan", json_real(t->makespan));
+	json_object_set_new(root, "period", json_real(t->period));
+	json_object_set_new(root, "throughput", real_or_null(t->throughput));
+	json_object_set_new(root, "latency", json_real(t->latency));
+	json_object_set_new(root, "fill", json_real(t->fill));
+	json_object_set_new(root, "drain", json_real(t->drain));
+	json_object_set_new(root, "bottleneck", json_real(t->bottleneck));
+	json_object_set_new(root, "bottleneck_stage", json_integer(t->bottleneck_at + 1));
+	for (int s = 0; s < t->k; s++) {
+		for (int i = 0; i < per; i++)
+			lseg[i] = t->seg[s * per + i];
+		qsort(lseg, (size_t)per, sizeof *lseg, seg_order);
+		json_t *segs = json_array();
+		json_t *lane = json_pack("{s:i, s:f, s:f}", "stage", s + 1, "busy", t->busy[s],
+		                         "idle", t->idle[s]);
+		if (!segs || !lane) {
+			json_decref(segs);
+			json_decref(lane);
+			goto fail;
+		}
+		for (int i = 0; i < per; i++) {
+			const sc_segment *g = &lseg[i];
+			json_array_append_new(segs, json_pack("{s:i, s:s, s:s, s:f, s:f}", "batch",
+			                                      g->batch + 1, "pass",
+			                                      g->backward ? "backward" : "forward",
+			                                      "kind", sc_seg_kind_name(g->kind),
+			                                      "start", g->start, "end", g->end));
+		}
+		json_object_set_new(lane, "segments", segs);
+		json_array_append_new(lanes, lane);
+	}
+	json_object_set_new(root, "lanes", lanes);
+	lanes = NULL;
+	free(lseg);
+	return root;
+fail:
+	free(lseg);
+	json_decref(lanes);
+	json_decref(root);
+	return NULL;
 }

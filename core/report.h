@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cost.h"
+#include "timeline.h"
 
 /* Returns a new JSON array with one object per stage (1-based "stage",
  * "ops", "work", "io_in", "io_out", "overflow", "cost", "param",
@@ -20,6 +21,15 @@ json_t *sc_report_stages(const sc_costs *c);
  * GPipe objective, "max_cost_fw", "max_cost_fw_stage", "max_cost_bw",
  * "max_cost_bw_stage"}; NULL for an inference graph. */
 json_t *sc_report_objective(const sc_costs *c);
+
+/* The schedule t as JSON: {"batches", "schedule" ("inference", "1f1b" or
+ * "gpipe"), "time_unit" (unit, or "time units" when NULL), "makespan",
+ * "period", "throughput" (null when the period is 0), "latency", "fill",
+ * "drain", "bottleneck", "bottleneck_stage" (1-based), "lanes": one per
+ * stage {"stage", "busy", "idle", "segments": in time order, each {"batch"
+ * (1-based), "pass" ("forward" or "backward"), "kind" ("receive",
+ * "compute" or "send"), "start", "end"}}}; NULL when out of memory. */
+json_t *sc_report_timeline(const sc_timeline *t, const char *unit);
 
 #define SC_JSON_FLAGS (JSON_REAL_PRECISION(17) | JSON_INDENT(2))
 

@@ -142,6 +142,7 @@ typedef struct ts_cost {
 	/* training: the backward ops' work, the time of the tensors backward
 	 * ops produce (in and out), cost_bw their sum, cost_fw the rest */
 	double work_bw, cost_fw, cost_bw;
+	double io_in_bw, io_out_bw; /* the io part of cost_bw, in and out */
 } ts_cost;
 
 /* Per-stage costs of stage[] (0-based, k stages) into c[0..k): a tensor

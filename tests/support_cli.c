@@ -151,15 +151,19 @@ void ts_costs(const sc_graph *g, const int *stage, const sc_settings *set, int k
 			if (t != stage[u] && seen[t] != u + 1) {
 				seen[t] = u + 1;
 				c[t].in_bytes += g->out[u];
-				if (bw)
+				if (bw) {
 					c[t].cost_bw += g->out[u] / set->bandwidth;
+					c[t].io_in_bw += g->out[u] / set->bandwidth;
+				}
 				leaves = true;
 			}
 		}
 		if (leaves) {
 			s->out_bytes += g->out[u];
-			if (bw)
+			if (bw) {
 				s->cost_bw += g->out[u] / set->bandwidth;
+				s->io_out_bw += g->out[u] / set->bandwidth;
+			}
 		}
 	}
 	for (int s = 0; s < k; s++) {

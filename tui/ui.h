@@ -53,6 +53,8 @@ typedef struct ui_opts {
 	bool full;
 	int max_ops;        /* 0 = default */
 	const char *bounds; /* --bounds FILE */
+	bool timeline;      /* eval, render: --timeline */
+	int batches;        /* --batches: micro-batches; 0 = default (2k) */
 	/* bench */
 	const char *klist;   /* -k as given: "2,4,8" */
 	const char *methods; /* --methods */

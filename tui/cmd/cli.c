@@ -85,6 +85,8 @@ typedef enum ui_option_id {
 	OPT_MERGE,
 	OPT_DIM,
 	OPT_DEVICE,
+	OPT_TIMELINE,
+	OPT_BATCHES,
 	OPT_COUNT
 } ui_option_id;
 
@@ -142,6 +144,9 @@ static const ui_option options[] = {
         {OPT_FULL, "full", 0, NULL,
          "render: every op, clustered by stage (default: the stage graph)"},
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
+        {OPT_TIMELINE, "timeline", 0, NULL,
+         "eval: the pipeline schedule over time (lanes of receive, compute, send)"},
+        {OPT_BATCHES, "batches", 0, "M", "eval --timeline: number of micro-batches (default 2k)"},
         {OPT_BOUNDS, "bounds", 0, "FILE",
          "render: caption the lower bound and gap from `stagecut bounds --json` output"},
         {OPT_METHODS, "methods", 0, "LIST",
@@ -197,7 +202,7 @@ static const ui_command commands[] = {
         },
         {
                 .name = "eval",
-                .synopsis = "eval FILE PARTITION [--json]",
+                .synopsis = "eval FILE PARTITION [--json] [--timeline [--batches M]]",
                 .summary = "stage costs, bottleneck and validity of a partition",
                 .help = "Evaluates the partition file PARTITION on the graph FILE: per stage its "
                         "ops,\n"
@@ -205,9 +210,13 @@ static const ui_command commands[] = {
                         "the\n"
                         "partition is invalid (naming the first offending edge or group) or breaks "
                         "a\n"
-                        "hard memory limit.",
+                        "hard memory limit.  --timeline adds the pipeline schedule of M "
+                        "micro-batches\n"
+                        "(default 2k): throughput, latency, fill, drain, makespan and each "
+                        "stage's\n"
+                        "idle fraction; with --json every segment's start and end.",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE,
-                                 OPT_DIM, OPT_JSON, OPT_HELP),
+                                 OPT_DIM, OPT_TIMELINE, OPT_BATCHES, OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -736,6 +745,12 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->max_ops = (int)x;
 			break;
 		case OPT_BOUNDS: o->bounds = a; break;
+		case OPT_TIMELINE: o->timeline = true; break;
+		case OPT_BATCHES:
+			if (!parse_count(pre, "batches", a, 1, 1000000, &x))
+				return false;
+			o->batches = (int)x;
+			break;
 		case OPT_METHODS: o->methods = a; break;
 		case OPT_JOBS:
 			if (!parse_count(pre, "jobs", a, 1, 256, &x))

@@ -3,7 +3,9 @@
  * validity.  An invalid partition (stage out of range, an edge that breaks
  * its rule of the stage order, a split group) or one over a hard memory
  * limit exits 1 and says why.  Training graphs are taken: each stage's
- * cost by pass, and the objective under the schedule.
+ * cost by pass, and the objective under the schedule.  --timeline adds
+ * the pipeline schedule of core/timeline.h (its figures; with --json every
+ * segment).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +14,27 @@
 #include "core/cost.h"
 #include "core/partition.h"
 #include "core/report.h"
+#include "core/timeline.h"
+
+/* The timeline's figures, one line each, then the idle fraction per stage. */
+static void print_timeline(const sc_timeline *t, const char *unit)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	printf("timeline: %d micro-batches, %s   [%s]\n", t->m,
+	       t->training ? sc_schedule_name(t->schedule) : "inference",
+	       unit ? unit : "time units");
+	printf("  makespan %s  period %s  throughput %s per time unit\n",
+	       ui_num(t->makespan, a, sizeof a), ui_num(t->period, b, sizeof b),
+	       ui_num(t->throughput, c, sizeof c));
+	printf("  latency %s  fill %s  drain %s  bottleneck %s (stage %d)\n",
+	       ui_num(t->latency, a, sizeof a), ui_num(t->fill, b, sizeof b),
+	       ui_num(t->drain, d, sizeof d), ui_num(t->bottleneck, e, sizeof e),
+	       t->bottleneck_at + 1);
+	printf("  idle:");
+	for (int s = 0; s < t->k; s++)
+		printf(" %d:%.1f%%", s + 1, 100 * t->idle[s]);
+	printf("\n");
+}
 
 int ui_cmd_eval(const ui_opts *o)
 {
@@ -21,6 +44,7 @@ int ui_cmd_eval(const ui_opts *o)
 		return status;
 	int *stage = sc_part_new(g);
 	sc_costs *c = NULL;
+	sc_timeline *tl = NULL;
 	sc_error err;
 	sc_error_clear(&err);
 	int k = 0;
@@ -64,6 +88,15 @@ int ui_cmd_eval(const ui_opts *o)
 			break;
 		}
 	status = valid && feasible ? UI_EXIT_OK : UI_EXIT_INFEASIBLE;
+	if (c && o->timeline) {
+		int m = o->batches ? o->batches : sc_timeline_default_batches(k);
+		tl = sc_timeline_new(c, m, set.schedule, &err);
+		if (!tl) {
+			ui_error("%s", err.msg);
+			status = ui_exit_status(err.code);
+			goto out;
+		}
+	}
 
 	if (o->json) {
 		json_t *root = json_pack("{s:s, s:s, s:i, s:b, s:b}", "graph", g->name, "partition",
@@ -90,6 +123,16 @@ int ui_cmd_eval(const ui_opts *o)
 			json_object_set_new(root, "bottleneck_stage", json_null());
 			json_object_set_new(root, "stages", json_array());
 		}
+		if (tl) {
+			json_t *tj = sc_report_timeline(tl, g->time_unit);
+			if (!tj) {
+				json_decref(root);
+				ui_error("out of memory");
+				status = UI_EXIT_INPUT;
+				goto out;
+			}
+			json_object_set_new(root, "timeline", tj);
+		}
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -103,11 +146,14 @@ int ui_cmd_eval(const ui_opts *o)
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(c, "", stdout);
 	}
+	if (tl)
+		print_timeline(tl, g->time_unit);
 	if (valid && feasible)
 		printf("valid\n");
 	else
 		ui_print_line("%s: %s", valid ? "infeasible" : "invalid", why); /* names ops */
 out:
+	sc_timeline_free(tl);
 	sc_costs_free(c);
 	free(stage);
 	sc_graph_free(g);
