@@ -14,7 +14,7 @@ MANDIR   := $(PREFIX)/share/man/man1
 DATADIR  := $(PREFIX)/share/stagecut
 
 CC       ?= cc
-PKGS     := libcgraph libgvc jansson cbc libprotobuf-c
+PKGS     := libcgraph libgvc jansson cbc libprotobuf-c cairo
 TUIPKGS  := ncursesw
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes

@@ -295,7 +295,8 @@ static const ui_command commands[] = {
                         "in the\n"
                         "caption.  Exits 1 for an invalid partition.",
                 .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
-                                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_TIMELINE, OPT_BATCHES,
+                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 2,
                 .run = ui_cmd_render,

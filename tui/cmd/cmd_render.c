@@ -26,10 +26,13 @@
 #include "core/load.h"
 #include "core/mem.h"
 #include "core/partition.h"
+#include "core/report.h"
+#include "core/timeline.h"
 #include "solvers/search.h"
 #include "viz/full.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
+#include "viz/timeline_draw.h"
 
 /* A number in a bounds file: absent or null is NAN; anything else not a
  * number is refused. */
@@ -205,6 +208,62 @@ static json_t *training_stages(const sc_quotient *q)
 	return arr;
 }
 
+/* render --timeline: the pipeline schedule of stage over m micro-batches
+ * drawn to o->output; with --json the schedule as eval --timeline gives it.
+ * Returns the exit status. */
+static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_settings *set,
+                           const int *stage, const char *format, const char *from)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	int status = UI_EXIT_OK;
+	sc_timeline *tl = NULL;
+	sc_costs *c = sc_costs_new(g, set, &err);
+	if (!c) {
+		ui_error("%s", err.msg);
+		return UI_EXIT_INPUT;
+	}
+	sc_costs_eval(c, stage);
+	int m = o->batches ? o->batches : sc_timeline_default_batches(set->k);
+	tl = sc_timeline_new(c, m, set->schedule, &err);
+	if (!tl) {
+		ui_error("render: %s", err.msg);
+		status = ui_exit_status(err.code);
+		goto out;
+	}
+	if (sc_timeline_draw(tl, g->name, g->time_unit, o->output, format, &err) != SC_OK) {
+		ui_error("render: %s", err.msg);
+		status = ui_exit_status(err.code);
+		goto out;
+	}
+	if (o->json) {
+		json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s}", "graph", g->name,
+		                         "output", o->output, "format", format, "picture",
+		                         "timeline", "k", set->k, "partition", from);
+		json_t *tj = sc_report_timeline(tl, g->time_unit);
+		if (!root || !tj) {
+			json_decref(root);
+			json_decref(tj);
+			ui_error("out of memory");
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		json_object_set_new(root, "timeline", tj);
+		if (!ui_print_json(root))
+			status = UI_EXIT_INPUT;
+		goto out;
+	}
+	char b1[32], b2[32];
+	ui_print_line("%s: the timeline of %s, k %d (partition from %s), %d micro-batches, "
+	              "period %s, latency %s",
+	              o->output, g->name, set->k, from, m, ui_num(tl->period, b1, sizeof b1),
+	              ui_num(tl->latency, b2, sizeof b2));
+out:
+	sc_timeline_free(tl);
+	sc_costs_free(c);
+	return status;
+}
+
 int ui_cmd_render(const ui_opts *o)
 {
 	if (!o->output) {
@@ -217,6 +276,11 @@ int ui_cmd_render(const ui_opts *o)
 		ui_error("render: %s: say the format with -T (png, svg, pdf, dot) or a file "
 		         "extension",
 		         o->output);
+		return UI_EXIT_INPUT;
+	}
+	if (o->timeline && !sc_timeline_format_ok(format)) {
+		ui_error("render: %s: a timeline is drawn as svg, png or pdf, not %s", o->output,
+		         format);
 		return UI_EXIT_INPUT;
 	}
 	sc_error err;
@@ -262,6 +326,15 @@ int ui_cmd_render(const ui_opts *o)
 		status = find_partition(o, g, file_k, &set, stage, &from);
 		if (status != UI_EXIT_OK)
 			goto out;
+	}
+	if (o->timeline) {
+		if (!staged) {
+			ui_error("render: --timeline needs a partition (PARTITION or -k K)");
+			status = UI_EXIT_INPUT;
+		} else {
+			status = render_timeline(o, g, &set, stage, format, from);
+		}
+		goto out;
 	}
 	double bottleneck = NAN, objective = NAN;
 	int at = 0;
