@@ -6,8 +6,8 @@
  * is what the engineer looks at and edits; the best partition is the best
  * any job has found; the ladder bounds the optimum from below.
  *
- * The screen is one view (overview, node browser, quotient view: a
- * wb_view_ops each) with a stack of modals over it (help, settings, tour,
+ * The screen is one view (overview, node browser, quotient view, timeline:
+ * a wb_view_ops each) with a stack of modals over it (help, settings, tour,
  * a prompt: a wb_modal_ops each); a modal draws over what is beneath it.
  * Keys are decoded through one table (wb_keys.def) into actions, offered to
  * the top modal, then to the view, then to the global actions; each handler
@@ -22,7 +22,7 @@
  * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts, popups),
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
  * sample, the first partition), wb_draw.c (the frame), and one file per
- * view: wb_overview.c, wb_nodes.c, wb_quotient.c; the node browser's op
+ * view: wb_overview.c, wb_nodes.c, wb_quotient.c, wb_timeline.c; the node browser's op
  * detail pane (wb_detail.c) and the comparison of two partitions
  * (wb_compare.c).
  *
@@ -35,7 +35,7 @@
  *   3. wb_jobs.c: searches and the ladder; calls the state.
  *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c,
  *      wb_overview.c, wb_files.c, wb_detail.c, wb_nodes.c, wb_quotient.c,
- *      wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals and
+ *      wb_timeline.c, wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals and
  *      the services they share; they call layers 1-3 and each other only
  *      downwards in this order (the prompt is the bottom one).
  *      A modal passes on a key by returning 0, never by calling the
@@ -57,7 +57,7 @@
 #include "solvers/ladder.h"
 #include "tui/wb/wb_keytab.h"
 
-enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 3 };
+enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 4 };
 
 typedef struct wb wb;
 
@@ -79,9 +79,9 @@ typedef struct wb_view_ops {
 	void (*on_change)(wb *w);
 } wb_view_ops;
 
-extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view;
+extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view, wb_timeline_view;
 
-/* The views in the order of the keys 1 2 3 (wb_keys.c). */
+/* The views in the order of the keys 1 2 3 4 (wb_keys.c). */
 extern const wb_view_ops *const wb_views[WB_NVIEWS];
 
 /* A modal: drawn over the view (and the modals beneath it) in rows x cols;
@@ -170,6 +170,15 @@ struct wb {
 	/* quotient view: 0 the drawing unless it is crowded, then the matrix;
 	 * 1 always the drawing; 2 always the matrix */
 	int quot_show;
+	/* the timeline view (wb_timeline.c): the current partition's schedule
+	 * (as of part_version tl_version), each lane's segments that take time
+	 * in time order (lane s from tl_order[s * nseg / k], tl_count[s] of
+	 * them), the cursor's lane and place in it, the first lane shown */
+	struct sc_timeline *tl;
+	unsigned tl_version;
+	int *tl_order, *tl_count;
+	int tl_lane, tl_pos, tl_top;
+	char tl_error[160];
 	/* the comparison (wb_compare.c), while it is open */
 	struct {
 		int *stage;      /* the other partition, or NULL */
@@ -336,6 +345,11 @@ unsigned wb_export(wb *w);
 unsigned wb_quotient_toggle(wb *w);
 /* Frees the cached layout (at exit). */
 void wb_quotient_free(void);
+
+/* --- the timeline view (wb_timeline.c) --- */
+
+/* Frees the schedule the timeline view keeps (at exit). */
+void wb_timeline_free(wb *w);
 
 /* --- dispatch (wb_keys.c, the top layer) --- */
 

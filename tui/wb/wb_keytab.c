@@ -65,9 +65,10 @@ const char *wb_key_name(int ch, char *buf, size_t size)
 		int ch;
 		const char *name;
 	} names[] = {
-	        {KEY_DOWN, "Down"}, {KEY_UP, "Up"},   {KEY_NPAGE, "PgDn"},  {KEY_PPAGE, "PgUp"},
-	        {KEY_HOME, "Home"}, {KEY_END, "End"}, {'\t', "Tab"},        {' ', "Space"},
-	        {'\n', "Enter"},    {'\r', "Enter"},  {KEY_ENTER, "Enter"}, {27, "Esc"},
+	        {KEY_DOWN, "Down"},   {KEY_UP, "Up"},      {KEY_LEFT, "Left"}, {KEY_RIGHT, "Right"},
+	        {KEY_NPAGE, "PgDn"},  {KEY_PPAGE, "PgUp"}, {KEY_HOME, "Home"}, {KEY_END, "End"},
+	        {'\t', "Tab"},        {' ', "Space"},      {'\n', "Enter"},    {'\r', "Enter"},
+	        {KEY_ENTER, "Enter"}, {27, "Esc"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].ch == ch) {

@@ -299,6 +299,7 @@ int ui_workbench(const ui_opts *o)
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_quotient_free();
+	wb_timeline_free(&w);
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
