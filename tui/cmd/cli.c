@@ -145,8 +145,8 @@ static const ui_option options[] = {
          "render: every op, clustered by stage (default: the stage graph)"},
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
         {OPT_TIMELINE, "timeline", 0, NULL,
-         "eval: the pipeline schedule over time (lanes of receive, compute, send)"},
-        {OPT_BATCHES, "batches", 0, "M", "eval --timeline: number of micro-batches (default 2k)"},
+         "eval, render: the pipeline schedule over time (lanes of receive, compute, send)"},
+        {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)"},
         {OPT_BOUNDS, "bounds", 0, "FILE",
          "render: caption the lower bound and gap from `stagecut bounds --json` output"},
         {OPT_METHODS, "methods", 0, "LIST",
@@ -273,7 +273,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "render",
-                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--bounds B.json]",
+                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--timeline] "
+                            "[--bounds B.json]",
                 .summary = "a picture of a partition (or of the graph) through Graphviz",
                 .help = "Draws the partition PARTITION of FILE (else the file's own stages, else "
                         "with\n"
