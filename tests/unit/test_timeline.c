@@ -8,6 +8,7 @@
  * period on the bottleneck lane must be the bottleneck.
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,41 @@ Test(timeline, residual_solved)
 	}
 	cr_assert_geq(solved, 2);
 	sc_graph_free(g);
+}
+
+/* Every bundled sample (paper, small, msr-fiddle inference and training,
+ * testbed, ONNX) at k = 2 and 4 with the partition dpl finds, m = 2k, under
+ * each schedule a training graph has: the schedule equals the simulation. */
+Test(timeline, every_sample, .timeout = 120)
+{
+	static const char *const patterns[] = {"samples/paper/*.dot", "samples/small/*.dot",
+	                                       "samples/msr-fiddle/*/*.json",
+	                                       "samples/testbed/*.dot", "samples/onnx/*.onnx"};
+	int graphs = 0;
+	for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++) {
+		glob_t gl;
+		if (glob(patterns[p], 0, NULL, &gl) != 0)
+			continue;
+		for (size_t f = 0; f < gl.gl_pathc; f++) {
+			sc_graph *g = ts_load(gl.gl_pathv[f]);
+			int *stage = malloc((size_t)g->n * sizeof *stage);
+			for (int k = 2; k <= 4; k += 2) {
+				bool optimal;
+				double v = ts_search(g, k, "dpl", 1, 0, stage, &optimal);
+				if (!isfinite(v))
+					continue; /* nothing fits a hard memory limit */
+				check(g, stage, k, 2 * k, SC_SCHEDULE_1F1B, gl.gl_pathv[f]);
+				if (sc_graph_is_training(g))
+					check(g, stage, k, 2 * k, SC_SCHEDULE_GPIPE,
+					      gl.gl_pathv[f]);
+			}
+			free(stage);
+			sc_graph_free(g);
+			graphs++;
+		}
+		globfree(&gl);
+	}
+	cr_assert_geq(graphs, 20, "only %d samples found", graphs);
 }
 
 static void random_partitions(bool training, sc_schedule sched, uint64_t seed)
