@@ -497,3 +497,75 @@ sc_layout *ts_layout_of(const sc_quotient *q, const char *title)
 	cr_assert(l, "%s", err.msg);
 	return l;
 }
+
+/* ---- reading tmux screens ---------------------------------------------- */
+
+/* Waits for text as ts_tmux_wait does, then until two captures 100 ms
+ * apart agree (at most 3 s), so that a screen caught half redrawn is not
+ * read; returns the last capture (malloc'd). */
+char *ts_tmux_settled(ts_tmux *t, const char *text, double seconds)
+{
+	char *s = ts_tmux_wait(t, text, seconds);
+	struct timespec nap = {0, 100 * 1000 * 1000};
+	for (int i = 0; i < 30; i++) {
+		nanosleep(&nap, NULL);
+		char *again = ts_tmux_screen(t);
+		bool same = strcmp(again, s) == 0;
+		free(s);
+		s = again;
+		if (same && strstr(s, text))
+			break;
+	}
+	return s;
+}
+
+void ts_tmux_quit(ts_tmux *t)
+{
+	ts_tmux_keys(t, "q");
+	free(ts_tmux_wait(t, "EXIT=0", 5));
+	ts_tmux_stop(t);
+}
+
+/* s with every run of spaces made one and no space at either end. */
+void ts_squeeze(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+	bool space = false;
+	for (; *s && *s != '\n' && n + 1 < size; s++) {
+		if (*s == ' ') {
+			space = n > 0;
+			continue;
+		}
+		if (space && n + 2 < size)
+			out[n++] = ' ';
+		space = false;
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+}
+
+/* The line of screen s holding text, squeezed, into out ("" when no line
+ * holds it); returns out. */
+char *ts_line_of(const char *s, const char *text, char *out, size_t size)
+{
+	const char *p = strstr(s, text);
+	out[0] = '\0';
+	if (p) {
+		while (p > s && p[-1] != '\n')
+			p--;
+		ts_squeeze(p, out, size);
+	}
+	return out;
+}
+
+/* Whether some line of screen s squeezes to want. */
+bool ts_has_line(const char *s, const char *want)
+{
+	char sq[1024];
+	for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		ts_squeeze(p, sq, sizeof sq);
+		if (strcmp(sq, want) == 0)
+			return true;
+	}
+	return false;
+}

@@ -212,6 +212,25 @@ void ts_tmux_resize(ts_tmux *t, int cols, int rows);
 /* Kills the session. */
 void ts_tmux_stop(ts_tmux *t);
 
+/* Waits for text as ts_tmux_wait does, then until two captures 100 ms
+ * apart agree (at most 3 s), so that a screen caught half redrawn is not
+ * read; returns the last capture (malloc'd). */
+char *ts_tmux_settled(ts_tmux *t, const char *text, double seconds);
+
+/* Sends q and waits for the program to exit with status 0, then stops. */
+void ts_tmux_quit(ts_tmux *t);
+
+/* The first line of s with every run of spaces made one and no space at
+ * either end, into out. */
+void ts_squeeze(const char *s, char *out, size_t size);
+
+/* The line of screen s holding text, squeezed, into out ("" when no line
+ * holds it); returns out. */
+char *ts_line_of(const char *s, const char *text, char *out, size_t size);
+
+/* Whether some line of screen s squeezes to want. */
+bool ts_has_line(const char *s, const char *want);
+
 /* The solvers' unit tests (one file per module: test_search.c, test_brkga.c,
  * test_ideals.c, test_refine.c, test_jobs.c, test_ladder.c) share these. */
 

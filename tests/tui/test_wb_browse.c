@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/graph.h"
 #include "tests/support.h"
@@ -50,64 +49,6 @@ static void start(ts_tmux *t, int cols, int rows, const char *args, const char *
 	snprintf(env, sizeof env, "TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=%s", state);
 	ts_tmux_start(t, cols, rows, env, cmd);
 	free(ts_tmux_wait(t, ready, 10));
-}
-
-/* Waits for text as ts_tmux_wait does, then until two captures 100 ms
- * apart agree (at most 3 s), so that a screen caught half redrawn is not
- * read; returns the last capture (malloc'd). */
-static char *settled(ts_tmux *t, const char *text, double seconds)
-{
-	char *s = ts_tmux_wait(t, text, seconds);
-	struct timespec nap = {0, 100 * 1000 * 1000};
-	for (int i = 0; i < 30; i++) {
-		nanosleep(&nap, NULL);
-		char *again = ts_tmux_screen(t);
-		bool same = strcmp(again, s) == 0;
-		free(s);
-		s = again;
-		if (same && strstr(s, text))
-			break;
-	}
-	return s;
-}
-
-static void quit(ts_tmux *t)
-{
-	ts_tmux_keys(t, "q");
-	free(ts_tmux_wait(t, "EXIT=0", 5));
-	ts_tmux_stop(t);
-}
-
-/* s with every run of spaces made one and no space at either end. */
-static void squeeze(const char *s, char *out, size_t size)
-{
-	size_t n = 0;
-	bool space = false;
-	for (; *s && *s != '\n' && n + 1 < size; s++) {
-		if (*s == ' ') {
-			space = n > 0;
-			continue;
-		}
-		if (space && n + 2 < size)
-			out[n++] = ' ';
-		space = false;
-		out[n++] = *s;
-	}
-	out[n] = '\0';
-}
-
-/* The line of screen s holding text, squeezed, into out ("" when no line
- * holds it); returns out. */
-static char *line_of(const char *s, const char *text, char *out, size_t size)
-{
-	const char *p = strstr(s, text);
-	out[0] = '\0';
-	if (p) {
-		while (p > s && p[-1] != '\n')
-			p--;
-		squeeze(p, out, size);
-	}
-	return out;
 }
 
 /* name contains filter, letters in any case. */
@@ -164,7 +105,7 @@ Test(wbbrowse, the_filter_follows_every_key_in_any_case_and_n_N_step, .timeout =
 	char want[96];
 	ts_tmux_keys(&t, "l a y");
 	snprintf(want, sizeof want, "ops: %d of 235  matching \"lay\"", lay);
-	char *s = settled(&t, want, 5);
+	char *s = ts_tmux_settled(&t, want, 5);
 	cr_assert(strstr(s, "filter ops by name"), "the prompt is still open:\n%s", s);
 	free(s);
 	ts_tmux_keys(&t, "e r N");
@@ -176,18 +117,18 @@ Test(wbbrowse, the_filter_follows_every_key_in_any_case_and_n_N_step, .timeout =
 	/* n, N, and N again round to the last */
 	ts_tmux_keys(&t, "n");
 	snprintf(want, sizeof want, "match 2 of %d: ", layern);
-	s = settled(&t, want, 5);
-	cr_assert(has_any_case(line_of(s, want, sq, sizeof sq), "layernorm"), "%s", sq);
+	s = ts_tmux_settled(&t, want, 5);
+	cr_assert(has_any_case(ts_line_of(s, want, sq, sizeof sq), "layernorm"), "%s", sq);
 	free(s);
 	ts_tmux_keys(&t, "N");
 	snprintf(want, sizeof want, "match 1 of %d: ", layern);
 	free(ts_tmux_wait(&t, want, 5));
 	ts_tmux_keys(&t, "N");
 	snprintf(want, sizeof want, "match %d of %d: ", layern, layern);
-	s = settled(&t, want, 5);
-	cr_assert(has_any_case(line_of(s, want, sq, sizeof sq), "layernorm"), "%s", sq);
+	s = ts_tmux_settled(&t, want, 5);
+	cr_assert(has_any_case(ts_line_of(s, want, sq, sizeof sq), "layernorm"), "%s", sq);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* The list's op names, top down, from the row under its column titles. */
@@ -251,7 +192,7 @@ Test(wbbrowse, sorted_by_param_in_the_files_order, .timeout = 30)
 	start(&t, 100, 30, FIG2, "bottleneck 8.0000");
 	/* S cycles stage, work, name, param */
 	ts_tmux_keys(&t, "2 S S S");
-	char *s = settled(&t, "sorted by param", 5);
+	char *s = ts_tmux_settled(&t, "sorted by param", 5);
 	char names[16][64];
 	cr_assert_eq(listed_ops(s, names, 16), n, "%s", s);
 	for (int i = 0; i < n; i++) {
@@ -266,7 +207,7 @@ Test(wbbrowse, sorted_by_param_in_the_files_order, .timeout = 30)
 	}
 	free(s);
 	sc_graph_free(g);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* figure2, u (stage 1): its predecessor a (stage 1) sends a's 1-byte
@@ -279,32 +220,32 @@ Test(wbbrowse, the_detail_pane_on_figure2, .timeout = 30)
 	ts_tmux_keys(&t, "2");
 	free(ts_tmux_wait(&t, "ops: 6 of 6", 5));
 	ts_tmux_keys(&t, "j Enter");
-	char *s = settled(&t, "u: stage 1, may move to 1-2", 5);
+	char *s = ts_tmux_settled(&t, "u: stage 1, may move to 1-2", 5);
 	cr_assert(strstr(s, "earliest stage 1: the first stage"), "%s", s);
 	cr_assert(strstr(s, "latest stage 2, held by edge u -> v (and 1 more): an edge never goes "
 	                    "to an earlier stage"),
 	          "%s", s);
 	char sq[512];
-	line_of(s, "1 B  a", sq, sizeof sq);
+	ts_line_of(s, "1 B  a", sq, sizeof sq);
 	cr_assert(strstr(sq, "1 1 B a"), "a: stage 1, its 1-byte tensor:\n%s", s);
-	line_of(s, "2 B  v", sq, sizeof sq);
+	ts_line_of(s, "2 B  v", sq, sizeof sq);
 	cr_assert(strstr(sq, "hi 2 2 B v"), "v: stage 2, u's 2-byte tensor, holds the top:\n%s", s);
-	line_of(s, "2 B  w", sq, sizeof sq);
+	ts_line_of(s, "2 B  w", sq, sizeof sq);
 	cr_assert(strstr(sq, "hi 2 2 B w"), "%s", s);
 	free(s);
 	/* the pane follows the selection: x (stage 3) is held below by v -> x
 	 * and w -> x, and y is its last-stage successor */
 	ts_tmux_keys(&t, "j j j");
-	s = settled(&t, "x: stage 3, may move to 2-3", 5);
+	s = ts_tmux_settled(&t, "x: stage 3, may move to 2-3", 5);
 	cr_assert(strstr(s, "earliest stage 2, held by edge v -> x (and 1 more)"), "%s", s);
 	cr_assert(strstr(s, "latest stage 3: the last stage"), "%s", s);
 	free(s);
 	/* Enter closes it */
 	ts_tmux_keys(&t, "Enter");
-	s = settled(&t, "(Enter: detail)", 5);
+	s = ts_tmux_settled(&t, "(Enter: detail)", 5);
 	cr_assert(!strstr(s, "may move to"), "%s", s);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* residual in {input, conv1} {conv2, add} {mm_a, mm_b, concat, output}:
@@ -329,22 +270,22 @@ Test(wbbrowse, the_detail_pane_on_a_group, .timeout = 30)
 	ts_tmux_keys(&t, "2 S S");
 	free(ts_tmux_wait(&t, "sorted by name", 5));
 	ts_tmux_keys(&t, "g j j j Enter");
-	char *s = settled(&t, "conv2: stage 2, may move to 1-2", 5);
+	char *s = ts_tmux_settled(&t, "conv2: stage 2, may move to 1-2", 5);
 	cr_assert(strstr(s, "latest stage 2, held by edge conv2 -> add: an edge never goes"), "%s",
 	          s);
 	free(s);
 	ts_tmux_keys(&t, "j j");
-	s = settled(&t, "mm_a: stage 3, may move to 2-3", 5);
+	s = ts_tmux_settled(&t, "mm_a: stage 3, may move to 2-3", 5);
 	cr_assert(strstr(s, "group matmul (2 ops)"), "%s", s);
 	cr_assert(strstr(s, "earliest stage 2, held by edge add -> mm_a (and 1 more)"), "%s", s);
 	char sq[512];
 	/* add's 8-byte tensor in, mm_a's 4-byte tensor out to concat */
-	line_of(s, "8 B  add", sq, sizeof sq);
+	ts_line_of(s, "8 B  add", sq, sizeof sq);
 	cr_assert(strstr(sq, "lo 2 8 B add"), "%s", s);
-	line_of(s, "4 B  concat", sq, sizeof sq);
+	ts_line_of(s, "4 B  concat", sq, sizeof sq);
 	cr_assert(strstr(sq, "3 4 B concat"), "%s", s);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* tests/data/training_small.json under its k = 3 partition (the comment of
@@ -359,16 +300,16 @@ Test(wbbrowse, the_detail_pane_names_a_mirrored_edge, .timeout = 30)
 	      "training, 1F1B");
 	/* by stage: embed, embed_grad, layer1, layer1_grad, grad_sum, ... */
 	ts_tmux_keys(&t, "2 j j j j Enter");
-	char *s = settled(&t, "grad_sum: stage 2, may move to 2-3", 5);
+	char *s = ts_tmux_settled(&t, "grad_sum: stage 2, may move to 2-3", 5);
 	cr_assert(strstr(s, "earliest stage 2, held by edge grad_sum -> layer2_grad: an edge "
 	                    "between backward ops, one of them an orphan, never goes to a later "
 	                    "stage"),
 	          "%s", s);
 	char sq[512];
-	line_of(s, "mirror  layer2_grad", sq, sizeof sq);
+	ts_line_of(s, "mirror  layer2_grad", sq, sizeof sq);
 	cr_assert(strstr(sq, "lo 2 1 B mirror layer2_grad"), "%s", s);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 Test(wbbrowse, enter_on_a_stage_lists_its_ops_and_b_finds_the_bottleneck, .timeout = 30)
@@ -379,7 +320,7 @@ Test(wbbrowse, enter_on_a_stage_lists_its_ops_and_b_finds_the_bottleneck, .timeo
 	ts_tmux_keys(&t, "b");
 	free(ts_tmux_wait(&t, "the bottleneck is stage 2", 5));
 	ts_tmux_keys(&t, "Enter");
-	char *s = settled(&t, "ops: 2 of 6 in stage 2", 5);
+	char *s = ts_tmux_settled(&t, "ops: 2 of 6 in stage 2", 5);
 	char names[8][64];
 	cr_assert_eq(listed_ops(s, names, 8), 2, "%s", s);
 	cr_assert_str_eq(names[0], "v");
@@ -389,10 +330,10 @@ Test(wbbrowse, enter_on_a_stage_lists_its_ops_and_b_finds_the_bottleneck, .timeo
 	ts_tmux_keys(&t, "2");
 	free(ts_tmux_wait(&t, "ops: 6 of 6", 5));
 	ts_tmux_keys(&t, "1 j Enter");
-	s = settled(&t, "ops: 2 of 6 in stage 3", 5);
+	s = ts_tmux_settled(&t, "ops: 2 of 6 in stage 3", 5);
 	cr_assert_eq(listed_ops(s, names, 8), 2, "%s", s);
 	cr_assert_str_eq(names[0], "x");
 	cr_assert_str_eq(names[1], "y");
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/graph.h"
@@ -52,76 +51,6 @@ static void start(ts_tmux *t, int cols, int rows, const char *args, const char *
 	free(ts_tmux_wait(t, ready, 10));
 }
 
-/* Waits for text as ts_tmux_wait does, then until two captures 100 ms
- * apart agree (at most 3 s), so that a screen caught half redrawn is not
- * read; returns the last capture (malloc'd). */
-static char *settled(ts_tmux *t, const char *text, double seconds)
-{
-	char *s = ts_tmux_wait(t, text, seconds);
-	struct timespec nap = {0, 100 * 1000 * 1000};
-	for (int i = 0; i < 30; i++) {
-		nanosleep(&nap, NULL);
-		char *again = ts_tmux_screen(t);
-		bool same = strcmp(again, s) == 0;
-		free(s);
-		s = again;
-		if (same && strstr(s, text))
-			break;
-	}
-	return s;
-}
-
-static void quit(ts_tmux *t)
-{
-	ts_tmux_keys(t, "q");
-	free(ts_tmux_wait(t, "EXIT=0", 5));
-	ts_tmux_stop(t);
-}
-
-/* s with every run of spaces made one and no space at either end. */
-static void squeeze(const char *s, char *out, size_t size)
-{
-	size_t n = 0;
-	bool space = false;
-	for (; *s && *s != '\n' && n + 1 < size; s++) {
-		if (*s == ' ') {
-			space = n > 0;
-			continue;
-		}
-		if (space && n + 2 < size)
-			out[n++] = ' ';
-		space = false;
-		out[n++] = *s;
-	}
-	out[n] = '\0';
-}
-
-/* The line of screen s holding text, squeezed, into out ("" when no line
- * holds it); returns out. */
-static char *line_of(const char *s, const char *text, char *out, size_t size)
-{
-	const char *p = strstr(s, text);
-	out[0] = '\0';
-	if (p) {
-		while (p > s && p[-1] != '\n')
-			p--;
-		squeeze(p, out, size);
-	}
-	return out;
-}
-
-/* Whether some line of screen s squeezes to want. */
-static bool has_line(const char *s, const char *want)
-{
-	char sq[1024];
-	for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-		squeeze(p, sq, sizeof sq);
-		if (strcmp(sq, want) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* ---- comparing partitions ------------------------------------------------ */
 
 /* The other partition {a} {u, v, w, x} {y}, by hand (bandwidth 1):
@@ -152,17 +81,17 @@ Test(wbstages, comparing_with_a_partition_file, .timeout = 30)
 	ts_tmux_keys(&t, keys);
 	ts_tmux_keys(&t, "Enter");
 	snprintf(keys, sizeof keys, "compare the current partition with %s", part);
-	char *s = settled(&t, keys, 5);
+	char *s = ts_tmux_settled(&t, keys, 5);
 	cr_assert(strstr(s, "objective: current 8.0000, other 10.0000, difference +2.0000 "
 	                    "(+25.00%)"),
 	          "%s", s);
 	char sq[512];
 	/* stage, ops now, ops there, cost now, cost there, diff, in, out */
-	line_of(s, "     -3.0000      0      1", sq, sizeof sq);
+	ts_line_of(s, "     -3.0000      0      1", sq, sizeof sq);
 	cr_assert_str_eq(sq, "1 2 1 5.0000 2.0000 -3.0000 0 1", "%s", s);
-	line_of(s, "     +2.0000", sq, sizeof sq);
+	ts_line_of(s, "     +2.0000", sq, sizeof sq);
 	cr_assert_str_eq(sq, "*o 2 2 4 8.0000 10.0000 +2.0000 2 0", "%s", s);
-	line_of(s, "  3      2      1", sq, sizeof sq);
+	ts_line_of(s, "  3      2      1", sq, sizeof sq);
 	cr_assert_str_eq(sq, "3 2 1 5.0000 2.0000 -3.0000 0 1", "%s", s);
 	cr_assert(strstr(s, "2 ops move: stage now -> in the other"), "%s", s);
 	cr_assert(strstr(s, "  u  1 -> 2"), "%s", s);
@@ -171,11 +100,11 @@ Test(wbstages, comparing_with_a_partition_file, .timeout = 30)
 	free(s);
 	/* Esc closes it; nothing changed */
 	ts_tmux_keys(&t, "Escape");
-	s = settled(&t, "ladder of lower bounds", 5);
+	s = ts_tmux_settled(&t, "ladder of lower bounds", 5);
 	cr_assert(!strstr(s, "compare the current"), "%s", s);
 	cr_assert(strstr(s, "bottleneck 8.0000"), "%s", s);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* ---- the quotient view's matrix ------------------------------------------ */
@@ -230,7 +159,7 @@ Test(wbstages, a_dense_stage_graph_falls_back_to_the_matrix, .timeout = 90)
 	snprintf(args, sizeof args, "%s -p %s", graph, part);
 	start(&t, 130, 40, args, "200 ops");
 	ts_tmux_keys(&t, "3");
-	char *s = settled(&t, "stage graph as a matrix of tensor volumes", 10);
+	char *s = ts_tmux_settled(&t, "stage graph as a matrix of tensor volumes", 10);
 	cr_assert(strstr(s, "the drawing is crowded ("), "%s", s);
 	/* every row: the stage (and * on the bottleneck), its volumes to
 	 * stages 1..12 ("." where no edge goes), its out bytes from eval */
@@ -248,7 +177,7 @@ Test(wbstages, a_dense_stage_graph_falls_back_to_the_matrix, .timeout = 90)
 			                      : ".");
 		snprintf(want + n, sizeof want - (size_t)n, " %s",
 		         sc_quotient_fmt_bytes(ob, b, sizeof b));
-		cr_assert(has_line(s, want), "no row \"%s\" on the screen:\n%s", want, s);
+		cr_assert(ts_has_line(s, want), "no row \"%s\" on the screen:\n%s", want, s);
 	}
 	/* the last row: eval's in bytes, and each is its column's sum */
 	char want[1024] = "in", b[32];
@@ -264,18 +193,18 @@ Test(wbstages, a_dense_stage_graph_falls_back_to_the_matrix, .timeout = 90)
 		              sc_quotient_fmt_bytes(ib, b, sizeof b));
 	}
 	char sq[1024];
-	line_of(s, "    in ", sq, sizeof sq);
+	ts_line_of(s, "    in ", sq, sizeof sq);
 	cr_assert_str_eq(sq, want, "%s", s);
 	free(s);
 	/* m draws the graph anyway, and m again brings the matrix back */
 	ts_tmux_keys(&t, "m");
 	free(ts_tmux_wait(&t, "the stage graph drawn (m: the matrix)", 5));
-	s = settled(&t, "stage graph: tensor volume between stages", 5);
+	s = ts_tmux_settled(&t, "stage graph: tensor volume between stages", 5);
 	cr_assert(strstr(s, "stage graph: tensor volume between stages"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "m");
 	free(ts_tmux_wait(&t, "the stage graph as a matrix (m: the drawing)", 5));
-	quit(&t);
+	ts_tmux_quit(&t);
 	json_decref(root);
 	free(out);
 	free(stage);
@@ -288,10 +217,10 @@ Test(wbstages, a_sparse_stage_graph_is_drawn, .timeout = 30)
 	ts_tmux t;
 	start(&t, 120, 40, FIG2, "bottleneck 8.0000");
 	ts_tmux_keys(&t, "3");
-	char *s = settled(&t, "stage 2 *", 5);
+	char *s = ts_tmux_settled(&t, "stage 2 *", 5);
 	cr_assert(!strstr(s, "matrix"), "%s", s);
 	free(s);
-	quit(&t);
+	ts_tmux_quit(&t);
 }
 
 /* ---- the export's caption ------------------------------------------------ */
@@ -342,7 +271,7 @@ Test(wbstages, the_export_caption_speaks_of_the_partition_on_screen, .timeout = 
 	free(ts_tmux_wait(&t, "figure2-k3.png", 5));
 	ts_tmux_keys(&t, "Right BSpace BSpace BSpace s v g Enter"); /* Right keeps the default */
 	free(ts_tmux_wait(&t, "exported the stage graph to figure2-k3.svg", 10));
-	quit(&t);
+	ts_tmux_quit(&t);
 	char path[128];
 	snprintf(path, sizeof path, "%s/figure2-k3.svg", dir);
 	char *text = svg_text(path);
