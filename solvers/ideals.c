@@ -593,6 +593,43 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	}
 }
 
+/* The stage search's steps, shared by dp_grow and gp_grow: unit x joins
+ * the stage S (jbits; rem -1 marks S) ... */
+static inline void stage_take(sc_dp *d, int x)
+{
+	d->jbits[x >> 6] |= (word)1 << (x & 63);
+	d->rem[x] = -1; /* in S */
+}
+
+/* ... the next candidates into pool: those of cand after x (bits holds the
+ * rest of word wi), and x's successors whose predecessors are now all in
+ * I or S ... */
+static inline void stage_next(sc_dp *d, int x, int wi, word bits, const word *cand, word *pool)
+{
+	const sc_units *u = d->u;
+	int words = d->ideals.words;
+	for (int q = 0; q < words; q++)
+		pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
+	for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
+		int y = u->succ[i];
+		if (--d->rem[y] == 0)
+			pool[y >> 6] |= (word)1 << (y & 63);
+	}
+}
+
+/* ... and x leaves S again (undoing stage_next when it ran) and its
+ * accumulated io. */
+static inline void stage_untake(sc_dp *d, int x, bool next_ran)
+{
+	const sc_units *u = d->u;
+	if (next_ran)
+		for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
+			d->rem[u->succ[i]]++;
+	d->rem[x] = 0;
+	d->jbits[x >> 6] &= ~((word)1 << (x & 63));
+	acc_remove(d, x);
+}
+
 /* Grows the stage S from ideal I by units in increasing number, each once
  * its predecessors are all in I or S (so every stage after I is listed
  * once), while its lower bound (work + io in + overflow, which only grow)
@@ -633,8 +670,7 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 				acc_remove(d, x);
 				continue;
 			}
-			d->jbits[x >> 6] |= (word)1 << (x & 63);
-			d->rem[x] = -1; /* in S */
+			stage_take(d, x);
 			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x], 0,
 			                   d->param[J] + u->param[x], err);
 			if (J2 < 0)
@@ -642,21 +678,9 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			d->evals++;
 			if (cost <= bound)
 				dp_relax(d, I, J2, cost, bound);
-			/* the next candidates: those above x, and x's successors whose
-			 * predecessors are now all in */
-			for (int q = 0; q < words; q++)
-				pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
-			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
-				int y = u->succ[i];
-				if (--d->rem[y] == 0)
-					pool[y >> 6] |= (word)1 << (y & 63);
-			}
+			stage_next(d, x, wi, bits, cand, pool);
 			int st = dp_grow(d, I, J2, pool, &a, bound, pool + words, err);
-			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
-				d->rem[u->succ[i]]++;
-			d->rem[x] = 0;
-			d->jbits[x >> 6] &= ~((word)1 << (x & 63));
-			acc_remove(d, x);
+			stage_untake(d, x, true);
 			if (st < 0)
 				return -1;
 		}
@@ -938,8 +962,7 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 				acc_remove(d, x);
 				continue;
 			}
-			d->jbits[x >> 6] |= (word)1 << (x & 63);
-			d->rem[x] = -1; /* in S */
+			stage_take(d, x);
 			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
 			                   d->work_bw[J] + d->unit_pass[2 * x + 1],
 			                   d->param[J] + u->param[x], err);
@@ -952,21 +975,12 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 				if (f + b <= bound)
 					st = gp_relax(d, I, J2, f, b, err);
 			}
-			if (st == 0) {
-				for (int q = 0; q < words; q++)
-					pool[q] = q > wi ? cand[q] : q == wi ? bits : 0;
-				for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
-					int y = u->succ[i];
-					if (--d->rem[y] == 0)
-						pool[y >> 6] |= (word)1 << (y & 63);
-				}
+			bool pooled = st == 0;
+			if (pooled) {
+				stage_next(d, x, wi, bits, cand, pool);
 				st = gp_grow(d, I, J2, pool, &a, pool + words, err);
-				for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++)
-					d->rem[u->succ[i]]++;
 			}
-			d->rem[x] = 0;
-			d->jbits[x >> 6] &= ~((word)1 << (x & 63));
-			acc_remove(d, x);
+			stage_untake(d, x, pooled);
 			if (st < 0)
 				return -1;
 		}
