@@ -343,7 +343,8 @@ static const sc_job_ops mip_ops = {
 int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
                       const sc_mip_params *p, sc_error *err)
 {
-	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT)
+	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT &&
+	    p->rung != SC_RUNG_COVER)
 		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP",
 		                    sc_rung_name(p->rung)),
 		       -1;

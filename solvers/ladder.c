@@ -193,7 +193,7 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 	        .guess = j,
 	        .time_limit = limit,
 	        .lower = lower,
-	        .upper = r == SC_RUNG_EXACT ? l->upper : INFINITY,
+	        .upper = r == SC_RUNG_EXACT || r == SC_RUNG_COVER ? l->upper : INFINITY,
 	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
@@ -371,7 +371,7 @@ static void check_deadlines(sc_ladder *l, double now)
 	double T = l->p.time_limit;
 	if (T <= 0)
 		return;
-	for (int r = SC_RUNG_BOTTLENECK; r <= SC_RUNG_EXACT; r++)
+	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++)
 		if (l->started[r] > 0 && !finished(l->info[r].state) && !l->timed_out[r] &&
 		    now > l->started[r] + T + GRACE_MS / 1000.0) {
 			l->timed_out[r] = true;
@@ -441,8 +441,9 @@ static void check_proof(sc_ladder *l)
 static double floor_known(const sc_ladder *l)
 {
 	double lower = l->simple;
-	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_EXACT; r++)
-		if (finished(l->info[r].state) && l->info[r].state != SC_RS_OFF)
+	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++)
+		if (r != SC_RUNG_EXACT && finished(l->info[r].state) &&
+		    l->info[r].state != SC_RS_OFF)
 			lower = fmax(lower, l->info[r].value);
 	return lower;
 }
@@ -461,6 +462,9 @@ static void schedule(sc_ladder *l)
 	if (exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
 	    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && mine_busy(l) < slots)
 		l->job[SC_RUNG_EXACT] = add_mip(l, SC_RUNG_EXACT, 0, floor_known(l), T);
+	if (wanted(l, SC_RUNG_COVER) && l->job[SC_RUNG_COVER] < 0 &&
+	    l->info[SC_RUNG_COVER].state == SC_RS_WAITING && mine_busy(l) < slots)
+		l->job[SC_RUNG_COVER] = add_mip(l, SC_RUNG_COVER, 0, l->simple, T);
 	if (wanted(l, SC_RUNG_BOTTLENECK) && l->job[SC_RUNG_BOTTLENECK] < 0 &&
 	    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_WAITING &&
 	    (!exact_first || mine_busy(l) < slots))
@@ -494,6 +498,7 @@ static void schedule(sc_ladder *l)
 		l->guess_added++;
 	}
 	bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
+	              finished(l->info[SC_RUNG_COVER].state) &&
 	              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k ||
 	               l->guess_closed);
 	if (!exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
@@ -506,6 +511,7 @@ static void track_all(sc_ladder *l)
 	track(l, SC_RUNG_BOTTLENECK);
 	track_guess(l);
 	track(l, SC_RUNG_EXACT);
+	track(l, SC_RUNG_COVER);
 }
 
 bool sc_ladder_update(sc_ladder *l)

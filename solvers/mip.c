@@ -27,11 +27,13 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "cover.h"
 #include "mip_model.h"
 #include "simple.h"
 #include "units.h"
 
-static const char *const rung_names[SC_RUNG_COUNT] = {"simple", "bottleneck", "guess", "exact"};
+static const char *const rung_names[SC_RUNG_COUNT] = {"simple", "bottleneck", "guess", "exact",
+                                                      "cover"};
 
 const char *sc_rung_name(sc_rung r)
 {
@@ -85,6 +87,63 @@ static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, con
 	s->fn(s->ud, s->bound, s->incumbent, nodes, sc_clock_now() - s->t0);
 }
 
+typedef struct cover_cb {
+	sc_mip_progress_fn fn;
+	void *ud;
+	double t0;
+} cover_cb;
+
+static void on_cover(void *ud, double bound, int probes)
+{
+	cover_cb *cb = ud;
+	cb->fn(cb->ud, bound, INFINITY, probes, sc_clock_now() - cb->t0);
+}
+
+/* The cover rung (cover.h): the bisection between the simple bound (or the
+ * given floor) and the upper bound, or the cost of one stage holding
+ * everything when no partition is known. */
+static sc_status cover_rung(const sc_units *u, const sc_settings *set, const sc_mip_params *p,
+                            double L, sc_mip_progress_fn fn, void *ud, sc_mip_result *res,
+                            sc_error *err)
+{
+	double t0 = sc_clock_now();
+	double upper = p->upper;
+	if (!isfinite(upper)) {
+		upper = 0;
+		for (int U = 0; U < u->n; U++)
+			upper += u->work[U];
+		if (isfinite(set->memory) && set->policy == SC_MEM_OVERFLOW) {
+			double param = 0;
+			for (int U = 0; U < u->n; U++)
+				param += u->param[U];
+			if (param > set->memory)
+				upper += (param - set->memory) / set->bandwidth;
+		}
+		if (isfinite(set->memory) && set->policy == SC_MEM_HARD)
+			upper = INFINITY; /* one stage may not hold it: no top to search below */
+	}
+	cover_cb cb = {fn, ud, t0};
+	sc_cover_params cp = {
+	        .k = p->k,
+	        .lower = fmax(L, p->lower),
+	        .upper = upper,
+	        .deadline = p->time_limit > 0 ? t0 + p->time_limit : 0,
+	        .rel_tol = 2e-3,
+	        .fn = fn ? on_cover : NULL,
+	        .ud = &cb,
+	};
+	sc_cover_result cr;
+	sc_status st = sc_cover_bound(u, set, &cp, &cr, err);
+	if (st != SC_OK)
+		return st;
+	res->status = cr.complete ? SC_MIP_OPTIMAL : SC_MIP_TIME_LIMIT;
+	res->bound = cr.bound;
+	res->nodes = cr.probes;
+	res->cols = cr.columns;
+	res->seconds = sc_clock_now() - t0;
+	return SC_OK;
+}
+
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
                        sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err)
 {
@@ -92,7 +151,8 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	res->incumbent = INFINITY;
 	if (p->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "the MIP needs k >= 1 stages");
-	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT)
+	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT &&
+	    p->rung != SC_RUNG_COVER)
 		return sc_error_set(err, SC_ERR_INPUT, "rung %s is not a MIP",
 		                    sc_rung_name(p->rung));
 	if (p->rung == SC_RUNG_GUESS && (p->guess < 1 || p->guess > p->k))
@@ -104,6 +164,11 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	if (!u)
 		return err ? err->code : SC_ERR_NOMEM;
 	double L = sc_mip_unit_simple_bound(u, p->k);
+	if (p->rung == SC_RUNG_COVER) {
+		sc_status cst = cover_rung(u, set, p, L, fn, ud, res, err);
+		sc_units_free(u);
+		return cst;
+	}
 	double scale = L > 0 ? L : 1;
 	sc_mip_tensors t;
 	sc_mip_model m = {.u = u, .K = p->rung == SC_RUNG_EXACT ? p->k : 3};

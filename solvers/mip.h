@@ -57,6 +57,7 @@ typedef enum sc_rung {
 	SC_RUNG_BOTTLENECK,
 	SC_RUNG_GUESS,
 	SC_RUNG_EXACT,
+	SC_RUNG_COVER, /* the set-cover relaxation by column generation (cover.h) */
 	SC_RUNG_COUNT,
 } sc_rung;
 

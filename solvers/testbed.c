@@ -44,7 +44,7 @@ void sc_testbed_config_init(sc_testbed_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) | (1u << SC_RUNG_GUESS) |
-	           (1u << SC_RUNG_EXACT);
+	           (1u << SC_RUNG_EXACT) | (1u << SC_RUNG_COVER);
 	c->time_limit = 60;
 	c->seed = 1;
 	c->memory = -1;

@@ -267,7 +267,8 @@ double wb_lower_bound(const wb *w, const char **by)
 	static const char *const so_far[SC_RUNG_COUNT] = {[SC_RUNG_BOTTLENECK] =
 	                                                          "bottleneck so far",
 	                                                  [SC_RUNG_GUESS] = "guess so far",
-	                                                  [SC_RUNG_EXACT] = "exact so far"};
+	                                                  [SC_RUNG_EXACT] = "exact so far",
+	                                                  [SC_RUNG_COVER] = "cover so far"};
 	double lb = w->simple;
 	*by = "simple";
 	if (w->ladder) {
