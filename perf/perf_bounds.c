@@ -68,7 +68,7 @@ static int time_to_certificate(double T, const char *const *graphs, int ng)
 			int *stage = malloc((size_t)g->n * sizeof *stage);
 			double ub = sc_engine_result(e, id, stage, NULL);
 			double t0 = sc_clock_now();
-			sc_ladder_params lp = {.rungs = 0xf,
+			sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 			                       .time_limit = T,
 			                       .upper = ub,
 			                       .start = isfinite(ub) ? stage : NULL,
@@ -122,8 +122,10 @@ int main(int argc, char **argv)
 			sc_engine_wait(e, id);
 			int *stage = malloc((size_t)g->n * sizeof *stage);
 			double ub = sc_engine_result(e, id, stage, NULL);
-			sc_ladder_params lp = {
-			        .rungs = 0xf, .time_limit = T, .upper = ub, .start = stage};
+			sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
+			                       .time_limit = T,
+			                       .upper = ub,
+			                       .start = stage};
 			sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 			while (!sc_ladder_done(l)) {
 				sc_engine_poll(e, 200, -1, NULL);

@@ -690,6 +690,7 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 {
 	memset(res, 0, sizeof *res);
 	res->bound = p->lower;
+	res->complete = true;
 	if (u->n == 0 || p->k < 1 || !(p->upper > p->lower) || !isfinite(p->upper))
 		return SC_OK;
 	cov c;

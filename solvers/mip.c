@@ -100,8 +100,9 @@ static void on_cover(void *ud, double bound, int probes)
 }
 
 /* The cover rung (cover.h): the bisection between the simple bound (or the
- * given floor) and the upper bound, or the cost of one stage holding
- * everything when no partition is known. */
+ * given floor) and the upper bound.  Without one, the top is a cost no
+ * stage of any partition exceeds: all the work, every tensor once, and
+ * (overflow) every parameter byte over the limit. */
 static sc_status cover_rung(const sc_units *u, const sc_settings *set, const sc_mip_params *p,
                             double L, sc_mip_progress_fn fn, void *ud, sc_mip_result *res,
                             sc_error *err)
@@ -109,18 +110,15 @@ static sc_status cover_rung(const sc_units *u, const sc_settings *set, const sc_
 	double t0 = sc_clock_now();
 	double upper = p->upper;
 	if (!isfinite(upper)) {
+		const sc_graph *g = u->g;
+		double param = 0;
 		upper = 0;
-		for (int U = 0; U < u->n; U++)
-			upper += u->work[U];
-		if (isfinite(set->memory) && set->policy == SC_MEM_OVERFLOW) {
-			double param = 0;
-			for (int U = 0; U < u->n; U++)
-				param += u->param[U];
-			if (param > set->memory)
-				upper += (param - set->memory) / set->bandwidth;
+		for (int v = 0; v < g->n; v++) {
+			upper += g->work[v] + g->out[v] / set->bandwidth;
+			param += g->param[v];
 		}
-		if (isfinite(set->memory) && set->policy == SC_MEM_HARD)
-			upper = INFINITY; /* one stage may not hold it: no top to search below */
+		if (isfinite(set->memory) && set->policy == SC_MEM_OVERFLOW && param > set->memory)
+			upper += (param - set->memory) / set->bandwidth;
 	}
 	cover_cb cb = {fn, ud, t0};
 	sc_cover_params cp = {

@@ -61,6 +61,9 @@ typedef enum sc_rung {
 	SC_RUNG_COUNT,
 } sc_rung;
 
+/* Every rung, as a bit set (1u << sc_rung). */
+#define SC_RUNGS_ALL ((1u << SC_RUNG_COUNT) - 1)
+
 /* "simple", "bottleneck", "guess", "exact". */
 const char *sc_rung_name(sc_rung r);
 /* Parses a rung name; false when unknown. */

@@ -43,8 +43,7 @@ static bool asked_to_stop(sc_testbed_stop_fn *stop, void *ctx)
 void sc_testbed_config_init(sc_testbed_config *c)
 {
 	memset(c, 0, sizeof *c);
-	c->rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) | (1u << SC_RUNG_GUESS) |
-	           (1u << SC_RUNG_EXACT) | (1u << SC_RUNG_COVER);
+	c->rungs = SC_RUNGS_ALL;
 	c->time_limit = 60;
 	c->seed = 1;
 	c->memory = -1;

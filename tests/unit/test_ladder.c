@@ -54,7 +54,7 @@ Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 		hard += set.policy == SC_MEM_HARD;
 		/* half the time from the optimum, half from nothing */
 		bool from_opt = t % 2 == 0 && isfinite(opt);
-		sc_ladder_params lp = {.rungs = 0xf,
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 		                       .time_limit = 30,
 		                       .upper = from_opt ? opt : INFINITY,
 		                       .start = from_opt ? best : NULL};
@@ -104,7 +104,7 @@ Test(ladder, ladder_cancel_finishes_every_rung, .timeout = 60)
 	set.k = 16;
 	sc_error err;
 	sc_engine *e = sc_engine_new(2, &err);
-	sc_ladder_params lp = {.rungs = 0xf, .time_limit = 600, .upper = INFINITY};
+	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 600, .upper = INFINITY};
 	sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 	for (int i = 0; i < 5; i++) {
 		sc_engine_poll(e, 50, -1, NULL);
@@ -134,7 +134,7 @@ Test(ladder, a_freed_ladder_leaves_no_job_in_the_engine, .timeout = 120)
 	/* as the workbench does when the settings change: a ladder freed while
 	 * its rungs run, then a new one, which runs to its end and is freed */
 	for (int round = 0; round < 3; round++) {
-		sc_ladder_params lp = {.rungs = 0xf, .time_limit = 600, .upper = INFINITY};
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 600, .upper = INFINITY};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		for (int i = 0; i < 3; i++) {
@@ -191,7 +191,7 @@ Test(ladder, stop_at_proof_stops_the_other_rungs_and_names_the_proof, .timeout =
 		}
 		/* every third time the caller says the exact DP proved it */
 		bool dp = t % 3 == 0;
-		sc_ladder_params lp = {.rungs = 0xf,
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 		                       .time_limit = 30,
 		                       .upper = opt,
 		                       .start = best,
@@ -255,7 +255,8 @@ Test(ladder, the_time_limit_holds_for_each_rung_as_a_whole, .timeout = 120)
 	for (int mode = 0; mode < 2; mode++) {
 		sc_settings set = g->settings;
 		set.k = mode == 0 ? 16 : 64;
-		sc_ladder_params lp = {.rungs = mode == 0 ? 0xf : (1u << SC_RUNG_GUESS) | 1u,
+		sc_ladder_params lp = {.rungs = mode == 0 ? SC_RUNGS_ALL
+		                                          : (1u << SC_RUNG_GUESS) | 1u,
 		                       .time_limit = T,
 		                       .upper = INFINITY,
 		                       .stop_at_proof = mode == 1};
@@ -309,7 +310,7 @@ Test(ladder, k_above_the_units_works_with_the_stages_that_can_be_non_empty, .tim
 		}
 		sc_settings set = g->settings;
 		set.k = 1000000; /* the documented maximum */
-		sc_ladder_params lp = {.rungs = 0xf, .time_limit = 30, .upper = INFINITY};
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 30, .upper = INFINITY};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		cr_assert_eq(sc_ladder_stages(l), units);
@@ -353,8 +354,11 @@ Test(ladder, a_graph_without_work_is_proven_at_once)
 	set.k = 3;
 	sc_engine *e = sc_engine_new(2, &err);
 	int *stage = calloc((size_t)g->n, sizeof *stage);
-	sc_ladder_params lp = {
-	        .rungs = 0xf, .time_limit = 30, .upper = 0, .start = stage, .stop_at_proof = true};
+	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
+	                       .time_limit = 30,
+	                       .upper = 0,
+	                       .start = stage,
+	                       .stop_at_proof = true};
 	sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 	cr_assert(l, "%s", err.msg);
 	const char *by = NULL;
@@ -392,7 +396,7 @@ Test(ladder, rungs_stay_below_the_reference_optima, .timeout = 300)
 		sc_graph *g = ts_load(path);
 		sc_settings set = g->settings;
 		set.k = k;
-		sc_ladder_params lp = {.rungs = 0xf, .time_limit = 1, .upper = INFINITY};
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 1, .upper = INFINITY};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		run_ladder(l, e);

@@ -297,7 +297,7 @@ Test(train_mip, ladder_under_both_schedules, .timeout = 300)
 				upper = INFINITY;
 			}
 		}
-		sc_ladder_params lp = {.rungs = 0xf,
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 		                       .time_limit = 30,
 		                       .upper = upper,
 		                       .start = start,

@@ -78,8 +78,7 @@ static bool ladder_turn(void *ctx)
 int ui_cmd_bounds(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
-	unsigned rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_BOTTLENECK) |
-	                 (1u << SC_RUNG_GUESS) | (1u << SC_RUNG_EXACT) | (1u << SC_RUNG_COVER);
+	unsigned rungs = SC_RUNGS_ALL;
 	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
 		return UI_EXIT_INPUT;
 	sc_graph *g = ui_load(o->pos[0], o, &status);

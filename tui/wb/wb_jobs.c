@@ -117,7 +117,7 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_ladder_free(w->ladder);
 	double cur = sc_costs_objective(w->c);
 	bool use_best = w->best < cur;
-	sc_ladder_params lp = {.rungs = 0xf,
+	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 	                       .time_limit = w->rung_time,
 	                       .upper = use_best ? w->best : cur,
 	                       .start = use_best ? w->best_stage : w->stage,
