@@ -80,9 +80,9 @@ static double num(json_t *obj, const char *key)
 }
 
 /* Geometric mean over the records at k of num/den, where num is the
- * member `name` of `what` (its field `field`) and den the record's `den`
- * ("upper" or "simple"), counting only positive finite ratios; *count gets
- * how many. */
+ * member `name` of `what` (its field `field`), or with what NULL the
+ * record's own `field`, and den the record's `den` ("upper" or "simple"),
+ * counting only positive finite ratios; *count gets how many. */
 static double geomean(const sc_testbed_records *rs, int k, const char *what, const char *name,
                       const char *field, const char *den, int *count)
 {
@@ -92,7 +92,8 @@ static double geomean(const sc_testbed_records *rs, int k, const char *what, con
 		json_t *r = rs->r[i];
 		if (json_integer_value(json_object_get(r, "k")) != k)
 			continue;
-		double x = num(json_object_get(json_object_get(r, what), name), field);
+		double x = what ? num(json_object_get(json_object_get(r, what), name), field)
+		                : num(r, field);
 		double d = num(r, den);
 		if (isfinite(x) && isfinite(d) && x > 0 && d > 0) {
 			sum += log(x / d);
@@ -139,6 +140,20 @@ void sc_testbed_tables_compute(const sc_testbed_records *rs, sc_testbed_tables *
 	t->nk = ks_of(rs, t->ks, SC_TESTBED_TABLE_KS);
 	double *v = sc_malloc_n((size_t)rs->n, sizeof *v);
 	fill_rows(rs, t, "rungs", "value", "upper", t->rungs, t->nr, v);
+	/* and the best lower bound of each instance: the largest rung, or the
+	 * optimum itself where the exact DP proved it (000 Table 1's "best
+	 * available lower bound") */
+	if (t->nr > 0 && t->nr < SC_TESTBED_TABLE_RUNGS) {
+		sc_testbed_row *row = &t->rungs[t->nr++];
+		row->name = "best";
+		row->instances = 0;
+		for (int j = 0; j < t->nk; j++) {
+			int cnt;
+			row->ratio[j] = geomean(rs, t->ks[j], NULL, NULL, "lower", "upper", &cnt);
+			row->instances += cnt;
+		}
+		row->median_seconds = NAN;
+	}
 	fill_rows(rs, t, "methods", "bottleneck", "simple", t->methods, t->nm, v);
 	free(v);
 	for (int r = 0; r < rs->n; r++)

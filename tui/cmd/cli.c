@@ -136,7 +136,7 @@ static const ui_option options[] = {
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: its upper bound"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
-         "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact)"},
+         "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact,cover)"},
         {OPT_ALL_RUNGS, "all-rungs", 0, NULL,
          "bounds: run every rung even once the upper bound is proven optimal"},
         {OPT_FORMAT, "format", 'T', "FORMAT",
@@ -249,9 +249,9 @@ static const ui_command commands[] = {
                         "and computes the requested rungs of the lower-bound ladder: simple (000 "
                         "Lemma\n"
                         "3.3), bottleneck (the three-superblock MIP), guess (k bottleneck-guess "
-                        "MIPs)\n"
-                        "and exact (the MIP of 000 Figure 3), each with CBC in a child process, "
-                        "at\n"
+                        "MIPs),\n"
+                        "exact (the MIP of 000 Figure 3) and cover (the set-cover relaxation by\n"
+                        "column generation, stagecut's own), each in a child process, at\n"
                         "most one per core.  --time is each MIP rung's limit, for the rung as a "
                         "whole\n"
                         "(guess's k solves share it); a rung stopped by it still gives a valid "
