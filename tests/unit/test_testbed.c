@@ -163,19 +163,19 @@ Test(testbed, tables_from_hand_made_records)
 	 * 2 and 8 times simple (geomean 4); k 4: one record, m refused */
 	sc_testbed_push(&rs,
 	                record("{\"graph\": \"a\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
-	                       " \"upper\": 2, \"proven_optimal\": true,"
+	                       " \"upper\": 2, \"lower\": 2, \"proven_optimal\": true,"
 	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 1}},"
 	                       " \"methods\": {\"m\": {\"bottleneck\": 2, \"seconds\": 3}}}"),
 	                &err);
 	sc_testbed_push(&rs,
 	                record("{\"graph\": \"b\", \"k\": 2, \"config\": \"K\", \"simple\": 1,"
-	                       " \"upper\": 8, \"proven_optimal\": false,"
+	                       " \"upper\": 8, \"lower\": 4, \"proven_optimal\": false,"
 	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 2}},"
 	                       " \"methods\": {\"m\": {\"bottleneck\": 8, \"seconds\": 5}}}"),
 	                &err);
 	sc_testbed_push(&rs,
 	                record("{\"graph\": \"a\", \"k\": 4, \"config\": \"K\", \"simple\": 1,"
-	                       " \"upper\": 1, \"proven_optimal\": true,"
+	                       " \"upper\": 1, \"lower\": 1, \"proven_optimal\": true,"
 	                       " \"rungs\": {\"simple\": {\"value\": 1, \"seconds\": 4}},"
 	                       " \"methods\": {\"m\": {\"bottleneck\": null, \"refused\": \"no\"},"
 	                       " \"n\": {\"bottleneck\": 1, \"seconds\": 1}}}"),
@@ -186,11 +186,18 @@ Test(testbed, tables_from_hand_made_records)
 	cr_assert_eq(t.nk, 2);
 	cr_assert_eq(t.ks[0], 2);
 	cr_assert_eq(t.ks[1], 4);
-	cr_assert_eq(t.nr, 1);
+	cr_assert_eq(t.nr, 2);
 	cr_assert_str_eq(t.rungs[0].name, "simple");
 	cr_assert(fabs(t.rungs[0].ratio[0] - 0.25) < 1e-12, "%.17g", t.rungs[0].ratio[0]);
 	cr_assert(t.rungs[0].ratio[1] == 1);
 	cr_assert(t.rungs[0].median_seconds == 2);
+	/* the best row: each record's lower / upper (1 and 1/2 at k 2, 1 at
+	 * k 4), not any rung's */
+	cr_assert_str_eq(t.rungs[1].name, "best");
+	cr_assert(fabs(t.rungs[1].ratio[0] - sqrt(0.5)) < 1e-12, "%.17g", t.rungs[1].ratio[0]);
+	cr_assert(t.rungs[1].ratio[1] == 1);
+	cr_assert_eq(t.rungs[1].instances, 3);
+	cr_assert(isnan(t.rungs[1].median_seconds));
 	cr_assert_eq(t.nm, 2);
 	cr_assert_str_eq(t.methods[0].name, "m");
 	cr_assert(fabs(t.methods[0].ratio[0] - 4) < 1e-12, "%.17g", t.methods[0].ratio[0]);
