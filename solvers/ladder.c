@@ -449,9 +449,10 @@ static double floor_known(const sc_ladder *l)
 }
 
 /* Adds what may start.  Stop at proof: the exact MIP first, beside the
- * bottleneck MIP, so the strongest certificate can come first; else the
- * bottleneck MIP, the guess solves and the exact MIP last with every other
- * rung's value as its floor.  At most one solve of the ladder per slot
+ * bottleneck MIP, so the strongest certificate can come first, then the
+ * cover rung; else the bottleneck MIP beside the cover rung, the guess
+ * solves and the exact MIP last with every other rung's value as its
+ * floor.  At most one solve of the ladder per slot
  * (the bottleneck MIP excepted when the exact one does not go first: the
  * engine queues it). */
 static void schedule(sc_ladder *l)
@@ -462,13 +463,15 @@ static void schedule(sc_ladder *l)
 	if (exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
 	    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && mine_busy(l) < slots)
 		l->job[SC_RUNG_EXACT] = add_mip(l, SC_RUNG_EXACT, 0, floor_known(l), T);
-	if (wanted(l, SC_RUNG_COVER) && l->job[SC_RUNG_COVER] < 0 &&
-	    l->info[SC_RUNG_COVER].state == SC_RS_WAITING && mine_busy(l) < slots)
-		l->job[SC_RUNG_COVER] = add_mip(l, SC_RUNG_COVER, 0, l->simple, T);
 	if (wanted(l, SC_RUNG_BOTTLENECK) && l->job[SC_RUNG_BOTTLENECK] < 0 &&
 	    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_WAITING &&
 	    (!exact_first || mine_busy(l) < slots))
 		l->job[SC_RUNG_BOTTLENECK] = add_mip(l, SC_RUNG_BOTTLENECK, 0, l->simple, T);
+	/* the cover rung as soon as a slot is free: beside the bottleneck MIP,
+	 * or after it when the exact MIP went first */
+	if (wanted(l, SC_RUNG_COVER) && l->job[SC_RUNG_COVER] < 0 &&
+	    l->info[SC_RUNG_COVER].state == SC_RS_WAITING && mine_busy(l) < slots)
+		l->job[SC_RUNG_COVER] = add_mip(l, SC_RUNG_COVER, 0, l->simple, T);
 	/* guess solves as slots free up, so each starts with the best floor
 	 * known by then; they share the rung's time limit */
 	double now = sc_clock_now();
