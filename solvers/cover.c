@@ -59,6 +59,7 @@ typedef struct cov {
 	int *cand;
 	unsigned char *seen;
 	double *pi;
+	double lp_value; /* the master LP's last objective */
 } cov;
 
 static bool crosses(const cov *c, int i)
@@ -535,6 +536,51 @@ out:
 	return ok;
 }
 
+/* Adds to lp the columns c->cols[from..] of cost <= C; false when out of
+ * memory. */
+static bool add_to_lp(cov *c, Clp_Simplex *lp, int from, double C)
+{
+	int m = 0, nz = 0;
+	for (int j = from; j < c->ncols; j++)
+		if (c->cols[j].cost <= C * (1 + 1e-9)) {
+			m++;
+			nz += c->cols[j].len;
+		}
+	if (m == 0)
+		return true;
+	double *lo = calloc((size_t)m, sizeof(double));
+	double *up = malloc((size_t)m * sizeof(double));
+	double *ob = malloc((size_t)m * sizeof(double));
+	int *st = malloc(((size_t)m + 1) * sizeof(int));
+	int *rows = malloc((size_t)nz * sizeof(int));
+	double *el = malloc((size_t)nz * sizeof(double));
+	bool ok = lo && up && ob && st && rows && el;
+	if (ok) {
+		int q = 0, at = 0;
+		st[0] = 0;
+		for (int j = from; j < c->ncols; j++) {
+			const column *col = &c->cols[j];
+			if (col->cost > C * (1 + 1e-9))
+				continue;
+			for (int i = 0; i < col->len; i++) {
+				rows[at] = c->cols_units[col->off + i];
+				el[at++] = 1;
+			}
+			up[q] = DBL_MAX;
+			ob[q] = 1;
+			st[++q] = at;
+		}
+		Clp_addColumns(lp, m, lo, up, ob, st, rows, el);
+	}
+	free(lo);
+	free(up);
+	free(ob);
+	free(st);
+	free(rows);
+	free(el);
+	return ok;
+}
+
 typedef enum probe_result {
 	PROBE_PROVEN,
 	PROBE_NOT_PROVEN,
@@ -542,15 +588,16 @@ typedef enum probe_result {
 	PROBE_ERROR
 } probe_result;
 
-static double time_left(const sc_cover_params *p)
+static double time_left(double deadline)
 {
-	return p->deadline > 0 ? p->deadline - sc_clock_now() : INFINITY;
+	return deadline > 0 ? deadline - sc_clock_now() : INFINITY;
 }
 
-/* Is C proven infeasible for k stages (LP(C) > k)? */
-static probe_result probe(cov *c, const sc_cover_params *p, double C, sc_cover_result *res)
+/* Is C proven infeasible for k stages (LP(C) > k)?  Gives up at deadline
+ * (sc_clock_now() time; <= 0: none). */
+static probe_result probe(cov *c, int k, double deadline, double C, sc_cover_result *res)
 {
-	int n = c->n, k = p->k;
+	int n = c->n;
 	double art = k + 1.0; /* an artificial column's cost */
 	Clp_Simplex *lp = Clp_newModel();
 	if (!lp)
@@ -593,47 +640,24 @@ static probe_result probe(cov *c, const sc_cover_params *p, double C, sc_cover_r
 			return PROBE_ERROR;
 		}
 	}
-	int in_lp = 0; /* columns of c->cols in the LP (those of cost <= C) */
-	int *map = NULL, nmap = 0, mapcap = 0; /* LP column - n -> c->cols index */
 	probe_result r = PROBE_ERROR;
 	bool first = true;
 	int scanned = 0;
 	for (;;) {
-		/* put the columns of cost <= C not yet in the LP */
-		for (; scanned < c->ncols; scanned++) {
-			column *col = &c->cols[scanned];
-			if (col->cost > C * (1 + 1e-9))
-				continue;
-			if (nmap == mapcap) {
-				int cap = mapcap ? 2 * mapcap : 256;
-				int *q = realloc(map, (size_t)cap * sizeof *q);
-				if (!q)
-					goto done;
-				map = q;
-				mapcap = cap;
-			}
-			map[nmap++] = scanned;
-			double lo = 0, up = DBL_MAX, ob = 1;
-			int st[2] = {0, col->len};
-			double *ones = malloc(((size_t)col->len + 1) * sizeof(double));
-			if (!ones)
-				goto done;
-			for (int j = 0; j < col->len; j++)
-				ones[j] = 1;
-			Clp_addColumns(lp, 1, &lo, &up, &ob, st, c->cols_units + col->off, ones);
-			free(ones);
-			in_lp++;
-		}
-		if (time_left(p) <= 0) {
+		/* put the columns of cost <= C not yet in the LP, in one call */
+		if (!add_to_lp(c, lp, scanned, C))
+			goto done;
+		scanned = c->ncols;
+		if (time_left(deadline) <= 0) {
 			r = PROBE_TIMEOUT;
 			goto done;
 		}
-		Clp_setMaximumSeconds(lp, time_left(p));
+		Clp_setMaximumSeconds(lp, time_left(deadline));
 		int st = first ? Clp_initialSolve(lp) : Clp_primal(lp, 0);
 		(void)st;
 		first = false;
 		if (Clp_status(lp) != 0) {
-			r = time_left(p) <= 0 ? PROBE_TIMEOUT : PROBE_ERROR;
+			r = time_left(deadline) <= 0 ? PROBE_TIMEOUT : PROBE_ERROR;
 			goto done;
 		}
 		const double *dual = Clp_dualRowSolution(lp);
@@ -646,7 +670,8 @@ static probe_result probe(cov *c, const sc_cover_params *p, double C, sc_cover_r
 		bool artificial = false;
 		for (int X = 0; X < n; X++)
 			artificial = artificial || x[X] > 1e-9;
-		if (!artificial && Clp_objectiveValue(lp) <= k + 1e-9) {
+		c->lp_value = Clp_objectiveValue(lp);
+		if (!artificial && c->lp_value <= k + 1e-9) {
 			r = PROBE_NOT_PROVEN; /* k sets (fractionally) cover the units */
 			goto done;
 		}
@@ -657,7 +682,7 @@ static probe_result probe(cov *c, const sc_cover_params *p, double C, sc_cover_r
 			continue;
 		double P;
 		res->pricings++;
-		if (!price_mip(c, C, time_left(p), &P))
+		if (!price_mip(c, C, time_left(deadline), &P))
 			goto done;
 		if (P > 0 && sum / P > k * (1 + 1e-9) + 1e-9) {
 			r = PROBE_PROVEN;
@@ -675,12 +700,10 @@ static probe_result probe(cov *c, const sc_cover_params *p, double C, sc_cover_r
 				continue;
 		}
 		set_clear(c);
-		r = time_left(p) <= 0 ? PROBE_TIMEOUT : PROBE_NOT_PROVEN;
+		r = time_left(deadline) <= 0 ? PROBE_TIMEOUT : PROBE_NOT_PROVEN;
 		goto done;
 	}
 done:
-	(void)in_lp;
-	free(map);
 	Clp_deleteModel(lp);
 	return r;
 }
@@ -702,22 +725,41 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	double tol = p->rel_tol > 0 ? p->rel_tol : 1e-3;
 	sc_status st = SC_OK;
 	res->complete = true;
+	/* the first probe low, where a proof comes sooner; after a proof at C
+	 * with LP value v, LP(C) falling about as 1/C puts the threshold near
+	 * C v / k, and the next probe goes part of the way there (never past
+	 * the middle of what is left) */
+	double C = lo + 0.35 * (hi - lo);
 	while (hi - lo > tol * hi) {
-		double C = lo + 0.5 * (hi - lo);
 		res->probes++;
-		probe_result r = probe(&c, p, C, res);
+		/* a probe near the threshold can take long to settle (the LP's
+		 * tail); one that takes more than a third of the time left counts
+		 * as not proven, so the bisection goes on below it, where proofs
+		 * come sooner */
+		double left = time_left(p->deadline);
+		double until = isfinite(left) ? sc_clock_now() + fmax(left / 2, fmin(left, 1)) : 0;
+		c.lp_value = 0;
+		probe_result r = probe(&c, p->k, until, C, res);
+		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
+			r = PROBE_NOT_PROVEN;
 		if (r == PROBE_PROVEN) {
 			lo = C;
 			if (p->fn)
 				p->fn(p->ud, lo, res->probes);
-		} else if (r == PROBE_NOT_PROVEN)
+		} else if (r == PROBE_NOT_PROVEN) {
 			hi = C;
-		else if (r == PROBE_TIMEOUT) {
+		} else if (r == PROBE_TIMEOUT) {
 			res->complete = false;
 			break;
 		} else {
 			st = sc_error_set(err, SC_ERR_INTERNAL, "the cover bound's LP failed");
 			break;
+		}
+		double mid = lo + 0.5 * (hi - lo);
+		C = mid;
+		if (r == PROBE_PROVEN && c.lp_value > p->k) {
+			double aim = lo * (1 + 0.6 * (c.lp_value / p->k - 1));
+			C = fmin(mid, fmax(aim, lo + 0.1 * (hi - lo)));
 		}
 	}
 	res->bound = lo;
