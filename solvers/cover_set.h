@@ -1,0 +1,76 @@
+/*
+ * cover_set.h - the cover rung's working state, private to cover.c,
+ * cover_set.c and cover_price.c: the units' tensors, the set under growth
+ * (a set of units with its cost kept up to date as units join or leave:
+ * per tensor, is its source in and how many of its readers are in), the
+ * columns found so far, and the pricing that finds more.
+ */
+#ifndef SC_COVER_SET_H
+#define SC_COVER_SET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/graph.h"
+#include "mip_model.h"
+#include "units.h"
+
+#define SC_COV_PRICE_EPS 1e-7 /* a set is a column worth adding above 1 + this */
+
+typedef struct sc_cov_column {
+	int off, len; /* units in sc_cov.cols_units[off .. off+len) */
+	double cost;
+	uint64_t hash;
+} sc_cov_column;
+
+typedef struct sc_cov {
+	const sc_units *u;
+	sc_mip_tensors t;
+	int n;
+	int *inc_off, *inc; /* unit -> tensors it produces or reads */
+	double M, B;
+	bool hard, over;
+	/* the set under growth */
+	unsigned char *in;
+	int *cin; /* per tensor: its readers in the set */
+	double work, param, io;
+	int *members, nmem;
+	/* the columns found */
+	sc_cov_column *cols;
+	int ncols, colcap;
+	int *cols_units;
+	int cu_n, cu_cap;
+	/* scratch */
+	int *cand;
+	unsigned char *seen;
+	double *pi;
+	double lp_value; /* the master LP's last objective */
+} sc_cov;
+
+/* Fills c for u under set; false when out of memory (free c anyway). */
+bool sc_cov_init(sc_cov *c, const sc_units *u, const sc_settings *set);
+void sc_cov_free(sc_cov *c);
+
+/* The set under growth: its cost (work, crossing tensors, overflow),
+ * whether it fits a hard memory limit, a unit joining (add) or leaving,
+ * and emptying it. */
+double sc_cov_cost(const sc_cov *c);
+bool sc_cov_fits(const sc_cov *c);
+void sc_cov_toggle(sc_cov *c, int X, bool add);
+void sc_cov_clear(sc_cov *c);
+
+/* Adds the set under growth as a column unless it is known (it sorts the
+ * members); false when out of memory. */
+bool sc_cov_add_column(sc_cov *c);
+
+/* Greedy pricing under the duals c->pi: adds up to a few dozen sets of
+ * cost <= C with pi(S) > 1.  Returns the number added, -1 when out of
+ * memory. */
+int sc_cov_price_greedy(sc_cov *c, double C);
+
+/* Exact pricing with CBC within seconds: *P gets a proven upper bound on
+ * max pi(S) over sets of cost <= C; the best set found is left in the set
+ * under growth.  False when out of memory. */
+bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P);
+
+#endif
