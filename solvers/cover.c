@@ -162,7 +162,7 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 			r = PROBE_NOT_PROVEN; /* k sets (fractionally) cover the units */
 			goto done;
 		}
-		int added = sc_cov_price_greedy(c, C);
+		int added = sc_cov_price_greedy(c, C, deadline);
 		if (added < 0)
 			goto done;
 		if (added > 0)

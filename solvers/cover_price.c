@@ -7,6 +7,8 @@
  */
 #include "cover_set.h"
 
+#include "core/clock.h"
+
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>
 #include <math.h>
@@ -168,15 +170,18 @@ static double grow(sc_cov *c, int seed, double C, bool ratio)
 	return improve(c, C, best);
 }
 
-/* Greedy pricing: adds up to MAX_NEW_COLUMNS sets with pi(S) > 1.  Returns
- * the number added, or -1 when out of memory. */
-int sc_cov_price_greedy(sc_cov *c, double C)
+/* Greedy pricing: adds up to MAX_NEW_COLUMNS sets with pi(S) > 1, until
+ * deadline (sc_clock_now() time; <= 0: none).  Returns the number added,
+ * or -1 when out of memory. */
+int sc_cov_price_greedy(sc_cov *c, double C, double deadline)
 {
 	int added = 0;
 	for (int pass = 0; pass < 2 && added < MAX_NEW_COLUMNS; pass++)
 		for (int X = 0; X < c->n && added < MAX_NEW_COLUMNS; X++) {
 			if (c->pi[X] <= SC_COV_PRICE_EPS)
 				continue;
+			if (deadline > 0 && X % 16 == 0 && sc_clock_now() > deadline)
+				break;
 			double v = grow(c, X, C, pass == 1);
 			if (v > 1 + SC_COV_PRICE_EPS) {
 				int before = c->ncols;

@@ -64,9 +64,9 @@ void sc_cov_clear(sc_cov *c);
 bool sc_cov_add_column(sc_cov *c);
 
 /* Greedy pricing under the duals c->pi: adds up to a few dozen sets of
- * cost <= C with pi(S) > 1.  Returns the number added, -1 when out of
- * memory. */
-int sc_cov_price_greedy(sc_cov *c, double C);
+ * cost <= C with pi(S) > 1, stopping at deadline (sc_clock_now() time;
+ * <= 0: none).  Returns the number added, -1 when out of memory. */
+int sc_cov_price_greedy(sc_cov *c, double C, double deadline);
 
 /* Exact pricing with CBC within seconds: *P gets a proven upper bound on
  * max pi(S) over sets of cost <= C; the best set found is left in the set
