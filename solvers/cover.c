@@ -212,19 +212,26 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	double tol = p->rel_tol > 0 ? p->rel_tol : 1e-3;
 	sc_status st = SC_OK;
 	res->complete = true;
-	/* the first probe low, where a proof comes sooner; after a proof at C
-	 * with LP value v, LP(C) falling about as 1/C puts the threshold near
-	 * C v / k, and the next probe goes part of the way there (never past
-	 * the middle of what is left) */
-	double C = lo + 0.35 * (hi - lo);
+	/* the first probe just above the lower bound: LP(C) only falls as C
+	 * grows, so when that one is not proven no probe above it can be and
+	 * the search stops there (where the relaxation is no stronger than
+	 * what is known, as with few large stages, that is one probe, not a
+	 * bisection of them).  After a proof at C with LP value v, LP(C)
+	 * falling about as 1/C puts the threshold near C v / k, and the next
+	 * probe goes part of the way there (never past the middle of what is
+	 * left). */
+	double first = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
+	double C = first;
 	while (hi - lo > tol * hi) {
 		res->probes++;
 		/* a probe near the threshold can take long to settle (the LP's
-		 * tail); one that takes more than a third of the time left counts
+		 * tail); one that takes more than half the time left counts
 		 * as not proven, so the bisection goes on below it, where proofs
-		 * come sooner */
+		 * come sooner (not the first: below it there is nothing) */
 		double left = time_left(p->deadline);
 		double until = isfinite(left) ? sc_clock_now() + fmax(left / 2, fmin(left, 1)) : 0;
+		if (C == first)
+			until = p->deadline; /* the gate: all the time there is */
 		c.lp_value = 0;
 		probe_result r = probe(&c, p->k, until, C, res);
 		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
@@ -235,6 +242,8 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 				p->fn(p->ud, lo, res->probes);
 		} else if (r == PROBE_NOT_PROVEN) {
 			hi = C;
+			if (C == first)
+				break;
 		} else if (r == PROBE_TIMEOUT) {
 			res->complete = false;
 			break;

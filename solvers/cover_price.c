@@ -134,6 +134,14 @@ static double grow(sc_cov *c, int seed, double C, bool ratio)
 				}
 			}
 		}
+		/* and the units of positive dual anywhere: a set need not be
+		 * connected (two small pieces may fit where one large one does
+		 * not) */
+		for (int X = 0; X < c->n; X++)
+			if (!c->in[X] && !c->seen[X] && c->pi[X] > SC_COV_PRICE_EPS) {
+				c->seen[X] = 1;
+				c->cand[nc++] = X;
+			}
 		int pick = -1;
 		double pick_score = -INFINITY;
 		for (int j = 0; j < nc; j++) {

@@ -245,6 +245,13 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		if (p->time_limit > 0) {
 			double left = p->time_limit - (sc_clock_now() - t0);
 			Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
+			/* CBC 2.10 stopped by its time limit inside its
+			 * preprocessing crashes in CglPreProcess::postProcess (seen
+			 * with a MIP start and limits up to 0.18 s): under a
+			 * short limit, no preprocessing (the crash stays in the
+			 * solver's process and shows as the rung's error) */
+			if (left < 0.5)
+				Cbc_setParameter(cm, "preprocess", "off");
 		}
 		if (p->rung == SC_RUNG_EXACT && p->start) {
 			/* MIP start: Y(U, b) = [stage(U) <= b] */
@@ -295,14 +302,16 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 			 * the search */
 			double gap = 1e-9 * (1 + fabs(res->incumbent / scale)) * scale;
 			res->bound = fmax(best, res->incumbent - gap);
-		} else if (Cbc_isProvenInfeasible(cm)) {
-			res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
-			res->bound = isfinite(p->upper) ? p->upper : INFINITY;
 		} else if (Cbc_isSecondsLimitReached(cm)) {
+			/* before "infeasible": a stop by the limit proves nothing
+			 * more than the bound so far */
 			res->status = SC_MIP_TIME_LIMIT;
 			res->bound = best;
 			if (sol)
 				res->incumbent = sol[zcol] * scale;
+		} else if (Cbc_isProvenInfeasible(cm)) {
+			res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
+			res->bound = isfinite(p->upper) ? p->upper : INFINITY;
 		} else {
 			st = sc_error_set(err, SC_ERR_INTERNAL,
 			                  "CBC stopped without an answer (status %d/%d)",

@@ -332,10 +332,15 @@ void ts_tmux_stop(ts_tmux *t)
 	(void)system(buf);
 }
 
-int ts_trials(int n)
+bool ts_short(void)
 {
 	const char *v = getenv("STAGECUT_TEST_SHORT");
-	if (!v || !*v || strcmp(v, "0") == 0)
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+int ts_trials(int n)
+{
+	if (!ts_short())
 		return n;
 	return n / 10 > 0 ? n / 10 : 1;
 }

@@ -70,6 +70,10 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
  * test`, where each solver process costs many times more. */
 int ts_trials(int n);
 
+/* Is STAGECUT_TEST_SHORT set?  Tests over many reference instances check
+ * a part of them there (the full run checks them all). */
+bool ts_short(void);
+
 /* Loads a file or fails the current test. */
 sc_graph *ts_load(const char *path);
 

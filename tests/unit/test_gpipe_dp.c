@@ -450,6 +450,8 @@ Test(gpipe_dp, exact_on_the_msr_fiddle_training_graphs, .timeout = 120)
 		cr_assert(stage);
 		for (size_t j = 0; j < sizeof ks / sizeof *ks; j++) {
 			int k = ks[j];
+			if (ts_short() && k > 4)
+				continue;
 			double t0 = sc_clock_now();
 			outcome o = run(g, k, SC_SCHEDULE_GPIPE, "exact", 0, stage);
 			double secs = sc_clock_now() - t0;
@@ -488,8 +490,8 @@ Test(gpipe_dp, exact_on_the_msr_fiddle_training_graphs, .timeout = 120)
 	}
 	/* GPipe's optimum is not the bottleneck's, and BRKGA misses it, often
 	 * enough that the checks above mean something */
-	cr_assert_gt(above, 10, "above the bottleneck in %d cases", above);
-	cr_assert_gt(below_brkga, 5, "below brkga in %d cases", below_brkga);
+	cr_assert_gt(above, ts_short() ? 3 : 10, "above the bottleneck in %d cases", above);
+	cr_assert_gt(below_brkga, ts_short() ? 2 : 5, "below brkga in %d cases", below_brkga);
 }
 
 /* The fronts are bounded like the ideals: past the pair limit the DP

@@ -74,7 +74,8 @@ Test(jobs, unknown_method_is_refused_when_added)
 
 Test(jobs, mip_through_the_engine_and_the_concurrency_limit, .timeout = 300)
 {
-	sc_graph *g = ts_load("samples/msr-fiddle/operator/bert_l-3_inference.json");
+	/* a MIP of a fraction of a second: long enough to be seen running */
+	sc_graph *g = ts_load("samples/testbed/transformer-2-1.dot");
 	sc_settings set = g->settings;
 	set.k = 4;
 	sc_error err;

@@ -6,7 +6,9 @@
  * paper's examples; the MIP start and the time limit.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +289,56 @@ Test(mip, time_limit_reports_a_valid_bound, .timeout = 60)
 	cr_assert_leq(res.bound, 124.34884977404485 * (1 + 1e-9), "REFERENCE optimum for k = 16");
 	cr_assert_geq(res.bound, sc_bound_simple(g, 16) * (1 - 1e-9));
 	free(res.stages);
+	sc_graph_free(g);
+}
+
+static void count_progress(void *ud, double bound, double incumbent, long nodes, double secs)
+{
+	(void)bound, (void)incumbent, (void)nodes, (void)secs;
+	++*(int *)ud;
+}
+
+/* Short limits with a MIP start and progress reports (as the ladder runs
+ * it): CBC 2.10 stopped inside its preprocessing crashed
+ * (CglPreProcess::postProcess, limits up to 0.18 s on this graph); every
+ * limit must give a valid bound, never a crash or "infeasible". */
+Test(mip, short_limits_with_a_start_give_a_valid_bound, .timeout = 120)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/bert_l-6_training.json");
+	const double opt = 65.303149120000003; /* REFERENCE.tsv, k = 4 */
+	sc_mip_result full = solve(g, 4, SC_RUNG_EXACT, 0, INFINITY, NULL);
+	cr_assert_eq(full.status, SC_MIP_OPTIMAL);
+	cr_assert(fabs(full.bound - opt) <= 1e-6 * opt, "exact %.12g", full.bound);
+	cr_assert(full.stages);
+	sc_settings set = g->settings;
+	set.k = 4;
+	/* with progress reports CBC logs to stdout: not into the test's */
+	fflush(stdout);
+	int saved = dup(1), nul = open("/dev/null", O_WRONLY);
+	cr_assert(saved >= 0 && nul >= 0);
+	dup2(nul, 1);
+	for (double t = 0.02; t < 0.6; t += 0.04) {
+		sc_mip_params p = {.rung = SC_RUNG_EXACT,
+		                   .k = 4,
+		                   .time_limit = t,
+		                   .upper = full.incumbent,
+		                   .start = full.stages};
+		sc_mip_result res;
+		sc_error err;
+		int reports = 0;
+		cr_assert_eq(sc_mip_solve(g, &set, &p, count_progress, &reports, &res, &err), SC_OK,
+		             "limit %.2f: %s", t, err.msg);
+		cr_assert(res.status == SC_MIP_OPTIMAL || res.status == SC_MIP_TIME_LIMIT,
+		          "limit %.2f: status %d", t, res.status);
+		cr_assert(isfinite(res.bound) && res.bound <= opt * (1 + 1e-6),
+		          "limit %.2f: bound %.12g", t, res.bound);
+		free(res.stages);
+	}
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(nul);
+	free(full.stages);
 	sc_graph_free(g);
 }
 
