@@ -312,7 +312,7 @@ Test(bench, k_above_the_op_count_and_too_little_memory)
 	/* a graph too large for the memory allowed: one line, exit 2 */
 	char gpath[256], cmd[1024];
 	snprintf(gpath, sizeof gpath, "%s/big.dot", dir);
-	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 100000 -s 2 -o '%s'", gpath), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 100000 -s 2 --model ws -o '%s'", gpath), 0);
 	snprintf(cmd, sizeof cmd, "ulimit -v 120000; %s info '%s'", ts_program(), gpath);
 	int st = ts_run(cmd, &out, &err);
 	cr_assert_eq(st, 2, "exit %d: %s", st, err);
