@@ -247,10 +247,11 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 			Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
 			/* CBC 2.10 stopped by its time limit inside its
 			 * preprocessing crashes in CglPreProcess::postProcess (seen
-			 * with a MIP start and limits up to 0.18 s): under a
-			 * short limit, no preprocessing (the crash stays in the
-			 * solver's process and shows as the rung's error) */
-			if (left < 0.5)
+			 * with a MIP start and limits up to 0.18 s on this machine,
+			 * 0.6 s under AddressSanitizer): under a short limit, no
+			 * preprocessing (a crash past that stays in the solver's
+			 * process and shows as the rung's error) */
+			if (left < 2)
 				Cbc_setParameter(cm, "preprocess", "off");
 		}
 		if (p->rung == SC_RUNG_EXACT && p->start) {
