@@ -100,8 +100,13 @@ run: deps
 	@$(MAKE) --no-print-directory stagecut
 	./stagecut
 
+# the builds on both cores first, then the tests one after another
 test: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests $(BUILD)/tui-tests
+	@$(MAKE) --no-print-directory -j2 stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests \
+		$(BUILD)/tui-tests
+	@$(MAKE) --no-print-directory -j2 BUILD=$(ASAN_BUILD) SANITIZE="$(SANFLAGS)" \
+		$(ASAN_BUILD)/unit-tests
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_RBINS)
 	@VALGRIND_QUICK=1 $(MAKE) --no-print-directory house-test format-check unit-test cli-test \
 		tui-test asan-test valgrind-test fuzz-regress
 
