@@ -45,7 +45,7 @@ TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o
 
-.PHONY: all deps run test unit-test cli-test tui-test asan-test valgrind-test bench perf install \
+.PHONY: all deps run test unit-test cli-test tui-test asan-build asan-test valgrind-test bench perf install \
         uninstall clean format format-check house-test
 
 all: stagecut
@@ -104,9 +104,7 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory -j2 stagecut $(BUILD)/unit-tests $(BUILD)/cli-tests \
 		$(BUILD)/tui-tests
-	@$(MAKE) --no-print-directory -j2 BUILD=$(ASAN_BUILD) SANITIZE="$(SANFLAGS)" \
-		$(ASAN_BUILD)/unit-tests
-	@$(MAKE) --no-print-directory -j2 $(FUZZ_RBINS)
+	@$(MAKE) --no-print-directory -j2 asan-build $(FUZZ_RBINS)
 	@VALGRIND_QUICK=1 $(MAKE) --no-print-directory house-test format-check unit-test cli-test \
 		tui-test asan-test valgrind-test fuzz-regress
 
@@ -126,9 +124,11 @@ tui-test: $(BUILD)/tui-tests stagecut
 # Graphviz's plugins and CBC are suppressed by name (tests/lsan.supp).
 ASAN_BUILD := build-asan
 SANFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-asan-test:
+asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SANITIZE="$(SANFLAGS)" \
 		$(ASAN_BUILD)/unit-tests
+
+asan-test: asan-build
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STAGECUT_TEST_SHORT=1 \

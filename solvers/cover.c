@@ -220,18 +220,18 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	 * falling about as 1/C puts the threshold near C v / k, and the next
 	 * probe goes part of the way there (never past the middle of what is
 	 * left). */
-	double first = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
-	double C = first;
+	double C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
 	while (hi - lo > tol * hi) {
 		res->probes++;
 		/* a probe near the threshold can take long to settle (the LP's
 		 * tail); one that takes more than half the time left counts
 		 * as not proven, so the bisection goes on below it, where proofs
 		 * come sooner (not the first: below it there is nothing) */
+		bool gate = res->probes == 1; /* the first probe */
 		double left = time_left(p->deadline);
 		double until = isfinite(left) ? sc_clock_now() + fmax(left / 2, fmin(left, 1)) : 0;
-		if (C == first)
-			until = p->deadline; /* the gate: all the time there is */
+		if (gate)
+			until = p->deadline; /* all the time there is */
 		c.lp_value = 0;
 		probe_result r = probe(&c, p->k, until, C, res);
 		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
@@ -242,7 +242,7 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 				p->fn(p->ud, lo, res->probes);
 		} else if (r == PROBE_NOT_PROVEN) {
 			hi = C;
-			if (C == first)
+			if (gate)
 				break;
 		} else if (r == PROBE_TIMEOUT) {
 			res->complete = false;

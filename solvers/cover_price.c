@@ -114,29 +114,12 @@ static double grow(sc_cov *c, int seed, double C, bool ratio)
 				best_len = norder;
 			}
 		}
-		/* the units that share a tensor with the set */
-		int nc = 0;
-		for (int j = 0; j < c->nmem; j++) {
-			int X = c->members[j];
-			for (int e = c->inc_off[X]; e < c->inc_off[X + 1]; e++) {
-				int i = c->inc[e];
-				int s = c->t.src[i];
-				if (!c->in[s] && !c->seen[s]) {
-					c->seen[s] = 1;
-					c->cand[nc++] = s;
-				}
-				for (int q = c->t.cons_off[i]; q < c->t.cons_off[i + 1]; q++) {
-					int V = c->t.cons[q];
-					if (!c->in[V] && !c->seen[V]) {
-						c->seen[V] = 1;
-						c->cand[nc++] = V;
-					}
-				}
-			}
-		}
-		/* and the units of positive dual anywhere: a set need not be
-		 * connected (two small pieces may fit where one large one does
-		 * not) */
+		/* the units that share a tensor with the set, and the units of
+		 * positive dual anywhere: a set need not be connected (two small
+		 * pieces may fit where one large one does not) */
+		int nc = neighbours(c);
+		for (int j = 0; j < nc; j++)
+			c->seen[c->cand[j]] = 1;
 		for (int X = 0; X < c->n; X++)
 			if (!c->in[X] && !c->seen[X] && c->pi[X] > SC_COV_PRICE_EPS) {
 				c->seen[X] = 1;

@@ -393,8 +393,8 @@ Test(ladder, rungs_stay_below_the_reference_optima, .timeout = 300)
 		if (sscanf(line, "%255s %d %lf", name, &k, &opt) != 3 || (k != 4 && k != 8))
 			continue;
 		/* each graph at one k, 4 and 8 by turns (the short run: every other
-		 * graph at 4);
-		 * the file has each graph's k = 4 line, then its k = 8 line */
+		 * graph at 4); the file has each graph's k = 4 line, then its k = 8
+		 * line */
 		int graph = seen++ / 2;
 		if (ts_short() ? k != 4 || graph % 2 : (graph % 2 == 1) != (k == 8))
 			continue;
