@@ -167,18 +167,37 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 			goto done;
 		if (added > 0)
 			continue;
-		double P;
 		res->pricings++;
-		if (!sc_cov_price_mip(c, C, time_left(deadline), &P))
-			goto done;
-		if (P > 0 && sum / P > k * (1 + 1e-9) + 1e-9) {
-			r = PROBE_PROVEN;
-			goto done;
+		double T = sum / (k * (1 + 1e-7));
+		if (T > 1 + SC_COV_PRICE_EPS) {
+			/* the cheapest set with pi(S) >= T: above C it proves C
+			 * and everything up to its cost (cover_set.h); at most C
+			 * it is a column the LP lacks (pi(S) >= T > 1) */
+			double J;
+			if (!sc_cov_jump_mip(c, T, C, time_left(deadline), &J))
+				goto done;
+			c->jumped = fmax(c->jumped, J); /* proven, whatever C */
+			if (J > C) {
+				r = PROBE_PROVEN;
+				goto done;
+			}
+		} else {
+			/* no proof can come (LP(C) <= sum(pi) <= k, nearly):
+			 * the most valuable set, to see if the LP is done */
+			double P;
+			if (!sc_cov_price_mip(c, C, time_left(deadline), &P))
+				goto done;
+			if (P > 0 && sum / P > k * (1 + 1e-9) + 1e-9) {
+				c->jumped = fmax(c->jumped, C);
+				r = PROBE_PROVEN;
+				goto done;
+			}
 		}
 		double v = 0;
 		for (int j = 0; j < c->nmem; j++)
 			v += c->pi[c->members[j]];
-		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS) {
+		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS && sc_cov_cost(c) <= C * (1 + 1e-9) &&
+		    sc_cov_fits(c)) {
 			int before = c->ncols;
 			if (!sc_cov_add_column(c))
 				goto done;
@@ -221,23 +240,31 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	 * probe goes part of the way there (never past the middle of what is
 	 * left). */
 	double C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
+	bool gate = true; /* C is just above the bound */
 	while (hi - lo > tol * hi) {
 		res->probes++;
 		/* a probe near the threshold can take long to settle (the LP's
 		 * tail); one that takes more than half the time left counts
 		 * as not proven, so the bisection goes on below it, where proofs
-		 * come sooner (not the first: below it there is nothing) */
-		bool gate = res->probes == 1; /* the first probe */
+		 * come sooner (not one just above the bound: below it there is
+		 * nothing) */
 		double left = time_left(p->deadline);
 		double until = isfinite(left) ? sc_clock_now() + fmax(left / 2, fmin(left, 1)) : 0;
 		if (gate)
 			until = p->deadline; /* all the time there is */
 		c.lp_value = 0;
+		c.jumped = 0;
 		probe_result r = probe(&c, p->k, until, C, res);
 		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
 			r = PROBE_NOT_PROVEN;
+		if (r != PROBE_PROVEN && c.jumped > lo) {
+			/* a jump that did not reach C still proved its cost */
+			lo = fmin(c.jumped, hi);
+			if (p->fn)
+				p->fn(p->ud, lo, res->probes);
+		}
 		if (r == PROBE_PROVEN) {
-			lo = C;
+			lo = fmin(fmax(C, c.jumped), hi);
 			if (p->fn)
 				p->fn(p->ud, lo, res->probes);
 		} else if (r == PROBE_NOT_PROVEN) {
@@ -251,12 +278,9 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 			st = sc_error_set(err, SC_ERR_INTERNAL, "the cover bound's LP failed");
 			break;
 		}
-		double mid = lo + 0.5 * (hi - lo);
-		C = mid;
-		if (r == PROBE_PROVEN && c.lp_value > p->k) {
-			double aim = lo * (1 + 0.6 * (c.lp_value / p->k - 1));
-			C = fmin(mid, fmax(aim, lo + 0.1 * (hi - lo)));
-		}
+		/* next: just above the new bound (its duals will jump further) */
+		C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
+		gate = true;
 	}
 	res->bound = lo;
 	res->columns = c.ncols;

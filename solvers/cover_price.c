@@ -185,19 +185,19 @@ int sc_cov_price_greedy(sc_cov *c, double C, double deadline)
 	return added;
 }
 
-/* Exact pricing with CBC: max pi(S) over sets with cost <= C (memory under
- * a hard limit).  Columns: s_U (binary) for each unit, x_i in [0, 1] for
- * each tensor (x_i >= |s_U - s_V| for its source U and every reader V: it
- * crosses the set's boundary), an overflow column.  *P gets CBC's proven
- * bound on the maximum (valid even when stopped by the time limit), a hair
- * above; the best set found is left in the set under growth.  Returns
- * false when CBC fails. */
-bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
+/* The pricing MIP's model over the units: columns s_U (binary) for each
+ * unit, x_i in [0, 1] for each tensor (x_i >= |s_U - s_V| for its source
+ * U and every reader V: it crosses the set's boundary) and the overflow
+ * (>= (param(S) - M) / B); the memory row under a hard limit.  With
+ * jump false: maximise pi(S) subject to cost <= C (a hair above, so no
+ * set of cost C is cut off); with jump true: minimise the cost subject
+ * to pi(S) >= T.  Costs are scaled by scale.  NULL when out of memory. */
+static Cbc_Model *pricing_model(const sc_cov *c, bool jump, double C, double T, double scale)
 {
 	int n = c->n, nt = c->t.n;
 	int ncol = n + nt + 1;
-	int nrow_max = 2 * (c->t.cons_off[nt]) + 2;
-	int nz_max = 6 * c->t.cons_off[nt] + 2 * ncol + 2;
+	int nrow_max = 2 * (c->t.cons_off[nt]) + 3;
+	int nz_max = 6 * c->t.cons_off[nt] + 3 * ncol + 2;
 	double *clo = calloc((size_t)ncol, sizeof(double));
 	double *cup = malloc((size_t)ncol * sizeof(double));
 	double *obj = calloc((size_t)ncol, sizeof(double));
@@ -206,15 +206,15 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 	int *rstart = malloc(((size_t)nrow_max + 1) * sizeof(int));
 	int *ridx = malloc((size_t)nz_max * sizeof(int));
 	double *rval = malloc((size_t)nz_max * sizeof(double));
-	bool ok = clo && cup && obj && rlo && rup && rstart && ridx && rval;
-	if (!ok)
+	int *cs = calloc((size_t)ncol + 1, sizeof(int));
+	int *ci = malloc(((size_t)nz_max + 1) * sizeof(int));
+	double *cv = malloc(((size_t)nz_max + 1) * sizeof(double));
+	Cbc_Model *cm = NULL;
+	if (!clo || !cup || !obj || !rlo || !rup || !rstart || !ridx || !rval || !cs || !ci || !cv)
 		goto out;
-	double scale = C > 0 ? C : 1;
 	for (int j = 0; j < ncol; j++)
 		cup[j] = 1;
 	cup[n + nt] = DBL_MAX;
-	for (int U = 0; U < n; U++)
-		obj[U] = -c->pi[U];
 	int nr = 0, nz = 0;
 	rstart[0] = 0;
 	for (int i = 0; i < nt; i++) {
@@ -230,15 +230,30 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 			}
 		}
 	}
-	/* cost row: work + crossing tensors + overflow <= C (a hair above, so
-	 * no set of cost C is cut off) */
-	for (int U = 0; U < n; U++)
-		ridx[nz] = U, rval[nz++] = c->u->work[U] / scale;
-	for (int i = 0; i < nt; i++)
-		ridx[nz] = n + i, rval[nz++] = c->t.size[i] / scale;
-	ridx[nz] = n + nt, rval[nz++] = 1;
-	rlo[nr] = -DBL_MAX, rup[nr] = 1 + 1e-9;
-	rstart[++nr] = nz;
+	if (jump) {
+		/* minimise work + crossing tensors + overflow; pi(S) >= T */
+		for (int U = 0; U < n; U++)
+			obj[U] = c->u->work[U] / scale;
+		for (int i = 0; i < nt; i++)
+			obj[n + i] = c->t.size[i] / scale;
+		obj[n + nt] = 1;
+		for (int U = 0; U < n; U++)
+			if (c->pi[U] > 0)
+				ridx[nz] = U, rval[nz++] = c->pi[U];
+		rlo[nr] = T, rup[nr] = DBL_MAX;
+		rstart[++nr] = nz;
+	} else {
+		/* maximise pi(S); work + crossing tensors + overflow <= C */
+		for (int U = 0; U < n; U++)
+			obj[U] = -c->pi[U];
+		for (int U = 0; U < n; U++)
+			ridx[nz] = U, rval[nz++] = c->u->work[U] / scale;
+		for (int i = 0; i < nt; i++)
+			ridx[nz] = n + i, rval[nz++] = c->t.size[i] / scale;
+		ridx[nz] = n + nt, rval[nz++] = 1;
+		rlo[nr] = -DBL_MAX, rup[nr] = C / scale + 1e-9;
+		rstart[++nr] = nz;
+	}
 	if (c->over) {
 		/* overflow >= (param - M) / B */
 		for (int U = 0; U < n; U++)
@@ -253,23 +268,10 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 		rlo[nr] = -DBL_MAX, rup[nr] = (c->M > 0 ? 1 : 0) + 1e-9;
 		rstart[++nr] = nz;
 	}
-	Cbc_Model *cm = Cbc_newModel();
-	if (!cm) {
-		ok = false;
+	cm = Cbc_newModel();
+	if (!cm)
 		goto out;
-	}
-	/* the rows as given, by rows: CBC wants columns, so transpose */
-	int *cs = calloc((size_t)ncol + 1, sizeof(int));
-	int *ci = malloc(((size_t)nz + 1) * sizeof(int));
-	double *cv = malloc(((size_t)nz + 1) * sizeof(double));
-	if (!cs || !ci || !cv) {
-		free(cs);
-		free(ci);
-		free(cv);
-		Cbc_deleteModel(cm);
-		ok = false;
-		goto out;
-	}
+	/* the rows as built, by rows: CBC wants columns, so transpose */
 	for (int q = 0; q < nz; q++)
 		cs[ridx[q] + 1]++;
 	for (int j = 0; j < ncol; j++)
@@ -284,9 +286,6 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 		cs[j] = cs[j - 1];
 	cs[0] = 0;
 	Cbc_loadProblem(cm, ncol, nr, cs, ci, cv, clo, cup, obj, rlo, rup);
-	free(cs);
-	free(ci);
-	free(cv);
 	for (int U = 0; U < n; U++)
 		Cbc_setInteger(cm, U);
 	Cbc_setObjSense(cm, 1);
@@ -294,24 +293,6 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 	Cbc_setParameter(cm, "timeMode", "elapsed");
 	Cbc_setAllowableGap(cm, 1e-9);
 	Cbc_setAllowableFractionGap(cm, 1e-9);
-	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
-	Cbc_solve(cm);
-	double bound = -Cbc_getBestPossibleObjValue(cm);
-	const double *sol = Cbc_bestSolution(cm);
-	sc_cov_clear(c);
-	if (sol)
-		for (int U = 0; U < n; U++)
-			if (sol[U] > 0.5)
-				sc_cov_toggle(c, U, true);
-	Cbc_deleteModel(cm);
-	if (!isfinite(bound)) {
-		double s = 0;
-		for (int U = 0; U < n; U++)
-			s += c->pi[U];
-		bound = s; /* no set at all: the trivial bound */
-	}
-	/* CBC's tolerances (integrality 1e-6 on each s) */
-	*P = bound * (1 + 1e-6) + 1e-9;
 out:
 	free(clo);
 	free(cup);
@@ -321,5 +302,64 @@ out:
 	free(rstart);
 	free(ridx);
 	free(rval);
-	return ok;
+	free(cs);
+	free(ci);
+	free(cv);
+	return cm;
+}
+
+/* Leaves the units of CBC's best solution in the set under growth. */
+static void take_solution(sc_cov *c, Cbc_Model *cm)
+{
+	const double *sol = Cbc_bestSolution(cm);
+	sc_cov_clear(c);
+	if (sol)
+		for (int U = 0; U < c->n; U++)
+			if (sol[U] > 0.5)
+				sc_cov_toggle(c, U, true);
+}
+
+/* Exact pricing with CBC: max pi(S) over sets with cost <= C (memory under
+ * a hard limit).  *P gets CBC's proven bound on the maximum (valid even
+ * when stopped by the time limit), a hair above; the best set found is
+ * left in the set under growth.  Returns false when CBC fails. */
+bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
+{
+	Cbc_Model *cm = pricing_model(c, false, C, 0, C > 0 ? C : 1);
+	if (!cm)
+		return false;
+	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
+	Cbc_solve(cm);
+	double bound = -Cbc_getBestPossibleObjValue(cm);
+	take_solution(c, cm);
+	Cbc_deleteModel(cm);
+	if (!isfinite(bound)) {
+		double s = 0;
+		for (int U = 0; U < c->n; U++)
+			s += c->pi[U];
+		bound = s; /* no set at all: the trivial bound */
+	}
+	/* CBC's tolerances (integrality 1e-6 on each s) */
+	*P = bound * (1 + 1e-6) + 1e-9;
+	return true;
+}
+
+bool sc_cov_jump_mip(sc_cov *c, double T, double scale, double seconds, double *C)
+{
+	Cbc_Model *cm = pricing_model(c, true, 0, T, scale > 0 ? scale : 1);
+	if (!cm)
+		return false;
+	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
+	Cbc_solve(cm);
+	double bound = Cbc_getBestPossibleObjValue(cm);
+	/* a stop by the time limit is not a proof of infeasibility */
+	bool infeasible = !Cbc_isSecondsLimitReached(cm) && Cbc_isProvenInfeasible(cm);
+	take_solution(c, cm);
+	Cbc_deleteModel(cm);
+	if (infeasible)
+		*C = INFINITY; /* no set reaches T */
+	else
+		/* CBC's tolerances, and the scaling */
+		*C = isfinite(bound) && bound > 0 ? bound * scale * (1 - 1e-6) : 0;
+	return true;
 }

@@ -45,6 +45,7 @@ typedef struct sc_cov {
 	unsigned char *seen;
 	double *pi;
 	double lp_value; /* the master LP's last objective */
+	double jumped;   /* what the last proof proved (>= the probe's C) */
 } sc_cov;
 
 /* Fills c for u under set; false when out of memory (free c anyway). */
@@ -72,5 +73,14 @@ int sc_cov_price_greedy(sc_cov *c, double C, double deadline);
  * max pi(S) over sets of cost <= C; the best set found is left in the set
  * under growth.  False when out of memory. */
 bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P);
+
+/* The cost that the duals c->pi prove with CBC within seconds: *C gets a
+ * proven lower bound on min cost(S) over the sets with pi(S) >= T
+ * (INFINITY when there is none), costs scaled by scale inside the MIP.
+ * When T = sum(pi) / (k (1 + d)), every C' below *C has all sets of cost
+ * <= C' at pi(S) < T, and Farley's bound gives LP(C') > k: C' is proven.
+ * The cheapest set found is left in the set under growth.  False when out
+ * of memory. */
+bool sc_cov_jump_mip(sc_cov *c, double T, double scale, double seconds, double *C);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/clock.h"
+#include "solvers/cover_set.h"
 #include "solvers/mip.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
@@ -95,4 +96,80 @@ Test(cover, time_limit_holds_and_the_bound_is_kept, .timeout = 120)
 	cr_assert_lt(took, 2 + 1.5, "a 2 s limit took %.2f s", took);
 	cr_assert_geq(res.bound, simple * (1 - 1e-9));
 	sc_graph_free(g);
+}
+
+/* The cheapest set with pi(S) >= T (sc_cov_jump_mip, the cover rung's
+ * proof step): its bound never exceeds the brute-force minimum over all
+ * sets, is close to it when CBC finishes, and the set it leaves is one of
+ * pi(S) >= T at the cost it reports, under both memory policies. */
+Test(cover, the_cheapest_set_of_enough_dual_against_brute_force, .timeout = 300)
+{
+	ts_rng r = {77};
+	int exact = 0, none = 0;
+	for (int t = 0; t < ts_trials(150); t++) {
+		ts_graph_spec spec = {.n = 2 + ts_below(&r, 9),
+		                      .edge_p = 0.15 + ts_uniform(&r) * 0.6,
+		                      .group_p = ts_uniform(&r) < 0.3 ? 0.3 : 0,
+		                      .ngroups = 2};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.2 + ts_uniform(&r) * 2;
+		double x = ts_uniform(&r);
+		if (x < 0.5) {
+			spec.settings.memory = 5 + ts_uniform(&r) * 25;
+			spec.settings.policy = x < 0.25 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g = ts_random_graph(&r, &spec);
+		sc_error err;
+		sc_units *u = sc_units_new(g, true, g->settings.memory, &err);
+		cr_assert(u, "%s", err.msg);
+		sc_cov c;
+		cr_assert(sc_cov_init(&c, u, &g->settings));
+		double total = 0;
+		for (int X = 0; X < c.n; X++) {
+			c.pi[X] = ts_uniform(&r) < 0.2 ? 0 : ts_uniform(&r);
+			total += c.pi[X];
+		}
+		if (total == 0) /* T > 0: the empty set never counts */
+			total = c.pi[0] = 1;
+		double T = total * (0.1 + 0.95 * ts_uniform(&r));
+		/* brute force over every non-empty set of units */
+		double best = INFINITY;
+		for (unsigned m = 1; m < 1u << c.n; m++) {
+			double v = 0;
+			for (int X = 0; X < c.n; X++)
+				if (m >> X & 1) {
+					sc_cov_toggle(&c, X, true);
+					v += c.pi[X];
+				}
+			if (v >= T && sc_cov_fits(&c))
+				best = fmin(best, sc_cov_cost(&c));
+			sc_cov_clear(&c);
+		}
+		double J;
+		cr_assert(sc_cov_jump_mip(&c, T, 1 + ts_uniform(&r) * 10, 30, &J));
+		cr_assert_leq(J, best * (1 + 1e-7) + 1e-9,
+		              "bound %.12g above the minimum %.12g (t %d)", J, best, t);
+		if (isfinite(best)) {
+			exact += J >= best * (1 - 1e-5) - 1e-9;
+			double v = 0;
+			for (int j = 0; j < c.nmem; j++)
+				v += c.pi[c.members[j]];
+			cr_assert_geq(v, T * (1 - 1e-6), "the set left has pi %.9g < T %.9g (t %d)",
+			              v, T, t);
+			cr_assert(sc_cov_fits(&c));
+			if (v >= T) /* (CBC may leave one a hair below T) */
+				cr_assert_geq(
+				        sc_cov_cost(&c), best * (1 - 1e-9) - 1e-12,
+				        "the set left costs %.12g, the minimum is %.12g (t %d)",
+				        sc_cov_cost(&c), best, t);
+		} else {
+			none++;
+		}
+		sc_cov_free(&c);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	/* CBC finishes these: its bound is the minimum, not just below it */
+	cr_assert_geq(exact, ts_trials(150) * 9 / 10 - none, "%d exact, %d without a set", exact,
+	              none);
 }
