@@ -8,7 +8,9 @@
  *                         artificial column per unit so that it is always
  *                         feasible; artificial columns are not sets, so an
  *                         answer that uses one says nothing of LP(C);
- *   the search            bisection on C, the sets found kept across probes.
+ *   the search            probes just above the bound, each proof by the
+ *                         cheapest set of enough dual (cover.h), the sets
+ *                         found kept across probes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cover.h"
@@ -231,56 +233,37 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	double tol = p->rel_tol > 0 ? p->rel_tol : 1e-3;
 	sc_status st = SC_OK;
 	res->complete = true;
-	/* the first probe just above the lower bound: LP(C) only falls as C
-	 * grows, so when that one is not proven no probe above it can be and
-	 * the search stops there (where the relaxation is no stronger than
-	 * what is known, as with few large stages, that is one probe, not a
-	 * bisection of them).  After a proof at C with LP value v, LP(C)
-	 * falling about as 1/C puts the threshold near C v / k, and the next
-	 * probe goes part of the way there (never past the middle of what is
-	 * left). */
-	double C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
-	bool gate = true; /* C is just above the bound */
+	/* each probe just above the bound, with all the time left: LP(C) only
+	 * falls as C grows, so when that one is not proven no probe above it
+	 * can be and the search ends (where the relaxation is no stronger
+	 * than what is known, as with few large stages, that is one probe);
+	 * when it is, the proof's own set bounds further (cover.h) and the
+	 * next probe starts above that */
 	while (hi - lo > tol * hi) {
+		double C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
 		res->probes++;
-		/* a probe near the threshold can take long to settle (the LP's
-		 * tail); one that takes more than half the time left counts
-		 * as not proven, so the bisection goes on below it, where proofs
-		 * come sooner (not one just above the bound: below it there is
-		 * nothing) */
-		double left = time_left(p->deadline);
-		double until = isfinite(left) ? sc_clock_now() + fmax(left / 2, fmin(left, 1)) : 0;
-		if (gate)
-			until = p->deadline; /* all the time there is */
 		c.lp_value = 0;
 		c.jumped = 0;
-		probe_result r = probe(&c, p->k, until, C, res);
+		probe_result r = probe(&c, p->k, p->deadline, C, res);
 		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
 			r = PROBE_NOT_PROVEN;
-		if (r != PROBE_PROVEN && c.jumped > lo) {
-			/* a jump that did not reach C still proved its cost */
-			lo = fmin(c.jumped, hi);
+		/* a proof's set that did not reach C still proved its cost */
+		double proved = r == PROBE_PROVEN ? fmax(C, c.jumped) : c.jumped;
+		if (proved > lo) {
+			lo = fmin(proved, hi);
 			if (p->fn)
 				p->fn(p->ud, lo, res->probes);
 		}
-		if (r == PROBE_PROVEN) {
-			lo = fmin(fmax(C, c.jumped), hi);
-			if (p->fn)
-				p->fn(p->ud, lo, res->probes);
-		} else if (r == PROBE_NOT_PROVEN) {
-			hi = C;
-			if (gate)
-				break;
-		} else if (r == PROBE_TIMEOUT) {
+		if (r == PROBE_NOT_PROVEN)
+			break;
+		if (r == PROBE_TIMEOUT) {
 			res->complete = false;
 			break;
-		} else {
+		}
+		if (r == PROBE_ERROR) {
 			st = sc_error_set(err, SC_ERR_INTERNAL, "the cover bound's LP failed");
 			break;
 		}
-		/* next: just above the new bound (its duals will jump further) */
-		C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
-		gate = true;
 	}
 	res->bound = lo;
 	res->columns = c.ncols;

@@ -21,8 +21,15 @@
  * LP(C), so LP(C) >= sum(pi) / P.  P comes from a MIP over the units
  * (pricing) whose proven bound CBC reports even when it stops early.
  *
- * The bound is searched by bisection on C between a known lower bound and
- * the upper bound; each C that is proven infeasible raises the bound.
+ * The proof step gives more than one C: for the duals pi of the master,
+ * the cheapest set S with pi(S) >= T = sum(pi) / k (a hair less) costs
+ * some J, so every C below J has max { pi(S) : f(S) <= C } < T and LP(C)
+ * > k by Farley's bound: J itself is a lower bound, and CBC's proven bound
+ * on J is one even when it stops early (cover_set.h).  When J <= C that
+ * cheapest set is a column the master lacks.  The search starts just
+ * above a known lower bound and goes on just above each new bound (whose
+ * duals prove further); a C just above the bound that is not proven ends
+ * it, since LP(C) only falls as C grows.
  * Where stages are small (k large against the graph) the io of a small
  * stage is most of its cost and this bound is far above the simple one;
  * where k is 2 it rarely beats it (a cover by two sets is easy).
@@ -39,7 +46,7 @@ typedef struct sc_cover_params {
 	double lower;    /* a proven lower bound (> 0) where the search starts */
 	double upper;    /* a partition's bottleneck; the search stays below it */
 	double deadline; /* sc_clock_now() time to stop by; <= 0: none */
-	double rel_tol;  /* stop bisecting when the interval is this relative (1e-3) */
+	double rel_tol;  /* stop within this share of the upper bound (1e-3) */
 	/* called with each better bound and the probes so far; or NULL */
 	void (*fn)(void *ud, double bound, int probes);
 	void *ud;
@@ -50,7 +57,7 @@ typedef struct sc_cover_result {
 	int probes;    /* values of C tried */
 	int columns;   /* sets generated */
 	int pricings;  /* exact pricing MIPs */
-	bool complete; /* the bisection ended (not the deadline) */
+	bool complete; /* the search ended (not the deadline) */
 } sc_cover_result;
 
 /* Searches the cover bound of units u (costs of u->g under set) for p->k

@@ -99,7 +99,7 @@ static void on_cover(void *ud, double bound, int probes)
 	cb->fn(cb->ud, bound, INFINITY, probes, sc_clock_now() - cb->t0);
 }
 
-/* The cover rung (cover.h): the bisection between the simple bound (or the
+/* The cover rung (cover.h): the search between the simple bound (or the
  * given floor) and the upper bound.  Without one, the top is a cost no
  * stage of any partition exceeds: all the work, every tensor once, and
  * (overflow) every parameter byte over the limit. */

@@ -70,7 +70,7 @@ Test(bounds, figure2_k2_by_hand)
 		cr_assert_geq(num(r, "seconds"), 0);
 	}
 	/* the cover relaxation never passes the optimum 9, and here its
-	 * bisection ends within its tolerance (0.2%) of it */
+	 * search ends within its tolerance (0.2%) of it */
 	json_t *cv = json_array_get(json_object_get(root, "rungs"), 4);
 	cr_assert_str_eq(json_string_value(json_object_get(cv, "name")), "cover");
 	cr_assert_leq(num(cv, "value"), 9.0 + 1e-9);

@@ -93,16 +93,23 @@ Test(wb_question, the_tour_judges_the_partition_on_screen)
 	cr_assert(strstr(s, "best found 7.0000 (best), 12.5% better: a adopts it"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "t");
-	s = ts_tmux_wait(&t, "tour 1/5", 5);
+	s = ts_tmux_wait(&t, "tour 1/6", 5);
 	cr_assert(strstr(s, "up to 140.0% faster than this partition"), "%s", s);
 	cr_assert(strstr(s, "\"Practical Performance Guarantees for Pipelined"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Enter");
-	s = ts_tmux_wait(&t, "tour 2/5", 5);
+	s = ts_tmux_wait(&t, "tour 2/6", 5);
 	cr_assert(strstr(s, "Not needed: the optimum was already proven by the exact DP"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Enter Enter Enter");
-	s = ts_tmux_wait(&t, "tour 5/5", 5);
+	s = ts_tmux_wait(&t, "tour 5/6", 5);
+	cr_assert(strstr(s, "cover (stagecut's own: a set-cover LP)"), "%s", s);
+	cr_assert(strstr(s, "Assumes only that each stage is a set of ops costing <= C"), "%s", s);
+	cr_assert(strstr(s, "not from the papers: stagecut's own rung"), "%s", s);
+	cr_assert(strstr(s, "Not needed: the optimum was already proven by the exact DP"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "Enter");
+	s = ts_tmux_wait(&t, "tour 6/6", 5);
 	cr_assert(strstr(s, "This partition's bottleneck 8.0000, best lower bound 7.0000 (exact "
 	                    "DP): certified gap 14.29%."),
 	          "%s", s);
@@ -116,8 +123,8 @@ Test(wb_question, the_tour_judges_the_partition_on_screen)
 	/* adopt the best: now this partition is the optimum */
 	ts_tmux_keys(&t, "Escape a");
 	free(ts_tmux_wait(&t, "bottleneck 7.0000 (stage", 5));
-	ts_tmux_keys(&t, "t Enter Enter Enter Enter");
-	s = ts_tmux_wait(&t, "tour 5/5", 5);
+	ts_tmux_keys(&t, "t Enter Enter Enter Enter Enter");
+	s = ts_tmux_wait(&t, "tour 6/6", 5);
 	cr_assert(strstr(s, "certified gap 0.00%."), "%s", s);
 	cr_assert(strstr(s, "This partition is (within 1%) optimal: stop searching."), "%s", s);
 	cr_assert(strstr(s, "gap 0.00%"), "%s", s);

@@ -219,7 +219,7 @@ Test(workbench, settings_help_and_tour, .timeout = 30)
 	free(ts_tmux_wait(&t, "stagecut help", 5));
 	ts_tmux_keys(&t, "Escape");
 	ts_tmux_keys(&t, "t");
-	char *s = ts_tmux_wait(&t, "tour 1/5", 5);
+	char *s = ts_tmux_wait(&t, "tour 1/6", 5);
 	/* figure2's stage 2 costs 8; the simple bound is 10 / 3 */
 	cr_assert(strstr(s, "costing 8.0000"), "%s", s);
 	free(s);

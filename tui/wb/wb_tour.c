@@ -1,8 +1,9 @@
 /*
  * wb_tour.c - the tour (t): the practitioner's dilemma on the loaded graph,
- * in five steps drawn in a box at the bottom of the screen: the partition
+ * in six steps drawn in a box at the bottom of the screen: the partition
  * and the simple bound, each rung of the ladder with what it assumes and
- * how much of the gap it closed, then the answer.  A modal that keeps only
+ * how much of the gap it closed (the paper's three, then stagecut's cover
+ * rung), then the answer.  A modal that keeps only
  * its own keys (wb_keys.def's WB_IN_TOUR rows): the others work as without
  * it, so the engineer can run the ladder or switch views during the tour.
  *
@@ -81,11 +82,11 @@ static void best_line(const wb *w, const wb_answer *a, char *buf, size_t size)
 		         ui_num(a->best, b, sizeof b), w->best_from, 100 * a->gain);
 }
 
-/* A rung's step (2-4): what it assumes, and what it proved of the gap of
+/* A rung's step (2-5): what it assumes, and what it proved of the gap of
  * the partition on screen. */
 static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 {
-	static const char *const assume[3][2] = {
+	static const char *const assume[4][2] = {
 	        {"Assumes one stage does >= the simple bound's work, with all stages before and",
 	         "after it merged into two superblocks; minimises that stage's cost (a MIP)."},
 	        {"Also guesses that stage's position j, and averages the stages before and",
@@ -93,6 +94,9 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 	         "free."},
 	        {"Assumes nothing: every op's stage is a variable, started from the best",
 	         "partition found and the other rungs as a floor. Optimal means proven."},
+	        {"Assumes only that each stage is a set of ops costing <= C: when no k such sets,",
+	         "even fractionally, cover the ops (an LP over sets), C is too low. Strong for "
+	         "many small stages."},
 	};
 	sc_rung r = (sc_rung)(step - 1);
 	snprintf(l[0], 200, "%s", assume[step - 2][0]);
@@ -222,7 +226,7 @@ static void tour_draw(wb *w, int rows, int cols)
 	const char *title = "", *ref = PAPER_000;
 	switch (step) {
 	case 1:
-		title = " tour 1/5: the practitioner's dilemma";
+		title = " tour 1/6: the practitioner's dilemma";
 		this_partition(w, &a, l[0], sizeof l[0]);
 		snprintf(l[1], sizeof l[1],
 		         "simple bound %s: some stage does >= total work / k; a group is "
@@ -243,14 +247,19 @@ static void tour_draw(wb *w, int rows, int cols)
 	case 2:
 	case 3:
 	case 4:
-		title = step == 2   ? " tour 2/5: bottleneck (paper 000, section 3.2)"
-		        : step == 3 ? " tour 3/5: bottleneck-guess (paper 000, section 3.3)"
-		                    : " tour 4/5: exact MIP (paper 000, Figure 3)";
+	case 5:
+		title = step == 2   ? " tour 2/6: bottleneck (paper 000, section 3.2)"
+		        : step == 3 ? " tour 3/6: bottleneck-guess (paper 000, section 3.3)"
+		        : step == 4 ? " tour 4/6: exact MIP (paper 000, Figure 3)"
+		                    : " tour 5/6: cover (stagecut's own: a set-cover LP)";
 		rung_step(w, &a, step, l);
 		best_line(w, &a, l[3], sizeof l[3]);
+		if (step == 5)
+			ref = "not from the papers: stagecut's own rung, proven in stagecut(1) "
+			      "under bounds, cover";
 		break;
 	default:
-		title = " tour 5/5: the answer";
+		title = " tour 6/6: the answer";
 		answer_step(&a, l);
 		/* the exact DP over ideals is 001's */
 		if (strstr(a.lower_by, "DP"))
@@ -284,7 +293,7 @@ static unsigned tour_key(wb *w, int ch)
 {
 	switch (wb_key_action(WB_IN_TOUR, ch)) {
 	case WB_A_TOUR_NEXT:
-		if (w->tour >= 5) {
+		if (w->tour >= 6) {
 			wb_modal_close(w, &wb_tour_modal);
 			break;
 		}
