@@ -343,7 +343,9 @@ Test(train_mip, ladder_under_both_schedules, .timeout = 300)
 			          t);
 		}
 		if (proven) {
-			cr_assert_geq(lb, ub * (1 - 1e-9), "proven with %.12g < %.12g (t %d)", lb,
+			/* within CBC's gaps: the exact MIP's bound may sit a hair
+			 * under its optimal incumbent (ladder.c, exact_solved) */
+			cr_assert_geq(lb, ub * (1 - 1e-6), "proven with %.12g < %.12g (t %d)", lb,
 			              ub, t);
 			cr_assert(fabs(ub - want) <= 1e-6 * (1 + want) || isinf(want));
 		}
