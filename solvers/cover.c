@@ -170,6 +170,7 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 		if (added > 0)
 			continue;
 		res->pricings++;
+		int before = c->ncols;
 		double T = sum / (k * (1 + 1e-7));
 		if (T > 1 + SC_COV_PRICE_EPS) {
 			/* the cheapest set with pi(S) >= T: above C it proves C
@@ -199,15 +200,11 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 		for (int j = 0; j < c->nmem; j++)
 			v += c->pi[c->members[j]];
 		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS && sc_cov_cost(c) <= C * (1 + 1e-9) &&
-		    sc_cov_fits(c)) {
-			int before = c->ncols;
-			if (!sc_cov_add_column(c))
-				goto done;
-			sc_cov_clear(c);
-			if (c->ncols > before)
-				continue;
-		}
+		    sc_cov_fits(c) && !sc_cov_add_column(c))
+			goto done;
 		sc_cov_clear(c);
+		if (c->ncols > before)
+			continue;
 		r = time_left(deadline) <= 0 ? PROBE_TIMEOUT : PROBE_NOT_PROVEN;
 		goto done;
 	}

@@ -293,6 +293,7 @@ static Cbc_Model *pricing_model(const sc_cov *c, bool jump, double C, double T, 
 	Cbc_setParameter(cm, "timeMode", "elapsed");
 	Cbc_setAllowableGap(cm, 1e-9);
 	Cbc_setAllowableFractionGap(cm, 1e-9);
+	Cbc_setParameter(cm, "maxSavedSolutions", "20");
 out:
 	free(clo);
 	free(cup);
@@ -306,6 +307,33 @@ out:
 	free(ci);
 	free(cv);
 	return cm;
+}
+
+/* Adds CBC's saved solutions of cost <= C and pi(S) > 1 as columns (the
+ * best is the caller's); returns how many it added, -1 when out of
+ * memory.  Leaves the set under growth empty. */
+static int add_saved(sc_cov *c, Cbc_Model *cm, double C)
+{
+	int added = 0;
+	for (int q = 0; q < Cbc_numberSavedSolutions(cm); q++) {
+		const double *sol = Cbc_savedSolution(cm, q);
+		sc_cov_clear(c);
+		double v = 0;
+		for (int U = 0; U < c->n; U++)
+			if (sol && sol[U] > 0.5) {
+				sc_cov_toggle(c, U, true);
+				v += c->pi[U];
+			}
+		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS && sc_cov_cost(c) <= C * (1 + 1e-9) &&
+		    sc_cov_fits(c)) {
+			int before = c->ncols;
+			if (!sc_cov_add_column(c))
+				return -1;
+			added += c->ncols > before;
+		}
+	}
+	sc_cov_clear(c);
+	return added;
 }
 
 /* Leaves the units of CBC's best solution in the set under growth. */
@@ -331,6 +359,10 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
 	Cbc_solve(cm);
 	double bound = -Cbc_getBestPossibleObjValue(cm);
+	if (add_saved(c, cm, C) < 0) {
+		Cbc_deleteModel(cm);
+		return false;
+	}
 	take_solution(c, cm);
 	Cbc_deleteModel(cm);
 	if (!isfinite(bound)) {
@@ -344,9 +376,9 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 	return true;
 }
 
-bool sc_cov_jump_mip(sc_cov *c, double T, double scale, double seconds, double *C)
+bool sc_cov_jump_mip(sc_cov *c, double T, double C, double seconds, double *J)
 {
-	Cbc_Model *cm = pricing_model(c, true, 0, T, scale > 0 ? scale : 1);
+	Cbc_Model *cm = pricing_model(c, true, 0, T, C > 0 ? C : 1);
 	if (!cm)
 		return false;
 	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
@@ -354,12 +386,16 @@ bool sc_cov_jump_mip(sc_cov *c, double T, double scale, double seconds, double *
 	double bound = Cbc_getBestPossibleObjValue(cm);
 	/* a stop by the time limit is not a proof of infeasibility */
 	bool infeasible = !Cbc_isSecondsLimitReached(cm) && Cbc_isProvenInfeasible(cm);
+	if (add_saved(c, cm, C) < 0) {
+		Cbc_deleteModel(cm);
+		return false;
+	}
 	take_solution(c, cm);
 	Cbc_deleteModel(cm);
 	if (infeasible)
-		*C = INFINITY; /* no set reaches T */
+		*J = INFINITY; /* no set reaches T */
 	else
 		/* CBC's tolerances, and the scaling */
-		*C = isfinite(bound) && bound > 0 ? bound * scale * (1 - 1e-6) : 0;
+		*J = isfinite(bound) && bound > 0 ? bound * (C > 0 ? C : 1) * (1 - 1e-6) : 0;
 	return true;
 }

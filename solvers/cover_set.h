@@ -71,16 +71,18 @@ int sc_cov_price_greedy(sc_cov *c, double C, double deadline);
 
 /* Exact pricing with CBC within seconds: *P gets a proven upper bound on
  * max pi(S) over sets of cost <= C; the best set found is left in the set
- * under growth.  False when out of memory. */
+ * under growth, the other sets it found with pi(S) > 1 become columns.
+ * False when out of memory. */
 bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P);
 
-/* The cost that the duals c->pi prove with CBC within seconds: *C gets a
+/* The cost that the duals c->pi prove with CBC within seconds: *J gets a
  * proven lower bound on min cost(S) over the sets with pi(S) >= T
- * (INFINITY when there is none), costs scaled by scale inside the MIP.
- * When T = sum(pi) / (k (1 + d)), every C' below *C has all sets of cost
- * <= C' at pi(S) < T, and Farley's bound gives LP(C') > k: C' is proven.
- * The cheapest set found is left in the set under growth.  False when out
- * of memory. */
-bool sc_cov_jump_mip(sc_cov *c, double T, double scale, double seconds, double *C);
+ * (INFINITY when there is none).  When T = sum(pi) / (k (1 + d)), every C'
+ * below *J has all sets of cost <= C' at pi(S) < T, and Farley's bound
+ * gives LP(C') > k: C' is proven.  The cheapest set found is left in the
+ * set under growth; the other sets CBC found of cost <= C and pi(S) > 1
+ * become columns (as in sc_cov_price_mip; C also scales the MIP).  False
+ * when out of memory. */
+bool sc_cov_jump_mip(sc_cov *c, double T, double C, double seconds, double *J);
 
 #endif
