@@ -395,7 +395,10 @@ bool sc_cov_jump_mip(sc_cov *c, double T, double C, double seconds, double *J)
 	if (infeasible)
 		*J = INFINITY; /* no set reaches T */
 	else
-		/* CBC's tolerances, and the scaling */
-		*J = isfinite(bound) && bound > 0 ? bound * (C > 0 ? C : 1) * (1 - 1e-6) : 0;
+		/* CBC's tolerances, and the scaling; a bound over 1e20 (in
+		 * scaled units) is CBC's "none yet" (a stop before the root) */
+		*J = isfinite(bound) && bound > 0 && bound < 1e20
+		             ? bound * (C > 0 ? C : 1) * (1 - 1e-6)
+		             : 0;
 	return true;
 }

@@ -289,7 +289,10 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		the_cb = NULL;
 
 		double lower = p->lower > 0 ? p->lower : 0;
-		double best = Cbc_getBestPossibleObjValue(cm) * scale;
+		/* over 1e20 (scaled units: the simple bound is 1) it is CBC's
+		 * "none yet", as when stopped before the root */
+		double best = Cbc_getBestPossibleObjValue(cm);
+		best = best < 1e20 ? best * scale : NAN;
 		if (!(best > lower) || !isfinite(best))
 			best = lower;
 		res->nodes = Cbc_getNodeCount(cm);
