@@ -83,9 +83,12 @@ static double time_left(double deadline)
 }
 
 /* Is C proven infeasible for k stages (LP(C) > k)?  Gives up at deadline
- * (sc_clock_now() time; <= 0: none). */
-static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_result *res)
+ * (sc_clock_now() time; <= 0: none).  *proved gets the largest bound the
+ * proof MIPs proved on the way (0: none), above C or not. */
+static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_result *res,
+                          double *proved)
 {
+	*proved = 0;
 	int n = c->n;
 	double art = k + 1.0; /* an artificial column's cost */
 	Clp_Simplex *lp = Clp_newModel();
@@ -159,8 +162,7 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 		bool artificial = false;
 		for (int X = 0; X < n; X++)
 			artificial = artificial || x[X] > 1e-9;
-		c->lp_value = Clp_objectiveValue(lp);
-		if (!artificial && c->lp_value <= k + 1e-9) {
+		if (!artificial && Clp_objectiveValue(lp) <= k + 1e-9) {
 			r = PROBE_NOT_PROVEN; /* k sets (fractionally) cover the units */
 			goto done;
 		}
@@ -179,7 +181,7 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 			double J;
 			if (!sc_cov_jump_mip(c, T, C, time_left(deadline), &J))
 				goto done;
-			c->jumped = fmax(c->jumped, J); /* proven, whatever C */
+			*proved = fmax(*proved, J); /* proven, whatever C */
 			if (J > C) {
 				r = PROBE_PROVEN;
 				goto done;
@@ -191,18 +193,15 @@ static probe_result probe(sc_cov *c, int k, double deadline, double C, sc_cover_
 			if (!sc_cov_price_mip(c, C, time_left(deadline), &P))
 				goto done;
 			if (P > 0 && sum / P > k * (1 + 1e-9) + 1e-9) {
-				c->jumped = fmax(c->jumped, C);
 				r = PROBE_PROVEN;
 				goto done;
 			}
 		}
-		double v = 0;
-		for (int j = 0; j < c->nmem; j++)
-			v += c->pi[c->members[j]];
-		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS && sc_cov_cost(c) <= C * (1 + 1e-9) &&
-		    sc_cov_fits(c) && !sc_cov_add_column(c))
-			goto done;
+		/* the MIP's best set, when the master lacks it */
+		int offered = sc_cov_offer(c, C);
 		sc_cov_clear(c);
+		if (offered < 0)
+			goto done;
 		if (c->ncols > before)
 			continue;
 		r = time_left(deadline) <= 0 ? PROBE_TIMEOUT : PROBE_NOT_PROVEN;
@@ -229,7 +228,6 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	double lo = p->lower, hi = p->upper;
 	double tol = p->rel_tol > 0 ? p->rel_tol : 1e-3;
 	sc_status st = SC_OK;
-	res->complete = true;
 	/* each probe just above the bound, with all the time left: LP(C) only
 	 * falls as C grows, so when that one is not proven no probe above it
 	 * can be and the search ends (where the relaxation is no stronger
@@ -239,13 +237,13 @@ sc_status sc_cover_bound(const sc_units *u, const sc_settings *set, const sc_cov
 	while (hi - lo > tol * hi) {
 		double C = fmin(lo + 2 * tol * hi, lo + 0.5 * (hi - lo));
 		res->probes++;
-		c.lp_value = 0;
-		c.jumped = 0;
-		probe_result r = probe(&c, p->k, p->deadline, C, res);
+		double proved;
+		probe_result r = probe(&c, p->k, p->deadline, C, res, &proved);
 		if (r == PROBE_TIMEOUT && time_left(p->deadline) > 0.05)
 			r = PROBE_NOT_PROVEN;
 		/* a proof's set that did not reach C still proved its cost */
-		double proved = r == PROBE_PROVEN ? fmax(C, c.jumped) : c.jumped;
+		if (r == PROBE_PROVEN)
+			proved = fmax(proved, C);
 		if (proved > lo) {
 			lo = fmin(proved, hi);
 			if (p->fn)

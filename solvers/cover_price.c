@@ -173,13 +173,12 @@ int sc_cov_price_greedy(sc_cov *c, double C, double deadline)
 				continue;
 			if (deadline > 0 && X % 16 == 0 && sc_clock_now() > deadline)
 				break;
-			double v = grow(c, X, C, pass == 1);
-			if (v > 1 + SC_COV_PRICE_EPS) {
-				int before = c->ncols;
-				if (!sc_cov_add_column(c))
-					return -1;
-				added += c->ncols > before;
-			}
+			if (grow(c, X, C, pass == 1) < 0)
+				continue;
+			int a = sc_cov_offer(c, C);
+			if (a < 0)
+				return -1;
+			added += a;
 		}
 	sc_cov_clear(c);
 	return added;
@@ -309,42 +308,28 @@ out:
 	return cm;
 }
 
-/* Adds CBC's saved solutions of cost <= C and pi(S) > 1 as columns (the
- * best is the caller's); returns how many it added, -1 when out of
- * memory.  Leaves the set under growth empty. */
-static int add_saved(sc_cov *c, Cbc_Model *cm, double C)
+/* Puts the units of a CBC solution (NULL: none) in the set under growth. */
+static void load(sc_cov *c, const double *sol)
 {
-	int added = 0;
-	for (int q = 0; q < Cbc_numberSavedSolutions(cm); q++) {
-		const double *sol = Cbc_savedSolution(cm, q);
-		sc_cov_clear(c);
-		double v = 0;
-		for (int U = 0; U < c->n; U++)
-			if (sol && sol[U] > 0.5) {
-				sc_cov_toggle(c, U, true);
-				v += c->pi[U];
-			}
-		if (c->nmem > 0 && v > 1 + SC_COV_PRICE_EPS && sc_cov_cost(c) <= C * (1 + 1e-9) &&
-		    sc_cov_fits(c)) {
-			int before = c->ncols;
-			if (!sc_cov_add_column(c))
-				return -1;
-			added += c->ncols > before;
-		}
-	}
-	sc_cov_clear(c);
-	return added;
-}
-
-/* Leaves the units of CBC's best solution in the set under growth. */
-static void take_solution(sc_cov *c, Cbc_Model *cm)
-{
-	const double *sol = Cbc_bestSolution(cm);
 	sc_cov_clear(c);
 	if (sol)
 		for (int U = 0; U < c->n; U++)
 			if (sol[U] > 0.5)
 				sc_cov_toggle(c, U, true);
+}
+
+/* Adds CBC's saved solutions that are columns the master lacks
+ * (sc_cov_offer), then leaves its best solution in the set under growth
+ * for the caller; false when out of memory. */
+static bool take_solutions(sc_cov *c, Cbc_Model *cm, double C)
+{
+	for (int q = 0; q < Cbc_numberSavedSolutions(cm); q++) {
+		load(c, Cbc_savedSolution(cm, q));
+		if (sc_cov_offer(c, C) < 0)
+			return false;
+	}
+	load(c, Cbc_bestSolution(cm));
+	return true;
 }
 
 /* Exact pricing with CBC: max pi(S) over sets with cost <= C (memory under
@@ -359,12 +344,10 @@ bool sc_cov_price_mip(sc_cov *c, double C, double seconds, double *P)
 	Cbc_setMaximumSeconds(cm, seconds > 0.05 ? seconds : 0.05);
 	Cbc_solve(cm);
 	double bound = -Cbc_getBestPossibleObjValue(cm);
-	if (add_saved(c, cm, C) < 0) {
-		Cbc_deleteModel(cm);
-		return false;
-	}
-	take_solution(c, cm);
+	bool ok = take_solutions(c, cm, C);
 	Cbc_deleteModel(cm);
+	if (!ok)
+		return false;
 	if (!isfinite(bound)) {
 		double s = 0;
 		for (int U = 0; U < c->n; U++)
@@ -386,12 +369,10 @@ bool sc_cov_jump_mip(sc_cov *c, double T, double C, double seconds, double *J)
 	double bound = Cbc_getBestPossibleObjValue(cm);
 	/* a stop by the time limit is not a proof of infeasibility */
 	bool infeasible = !Cbc_isSecondsLimitReached(cm) && Cbc_isProvenInfeasible(cm);
-	if (add_saved(c, cm, C) < 0) {
-		Cbc_deleteModel(cm);
-		return false;
-	}
-	take_solution(c, cm);
+	bool ok = take_solutions(c, cm, C);
 	Cbc_deleteModel(cm);
+	if (!ok)
+		return false;
 	if (infeasible)
 		*J = INFINITY; /* no set reaches T */
 	else

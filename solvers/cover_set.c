@@ -168,3 +168,17 @@ bool sc_cov_add_column(sc_cov *c)
 	c->cu_n += len;
 	return true;
 }
+
+int sc_cov_offer(sc_cov *c, double C)
+{
+	double v = 0;
+	for (int j = 0; j < c->nmem; j++)
+		v += c->pi[c->members[j]];
+	if (c->nmem == 0 || v <= 1 + SC_COV_PRICE_EPS || sc_cov_cost(c) > C * (1 + 1e-9) ||
+	    !sc_cov_fits(c))
+		return 0;
+	int before = c->ncols;
+	if (!sc_cov_add_column(c))
+		return -1;
+	return c->ncols > before;
+}

@@ -44,8 +44,6 @@ typedef struct sc_cov {
 	int *cand;
 	unsigned char *seen;
 	double *pi;
-	double lp_value; /* the master LP's last objective */
-	double jumped;   /* what the last proof proved (>= the probe's C) */
 } sc_cov;
 
 /* Fills c for u under set; false when out of memory (free c anyway). */
@@ -63,6 +61,12 @@ void sc_cov_clear(sc_cov *c);
 /* Adds the set under growth as a column unless it is known (it sorts the
  * members); false when out of memory. */
 bool sc_cov_add_column(sc_cov *c);
+
+/* Adds the set under growth as a column when it is one the master lacks:
+ * pi(S) > 1 (a hair more), cost <= C and within a hard memory limit.
+ * Returns 1 when it added it, 0 when not (or already known), -1 when out
+ * of memory. */
+int sc_cov_offer(sc_cov *c, double C);
 
 /* Greedy pricing under the duals c->pi: adds up to a few dozen sets of
  * cost <= C with pi(S) > 1, stopping at deadline (sc_clock_now() time;
