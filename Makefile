@@ -151,8 +151,12 @@ $(BUILD)/perf-search: $(BUILD)/perf/perf_search.o $(BUILD)/libstagecut.a
 $(BUILD)/perf-bounds: $(BUILD)/perf/perf_bounds.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
+$(BUILD)/perf-cost: $(BUILD)/perf/perf_cost.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 bench perf: deps
-	@$(MAKE) --no-print-directory stagecut $(BUILD)/perf-core $(BUILD)/perf-search $(BUILD)/perf-bounds
+	@$(MAKE) --no-print-directory stagecut $(BUILD)/perf-core $(BUILD)/perf-search $(BUILD)/perf-bounds \
+		$(BUILD)/perf-cost
 	./perf/run.sh
 
 install: stagecut

@@ -16,42 +16,122 @@
 #include <string.h>
 #include <strings.h>
 
+/* The calibration of the NVIDIA profiles (stagecut(1), DEVICE PROFILES):
+ * fitted by `make bench` (perf/perf_cost.c --fit) on the H100 op times in
+ * samples/h100/measured.json; the other GPUs take the same overheads and
+ * efficiencies (fractions of their own peaks), measured on none of them. */
+#define GPU_OVERHEAD                                                                               \
+	{                                                                                          \
+		7.35, 8.73, 11.6, 2.01, 0.637                                                      \
+	}
+#define GPU_COMPUTE_EFF                                                                            \
+	{                                                                                          \
+		0.415, 0.153, 0.874, 1, 1                                                          \
+	}
+#define GPU_HALF_M                                                                                 \
+	{                                                                                          \
+		886, 0, 0, 0, 0                                                                    \
+	}
+#define GPU_HALF_N                                                                                 \
+	{                                                                                          \
+		31, 30.5, 0, 0, 0                                                                  \
+	}
+#define GPU_HALF_K                                                                                 \
+	{                                                                                          \
+		532, 0, 225, 0, 0                                                                  \
+	}
+#define GPU_MEM_EFF                                                                                \
+	{                                                                                          \
+		1, 0.29, 0.555, 0.763, 1                                                           \
+	}
+#define GPU_CALIBRATION                                                                            \
+	"overheads and efficiencies fitted on 42 runs of op times measured on an H100 "            \
+	"(samples/h100)"
+#define GPU_WHY "tensor-core GPUs serve models in half precision (TensorRT, torch.autocast)"
+
 static const sc_device builtins[] = {
         {.name = "a100",
-         .description = "NVIDIA A100 SXM4 40GB: 312 TFLOP/s FP16 dense, 1555 GB/s HBM2, "
-                        "40 GB, NVLink 600 GB/s",
-         .flops = 312e12,
+         .description = "NVIDIA A100 SXM4 40GB: 19.5/156/312/312/-/624 TFLOP/s "
+                        "FP32/TF32/FP16/BF16/FP8/INT8 dense, 1555 GB/s HBM2, 40 GB, NVLink "
+                        "600 GB/s",
+         .calibration = GPU_CALIBRATION " (A100: the H100's efficiencies)",
+         .peak = {19.5e12, 156e12, 312e12, 312e12, 0, 624e12},
          .mem_bandwidth = 1555e9,
          .memory = 40e9,
-         .link_bandwidth = 600e9},
+         .link_bandwidth = 600e9,
+         .default_precision = SC_PREC_FP16,
+         .precision_why = GPU_WHY,
+         .overhead_us = GPU_OVERHEAD,
+         .compute_eff = GPU_COMPUTE_EFF,
+         .mem_eff = GPU_MEM_EFF,
+         .half_m = GPU_HALF_M,
+         .half_n = GPU_HALF_N,
+         .half_k = GPU_HALF_K},
         {.name = "h100",
-         .description = "NVIDIA H100 SXM5 80GB: 989 TFLOP/s FP16 dense, 3350 GB/s HBM3, "
-                        "80 GB, NVLink 900 GB/s",
-         .flops = 989e12,
+         .description = "NVIDIA H100 SXM5 80GB: 67/495/989/989/1979/1979 TFLOP/s "
+                        "FP32/TF32/FP16/BF16/FP8/INT8 dense, 3350 GB/s HBM3, 80 GB, NVLink "
+                        "900 GB/s",
+         .calibration = GPU_CALIBRATION,
+         .peak = {67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 1978.9e12},
          .mem_bandwidth = 3350e9,
          .memory = 80e9,
-         .link_bandwidth = 900e9},
+         .link_bandwidth = 900e9,
+         .default_precision = SC_PREC_FP16,
+         .precision_why = GPU_WHY,
+         .overhead_us = GPU_OVERHEAD,
+         .compute_eff = GPU_COMPUTE_EFF,
+         .mem_eff = GPU_MEM_EFF,
+         .half_m = GPU_HALF_M,
+         .half_n = GPU_HALF_N,
+         .half_k = GPU_HALF_K},
         {.name = "v100",
-         .description = "NVIDIA V100 SXM2 32GB: 125 TFLOP/s FP16 tensor, 900 GB/s HBM2, "
+         .description = "NVIDIA V100 SXM2 32GB: 15.7 TFLOP/s FP32, 125 TFLOP/s FP16 "
+                        "tensor (no TF32, BF16, FP8 or INT8 tensor rate), 900 GB/s HBM2, "
                         "32 GB, NVLink 300 GB/s",
-         .flops = 125e12,
+         .calibration = GPU_CALIBRATION " (V100: the H100's efficiencies)",
+         .peak = {15.7e12, 0, 125e12, 0, 0, 0},
          .mem_bandwidth = 900e9,
          .memory = 32e9,
-         .link_bandwidth = 300e9},
+         .link_bandwidth = 300e9,
+         .default_precision = SC_PREC_FP16,
+         .precision_why = GPU_WHY,
+         .overhead_us = GPU_OVERHEAD,
+         .compute_eff = GPU_COMPUTE_EFF,
+         .mem_eff = GPU_MEM_EFF,
+         .half_m = GPU_HALF_M,
+         .half_n = GPU_HALF_N,
+         .half_k = GPU_HALF_K},
         {.name = "jetson-orin",
-         .description = "NVIDIA Jetson AGX Orin 64GB: 275 TOPS INT8 sparse (137.5 dense), "
+         .description = "NVIDIA Jetson AGX Orin 64GB: 5.3 TFLOP/s FP32, 68.75 FP16/BF16 "
+                        "(half the INT8 rate), 137.5 TOPS INT8 dense (275 sparse), "
                         "204.8 GB/s LPDDR5, 64 GB, 10 GbE 1.25 GB/s",
-         .flops = 137.5e12,
+         .calibration = GPU_CALIBRATION " (Orin: the H100's efficiencies)",
+         .peak = {5.3e12, 0, 68.75e12, 68.75e12, 0, 137.5e12},
          .mem_bandwidth = 204.8e9,
          .memory = 64e9,
-         .link_bandwidth = 1.25e9},
+         .link_bandwidth = 1.25e9,
+         .default_precision = SC_PREC_INT8,
+         .precision_why = "edge deployments on Orin run INT8 TensorRT engines, its "
+                          "headline rate",
+         .overhead_us = GPU_OVERHEAD,
+         .compute_eff = GPU_COMPUTE_EFF,
+         .mem_eff = GPU_MEM_EFF,
+         .half_m = GPU_HALF_M,
+         .half_n = GPU_HALF_N,
+         .half_k = GPU_HALF_K},
         {.name = "coral-edgetpu",
          .description = "Google Coral USB Edge TPU: 4 TOPS INT8, 8 MB on-chip SRAM (the "
                         "parameter cache), USB 3.0 5 Gb/s (0.625 GB/s) as memory and link",
-         .flops = 4e12,
+         .calibration = "a pure roofline (no measured times for it)",
+         .peak = {0, 0, 0, 0, 0, 4e12},
          .mem_bandwidth = 0.625e9,
          .memory = 8e6,
-         .link_bandwidth = 0.625e9},
+         .link_bandwidth = 0.625e9,
+         .default_precision = SC_PREC_INT8,
+         .precision_why = "the Edge TPU runs INT8 models only",
+         .overhead_us = {0, 0, 0, 0, 0},
+         .compute_eff = {1, 1, 1, 1, 1},
+         .mem_eff = {1, 1, 1, 1, 1}},
 };
 #define NBUILTINS (int)(sizeof builtins / sizeof builtins[0])
 
@@ -118,6 +198,183 @@ static const char *units_list(const unit *units, char *buf, size_t size)
 	return buf;
 }
 
+static const unit time_units[] = {
+        {"us", 1}, {"µs", 1}, {"ns", 1e-3}, {"ms", 1e3}, {"s", 1e6}, {NULL, 0},
+};
+
+static const char *const prec_names[SC_PREC_N] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+static const int prec_bytes[SC_PREC_N] = {4, 4, 2, 2, 1, 1};
+static const char *const kind_names[SC_OPK_N] = {"conv", "dwconv", "matmul", "elementwise", "view"};
+
+const char *sc_precision_name(sc_precision p)
+{
+	return (int)p >= 0 && p < SC_PREC_N ? prec_names[p] : "?";
+}
+
+bool sc_precision_parse(const char *text, sc_precision *out)
+{
+	for (int i = 0; i < SC_PREC_N; i++)
+		if (strcasecmp(text, prec_names[i]) == 0) {
+			*out = (sc_precision)i;
+			return true;
+		}
+	return false;
+}
+
+int sc_precision_bytes(sc_precision p)
+{
+	return (int)p >= 0 && p < SC_PREC_N ? prec_bytes[p] : 4;
+}
+
+const char *sc_op_kind_name(sc_op_kind k)
+{
+	return (int)k >= 0 && k < SC_OPK_N ? kind_names[k] : "?";
+}
+
+/* a plain number in (0, 1] */
+static bool parse_fraction(const char *text, double *out)
+{
+	errno = 0;
+	char *end;
+	double x = strtod(text, &end);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (end == text || *end || errno || !isfinite(x) || x <= 0 || x > 1)
+		return false;
+	*out = x;
+	return true;
+}
+
+/* "overhead.conv" -> kind conv; "overhead" -> -1 (every kind); false when
+ * the key is not base or base.KIND */
+static bool kind_key(const char *key, const char *base, int *kind)
+{
+	size_t n = strlen(base);
+	if (strncmp(key, base, n) != 0)
+		return false;
+	if (key[n] == '\0') {
+		*kind = -1;
+		return true;
+	}
+	if (key[n] != '.')
+		return false;
+	for (int i = 0; i < SC_OPK_N; i++)
+		if (strcmp(key + n + 1, kind_names[i]) == 0) {
+			*kind = i;
+			return true;
+		}
+	return false;
+}
+
+#define KEYS_TEXT                                                                                  \
+	"name, flops, flops.PRECISION, precision, mem_bandwidth, memory, link_bandwidth, "         \
+	"overhead[.KIND], compute_eff[.KIND], mem_eff[.KIND], half_m|half_n|half_k[.KIND]; "       \
+	"PRECISION one of fp32, tf32, "                                                            \
+	"fp16, bf16, fp8, int8; KIND one of conv, dwconv, matmul, elementwise, view"
+
+/* one "key = value" line into d; *all_flops collects the plain flops key */
+static sc_status read_key(sc_device *d, const char *path, int lineno, const char *key,
+                          const char *val, double *all_flops, sc_error *err)
+{
+	char ubuf[200];
+	const unit *units = NULL;
+	double *slot = NULL, x;
+	int kind;
+	if (strcmp(key, "name") == 0) {
+		snprintf(d->name, sizeof d->name, "%s", val);
+		return SC_OK;
+	}
+	if (strcmp(key, "precision") == 0) {
+		sc_precision p;
+		if (!sc_precision_parse(val, &p))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: line %d: precision: '%.40s' is not one of fp32, "
+			                    "tf32, fp16, bf16, fp8, int8",
+			                    path, lineno, val);
+		d->default_precision = p;
+		snprintf(d->precision_why, sizeof d->precision_why, "the profile says so");
+		return SC_OK;
+	}
+	if (kind_key(key, "compute_eff", &kind) || kind_key(key, "mem_eff", &kind)) {
+		if (!parse_fraction(val, &x))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: line %d: %s: '%.40s' is not a fraction in (0, 1]",
+			                    path, lineno, key, val);
+		double *arr = key[0] == 'c' ? d->compute_eff : d->mem_eff;
+		for (int i = 0; i < SC_OPK_N; i++)
+			if (kind < 0 || kind == i)
+				arr[i] = x;
+		return SC_OK;
+	}
+	if (kind_key(key, "half_m", &kind) || kind_key(key, "half_n", &kind) ||
+	    kind_key(key, "half_k", &kind)) {
+		errno = 0;
+		char *end;
+		x = strtod(val, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == val || *end || errno || !isfinite(x) || x < 0)
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: line %d: %s: '%.40s' is not a number >= 0", path,
+			                    lineno, key, val);
+		double *arr = key[5] == 'm' ? d->half_m : key[5] == 'n' ? d->half_n : d->half_k;
+		for (int i = 0; i < SC_OPK_N; i++)
+			if (kind < 0 || kind == i)
+				arr[i] = x;
+		return SC_OK;
+	}
+	if (kind_key(key, "overhead", &kind)) {
+		errno = 0;
+		char *end;
+		x = strtod(val, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		bool ok = end != val && !errno && isfinite(x) && x >= 0;
+		const unit *u = time_units;
+		while (ok && u->name && strcasecmp(end, u->name) != 0)
+			u++;
+		if (!ok || !u->name)
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: line %d: %s: '%.40s' is not a number >= 0 with a unit (%s)",
+			        path, lineno, key, val, units_list(time_units, ubuf, sizeof ubuf));
+		for (int i = 0; i < SC_OPK_N; i++)
+			if (kind < 0 || kind == i)
+				d->overhead_us[i] = x * u->scale;
+		return SC_OK;
+	}
+	if (strcmp(key, "flops") == 0) {
+		units = rate_units, slot = all_flops;
+	} else if (strncmp(key, "flops.", 6) == 0) {
+		sc_precision p;
+		if (!sc_precision_parse(key + 6, &p))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: line %d: unknown key '%.40s' (expected " KEYS_TEXT
+			                    ")",
+			                    path, lineno, key);
+		units = rate_units, slot = &d->peak[p];
+	} else if (strcmp(key, "mem_bandwidth") == 0) {
+		units = bw_units, slot = &d->mem_bandwidth;
+	} else if (strcmp(key, "memory") == 0) {
+		units = size_units, slot = &d->memory;
+	} else if (strcmp(key, "link_bandwidth") == 0) {
+		units = bw_units, slot = &d->link_bandwidth;
+	} else {
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: line %d: unknown key '%.40s' (expected " KEYS_TEXT ")",
+		                    path, lineno, key);
+	}
+	if (!parse_quantity(val, units, slot))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: line %d: %s: '%.40s' is not a positive number with a "
+		                    "unit (%s)",
+		                    path, lineno, key, val, units_list(units, ubuf, sizeof ubuf));
+	return SC_OK;
+}
+
+/* A profile file: a pure roofline (overhead 0, efficiencies 1) at fp32
+ * unless it says otherwise; the plain `flops` key is the peak of every
+ * precision the file gives no flops.PRECISION for. */
 static sc_status read_file(const char *path, sc_device *d, sc_error *err)
 {
 	FILE *f = fopen(path, "r");
@@ -131,7 +388,14 @@ static sc_status read_file(const char *path, sc_device *d, sc_error *err)
 	const char *base = strrchr(path, '/');
 	snprintf(d->name, sizeof d->name, "%s", base ? base + 1 : path);
 	snprintf(d->description, sizeof d->description, "profile %s", path);
-	char line[512], ubuf[200];
+	snprintf(d->calibration, sizeof d->calibration, "as the profile says");
+	d->default_precision = SC_PREC_FP32;
+	snprintf(d->precision_why, sizeof d->precision_why,
+	         "a profile file's default: the element sizes of the model file");
+	for (int i = 0; i < SC_OPK_N; i++)
+		d->compute_eff[i] = d->mem_eff[i] = 1;
+	double all_flops = 0;
+	char line[512];
 	int lineno = 0;
 	sc_status st = SC_OK;
 	while (st == SC_OK && fgets(line, sizeof line, f)) {
@@ -147,38 +411,18 @@ static sc_status read_file(const char *path, sc_device *d, sc_error *err)
 			break;
 		}
 		*eq = '\0';
-		char *key = trim(s), *val = trim(eq + 1);
-		const unit *units = NULL;
-		double *slot = NULL;
-		if (strcmp(key, "name") == 0) {
-			snprintf(d->name, sizeof d->name, "%s", val);
-			continue;
-		} else if (strcmp(key, "flops") == 0) {
-			units = rate_units, slot = &d->flops;
-		} else if (strcmp(key, "mem_bandwidth") == 0) {
-			units = bw_units, slot = &d->mem_bandwidth;
-		} else if (strcmp(key, "memory") == 0) {
-			units = size_units, slot = &d->memory;
-		} else if (strcmp(key, "link_bandwidth") == 0) {
-			units = bw_units, slot = &d->link_bandwidth;
-		} else {
-			st = sc_error_set(err, SC_ERR_INPUT,
-			                  "%s: line %d: unknown key '%.40s' (expected name, flops, "
-			                  "mem_bandwidth, memory, link_bandwidth)",
-			                  path, lineno, key);
-			break;
-		}
-		if (!parse_quantity(val, units, slot))
-			st = sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "%s: line %d: %s: '%.40s' is not a positive number with a "
-			        "unit (%s)",
-			        path, lineno, key, val, units_list(units, ubuf, sizeof ubuf));
+		st = read_key(d, path, lineno, trim(s), trim(eq + 1), &all_flops, err);
 	}
 	fclose(f);
 	if (st != SC_OK)
 		return st;
-	const char *missing = !d->flops            ? "flops"
+	bool any_peak = all_flops > 0;
+	for (int i = 0; i < SC_PREC_N; i++) {
+		if (d->peak[i] == 0)
+			d->peak[i] = all_flops;
+		any_peak |= d->peak[i] > 0;
+	}
+	const char *missing = !any_peak            ? "flops"
 	                      : !d->mem_bandwidth  ? "mem_bandwidth"
 	                      : !d->memory         ? "memory"
 	                      : !d->link_bandwidth ? "link_bandwidth"
@@ -186,7 +430,51 @@ static sc_status read_file(const char *path, sc_device *d, sc_error *err)
 	if (missing)
 		return sc_error_set(err, SC_ERR_INPUT, "%s: the profile does not say %s", path,
 		                    missing);
+	if (d->peak[d->default_precision] <= 0)
+		return sc_error_set(
+		        err, SC_ERR_INPUT, "%s: the profile's precision %s has no flops.%s", path,
+		        prec_names[d->default_precision], prec_names[d->default_precision]);
 	return SC_OK;
+}
+
+sc_status sc_device_precision(const sc_device *d, const char *asked, sc_precision *out,
+                              sc_error *err)
+{
+	sc_precision p = d->default_precision;
+	if (asked && !sc_precision_parse(asked, &p))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "--precision '%.40s': expected fp32, tf32, fp16, bf16, fp8 or "
+		                    "int8",
+		                    asked);
+	if (d->peak[p] <= 0) {
+		char have[80];
+		size_t at = 0;
+		have[0] = '\0';
+		for (int i = 0; i < SC_PREC_N; i++)
+			if (d->peak[i] > 0)
+				at += (size_t)snprintf(have + at, sizeof have - at, "%s%s",
+				                       at ? ", " : "", prec_names[i]);
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "--precision %s: device %s has no %s rate (it has %s)",
+		                    prec_names[p], d->name, prec_names[p], have);
+	}
+	*out = p;
+	return SC_OK;
+}
+
+static double size_factor(double x, double half)
+{
+	return x > 0 && half > 0 ? x / (x + half) : 1;
+}
+
+double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s)
+{
+	sc_op_kind k = s->kind;
+	double eff = d->compute_eff[k] * size_factor(s->m, d->half_m[k]) *
+	             size_factor(s->n, d->half_n[k]) * size_factor(s->k, d->half_k[k]);
+	double compute = s->flops > 0 ? s->flops / (d->peak[p] * eff) : 0;
+	double memory = s->bytes > 0 ? s->bytes / (d->mem_bandwidth * d->mem_eff[k]) : 0;
+	return d->overhead_us[k] + fmax(compute, memory) * 1e6;
 }
 
 sc_status sc_device_get(const char *name, sc_device *d, sc_error *err)

@@ -1,13 +1,26 @@
 /*
- * device.h - the accelerator an ONNX model's costs are computed for.
+ * device.h - the accelerator an ONNX model's costs are computed for, and the
+ * one cost model every modelled op time comes from (ONNX import, `gen`).
  *
- * A device is four numbers from a datasheet: peak arithmetic (FLOP/s), memory
- * bandwidth (bytes/s), memory (bytes) and the link between devices (bytes/s).
- * The roofline cost of an op (core/onnx_shape.c) is max(FLOPs / peak, bytes /
- * memory bandwidth), in microseconds; the link is the graph's bandwidth B in
- * bytes per microsecond.  A few profiles are built in; a profile file holds
- * "key = value unit" lines (stagecut(1), DEVICE PROFILES).  Pure functions,
- * thread-safe.
+ * A device is a datasheet (the peak arithmetic rate of each precision it
+ * has, memory bandwidth, memory, the link between devices) and a few numbers
+ * calibrated on measured op times: a launch overhead per op and, by op kind,
+ * the fraction of the peak and of the memory bandwidth an op reaches.  An op
+ * of kind K with F FLOPs that reads and writes Y bytes takes, in
+ * microseconds (stagecut(1), COST MODEL):
+ *
+ *     overhead[K] + max(F / (peak[precision] * compute_eff[K] * s(M) s(N) s(K)),
+ *                       Y / (mem_bandwidth * mem_eff[K])) * 1e6
+ *
+ * where, for a convolution or matmul seen as a GEMM of M rows (outputs per
+ * output channel), N columns (output channels per group) and depth K
+ * (multiply-accumulates per output), s(X) = X / (X + half_X[K]): small
+ * GEMMs reach a smaller fraction of the peak (few rows: too few thread
+ * blocks; few columns or a short depth: tiles the tensor cores cannot
+ * fill).  A pure roofline is overhead 0, efficiencies 1 and halves 0.  The precision sets the
+ * peak and the size of every floating-point element (activations and
+ * weights).  A few profiles are built in; a profile file holds "key = value
+ * unit" lines (stagecut(1), DEVICE PROFILES).  Pure functions, thread-safe.
  */
 #ifndef SC_DEVICE_H
 #define SC_DEVICE_H
@@ -16,14 +29,62 @@
 
 #include "error.h"
 
+/* The precisions, in the order of --precision's list. */
+typedef enum sc_precision {
+	SC_PREC_FP32 = 0, /* IEEE single, no tensor cores */
+	SC_PREC_TF32,     /* fp32 tensors, tensor-core matmuls in TF32 */
+	SC_PREC_FP16,
+	SC_PREC_BF16,
+	SC_PREC_FP8,
+	SC_PREC_INT8,
+	SC_PREC_N,
+} sc_precision;
+
+/* "fp32", "tf32", ...; sc_precision_parse takes them (any case). */
+const char *sc_precision_name(sc_precision p);
+bool sc_precision_parse(const char *text, sc_precision *out);
+
+/* Bytes of one floating-point element at precision p (4, 4, 2, 2, 1, 1). */
+int sc_precision_bytes(sc_precision p);
+
+/* What kind of op a modelled time is for: each has its own efficiencies. */
+typedef enum sc_op_kind {
+	SC_OPK_CONV = 0,    /* dense convolutions (group 1), transposed ones */
+	SC_OPK_DWCONV,      /* grouped and depthwise convolutions */
+	SC_OPK_MATMUL,      /* MatMul, Gemm */
+	SC_OPK_ELEMENTWISE, /* everything else that reads and writes memory */
+	SC_OPK_VIEW,        /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout:
+	                     * no data moves (a runtime makes them views) */
+	SC_OPK_N,
+} sc_op_kind;
+
+/* "conv", "dwconv", "matmul", "elementwise", "view" (the profile keys' suffixes). */
+const char *sc_op_kind_name(sc_op_kind k);
+
 typedef struct sc_device {
 	char name[64];
-	char description[160]; /* where the numbers come from */
-	double flops;          /* peak FLOP/s */
-	double mem_bandwidth;  /* bytes/s */
-	double memory;         /* bytes */
-	double link_bandwidth; /* bytes/s */
+	char description[200];  /* where the datasheet numbers come from */
+	char calibration[200];  /* where the efficiencies come from */
+	double peak[SC_PREC_N]; /* FLOP/s per precision; 0: the device has none */
+	double mem_bandwidth;   /* bytes/s */
+	double memory;          /* bytes */
+	double link_bandwidth;  /* bytes/s */
+	sc_precision default_precision;
+	char precision_why[120];      /* why that default */
+	double overhead_us[SC_OPK_N]; /* per op of that kind, microseconds */
+	double compute_eff[SC_OPK_N]; /* fraction of the peak, (0, 1] */
+	double mem_eff[SC_OPK_N];     /* fraction of the memory bandwidth, (0, 1] */
+	double half_m[SC_OPK_N], half_n[SC_OPK_N], half_k[SC_OPK_N]; /* >= 0 */
 } sc_device;
+
+/* What an op's modelled time depends on: its kind, FLOPs, bytes read and
+ * written, and for a convolution or matmul its GEMM sizes (0: unknown, no
+ * size factor). */
+typedef struct sc_op_size {
+	sc_op_kind kind;
+	double flops, bytes;
+	double m, n, k;
+} sc_op_size;
 
 /* The profile used when none is named. */
 #define SC_DEVICE_DEFAULT "a100"
@@ -35,5 +96,14 @@ const sc_device *sc_device_builtins(int *n);
  * name when no built-in has that name (NULL: the default).  Returns SC_OK, or
  * SC_ERR_INPUT/SC_ERR_IO with one line naming the file, line and key. */
 sc_status sc_device_get(const char *name, sc_device *d, sc_error *err);
+
+/* The precision to use on d: `asked` when not NULL (it must parse and d must
+ * have a peak for it, else SC_ERR_INPUT naming it), else d's default. */
+sc_status sc_device_precision(const sc_device *d, const char *asked, sc_precision *out,
+                              sc_error *err);
+
+/* The modelled time of one op, in microseconds (the formula above); sizes
+ * >= 0.  d must have a peak for p (sc_device_precision checks). */
+double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s);
 
 #endif

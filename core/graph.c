@@ -217,6 +217,9 @@ void sc_graph_free(sc_graph *g)
 	free(g->name);
 	free(g->source);
 	free(g->work);
+	free(g->work_source);
+	free(g->cost_origin);
+	free(g->cost_short);
 	free(g->param);
 	free(g->out);
 	free(g->group);

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
+#include "times.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,14 +23,29 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 {
 	if (sc_has_extension(path, ".onnx"))
 		return sc_load_onnx(path, opts, err);
-	if (opts && (opts->device || opts->ndims > 0)) {
+	if (opts && (opts->device || opts->precision || opts->ndims > 0)) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "%s: --device and --dim apply to ONNX models (.onnx) only; this "
-		             "file's costs are in it",
+		             "%s: --device, --precision and --dim apply to ONNX models (.onnx) "
+		             "only; this file's costs are in it",
 		             path);
 		return NULL;
 	}
-	return sc_load(path, err);
+	sc_graph *g = sc_load(path, err);
+	if (!g || !opts || !opts->times)
+		return g;
+	/* measured times by op name: read first, so that a bad file is named
+	 * before anything else happens */
+	sc_times *t = sc_times_read(opts->times, err);
+	sc_times_report own = {0};
+	sc_times_report *rep = opts->times_report ? opts->times_report : &own;
+	if (!t || sc_times_apply(g, t, NULL, rep, err) != SC_OK ||
+	    sc_times_describe(g, t, rep, NULL, err) != SC_OK ||
+	    sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
+		sc_graph_free(g);
+		g = NULL;
+	}
+	sc_times_free(t);
+	return g;
 }
 
 sc_graph *sc_load(const char *path, sc_error *err)

@@ -32,11 +32,16 @@ extern const sc_loader sc_loader_onnx;
 /* What the ONNX loader needs beyond the path (the other loaders take their
  * costs from the file and refuse these: see sc_load_with).  All borrowed. */
 typedef struct sc_load_opts {
-	const char *device; /* built-in name or profile file; NULL: SC_DEVICE_DEFAULT */
-	int ndims;          /* --dim NAME=VALUE pairs */
+	const char *device;    /* built-in name or profile file; NULL: SC_DEVICE_DEFAULT */
+	const char *precision; /* fp32, tf32, fp16, bf16, fp8, int8; NULL: see onnx.h */
+	int ndims;             /* --dim NAME=VALUE pairs */
 	const char *const *dim_name;
 	const long long *dim_value;
 	struct sc_onnx_report *report; /* NULL, or filled (onnx.h); caller finis it */
+	/* --times: measured op times put in place of the work (times.h), for
+	 * every format; the report, when not NULL, is filled */
+	const char *times;
+	struct sc_times_report *times_report;
 } sc_load_opts;
 
 /* Loads an ONNX model with opts (NULL: the defaults).  Returns NULL with err
@@ -44,8 +49,9 @@ typedef struct sc_load_opts {
 sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err);
 
 /* sc_load with options: a .onnx file goes to the ONNX loader with opts; any
- * other file is loaded as sc_load does, and fails when opts ask for a device
- * or dims (they only apply to ONNX models). */
+ * other file is loaded as sc_load does, and fails when opts ask for a device,
+ * a precision or dims (they only apply to ONNX models); opts->times applies
+ * to both (by op name for DOT and JSON). */
 sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err);
 
 /* Loads the graph in path with the loader that fits.  Returns NULL with err

@@ -36,6 +36,7 @@
 #include "mem.h"
 #include "onnx.h"
 #include "onnx_shape.h"
+#include "times.h"
 
 /* a subgraph nested deeper than this is not searched for outer references */
 #define ONNX_MAX_DEPTH 64
@@ -58,6 +59,10 @@ typedef struct loader {
 	int *by_name; /* tensor indices sorted by name */
 	sc_onnx_report *rep;
 	sc_error *err;
+	char **names; /* op names, one per node */
+	bool *folded; /* per node: folded at load time, not an op */
+	int *fold_to; /* per folded node: the node its time goes to, or -1 */
+	int *op_of;   /* per node: its op in the graph, or -1 when folded */
 } loader;
 
 static int cmp_tensor_names(const void *a, const void *b, void *ctx)
@@ -529,11 +534,142 @@ static sc_status add_edges(loader *L, sc_builder *b, char **names)
 	return SC_OK;
 }
 
-/* shapes, FLOPs and the roofline costs, in topological order */
-static sc_status cost_ops(loader *L, sc_graph *gr, char **names)
+/* the bytes of t at the run's precision: floating-point elements take the
+ * precision's size, the others (int64 shapes, indices, bool) their own */
+static double run_bytes(const loader *L, const sc_onnx_tensor *t)
+{
+	double b = sc_onnx_bytes(t);
+	bool fp = t->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
+	          t->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+	          t->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ||
+	          t->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
+	if (b <= 0 || !fp || t->elem <= 0)
+		return b;
+	return b / t->elem * sc_precision_bytes(L->rep->precision);
+}
+
+static sc_op_kind op_kind(const Onnx__NodeProto *nd)
+{
+	static const char *const views[] = {"Reshape",  "Flatten", "Squeeze", "Unsqueeze",
+	                                    "Identity", "Dropout", NULL};
+	const char *t = nd->op_type ? nd->op_type : "";
+	if (!strcmp(t, "Conv") || !strcmp(t, "ConvTranspose") || !strcmp(t, "ConvInteger") ||
+	    !strcmp(t, "QLinearConv")) {
+		for (size_t i = 0; i < nd->n_attribute; i++)
+			if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "group") &&
+			    nd->attribute[i]->i > 1)
+				return SC_OPK_DWCONV;
+		return SC_OPK_CONV;
+	}
+	if (!strcmp(t, "MatMul") || !strcmp(t, "Gemm") || !strcmp(t, "MatMulInteger") ||
+	    !strcmp(t, "QLinearMatMul") || !strcmp(t, "Einsum"))
+		return SC_OPK_MATMUL;
+	for (int i = 0; views[i]; i++)
+		if (!strcmp(t, views[i]))
+			return SC_OPK_VIEW;
+	return SC_OPK_ELEMENTWISE;
+}
+
+/* a convolution or matmul as a GEMM (device.h): N the output channels per
+ * group (a conv's dim 1, a matmul's last dim), M the outputs per channel,
+ * K the multiply-accumulates per output */
+static void gemm_sizes(const Onnx__NodeProto *nd, const sc_onnx_tensor *out, sc_op_size *sz)
+{
+	if (sz->kind != SC_OPK_CONV && sz->kind != SC_OPK_DWCONV && sz->kind != SC_OPK_MATMUL)
+		return;
+	double numel = (double)sc_onnx_numel(out);
+	if (!out->known || out->rank < 2 || numel <= 0 || sz->flops <= 0)
+		return;
+	double ch = (double)(sz->kind == SC_OPK_MATMUL ? out->dim[out->rank - 1] : out->dim[1]);
+	double group = 1;
+	for (size_t i = 0; sz->kind == SC_OPK_DWCONV && i < nd->n_attribute; i++)
+		if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "group"))
+			group = (double)nd->attribute[i]->i;
+	if (ch <= 0 || group <= 0)
+		return;
+	sz->m = numel / ch;
+	sz->n = fmax(1, ch / group);
+	sz->k = sz->flops / (2 * numel);
+}
+
+/* a tensor whose value is known at load time: an initializer or the output
+ * of a folded node */
+static bool is_const(const loader *L, int t)
+{
+	return t >= 0 && (L->tens[t].init >= 0 ||
+	                  (L->tens[t].producer >= 0 && L->folded[L->tens[t].producer]));
+}
+
+/* whether node v is folded: what a runtime computes once at load time */
+static bool foldable(const loader *L, const Onnx__NodeProto *nd, const int *tin, int nin,
+                     const sc_onnx_tensor *const *in)
+{
+	const char *t = nd->op_type ? nd->op_type : "";
+	if (!strcmp(t, "Constant"))
+		return true;
+	for (size_t i = 0; i < nd->n_attribute; i++)
+		if (nd->attribute[i]->g || nd->attribute[i]->n_graphs)
+			return false; /* If, Loop, Scan: control flow stays an op */
+	if ((!strcmp(t, "Shape") || !strcmp(t, "Size")) && nin >= 1 && in[0] && in[0]->known)
+		return true; /* the shape is static: only the value is read */
+	static const char *const random[] = {"RandomNormal",
+	                                     "RandomUniform",
+	                                     "RandomNormalLike",
+	                                     "RandomUniformLike",
+	                                     "Multinomial",
+	                                     "Bernoulli",
+	                                     NULL};
+	for (int i = 0; random[i]; i++)
+		if (!strcmp(t, random[i]))
+			return false;
+	int present = 0;
+	for (int j = 0; j < nin; j++) {
+		if (tin[j] < 0)
+			continue;
+		if (!is_const(L, tin[j]))
+			return false;
+		present++;
+	}
+	return present > 0;
+}
+
+static sc_status note_unknown(loader *L, const char *name)
+{
+	char **u = realloc(L->rep->unknown, (size_t)(L->rep->nunknown + 1) * sizeof *u);
+	if (!u)
+		return sc_error_nomem(L->err, "ONNX report");
+	L->rep->unknown = u;
+	if (!(u[L->rep->nunknown] = strdup(name)))
+		return sc_error_nomem(L->err, "ONNX report");
+	L->rep->nunknown++;
+	return SC_OK;
+}
+
+/* the tensor a folded value stands for: an Identity of a constant is that
+ * constant (one copy of the bytes, however many names it has) */
+static int value_root(const loader *L, int t)
+{
+	for (int guard = 0; guard < 1 << 20 && t >= 0; guard++) {
+		int p = L->tens[t].producer;
+		if (p < 0 || !L->folded[p])
+			return t;
+		const Onnx__NodeProto *nd = L->graph->node[p];
+		if (!nd->op_type || strcmp(nd->op_type, "Identity") != 0 || nd->n_input < 1 ||
+		    !nd->input[0] || !*nd->input[0])
+			return t;
+		t = find(L, nd->input[0]);
+	}
+	return t;
+}
+
+/* Shapes, FLOPs, folding and the modelled costs of every node of the full
+ * graph gr (one op per node), in topological order.  Fills L->folded, the
+ * work of every node (0 for folded ones) and their kinds; param and out
+ * come after, once it is known which nodes stay ops. */
+static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *sizes,
+                             bool *known_cost)
 {
 	Onnx__GraphProto *g = L->graph;
-	const sc_device *d = &L->rep->device;
 	const sc_onnx_tensor *in[256];
 	sc_onnx_tensor *out[256];
 	for (int k = 0; k < gr->n; k++) {
@@ -558,66 +694,251 @@ static sc_status cost_ops(loader *L, sc_graph *gr, char **names)
 		                  ? nout >= 1 && constant(nd, out[0])
 		                  : nd->n_input <= 256 && nd->n_output <= 256 &&
 		                            sc_onnx_infer(nd, in, nin, out, nout, &flops);
-		double bytes = 0, param = 0, obytes = 0;
+		L->folded[v] = foldable(L, nd, tin, nin, in);
+		sc_op_size *sz = &sizes[v];
+		*sz = (sc_op_size){.kind = op_kind(nd)};
+		double bytes = 0;
 		for (int j = 0; ok && j < nin; j++) {
 			if (!in[j])
 				continue;
-			double b = sc_onnx_bytes(in[j]);
+			double b = run_bytes(L, in[j]);
 			ok = b >= 0;
 			bytes += b;
-			tensor *t = &L->tens[tin[j]];
-			if (ok && t->init >= 0 && t->charged_to < 0) {
-				t->charged_to = v;
-				param += b;
-			}
 		}
 		for (int j = 0; ok && j < nout; j++) {
 			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
-			double b = sc_onnx_bytes(out[j]);
+			double b = run_bytes(L, out[j]);
 			if (t < 0 || (b < 0 && L->tens[t].consumers == 0))
 				continue; /* an unused output of unknown size costs nothing */
 			ok = b >= 0;
 			bytes += b;
-			if (L->tens[t].consumers > 0)
-				obytes += b;
 		}
-		if (!ok) {
-			char **u = realloc(L->rep->unknown,
-			                   (size_t)(L->rep->nunknown + 1) * sizeof *u);
-			if (!u)
-				return sc_error_nomem(L->err, "ONNX report");
-			L->rep->unknown = u;
-			if (!(u[L->rep->nunknown] = strdup(names[v])))
-				return sc_error_nomem(L->err, "ONNX report");
-			L->rep->nunknown++;
-			gr->work[v] = gr->param[v] = gr->out[v] = 0;
-			continue;
-		}
-		L->rep->flops += flops;
-		gr->work[v] = fmax(flops / d->flops, bytes / d->mem_bandwidth) * 1e6;
-		gr->param[v] = param;
-		gr->out[v] = obytes;
-	}
-	/* an initializer read only by ops of unknown cost is still memory:
-	 * charged to its first consumer in topological order */
-	for (int k = 0; k < gr->n; k++) {
-		int v = gr->topo[k];
-		const Onnx__NodeProto *nd = g->node[v];
-		for (size_t j = 0; j < nd->n_input; j++) {
-			int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
-			if (t >= 0 && L->tens[t].init >= 0 && L->tens[t].charged_to < 0) {
-				L->tens[t].charged_to = v;
-				gr->param[v] += fmax(0, sc_onnx_bytes(&L->tens[t].t));
-			}
-		}
+		known_cost[v] = ok;
+		sz->flops = ok ? flops : 0;
+		sz->bytes = ok ? bytes : 0;
+		if (ok && nout >= 1)
+			gemm_sizes(nd, out[0], sz);
+		if (!ok && !L->folded[v] && note_unknown(L, names[v]) != SC_OK)
+			return L->err->code;
+		if (ok && !L->folded[v])
+			L->rep->flops += flops;
 	}
 	return SC_OK;
+}
+
+/* Where a folded node's measured time goes: its first consumer (in
+ * topological order) that stays an op, through chains of folded nodes;
+ * -1 when its value reaches no op.  Over the full graph's edges. */
+static void fold_targets(const loader *L, const sc_graph *gr, int *fold_to)
+{
+	int *pos = sc_malloc_n((size_t)gr->n, sizeof *pos);
+	for (int k = 0; pos && k < gr->n; k++)
+		pos[gr->topo[k]] = k;
+	for (int k = gr->n - 1; k >= 0; k--) {
+		int v = gr->topo[k];
+		fold_to[v] = -1;
+		if (!L->folded[v] || !pos)
+			continue;
+		for (int e = gr->succ_off[v]; e < gr->succ_off[v + 1]; e++) {
+			int c = gr->succ[e], to = L->folded[c] ? fold_to[c] : c;
+			if (to >= 0 && (fold_to[v] < 0 || pos[to] < pos[fold_to[v]]))
+				fold_to[v] = to;
+		}
+	}
+	free(pos);
+}
+
+/* The graph of the nodes that stay ops, with their costs: param is the
+ * bytes of the constants (initializers and folded values, an Identity's
+ * output counting as its input) each op is the first reader of, in
+ * topological order; out the bytes of its outputs another op reads. */
+static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc_op_size *sizes,
+                           const bool *known_cost)
+{
+	Onnx__GraphProto *g = L->graph;
+	const sc_device *d = &L->rep->device;
+	sc_builder *b = sc_builder_new();
+	sc_graph *out = NULL;
+	int *readers = sc_calloc_n((size_t)L->cap + 1, sizeof *readers);
+	L->rep->op_size = sc_calloc_n((size_t)gr->n + 1, sizeof *L->rep->op_size);
+	if (!b || !readers || !L->rep->op_size) {
+		sc_error_nomem(L->err, "the graph");
+		goto done;
+	}
+	for (int v = 0; v < gr->n; v++) {
+		L->op_of[v] = -1;
+		if (L->folded[v])
+			continue;
+		for (size_t j = 0; j < g->node[v]->n_input; j++) {
+			int t = g->node[v]->input[j] && *g->node[v]->input[j]
+			                ? find(L, g->node[v]->input[j])
+			                : -1;
+			if (t >= 0)
+				readers[t]++;
+		}
+	}
+	for (int k = 0; k < gr->n; k++) {
+		int v = gr->topo[k];
+		if (L->folded[v])
+			continue;
+		const Onnx__NodeProto *nd = g->node[v];
+		double param = 0, obytes = 0;
+		for (size_t j = 0; j < nd->n_input; j++) {
+			int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
+			if (!is_const(L, t))
+				continue;
+			int r = value_root(L, t);
+			if (r < 0 || L->tens[r].charged_to >= 0)
+				continue;
+			L->tens[r].charged_to = v;
+			param += fmax(0, run_bytes(L, &L->tens[r].t));
+		}
+		for (size_t j = 0; known_cost[v] && j < nd->n_output; j++) {
+			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
+			if (t >= 0 && readers[t] > 0)
+				obytes += fmax(0, run_bytes(L, &L->tens[t].t));
+		}
+		sc_op_size size = sizes[v];
+		if (size.kind == SC_OPK_VIEW)
+			size.flops = size.bytes = 0; /* a runtime makes it a view */
+		double work = known_cost[v] ? sc_device_op_time(d, L->rep->precision, &size) : 0;
+		L->op_of[v] = sc_builder_add_op(b, names[v], work, param, obytes, NULL, L->err);
+		if (L->op_of[v] < 0)
+			goto done;
+		L->rep->op_size[L->op_of[v]] = size;
+		if (!known_cost[v])
+			L->rep->op_size[L->op_of[v]].flops = -1;
+		L->rep->nops = L->op_of[v] + 1;
+		L->rep->kind_count[size.kind]++;
+	}
+	for (int u = 0; u < gr->n; u++)
+		for (int e = gr->succ_off[u]; e < gr->succ_off[u + 1]; e++) {
+			int v = gr->succ[e];
+			if (L->op_of[u] >= 0 && L->op_of[v] >= 0 &&
+			    sc_builder_add_edge(b, L->op_of[u], L->op_of[v], L->err) != SC_OK)
+				goto done;
+		}
+	sc_builder_set_settings(b, &gr->settings);
+	out = sc_builder_finish(b, gr->source, gr->name, L->err);
+done:
+	sc_builder_free(b);
+	free(readers);
+	return out;
+}
+
+/* ---- measured times: the names a profile may use ---------------------------- */
+
+static int times_producer(void *ctx, const char *name)
+{
+	const loader *L = ctx;
+	int t = find(L, name);
+	if (t < 0 || L->tens[t].producer < 0)
+		return -1;
+	int p = L->tens[t].producer;
+	return L->folded[p] ? (L->fold_to[p] >= 0 ? L->op_of[L->fold_to[p]] : -1) : L->op_of[p];
+}
+
+static bool times_folded(void *ctx, const char *name, int *to)
+{
+	const loader *L = ctx;
+	for (size_t v = 0; v < L->graph->n_node; v++)
+		if (L->folded[v] && strcmp(L->names[v], name) == 0) {
+			*to = L->fold_to[v] >= 0 ? L->op_of[L->fold_to[v]] : -1;
+			return true;
+		}
+	return false;
+}
+
+static sc_status report_folded(loader *L)
+{
+	sc_onnx_report *r = L->rep;
+	size_t n = L->graph->n_node;
+	for (size_t v = 0; v < n; v++)
+		r->nfolded += L->folded[v];
+	if (r->nfolded == 0)
+		return SC_OK;
+	r->folded = sc_calloc_n((size_t)r->nfolded, sizeof *r->folded);
+	if (!r->folded)
+		return sc_error_nomem(L->err, "ONNX report");
+	int at = 0;
+	for (size_t v = 0; v < n; v++)
+		if (L->folded[v] && !(r->folded[at++] = strdup(L->names[v])))
+			return sc_error_nomem(L->err, "ONNX report");
+	return SC_OK;
+}
+
+static sc_status describe_model(loader *L, sc_graph *gr, const char *model)
+{
+	gr->work_source = malloc((size_t)(gr->n ? gr->n : 1));
+	char *origin = malloc(strlen(model) + 64), *brief = strdup("modelled");
+	if (!gr->work_source || !origin || !brief) {
+		free(origin);
+		free(brief);
+		return sc_error_nomem(L->err, "the cost origin");
+	}
+	memset(gr->work_source, SC_WORK_MODEL, (size_t)gr->n);
+	sprintf(origin, "modelled, every op: %s", model);
+	gr->cost_origin = origin;
+	gr->cost_short = brief;
+	return SC_OK;
+}
+
+/* the precision: --precision, else what the model's float inputs are, else
+ * the device's default */
+static sc_status choose_precision(loader *L)
+{
+	sc_onnx_report *r = L->rep;
+	const char *asked = L->opts ? L->opts->precision : NULL;
+	if (sc_device_precision(&r->device, asked, &r->precision, L->err) != SC_OK)
+		return L->err->code;
+	if (asked) {
+		snprintf(r->precision_why, sizeof r->precision_why, "--precision %s",
+		         sc_precision_name(r->precision));
+		return SC_OK;
+	}
+	for (size_t i = 0; i < L->graph->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = L->graph->input[i];
+		if (!vi || !vi->type ||
+		    vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+		    !vi->type->tensor_type || !vi->type->tensor_type->has_elem_type)
+			continue;
+		int t = vi->type->tensor_type->elem_type;
+		sc_precision p = t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16    ? SC_PREC_FP16
+		                 : t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 ? SC_PREC_BF16
+		                                                                : SC_PREC_N;
+		if (p != SC_PREC_N && r->device.peak[p] > 0) {
+			r->precision = p;
+			snprintf(r->precision_why, sizeof r->precision_why,
+			         "the model's input '%.80s' is %s", vi->name ? vi->name : "",
+			         sc_precision_name(p));
+			return SC_OK;
+		}
+	}
+	snprintf(r->precision_why, sizeof r->precision_why, "the %s profile's default: %s",
+	         r->device.name, r->device.precision_why);
+	return SC_OK;
+}
+
+static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
+{
+	sc_times *t = sc_times_read(L->opts->times, L->err);
+	if (!t)
+		return L->err->code;
+	sc_times_names nm = {.ctx = L, .producer = times_producer, .folded = times_folded};
+	sc_times_report own = {0};
+	sc_times_report *rep = L->opts->times_report ? L->opts->times_report : &own;
+	sc_status st = sc_times_apply(gr, t, &nm, rep, L->err);
+	if (st == SC_OK)
+		st = sc_times_describe(gr, t, rep, model, L->err);
+	sc_times_free(t);
+	return st;
 }
 
 static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 {
 	if (check_opset(L, m) != SC_OK ||
-	    sc_device_get(L->opts ? L->opts->device : NULL, &L->rep->device, L->err) != SC_OK)
+	    sc_device_get(L->opts ? L->opts->device : NULL, &L->rep->device, L->err) != SC_OK ||
+	    choose_precision(L) != SC_OK)
 		return NULL;
 	if (collect_tensors(L) != SC_OK || count_types(L) != SC_OK)
 		return NULL;
@@ -626,13 +947,20 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 		sc_error_nomem(L->err, "ONNX op names");
 		return NULL;
 	}
-	sc_graph *gr = NULL;
+	L->names = names;
+	sc_graph *gr = NULL, *ops = NULL;
 	sc_builder *b = sc_builder_new();
 	size_t n = L->graph->n_node;
-	if (!b) {
+	sc_op_size *sizes = sc_calloc_n(n, sizeof *sizes);
+	bool *known_cost = sc_calloc_n(n, sizeof *known_cost);
+	L->folded = sc_calloc_n(n, sizeof *L->folded);
+	L->fold_to = sc_calloc_n(n, sizeof *L->fold_to);
+	L->op_of = sc_calloc_n(n, sizeof *L->op_of);
+	if (!b || !sizes || !known_cost || !L->folded || !L->fold_to || !L->op_of) {
 		sc_error_nomem(L->err, "the graph");
 		goto done;
 	}
+	/* the full graph, one op per node: its edges, cycles and order */
 	for (size_t i = 0; i < n; i++)
 		if (sc_builder_add_op(b, names[i], 0, 0, 0, NULL, L->err) < 0)
 			goto done;
@@ -647,19 +975,36 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	sc_builder_set_settings(b, &set);
 	const char *base = strrchr(L->path, '/');
 	gr = sc_builder_finish(b, L->path, base ? base + 1 : L->path, L->err);
-	if (gr)
-		gr->time_unit = "microseconds";
-	if (gr && (cost_ops(L, gr, names) != SC_OK ||
-	           sc_graph_check_totals(gr, &gr->settings, L->err) != SC_OK)) {
-		sc_graph_free(gr);
-		gr = NULL;
+	if (!gr)
+		goto done;
+	if (infer_nodes(L, gr, names, sizes, known_cost) != SC_OK)
+		goto done;
+	fold_targets(L, gr, L->fold_to);
+	if (report_folded(L) != SC_OK)
+		goto done;
+	ops = build_ops(L, gr, names, sizes, known_cost);
+	if (!ops)
+		goto done;
+	ops->time_unit = "microseconds";
+	/* an initializer read only by ops of unknown cost is still memory:
+	 * build_ops charged it to its first reader whatever its cost */
+	char model[160];
+	snprintf(model, sizeof model, "%s %s model", d->name, sc_precision_name(L->rep->precision));
+	if (describe_model(L, ops, model) != SC_OK ||
+	    (L->opts && L->opts->times && apply_times(L, ops, model) != SC_OK) ||
+	    sc_graph_check_totals(ops, &ops->settings, L->err) != SC_OK) {
+		sc_graph_free(ops);
+		ops = NULL;
 	}
 done:
 	sc_builder_free(b);
+	sc_graph_free(gr);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	return gr;
+	free(sizes);
+	free(known_cost);
+	return ops;
 }
 
 sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
@@ -699,6 +1044,9 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	sc_onnx_report_fini(&own);
 	free(L.tens);
 	free(L.by_name);
+	free(L.folded);
+	free(L.fold_to);
+	free(L.op_of);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
 }
@@ -709,6 +1057,10 @@ void sc_onnx_report_fini(sc_onnx_report *r)
 		free(r->type_name[i]);
 	for (int i = 0; i < r->nunknown; i++)
 		free(r->unknown[i]);
+	for (int i = 0; i < r->nfolded; i++)
+		free(r->folded[i]);
+	free(r->folded);
+	free(r->op_size);
 	for (int i = 0; i < r->ndims; i++)
 		free(r->dim_name[i]);
 	free(r->type_name);

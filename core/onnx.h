@@ -26,6 +26,18 @@ typedef struct sc_onnx_report {
 	int nunknown;
 	char **unknown; /* names of the ops whose cost is unknown, graph order */
 	sc_device device;
+	sc_precision precision;  /* the element size and peak used */
+	char precision_why[200]; /* "--precision", or why this default */
+	/* ops folded at load time (Constant, Identity of a constant, shape
+	 * arithmetic over static shapes): not ops of the graph; graph order */
+	int nfolded;
+	char **folded;
+	int kind_count[SC_OPK_N]; /* the graph's ops by cost kind (device.h) */
+	/* per op of the graph (nops of them): what its modelled work comes
+	 * from, for calibration (perf/perf_cost.c); flops -1 when its cost is
+	 * unknown */
+	int nops;
+	sc_op_size *op_size;
 	int ndims;
 	char **dim_name; /* the symbolic dims the model uses, sorted */
 	long long *dim_value;

@@ -5,6 +5,11 @@
 # testbed command (tui/cmd/cmd_bench.c), run as the last part here.
 set -eu
 cd "$(dirname "$0")/.."
+echo "== costs that match the device: the h100 model against op times measured on an H100"
+echo "   (samples/h100/measured.json; regret = measured bottleneck of the model's optimum /"
+echo "   the measured optimum; pred/meas = the model's bottleneck / the measured one)"
+build/perf-cost
+echo
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/perf-core 100000
 echo

@@ -155,6 +155,8 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	for (int i = 0; i < o->ndims; i++)
 		names[i] = o->dim_name[i];
 	sc_load_opts lo = {.device = o->device,
+	                   .precision = o->precision,
+	                   .times = o->times,
 	                   .ndims = o->ndims,
 	                   .dim_name = names,
 	                   .dim_value = o->dim_value,

@@ -63,6 +63,8 @@ typedef struct ui_opts {
 	bool merge;
 	/* ONNX models: --device and --dim NAME=N */
 	const char *device;
+	const char *precision; /* --precision */
+	const char *times;     /* --times FILE (every format) */
 	int ndims;
 	long long dim_value[UI_MAX_DIMS];
 	char dim_name[UI_MAX_DIMS][128]; /* copies: ui_opts may be copied */

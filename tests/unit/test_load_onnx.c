@@ -176,6 +176,20 @@ static double a100_us(double flops, double bytes)
 	return fmax(flops / 312e12, bytes / 1555e9) * 1e6;
 }
 
+/* The A100's datasheet as a pure roofline profile file (no launch overhead,
+ * efficiencies 1, fp32: the model file's element sizes), so that the tests
+ * of shapes and bytes can check the work against a100_us. */
+static const char *roofline_a100(void)
+{
+	const char *path = "/tmp/stagecut-test-roofline-a100.device";
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name = a100-roofline\nflops = 312 TFLOP/s\nmem_bandwidth = 1555 GB/s\n"
+	           "memory = 40 GB\nlink_bandwidth = 600 GB/s\n");
+	fclose(f);
+	return path;
+}
+
 /* ---- the tests ---------------------------------------------------------------- */
 
 Test(load_onnx, conv_then_relu)
@@ -191,7 +205,7 @@ Test(load_onnx, conv_then_relu)
 	attr_ints(&x, c, "pads", pads, 4);
 	node(&x, "", "Relu", 1, rin, 1, rout);
 	sc_onnx_report rep = {0};
-	sc_load_opts o = {.report = &rep};
+	sc_load_opts o = {.device = roofline_a100(), .report = &rep};
 	sc_graph *g = load_ok(save(&x, "conv.onnx"), &o);
 	cr_assert_eq(g->n, 2);
 	cr_assert_eq(g->m, 1);
@@ -210,7 +224,8 @@ Test(load_onnx, conv_then_relu)
 	CLOSE(g->settings.memory, 40e9);
 	cr_assert_eq(g->settings.policy, SC_MEM_HARD);
 	cr_assert_eq(rep.nunknown, 0);
-	cr_assert_str_eq(rep.device.name, "a100");
+	cr_assert_str_eq(rep.device.name, "a100-roofline");
+	cr_assert_eq(rep.precision, SC_PREC_FP32);
 	sc_onnx_report_fini(&rep);
 	sc_graph_free(g);
 }
@@ -262,7 +277,7 @@ Test(load_onnx, gemm_and_broadcasting_add)
 	x.attrs[0].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
 	node(&x, "add", "Add", 2, ain, 1, aout);
 	sc_onnx_report rep = {0};
-	sc_load_opts o = {.report = &rep};
+	sc_load_opts o = {.device = roofline_a100(), .report = &rep};
 	sc_graph *g = load_ok(save(&x, "gemm.onnx"), &o);
 	int gi = sc_graph_find(g, "gemm"), ai = sc_graph_find(g, "add");
 	/* Gemm: A 2x3, B^T 3x5: 2*2*5*3 + C 2*5 = 70 FLOPs; out 2x5 */
@@ -288,7 +303,7 @@ Test(load_onnx, shared_weight_charged_to_the_first_consumer)
 	node(&x, "second", "MatMul", 2, i2, 1, o2);
 	node(&x, "first", "MatMul", 2, i1, 1, o1);
 	sc_onnx_report rep = {0};
-	sc_load_opts o = {.report = &rep};
+	sc_load_opts o = {.device = roofline_a100(), .report = &rep};
 	sc_graph *g = load_ok(save(&x, "shared.onnx"), &o);
 	CLOSE(g->param[sc_graph_find(g, "first")], 64);
 	CLOSE(g->param[sc_graph_find(g, "second")], 0);
@@ -404,7 +419,7 @@ Test(load_onnx, pad_from_an_attribute)
 	attr_ints(&x, p, "pads", pads, 8);
 	node(&x, "relu", "Relu", 1, ri, 1, ro);
 	sc_onnx_report rep = {0};
-	sc_load_opts o = {.report = &rep};
+	sc_load_opts o = {.device = roofline_a100(), .report = &rep};
 	sc_graph *g = load_ok(save(&x, "pad.onnx"), &o);
 	/* P is 1x2x6x6: 72 floats, 288 bytes, read by the Relu (72 FLOPs) */
 	cr_assert_eq(rep.nunknown, 0);

@@ -85,6 +85,8 @@ typedef enum ui_option_id {
 	OPT_MERGE,
 	OPT_DIM,
 	OPT_DEVICE,
+	OPT_PRECISION,
+	OPT_TIMES,
 	OPT_TIMELINE,
 	OPT_BATCHES,
 	OPT_COUNT
@@ -118,6 +120,12 @@ static const ui_option options[] = {
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
+        {OPT_PRECISION, "precision", 0, "P",
+         "ONNX: fp32, tf32, fp16, bf16, fp8 or int8: element size and peak (default: the "
+         "model's fp16/bf16 inputs, else the device's: fp16 on GPUs, int8 on edge devices)"},
+        {OPT_TIMES, "times", 0, "FILE",
+         "measured op times in place of the modelled work: an ONNX Runtime profile (JSON) or "
+         "a CSV of name,microseconds"},
         {OPT_DIM, "dim", 0, "NAME=N",
          "ONNX: the value of a symbolic dimension (repeatable; default 1)"},
         {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
@@ -179,7 +187,9 @@ typedef struct ui_command {
 
 /* A command's list of option ids: OPTIONS(OPT_JSON, OPT_HELP). */
 #define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
-#define SETTINGS OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE, OPT_DIM
+#define SETTINGS                                                                                   \
+	OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE, OPT_PRECISION,     \
+	        OPT_TIMES, OPT_DIM
 
 static const ui_command commands[] = {
         {
@@ -216,7 +226,8 @@ static const ui_command commands[] = {
                         "stage's\n"
                         "idle fraction; with --json every segment's start and end.",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE,
-                                 OPT_DIM, OPT_TIMELINE, OPT_BATCHES, OPT_JSON, OPT_HELP),
+                                 OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE, OPT_BATCHES,
+                                 OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -773,6 +784,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		}
 		case OPT_MERGE: o->merge = true; break;
 		case OPT_DEVICE: o->device = a; break;
+		case OPT_PRECISION: o->precision = a; break;
+		case OPT_TIMES: o->times = a; break;
 		case OPT_DIM: {
 			const char *eq = strchr(a, '=');
 			long long v = 0;

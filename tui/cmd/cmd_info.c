@@ -125,6 +125,8 @@ static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 static json_t *onnx_json(const sc_onnx_report *r)
 {
 	json_t *types = json_object(), *unknown = json_array(), *dims = json_object();
+	json_t *kinds = json_object(), *overhead = json_object(), *ceff = json_object(),
+	       *meff = json_object();
 	for (int i = 0; i < r->ntypes; i++)
 		json_object_set_new(types, r->type_name[i], json_integer(r->type_count[i]));
 	for (int i = 0; i < r->nunknown; i++)
@@ -132,13 +134,24 @@ static json_t *onnx_json(const sc_onnx_report *r)
 	for (int i = 0; i < r->ndims; i++)
 		json_object_set_new(dims, r->dim_name[i], json_integer(r->dim_value[i]));
 	const sc_device *d = &r->device;
-	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:s, s:o, s:i, s:s, s:{s:f, s:f, s:f, s:f}}",
+	for (int k = 0; k < SC_OPK_N; k++) {
+		const char *kn = sc_op_kind_name((sc_op_kind)k);
+		json_object_set_new(kinds, kn, json_integer(r->kind_count[k]));
+		json_object_set_new(overhead, kn, json_real(d->overhead_us[k]));
+		json_object_set_new(ceff, kn, json_real(d->compute_eff[k]));
+		json_object_set_new(meff, kn, json_real(d->mem_eff[k]));
+	}
+	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:s, s:o, s:i, s:s, s:s, s:s, "
+	                 "s:{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:s}}",
 	                 "ops_by_type", types, "flops", r->flops, "param_bytes", r->param_bytes,
-	                 "unknown_ops", r->nunknown, "unknown", unknown, "device", d->name, "dims",
-	                 dims, "opset", r->opset, "time_unit", "microseconds", "device_profile",
-	                 "flops_per_s", d->flops, "mem_bandwidth_bytes_per_s", d->mem_bandwidth,
-	                 "memory_bytes", d->memory, "link_bandwidth_bytes_per_s",
-	                 d->link_bandwidth);
+	                 "unknown_ops", r->nunknown, "unknown", unknown, "folded_ops", r->nfolded,
+	                 "ops_by_kind", kinds, "device", d->name, "dims", dims, "opset", r->opset,
+	                 "time_unit", "microseconds", "precision", sc_precision_name(r->precision),
+	                 "precision_why", r->precision_why, "device_profile", "flops_per_s",
+	                 d->peak[r->precision], "mem_bandwidth_bytes_per_s", d->mem_bandwidth,
+	                 "memory_bytes", d->memory, "link_bandwidth_bytes_per_s", d->link_bandwidth,
+	                 "overhead_us", overhead, "compute_eff", ceff, "mem_eff", meff,
+	                 "calibration", d->calibration);
 }
 
 static void onnx_print(const sc_onnx_report *r)
@@ -148,9 +161,19 @@ static void onnx_print(const sc_onnx_report *r)
 	ui_print_line("onnx           opset %d; time unit: microseconds", r->opset);
 	ui_print_line("device         %s (%s)", d->name, d->description);
 	char c[32], e[32];
-	printf("               %s FLOP/s, memory %s B/s, %s bytes, link %s B/s\n",
-	       ui_num(d->flops, a, sizeof a), ui_num(d->mem_bandwidth, b, sizeof b),
-	       ui_num(d->memory, c, sizeof c), ui_num(d->link_bandwidth, e, sizeof e));
+	printf("               %s FLOP/s at %s, memory %s B/s, %s bytes, link %s B/s\n",
+	       ui_num(d->peak[r->precision], a, sizeof a), sc_precision_name(r->precision),
+	       ui_num(d->mem_bandwidth, b, sizeof b), ui_num(d->memory, c, sizeof c),
+	       ui_num(d->link_bandwidth, e, sizeof e));
+	ui_print_line("precision      %s, %d-byte floats (%s)", sc_precision_name(r->precision),
+	              sc_precision_bytes(r->precision), r->precision_why);
+	printf("op model      ");
+	for (int k = 0; k < SC_OPK_N; k++)
+		printf(" %s %s us + 1/(%.2f peak, %.2f bw)%s", sc_op_kind_name((sc_op_kind)k),
+		       ui_num(d->overhead_us[k], a, sizeof a), d->compute_eff[k], d->mem_eff[k],
+		       k + 1 < SC_OPK_N ? ";" : "");
+	printf("\n");
+	ui_print_line("               %s", d->calibration);
 	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
 	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
 	printf("dims          ");
@@ -164,11 +187,58 @@ static void onnx_print(const sc_onnx_report *r)
 	for (int i = 0; i < r->ntypes; i++)
 		printf(" %s %d%s", r->type_name[i], r->type_count[i], i + 1 < r->ntypes ? "," : "");
 	printf("\n");
+	printf("folded         %d node%s computed once at load time (constants, identities of "
+	       "weights, static shape arithmetic): not ops\n",
+	       r->nfolded, r->nfolded == 1 ? "" : "s");
 	printf("unknown cost   %d op%s%s", r->nunknown, r->nunknown == 1 ? "" : "s",
 	       r->nunknown ? ":" : "");
 	for (int i = 0; i < r->nunknown && i < 20; i++)
 		printf(" %s", r->unknown[i]);
 	printf("%s\n", r->nunknown > 20 ? " ..." : "");
+}
+
+/* ---- where the costs came from --------------------------------------------- */
+
+typedef struct cost_cover {
+	int measured, modelled, from_file;
+	double measured_work, work;
+} cost_cover;
+
+static void cover_of(const sc_graph *g, cost_cover *c)
+{
+	*c = (cost_cover){0};
+	for (int v = 0; v < g->n; v++) {
+		int src = g->work_source ? g->work_source[v] : SC_WORK_FILE;
+		c->measured += src == SC_WORK_MEASURED;
+		c->modelled += src == SC_WORK_MODEL;
+		c->from_file += src == SC_WORK_FILE;
+		c->work += g->work[v];
+		if (src == SC_WORK_MEASURED)
+			c->measured_work += g->work[v];
+	}
+}
+
+static json_t *costs_json(const sc_graph *g, const sc_onnx_report *r)
+{
+	cost_cover c;
+	cover_of(g, &c);
+	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:f}", "origin",
+	                 g->cost_origin ? g->cost_origin : "the file's numbers", "ops_measured",
+	                 c.measured, "ops_modelled", c.modelled, "ops_from_file", c.from_file,
+	                 "ops_folded", r->filled ? r->nfolded : 0, "measured_work_share",
+	                 c.work > 0 ? c.measured_work / c.work : 0.0);
+}
+
+static void costs_print(const sc_graph *g, const sc_onnx_report *r)
+{
+	cost_cover c;
+	cover_of(g, &c);
+	ui_print_line("costs          %s",
+	              g->cost_origin ? g->cost_origin : "the file's numbers, every op");
+	printf("coverage       %d op%s measured, %d modelled, %d from the file, %d folded; "
+	       "%.1f %% of the work measured\n",
+	       c.measured, c.measured == 1 ? "" : "s", c.modelled, c.from_file,
+	       r->filled ? r->nfolded : 0, c.work > 0 ? 100 * c.measured_work / c.work : 0.0);
 }
 
 static const int ks[] = {2, 4, 8, 16, 32, 64};
@@ -249,6 +319,8 @@ int ui_cmd_info(const ui_opts *o)
 			json_object_set_new(root, "contraction", contraction_json(&contraction));
 		if (root && rep.filled)
 			json_object_set_new(root, "onnx", onnx_json(&rep));
+		if (root)
+			json_object_set_new(root, "costs", costs_json(g, &rep));
 		sc_onnx_report_fini(&rep);
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		free(source);
@@ -287,6 +359,7 @@ int ui_cmd_info(const ui_opts *o)
 		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
 	}
 	contraction_print(g, &contraction);
+	costs_print(g, &rep);
 	if (rep.filled)
 		onnx_print(&rep);
 	sc_onnx_report_fini(&rep);

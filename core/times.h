@@ -1,0 +1,134 @@
+/*
+ * times.h - measured op times (--times FILE) read from a file and put in
+ * place of the modelled work of a graph's ops.
+ *
+ * Two formats, told apart by content (a JSON array or object is a profile,
+ * anything else a CSV):
+ *
+ * - ONNX Runtime profiles: the JSON that SessionOptions.enable_profiling
+ *   writes, a list of trace events.  Every "cat": "Node" event whose name
+ *   ends in "_kernel_time" is one kernel of one run; its "dur" is in
+ *   microseconds.  An entry's time is the median over the runs in the file
+ *   of its events (an odd count the middle one, an even count the mean of
+ *   the two middle ones).  The entry's name is the event name without
+ *   "_kernel_time"; args.op_name is kept as its op type.  With graph
+ *   optimizations on, the names are those of fused nodes (the name of the
+ *   tensor they produce, "/relu/Relu_output_0_nchwc") or of layout
+ *   conversions in no ONNX node ("ReorderOutput"): sc_times_apply maps them
+ *   back.  "cat": "Session" "model_run" events count the runs.
+ * - CSV: one "name,microseconds" per line; a first line whose second field
+ *   is not a number is a header; names may be quoted ("a,b" with "" for a
+ *   quote); blank lines and lines starting with # are skipped.
+ *
+ * A time must be a finite number >= 0; a name may appear once in a CSV.
+ * Every error is one line naming the file (and line for a CSV).  Pure
+ * functions of their arguments; an sc_times may be read by several threads.
+ */
+#ifndef SC_TIMES_H
+#define SC_TIMES_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "graph.h"
+
+typedef enum sc_times_format {
+	SC_TIMES_CSV = 0,
+	SC_TIMES_ORT,    /* an ONNX Runtime profile */
+	SC_TIMES_MEMORY, /* made with sc_times_new/sc_times_add */
+} sc_times_format;
+
+typedef struct sc_times_entry {
+	char *name;    /* as the file gives it (ORT: without "_kernel_time") */
+	char *op_type; /* ORT's args.op_name, or NULL */
+	double us;     /* the median over the runs (ORT), the value (CSV) */
+	int line;      /* CSV: the line in the file; ORT: 0 */
+} sc_times_entry;
+
+typedef struct sc_times {
+	char *path; /* the file, or the label of sc_times_new */
+	sc_times_format format;
+	int runs; /* ORT: the runs (model_run events, else the most events
+	           * of one name); 1 otherwise */
+	int n;    /* entries, in the order of their first event (ORT: the
+	           * order the kernels ran in) or line (CSV) */
+	sc_times_entry *e;
+} sc_times;
+
+/* Reads path.  Returns a new sc_times (sc_times_free) or NULL with err set:
+ * SC_ERR_IO when it cannot be read, SC_ERR_INPUT for a malformed file,
+ * naming the file, the line (CSV) or event (JSON) and what is wrong. */
+sc_times *sc_times_read(const char *path, sc_error *err);
+
+/* A new empty table (format SC_TIMES_MEMORY) labelled label, or NULL. */
+sc_times *sc_times_new(const char *label);
+
+/* Adds name with us microseconds (finite, >= 0).  Returns SC_OK, or
+ * SC_ERR_INPUT for a bad time or a name added before, SC_ERR_NOMEM. */
+sc_status sc_times_add(sc_times *t, const char *name, double us, sc_error *err);
+
+/* Writes t as a CSV (a header, then name,microseconds with %.17g; names
+ * quoted when they hold a comma, quote, # or space at either end) through a
+ * temporary file renamed over path.  Returns SC_OK or SC_ERR_IO. */
+sc_status sc_times_write_csv(const sc_times *t, const char *path, sc_error *err);
+
+/* Frees t.  sc_times_free(NULL) does nothing. */
+void sc_times_free(sc_times *t);
+
+/* What a loader knows beyond op names, for mapping entries to ops (ONNX:
+ * tensors and the ops folded at load time).  Either callback may be NULL. */
+typedef struct sc_times_names {
+	void *ctx;
+	/* The op producing tensor `name`, or -1 when no op does. */
+	int (*producer)(void *ctx, const char *name);
+	/* When `name` is an op folded away at load time (not in the graph):
+	 * true, with *to the op its time goes to (the consumer of its value;
+	 * -1 when none: the time is dropped and counted).  Else false. */
+	bool (*folded)(void *ctx, const char *name, int *to);
+} sc_times_names;
+
+/* What sc_times_apply did, for `info` and the reports. */
+typedef struct sc_times_report {
+	bool filled;
+	int entries;          /* in the file */
+	int by_name;          /* entries naming an op */
+	int by_tensor;        /* entries naming a tensor (a fused kernel) */
+	int to_folded;        /* entries naming a folded op: time to its consumer */
+	int attached;         /* entries naming nothing: attached to a neighbour */
+	int ops_measured;     /* ops whose work is now measured (whole or a share) */
+	int ops_fused;        /* of them, ops given a share of a fused kernel */
+	int kernels_fused;    /* the fused kernels those ops share */
+	int ops_modelled;     /* ops the file does not cover (they keep their work) */
+	double work_measured; /* the measured part of the graph's work */
+	double work_total;    /* the graph's total work after */
+	double time_in_file;  /* sum of the entries' times */
+	double time_dropped;  /* of it, given to no op (a folded op with no consumer) */
+} sc_times_report;
+
+/* Puts t's times in g's work: an entry naming an op (or, through names, a
+ * tensor an op produces, or a folded op) replaces that op's work.  With
+ * names, entries that name a tensor are fused kernels: the ops that no entry
+ * names are put with the kernel next to them (an op whose consumers all
+ * belong to one kernel joins it, as a Conv joins the Relu named after its
+ * output; else it joins the kernel of its first producer, as an Add and
+ * Relu join the Conv they follow), and a kernel's time is shared among its
+ * ops in proportion to their modelled work (equally when that is 0).
+ * Entries of a profile that name nothing known (layout conversions such as
+ * ReorderOutput) are attached to the op of the entry that ran just before
+ * them, or just after for the first; but when more than a quarter of a
+ * profile's entries name nothing, the profile is of another model: an error.
+ * An entry of a CSV (or of a table without names) naming no op is an
+ * error.  No time is lost: the
+ * work of the covered ops sums to the file's times (less time_dropped).
+ * Sets g->work_source (allocating it when NULL) and fills rep.  Returns
+ * SC_OK, or SC_ERR_INPUT naming t->path and the entry. */
+sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
+                         sc_times_report *rep, sc_error *err);
+
+/* Sets g->cost_origin and g->cost_short from rep and t (and model, a few
+ * words on where the other ops' work came from, e.g. "h100 fp16 model";
+ * NULL: the file's numbers).  Returns SC_OK or SC_ERR_NOMEM. */
+sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
+                            const char *model, sc_error *err);
+
+#endif
