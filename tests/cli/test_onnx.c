@@ -35,7 +35,15 @@ Test(onnx, info_json_has_the_onnx_object)
 	cr_assert_str_eq(ts_jstr(o, "device"), "a100");
 	cr_assert(json_is_object(ts_jget(o, "dims")));
 	cr_assert_eq(ts_jint(info, "ops"), 2);
+	/* the a100's default precision is fp16: the file's fp32 weights take
+	 * half their bytes; --precision fp32 keeps them */
+	cr_assert_str_eq(ts_jstr(o, "precision"), "fp16");
+	cr_assert_eq(ts_jnum(info, "total_param"), 224);
+	json_decref(info);
+	info = ts_run_json(0, "info --json " CONV " --precision fp32");
 	cr_assert_eq(ts_jnum(info, "total_param"), 448);
+	cr_assert_str_eq(ts_jstr(ts_jget(info, "onnx"), "precision"), "fp32");
+	cr_assert_str_eq(ts_jstr(ts_jget(info, "onnx"), "precision_why"), "--precision fp32");
 	json_decref(info);
 }
 
@@ -90,8 +98,8 @@ Test(onnx, info_prints_the_device_numbers_in_place)
 {
 	char *out, *err;
 	cr_assert_eq(ts_runf(&out, &err, "info " CONV " --device a100"), 0, "%s", err);
-	cr_assert(strstr(out, "               3.1200e+14 FLOP/s, memory 1.5550e+12 B/s, 4.0000e+10 "
-	                      "bytes, link 6.0000e+11 B/s\n"),
+	cr_assert(strstr(out, "               3.1200e+14 FLOP/s at fp16, memory 1.5550e+12 B/s, "
+	                      "4.0000e+10 bytes, link 6.0000e+11 B/s\n"),
 	          "%s", out);
 	free(out);
 	free(err);
@@ -118,6 +126,79 @@ Test(onnx, reports_state_microseconds)
 	free(err);
 	cr_assert_eq(ts_runf(&out, &err, "info samples/paper/figure2.dot"), 0, "%s", err);
 	cr_assert(strstr(out, " time units\n") && !strstr(out, "microseconds"), "%s", out);
+	free(out);
+	free(err);
+}
+
+/* Folding (issue 24): what a runtime computes once at load time is not an
+ * op.  On the torchvision exports of samples/h100/onnx every folded node is
+ * one of the Identity nodes torch writes for de-duplicated weights (counted
+ * from the file's op types), every initializer byte is charged exactly once
+ * (total_param equals the initializers' bytes at the file's fp32), and the
+ * exact DP sees as few ideals as the real branching allows: googlenet had
+ * more than a million with the Identity sources, resnet18 428 166. */
+Test(onnx, folding_keeps_the_weights_and_drops_the_ideals)
+{
+	static const struct {
+		const char *file;
+		long max_ideals;
+	} cases[] = {
+	        {"resnet18", 60},         {"vgg16", 40},           {"mnasnet1_0", 100},
+	        {"efficientnet_b0", 240}, {"regnet_y_400mf", 300}, {"googlenet", 3000},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *info = ts_run_json(
+		        0, "info --json --precision fp32 samples/h100/onnx/%s.onnx", cases[i].file);
+		json_t *o = ts_jget(info, "onnx"), *types = ts_jget(o, "ops_by_type");
+		json_t *ident = json_object_get(types, "Identity");
+		int identities = ident ? (int)json_integer_value(ident) : 0;
+		cr_assert(identities > 0, "%s has Identity nodes", cases[i].file);
+		cr_assert_eq(ts_jint(o, "folded_ops"), identities, "%s", cases[i].file);
+		int nodes = 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(types, k, v) nodes += (int)json_integer_value(v);
+		cr_assert_eq(ts_jint(info, "ops"), nodes - identities, "%s", cases[i].file);
+		cr_assert_eq(ts_jnum(info, "total_param"), ts_jnum(o, "param_bytes"), "%s",
+		             cases[i].file);
+		json_t *c = ts_jget(info, "contraction");
+		cr_assert(ts_jnum(c, "ideals_before") <= cases[i].max_ideals, "%s: %g ideals",
+		          cases[i].file, ts_jnum(c, "ideals_before"));
+		json_t *costs = ts_jget(info, "costs");
+		cr_assert_eq(ts_jint(costs, "ops_folded"), identities);
+		cr_assert_eq(ts_jint(costs, "ops_modelled"), nodes - identities);
+		json_decref(info);
+	}
+}
+
+/* --times with the real ONNX Runtime profiles of resnet18 (samples/h100/ort):
+ * every op measured at both optimization levels, the report says so, and
+ * the optimized profile's fused kernels are shared out. */
+Test(onnx, times_from_real_profiles_cover_every_op)
+{
+	const char *levels[] = {"noopt", "opt"};
+	for (int i = 0; i < 2; i++) {
+		json_t *info =
+		        ts_run_json(0,
+		                    "info --json samples/h100/onnx/resnet18.onnx --device h100 "
+		                    "--times samples/h100/ort/resnet18.ort-%s.json",
+		                    levels[i]);
+		json_t *costs = ts_jget(info, "costs");
+		cr_assert_eq(ts_jint(costs, "ops_measured"), ts_jint(info, "ops"), "%s", levels[i]);
+		cr_assert_eq(ts_jnum(costs, "measured_work_share"), 1.0);
+		cr_assert(strstr(ts_jstr(costs, "origin"), "resnet18.ort-"), "%s",
+		          ts_jstr(costs, "origin"));
+		json_decref(info);
+	}
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err,
+	                     "info samples/h100/onnx/resnet18.onnx --times "
+	                     "samples/h100/ort/resnet18.ort-opt.json"),
+	             0, "%s", err);
+	cr_assert(strstr(out, "coverage       49 ops measured, 0 modelled, 0 from the file, 16 "
+	                      "folded; 100.0 % of the work measured"),
+	          "%s", out);
+	cr_assert(strstr(out, "fused kernels"), "%s", out);
 	free(out);
 	free(err);
 }

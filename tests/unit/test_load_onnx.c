@@ -428,3 +428,85 @@ Test(load_onnx, pad_from_an_attribute)
 	sc_onnx_report_fini(&rep);
 	sc_graph_free(g);
 }
+
+/* Folding (issue 24): an Identity of a weight (torch writes one per
+ * de-duplicated weight) and a Shape of a tensor of static shape are
+ * computed once at load time; they are not ops, their values are the
+ * params of the ops that read them (the Identity's output counts as the
+ * weight itself), and no edge or transfer comes from them. */
+Test(load_onnx, identity_of_a_weight_and_static_shapes_are_folded)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 4}, wd[] = {4, 4};
+	input(&x, "X", 2, xd, NULL);
+	init(&x, "W", 2, wd);
+	char *ii[] = {"W"}, *io[] = {"W2"}, *mi[] = {"X", "W2"}, *mo[] = {"H"};
+	char *si[] = {"X"}, *so[] = {"S"}, *ri[] = {"H", "S"}, *ro[] = {"Y"};
+	node(&x, "Identity_7", "Identity", 1, ii, 1, io);
+	node(&x, "mm", "MatMul", 2, mi, 1, mo);
+	node(&x, "shape", "Shape", 1, si, 1, so);
+	node(&x, "reshape", "Reshape", 2, ri, 1, ro);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.device = roofline_a100(), .report = &rep};
+	char path[256];
+	snprintf(path, sizeof path, "%s", save(&x, "folded.onnx"));
+	sc_graph *g = load_ok(path, &o);
+	cr_assert_eq(g->n, 2, "only the MatMul and the Reshape are ops");
+	cr_assert_eq(g->m, 1);
+	int mm = sc_graph_find(g, "mm"), rs = sc_graph_find(g, "reshape");
+	cr_assert(mm >= 0 && rs >= 0);
+	cr_assert_eq(sc_graph_find(g, "Identity_7"), -1);
+	cr_assert_eq(sc_graph_find(g, "shape"), -1);
+	cr_assert_eq(g->succ[g->succ_off[mm]], rs);
+	cr_assert_eq(rep.nfolded, 2);
+	cr_assert_str_eq(rep.folded[0], "Identity_7");
+	cr_assert_str_eq(rep.folded[1], "shape");
+	CLOSE(g->param[mm], 64); /* W, 16 floats, once */
+	CLOSE(g->param[rs], 16); /* the shape, 2 int64 */
+	CLOSE(g->out[mm], 32);   /* H, read by the Reshape */
+	CLOSE(rep.param_bytes, 64);
+	cr_assert_eq(rep.kind_count[SC_OPK_MATMUL], 1);
+	cr_assert_eq(rep.kind_count[SC_OPK_VIEW], 1);
+	/* a measured time of a folded op goes to its consumer: none lost */
+	const char *csv = "/tmp/stagecut-test-folded.csv";
+	FILE *f = fopen(csv, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name,us\nIdentity_7,0.5\nmm,3\nshape,0.25\n");
+	fclose(f);
+	sc_onnx_report rep2 = {0};
+	sc_load_opts o2 = {.device = roofline_a100(), .report = &rep2, .times = csv};
+	sc_graph *h = load_ok(path, &o2);
+	CLOSE(h->work[sc_graph_find(h, "mm")], 3.5);
+	CLOSE(h->work[sc_graph_find(h, "reshape")], 0.25);
+	cr_assert_eq(h->work_source[sc_graph_find(h, "mm")], SC_WORK_MEASURED);
+	sc_onnx_report_fini(&rep);
+	sc_onnx_report_fini(&rep2);
+	sc_graph_free(g);
+	sc_graph_free(h);
+}
+
+/* --precision sets the element size of floating-point tensors (not of
+ * int64 shapes) and the peak: fp16 halves the bytes of fp32 weights. */
+Test(load_onnx, precision_sets_element_size_and_peak)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 4}, wd[] = {4, 4};
+	input(&x, "X", 2, xd, NULL);
+	init(&x, "W", 2, wd);
+	char *mi[] = {"X", "W"}, *mo[] = {"H"};
+	node(&x, "mm", "MatMul", 2, mi, 1, mo);
+	const char *path = save(&x, "prec.onnx");
+	const char *precs[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
+	const double bytes[] = {4, 4, 2, 2, 1, 1};
+	for (int i = 0; i < 6; i++) {
+		sc_onnx_report rep = {0};
+		sc_load_opts o = {.device = "h100", .precision = precs[i], .report = &rep};
+		sc_graph *g = load_ok(path, &o);
+		CLOSE(g->param[0], 16 * bytes[i]);
+		cr_assert_eq(rep.precision, (sc_precision)i);
+		sc_onnx_report_fini(&rep);
+		sc_graph_free(g);
+	}
+}

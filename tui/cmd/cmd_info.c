@@ -359,7 +359,8 @@ int ui_cmd_info(const ui_opts *o)
 		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
 	}
 	contraction_print(g, &contraction);
-	costs_print(g, &rep);
+	if (g->cost_origin)
+		costs_print(g, &rep);
 	if (rep.filled)
 		onnx_print(&rep);
 	sc_onnx_report_fini(&rep);
