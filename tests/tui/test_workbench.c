@@ -404,3 +404,32 @@ Test(workbench, loading_a_partition_of_another_k_says_how, .timeout = 40)
 	unlink(part);
 	rmdir(dir);
 }
+
+/* T loads measured op times (issue 24): the op's work is replaced, the
+ * partition on screen is re-costed (figure2's stage 2 holds v and w: io in
+ * 2 + work 10 + 1 + io out 2 = 15 once v takes 10) and the header says
+ * where the costs came from. */
+Test(workbench, T_loads_measured_times, .timeout = 30)
+{
+	const char *csv = "/tmp/stagecut-wb-times.csv";
+	FILE *f = fopen(csv, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name,microseconds\nv,10\n");
+	fclose(f);
+	ts_tmux t;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "%s samples/paper/figure2.dot", ts_program());
+	ts_tmux_start(&t, 120, 40, "TERM=xterm-256color", cmd);
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	ts_tmux_keys(&t, "T");
+	free(ts_tmux_wait(&t, "measured op times", 5));
+	ts_tmux_keys(&t, "/tmp/stagecut-wb-times.csv");
+	ts_tmux_keys(&t, "Enter");
+	char *s = ts_tmux_wait(&t, "bottleneck 15.0000", 5);
+	cr_assert(line_with(s, "costs measured"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "q");
+	free(ts_tmux_wait(&t, "EXIT=0", 5));
+	ts_tmux_stop(&t);
+	remove(csv);
+}

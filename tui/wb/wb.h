@@ -55,6 +55,7 @@
 #include "core/graph.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
+#include "tui/ui.h"
 #include "tui/wb/wb_keytab.h"
 
 enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 4 };
@@ -101,6 +102,7 @@ typedef unsigned (*wb_answer_fn)(wb *w, const char *answer, bool ok, int arg);
 
 struct wb {
 	sc_graph *g;
+	const ui_opts *opts; /* the command line's (--device, --dim, ...) */
 	sc_settings set;
 	char path[4096];
 	/* the current partition and its costs, kept by the editor (undo, redo,
@@ -264,6 +266,10 @@ void wb_mark_saved(wb *w);
  * edit; ^U kills the line, ^W the word before the cursor.  On Enter or Esc
  * it closes and calls done(w, line, ok, arg) (ok: Enter on a non-empty
  * line), whose result is the key's.  Returns WB_HANDLED | WB_REDRAW. */
+/* T: asks for a file of measured op times (times.h) and reloads the graph
+ * with them: the jobs start over, the partition stays (wb_files.c). */
+unsigned wb_load_times(wb *w);
+
 unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, wb_answer_fn done,
                 int arg);
 /* A confirmation on the last row: one of the keys in keys (a letter, upper

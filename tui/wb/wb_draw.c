@@ -174,6 +174,13 @@ static void header(const wb *w, int cols)
 	mvprintw(1, 0, "%d ops  %d edges  k %d  B %s  M %s (%s)", w->g->n, w->g->m, s->k,
 	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
 	         sc_mem_policy_name(s->policy));
+	if (w->g->cost_short) {
+		/* where the work came from (measured, modelled), where it fits */
+		char tag[64];
+		int len = snprintf(tag, sizeof tag, "  costs %s", w->g->cost_short);
+		if (getcurx(stdscr) + len <= cols - 1)
+			printw("%s", tag);
+	}
 	if (sc_graph_is_training(w->g)) {
 		/* what kind of graph, and the schedule whose objective row 2
 		 * shows, where the row has room */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/partition.h"
+#include "solvers/simple.h"
 #include "tui/wb/wb.h"
 
 static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
@@ -105,4 +106,70 @@ unsigned wb_quit(wb *w)
 	}
 	return wb_choose(w, "the partition has unsaved changes: w saves, q quits anyway, Esc stays",
 	                 "wq", quit_answer, 0);
+}
+
+/* The graph again with the measured times in path: the same ops (names and
+ * order) with new work; the partition stays, its costs are recomputed, the
+ * jobs and the bounds start over for the new costs. */
+static unsigned times_answer(wb *w, const char *path, bool ok, int arg)
+{
+	(void)arg;
+	if (!ok || !*path)
+		return WB_REDRAW;
+	ui_opts o = *w->opts;
+	o.times = path;
+	sc_onnx_report rep = {0};
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *g2 = ui_load_file(w->path, &o, &rep, &err);
+	sc_onnx_report_fini(&rep);
+	if (!g2) {
+		wb_say(w, "not loaded: %s", err.msg);
+		return WB_REDRAW;
+	}
+	bool same = g2->n == w->g->n;
+	for (int v = 0; same && v < g2->n; v++)
+		same = strcmp(g2->op_name[v], w->g->op_name[v]) == 0;
+	int *st = same ? sc_part_new(w->g) : NULL;
+	if (!same || !st) {
+		wb_say(w, "not loaded: %s",
+		       same ? "out of memory" : "the graph's ops changed on disk");
+		sc_graph_free(g2);
+		free(st);
+		return WB_REDRAW;
+	}
+	/* no job may read the work while it changes */
+	sc_ladder_free(w->ladder);
+	w->ladder = NULL;
+	sc_engine_cancel(w->eng, -1);
+	sc_engine_wait(w->eng, -1);
+	memcpy(w->g->work, g2->work, (size_t)g2->n * sizeof *g2->work);
+	free(w->g->work_source);
+	free(w->g->cost_origin);
+	free(w->g->cost_short);
+	w->g->work_source = g2->work_source;
+	w->g->cost_origin = g2->cost_origin;
+	w->g->cost_short = g2->cost_short;
+	g2->work_source = NULL;
+	g2->cost_origin = g2->cost_short = NULL;
+	sc_graph_free(g2);
+	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
+	char origin[sizeof w->origin];
+	memcpy(origin, w->origin, sizeof origin);
+	if (wb_new_editor(w, st)) {
+		memcpy(w->origin, origin, sizeof origin);
+		wb_mark_saved(w);
+	}
+	free(st);
+	w->simple = sc_bound_simple(w->g, w->set.k);
+	wb_reset_best(w);
+	wb_start_search(w, "best", NULL);
+	wb_say(w, "costs: %s", w->g->cost_origin ? w->g->cost_origin : path);
+	return WB_REDRAW;
+}
+
+unsigned wb_load_times(wb *w)
+{
+	return wb_ask(w, "measured op times (ONNX Runtime profile or CSV):", "", 1024, times_answer,
+	              0);
 }

@@ -181,6 +181,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_SAVE: return wb_save(w, false);
 	case WB_A_SETTINGS: wb_modal_push(w, &wb_settings_modal); break;
 	case WB_A_LOAD: return wb_load(w);
+	case WB_A_TIMES: return wb_load_times(w);
 	case WB_A_EXPORT: return wb_export(w);
 	case WB_A_TOUR:
 		w->tour = 1;

@@ -233,6 +233,7 @@ int ui_workbench(const ui_opts *o)
 	if (!g)
 		return status;
 	wb w = {.g = g,
+	        .opts = o,
 	        .search = -1,
 	        .best = INFINITY,
 	        .view = &wb_overview_view,
