@@ -205,10 +205,10 @@ static bool do_run(json_t *run, const char *device, const char *csv, samples *S,
 		         dn[i], dv[i]);
 	if (getenv("PERF_COST_DUMP"))
 		for (int v = 0; v < gm->n; v++)
-			printf("op\t%s\t%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%g\t%g\t%g\n", model, dimtext, dtype,
-			       gm->op_name[v], rep.op_size[v].kind, rep.op_size[v].flops,
-			       rep.op_size[v].bytes, gm->work[v], gt->work[v], rep.op_size[v].m,
-			       rep.op_size[v].n, rep.op_size[v].k);
+			printf("op\t%s\t%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%g\t%g\t%g\n", model,
+			       dimtext, dtype, gm->op_name[v], rep.op_size[v].kind,
+			       rep.op_size[v].flops, rep.op_size[v].bytes, gm->work[v], gt->work[v],
+			       rep.op_size[v].m, rep.op_size[v].n, rep.op_size[v].k);
 	if (fit) {
 		for (int v = 0; v < gm->n; v++)
 			if (rep.op_size[v].flops >= 0 && gt->work[v] > 0)
