@@ -20,30 +20,15 @@
  * fitted by `make bench` (perf/perf_cost.c --fit) on the H100 op times in
  * samples/h100/measured.json; the other GPUs take the same overheads and
  * efficiencies (fractions of their own peaks), measured on none of them. */
-#define GPU_OVERHEAD                                                                               \
-	{                                                                                          \
-		7.35, 8.73, 11.6, 2.01, 0.637                                                      \
-	}
-#define GPU_COMPUTE_EFF                                                                            \
-	{                                                                                          \
-		0.415, 0.153, 0.874, 1, 1                                                          \
-	}
-#define GPU_HALF_M                                                                                 \
-	{                                                                                          \
-		886, 0, 0, 0, 0                                                                    \
-	}
-#define GPU_HALF_N                                                                                 \
-	{                                                                                          \
-		31, 30.5, 0, 0, 0                                                                  \
-	}
-#define GPU_HALF_K                                                                                 \
-	{                                                                                          \
-		532, 0, 225, 0, 0                                                                  \
-	}
-#define GPU_MEM_EFF                                                                                \
-	{                                                                                          \
-		1, 0.29, 0.555, 0.763, 1                                                           \
-	}
+/* clang-format off */
+/* clang-format off */
+#define GPU_OVERHEAD {7.56, 9.59, 6.96, 1.71, 2.66, 2.02, 0.676}
+#define GPU_COMPUTE_EFF {0.402, 0.209, 0.848, 1, 1, 1, 1}
+#define GPU_MEM_EFF {1, 0.245, 0.779, 0.89, 0.383, 0.297, 1}
+#define GPU_HALF_M {1.07e+03, 0, 0, 0, 0, 0, 0}
+#define GPU_HALF_N {32.5, 27.6, 192, 0, 0, 0, 0}
+#define GPU_HALF_K {430, 8.02, 152, 0, 0, 0, 0}
+/* clang-format on */
 #define GPU_CALIBRATION                                                                            \
 	"overheads and efficiencies fitted on 42 runs of op times measured on an H100 "            \
 	"(samples/h100)"
@@ -129,9 +114,9 @@ static const sc_device builtins[] = {
          .link_bandwidth = 0.625e9,
          .default_precision = SC_PREC_INT8,
          .precision_why = "the Edge TPU runs INT8 models only",
-         .overhead_us = {0, 0, 0, 0, 0},
-         .compute_eff = {1, 1, 1, 1, 1},
-         .mem_eff = {1, 1, 1, 1, 1}},
+         .overhead_us = {0, 0, 0, 0, 0, 0, 0},
+         .compute_eff = {1, 1, 1, 1, 1, 1, 1},
+         .mem_eff = {1, 1, 1, 1, 1, 1, 1}},
 };
 #define NBUILTINS (int)(sizeof builtins / sizeof builtins[0])
 
@@ -204,7 +189,8 @@ static const unit time_units[] = {
 
 static const char *const prec_names[SC_PREC_N] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 static const int prec_bytes[SC_PREC_N] = {4, 4, 2, 2, 1, 1};
-static const char *const kind_names[SC_OPK_N] = {"conv", "dwconv", "matmul", "elementwise", "view"};
+static const char *const kind_names[SC_OPK_N] = {"conv", "dwconv", "matmul", "elementwise",
+                                                 "pool", "copy",  "view"};
 
 const char *sc_precision_name(sc_precision p)
 {
@@ -270,7 +256,7 @@ static bool kind_key(const char *key, const char *base, int *kind)
 	"name, flops, flops.PRECISION, precision, mem_bandwidth, memory, link_bandwidth, "         \
 	"overhead[.KIND], compute_eff[.KIND], mem_eff[.KIND], half_m|half_n|half_k[.KIND]; "       \
 	"PRECISION one of fp32, tf32, "                                                            \
-	"fp16, bf16, fp8, int8; KIND one of conv, dwconv, matmul, elementwise, view"
+	"fp16, bf16, fp8, int8; KIND one of conv, dwconv, matmul, elementwise, pool, copy, view"
 
 /* one "key = value" line into d; *all_flops collects the plain flops key */
 static sc_status read_key(sc_device *d, const char *path, int lineno, const char *key,

@@ -53,12 +53,17 @@ typedef enum sc_op_kind {
 	SC_OPK_DWCONV,      /* grouped and depthwise convolutions */
 	SC_OPK_MATMUL,      /* MatMul, Gemm */
 	SC_OPK_ELEMENTWISE, /* everything else that reads and writes memory */
+	SC_OPK_POOL,        /* windows and reductions: MaxPool, AveragePool, GlobalAveragePool,
+	                     * ReduceMean and the other Reduce ops, Softmax */
+	SC_OPK_COPY,        /* layout: Transpose, Slice, Pad, Gather, Concat, Split, Expand,
+	                     * Tile (strided copies) */
 	SC_OPK_VIEW,        /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout:
 	                     * no data moves (a runtime makes them views) */
 	SC_OPK_N,
 } sc_op_kind;
 
-/* "conv", "dwconv", "matmul", "elementwise", "view" (the profile keys' suffixes). */
+/* "conv", "dwconv", "matmul", "elementwise", "pool", "copy", "view" (the
+ * profile keys' suffixes). */
 const char *sc_op_kind_name(sc_op_kind k);
 
 typedef struct sc_device {

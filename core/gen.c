@@ -32,8 +32,8 @@ static const sc_device gen_device = {
         .mem_bandwidth = SC_GEN_MEM_BYTES_PER_NS * 1e9,
         .link_bandwidth = SC_GEN_LINK_BYTES_PER_NS * 1e9,
         .default_precision = SC_PREC_FP16,
-        .compute_eff = {1, 1, 1, 1, 1},
-        .mem_eff = {1, 1, 1, 1, 1},
+        .compute_eff = {1, 1, 1, 1, 1, 1, 1},
+        .mem_eff = {1, 1, 1, 1, 1, 1, 1},
 };
 
 static const char *const model_names[] = {
