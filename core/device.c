@@ -190,7 +190,7 @@ static const unit time_units[] = {
 static const char *const prec_names[SC_PREC_N] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
 static const int prec_bytes[SC_PREC_N] = {4, 4, 2, 2, 1, 1};
 static const char *const kind_names[SC_OPK_N] = {"conv", "dwconv", "matmul", "elementwise",
-                                                 "pool", "copy",  "view"};
+                                                 "pool", "copy",   "view"};
 
 const char *sc_precision_name(sc_precision p)
 {

@@ -567,18 +567,20 @@ static sc_op_kind op_kind(const Onnx__NodeProto *nd)
 	for (int i = 0; views[i]; i++)
 		if (!strcmp(t, views[i]))
 			return SC_OPK_VIEW;
-	static const char *const pools[] = {"MaxPool", "AveragePool", "GlobalAveragePool",
-	                                    "GlobalMaxPool", "LpPool", "GlobalLpPool", "Softmax",
-	                                    "LogSoftmax", "ArgMax", "ArgMin", NULL};
+	static const char *const pools[] = {"MaxPool",       "AveragePool", "GlobalAveragePool",
+	                                    "GlobalMaxPool", "LpPool",      "GlobalLpPool",
+	                                    "Softmax",       "LogSoftmax",  "ArgMax",
+	                                    "ArgMin",        NULL};
 	if (!strncmp(t, "Reduce", 6))
 		return SC_OPK_POOL;
 	for (int i = 0; pools[i]; i++)
 		if (!strcmp(t, pools[i]))
 			return SC_OPK_POOL;
-	static const char *const copies[] = {"Transpose", "Slice", "Pad", "Gather", "Concat",
-	                                     "Split", "Expand", "Tile", "GatherElements",
-	                                     "GatherND", "ScatterND", "DepthToSpace",
-	                                     "SpaceToDepth", "Resize", "Upsample", NULL};
+	static const char *const copies[] = {
+	        "Transpose",      "Slice",    "Pad",       "Gather",
+	        "Concat",         "Split",    "Expand",    "Tile",
+	        "GatherElements", "GatherND", "ScatterND", "DepthToSpace",
+	        "SpaceToDepth",   "Resize",   "Upsample",  NULL};
 	for (int i = 0; copies[i]; i++)
 		if (!strcmp(t, copies[i]))
 			return SC_OPK_COPY;
