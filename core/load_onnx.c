@@ -894,7 +894,7 @@ static sc_status describe_model(loader *L, sc_graph *gr, const char *model)
 		return sc_error_nomem(L->err, "the cost origin");
 	}
 	memset(gr->work_source, SC_WORK_MODEL, (size_t)gr->n);
-	sprintf(origin, "modelled, every op: %s", model);
+	sprintf(origin, "every op from %s", model);
 	gr->cost_origin = origin;
 	gr->cost_short = brief;
 	return SC_OK;
@@ -1003,10 +1003,9 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	if (!ops)
 		goto done;
 	ops->time_unit = "microseconds";
-	/* an initializer read only by ops of unknown cost is still memory:
-	 * build_ops charged it to its first reader whatever its cost */
 	char model[160];
-	snprintf(model, sizeof model, "%s %s model", d->name, sc_precision_name(L->rep->precision));
+	snprintf(model, sizeof model, "the %s model at %s", d->name,
+	         sc_precision_name(L->rep->precision));
 	if (describe_model(L, ops, model) != SC_OK ||
 	    (L->opts && L->opts->times && apply_times(L, ops, model) != SC_OK) ||
 	    sc_graph_check_totals(ops, &ops->settings, L->err) != SC_OK) {

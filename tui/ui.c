@@ -353,3 +353,23 @@ void ui_print_dp_progress(const sc_progress *p)
 		fprintf(stderr, "  ideals %ld (%ld done)  layers %d/%d", p->ideals, p->ideals_done,
 		        p->layers_done, p->layers);
 }
+
+void ui_print_costs(const sc_graph *g, FILE *f)
+{
+	if (!g->cost_origin)
+		return;
+	if (f == stdout)
+		ui_print_line("costs: %s", g->cost_origin); /* quotes a path: escaped */
+	else
+		fprintf(f, "costs: %s\n", g->cost_origin);
+}
+
+void ui_json_costs(json_t *root, const sc_graph *g)
+{
+	if (root && g->cost_origin) {
+		char *text = sc_utf8_escape(g->cost_origin);
+		if (text)
+			json_object_set_new(root, "costs", json_string(text));
+		free(text);
+	}
+}

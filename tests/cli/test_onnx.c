@@ -202,3 +202,30 @@ Test(onnx, times_from_real_profiles_cover_every_op)
 	free(out);
 	free(err);
 }
+
+/* Every report says where the costs came from (issue 24): solve, bounds
+ * and eval, as text and as JSON; a DOT file's own numbers say nothing. */
+Test(onnx, every_report_says_where_the_costs_came_from)
+{
+	char part[256];
+	ts_tpath(part, sizeof part, "r18.json");
+	json_t *s = ts_run_json(
+	        0, "solve --json samples/h100/onnx/resnet18.onnx -k 2 --device h100 -o %s", part);
+	cr_assert_str_eq(ts_jstr(s, "costs"), "every op from the h100 model at fp16");
+	json_decref(s);
+	json_t *b =
+	        ts_run_json(0, "bounds --json samples/h100/onnx/resnet18.onnx -k 2 --device h100 "
+	                       "--rungs simple --times samples/h100/ort/resnet18.ort-noopt.json");
+	cr_assert(strstr(ts_jstr(b, "costs"), "measured 49 of 49 ops"), "%s", ts_jstr(b, "costs"));
+	json_decref(b);
+	char *out, *err;
+	cr_assert_eq(
+	        ts_runf(&out, &err, "eval samples/h100/onnx/resnet18.onnx %s --device h100", part),
+	        0, "%s", err);
+	cr_assert(strstr(out, "\ncosts: every op from the h100 model at fp16\n"), "%s", out);
+	free(out);
+	free(err);
+	json_t *d = ts_run_json(0, "solve --json samples/paper/figure2.dot -k 2");
+	cr_assert_null(json_object_get(d, "costs"));
+	json_decref(d);
+}

@@ -133,6 +133,7 @@ int ui_cmd_eval(const ui_opts *o)
 			}
 			json_object_set_new(root, "timeline", tj);
 		}
+		ui_json_costs(root, g);
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -145,6 +146,7 @@ int ui_cmd_eval(const ui_opts *o)
 		       ui_num(bottleneck, b, sizeof b), at + 1,
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(c, "", stdout);
+		ui_print_costs(g, stdout);
 	}
 	if (tl)
 		print_timeline(tl, g->time_unit);

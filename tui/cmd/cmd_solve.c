@@ -141,6 +141,7 @@ int ui_cmd_solve(const ui_opts *o)
 			json_object_set_new(root, "objective", json_real(best));
 			json_object_set_new(root, "training", sc_report_objective(c));
 		}
+		ui_json_costs(root, g);
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -156,6 +157,7 @@ int ui_cmd_solve(const ui_opts *o)
 	const char *proven = optimal ? ", proven optimal" : "";
 	if (g->time_unit)
 		printf("times in %s\n", g->time_unit);
+	ui_print_costs(g, stdout);
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
