@@ -866,6 +866,12 @@ static bool times_folded(void *ctx, const char *name, int *to)
 	return false;
 }
 
+static bool times_follows(void *ctx, int v)
+{
+	const loader *L = ctx;
+	return v >= 0 && v < L->rep->nops && L->rep->op_size[v].kind == SC_OPK_ELEMENTWISE;
+}
+
 static sc_status report_folded(loader *L)
 {
 	sc_onnx_report *r = L->rep;
@@ -941,7 +947,10 @@ static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 	sc_times *t = sc_times_read(L->opts->times, L->err);
 	if (!t)
 		return L->err->code;
-	sc_times_names nm = {.ctx = L, .producer = times_producer, .folded = times_folded};
+	sc_times_names nm = {.ctx = L,
+	                     .producer = times_producer,
+	                     .folded = times_folded,
+	                     .follows = times_follows};
 	sc_times_report own = {0};
 	sc_times_report *rep = L->opts->times_report ? L->opts->times_report : &own;
 	sc_status st = sc_times_apply(gr, t, &nm, rep, L->err);

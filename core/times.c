@@ -697,19 +697,42 @@ static int map_entry(const sc_graph *g, const sc_times_names *names, const sc_ti
 	return MAP_NONE;
 }
 
+/* The producer of v with a kernel that comes last in topological order,
+ * the one v ran right after; -1 when none has a kernel. */
+static int last_kernel_pred(const sc_graph *g, const int *kern, const int *pos, int v)
+{
+	int last = -1;
+	for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
+		int u = g->pred[j];
+		if (kern[u] >= 0 && (last < 0 || pos[u] > pos[last]))
+			last = u;
+	}
+	return last;
+}
+
 /* Puts the ops no entry names (kern[v] < 0) with the kernels next to them:
- * first, from the sinks up, an op whose consumers all belong to one kernel
- * joins it (a Conv before the Relu the kernel is named after); then, in
- * topological order, an op still alone joins the kernel of the producer
- * that comes last in that order, the one it ran right after (an Add and
- * Relu after their Conv, not the block's input from further back). */
-static sc_status group_fused(const sc_graph *g, int *kern, sc_error *err)
+ * first, in topological order, an op that names->follows joins the kernel
+ * of its producer that ran last (an Add and Relu after their Conv, not the
+ * block's input from further back); then, from the sinks up, an op whose
+ * consumers all belong to one kernel joins it (a Conv before the Relu the
+ * kernel is named after); then, in topological order, an op still alone
+ * joins the kernel of its producer that ran last. */
+static sc_status group_fused(const sc_graph *g, const sc_times_names *names, int *kern,
+                             sc_error *err)
 {
 	int *pos = sc_malloc_n((size_t)g->n, sizeof *pos);
 	if (!pos)
 		return sc_error_nomem(err, "the fused kernels");
 	for (int i = 0; i < g->n; i++)
 		pos[g->topo[i]] = i;
+	for (int i = 0; names->follows && i < g->n; i++) {
+		int v = g->topo[i];
+		if (kern[v] >= 0 || !names->follows(names->ctx, v))
+			continue;
+		int last = last_kernel_pred(g, kern, pos, v);
+		if (last >= 0)
+			kern[v] = kern[last];
+	}
 	for (int i = g->n - 1; i >= 0; i--) {
 		int v = g->topo[i], a = g->succ_off[v], b = g->succ_off[v + 1];
 		if (kern[v] >= 0 || a == b || kern[g->succ[a]] < 0)
@@ -721,14 +744,10 @@ static sc_status group_fused(const sc_graph *g, int *kern, sc_error *err)
 			kern[v] = k;
 	}
 	for (int i = 0; i < g->n; i++) {
-		int v = g->topo[i], last = -1;
+		int v = g->topo[i];
 		if (kern[v] >= 0)
 			continue;
-		for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
-			int u = g->pred[j];
-			if (kern[u] >= 0 && (last < 0 || pos[u] > pos[last]))
-				last = u;
-		}
+		int last = last_kernel_pred(g, kern, pos, v);
 		if (last >= 0)
 			kern[v] = kern[last];
 	}
@@ -824,7 +843,7 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		kern[op[i]] = op[i];
 	}
 	/* only a profile with fused kernels (named after tensors) fuses ops */
-	if (names && rep->by_tensor > 0 && (st = group_fused(g, kern, err)) != SC_OK)
+	if (names && rep->by_tensor > 0 && (st = group_fused(g, names, kern, err)) != SC_OK)
 		goto done;
 	for (size_t v = 0; v < n; v++)
 		if (kern[v] >= 0) {

@@ -85,6 +85,9 @@ typedef struct sc_times_names {
 	 * true, with *to the op its time goes to (the consumer of its value;
 	 * -1 when none: the time is dropped and counted).  Else false. */
 	bool (*folded)(void *ctx, const char *name, int *to);
+	/* True when a runtime fuses op v into the kernel of the op before it
+	 * (an activation or an Add after a Conv: ONNX's elementwise ops). */
+	bool (*follows)(void *ctx, int v);
 } sc_times_names;
 
 /* What sc_times_apply did, for `info` and the reports. */
@@ -108,10 +111,11 @@ typedef struct sc_times_report {
 /* Puts t's times in g's work: an entry naming an op (or, through names, a
  * tensor an op produces, or a folded op) replaces that op's work.  With
  * names, entries that name a tensor are fused kernels: the ops that no entry
- * names are put with the kernel next to them (an op whose consumers all
- * belong to one kernel joins it, as a Conv joins the Relu named after its
- * output; else it joins the kernel of its first producer, as an Add and
- * Relu join the Conv they follow), and a kernel's time is shared among its
+ * names are put with the kernel next to them (an op that names->follows
+ * joins the kernel of its producer that ran last, as an Add and Relu join
+ * the Conv they follow; else an op whose consumers all belong to one kernel
+ * joins it, as a Conv joins the Relu named after its output; else it joins
+ * the kernel of its producer that ran last), and a kernel's time is shared among its
  * ops in proportion to their modelled work (equally when that is 0).
  * Entries of a profile that name nothing known (layout conversions such as
  * ReorderOutput) are attached to the op of the entry that ran just before

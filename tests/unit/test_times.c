@@ -766,3 +766,53 @@ Test(times, onnx_both_levels)
 		sc_graph_free(g);
 	}
 }
+
+/* The last block of a ResNet: conv -> add -> relu -> pool, the pool named
+ * by its own kernel.  Without `follows` the add and relu, whose consumers
+ * all lie in the pool's kernel, would join it; with it (ONNX's elementwise
+ * ops, as the loader says) they join the Conv they were fused with. */
+static bool follows_add_relu(void *ctx, int v)
+{
+	(void)ctx;
+	return v == 1 || v == 2;
+}
+
+static int tail_producer(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strcmp(name, "/conv/Conv_output_0") ? 0 : -1;
+}
+
+Test(times, elementwise_ops_join_the_kernel_before)
+{
+	static const char *const names[] = {"/conv/Conv", "/Add", "/relu/Relu", "/pool/Pool"};
+	for (int with = 0; with < 2; with++) {
+		sc_error err;
+		sc_builder *b = sc_builder_new();
+		for (int i = 0; i < 4; i++)
+			cr_assert_eq(sc_builder_add_op(b, names[i], 2, 0, 1, NULL, &err), i);
+		for (int i = 0; i < 3; i++)
+			cr_assert_eq(sc_builder_add_edge(b, i, i + 1, &err), SC_OK);
+		sc_graph *g = sc_builder_finish(b, "tail.onnx", "tail", &err);
+		sc_builder_free(b);
+		cr_assert_not_null(g);
+		sc_times *t = sc_times_new("tail");
+		cr_assert_eq(sc_times_add(t, "/conv/Conv_output_0_nchwc", 30, &err), SC_OK);
+		cr_assert_eq(sc_times_add(t, "/pool/Pool", 4, &err), SC_OK);
+		sc_times_names nm = {.producer = tail_producer,
+		                     .follows = with ? follows_add_relu : NULL};
+		sc_times_report rep;
+		cr_assert_eq(sc_times_apply(g, t, &nm, &rep, &err), SC_OK, "%s", err.msg);
+		if (with) { /* 30 over conv, add, relu (2 each); the pool alone */
+			close_to(g->work[0], 10, "conv");
+			close_to(g->work[1], 10, "add");
+			close_to(g->work[2], 10, "relu");
+			close_to(g->work[3], 4, "pool");
+		} else { /* add and relu drawn into the pool's kernel */
+			close_to(g->work[0], 30, "conv");
+			close_to(g->work[3], 4.0 / 3, "pool");
+		}
+		sc_times_free(t);
+		sc_graph_free(g);
+	}
+}
