@@ -229,3 +229,33 @@ Test(onnx, every_report_says_where_the_costs_came_from)
 	cr_assert_null(json_object_get(d, "costs"));
 	json_decref(d);
 }
+
+/* squeezenet1_1 as torch exports it (samples/torchvision, issue 24): 83
+ * nodes, 18 of them Identity sources for de-duplicated weights, which the
+ * exact DP could not handle (more than a million ideals).  Folded, the
+ * importer keeps every other node as an op, charges the initializers'
+ * bytes (FACTS.json, from the onnx package) exactly once, and the exact
+ * DP proves an optimum at once. */
+Test(onnx, squeezenet_folds_its_identities)
+{
+	json_error_t jerr;
+	json_t *facts = json_load_file("samples/torchvision/FACTS.json", 0, &jerr);
+	cr_assert_not_null(facts, "%s", jerr.text);
+	json_t *f = ts_jget(facts, "squeezenet1_1");
+	json_t *info = ts_run_json(
+	        0, "info --json --precision fp32 samples/torchvision/squeezenet1_1.onnx");
+	json_t *o = ts_jget(info, "onnx");
+	cr_assert_eq(ts_jint(o, "folded_ops"), ts_jint(f, "identity_of_initializer"));
+	cr_assert_eq(ts_jint(f, "identity_of_initializer"), 18);
+	cr_assert_eq(ts_jint(info, "ops"), ts_jint(f, "nodes") - 18);
+	cr_assert_eq(ts_jnum(info, "total_param"), ts_jnum(f, "initializer_bytes"));
+	cr_assert(ts_jnum(ts_jget(info, "contraction"), "ideals_before") <=
+	          2 * ts_jint(info, "ops"));
+	json_decref(info);
+	json_decref(facts);
+	json_t *s = ts_run_json(
+	        0,
+	        "solve --json samples/torchvision/squeezenet1_1.onnx -k 4 -m exact --device h100");
+	cr_assert(json_is_true(ts_jget(s, "optimal")));
+	json_decref(s);
+}
