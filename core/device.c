@@ -21,14 +21,14 @@
  * samples/h100/measured.json; the other GPUs take the same overheads and
  * efficiencies (fractions of their own peaks), measured on none of them. */
 /* clang-format off */
-/* clang-format off */
-#define GPU_OVERHEAD {7.56, 9.59, 6.96, 1.71, 2.66, 2.02, 0.676}
-#define GPU_COMPUTE_EFF {0.402, 0.209, 0.848, 1, 1, 1, 1}
-#define GPU_MEM_EFF {1, 0.245, 0.779, 0.89, 0.383, 0.297, 1}
-#define GPU_HALF_M {1.07e+03, 0, 0, 0, 0, 0, 0}
-#define GPU_HALF_N {32.5, 27.6, 192, 0, 0, 0, 0}
-#define GPU_HALF_K {430, 8.02, 152, 0, 0, 0, 0}
+#define GPU_OVERHEAD {7.55, 8.58, 6.96, 1.71, 2.66, 2.02, 0.676}
+#define GPU_COMPUTE_EFF {0.426, 0.324, 0.848, 1, 1, 1, 1}
+#define GPU_MEM_EFF {1, 0.211, 0.779, 0.89, 0.383, 0.297, 1}
+#define GPU_HALF_M {976, 0, 0, 0, 0, 0, 0}
+#define GPU_HALF_N {34.5, 37.3, 192, 0, 0, 0, 0}
+#define GPU_HALF_K {430, 14.1, 152, 0, 0, 0, 0}
 /* clang-format on */
+#define GPU_STRIDED_EFF 0.594
 #define GPU_CALIBRATION                                                                            \
 	"overheads and efficiencies fitted on 42 runs of op times measured on an H100 "            \
 	"(samples/h100)"
@@ -51,7 +51,8 @@ static const sc_device builtins[] = {
          .mem_eff = GPU_MEM_EFF,
          .half_m = GPU_HALF_M,
          .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K},
+         .half_k = GPU_HALF_K,
+         .strided_eff = GPU_STRIDED_EFF},
         {.name = "h100",
          .description = "NVIDIA H100 SXM5 80GB: 67/495/989/989/1979/1979 TFLOP/s "
                         "FP32/TF32/FP16/BF16/FP8/INT8 dense, 3350 GB/s HBM3, 80 GB, NVLink "
@@ -68,7 +69,8 @@ static const sc_device builtins[] = {
          .mem_eff = GPU_MEM_EFF,
          .half_m = GPU_HALF_M,
          .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K},
+         .half_k = GPU_HALF_K,
+         .strided_eff = GPU_STRIDED_EFF},
         {.name = "v100",
          .description = "NVIDIA V100 SXM2 32GB: 15.7 TFLOP/s FP32, 125 TFLOP/s FP16 "
                         "tensor (no TF32, BF16, FP8 or INT8 tensor rate), 900 GB/s HBM2, "
@@ -85,7 +87,8 @@ static const sc_device builtins[] = {
          .mem_eff = GPU_MEM_EFF,
          .half_m = GPU_HALF_M,
          .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K},
+         .half_k = GPU_HALF_K,
+         .strided_eff = GPU_STRIDED_EFF},
         {.name = "jetson-orin",
          .description = "NVIDIA Jetson AGX Orin 64GB: 5.3 TFLOP/s FP32, 68.75 FP16/BF16 "
                         "(half the INT8 rate), 137.5 TOPS INT8 dense (275 sparse), "
@@ -103,7 +106,8 @@ static const sc_device builtins[] = {
          .mem_eff = GPU_MEM_EFF,
          .half_m = GPU_HALF_M,
          .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K},
+         .half_k = GPU_HALF_K,
+         .strided_eff = GPU_STRIDED_EFF},
         {.name = "coral-edgetpu",
          .description = "Google Coral USB Edge TPU: 4 TOPS INT8, 8 MB on-chip SRAM (the "
                         "parameter cache), USB 3.0 5 Gb/s (0.625 GB/s) as memory and link",
@@ -254,7 +258,8 @@ static bool kind_key(const char *key, const char *base, int *kind)
 
 #define KEYS_TEXT                                                                                  \
 	"name, flops, flops.PRECISION, precision, mem_bandwidth, memory, link_bandwidth, "         \
-	"overhead[.KIND], compute_eff[.KIND], mem_eff[.KIND], half_m|half_n|half_k[.KIND]; "       \
+	"overhead[.KIND], compute_eff[.KIND], mem_eff[.KIND], half_m|half_n|half_k[.KIND], "       \
+	"strided_eff; "                                                                            \
 	"PRECISION one of fp32, tf32, "                                                            \
 	"fp16, bf16, fp8, int8; KIND one of conv, dwconv, matmul, elementwise, pool, copy, view"
 
@@ -279,6 +284,13 @@ static sc_status read_key(sc_device *d, const char *path, int lineno, const char
 			                    path, lineno, val);
 		d->default_precision = p;
 		snprintf(d->precision_why, sizeof d->precision_why, "the profile says so");
+		return SC_OK;
+	}
+	if (strcmp(key, "strided_eff") == 0) {
+		if (!parse_fraction(val, &d->strided_eff))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: line %d: %s: '%.40s' is not a fraction in (0, 1]",
+			                    path, lineno, key, val);
 		return SC_OK;
 	}
 	if (kind_key(key, "compute_eff", &kind) || kind_key(key, "mem_eff", &kind)) {
@@ -458,6 +470,8 @@ double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s
 	sc_op_kind k = s->kind;
 	double eff = d->compute_eff[k] * size_factor(s->m, d->half_m[k]) *
 	             size_factor(s->n, d->half_n[k]) * size_factor(s->k, d->half_k[k]);
+	if (s->strided && d->strided_eff > 0)
+		eff *= d->strided_eff;
 	double compute = s->flops > 0 ? s->flops / (d->peak[p] * eff) : 0;
 	double memory = s->bytes > 0 ? s->bytes / (d->mem_bandwidth * d->mem_eff[k]) : 0;
 	return d->overhead_us[k] + fmax(compute, memory) * 1e6;

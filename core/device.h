@@ -9,9 +9,10 @@
  * of kind K with F FLOPs that reads and writes Y bytes takes, in
  * microseconds (stagecut(1), COST MODEL):
  *
- *     overhead[K] + max(F / (peak[precision] * compute_eff[K] * s(M) s(N) s(K)),
+ *     overhead[K] + max(F / (peak[precision] * compute_eff[K] * s(M) s(N) s(K) * t),
  *                       Y / (mem_bandwidth * mem_eff[K])) * 1e6
  *
+ * (t = strided_eff for a convolution of stride > 1, else 1)
  * where, for a convolution or matmul seen as a GEMM of M rows (outputs per
  * output channel), N columns (output channels per group) and depth K
  * (multiply-accumulates per output), s(X) = X / (X + half_X[K]): small
@@ -80,6 +81,9 @@ typedef struct sc_device {
 	double compute_eff[SC_OPK_N]; /* fraction of the peak, (0, 1] */
 	double mem_eff[SC_OPK_N];     /* fraction of the memory bandwidth, (0, 1] */
 	double half_m[SC_OPK_N], half_n[SC_OPK_N], half_k[SC_OPK_N]; /* >= 0 */
+	/* what a strided convolution reaches of its kind's compute efficiency,
+	 * (0, 1] (cuDNN runs them through slower kernels) */
+	double strided_eff;
 } sc_device;
 
 /* What an op's modelled time depends on: its kind, FLOPs, bytes read and
@@ -89,6 +93,7 @@ typedef struct sc_op_size {
 	sc_op_kind kind;
 	double flops, bytes;
 	double m, n, k;
+	bool strided; /* a convolution with a stride > 1 */
 } sc_op_size;
 
 /* The profile used when none is named. */

@@ -607,6 +607,10 @@ static void gemm_sizes(const Onnx__NodeProto *nd, const sc_onnx_tensor *out, sc_
 	sz->m = numel / ch;
 	sz->n = fmax(1, ch / group);
 	sz->k = sz->flops / (2 * numel);
+	for (size_t i = 0; sz->kind != SC_OPK_MATMUL && i < nd->n_attribute; i++)
+		if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "strides"))
+			for (size_t j = 0; j < nd->attribute[i]->n_ints; j++)
+				sz->strided |= nd->attribute[i]->ints[j] > 1;
 }
 
 /* a tensor whose value is known at load time: an initializer or the output

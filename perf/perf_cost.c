@@ -272,8 +272,8 @@ static double loss(const sc_device *d, const samples *S)
 
 static void fit(sc_device *d, const samples *S)
 {
-	double *params[6 * SC_OPK_N];
-	bool is_eff[6 * SC_OPK_N];
+	double *params[6 * SC_OPK_N + 1];
+	bool is_eff[6 * SC_OPK_N + 1];
 	int np = 0;
 	for (int k = 0; k < SC_OPK_N; k++) {
 		is_eff[np] = false;
@@ -305,6 +305,10 @@ static void fit(sc_device *d, const samples *S)
 			d->half_n[k] = d->half_n[k] > 0 ? d->half_n[k] : 32;
 			d->half_k[k] = d->half_k[k] > 0 ? d->half_k[k] : 64;
 		}
+	is_eff[np] = true;
+	if (d->strided_eff <= 0)
+		d->strided_eff = 1;
+	params[np++] = &d->strided_eff;
 	static const double steps[] = {0.25, 0.5, 0.8, 0.9, 0.97, 1.03, 1.1, 1.25, 2, 4};
 	double best = loss(d, S);
 	for (int round = 0; round < 500; round++) {
@@ -330,6 +334,8 @@ static void fit(sc_device *d, const samples *S)
 	printf("fit over %d ops: %s %.3f\n", S->n,
 	       fit_l1 ? "mean |log(model/measured)|" : "rms log(model/measured)",
 	       fit_l1 ? best : sqrt(best));
+	printf("  strided convolutions reach %.3f of their kind's compute efficiency\n",
+	       d->strided_eff);
 	for (int k = 0; k < SC_OPK_N; k++)
 		printf("  %-12s overhead %6.2f us  compute_eff %5.3f  mem_eff %5.3f  half m/n/k "
 		       "%g %g %g\n",
@@ -351,6 +357,8 @@ static void write_profile(const sc_device *d, const char *path)
 	fprintf(f, "precision = %s\nmem_bandwidth = %.17g B/s\nmemory = %.17g B\n",
 	        sc_precision_name(d->default_precision), d->mem_bandwidth, d->memory);
 	fprintf(f, "link_bandwidth = %.17g B/s\n", d->link_bandwidth);
+	if (d->strided_eff > 0)
+		fprintf(f, "strided_eff = %.6g\n", d->strided_eff);
 	for (int k = 0; k < SC_OPK_N; k++) {
 		const char *kn = sc_op_kind_name((sc_op_kind)k);
 		fprintf(f, "overhead.%s = %.6g us\ncompute_eff.%s = %.6g\nmem_eff.%s = %.6g\n", kn,

@@ -167,12 +167,15 @@ static void onnx_print(const sc_onnx_report *r)
 	       ui_num(d->link_bandwidth, e, sizeof e));
 	ui_print_line("precision      %s, %d-byte floats (%s)", sc_precision_name(r->precision),
 	              sc_precision_bytes(r->precision), r->precision_why);
-	printf("op model      ");
+	printf("op model       kind          overhead  of peak  of bandwidth  (%d ops)\n", r->nops);
 	for (int k = 0; k < SC_OPK_N; k++)
-		printf(" %s %s us + 1/(%.2f peak, %.2f bw)%s", sc_op_kind_name((sc_op_kind)k),
-		       ui_num(d->overhead_us[k], a, sizeof a), d->compute_eff[k], d->mem_eff[k],
-		       k + 1 < SC_OPK_N ? ";" : "");
-	printf("\n");
+		printf("               %-12s %6.2f us  %7.3f  %12.3f  (%d)\n",
+		       sc_op_kind_name((sc_op_kind)k), d->overhead_us[k], d->compute_eff[k],
+		       d->mem_eff[k], r->kind_count[k]);
+	if (d->strided_eff > 0 && d->strided_eff < 1)
+		printf("               strided convolutions reach %.3f of their compute "
+		       "efficiency\n",
+		       d->strided_eff);
 	ui_print_line("               %s", d->calibration);
 	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
 	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
