@@ -95,7 +95,8 @@ typedef struct sc_graph {
 	 * is NULL or one line for reports ("measured 60 of 65 ops, 99.1 % of the
 	 * work, from prof.json (ONNX Runtime profile, 11 runs, median); the rest
 	 * modelled: h100 fp16"); cost_short a few words for the workbench
-	 * header ("measured 99 %").  All owned by the graph. */
+	 * header and pictures ("measured 99% (prof.json)", "h100 model at
+	 * fp16").  All owned by the graph. */
 	unsigned char *work_source;
 	char *cost_origin;
 	char *cost_short;

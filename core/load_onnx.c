@@ -897,7 +897,7 @@ static sc_status report_folded(loader *L)
 static sc_status describe_model(loader *L, sc_graph *gr, const char *model)
 {
 	gr->work_source = malloc((size_t)(gr->n ? gr->n : 1));
-	char *origin = malloc(strlen(model) + 64), *brief = strdup("modelled");
+	char *origin = malloc(strlen(model) + 64), *brief = strdup(model + strlen("the "));
 	if (!gr->work_source || !origin || !brief) {
 		free(origin);
 		free(brief);
@@ -1017,6 +1017,7 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 		goto done;
 	ops->time_unit = "microseconds";
 	char model[160];
+	/* "the " starts it: describe_model's short form goes without */
 	snprintf(model, sizeof model, "the %s model at %s", d->name,
 	         sc_precision_name(L->rep->precision));
 	if (describe_model(L, ops, model) != SC_OK ||

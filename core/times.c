@@ -934,7 +934,9 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 	        rep->ops_measured, g->n, plural(g->n), pct, t->path, how, fused, attached, dropped,
 	        rest, other > 0 ? (model ? model : "the file's numbers") : "");
 	/* whole percents, never rounded up to 100 */
-	char *brief = str_printf("measured %d%%", pct >= 100 || other == 0 ? 100 : (int)pct);
+	const char *base = strrchr(t->path, '/');
+	char *brief = str_printf("measured %d%% (%s)", pct >= 100 || other == 0 ? 100 : (int)pct,
+	                         base ? base + 1 : t->path);
 	if (!origin || !brief) {
 		free(origin);
 		free(brief);

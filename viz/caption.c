@@ -89,5 +89,9 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 		else if (!isnan(bgap))
 			sb_add(b, ", gap %.2f%%", 100 * bgap);
 	}
+	if (cap->costs && *cap->costs) {
+		sb_add(b, "<BR/>costs: ");
+		sb_add_escaped(b, cap->costs);
+	}
 	sb_add(b, "</FONT>");
 }

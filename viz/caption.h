@@ -27,6 +27,7 @@ typedef struct sc_caption {
 	const char *what;     /* "the partition on screen: edited by hand"; may be NULL */
 	double best;
 	const char *best_by; /* "dpl", "the search"; may be NULL */
+	const char *costs;   /* where the work came from (sc_graph.cost_short); may be NULL */
 } sc_caption;
 
 /* The gap of a partition of bottleneck cost over a lower bound,

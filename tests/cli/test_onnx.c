@@ -259,3 +259,29 @@ Test(onnx, squeezenet_folds_its_identities)
 	cr_assert(json_is_true(ts_jget(s, "optimal")));
 	json_decref(s);
 }
+
+/* Pictures say where the costs came from too: the stage graph's caption. */
+Test(onnx, the_picture_says_where_the_costs_came_from)
+{
+	char part[256], svg[256];
+	ts_tpath(part, sizeof part, "r18.json");
+	ts_tpath(svg, sizeof svg, "r18.svg");
+	json_decref(ts_run_json(
+	        0, "solve --json samples/h100/onnx/resnet18.onnx -k 3 --device h100 -o %s", part));
+	const char *how[] = {"", " --times samples/h100/ort/resnet18.ort-opt.json"};
+	const char *want[] = {"costs: h100 model at fp16", "costs: measured 100% (resnet18.ort"};
+	for (int i = 0; i < 2; i++) {
+		char *out, *err;
+		cr_assert_eq(
+		        ts_runf(&out, &err,
+		                "render samples/h100/onnx/resnet18.onnx %s --device h100%s -o %s",
+		                part, how[i], svg),
+		        0, "%s", err);
+		free(out);
+		free(err);
+		char *text = ts_slurp(svg, NULL);
+		cr_assert_not_null(text);
+		cr_assert(strstr(text, want[i]), "no '%s' in the picture", want[i]);
+		free(text);
+	}
+}

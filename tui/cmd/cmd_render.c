@@ -307,7 +307,7 @@ int ui_cmd_render(const ui_opts *o)
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
 	char by[64];
-	sc_caption cap = {.title = g->name, .lower = NAN};
+	sc_caption cap = {.title = g->name, .lower = NAN, .costs = g->cost_short};
 	if (o->bounds && !staged) {
 		ui_error("render: --bounds needs a partition (PARTITION or -k K) to compare with");
 		status = UI_EXIT_INPUT;

@@ -65,7 +65,8 @@ static sc_caption caption_of(const wb *w, char *title, size_t size, char *what, 
 	                    .lower_by = by,
 	                    .what = what,
 	                    .best = w->best,
-	                    .best_by = w->best_from};
+	                    .best_by = w->best_from,
+	                    .costs = w->g->cost_short};
 }
 
 static bool ensure_layout(wb *w)
