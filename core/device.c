@@ -28,6 +28,11 @@
 #define GPU_HALF_N {34.5, 37.3, 192, 0, 0, 0, 0}
 #define GPU_HALF_K {430, 14.1, 152, 0, 0, 0, 0}
 /* clang-format on */
+/* the fitted fields of a GPU profile, as designated initialisers */
+#define GPU_FITTED                                                                                 \
+	.overhead_us = GPU_OVERHEAD, .compute_eff = GPU_COMPUTE_EFF, .mem_eff = GPU_MEM_EFF,       \
+	.half_m = GPU_HALF_M, .half_n = GPU_HALF_N, .half_k = GPU_HALF_K,                          \
+	.strided_eff = GPU_STRIDED_EFF
 #define GPU_STRIDED_EFF 0.594
 #define GPU_CALIBRATION                                                                            \
 	"overheads and efficiencies fitted on 42 runs of op times measured on an H100 "            \
@@ -46,13 +51,7 @@ static const sc_device builtins[] = {
          .link_bandwidth = 600e9,
          .default_precision = SC_PREC_FP16,
          .precision_why = GPU_WHY,
-         .overhead_us = GPU_OVERHEAD,
-         .compute_eff = GPU_COMPUTE_EFF,
-         .mem_eff = GPU_MEM_EFF,
-         .half_m = GPU_HALF_M,
-         .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K,
-         .strided_eff = GPU_STRIDED_EFF},
+         GPU_FITTED},
         {.name = "h100",
          .description = "NVIDIA H100 SXM5 80GB: 67/495/989/989/1979/1979 TFLOP/s "
                         "FP32/TF32/FP16/BF16/FP8/INT8 dense, 3350 GB/s HBM3, 80 GB, NVLink "
@@ -64,13 +63,7 @@ static const sc_device builtins[] = {
          .link_bandwidth = 900e9,
          .default_precision = SC_PREC_FP16,
          .precision_why = GPU_WHY,
-         .overhead_us = GPU_OVERHEAD,
-         .compute_eff = GPU_COMPUTE_EFF,
-         .mem_eff = GPU_MEM_EFF,
-         .half_m = GPU_HALF_M,
-         .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K,
-         .strided_eff = GPU_STRIDED_EFF},
+         GPU_FITTED},
         {.name = "v100",
          .description = "NVIDIA V100 SXM2 32GB: 15.7 TFLOP/s FP32, 125 TFLOP/s FP16 "
                         "tensor (no TF32, BF16, FP8 or INT8 tensor rate), 900 GB/s HBM2, "
@@ -82,13 +75,7 @@ static const sc_device builtins[] = {
          .link_bandwidth = 300e9,
          .default_precision = SC_PREC_FP16,
          .precision_why = GPU_WHY,
-         .overhead_us = GPU_OVERHEAD,
-         .compute_eff = GPU_COMPUTE_EFF,
-         .mem_eff = GPU_MEM_EFF,
-         .half_m = GPU_HALF_M,
-         .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K,
-         .strided_eff = GPU_STRIDED_EFF},
+         GPU_FITTED},
         {.name = "jetson-orin",
          .description = "NVIDIA Jetson AGX Orin 64GB: 5.3 TFLOP/s FP32, 68.75 FP16/BF16 "
                         "(half the INT8 rate), 137.5 TOPS INT8 dense (275 sparse), "
@@ -101,13 +88,7 @@ static const sc_device builtins[] = {
          .default_precision = SC_PREC_INT8,
          .precision_why = "edge deployments on Orin run INT8 TensorRT engines, its "
                           "headline rate",
-         .overhead_us = GPU_OVERHEAD,
-         .compute_eff = GPU_COMPUTE_EFF,
-         .mem_eff = GPU_MEM_EFF,
-         .half_m = GPU_HALF_M,
-         .half_n = GPU_HALF_N,
-         .half_k = GPU_HALF_K,
-         .strided_eff = GPU_STRIDED_EFF},
+         GPU_FITTED},
         {.name = "coral-edgetpu",
          .description = "Google Coral USB Edge TPU: 4 TOPS INT8, 8 MB on-chip SRAM (the "
                         "parameter cache), USB 3.0 5 Gb/s (0.625 GB/s) as memory and link",

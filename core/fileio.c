@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,45 @@ sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, s
 	sc_status rs = write_replace(real, data, len, mode, err);
 	free(real);
 	return rs;
+}
+
+char *sc_file_read_all(const char *path, const char *what, size_t *len, sc_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		sc_error_set(err, SC_ERR_IO, "%s: is a directory, not %s", path, what);
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - 1 - n, f);
+		if (n < cap - 1)
+			break;
+		char *more = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+		if (!more)
+			free(buf);
+		buf = more;
+		cap *= 2;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (!buf) {
+		sc_error_nomem(err, what);
+		return NULL;
+	}
+	if (bad) {
+		free(buf);
+		sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
 }

@@ -1,5 +1,6 @@
 /*
- * fileio.h - writing files so that nothing good is lost.
+ * fileio.h - reading a whole file, and writing files so that nothing good is
+ * lost.
  */
 #ifndef SC_FILEIO_H
 #define SC_FILEIO_H
@@ -22,5 +23,11 @@
  * SC_OK, or SC_ERR_IO with a message naming path and the reason (also for a
  * full device, such as /dev/full).  Not thread-safe (reads the umask). */
 sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, sc_error *err);
+
+/* The whole of path, malloc'd with a NUL after its *len bytes (the caller
+ * frees it); NULL with err set: SC_ERR_IO when it cannot be opened or read
+ * or is a directory ("PATH: is a directory, not WHAT"), SC_ERR_NOMEM.
+ * Thread-safe. */
+char *sc_file_read_all(const char *path, const char *what, size_t *len, sc_error *err);
 
 #endif

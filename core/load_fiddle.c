@@ -53,8 +53,6 @@ static int find_id(const id_index *ids, int n, json_int_t id)
 	return hit ? hit->index : -1;
 }
 
-static const char *describe(json_t *v);
-
 /* Reads member key of obj as a finite number >= 0 into *out; a missing
  * member gives def (or an error when def is NAN).  On failure writes what is
  * wrong ("missing", "a string, not a number", "-2 is negative") into why. */
@@ -69,7 +67,7 @@ static bool get_number(json_t *obj, const char *key, double def, double *out, ch
 		return !isnan(def);
 	}
 	if (!json_is_number(v)) {
-		snprintf(why, size, "%s, not a number", describe(v));
+		snprintf(why, size, "%s, not a number", sc_json_kind(v));
 		return false;
 	}
 	double x = json_number_value(v);
@@ -95,20 +93,6 @@ static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 	else
 		return false;
 	return true;
-}
-
-static const char *describe(json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
 }
 
 static sc_graph *load_fiddle(const char *path, sc_error *err)
@@ -137,7 +121,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		sc_error_set(err, SC_ERR_INPUT,
 		             "%s: not an msr-fiddle graph: the top level is %s, not an object with "
 		             "\"nodes\" and \"edges\" arrays",
-		             path, describe(root));
+		             path, sc_json_kind(root));
 		goto done;
 	}
 	json_t *nodes = json_object_get(root, "nodes");
@@ -150,7 +134,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 				sc_error_set(
 				        err, SC_ERR_INPUT,
 				        "%s: not an msr-fiddle graph: \"%s\" is %s, not an array",
-				        path, part_name[i], describe(part[i]));
+				        path, part_name[i], sc_json_kind(part[i]));
 			else
 				sc_error_set(err, SC_ERR_INPUT,
 				             "%s: not an msr-fiddle graph: no \"%s\" array", path,
@@ -195,7 +179,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		json_t *nd = json_array_get(nodes, (size_t)i);
 		if (!json_is_object(nd)) {
 			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] is %s, not an object", path,
-			             i, describe(nd));
+			             i, sc_json_kind(nd));
 			goto done;
 		}
 		json_t *id = json_object_get(nd, "id");
@@ -210,7 +194,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		if (jname && !json_is_string(jname)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: node %lld: \"name\" is %s, not a string", path,
-			             (long long)json_integer_value(id), describe(jname));
+			             (long long)json_integer_value(id), sc_json_kind(jname));
 			goto done;
 		}
 		const char *name = jname ? json_string_value(jname) : fallback;
@@ -233,7 +217,8 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		if (!get_flag(nd, "supportedOnFpga", true, &supported)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: node '%s' attribute 'supportedOnFpga': %s, not a boolean",
-			             path, name, describe(json_object_get(nd, "supportedOnFpga")));
+			             path, name,
+			             sc_json_kind(json_object_get(nd, "supportedOnFpga")));
 			goto done;
 		}
 		if (!supported) {
@@ -260,7 +245,8 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		if (!get_flag(nd, "isBackwardNode", false, &backward)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: node '%s' attribute 'isBackwardNode': %s, not a boolean",
-			             path, name, describe(json_object_get(nd, "isBackwardNode")));
+			             path, name,
+			             sc_json_kind(json_object_get(nd, "isBackwardNode")));
 			goto done;
 		}
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);

@@ -27,12 +27,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "mem.h"
 #include "onnx.h"
 #include "onnx_shape.h"
@@ -294,42 +294,6 @@ static sc_status subgraph_edges(loader *L, sc_builder *b, int node, const Onnx__
 		}
 	}
 	return SC_OK;
-}
-
-static char *read_all(const char *path, size_t *len, sc_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		char *nb = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-		}
-		buf = nb, cap *= 2;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (!buf) {
-		sc_error_nomem(err, "the ONNX file");
-		return NULL;
-	}
-	if (bad) {
-		free(buf);
-		sc_error_set(err, SC_ERR_IO, "%s: cannot read (is it a directory?)", path);
-		return NULL;
-	}
-	*len = n;
-	return buf;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1040,7 +1004,7 @@ done:
 sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
 {
 	size_t len;
-	char *data = read_all(path, &len, err);
+	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
 	if (!data)
 		return NULL;
 	if (len == 0) {

@@ -110,3 +110,17 @@ char *sc_utf8_escape(const char *text)
 	*w = '\0';
 	return copy;
 }
+
+const char *sc_json_kind(const json_t *v)
+{
+	switch (v ? json_typeof(v) : JSON_NULL) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return v ? "null" : "missing";
+	}
+}

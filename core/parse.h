@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* Parses a weight: a finite number >= 0, with nothing but spaces after it.
  * Returns false for anything else (empty, negative, NaN, inf, text). */
 bool sc_parse_weight(const char *text, double *out);
@@ -32,5 +34,9 @@ bool sc_utf8_valid(const char *text, size_t *bad);
  * UTF-8 and names the same bytes; NULL when out of memory.  The caller
  * frees it. */
 char *sc_utf8_escape(const char *text);
+
+/* What kind of JSON value v is, for messages: "an object", "an array", "a
+ * string", "a number", "a boolean", "null", or "missing" for NULL. */
+const char *sc_json_kind(const json_t *v);
 
 #endif

@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -125,62 +124,6 @@ sc_status sc_times_add(sc_times *t, const char *name, double us, sc_error *err)
 
 /* ---- reading a file ---------------------------------------------------------- */
 
-/* The whole of path, NUL-terminated, its size in *len; NULL with err set. */
-static char *slurp(const char *path, size_t *len, sc_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		sc_error_set(err, SC_ERR_IO, "%s: is a directory, not a file of times", path);
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - 1 - n, f);
-		if (n < cap - 1)
-			break;
-		char *more = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-		if (!more)
-			free(buf);
-		buf = more;
-		cap *= 2;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (!buf) {
-		sc_error_nomem(err, "the file of times");
-		return NULL;
-	}
-	if (bad) {
-		free(buf);
-		sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static const char *describe(const json_t *v)
-{
-	switch (v ? json_typeof(v) : JSON_NULL) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return v ? "null" : "missing";
-	}
-}
-
 /* one "_kernel_time" event of a profile; name and op_type live in the tree */
 typedef struct kevent {
 	const char *name;
@@ -215,7 +158,7 @@ static sc_status scan_event(const char *path, json_t *e, size_t i, kevent *ev, s
 {
 	if (!json_is_object(e))
 		return sc_error_set(err, SC_ERR_INPUT, "%s: event [%zu] is %s, not an object", path,
-		                    i, describe(e));
+		                    i, sc_json_kind(e));
 	const char *cat = json_string_value(json_object_get(e, "cat"));
 	const char *name = json_string_value(json_object_get(e, "name"));
 	if (!cat)
@@ -228,7 +171,7 @@ static sc_status scan_event(const char *path, json_t *e, size_t i, kevent *ev, s
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: event [%zu]: a \"Node\" event whose \"name\" is %s, not a "
 		                    "string",
-		                    path, i, describe(json_object_get(e, "name")));
+		                    path, i, sc_json_kind(json_object_get(e, "name")));
 	size_t len = strlen(name), slen = strlen(KERNEL_SUFFIX);
 	if (len < slen || strcmp(name + len - slen, KERNEL_SUFFIX))
 		return SC_OK; /* _fence_before, _fence_after */
@@ -240,7 +183,7 @@ static sc_status scan_event(const char *path, json_t *e, size_t i, kevent *ev, s
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: event [%zu] '%s': \"dur\" is %s, not a number of "
 		                    "microseconds",
-		                    path, i, name, describe(d));
+		                    path, i, name, sc_json_kind(d));
 	double dur = json_number_value(d);
 	if (!isfinite(dur) || dur < 0)
 		return sc_error_set(err, SC_ERR_INPUT,
@@ -315,7 +258,7 @@ static sc_times *read_ort(const char *path, const char *text, size_t len, sc_err
 		        err, SC_ERR_INPUT,
 		        "%s: not an ONNX Runtime profile: \"traceEvents\" is %s, not an array of "
 		        "events",
-		        path, describe(events));
+		        path, sc_json_kind(events));
 		goto fail;
 	}
 	size_t nev = json_array_size(events), nk = 0;
@@ -564,7 +507,7 @@ fail:
 sc_times *sc_times_read(const char *path, sc_error *err)
 {
 	size_t len;
-	char *text = slurp(path, &len, err);
+	char *text = sc_file_read_all(path, "a file of times", &len, err);
 	if (!text)
 		return NULL;
 	size_t at = 0;
