@@ -428,6 +428,18 @@ Test(workbench, T_loads_measured_times, .timeout = 30)
 	char *s = ts_tmux_wait(&t, "bottleneck 15.0000", 5);
 	cr_assert(line_with(s, "costs measured"), "%s", s);
 	free(s);
+	/* the node browser says which op's work was measured */
+	ts_tmux_keys(&t, "2");
+	free(ts_tmux_wait(&t, "ops: 6 of 6", 5));
+	ts_tmux_keys(&t, "/");
+	ts_tmux_keys(&t, "v");
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "v: 1 predecessors, 1 successors, work measured", 5));
+	ts_tmux_keys(&t, "/");
+	ts_tmux_keys(&t, "BSpace");
+	ts_tmux_keys(&t, "w");
+	ts_tmux_keys(&t, "Enter");
+	free(ts_tmux_wait(&t, "w: 1 predecessors, 1 successors, work from the file", 5));
 	ts_tmux_keys(&t, "q");
 	free(ts_tmux_wait(&t, "EXIT=0", 5));
 	ts_tmux_stop(&t);

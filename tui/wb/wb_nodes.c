@@ -267,6 +267,11 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 			       : g->orphan[v]
 			               ? ", backward pass, orphan (no forward op in its group)"
 			               : ", backward pass");
+		/* where its work came from, when the file's own number it is not */
+		if (g->work_source && getcurx(stdscr) < cols - 20)
+			printw(", work %s", g->work_source[v] == SC_WORK_MEASURED ? "measured"
+			                    : g->work_source[v] == SC_WORK_MODEL  ? "modelled"
+			                                                         : "from the file");
 		if (!w->detail && getcurx(stdscr) < cols - 20)
 			printw("  (Enter: detail)");
 	}
