@@ -130,6 +130,7 @@ typedef struct kevent {
 	const char *op_type;
 	size_t index; /* in the event array */
 	double dur;
+	double device; /* the durations of the device kernels it launched */
 } kevent;
 
 static int cmp_kevent(const void *a, const void *b)
@@ -194,6 +195,27 @@ static sc_status scan_event(const char *path, json_t *e, size_t i, kevent *ev, s
 	                       .op_type = json_string_value(json_object_get(args, "op_name")),
 	                       .index = i,
 	                       .dur = dur};
+	return SC_OK;
+}
+
+/* A "cat": "Kernel" event (a CUDA kernel, with ORT's CUDA profiling): its
+ * duration is added to the node event before it, last (none: ignored). */
+static sc_status device_kernel(const char *path, json_t *e, size_t i, kevent *last, bool *device,
+                               sc_error *err)
+{
+	const char *cat = json_string_value(json_object_get(e, "cat"));
+	if (!cat || strcmp(cat, "Kernel") != 0)
+		return SC_OK;
+	json_t *d = json_object_get(e, "dur");
+	double dur = json_is_number(d) ? json_number_value(d) : -1;
+	if (!isfinite(dur) || dur < 0)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: event [%zu]: a \"Kernel\" event whose \"dur\" is %s, not "
+		                    "a time >= 0",
+		                    path, i, json_is_number(d) ? "negative" : sc_json_kind(d));
+	*device = true;
+	if (last)
+		last->device += dur;
 	return SC_OK;
 }
 
@@ -268,9 +290,17 @@ static sc_times *read_ort(const char *path, const char *text, size_t len, sc_err
 		sc_error_nomem(err, "the profile's events");
 		goto fail;
 	}
-	for (size_t i = 0; i < nev; i++)
-		if (scan_event(path, json_array_get(events, i), i, ev, &nk, &runs, err) != SC_OK)
+	bool device = false;
+	for (size_t i = 0; i < nev; i++) {
+		json_t *e = json_array_get(events, i);
+		if (scan_event(path, e, i, ev, &nk, &runs, err) != SC_OK)
 			goto fail;
+		if (device_kernel(path, e, i, nk ? &ev[nk - 1] : NULL, &device, err) != SC_OK)
+			goto fail;
+	}
+	/* a GPU profile: the device's time, not the host's launch time */
+	for (size_t k = 0; device && k < nk; k++)
+		ev[k].dur = ev[k].device;
 	if (nk == 0) {
 		sc_error_set(err, SC_ERR_INPUT,
 		             "%s: no kernel events (\"cat\": \"Node\", named *" KERNEL_SUFFIX
@@ -285,6 +315,7 @@ static sc_times *read_ort(const char *path, const char *text, size_t len, sc_err
 		goto fail;
 	}
 	t->runs = runs;
+	t->device_times = device;
 	if (take_medians(t, ev, nk, err) != SC_OK)
 		goto fail;
 	free(ev);
@@ -855,8 +886,9 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 	                                 : (rep->ops_measured == g->n ? 100 : 0);
 	char how[160], fused[96] = "", attached[96] = "", dropped[96] = "", rest[32] = "";
 	if (t->format == SC_TIMES_ORT)
-		snprintf(how, sizeof how, "ONNX Runtime profile, %d run%s, median per kernel",
-		         t->runs, plural(t->runs));
+		snprintf(how, sizeof how, "ONNX Runtime profile, %d run%s, median per kernel%s",
+		         t->runs, plural(t->runs),
+		         t->device_times ? " of its device kernels' time" : "");
 	else
 		snprintf(how, sizeof how, "%s", t->format == SC_TIMES_CSV ? "CSV" : "given times");
 	if (rep->kernels_fused > 0)

@@ -10,7 +10,10 @@
  *   ends in "_kernel_time" is one kernel of one run; its "dur" is in
  *   microseconds.  An entry's time is the median over the runs in the file
  *   of its events (an odd count the middle one, an even count the mean of
- *   the two middle ones).  The entry's name is the event name without
+ *   the two middle ones).  A profile of a GPU run with ORT's CUDA profiling
+ *   has "cat": "Kernel" events (the device kernels a node launched, after
+ *   its node event): then a node's time in a run is the sum of its device
+ *   kernels' durations, not the host's launch time.  The entry's name is the event name without
  *   "_kernel_time"; args.op_name is kept as its op type.  With graph
  *   optimizations on, the names are those of fused nodes (the name of the
  *   tensor they produce, "/relu/Relu_output_0_nchwc") or of layout
@@ -48,6 +51,10 @@ typedef struct sc_times_entry {
 typedef struct sc_times {
 	char *path; /* the file, or the label of sc_times_new */
 	sc_times_format format;
+	/* ORT: the times are the device's, summed over the "cat": "Kernel"
+	 * events (CUDA kernels, with ORT's CUDA profiling) that follow each
+	 * node's event; false: the nodes' own durations */
+	bool device_times;
 	int runs; /* ORT: the runs (model_run events, else the most events
 	           * of one name); 1 otherwise */
 	int n;    /* entries, in the order of their first event (ORT: the

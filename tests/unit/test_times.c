@@ -816,3 +816,44 @@ Test(times, elementwise_ops_join_the_kernel_before)
 		sc_graph_free(g);
 	}
 }
+
+/* A GPU profile with ORT's CUDA profiling: each node's "Node" event is
+ * followed by the "Kernel" events of the device kernels it launched; the
+ * node's time is their sum (the device's), not the host's launch time. */
+Test(times, gpu_profiles_take_the_device_kernels_time)
+{
+	const char *text = "[{\"cat\": \"Session\", \"name\": \"model_run\", \"dur\": 100},"
+	                   " {\"cat\": \"Node\", \"name\": \"conv_kernel_time\", \"dur\": 9},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"implicit_gemm\", \"dur\": 30},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"bias_add\", \"dur\": 2},"
+	                   " {\"cat\": \"Node\", \"name\": \"reshape_kernel_time\", \"dur\": 3},"
+	                   " {\"cat\": \"Node\", \"name\": \"relu_kernel_time\", \"dur\": 8},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"relu\", \"dur\": 4},"
+	                   " {\"cat\": \"Session\", \"name\": \"model_run\", \"dur\": 100},"
+	                   " {\"cat\": \"Node\", \"name\": \"conv_kernel_time\", \"dur\": 9},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"implicit_gemm\", \"dur\": 34},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"bias_add\", \"dur\": 2},"
+	                   " {\"cat\": \"Node\", \"name\": \"reshape_kernel_time\", \"dur\": 3},"
+	                   " {\"cat\": \"Node\", \"name\": \"relu_kernel_time\", \"dur\": 8},"
+	                   " {\"cat\": \"Kernel\", \"name\": \"relu\", \"dur\": 6}]";
+	sc_times *t = read_ok(scratch("gpu.json", text));
+	cr_assert(t->device_times);
+	cr_assert_eq(t->runs, 2);
+	cr_assert_eq(t->n, 3);
+	cr_assert_str_eq(t->e[0].name, "conv");
+	close_to(t->e[0].us, 34, "conv: (32 + 36) / 2");
+	cr_assert_str_eq(t->e[1].name, "reshape");
+	close_to(t->e[1].us, 0, "reshape launched no kernel");
+	close_to(t->e[2].us, 5, "relu: (4 + 6) / 2");
+	sc_times_free(t);
+	/* without Kernel events, the nodes' own durations */
+	t = read_ok(scratch("cpu.json", "[{\"cat\": \"Node\", \"name\": \"conv_kernel_time\", "
+	                                "\"dur\": 9}]"));
+	cr_assert(!t->device_times);
+	close_to(t->e[0].us, 9, "conv on the host");
+	sc_times_free(t);
+	read_fails(scratch("badk.json",
+	                   "[{\"cat\": \"Node\", \"name\": \"a_kernel_time\", \"dur\": "
+	                   "1}, {\"cat\": \"Kernel\", \"name\": \"k\", \"dur\": -2}]"),
+	           SC_ERR_INPUT, "\"Kernel\" event", NULL);
+}
