@@ -25,6 +25,9 @@
  * FILE saves it as a profile file).  PERF_COST_DUMP=1 prints every op's
  * model and measured time.
  *
+ * The models a run names are looked for beside MEASURED.json (in its onnx/
+ * folder, then its own), then in samples/h100/onnx/ and samples/onnx/.
+ *
  *   build/perf-cost [--fit [--l2] [--power P] [--write FILE]] [--device D] [MEASURED.json]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -55,9 +58,19 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* the model file of a run: samples/h100/onnx/, else samples/onnx/ */
-static void model_path(const char *model, char *buf, size_t size)
+/* the model file of a run: beside the measured file (DIR/onnx/, DIR/), else
+ * in samples/h100/onnx/ or samples/onnx/ (the models the data names) */
+static void model_path(const char *measured, const char *model, char *buf, size_t size)
 {
+	const char *slash = strrchr(measured, '/');
+	int dir = slash ? (int)(slash - measured) : 1;
+	const char *base = slash ? measured : ".";
+	const char *const fmt[] = {"%.*s/onnx/%s", "%.*s/%s"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(buf, size, fmt[i], dir, base, model);
+		if (access(buf, R_OK) == 0)
+			return;
+	}
 	snprintf(buf, size, "samples/h100/onnx/%s", model);
 	if (access(buf, R_OK) != 0)
 		snprintf(buf, size, "samples/onnx/%s", model);
@@ -133,8 +146,8 @@ typedef struct run_result {
 static const int ks[3] = {2, 4, 8};
 
 /* loads one run both ways; returns false when it cannot */
-static bool do_run(json_t *run, const char *device, const char *csv, samples *S, bool fit,
-                   run_result *out)
+static bool do_run(json_t *run, const char *measured, const char *device, const char *csv,
+                   samples *S, bool fit, run_result *out)
 {
 	const char *model = json_string_value(json_object_get(run, "model"));
 	const char *dtype = json_string_value(json_object_get(run, "dtype"));
@@ -142,7 +155,7 @@ static bool do_run(json_t *run, const char *device, const char *csv, samples *S,
 	if (!model || !dtype || !json_is_object(ops))
 		return false;
 	char path[512];
-	model_path(model, path, sizeof path);
+	model_path(measured, model, path, sizeof path);
 	const char *prec = strcmp(dtype, "fp16") == 0 ? "fp16" : "tf32";
 	out->fp16 = strcmp(dtype, "fp16") == 0;
 	/* the measured times as a CSV */
@@ -405,12 +418,13 @@ int main(int argc, char **argv)
 	run_result *res = calloc(nr, sizeof *res);
 	double *reg16 = calloc(3 * nr, sizeof *reg16), *reg32 = calloc(3 * nr, sizeof *reg32),
 	       *rat16 = calloc(3 * nr, sizeof *rat16), *rat32 = calloc(3 * nr, sizeof *rat32);
-	int n16 = 0, n32 = 0;
+	int n16 = 0, n32 = 0, status = 0;
 	if (!do_fit)
 		printf("%-26s %-5s %-5s %8s  %27s  per k: regret, pred/meas\n", "model", "dims",
 		       "dtype", "ops", "");
 	for (size_t r = 0; r < nr; r++) {
-		if (!do_run(json_array_get(runs, r), device, csv, &S, do_fit, &res[r]) || do_fit)
+		if (!do_run(json_array_get(runs, r), file, device, csv, &S, do_fit, &res[r]) ||
+		    do_fit)
 			continue;
 		for (int i = 0; i < 3; i++) {
 			if (res[r].fp16) {
@@ -434,6 +448,9 @@ int main(int argc, char **argv)
 		fit(&d, &S);
 		if (write_to)
 			write_profile(&d, write_to);
+	} else if (n16 + n32 == 0) {
+		fprintf(stderr, "perf-cost: %s: no run could be loaded (see above)\n", file);
+		status = 1;
 	} else {
 		double w16 = 0, w32 = 0;
 		for (int i = 0; i < n16; i++)
@@ -455,5 +472,5 @@ int main(int argc, char **argv)
 	free(rat16);
 	free(rat32);
 	json_decref(root);
-	return 0;
+	return status;
 }
