@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "parse.h"
+
 /* The calibration of the NVIDIA profiles (stagecut(1), DEVICE PROFILES):
  * fitted by `make bench` (perf/perf_cost.c --fit) on the H100 op times in
  * samples/h100/measured.json; the other GPUs take the same overheads and
@@ -140,13 +142,14 @@ static char *trim(char *s)
 	return s;
 }
 
-/* "312 TFLOP/s" -> 312e12; false when the number or unit is wrong */
-static bool parse_quantity(const char *text, const unit *units, double *out)
+/* "312 TFLOP/s" -> 312e12; false when the number or unit is wrong or the
+ * number is not > 0 (>= 0 with zero_ok) */
+static bool parse_quantity(const char *text, const unit *units, bool zero_ok, double *out)
 {
 	errno = 0;
 	char *end;
 	double x = strtod(text, &end);
-	if (end == text || errno || !isfinite(x) || x <= 0)
+	if (end == text || errno || !isfinite(x) || x < 0 || (x == 0 && !zero_ok))
 		return false;
 	while (isspace((unsigned char)*end))
 		end++;
@@ -205,15 +208,19 @@ const char *sc_op_kind_name(sc_op_kind k)
 /* a plain number in (0, 1] */
 static bool parse_fraction(const char *text, double *out)
 {
-	errno = 0;
-	char *end;
-	double x = strtod(text, &end);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (end == text || *end || errno || !isfinite(x) || x <= 0 || x > 1)
+	double x;
+	if (!sc_parse_weight(text, &x) || x <= 0 || x > 1)
 		return false;
 	*out = x;
 	return true;
+}
+
+/* x into arr[kind], or into every kind's entry when kind < 0 */
+static void set_kinds(double *arr, int kind, double x)
+{
+	for (int i = 0; i < SC_OPK_N; i++)
+		if (kind < 0 || kind == i)
+			arr[i] = x;
 }
 
 /* "overhead.conv" -> kind conv; "overhead" -> -1 (every kind); false when
@@ -279,47 +286,28 @@ static sc_status read_key(sc_device *d, const char *path, int lineno, const char
 			return sc_error_set(err, SC_ERR_INPUT,
 			                    "%s: line %d: %s: '%.40s' is not a fraction in (0, 1]",
 			                    path, lineno, key, val);
-		double *arr = key[0] == 'c' ? d->compute_eff : d->mem_eff;
-		for (int i = 0; i < SC_OPK_N; i++)
-			if (kind < 0 || kind == i)
-				arr[i] = x;
+		set_kinds(key[0] == 'c' ? d->compute_eff : d->mem_eff, kind, x);
 		return SC_OK;
 	}
 	if (kind_key(key, "half_m", &kind) || kind_key(key, "half_n", &kind) ||
 	    kind_key(key, "half_k", &kind)) {
-		errno = 0;
-		char *end;
-		x = strtod(val, &end);
-		while (isspace((unsigned char)*end))
-			end++;
-		if (end == val || *end || errno || !isfinite(x) || x < 0)
+		if (!sc_parse_weight(val, &x))
 			return sc_error_set(err, SC_ERR_INPUT,
 			                    "%s: line %d: %s: '%.40s' is not a number >= 0", path,
 			                    lineno, key, val);
-		double *arr = key[5] == 'm' ? d->half_m : key[5] == 'n' ? d->half_n : d->half_k;
-		for (int i = 0; i < SC_OPK_N; i++)
-			if (kind < 0 || kind == i)
-				arr[i] = x;
+		set_kinds(key[5] == 'm'   ? d->half_m
+		          : key[5] == 'n' ? d->half_n
+		                          : d->half_k,
+		          kind, x);
 		return SC_OK;
 	}
 	if (kind_key(key, "overhead", &kind)) {
-		errno = 0;
-		char *end;
-		x = strtod(val, &end);
-		while (isspace((unsigned char)*end))
-			end++;
-		bool ok = end != val && !errno && isfinite(x) && x >= 0;
-		const unit *u = time_units;
-		while (ok && u->name && strcasecmp(end, u->name) != 0)
-			u++;
-		if (!ok || !u->name)
+		if (!parse_quantity(val, time_units, true, &x))
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
 			        "%s: line %d: %s: '%.40s' is not a number >= 0 with a unit (%s)",
 			        path, lineno, key, val, units_list(time_units, ubuf, sizeof ubuf));
-		for (int i = 0; i < SC_OPK_N; i++)
-			if (kind < 0 || kind == i)
-				d->overhead_us[i] = x * u->scale;
+		set_kinds(d->overhead_us, kind, x);
 		return SC_OK;
 	}
 	if (strcmp(key, "flops") == 0) {
@@ -343,7 +331,7 @@ static sc_status read_key(sc_device *d, const char *path, int lineno, const char
 		                    "%s: line %d: unknown key '%.40s' (expected " KEYS_TEXT ")",
 		                    path, lineno, key);
 	}
-	if (!parse_quantity(val, units, slot))
+	if (!parse_quantity(val, units, false, slot))
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: line %d: %s: '%.40s' is not a positive number with a "
 		                    "unit (%s)",

@@ -161,7 +161,7 @@ sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, s
 	return rs;
 }
 
-char *sc_file_read_all(const char *path, const char *what, size_t *len, sc_error *err)
+FILE *sc_file_open_read(const char *path, const char *what, sc_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -174,6 +174,14 @@ char *sc_file_read_all(const char *path, const char *what, size_t *len, sc_error
 		sc_error_set(err, SC_ERR_IO, "%s: is a directory, not %s", path, what);
 		return NULL;
 	}
+	return f;
+}
+
+char *sc_file_read_all(const char *path, const char *what, size_t *len, sc_error *err)
+{
+	FILE *f = sc_file_open_read(path, what, err);
+	if (!f)
+		return NULL;
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
 	while (buf) {

@@ -6,6 +6,7 @@
 #define SC_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -23,6 +24,11 @@
  * SC_OK, or SC_ERR_IO with a message naming path and the reason (also for a
  * full device, such as /dev/full).  Not thread-safe (reads the umask). */
 sc_status sc_file_write_atomic(const char *path, const char *data, size_t len, sc_error *err);
+
+/* path opened for reading in binary, or NULL with err set (SC_ERR_IO):
+ * "PATH: cannot open: REASON", or "PATH: is a directory, not WHAT".
+ * Thread-safe. */
+FILE *sc_file_open_read(const char *path, const char *what, sc_error *err);
 
 /* The whole of path, malloc'd with a NUL after its *len bytes (the caller
  * frees it); NULL with err set: SC_ERR_IO when it cannot be opened or read

@@ -5,16 +5,16 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
-#include "times.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
+
+#include "fileio.h"
+#include "times.h"
 
 static const sc_loader *const loaders[] = {&sc_loader_fiddle, &sc_loader_dot};
 #define NLOADERS (sizeof loaders / sizeof loaders[0])
@@ -33,18 +33,12 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 	sc_graph *g = sc_load(path, err);
 	if (!g || !opts || !opts->times)
 		return g;
-	/* measured times by op name: read first, so that a bad file is named
-	 * before anything else happens */
-	sc_times *t = sc_times_read(opts->times, err);
-	sc_times_report own = {0};
-	sc_times_report *rep = opts->times_report ? opts->times_report : &own;
-	if (!t || sc_times_apply(g, t, NULL, rep, err) != SC_OK ||
-	    sc_times_describe(g, t, rep, NULL, err) != SC_OK ||
+	/* measured times by op name */
+	if (sc_times_load(g, opts->times, NULL, NULL, opts->times_report, err) != SC_OK ||
 	    sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
 		sc_graph_free(g);
-		g = NULL;
+		return NULL;
 	}
-	sc_times_free(t);
 	return g;
 }
 
@@ -52,17 +46,9 @@ sc_graph *sc_load(const char *path, sc_error *err)
 {
 	if (sc_has_extension(path, ".onnx"))
 		return sc_load_onnx(path, NULL, err);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	FILE *f = sc_file_open_read(path, "a graph file", err);
+	if (!f)
 		return NULL;
-	}
-	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		sc_error_set(err, SC_ERR_IO, "%s: is a directory, not a graph file", path);
-		return NULL;
-	}
 	/* the probes see the first bytes after any leading blanks, however many
 	 * blanks there are (a file of 600 spaces and then a graph is not empty) */
 	char head[512];

@@ -519,11 +519,8 @@ static sc_op_kind op_kind(const Onnx__NodeProto *nd)
 	const char *t = nd->op_type ? nd->op_type : "";
 	if (!strcmp(t, "Conv") || !strcmp(t, "ConvTranspose") || !strcmp(t, "ConvInteger") ||
 	    !strcmp(t, "QLinearConv")) {
-		for (size_t i = 0; i < nd->n_attribute; i++)
-			if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "group") &&
-			    nd->attribute[i]->i > 1)
-				return SC_OPK_DWCONV;
-		return SC_OPK_CONV;
+		const Onnx__AttributeProto *group = sc_onnx_attr(nd, "group");
+		return group && group->i > 1 ? SC_OPK_DWCONV : SC_OPK_CONV;
 	}
 	if (!strcmp(t, "MatMul") || !strcmp(t, "Gemm") || !strcmp(t, "MatMulInteger") ||
 	    !strcmp(t, "QLinearMatMul") || !strcmp(t, "Einsum"))
@@ -562,19 +559,18 @@ static void gemm_sizes(const Onnx__NodeProto *nd, const sc_onnx_tensor *out, sc_
 	if (!out->known || out->rank < 2 || numel <= 0 || sz->flops <= 0)
 		return;
 	double ch = (double)(sz->kind == SC_OPK_MATMUL ? out->dim[out->rank - 1] : out->dim[1]);
-	double group = 1;
-	for (size_t i = 0; sz->kind == SC_OPK_DWCONV && i < nd->n_attribute; i++)
-		if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "group"))
-			group = (double)nd->attribute[i]->i;
+	const Onnx__AttributeProto *ga =
+	        sz->kind == SC_OPK_DWCONV ? sc_onnx_attr(nd, "group") : NULL;
+	double group = ga ? (double)ga->i : 1;
 	if (ch <= 0 || group <= 0)
 		return;
 	sz->m = numel / ch;
 	sz->n = fmax(1, ch / group);
 	sz->k = sz->flops / (2 * numel);
-	for (size_t i = 0; sz->kind != SC_OPK_MATMUL && i < nd->n_attribute; i++)
-		if (nd->attribute[i]->name && !strcmp(nd->attribute[i]->name, "strides"))
-			for (size_t j = 0; j < nd->attribute[i]->n_ints; j++)
-				sz->strided |= nd->attribute[i]->ints[j] > 1;
+	const Onnx__AttributeProto *st =
+	        sz->kind != SC_OPK_MATMUL ? sc_onnx_attr(nd, "strides") : NULL;
+	for (size_t j = 0; st && j < st->n_ints; j++)
+		sz->strided |= st->ints[j] > 1;
 }
 
 /* a tensor whose value is known at load time: an initializer or the output
@@ -794,7 +790,6 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		if (!known_cost[v])
 			L->rep->op_size[L->op_of[v]].flops = -1;
 		L->rep->nops = L->op_of[v] + 1;
-		L->rep->kind_count[size.kind]++;
 	}
 	for (int u = 0; u < gr->n; u++)
 		for (int e = gr->succ_off[u]; e < gr->succ_off[u + 1]; e++) {
@@ -858,17 +853,18 @@ static sc_status report_folded(loader *L)
 	return SC_OK;
 }
 
+/* every op's work from the model, "the h100 model at fp16" */
 static sc_status describe_model(loader *L, sc_graph *gr, const char *model)
 {
 	gr->work_source = malloc((size_t)(gr->n ? gr->n : 1));
-	char *origin = malloc(strlen(model) + 64), *brief = strdup(model + strlen("the "));
+	char *origin = malloc(strlen(model) + 64), *brief = strdup(model);
 	if (!gr->work_source || !origin || !brief) {
 		free(origin);
 		free(brief);
 		return sc_error_nomem(L->err, "the cost origin");
 	}
 	memset(gr->work_source, SC_WORK_MODEL, (size_t)gr->n);
-	sprintf(origin, "every op from %s", model);
+	sprintf(origin, "every op from the %s", model);
 	gr->cost_origin = origin;
 	gr->cost_short = brief;
 	return SC_OK;
@@ -912,20 +908,11 @@ static sc_status choose_precision(loader *L)
 
 static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 {
-	sc_times *t = sc_times_read(L->opts->times, L->err);
-	if (!t)
-		return L->err->code;
 	sc_times_names nm = {.ctx = L,
 	                     .producer = times_producer,
 	                     .folded = times_folded,
 	                     .follows = times_follows};
-	sc_times_report own = {0};
-	sc_times_report *rep = L->opts->times_report ? L->opts->times_report : &own;
-	sc_status st = sc_times_apply(gr, t, &nm, rep, L->err);
-	if (st == SC_OK)
-		st = sc_times_describe(gr, t, rep, model, L->err);
-	sc_times_free(t);
-	return st;
+	return sc_times_load(gr, L->opts->times, &nm, model, L->opts->times_report, L->err);
 }
 
 static sc_graph *load(loader *L, const Onnx__ModelProto *m)
@@ -980,12 +967,12 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	if (!ops)
 		goto done;
 	ops->time_unit = "microseconds";
-	char model[160];
-	/* "the " starts it: describe_model's short form goes without */
-	snprintf(model, sizeof model, "the %s model at %s", d->name,
+	char model[160], the_model[168];
+	snprintf(model, sizeof model, "%s model at %s", d->name,
 	         sc_precision_name(L->rep->precision));
+	snprintf(the_model, sizeof the_model, "the %s", model);
 	if (describe_model(L, ops, model) != SC_OK ||
-	    (L->opts && L->opts->times && apply_times(L, ops, model) != SC_OK) ||
+	    (L->opts && L->opts->times && apply_times(L, ops, the_model) != SC_OK) ||
 	    sc_graph_check_totals(ops, &ops->settings, L->err) != SC_OK) {
 		sc_graph_free(ops);
 		ops = NULL;
@@ -1043,6 +1030,14 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	free(L.op_of);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
+}
+
+int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k)
+{
+	int n = 0;
+	for (int v = 0; v < r->nops; v++)
+		n += r->op_size[v].kind == k;
+	return n;
 }
 
 void sc_onnx_report_fini(sc_onnx_report *r)

@@ -32,7 +32,6 @@ typedef struct sc_onnx_report {
 	 * arithmetic over static shapes): not ops of the graph; graph order */
 	int nfolded;
 	char **folded;
-	int kind_count[SC_OPK_N]; /* the graph's ops by cost kind (device.h) */
 	/* per op of the graph (nops of them): what its modelled work comes
 	 * from, for calibration (perf/perf_cost.c); flops -1 when its cost is
 	 * unknown */
@@ -43,6 +42,9 @@ typedef struct sc_onnx_report {
 	long long *dim_value;
 	bool *dim_given; /* set by --dim (else the default 1) */
 } sc_onnx_report;
+
+/* The graph's ops of kind k (from op_size). */
+int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k);
 
 /* Frees what r owns and clears it.  Safe on a zeroed report. */
 void sc_onnx_report_fini(sc_onnx_report *r);

@@ -52,7 +52,7 @@ double sc_onnx_bytes(const sc_onnx_tensor *t)
 
 /* ---- attributes ------------------------------------------------------------ */
 
-static const Onnx__AttributeProto *attr(const Onnx__NodeProto *node, const char *name)
+const Onnx__AttributeProto *sc_onnx_attr(const Onnx__NodeProto *node, const char *name)
 {
 	for (size_t i = 0; i < node->n_attribute; i++)
 		if (node->attribute[i]->name && strcmp(node->attribute[i]->name, name) == 0)
@@ -62,21 +62,21 @@ static const Onnx__AttributeProto *attr(const Onnx__NodeProto *node, const char 
 
 static int64_t attr_int(const Onnx__NodeProto *node, const char *name, int64_t def)
 {
-	const Onnx__AttributeProto *a = attr(node, name);
+	const Onnx__AttributeProto *a = sc_onnx_attr(node, name);
 	return a && a->has_i ? a->i : def;
 }
 
 /* the ints of attribute name, or NULL (and *n 0) when absent */
 static const int64_t *attr_ints(const Onnx__NodeProto *node, const char *name, int *n)
 {
-	const Onnx__AttributeProto *a = attr(node, name);
+	const Onnx__AttributeProto *a = sc_onnx_attr(node, name);
 	*n = a ? (int)a->n_ints : 0;
 	return a && a->n_ints ? a->ints : NULL;
 }
 
 static bool attr_is(const Onnx__NodeProto *node, const char *name, const char *value)
 {
-	const Onnx__AttributeProto *a = attr(node, name);
+	const Onnx__AttributeProto *a = sc_onnx_attr(node, name);
 	return a && a->has_s && a->s.len == strlen(value) &&
 	       memcmp(a->s.data, value, a->s.len) == 0;
 }
@@ -765,7 +765,7 @@ static bool constant_of_shape(ctx *c, const sc_onnx_tensor *shape_in, int dtype)
 		if (shape[i] < 0)
 			return false;
 	/* the fill value: attribute value, a one-element tensor (default 0.0) */
-	const Onnx__AttributeProto *a = attr(c->node, "value");
+	const Onnx__AttributeProto *a = sc_onnx_attr(c->node, "value");
 	double fill = 0;
 	if (a && a->t) {
 		const Onnx__TensorProto *t = a->t;
@@ -860,7 +860,7 @@ static bool resize(ctx *c)
 		return false;
 	}
 	set_shape(c->out[0], x->rank, dim, x->dtype);
-	bool nearest = !attr(c->node, "mode") || attr_is(c->node, "mode", "nearest");
+	bool nearest = !sc_onnx_attr(c->node, "mode") || attr_is(c->node, "mode", "nearest");
 	c->flops = (nearest ? 1 : 4) * numel_d(c->out[0]);
 	return true;
 }

@@ -40,6 +40,9 @@ int64_t sc_onnx_numel(const sc_onnx_tensor *t);
 /* Bytes of t, or -1 when unknown. */
 double sc_onnx_bytes(const sc_onnx_tensor *t);
 
+/* The attribute of node called name, or NULL. */
+const Onnx__AttributeProto *sc_onnx_attr(const Onnx__NodeProto *node, const char *name);
+
 /* Infers the outputs of node from in[0..nin) (NULL for a missing optional
  * input) into out[0..nout) (already reset: known false, nvalues -1; an
  * output given by value_info keeps known true and is not overwritten), and

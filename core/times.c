@@ -923,3 +923,19 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 	g->cost_short = brief;
 	return SC_OK;
 }
+
+sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
+                        const char *model, sc_times_report *rep, sc_error *err)
+{
+	sc_times *t = sc_times_read(path, err);
+	if (!t)
+		return err->code;
+	sc_times_report own;
+	if (!rep)
+		rep = &own;
+	sc_status st = sc_times_apply(g, t, names, rep, err);
+	if (st == SC_OK)
+		st = sc_times_describe(g, t, rep, model, err);
+	sc_times_free(t);
+	return st;
+}

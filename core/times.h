@@ -136,6 +136,13 @@ typedef struct sc_times_report {
 sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
                          sc_times_report *rep, sc_error *err);
 
+/* Reads path (sc_times_read), applies it to g (sc_times_apply, with names)
+ * and describes the result (sc_times_describe, with model): the three
+ * steps every loader takes for --times.  rep may be NULL.  Returns SC_OK or
+ * the first step's error; g is changed only when the file applies. */
+sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
+                        const char *model, sc_times_report *rep, sc_error *err);
+
 /* Sets g->cost_origin and g->cost_short from rep and t (and model, a few
  * words on where the other ops' work came from, e.g. "h100 fp16 model";
  * NULL: the file's numbers).  Returns SC_OK or SC_ERR_NOMEM. */

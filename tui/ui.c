@@ -354,14 +354,10 @@ void ui_print_dp_progress(const sc_progress *p)
 		        p->layers_done, p->layers);
 }
 
-void ui_print_costs(const sc_graph *g, FILE *f)
+void ui_print_costs(const sc_graph *g)
 {
-	if (!g->cost_origin)
-		return;
-	if (f == stdout)
+	if (g->cost_origin)
 		ui_print_line("costs: %s", g->cost_origin); /* quotes a path: escaped */
-	else
-		fprintf(f, "costs: %s\n", g->cost_origin);
 }
 
 void ui_json_costs(json_t *root, const sc_graph *g)

@@ -119,10 +119,10 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 bool ui_print_json(json_t *v);
 
 /* Where g's work came from, for every report: "costs: ORIGIN" as one line
- * on f (ui_print_costs) or a "costs" key of root (ui_json_costs), when the
- * work is modelled or measured (g->cost_origin); nothing when every op's
- * work is the file's own number. */
-void ui_print_costs(const sc_graph *g, FILE *f);
+ * on stdout (ui_print_costs) or a "costs" key of root (ui_json_costs), when
+ * the work is modelled or measured (g->cost_origin); nothing when every
+ * op's work is the file's own number. */
+void ui_print_costs(const sc_graph *g);
 void ui_json_costs(json_t *root, const sc_graph *g);
 
 /* The extension of path's file name without the dot ("png" for

@@ -278,7 +278,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	printf("%s, k %d: upper bound %s (%s%s)\n", g->name, set.k,
 	       feasible ? ui_num(upper, b, sizeof b) : "none", improved ? "exact MIP" : method,
 	       ub_optimal ? ", proven optimal" : "");
-	ui_print_costs(g, stdout);
+	ui_print_costs(g);
 	if (sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
 		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "

@@ -146,7 +146,7 @@ int ui_cmd_eval(const ui_opts *o)
 		       ui_num(bottleneck, b, sizeof b), at + 1,
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(c, "", stdout);
-		ui_print_costs(g, stdout);
+		ui_print_costs(g);
 	}
 	if (tl)
 		print_timeline(tl, g->time_unit);

@@ -136,7 +136,8 @@ static json_t *onnx_json(const sc_onnx_report *r)
 	const sc_device *d = &r->device;
 	for (int k = 0; k < SC_OPK_N; k++) {
 		const char *kn = sc_op_kind_name((sc_op_kind)k);
-		json_object_set_new(kinds, kn, json_integer(r->kind_count[k]));
+		json_object_set_new(kinds, kn,
+		                    json_integer(sc_onnx_report_kind_count(r, (sc_op_kind)k)));
 		json_object_set_new(overhead, kn, json_real(d->overhead_us[k]));
 		json_object_set_new(ceff, kn, json_real(d->compute_eff[k]));
 		json_object_set_new(meff, kn, json_real(d->mem_eff[k]));
@@ -171,7 +172,7 @@ static void onnx_print(const sc_onnx_report *r)
 	for (int k = 0; k < SC_OPK_N; k++)
 		printf("               %-12s %6.2f us  %7.3f  %12.3f  (%d)\n",
 		       sc_op_kind_name((sc_op_kind)k), d->overhead_us[k], d->compute_eff[k],
-		       d->mem_eff[k], r->kind_count[k]);
+		       d->mem_eff[k], sc_onnx_report_kind_count(r, (sc_op_kind)k));
 	if (d->strided_eff > 0 && d->strided_eff < 1)
 		printf("               strided convolutions reach %.3f of their compute "
 		       "efficiency\n",
@@ -232,12 +233,12 @@ static json_t *costs_json(const sc_graph *g, const sc_onnx_report *r)
 	                 c.work > 0 ? c.measured_work / c.work : 0.0);
 }
 
+/* when the work is modelled or measured (g->cost_origin set) */
 static void costs_print(const sc_graph *g, const sc_onnx_report *r)
 {
 	cost_cover c;
 	cover_of(g, &c);
-	ui_print_line("costs          %s",
-	              g->cost_origin ? g->cost_origin : "the file's numbers, every op");
+	ui_print_line("costs          %s", g->cost_origin);
 	printf("coverage       %d op%s measured, %d modelled, %d from the file, %d folded; "
 	       "%.1f %% of the work measured\n",
 	       c.measured, c.measured == 1 ? "" : "s", c.modelled, c.from_file,

@@ -157,7 +157,7 @@ int ui_cmd_solve(const ui_opts *o)
 	const char *proven = optimal ? ", proven optimal" : "";
 	if (g->time_unit)
 		printf("times in %s\n", g->time_unit);
-	ui_print_costs(g, stdout);
+	ui_print_costs(g);
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
