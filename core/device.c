@@ -34,8 +34,10 @@
 #define GPU_FITTED                                                                                 \
 	.overhead_us = GPU_OVERHEAD, .compute_eff = GPU_COMPUTE_EFF, .mem_eff = GPU_MEM_EFF,       \
 	.half_m = GPU_HALF_M, .half_n = GPU_HALF_N, .half_k = GPU_HALF_K,                          \
-	.strided_eff = GPU_STRIDED_EFF
+	.strided_eff = GPU_STRIDED_EFF, .cache = GPU_CACHE, .cache_bandwidth = GPU_CACHE_BW
 #define GPU_STRIDED_EFF 0.594
+#define GPU_CACHE 0
+#define GPU_CACHE_BW 7e12
 #define GPU_CALIBRATION                                                                            \
 	"overheads and efficiencies fitted on 42 runs of op times measured on an H100 "            \
 	"(samples/h100)"
@@ -247,7 +249,7 @@ static bool kind_key(const char *key, const char *base, int *kind)
 #define KEYS_TEXT                                                                                  \
 	"name, flops, flops.PRECISION, precision, mem_bandwidth, memory, link_bandwidth, "         \
 	"overhead[.KIND], compute_eff[.KIND], mem_eff[.KIND], half_m|half_n|half_k[.KIND], "       \
-	"strided_eff; "                                                                            \
+	"strided_eff, cache, cache_bandwidth; "                                                    \
 	"PRECISION one of fp32, tf32, "                                                            \
 	"fp16, bf16, fp8, int8; KIND one of conv, dwconv, matmul, elementwise, pool, copy, view"
 
@@ -324,6 +326,10 @@ static sc_status read_key(sc_device *d, const char *path, int lineno, const char
 		units = bw_units, slot = &d->mem_bandwidth;
 	} else if (strcmp(key, "memory") == 0) {
 		units = size_units, slot = &d->memory;
+	} else if (strcmp(key, "cache") == 0) {
+		units = size_units, slot = &d->cache;
+	} else if (strcmp(key, "cache_bandwidth") == 0) {
+		units = bw_units, slot = &d->cache_bandwidth;
 	} else if (strcmp(key, "link_bandwidth") == 0) {
 		units = bw_units, slot = &d->link_bandwidth;
 	} else {
@@ -442,7 +448,9 @@ double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s
 	if (s->strided && d->strided_eff > 0)
 		eff *= d->strided_eff;
 	double compute = s->flops > 0 ? s->flops / (d->peak[p] * eff) : 0;
-	double memory = s->bytes > 0 ? s->bytes / (d->mem_bandwidth * d->mem_eff[k]) : 0;
+	double bw = s->bytes <= d->cache && d->cache_bandwidth > 0 ? d->cache_bandwidth
+	                                                           : d->mem_bandwidth;
+	double memory = s->bytes > 0 ? s->bytes / (bw * d->mem_eff[k]) : 0;
 	return d->overhead_us[k] + fmax(compute, memory) * 1e6;
 }
 

@@ -10,9 +10,11 @@
  * microseconds (stagecut(1), COST MODEL):
  *
  *     overhead[K] + max(F / (peak[precision] * compute_eff[K] * s(M) s(N) s(K) * t),
- *                       Y / (mem_bandwidth * mem_eff[K])) * 1e6
+ *                       Y / (bandwidth * mem_eff[K])) * 1e6
  *
- * (t = strided_eff for a convolution of stride > 1, else 1)
+ * (t = strided_eff for a convolution of stride > 1, else 1; bandwidth =
+ * cache_bandwidth when Y <= cache, else mem_bandwidth: the tensors of an
+ * op small enough stay in the GPU's L2 cache between ops)
  * where, for a convolution or matmul seen as a GEMM of M rows (outputs per
  * output channel), N columns (output channels per group) and depth K
  * (multiply-accumulates per output), s(X) = X / (X + half_X[K]): small
@@ -84,6 +86,10 @@ typedef struct sc_device {
 	/* what a strided convolution reaches of its kind's compute efficiency,
 	 * (0, 1] (cuDNN runs them through slower kernels) */
 	double strided_eff;
+	/* an op whose bytes (read and written) fit in this much of the cache
+	 * moves them at cache_bandwidth instead of mem_bandwidth (0: no cache):
+	 * the tensors it reads were written just before, and stay there */
+	double cache, cache_bandwidth; /* bytes, bytes/s */
 } sc_device;
 
 /* What an op's modelled time depends on: its kind, FLOPs, bytes read and

@@ -81,6 +81,7 @@ typedef struct sample {
 	sc_op_size size;
 	double measured;
 	sc_precision prec;
+	int run; /* its run's index in the file */
 } sample;
 
 typedef struct samples {
@@ -144,6 +145,9 @@ typedef struct run_result {
 } run_result;
 
 static const int ks[3] = {2, 4, 8};
+
+/* the run being loaded (the samples' run) */
+static int current_run;
 
 /* loads one run both ways; returns false when it cannot */
 static bool do_run(json_t *run, const char *measured, const char *device, const char *csv,
@@ -230,7 +234,8 @@ static bool do_run(json_t *run, const char *measured, const char *device, const 
 	if (fit) {
 		for (int v = 0; v < gm->n; v++)
 			if (rep.op_size[v].flops >= 0 && gt->work[v] > 0)
-				add_sample(S, (sample){rep.op_size[v], gt->work[v], rep.precision});
+				add_sample(S, (sample){rep.op_size[v], gt->work[v], rep.precision,
+				                       current_run});
 	} else {
 		int *pm = malloc((size_t)gm->n * sizeof *pm),
 		    *pt = malloc((size_t)gm->n * sizeof *pt);
@@ -283,10 +288,10 @@ static double loss(const sc_device *d, const samples *S)
 	return sum / wsum;
 }
 
-static void fit(sc_device *d, const samples *S)
+static void fit(sc_device *d, const samples *S, bool verbose)
 {
-	double *params[6 * SC_OPK_N + 1];
-	bool is_eff[6 * SC_OPK_N + 1];
+	double *params[6 * SC_OPK_N + 3];
+	bool is_eff[6 * SC_OPK_N + 3];
 	int np = 0;
 	for (int k = 0; k < SC_OPK_N; k++) {
 		is_eff[np] = false;
@@ -322,6 +327,12 @@ static void fit(sc_device *d, const samples *S)
 	if (d->strided_eff <= 0)
 		d->strided_eff = 1;
 	params[np++] = &d->strided_eff;
+	if (d->cache <= 0)
+		d->cache = 25e6, d->cache_bandwidth = 2 * d->mem_bandwidth;
+	is_eff[np] = false;
+	params[np++] = &d->cache;
+	is_eff[np] = false;
+	params[np++] = &d->cache_bandwidth;
 	static const double steps[] = {0.25, 0.5, 0.8, 0.9, 0.97, 1.03, 1.1, 1.25, 2, 4};
 	double best = loss(d, S);
 	for (int round = 0; round < 500; round++) {
@@ -344,11 +355,15 @@ static void fit(sc_device *d, const samples *S)
 		if (!better)
 			break;
 	}
+	if (!verbose)
+		return;
 	printf("fit over %d ops: %s %.3f\n", S->n,
 	       fit_l1 ? "mean |log(model/measured)|" : "rms log(model/measured)",
 	       fit_l1 ? best : sqrt(best));
 	printf("  strided convolutions reach %.3f of their kind's compute efficiency\n",
 	       d->strided_eff);
+	printf("  ops of at most %.3g bytes move them at %.3g B/s (the cache)\n", d->cache,
+	       d->cache_bandwidth);
 	for (int k = 0; k < SC_OPK_N; k++)
 		printf("  %-12s overhead %6.2f us  compute_eff %5.3f  mem_eff %5.3f  half m/n/k "
 		       "%g %g %g\n",
@@ -372,6 +387,9 @@ static void write_profile(const sc_device *d, const char *path)
 	fprintf(f, "link_bandwidth = %.17g B/s\n", d->link_bandwidth);
 	if (d->strided_eff > 0)
 		fprintf(f, "strided_eff = %.6g\n", d->strided_eff);
+	if (d->cache > 0)
+		fprintf(f, "cache = %.6g B\ncache_bandwidth = %.6g B/s\n", d->cache,
+		        d->cache_bandwidth);
 	for (int k = 0; k < SC_OPK_N; k++) {
 		const char *kn = sc_op_kind_name((sc_op_kind)k);
 		fprintf(f, "overhead.%s = %.6g us\ncompute_eff.%s = %.6g\nmem_eff.%s = %.6g\n", kn,
@@ -382,14 +400,130 @@ static void write_profile(const sc_device *d, const char *path)
 	fclose(f);
 }
 
+/* the regrets and ratios of the runs benched, by dtype */
+typedef struct tally {
+	double *reg16, *reg32, *rat16, *rat32;
+	int n16, n32;
+} tally;
+
+static bool tally_init(tally *t, size_t runs)
+{
+	*t = (tally){calloc(3 * runs + 1, sizeof(double)),
+	             calloc(3 * runs + 1, sizeof(double)),
+	             calloc(3 * runs + 1, sizeof(double)),
+	             calloc(3 * runs + 1, sizeof(double)),
+	             0,
+	             0};
+	return t->reg16 && t->reg32 && t->rat16 && t->rat32;
+}
+
+static void tally_add(tally *t, const run_result *r)
+{
+	for (int i = 0; i < 3; i++) {
+		if (r->fp16) {
+			t->reg16[t->n16] = r->regret[i];
+			t->rat16[t->n16++] = r->ratio[i];
+		} else {
+			t->reg32[t->n32] = r->regret[i];
+			t->rat32[t->n32++] = r->ratio[i];
+		}
+	}
+}
+
+static void tally_print(tally *t, const char *what)
+{
+	double w16 = 0, w32 = 0;
+	for (int i = 0; i < t->n16; i++)
+		w16 = fmax(w16, t->reg16[i]);
+	for (int i = 0; i < t->n32; i++)
+		w32 = fmax(w32, t->reg32[i]);
+	printf("%sfp16 (%d run-k pairs): regret median %.3f worst %.3f (goal <= 1.05, <= 1.25); "
+	       "pred/meas median %.3f (goal 0.8 .. 1.25)\n",
+	       what, t->n16, median(t->reg16, t->n16), w16, median(t->rat16, t->n16));
+	printf("%stf32 (%d run-k pairs): regret median %.3f worst %.3f; pred/meas median %.3f\n",
+	       what, t->n32, median(t->reg32, t->n32), w32, median(t->rat32, t->n32));
+}
+
+static void tally_fini(tally *t)
+{
+	free(t->reg16);
+	free(t->reg32);
+	free(t->rat16);
+	free(t->rat32);
+}
+
+/* Leave one model out: for each model of the file, the device fitted on
+ * the other models' op times (from device's own numbers), then the regret
+ * of that model's runs under it: what the calibration promises for a model
+ * it has not seen. */
+static int cross_validate(json_t *runs, const char *file, const char *device, const char *csv,
+                          samples *S)
+{
+	size_t nr = json_array_size(runs);
+	tally t;
+	char prof[] = "/tmp/perf-cost-prof-XXXXXX";
+	int fd = mkstemp(prof);
+	if (fd < 0 || !tally_init(&t, nr))
+		return 1;
+	close(fd);
+	int status = 0;
+	printf("leave one model out: each model benched under the fit to the others\n");
+	for (size_t r = 0; r < nr; r++) {
+		const char *model =
+		        json_string_value(json_object_get(json_array_get(runs, r), "model"));
+		bool first = model != NULL;
+		for (size_t q = 0; q < r && first; q++) {
+			const char *mq = json_string_value(
+			        json_object_get(json_array_get(runs, q), "model"));
+			first = !mq || strcmp(model, mq) != 0;
+		}
+		if (!first)
+			continue;
+		samples rest = {0};
+		for (int i = 0; i < S->n; i++) {
+			const char *m = json_string_value(json_object_get(
+			        json_array_get(runs, (size_t)S->s[i].run), "model"));
+			if (!m || strcmp(m, model) != 0)
+				add_sample(&rest, S->s[i]);
+		}
+		sc_device d;
+		sc_error err;
+		if (sc_device_get(device, &d, &err) != SC_OK) {
+			fprintf(stderr, "perf-cost: %s\n", err.msg);
+			status = 1;
+			free(rest.s);
+			break;
+		}
+		fit(&d, &rest, false);
+		free(rest.s);
+		write_profile(&d, prof);
+		for (size_t q = r; q < nr; q++) {
+			json_t *run = json_array_get(runs, q);
+			const char *m = json_string_value(json_object_get(run, "model"));
+			run_result res;
+			if (m && strcmp(m, model) == 0 &&
+			    do_run(run, file, prof, csv, S, false, &res))
+				tally_add(&t, &res);
+		}
+	}
+	unlink(prof);
+	tally_print(&t, "held out: ");
+	tally_fini(&t);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
-	bool do_fit = false;
-	const char *write_to = NULL;
+	bool do_fit = false, cross = false;
+	const char *write_to = NULL, *exclude = NULL;
 	const char *device = "h100", *file = "samples/h100/measured.json";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--fit"))
 			do_fit = true;
+		else if (!strcmp(argv[i], "--cross"))
+			cross = true;
+		else if (!strcmp(argv[i], "--exclude") && i + 1 < argc)
+			exclude = argv[++i];
 		else if (!strcmp(argv[i], "--write") && i + 1 < argc)
 			write_to = argv[++i];
 		else if (!strcmp(argv[i], "--l2"))
@@ -415,62 +549,48 @@ int main(int argc, char **argv)
 	close(fd);
 	samples S = {0};
 	size_t nr = json_array_size(runs);
-	run_result *res = calloc(nr, sizeof *res);
-	double *reg16 = calloc(3 * nr, sizeof *reg16), *reg32 = calloc(3 * nr, sizeof *reg32),
-	       *rat16 = calloc(3 * nr, sizeof *rat16), *rat32 = calloc(3 * nr, sizeof *rat32);
-	int n16 = 0, n32 = 0, status = 0;
-	if (!do_fit)
+	tally t;
+	if (!tally_init(&t, nr))
+		return 1;
+	bool collect = do_fit || cross;
+	int status = 0;
+	if (!collect)
 		printf("%-26s %-5s %-5s %8s  %27s  per k: regret, pred/meas\n", "model", "dims",
 		       "dtype", "ops", "");
 	for (size_t r = 0; r < nr; r++) {
-		if (!do_run(json_array_get(runs, r), file, device, csv, &S, do_fit, &res[r]) ||
-		    do_fit)
+		run_result res;
+		current_run = (int)r;
+		const char *m =
+		        json_string_value(json_object_get(json_array_get(runs, r), "model"));
+		if (exclude && m && strcmp(m, exclude) == 0)
 			continue;
-		for (int i = 0; i < 3; i++) {
-			if (res[r].fp16) {
-				reg16[n16] = res[r].regret[i];
-				rat16[n16++] = res[r].ratio[i];
-			} else {
-				reg32[n32] = res[r].regret[i];
-				rat32[n32++] = res[r].ratio[i];
-			}
-		}
+		if (do_run(json_array_get(runs, r), file, device, csv, &S, collect, &res) &&
+		    !collect)
+			tally_add(&t, &res);
 	}
-	unlink(csv);
-	if (do_fit) {
+	if (cross) {
+		status = cross_validate(runs, file, device, csv, &S);
+	} else if (do_fit) {
 		sc_device d;
 		sc_error err;
 		if (sc_device_get(device, &d, &err) != SC_OK) {
 			fprintf(stderr, "perf-cost: %s\n", err.msg);
-			return 1;
+			status = 1;
+		} else {
+			printf("before: %.3f\n", fit_l1 ? loss(&d, &S) : sqrt(loss(&d, &S)));
+			fit(&d, &S, true);
+			if (write_to)
+				write_profile(&d, write_to);
 		}
-		printf("before: %.3f\n", fit_l1 ? loss(&d, &S) : sqrt(loss(&d, &S)));
-		fit(&d, &S);
-		if (write_to)
-			write_profile(&d, write_to);
-	} else if (n16 + n32 == 0) {
+	} else if (t.n16 + t.n32 == 0) {
 		fprintf(stderr, "perf-cost: %s: no run could be loaded (see above)\n", file);
 		status = 1;
 	} else {
-		double w16 = 0, w32 = 0;
-		for (int i = 0; i < n16; i++)
-			w16 = fmax(w16, reg16[i]);
-		for (int i = 0; i < n32; i++)
-			w32 = fmax(w32, reg32[i]);
-		printf("fp16 (%d run-k pairs): regret median %.3f worst %.3f (goal <= 1.05, <= "
-		       "1.25); "
-		       "pred/meas median %.3f (goal 0.8 .. 1.25)\n",
-		       n16, median(reg16, n16), w16, median(rat16, n16));
-		printf("tf32 (%d run-k pairs): regret median %.3f worst %.3f; pred/meas median "
-		       "%.3f\n",
-		       n32, median(reg32, n32), w32, median(rat32, n32));
+		tally_print(&t, "");
 	}
+	unlink(csv);
 	free(S.s);
-	free(res);
-	free(reg16);
-	free(reg32);
-	free(rat16);
-	free(rat32);
+	tally_fini(&t);
 	json_decref(root);
 	return status;
 }

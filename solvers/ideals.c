@@ -195,7 +195,8 @@ struct sc_dp {
 	sc_settings set;
 	int k;
 	long limit;
-	double ub; /* INFINITY: no pruning */
+	double ub;    /* INFINITY: no pruning */
+	bool balance; /* rows hold sums of squared stage costs (sc_dp_set_balance) */
 	double total_work;
 	ideal_set ideals;
 	long cap;  /* of the per-ideal arrays below */
@@ -462,6 +463,14 @@ void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
 	d->ub = strict ? ub * (1 - 1e-12) : ub * (1 + 1e-12);
 }
 
+void sc_dp_set_balance(sc_dp *d, double cap)
+{
+	if (d->gpipe)
+		return;
+	d->balance = true;
+	d->ub = cap * (1 + 1e-12);
+}
+
 void sc_dp_set_pair_limit(sc_dp *d, long pairs)
 {
 	if (d->gpipe)
@@ -583,10 +592,10 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	for (int j = d->jlo_i + 1; j <= d->jhi_i + 1 && j <= d->k; j++) {
 		if (isfinite(bound) && rest > (d->k - j) * b + eps)
 			continue;
-		double v = prev[j - 1] > c ? prev[j - 1] : c;
+		double v = d->balance ? prev[j - 1] + c * c : prev[j - 1] > c ? prev[j - 1] : c;
 		/* on a tie the later push, from the larger I, wins: the last
 		 * stage as small as it can be, as the published DP reports */
-		if (v <= cell[j] && v <= bound) {
+		if (v <= cell[j] && (d->balance || v <= bound)) {
 			cell[j] = v;
 			arg[j] = I;
 		}
@@ -732,7 +741,7 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	/* the rows of I a stage can follow: within the bound, and with the rest
 	 * fitting the stages left after the next */
 	d->jlo_i = 0;
-	while (d->jlo_i < d->k && cell[d->jlo_i] > bound)
+	while (d->jlo_i < d->k && (d->balance ? isinf(cell[d->jlo_i]) : cell[d->jlo_i] > bound))
 		d->jlo_i++;
 	d->jhi_i = d->k - 1;
 	if (isfinite(bound)) {
@@ -1157,6 +1166,7 @@ out:
 typedef struct exact_state {
 	sc_dp *dp;
 	int *unit_stage;
+	bool balancing; /* dp is the second DP, balancing the optimum's stages */
 } exact_state;
 
 static void exact_fini(sc_search *s)
@@ -1259,6 +1269,25 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	return SC_OK;
 }
 
+/* After the optimum: unless refinement is off, a second DP finds, among
+ * the partitions at the optimum, the one whose stage costs have the least
+ * sum of squares (sc_dp_set_balance; why in refine.c, "balancing").  The
+ * first DP's ideals are freed first.  Returns true when it runs. */
+static bool exact_balance(sc_search *s, sc_error *err)
+{
+	exact_state *e = s->state;
+	if (!s->p.refine || !s->have_best || !isfinite(s->best) || s->set.k < 2 ||
+	    (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)))
+		return false;
+	sc_dp_free(e->dp);
+	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
+	if (!e->dp)
+		return false; /* out of memory: the optimum stands as it is */
+	sc_dp_set_balance(e->dp, s->best);
+	e->balancing = true;
+	return true;
+}
+
 static bool exact_step(sc_search *s)
 {
 	exact_state *e = s->state;
@@ -1286,6 +1315,14 @@ static bool exact_step(sc_search *s)
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		return false;
 	}
+	if (e->balancing) {
+		if (isfinite(opt)) {
+			int *ops = s->offer_ops;
+			sc_units_expand(s->units, e->unit_stage, ops);
+			sc_search_offer_balanced(s, ops);
+		}
+		return false;
+	}
 	if (isfinite(opt)) {
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
@@ -1296,7 +1333,7 @@ static bool exact_step(sc_search *s)
 	 * bound, by rounding only) that the quick partition is optimal */
 	s->optimal = true;
 	s->lower = isfinite(opt) ? opt : s->best;
-	return false;
+	return exact_balance(s, &err);
 }
 
 const sc_method sc_method_exact = {

@@ -56,6 +56,14 @@ void sc_dp_free(sc_dp *d);
  * first step. */
 void sc_dp_set_bound(sc_dp *d, double ub, bool strict);
 
+/* Balances instead: minimises the sum of the squared stage costs over the
+ * partitions whose stages all cost at most cap (to a relative 1e-12),
+ * which must be at least the optimum (the exact method passes the optimum
+ * it proved, so that the balanced partition is optimal too and its other
+ * stages as even as they can be).  sc_dp_result then returns that sum.
+ * No effect under GPipe.  Call before the first step. */
+void sc_dp_set_balance(sc_dp *d, double cap);
+
 /* Under GPipe: refuse past this many Pareto pairs (slots) instead of the
  * memory budget's share (for the tests).  No effect otherwise.  Call before
  * the first step. */

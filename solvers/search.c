@@ -96,6 +96,19 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
 	}
 }
 
+void sc_search_offer_balanced(sc_search *s, const int *op_stage)
+{
+	sc_costs *c = s->offer_costs;
+	sc_costs_eval(c, op_stage);
+	double v = sc_costs_objective(c);
+	if (!s->have_best || !isfinite(v) || v > s->best)
+		return;
+	memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
+	s->best = v;
+	s->best_excess = 0;
+	s->best_bottleneck = sc_costs_bottleneck(c, NULL);
+}
+
 /* The excess of a partition of the units, from the units' parameter sums
  * (which may differ from core's sums in the last bits). */
 static double unit_excess(sc_search *s, const int *unit_stage)
@@ -295,8 +308,10 @@ bool sc_search_step(sc_search *s)
 				sc_search_offer_ops(s, st, NAN);
 			free(st);
 		}
-		bool refine = s->refine && s->p.refine && !s->method->refines_itself &&
-		              !s->optimal && s->have_best && !stopped_by_user(s);
+		/* the refinement, or after a method that refines itself or
+		 * proved its partition optimal only the balancing (refine.c) */
+		bool refine = s->refine && s->p.refine && s->have_best && !stopped_by_user(s);
+		s->balance_only = s->method->refines_itself || s->optimal;
 		if (refine) {
 			sc_error err;
 			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {

@@ -76,6 +76,7 @@ struct sc_search {
 	bool refine_done;
 	const sc_phase *refine; /* the refinement phase, or NULL for none */
 	void *refine_state;
+	bool balance_only; /* the phase only balances the stages (refine.c) */
 
 	atomic_bool cancel;
 	pthread_mutex_t lock; /* guards snapshot */
@@ -116,6 +117,11 @@ void sc_search_offer(sc_search *s, const int *unit_stage, double value);
 
 /* Offers a partition given per op; always re-evaluates it. */
 void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
+
+/* Offers a feasible partition per op that balancing (refine.c) made from
+ * the best: kept when its objective is no higher than the best's, a tie
+ * included, so that the balanced stages replace the best's. */
+void sc_search_offer_balanced(sc_search *s, const int *op_stage);
 
 /* For a topological order of the units whose slicing found no split within
  * the hard memory limit: while no feasible partition is known, offers the

@@ -8,8 +8,11 @@
  * other method in test_search.c and test_train_solve.c; here the DP pruned
  * by a partition's bottleneck equals the DP without pruning and brute
  * force, under every memory policy, on inference and training graphs, and
- * its progress counts the ideals and layers.
+ * its progress counts the ideals and layers.  Balancing (sc_dp_set_balance)
+ * finds the least sum of squared stage costs at the optimum that brute force
+ * finds, and `exact` spreads the stages beside a heavy op.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,6 +258,163 @@ Test(ideals, pruning_by_a_bound_keeps_the_optimum, .timeout = 300)
 Test(ideals, pruning_by_a_bound_keeps_the_optimum_on_training_graphs, .timeout = 300)
 {
 	pruning_trials(2027, true);
+}
+
+/* The least sum of squared stage costs over the partitions whose bottleneck
+ * is at most cap, by enumerating every assignment (ts_costs, apart from
+ * core); INFINITY when none. */
+static double brute_least_squares(const sc_graph *g, int k, double cap)
+{
+	int n = g->n;
+	int *stage = calloc((size_t)n, sizeof *stage);
+	ts_cost *c = calloc((size_t)k, sizeof *c);
+	cr_assert(stage && c);
+	double best = INFINITY;
+	for (;;) {
+		if (ts_valid(g, stage, k)) {
+			ts_costs(g, stage, &g->settings, k, c);
+			double ss = 0, worst = 0;
+			bool over = false;
+			for (int s = 0; s < k; s++) {
+				ss += c[s].cost * c[s].cost;
+				worst = fmax(worst, c[s].cost);
+				over |= g->settings.policy == SC_MEM_HARD && c[s].over;
+			}
+			if (!over && worst <= cap * (1 + 1e-12) && ss < best)
+				best = ss;
+		}
+		int i = 0;
+		while (i < n && ++stage[i] == k)
+			stage[i++] = 0;
+		if (i == n)
+			break;
+	}
+	free(c);
+	free(stage);
+	return best;
+}
+
+/* sc_dp_set_balance: among the partitions at the optimum, the DP finds the
+ * least sum of squared stage costs that brute force finds, and its
+ * partition has that sum and the optimal bottleneck. */
+Test(ideals, balancing_finds_the_least_sum_of_squares_at_the_optimum, .timeout = 300)
+{
+	ts_rng r = {4242};
+	int trials = ts_trials(60), spread = 0;
+	for (int t = 0; t < trials; t++) {
+		ts_graph_spec spec = {.n = 5 + ts_below(&r, 3),
+		                      .edge_p = 0.15 + 0.3 * ts_uniform(&r),
+		                      .group_p = t % 4 == 0 ? 0.3 : 0,
+		                      .ngroups = 2,
+		                      .integer_weights = t % 2 == 0};
+		sc_settings_init(&spec.settings);
+		if (t % 3 == 1) {
+			spec.settings.memory = 30;
+			spec.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 2 + t % 3, n = g->n;
+		double opt = ts_brute_optimum(g, k, NULL);
+		if (!isfinite(opt)) {
+			sc_graph_free(g);
+			continue;
+		}
+		double least = brute_least_squares(g, k, opt);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_units *u = sc_units_new(g, true, set.memory, NULL);
+		cr_assert(u);
+		sc_error err;
+		sc_dp *d = sc_dp_new(u, &set, k, 0, &err);
+		cr_assert(d, "%s", err.msg);
+		sc_dp_set_balance(d, opt);
+		int more;
+		while ((more = sc_dp_step(d, sc_clock_now() + 0.01, &err)) > 0)
+			;
+		cr_assert_eq(more, 0, "%s", err.msg);
+		int *us = malloc((size_t)(u->n + 1) * sizeof *us);
+		int *st = malloc((size_t)(n + 1) * sizeof *st);
+		double got = sc_dp_result(d, us);
+		cr_assert(same(got, least), "trial %d: DP %.17g, brute force %.17g", t, got, least);
+		sc_units_expand(u, us, st);
+		ts_cost *c = calloc((size_t)k, sizeof *c);
+		ts_costs(g, st, &g->settings, k, c);
+		double ss = 0;
+		for (int s = 0; s < k; s++)
+			ss += c[s].cost * c[s].cost;
+		int at;
+		cr_assert(same(ss, least), "trial %d: its partition's sum %.17g", t, ss);
+		cr_assert_leq(ts_bottleneck(c, k, &at), opt * (1 + 1e-9), "trial %d", t);
+		/* the plain DP's partition, for the count of runs where it differs */
+		double plain_ss = 0;
+		run_dp(u, &set, k, INFINITY, false, us, &(sc_dp_progress_info){0});
+		sc_units_expand(u, us, st);
+		ts_costs(g, st, &g->settings, k, c);
+		for (int s = 0; s < k; s++)
+			plain_ss += c[s].cost * c[s].cost;
+		cr_assert_geq(plain_ss, least * (1 - 1e-9), "trial %d", t);
+		spread += plain_ss > least * (1 + 1e-9);
+		free(c);
+		free(us);
+		free(st);
+		sc_dp_free(d);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	/* the case is not vacuous: the min-max DP's own partition is often
+	 * less even */
+	cr_assert_gt(spread, 0, "the plain DP was always as even");
+}
+
+/* A chain of twelve unit ops with one op of 10 in it, k = 5: the optimum
+ * is 10 (the heavy op alone), and `exact` spreads the twelve others over
+ * the four other stages, three each, where any split of them under 10 is
+ * as optimal (the quick slicing fills stages up to 10, leaving one empty). */
+Test(ideals, exact_balances_the_stages_beside_a_heavy_op)
+{
+	char dir[] = "/tmp/sc-balance-XXXXXX", path[64];
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/chain.dot", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "digraph chain {\n");
+	for (int i = 0; i < 13; i++)
+		fprintf(f, "  n%d [work = %d, out = 0];\n", i, i == 6 ? 10 : 1);
+	for (int i = 0; i + 1 < 13; i++)
+		fprintf(f, "  n%d -> n%d;\n", i, i + 1);
+	fprintf(f, "}\n");
+	fclose(f);
+	sc_graph *g = ts_load(path);
+	unlink(path);
+	rmdir(dir);
+	for (int refine = 0; refine < 2; refine++) {
+		sc_settings set = g->settings;
+		set.k = 5;
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = "exact";
+		p.refine = refine;
+		sc_error err;
+		sc_search *s = sc_search_new(g, &set, &p, &err);
+		cr_assert(s, "%s", err.msg);
+		cr_assert_eq(sc_search_run(s, NULL), SC_OK);
+		int stage[13];
+		bool optimal;
+		double v = sc_search_result(s, stage, &optimal);
+		sc_search_free(s);
+		cr_assert(optimal && same(v, 10));
+		ts_cost c[5];
+		ts_costs(g, stage, &g->settings, 5, c);
+		double second = 0;
+		for (int i = 0; i < 5; i++)
+			if (c[i].ops && c[i].work < 10)
+				second = fmax(second, c[i].work);
+		if (refine)
+			cr_assert(same(second, 3), "the other stages reach %g, not 3", second);
+		else
+			cr_assert_gt(second, 3, "unbalanced without refinement: %g", second);
+	}
+	sc_graph_free(g);
 }
 
 Test(ideals, a_small_limit_is_refused_and_memory_sizes_the_default)

@@ -13,6 +13,7 @@
 #include "core/cost.h"
 #include "core/partition.h"
 #include "solvers/search.h"
+#include "solvers/simple.h"
 #include "tests/support.h"
 
 Test(refine, refine_escapes_the_lemma_b2_trap)
@@ -353,4 +354,106 @@ Test(refine, gpipe_refines_every_stage_that_holds_up_the_objective, .timeout = 1
 		sc_graph_free(g);
 	}
 	cr_assert_gt(improved, trials / 3, "refine improved only %d starts", improved);
+}
+
+static int by_cost_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x > y ? -1 : x < y;
+}
+
+/* The stage costs of stage[] by ts_costs, largest first, into sorted[0..k);
+ * returns the bottleneck (INFINITY over a hard limit). */
+static double sorted_stage_costs(const sc_graph *g, int k, const int *stage, double *sorted)
+{
+	ts_cost *c = calloc((size_t)k, sizeof *c);
+	ts_costs(g, stage, &g->settings, k, c);
+	double v = 0;
+	for (int s = 0; s < k; s++) {
+		sorted[s] = c[s].cost;
+		v = fmax(v, c[s].cost);
+		if (c[s].over && g->settings.policy == SC_MEM_HARD)
+			v = INFINITY;
+	}
+	qsort(sorted, (size_t)k, sizeof *sorted, by_cost_desc);
+	free(c);
+	return v;
+}
+
+/* After refinement the stages are balanced: no single op moved to a
+ * lighter stage keeps the bottleneck and makes the stage costs, sorted
+ * largest first, lexicographically smaller (refine.c, balancing); and
+ * balancing moved something in some trials. */
+Test(refine, balances_the_stages_beside_the_bottleneck, .timeout = 120)
+{
+	ts_rng r = {919};
+	int trials = ts_trials(200), evened = 0;
+	for (int t = 0; t < trials; t++) {
+		ts_graph_spec spec = {.n = 5 + ts_below(&r, 6),
+		                      .edge_p = 0.1 + 0.3 * ts_uniform(&r),
+		                      .integer_weights = t % 2 == 0};
+		sc_settings_init(&spec.settings);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 2 + ts_below(&r, 3), n = g->n;
+		int *stage = malloc((size_t)n * sizeof *stage),
+		    *moved = malloc((size_t)n * sizeof *moved);
+		double *now = malloc((size_t)k * sizeof *now),
+		       *then = malloc((size_t)k * sizeof *then);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = "refine";
+		sc_error err;
+		sc_search *s = sc_search_new(g, &set, &p, &err);
+		cr_assert(s, "trial %d: %s", t, err.msg);
+		cr_assert_eq(sc_search_run(s, NULL), SC_OK);
+		double v = sc_search_result(s, stage, NULL);
+		sc_search_free(s);
+		cr_assert(ts_valid(g, stage, k), "trial %d", t);
+		cr_assert(fabs(sorted_stage_costs(g, k, stage, now) - v) <= 1e-9 * (1 + v));
+		double tol = 1e-7 * (1 + v);
+		ts_cost *c = calloc((size_t)k, sizeof *c);
+		ts_costs(g, stage, &g->settings, k, c);
+		for (int x = 0; x < n; x++)
+			for (int to = 0; to < k; to++) {
+				/* balancing moves ops to lighter stages only */
+				if (to == stage[x] || c[to].cost >= c[stage[x]].cost)
+					continue;
+				memcpy(moved, stage, (size_t)n * sizeof *moved);
+				moved[x] = to;
+				if (!ts_valid(g, moved, k))
+					continue;
+				double w = sorted_stage_costs(g, k, moved, then);
+				if (w > v + tol)
+					continue;
+				int i = 0;
+				while (i < k && fabs(then[i] - now[i]) <= tol)
+					i++;
+				cr_assert(
+				        i == k || then[i] > now[i],
+				        "trial %d: moving op %d to stage %d sorts before: %.17g < "
+				        "%.17g at %d",
+				        t, x, to, then[i], now[i], i);
+			}
+		/* balancing did something: the start's bottleneck kept, its
+		 * other stages evened */
+		int *start = malloc((size_t)n * sizeof *start);
+		cr_assert_eq(sc_greedy_split(g, k, start, NULL), SC_OK);
+		double w = sorted_stage_costs(g, k, start, then);
+		if (fabs(w - v) <= tol) {
+			int i = 0;
+			while (i < k && fabs(then[i] - now[i]) <= tol)
+				i++;
+			evened += i < k && now[i] < then[i];
+		}
+		free(start);
+		free(c);
+		free(stage);
+		free(moved);
+		free(now);
+		free(then);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(evened, 0, "balancing never evened a start");
 }
