@@ -22,13 +22,19 @@
  * cannot pull it; --l2 squares the errors instead, --power P weighs by
  * the time to the power P), by coordinate descent from the device's own
  * numbers; the h100 profile in core/device.c holds its result (--write
- * FILE saves it as a profile file).  PERF_COST_DUMP=1 prints every op's
- * model and measured time.
+ * FILE saves it as a profile file; --exclude MODEL leaves that model's
+ * runs out).  It fits the overheads, the efficiencies, the halves of the
+ * three GEMM kinds, strided_eff and the cache.  PERF_COST_DUMP=1 prints
+ * every op's model and measured time.
+ *
+ * --cross benches each model under the fit to the other models (leave one
+ * model out): what the calibration promises for a model it has not seen.
  *
  * The models a run names are looked for beside MEASURED.json (in its onnx/
  * folder, then its own), then in samples/h100/onnx/ and samples/onnx/.
  *
- *   build/perf-cost [--fit [--l2] [--power P] [--write FILE]] [--device D] [MEASURED.json]
+ *   build/perf-cost [--fit [--l2] [--power P] [--write FILE] [--exclude MODEL] | --cross]
+ *                   [--device D] [MEASURED.json]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
@@ -307,10 +313,8 @@ static void fit(sc_device *d, const samples *S, bool verbose)
 		if (k == SC_OPK_CONV || k == SC_OPK_DWCONV || k == SC_OPK_MATMUL) {
 			is_eff[np] = true;
 			params[np++] = &d->compute_eff[k];
-			if (k != SC_OPK_MATMUL) {
-				is_eff[np] = false;
-				params[np++] = &d->half_m[k];
-			}
+			is_eff[np] = false;
+			params[np++] = &d->half_m[k];
 			is_eff[np] = false;
 			params[np++] = &d->half_n[k];
 			is_eff[np] = false;
@@ -319,7 +323,7 @@ static void fit(sc_device *d, const samples *S, bool verbose)
 	}
 	for (int k = 0; k < SC_OPK_N; k++)
 		if (k == SC_OPK_CONV || k == SC_OPK_DWCONV || k == SC_OPK_MATMUL) {
-			d->half_m[k] = d->half_m[k] > 0 || k == SC_OPK_MATMUL ? d->half_m[k] : 256;
+			d->half_m[k] = d->half_m[k] > 0 ? d->half_m[k] : 256;
 			d->half_n[k] = d->half_n[k] > 0 ? d->half_n[k] : 32;
 			d->half_k[k] = d->half_k[k] > 0 ? d->half_k[k] : 64;
 		}

@@ -10,6 +10,9 @@ echo "   (samples/h100/measured.json; regret = measured bottleneck of the model'
 echo "   the measured optimum; pred/meas = the model's bottleneck / the measured one)"
 build/perf-cost
 echo
+echo "== the same for models the fit has not seen: each model under the fit to the ten others"
+build/perf-cost --cross | tail -2
+echo
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/perf-core 100000
 echo

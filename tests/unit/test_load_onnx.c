@@ -260,6 +260,39 @@ Test(load_onnx, matmul_compute_bound_on_a_profile_file)
 	sc_graph_free(g);
 }
 
+/* cache and cache_bandwidth: an op whose bytes fit moves them at the
+ * cache's bandwidth, a larger one at the memory's (computed here from the
+ * tensor sizes: a Relu of E floats reads and writes 8E bytes). */
+Test(load_onnx, small_ops_move_their_bytes_at_the_cache_bandwidth)
+{
+	const char *prof = "/tmp/stagecut-test-cache.device";
+	FILE *f = fopen(prof, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name = cached\nflops = 1 TFLOP/s\nmem_bandwidth = 1 GB/s\nmemory = 1 GiB\n"
+	           "link_bandwidth = 1 GB/s\ncache = 4 KB\ncache_bandwidth = 4 GB/s\n");
+	fclose(f);
+	model x;
+	model_init(&x, 13);
+	/* 64 floats: 512 bytes, within the cache; 1024: 8192 bytes, over it */
+	int64_t sd[] = {1, 64}, ld[] = {1, 1024};
+	input(&x, "S", 2, sd, NULL);
+	input(&x, "L", 2, ld, NULL);
+	char *sin[] = {"S"}, *sout[] = {"S2"}, *lin[] = {"L"}, *lout[] = {"L2"};
+	node(&x, "small", "Relu", 1, sin, 1, sout);
+	node(&x, "large", "Relu", 1, lin, 1, lout);
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.device = prof, .report = &rep};
+	sc_graph *g = load_ok(save(&x, "cache.onnx"), &o);
+	int sm = sc_graph_find(g, "small"), lg = sc_graph_find(g, "large");
+	cr_assert(sm >= 0 && lg >= 0);
+	CLOSE(g->work[sm], 512 / 4e9 * 1e6);
+	CLOSE(g->work[lg], 8192 / 1e9 * 1e6);
+	cr_assert_eq(rep.device.cache, 4000);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+	unlink(prof);
+}
+
 Test(load_onnx, gemm_and_broadcasting_add)
 {
 	model x;

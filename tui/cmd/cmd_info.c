@@ -177,6 +177,9 @@ static void onnx_print(const sc_onnx_report *r)
 		printf("               strided convolutions reach %.3f of their compute "
 		       "efficiency\n",
 		       d->strided_eff);
+	if (d->cache > 0 && d->cache_bandwidth > 0)
+		printf("               ops of at most %s bytes move them at %s B/s (the cache)\n",
+		       ui_num(d->cache, a, sizeof a), ui_num(d->cache_bandwidth, b, sizeof b));
 	ui_print_line("               %s", d->calibration);
 	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
 	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
