@@ -1,0 +1,22 @@
+/*
+ * onnx_rnn.h - shapes and FLOPs of ONNX's recurrent ops (LSTM, GRU, RNN),
+ * for the ONNX loader: sc_onnx_infer (onnx_shape.c) hands them here.
+ * Pure functions, thread-safe.
+ */
+#ifndef SC_ONNX_RNN_H
+#define SC_ONNX_RNN_H
+
+#include <stdbool.h>
+
+#include "onnx_shape.h"
+
+/* True when node's op type is one this file handles. */
+bool sc_onnx_is_rnn(const char *op_type);
+
+/* As sc_onnx_infer, for an LSTM, GRU or RNN node: fills the outputs (Y,
+ * Y_h and, for LSTM, Y_c) from X, W, R and the attributes, and sets
+ * *flops.  False when an input shape it needs is unknown or inconsistent. */
+bool sc_onnx_infer_rnn(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in, int nin,
+                       sc_onnx_tensor *const *out, int nout, double *flops);
+
+#endif
