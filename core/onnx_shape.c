@@ -16,6 +16,7 @@
  * nothing else.
  */
 #include "onnx_shape.h"
+#include "onnx_einsum.h"
 #include "onnx_rnn.h"
 
 #include <math.h>
@@ -1018,6 +1019,8 @@ bool sc_onnx_infer(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in,
 		ok = pad(&c);
 	else if (sc_onnx_is_rnn(t))
 		return sc_onnx_infer_rnn(node, in, nin, out, nout, flops);
+	else if (!strcmp(t, "Einsum"))
+		return sc_onnx_infer_einsum(node, in, nin, out, nout, flops);
 	else
 		return false; /* Constant is the loader's: its value is a tensor */
 	*flops = c.flops;

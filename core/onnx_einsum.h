@@ -1,0 +1,17 @@
+/*
+ * onnx_einsum.h - shape and FLOPs of ONNX's Einsum, for the ONNX loader:
+ * sc_onnx_infer (onnx_shape.c) hands it here.  Pure functions, thread-safe.
+ */
+#ifndef SC_ONNX_EINSUM_H
+#define SC_ONNX_EINSUM_H
+
+#include <stdbool.h>
+
+#include "onnx_shape.h"
+
+/* As sc_onnx_infer, for an Einsum node: the output's shape from the
+ * equation attribute and the inputs' shapes, and *flops. */
+bool sc_onnx_infer_einsum(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in, int nin,
+                          sc_onnx_tensor *const *out, int nout, double *flops);
+
+#endif
