@@ -48,6 +48,10 @@ typedef struct tensor {
 	int consumers;  /* nodes that read it */
 	int charged_to; /* the node its initializer bytes are charged to, or -1 */
 	sc_onnx_tensor t;
+	/* value_info of a node's output with symbolic dims: not taken as its
+	 * shape (the dims may be unk__ names nobody set), but used to name dims
+	 * inference derives, and as the shape when inference cannot tell */
+	const Onnx__ValueInfoProto *hint;
 } tensor;
 
 typedef struct loader {
@@ -115,18 +119,11 @@ static sc_status add_tensor(loader *L, const char *name, int producer, int init)
 	return SC_OK;
 }
 
-/* the value of symbolic dim name: --dim, else 1; recorded in the report */
-static int64_t dim_param(loader *L, const char *name)
+/* Records symbolic dim name = v in the report, from: NULL (--dim or the
+ * default for an input), or the op that derived it. */
+static void record_dim(loader *L, const char *name, long long v, bool given, const char *from)
 {
 	sc_onnx_report *r = L->rep;
-	for (int i = 0; i < r->ndims; i++)
-		if (strcmp(r->dim_name[i], name) == 0)
-			return r->dim_value[i];
-	long long v = 1;
-	bool given = false;
-	for (int i = 0; L->opts && i < L->opts->ndims; i++)
-		if (strcmp(L->opts->dim_name[i], name) == 0)
-			v = L->opts->dim_value[i], given = true;
 	char **nn = realloc(r->dim_name, (size_t)(r->ndims + 1) * sizeof *nn);
 	if (nn)
 		r->dim_name = nn;
@@ -136,19 +133,140 @@ static int64_t dim_param(loader *L, const char *name)
 	bool *ng = realloc(r->dim_given, (size_t)(r->ndims + 1) * sizeof *ng);
 	if (ng)
 		r->dim_given = ng;
-	char *copy = strdup(name);
-	if (nn && nv && ng && copy) {
+	char **nf = realloc(r->dim_from, (size_t)(r->ndims + 1) * sizeof *nf);
+	if (nf)
+		r->dim_from = nf;
+	char *copy = strdup(name), *fcopy = from ? strdup(from) : NULL;
+	if (nn && nv && ng && nf && copy && (!from || fcopy)) {
 		r->dim_name[r->ndims] = copy;
 		r->dim_value[r->ndims] = v;
+		r->dim_from[r->ndims] = fcopy;
 		r->dim_given[r->ndims++] = given;
 	} else {
 		free(copy);
+		free(fcopy);
 	}
-	return v;
 }
 
-/* a shape from value_info or a graph input/output */
-static void apply_value_info(loader *L, const Onnx__ValueInfoProto *vi)
+/* The value of symbolic dim name when it is known: recorded already, or
+ * given by --dim (then recorded). */
+static bool dim_known(loader *L, const char *name, int64_t *v)
+{
+	sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->ndims; i++)
+		if (strcmp(r->dim_name[i], name) == 0) {
+			*v = r->dim_value[i];
+			return true;
+		}
+	for (int i = 0; L->opts && i < L->opts->ndims; i++)
+		if (strcmp(L->opts->dim_name[i], name) == 0) {
+			*v = L->opts->dim_value[i];
+			record_dim(L, name, *v, true, NULL);
+			return true;
+		}
+	return false;
+}
+
+/* the value of a symbolic dim of a graph input: --dim, else 1 */
+static int64_t dim_param(loader *L, const char *name)
+{
+	int64_t v;
+	if (dim_known(L, name, &v))
+		return v;
+	record_dim(L, name, 1, false, NULL);
+	return 1;
+}
+
+/* value_info's dims: the tensor type's shape, or NULL */
+static const Onnx__TensorShapeProto *hint_shape(const Onnx__ValueInfoProto *vi)
+{
+	if (!vi || !vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+	    !vi->type->tensor_type || !vi->type->tensor_type->shape ||
+	    vi->type->tensor_type->shape->n_dim > SC_ONNX_MAX_RANK)
+		return NULL;
+	return vi->type->tensor_type->shape;
+}
+
+/* An output's value_info names dims inference found: records those not
+ * known yet, as derived by op. */
+static void name_dims(loader *L, const Onnx__ValueInfoProto *vi, const sc_onnx_tensor *t,
+                      const char *op)
+{
+	const Onnx__TensorShapeProto *sh = hint_shape(vi);
+	if (!sh || (int)sh->n_dim != t->rank)
+		return;
+	for (size_t d = 0; d < sh->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
+		int64_t v;
+		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+		    dim->dim_param && *dim->dim_param && !dim_known(L, dim->dim_param, &v))
+			record_dim(L, dim->dim_param, t->dim[d], false, op);
+	}
+}
+
+/* Notes that dim name, unknown, leaves the shape of op's output unknown
+ * (once per dim). */
+static void note_unresolved(loader *L, const char *name, const char *op)
+{
+	sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->nunresolved; i++)
+		if (strcmp(r->unresolved_dim[i], name) == 0)
+			return;
+	char **nd = realloc(r->unresolved_dim, (size_t)(r->nunresolved + 1) * sizeof *nd);
+	if (nd)
+		r->unresolved_dim = nd;
+	char **no = realloc(r->unresolved_op, (size_t)(r->nunresolved + 1) * sizeof *no);
+	if (no)
+		r->unresolved_op = no;
+	char *a = strdup(name), *b = strdup(op);
+	if (nd && no && a && b) {
+		r->unresolved_dim[r->nunresolved] = a;
+		r->unresolved_op[r->nunresolved++] = b;
+	} else {
+		free(a);
+		free(b);
+	}
+}
+
+/* When inference could not tell an output's shape: value_info's, if every
+ * dim is a number or a dim known by now; else the first unknown dim is
+ * noted, with op. */
+static void shape_from_hint(loader *L, const Onnx__ValueInfoProto *vi, sc_onnx_tensor *t,
+                            const char *op)
+{
+	const Onnx__TensorShapeProto *sh = hint_shape(vi);
+	if (!sh)
+		return;
+	int64_t dims[SC_ONNX_MAX_RANK];
+	for (size_t d = 0; d < sh->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
+		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    dim->dim_value >= 0)
+			dims[d] = dim->dim_value;
+		else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+		         dim->dim_param && *dim->dim_param) {
+			if (!dim_known(L, dim->dim_param, &dims[d])) {
+				note_unresolved(L, dim->dim_param, op);
+				return;
+			}
+		} else {
+			return; /* a dim nobody named */
+		}
+	}
+	const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+	t->known = true;
+	t->rank = (int)sh->n_dim;
+	memcpy(t->dim, dims, sizeof dims);
+	t->dtype = tt->has_elem_type ? tt->elem_type : t->dtype;
+	t->elem = sc_onnx_dtype_size(t->dtype);
+}
+
+/* A shape from value_info or a graph input or output.  A graph input's
+ * symbolic dims take --dim, else 1.  A node's output takes value_info's
+ * shape when every dim is a number; with symbolic dims it is a hint
+ * (tensor.hint): inference derives the dims from the inputs', and names
+ * them. */
+static void apply_value_info(loader *L, const Onnx__ValueInfoProto *vi, bool input)
 {
 	if (!vi || !vi->name || !vi->type ||
 	    vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
@@ -162,14 +280,21 @@ static void apply_value_info(loader *L, const Onnx__ValueInfoProto *vi)
 	t->elem = sc_onnx_dtype_size(t->dtype);
 	if (!tt->shape || tt->shape->n_dim > SC_ONNX_MAX_RANK)
 		return;
+	bool produced = L->tens[i].producer >= 0;
 	for (size_t d = 0; d < tt->shape->n_dim; d++) {
 		const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
 		int64_t v = -1;
 		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
 			v = dim->dim_value;
 		else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-		         dim->dim_param && *dim->dim_param)
+		         dim->dim_param && *dim->dim_param) {
+			if (produced || !input) {
+				if (!L->tens[i].hint)
+					L->tens[i].hint = vi;
+				return;
+			}
 			v = dim_param(L, dim->dim_param);
+		}
 		if (v < 0)
 			return; /* a dim nobody named: the shape stays unknown */
 		t->dim[d] = v;
@@ -461,12 +586,13 @@ static sc_status collect_tensors(loader *L)
 		if (t >= 0)
 			L->rep->param_bytes += fmax(0, sc_onnx_bytes(&L->tens[t].t));
 	}
-	for (size_t i = 0; i < g->n_value_info; i++)
-		apply_value_info(L, g->value_info[i]);
+	/* the inputs first: their dims are the ones --dim sets */
 	for (size_t i = 0; i < g->n_input; i++)
-		apply_value_info(L, g->input[i]);
+		apply_value_info(L, g->input[i], true);
+	for (size_t i = 0; i < g->n_value_info; i++)
+		apply_value_info(L, g->value_info[i], false);
 	for (size_t i = 0; i < g->n_output; i++)
-		apply_value_info(L, g->output[i]);
+		apply_value_info(L, g->output[i], false);
 	return SC_OK;
 }
 
@@ -675,6 +801,15 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 		                  ? nout >= 1 && constant(nd, out[0])
 		                  : nd->n_input <= 256 && nd->n_output <= 256 &&
 		                            sc_onnx_infer(nd, in, nin, out, nout, &flops);
+		for (int j = 0; j < nout; j++) {
+			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
+			if (t < 0 || !L->tens[t].hint)
+				continue;
+			if (out[j]->known)
+				name_dims(L, L->tens[t].hint, out[j], names[v]);
+			else if (L->tens[t].consumers > 0 || j == 0)
+				shape_from_hint(L, L->tens[t].hint, out[j], names[v]);
+		}
 		L->folded[v] = foldable(L, nd, tin, nin, in);
 		sc_op_size *sz = &sizes[v];
 		*sz = (sc_op_size){.kind = op_kind(nd)};
@@ -1050,8 +1185,17 @@ void sc_onnx_report_fini(sc_onnx_report *r)
 		free(r->folded[i]);
 	free(r->folded);
 	free(r->op_size);
-	for (int i = 0; i < r->ndims; i++)
+	for (int i = 0; i < r->ndims; i++) {
 		free(r->dim_name[i]);
+		free(r->dim_from ? r->dim_from[i] : NULL);
+	}
+	for (int i = 0; i < r->nunresolved; i++) {
+		free(r->unresolved_dim[i]);
+		free(r->unresolved_op[i]);
+	}
+	free(r->unresolved_dim);
+	free(r->unresolved_op);
+	free(r->dim_from);
 	free(r->type_name);
 	free(r->type_count);
 	free(r->unknown);

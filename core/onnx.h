@@ -40,7 +40,15 @@ typedef struct sc_onnx_report {
 	int ndims;
 	char **dim_name; /* the symbolic dims the model uses, sorted */
 	long long *dim_value;
-	bool *dim_given; /* set by --dim (else the default 1) */
+	bool *dim_given; /* set by --dim (else the default 1, or derived) */
+	/* per dim: NULL for an input's dim (--dim or the default 1); else the
+	 * op whose output's value_info names it, inference having derived its
+	 * value from the inputs' dims */
+	char **dim_from;
+	/* symbolic dims of value_info nobody set and inference could not
+	 * derive, each with the op whose output's shape stayed unknown */
+	int nunresolved;
+	char **unresolved_dim, **unresolved_op;
 } sc_onnx_report;
 
 /* The graph's ops of kind k (from op_size). */

@@ -1,6 +1,10 @@
 /*
  * refine.c - local search on a partition (beyond the papers).
  *
+ * Longer than 600 lines: refinement and balancing (below) move the same
+ * units with the same closures, ranges and incremental costs, which a split
+ * would have to expose.
+ *
  * Slicing a topological order can be k times worse than optimal (000 Lemma
  * B.2) because a stage can only hold a contiguous piece of the order.
  * Refinement works on the partition itself: it takes the bottleneck stage

@@ -139,6 +139,19 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 		         path, r->nunknown, r->nunknown == 1 ? "" : "s", list,
 		         at >= 400 ? ", ..." : "");
 	}
+	if (r->nunresolved > 0) {
+		char list[600];
+		size_t at = 0;
+		list[0] = '\0';
+		for (int i = 0; i < r->nunresolved && at < 400; i++)
+			at += (size_t)snprintf(list + at, sizeof list - at,
+			                       "%s%s (the output of %s)", i ? ", " : "",
+			                       r->unresolved_dim[i], r->unresolved_op[i]);
+		ui_error("warning: %s: dim%s %s%s cannot be derived from the inputs' dims: the "
+		         "ops that need %s cost 0 (give --dim NAME=N)",
+		         path, r->nunresolved == 1 ? "" : "s", list, at >= 400 ? ", ..." : "",
+		         r->nunresolved == 1 ? "it" : "them");
+	}
 	for (int i = 0; i < o->ndims; i++) {
 		bool used = false;
 		for (int j = 0; j < r->ndims; j++)

@@ -26,7 +26,7 @@ typedef struct model {
 	Onnx__OperatorSetIdProto opset, *opsets[1];
 	Onnx__NodeProto nodes[MAXN], *pnodes[MAXN];
 	Onnx__TensorProto inits[MAXN], *pinits[MAXN];
-	Onnx__ValueInfoProto inputs[MAXN], *pinputs[MAXN];
+	Onnx__ValueInfoProto inputs[MAXN], *pinputs[MAXN], *pvalue_info[MAXN];
 	Onnx__TypeProto types[MAXN];
 	Onnx__TypeProto__Tensor ttypes[MAXN];
 	Onnx__TensorShapeProto shapes[MAXN];
@@ -53,6 +53,7 @@ static void model_init(model *x, int opset)
 	x->g.node = x->pnodes;
 	x->g.initializer = x->pinits;
 	x->g.input = x->pinputs;
+	x->g.value_info = x->pvalue_info;
 }
 
 static Onnx__NodeProto *node(model *x, const char *name, const char *type, int nin, char **in,
@@ -97,10 +98,10 @@ static void init(model *x, const char *name, int rank, int64_t *dims)
 	x->pinits[x->g.n_initializer++] = t;
 }
 
-/* a FLOAT graph input; a dim < 0 is the symbolic dim sym */
-static void input(model *x, const char *name, int rank, const int64_t *dims, const char *sym)
+/* a FLOAT value info in slot i; a dim < 0 is the symbolic dim sym */
+static Onnx__ValueInfoProto *fill_value_info(model *x, size_t i, const char *name, int rank,
+                                             const int64_t *dims, const char *sym)
 {
-	size_t i = x->g.n_input;
 	Onnx__ValueInfoProto *v = &x->inputs[i];
 	onnx__value_info_proto__init(v);
 	onnx__type_proto__init(&x->types[i]);
@@ -127,7 +128,23 @@ static void input(model *x, const char *name, int rank, const int64_t *dims, con
 		}
 		x->pdims[i][d] = dm;
 	}
-	x->pinputs[x->g.n_input++] = v;
+	return v;
+}
+
+/* a FLOAT graph input; a dim < 0 is the symbolic dim sym (inputs come
+ * before value infos) */
+static void input(model *x, const char *name, int rank, const int64_t *dims, const char *sym)
+{
+	x->pinputs[x->g.n_input] = fill_value_info(x, x->g.n_input, name, rank, dims, sym);
+	x->g.n_input++;
+}
+
+/* a value_info entry for a node's output, as onnx's shape inference
+ * writes them (a dim < 0 is the symbolic dim sym) */
+static void value_info(model *x, const char *name, int rank, const int64_t *dims, const char *sym)
+{
+	size_t i = x->g.n_input + x->g.n_value_info;
+	x->pvalue_info[x->g.n_value_info++] = fill_value_info(x, i, name, rank, dims, sym);
 }
 
 static const char *save(model *x, const char *file)
@@ -374,6 +391,57 @@ Test(load_onnx, symbolic_batch_from_dim)
 	CLOSE(rep.flops, 8);
 	cr_assert_eq(rep.dim_value[0], 1);
 	cr_assert(!rep.dim_given[0]);
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+}
+
+/* value_info with symbolic dims, as onnx's shape inference writes it (unk__
+ * names nobody sets): inference derives them from the inputs' dims and
+ * names them; one it cannot derive leaves its op's consumers unknown and
+ * is reported with the op, never set to 1; --dim sets it. */
+Test(load_onnx, symbolic_dims_of_value_info_are_derived_not_defaulted)
+{
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {-1, 8}, wd[] = {8, 5}, yd[] = {-1, 5}, zd[] = {-1, 3};
+	input(&x, "X", 2, xd, "N");
+	init(&x, "W", 2, wd);
+	char *mi[] = {"X", "W"}, *mo[] = {"Y"}, *ci[] = {"Y"}, *co[] = {"Z"}, *ri[] = {"Z"},
+	     *ro[] = {"R"};
+	node(&x, "mm", "MatMul", 2, mi, 1, mo);
+	node(&x, "custom", "NoSuchOp", 1, ci, 1, co);
+	node(&x, "relu", "Relu", 1, ri, 1, ro);
+	/* Y: [unk__1, 5] (inference gives 4 x 5 at N = 4); Z: [unk__2, 3] */
+	value_info(&x, "Y", 2, yd, "unk__1");
+	value_info(&x, "Z", 2, zd, "unk__2");
+	const char *path = save(&x, "vi.onnx");
+	const char *names[] = {"N", "unk__2"};
+	long long values[] = {4, 7};
+	sc_onnx_report rep = {0};
+	sc_load_opts o = {.ndims = 1, .dim_name = names, .dim_value = values, .report = &rep};
+	sc_graph *g = load_ok(path, &o);
+	/* MatMul 2*4*5*8 = 320; the Relu after the unknown op: unknown */
+	CLOSE(rep.flops, 320);
+	cr_assert_eq(rep.nunknown, 2, "%d", rep.nunknown); /* custom, relu */
+	bool derived = false;
+	for (int i = 0; i < rep.ndims; i++)
+		if (!strcmp(rep.dim_name[i], "unk__1")) {
+			derived = true;
+			cr_assert_eq(rep.dim_value[i], 4);
+			cr_assert_str_eq(rep.dim_from[i], "mm");
+		}
+	cr_assert(derived, "unk__1 was not derived");
+	cr_assert_eq(rep.nunresolved, 1);
+	cr_assert_str_eq(rep.unresolved_dim[0], "unk__2");
+	cr_assert_str_eq(rep.unresolved_op[0], "custom");
+	sc_onnx_report_fini(&rep);
+	sc_graph_free(g);
+	/* --dim unk__2=7 gives Z its shape: the Relu costs 7*3 = 21 */
+	o.ndims = 2;
+	g = load_ok(path, &o);
+	CLOSE(rep.flops, 320 + 21);
+	cr_assert_eq(rep.nunknown, 1);
+	cr_assert_eq(rep.nunresolved, 0);
 	sc_onnx_report_fini(&rep);
 	sc_graph_free(g);
 }

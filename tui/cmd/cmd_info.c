@@ -133,6 +133,11 @@ static json_t *onnx_json(const sc_onnx_report *r)
 		json_array_append_new(unknown, json_string(r->unknown[i]));
 	for (int i = 0; i < r->ndims; i++)
 		json_object_set_new(dims, r->dim_name[i], json_integer(r->dim_value[i]));
+	json_t *underived = json_array();
+	for (int i = 0; i < r->nunresolved; i++)
+		json_array_append_new(underived,
+		                      json_pack("{s:s, s:s}", "dim", r->unresolved_dim[i], "op",
+		                                r->unresolved_op[i]));
 	const sc_device *d = &r->device;
 	for (int k = 0; k < SC_OPK_N; k++) {
 		const char *kn = sc_op_kind_name((sc_op_kind)k);
@@ -142,17 +147,17 @@ static json_t *onnx_json(const sc_onnx_report *r)
 		json_object_set_new(ceff, kn, json_real(d->compute_eff[k]));
 		json_object_set_new(meff, kn, json_real(d->mem_eff[k]));
 	}
-	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:s, s:o, s:i, s:s, s:s, s:s, "
+	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:s, s:o, s:o, s:i, s:s, s:s, s:s, "
 	                 "s:{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:s}}",
 	                 "ops_by_type", types, "flops", r->flops, "param_bytes", r->param_bytes,
 	                 "unknown_ops", r->nunknown, "unknown", unknown, "folded_ops", r->nfolded,
-	                 "ops_by_kind", kinds, "device", d->name, "dims", dims, "opset", r->opset,
-	                 "time_unit", "microseconds", "precision", sc_precision_name(r->precision),
-	                 "precision_why", r->precision_why, "device_profile", "flops_per_s",
-	                 d->peak[r->precision], "mem_bandwidth_bytes_per_s", d->mem_bandwidth,
-	                 "memory_bytes", d->memory, "link_bandwidth_bytes_per_s", d->link_bandwidth,
-	                 "overhead_us", overhead, "compute_eff", ceff, "mem_eff", meff,
-	                 "calibration", d->calibration);
+	                 "ops_by_kind", kinds, "device", d->name, "dims", dims, "underived_dims",
+	                 underived, "opset", r->opset, "time_unit", "microseconds", "precision",
+	                 sc_precision_name(r->precision), "precision_why", r->precision_why,
+	                 "device_profile", "flops_per_s", d->peak[r->precision],
+	                 "mem_bandwidth_bytes_per_s", d->mem_bandwidth, "memory_bytes", d->memory,
+	                 "link_bandwidth_bytes_per_s", d->link_bandwidth, "overhead_us", overhead,
+	                 "compute_eff", ceff, "mem_eff", meff, "calibration", d->calibration);
 }
 
 static void onnx_print(const sc_onnx_report *r)
@@ -186,10 +191,21 @@ static void onnx_print(const sc_onnx_report *r)
 	printf("dims          ");
 	if (r->ndims == 0)
 		printf(" none symbolic");
-	for (int i = 0; i < r->ndims; i++)
-		printf(" %s=%lld%s", r->dim_name[i], r->dim_value[i],
-		       r->dim_given[i] ? "" : " (default)");
+	for (int i = 0; i < r->ndims; i++) {
+		printf(" %s=%lld", r->dim_name[i], r->dim_value[i]);
+		if (r->dim_from && r->dim_from[i])
+			printf(" (derived at %s)", r->dim_from[i]);
+		else if (!r->dim_given[i])
+			printf(" (default)");
+	}
 	printf("\n");
+	if (r->nunresolved > 0) {
+		printf("underived dims");
+		for (int i = 0; i < r->nunresolved; i++)
+			printf(" %s (the output of %s)%s", r->unresolved_dim[i],
+			       r->unresolved_op[i], i + 1 < r->nunresolved ? "," : "");
+		printf("\n");
+	}
 	printf("ops by type   ");
 	for (int i = 0; i < r->ntypes; i++)
 		printf(" %s %d%s", r->type_name[i], r->type_count[i], i + 1 < r->ntypes ? "," : "");
