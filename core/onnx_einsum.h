@@ -10,7 +10,10 @@
 #include "onnx_shape.h"
 
 /* As sc_onnx_infer, for an Einsum node: the output's shape from the
- * equation attribute and the inputs' shapes, and *flops. */
+ * equation attribute and the inputs' shapes (not overwriting one that
+ * value_info gave), and *flops (onnx_einsum.c gives the rule).  False,
+ * *flops 0, on a malformed equation, an input of unknown shape, or dims
+ * the equation's letters or ellipses cannot agree on. */
 bool sc_onnx_infer_einsum(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in, int nin,
                           sc_onnx_tensor *const *out, int nout, double *flops);
 

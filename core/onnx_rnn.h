@@ -14,8 +14,11 @@
 bool sc_onnx_is_rnn(const char *op_type);
 
 /* As sc_onnx_infer, for an LSTM, GRU or RNN node: fills the outputs (Y,
- * Y_h and, for LSTM, Y_c) from X, W, R and the attributes, and sets
- * *flops.  False when an input shape it needs is unknown or inconsistent. */
+ * Y_h and, for LSTM, Y_c; out[0..nout) only, and not one value_info gave)
+ * from X, W, R and the attributes, and sets *flops (onnx_rnn.c gives the
+ * formulas).  False, *flops 0, when X, W or R is unknown, when the shapes
+ * or attributes disagree, or when the node has more inputs or outputs than
+ * its op defines. */
 bool sc_onnx_infer_rnn(const Onnx__NodeProto *node, const sc_onnx_tensor *const *in, int nin,
                        sc_onnx_tensor *const *out, int nout, double *flops);
 
