@@ -48,8 +48,17 @@ static void gather(const sc_graph *g, info_stats *s, int *level)
 
 /* ---- the exact DP's contraction (solvers/contract.h) --------------------- */
 
-/* Ideals are counted up to this many; past it info says "more than". */
+/* Ideals are counted up to this many, and on a large graph up to
+ * INFO_IDEAL_WORK / ops (each ideal costs a pass over the ops: swin_t's 3517
+ * took 15 s to reach a million); past it info says "more than". */
 #define INFO_IDEAL_LIMIT 1000000L
+#define INFO_IDEAL_WORK 2e8
+
+static long ideal_limit(const sc_graph *g)
+{
+	double by_work = INFO_IDEAL_WORK / (g->n + 1);
+	return by_work < INFO_IDEAL_LIMIT ? (long)by_work : INFO_IDEAL_LIMIT;
+}
 
 /* A training graph's totals by pass. */
 typedef struct pass_totals {
@@ -80,7 +89,7 @@ static json_t *training_json(const sc_graph *g)
 	                 "order_arcs", g->m_order, "mirrored_arcs", g->m_order - t.forward_edges);
 }
 
-static json_t *contraction_json(const sc_contract_report *r)
+static json_t *contraction_json(const sc_contract_report *r, long limit)
 {
 	json_t *rules = json_object();
 	for (int i = 0; i < SC_CONTRACT_NRULES; i++)
@@ -89,15 +98,14 @@ static json_t *contraction_json(const sc_contract_report *r)
 	return json_pack(
 	        "{s:i, s:i, s:i, s:o, s:o, s:o}", "units_before", r->stats.units_before, "units",
 	        r->stats.units_after, "rounds", r->stats.rounds, "rules", rules, "ideals_before",
-	        r->ideals_before > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_before),
-	        "ideals",
-	        r->ideals_after > INFO_IDEAL_LIMIT ? json_null() : json_integer(r->ideals_after));
+	        r->ideals_before > limit ? json_null() : json_integer(r->ideals_before), "ideals",
+	        r->ideals_after > limit ? json_null() : json_integer(r->ideals_after));
 }
 
-static void ideals_text(long count, char *buf, size_t size)
+static void ideals_text(long count, long limit, char *buf, size_t size)
 {
-	if (count > INFO_IDEAL_LIMIT)
-		snprintf(buf, size, "more than %ld", INFO_IDEAL_LIMIT);
+	if (count > limit)
+		snprintf(buf, size, "more than %ld", limit);
 	else
 		snprintf(buf, size, "%ld", count);
 }
@@ -115,8 +123,8 @@ static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 			printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i),
 			       r->stats.by_rule[i]);
 	printf(")\n");
-	ideals_text(r->ideals_after, a, sizeof a);
-	ideals_text(r->ideals_before, b, sizeof b);
+	ideals_text(r->ideals_after, ideal_limit(g), a, sizeof a);
+	ideals_text(r->ideals_before, ideal_limit(g), b, sizeof b);
 	printf("ideals         %s for the exact DP (%s without the rules)\n", a, b);
 }
 
@@ -296,7 +304,7 @@ int ui_cmd_info(const ui_opts *o)
 	free(level);
 	sc_contract_report contraction;
 	sc_error cerr;
-	if (sc_contract_report_of(g, INFO_IDEAL_LIMIT, &contraction, &cerr) != SC_OK) {
+	if (sc_contract_report_of(g, ideal_limit(g), &contraction, &cerr) != SC_OK) {
 		ui_error("%s", cerr.msg);
 		sc_graph_free(g);
 		return UI_EXIT_INPUT;
@@ -339,7 +347,8 @@ int ui_cmd_info(const ui_opts *o)
 		if (root && sc_graph_is_training(g))
 			json_object_set_new(root, "training", training_json(g));
 		if (root)
-			json_object_set_new(root, "contraction", contraction_json(&contraction));
+			json_object_set_new(root, "contraction",
+			                    contraction_json(&contraction, ideal_limit(g)));
 		if (root && rep.filled)
 			json_object_set_new(root, "onnx", onnx_json(&rep));
 		if (root)
