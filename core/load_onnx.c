@@ -67,6 +67,9 @@ typedef struct loader {
 	bool *folded; /* per node: folded at load time, not an op */
 	int *fold_to; /* per folded node: the node its time goes to, or -1 */
 	int *op_of;   /* per node: its op in the graph, or -1 when folded */
+	/* per node with subgraphs (If, Loop): the modelled time of the bodies
+	 * it runs, and the bytes of their initializers (its param) */
+	double *body_time, *body_param;
 } loader;
 
 static int cmp_tensor_names(const void *a, const void *b, void *ctx)
@@ -769,6 +772,247 @@ static int value_root(const loader *L, int t)
 	return t;
 }
 
+/* ---- control flow: If and Loop costed by their bodies --------------------- */
+
+/* A subgraph's tensors while its body is costed; names not found here are
+ * looked up in the scopes around it, then in the main graph. */
+typedef struct scope {
+	const struct scope *outer;
+	int n, cap;
+	const char **name;
+	sc_onnx_tensor *t;
+} scope;
+
+/* what running a body (or a control-flow node) costs */
+typedef struct body_cost {
+	double time;   /* modelled, microseconds */
+	double flops;  /* FLOPs */
+	double param;  /* bytes of the initializers of the bodies */
+	bool unknown;  /* an op of the body has unknown shapes */
+	bool no_trips; /* a Loop whose trip count is not known counted once */
+} body_cost;
+
+static const sc_onnx_tensor *scope_find(const loader *L, const scope *s, const char *name)
+{
+	for (; s; s = s->outer)
+		for (int i = s->n - 1; i >= 0; i--)
+			if (strcmp(s->name[i], name) == 0)
+				return &s->t[i];
+	int t = find(L, name);
+	return t >= 0 ? &L->tens[t].t : NULL;
+}
+
+static sc_onnx_tensor *scope_add(scope *s, const char *name)
+{
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		const char **nn = realloc(s->name, (size_t)cap * sizeof *nn);
+		if (nn)
+			s->name = nn;
+		sc_onnx_tensor *nt = realloc(s->t, (size_t)cap * sizeof *nt);
+		if (nt)
+			s->t = nt;
+		if (!nn || !nt)
+			return NULL;
+		s->cap = cap;
+	}
+	s->name[s->n] = name ? name : "";
+	reset(&s->t[s->n]);
+	return &s->t[s->n++];
+}
+
+static const Onnx__GraphProto *graph_attr(const Onnx__NodeProto *nd, const char *name)
+{
+	const Onnx__AttributeProto *a = sc_onnx_attr(nd, name);
+	return a ? a->g : NULL;
+}
+
+static bool has_body(const Onnx__NodeProto *nd)
+{
+	for (size_t i = 0; i < nd->n_attribute; i++)
+		if (nd->attribute[i]->g || nd->attribute[i]->n_graphs)
+			return true;
+	return false;
+}
+
+static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *nd,
+                         const sc_onnx_tensor *const *in, int nin, sc_onnx_tensor *const *out,
+                         int nout, int depth, body_cost *c);
+
+/* Costs body g once: its inputs take the shapes of args[0..nargs) (NULL,
+ * or fewer: value_info's when its dims are numbers), its initializers are
+ * param, every node is costed in order (nested If and Loop too); the
+ * shapes of its outputs go to res[0..nres).  False when out of memory. */
+static bool run_body(loader *L, const scope *outer, const Onnx__GraphProto *g,
+                     const sc_onnx_tensor *const *args, int nargs, sc_onnx_tensor *res, int nres,
+                     int depth, body_cost *c)
+{
+	scope s = {.outer = outer};
+	bool ok = true;
+	const sc_device *d = &L->rep->device;
+	for (size_t i = 0; ok && i < g->n_initializer; i++) {
+		sc_onnx_tensor *t = scope_add(&s, g->initializer[i]->name);
+		if (!(ok = t != NULL))
+			break;
+		if (tensor_of(g->initializer[i], t))
+			c->param += fmax(0, run_bytes(L, t));
+	}
+	for (size_t i = 0; ok && i < g->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = g->input[i];
+		sc_onnx_tensor *t = scope_add(&s, vi ? vi->name : NULL);
+		if (!(ok = t != NULL))
+			break;
+		if ((int)i < nargs && args[i] && args[i]->known)
+			*t = *args[i];
+		else if (vi)
+			shape_from_hint(L, vi, t, "");
+	}
+	const sc_onnx_tensor *in[256];
+	sc_onnx_tensor *outs[256];
+	for (size_t k = 0; ok && k < g->n_node; k++) {
+		const Onnx__NodeProto *nd = g->node[k];
+		int nin = nd->n_input < 256 ? (int)nd->n_input : 256;
+		int nout = nd->n_output < 256 ? (int)nd->n_output : 256;
+		for (int j = 0; j < nin; j++)
+			in[j] = nd->input[j] && *nd->input[j] ? scope_find(L, &s, nd->input[j])
+			                                      : NULL;
+		int first = s.n;
+		for (int j = 0; ok && j < nout; j++)
+			ok = scope_add(&s, nd->output[j]) != NULL;
+		if (!ok)
+			break;
+		for (int j = 0; j < nout; j++)
+			outs[j] = &s.t[first + j];
+		const char *type = nd->op_type ? nd->op_type : "";
+		if (!strcmp(type, "Constant")) {
+			if (nout >= 1)
+				constant(nd, outs[0]);
+			continue;
+		}
+		if (has_body(nd)) {
+			if (depth >= ONNX_MAX_DEPTH ||
+			    !control_flow(L, &s, nd, in, nin, outs, nout, depth + 1, c))
+				c->unknown = true;
+			continue;
+		}
+		double flops = 0;
+		if (!sc_onnx_infer(nd, in, nin, outs, nout, &flops)) {
+			c->unknown = true;
+			continue;
+		}
+		sc_op_size sz = {.kind = op_kind(nd), .flops = flops};
+		for (int j = 0; j < nin; j++)
+			sz.bytes += in[j] ? fmax(0, run_bytes(L, in[j])) : 0;
+		for (int j = 0; j < nout; j++)
+			sz.bytes += fmax(0, run_bytes(L, outs[j]));
+		gemm_sizes(nd, outs[0], &sz);
+		if (sz.kind == SC_OPK_VIEW)
+			sz.flops = sz.bytes = 0;
+		c->time += sc_device_op_time(d, L->rep->precision, &sz);
+		c->flops += flops;
+	}
+	for (int i = 0; ok && i < nres && i < (int)g->n_output; i++) {
+		const sc_onnx_tensor *t = g->output[i] && g->output[i]->name
+		                                  ? scope_find(L, &s, g->output[i]->name)
+		                                  : NULL;
+		reset(&res[i]);
+		if (t)
+			res[i] = *t;
+	}
+	free(s.name);
+	free(s.t);
+	return ok;
+}
+
+/* Costs an If (the branch its condition takes when that is a constant,
+ * else the slower one, both branches' initializers being param) or a Loop
+ * (its body times the trip count when M is a constant, else once; the
+ * loop-carried outputs take the body's shapes, the scan outputs gain the
+ * trip count as their first dim) into c, and fills the outputs.  False for
+ * other nodes with subgraphs (Scan), or when out of memory. */
+static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *nd,
+                         const sc_onnx_tensor *const *in, int nin, sc_onnx_tensor *const *out,
+                         int nout, int depth, body_cost *c)
+{
+	const char *type = nd->op_type ? nd->op_type : "";
+	sc_onnx_tensor res[2][64];
+	int nres = nout < 64 ? nout : 64;
+	if (!strcmp(type, "If")) {
+		const Onnx__GraphProto *br[2] = {graph_attr(nd, "then_branch"),
+		                                 graph_attr(nd, "else_branch")};
+		if (!br[0] || !br[1])
+			return false;
+		body_cost bc[2];
+		memset(bc, 0, sizeof bc);
+		for (int b = 0; b < 2; b++)
+			if (!run_body(L, outer, br[b], NULL, 0, res[b], nres, depth, &bc[b]))
+				return false;
+		int take = bc[1].time > bc[0].time ? 1 : 0;
+		if (nin >= 1 && in[0] && in[0]->nvalues >= 1)
+			take = in[0]->value[0] != 0 ? 0 : 1;
+		c->time += bc[take].time;
+		c->flops += bc[take].flops;
+		c->param += bc[0].param + bc[1].param;
+		c->unknown |= bc[take].unknown;
+		c->no_trips |= bc[take].no_trips;
+		for (int i = 0; i < nres; i++)
+			if (!out[i]->known)
+				*out[i] = res[take][i];
+		return true;
+	}
+	if (!strcmp(type, "Loop")) {
+		const Onnx__GraphProto *body = graph_attr(nd, "body");
+		if (!body)
+			return false;
+		/* the body's inputs: the iteration (int64 scalar), the condition
+		 * (bool scalar), then the loop-carried values */
+		sc_onnx_tensor iter, cond;
+		reset(&iter);
+		reset(&cond);
+		iter.known = cond.known = true;
+		iter.dtype = 7, iter.elem = 8;
+		cond.dtype = 9, cond.elem = 1;
+		const sc_onnx_tensor *args[64] = {&iter, &cond};
+		int nargs = 2;
+		for (int j = 2; j < nin && nargs < 64; j++)
+			args[nargs++] = in[j];
+		double trips = 1;
+		bool known_trips = nin >= 1 && in[0] && in[0]->nvalues >= 1 && in[0]->value[0] >= 0;
+		if (known_trips)
+			trips = in[0]->value[0];
+		body_cost bc = {0};
+		/* the body's outputs: the condition, the carried values, the scans */
+		if (!run_body(L, outer, body, args, nargs, res[0], nres + 1 < 64 ? nres + 1 : 64,
+		              depth, &bc))
+			return false;
+		c->time += trips * bc.time;
+		c->flops += trips * bc.flops;
+		c->param += bc.param;
+		c->unknown |= bc.unknown;
+		c->no_trips |= bc.no_trips || !known_trips;
+		int carried = nin - 2 > 0 ? nin - 2 : 0;
+		for (int i = 0; i < nres && i + 1 < 64; i++) {
+			sc_onnx_tensor *t = out[i];
+			if (t->known)
+				continue;
+			*t = res[0][i + 1];
+			if (i >= carried && t->known) {
+				/* a scan output: one slice per iteration */
+				if (!known_trips || t->rank + 1 > SC_ONNX_MAX_RANK) {
+					reset(t);
+					continue;
+				}
+				memmove(t->dim + 1, t->dim, (size_t)t->rank * sizeof *t->dim);
+				t->dim[0] = (int64_t)trips;
+				t->rank++;
+				t->nvalues = -1;
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Shapes, FLOPs, folding and the modelled costs of every node of the full
  * graph gr (one op per node), in topological order.  Fills L->folded, the
  * work of every node (0 for folded ones) and their kinds; param and out
@@ -797,10 +1041,28 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 				reset(out[j]);
 		}
 		double flops = 0;
-		bool ok = nd->op_type && !strcmp(nd->op_type, "Constant")
-		                  ? nout >= 1 && constant(nd, out[0])
-		                  : nd->n_input <= 256 && nd->n_output <= 256 &&
-		                            sc_onnx_infer(nd, in, nin, out, nout, &flops);
+		body_cost bc = {0};
+		bool ok;
+		if (nd->op_type && !strcmp(nd->op_type, "Constant"))
+			ok = nout >= 1 && constant(nd, out[0]);
+		else if (has_body(nd))
+			ok = control_flow(L, NULL, nd, in, nin, out, nout, 0, &bc) && !bc.unknown;
+		else
+			ok = nd->n_input <= 256 && nd->n_output <= 256 &&
+			     sc_onnx_infer(nd, in, nin, out, nout, &flops);
+		L->body_time[v] = bc.time;
+		L->body_param[v] = bc.param;
+		flops += bc.flops;
+		if (bc.no_trips) {
+			char **o = realloc(L->rep->once, (size_t)(L->rep->nonce + 1) * sizeof *o);
+			if (!o || !(o[L->rep->nonce] = strdup(names[v]))) {
+				if (o)
+					L->rep->once = o;
+				return sc_error_nomem(L->err, "ONNX report");
+			}
+			L->rep->once = o;
+			L->rep->nonce++;
+		}
 		for (int j = 0; j < nout; j++) {
 			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
 			if (t < 0 || !L->tens[t].hint)
@@ -812,7 +1074,7 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 		}
 		L->folded[v] = foldable(L, nd, tin, nin, in);
 		sc_op_size *sz = &sizes[v];
-		*sz = (sc_op_size){.kind = op_kind(nd)};
+		*sz = (sc_op_size){.kind = has_body(nd) ? SC_OPK_VIEW : op_kind(nd)};
 		double bytes = 0;
 		for (int j = 0; ok && j < nin; j++) {
 			if (!in[j])
@@ -864,6 +1126,35 @@ static void fold_targets(const loader *L, const sc_graph *gr, int *fold_to)
 	free(pos);
 }
 
+/* Charges node v with the main graph's constants its subgraphs read (at
+ * any depth) that no earlier op was charged with: into *param. */
+static void charge_body_refs(loader *L, int v, const Onnx__AttributeProto *a, int depth,
+                             double *param)
+{
+	if (depth > ONNX_MAX_DEPTH)
+		return;
+	const Onnx__GraphProto *gs[1] = {a->g};
+	size_t ng = a->g ? 1 : 0;
+	for (size_t k = 0; k < ng + a->n_graphs; k++) {
+		const Onnx__GraphProto *g = k < ng ? gs[k] : a->graphs[k - ng];
+		for (size_t i = 0; g && i < g->n_node; i++) {
+			const Onnx__NodeProto *nd = g->node[i];
+			for (size_t j = 0; j < nd->n_input; j++) {
+				int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
+				if (!is_const(L, t))
+					continue;
+				int r = value_root(L, t);
+				if (r < 0 || L->tens[r].charged_to >= 0)
+					continue;
+				L->tens[r].charged_to = v;
+				*param += fmax(0, run_bytes(L, &L->tens[r].t));
+			}
+			for (size_t j = 0; j < nd->n_attribute; j++)
+				charge_body_refs(L, v, nd->attribute[j], depth + 1, param);
+		}
+	}
+}
+
 /* The graph of the nodes that stay ops, with their costs: param is the
  * bytes of the constants (initializers and folded values, an Identity's
  * output counting as its input) each op is the first reader of, in
@@ -909,6 +1200,8 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 			L->tens[r].charged_to = v;
 			param += fmax(0, run_bytes(L, &L->tens[r].t));
 		}
+		for (size_t j = 0; j < nd->n_attribute; j++)
+			charge_body_refs(L, v, nd->attribute[j], 0, &param);
 		for (size_t j = 0; known_cost[v] && j < nd->n_output; j++) {
 			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
 			if (t >= 0 && readers[t] > 0)
@@ -917,7 +1210,10 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		sc_op_size size = sizes[v];
 		if (size.kind == SC_OPK_VIEW)
 			size.flops = size.bytes = 0; /* a runtime makes it a view */
-		double work = known_cost[v] ? sc_device_op_time(d, L->rep->precision, &size) : 0;
+		double work = known_cost[v] ? sc_device_op_time(d, L->rep->precision, &size) +
+		                                      L->body_time[v]
+		                            : 0;
+		param += L->body_param[v];
 		L->op_of[v] = sc_builder_add_op(b, names[v], work, param, obytes, NULL, L->err);
 		if (L->op_of[v] < 0)
 			goto done;
@@ -1072,7 +1368,10 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	L->folded = sc_calloc_n(n, sizeof *L->folded);
 	L->fold_to = sc_calloc_n(n, sizeof *L->fold_to);
 	L->op_of = sc_calloc_n(n, sizeof *L->op_of);
-	if (!b || !sizes || !known_cost || !L->folded || !L->fold_to || !L->op_of) {
+	L->body_time = sc_calloc_n(n, sizeof *L->body_time);
+	L->body_param = sc_calloc_n(n, sizeof *L->body_param);
+	if (!b || !sizes || !known_cost || !L->folded || !L->fold_to || !L->op_of ||
+	    !L->body_time || !L->body_param) {
 		sc_error_nomem(L->err, "the graph");
 		goto done;
 	}
@@ -1163,6 +1462,8 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	free(L.folded);
 	free(L.fold_to);
 	free(L.op_of);
+	free(L.body_time);
+	free(L.body_param);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
 }
@@ -1195,6 +1496,9 @@ void sc_onnx_report_fini(sc_onnx_report *r)
 	}
 	free(r->unresolved_dim);
 	free(r->unresolved_op);
+	for (int i = 0; i < r->nonce; i++)
+		free(r->once[i]);
+	free(r->once);
 	free(r->dim_from);
 	free(r->type_name);
 	free(r->type_count);

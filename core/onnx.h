@@ -49,6 +49,10 @@ typedef struct sc_onnx_report {
 	 * derive, each with the op whose output's shape stayed unknown */
 	int nunresolved;
 	char **unresolved_dim, **unresolved_op;
+	/* the Loop nodes whose trip count is not a constant: their body is
+	 * costed once */
+	int nonce;
+	char **once;
 } sc_onnx_report;
 
 /* The graph's ops of kind k (from op_size). */

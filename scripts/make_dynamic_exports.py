@@ -18,7 +18,11 @@ make_onnx_samples.py strips them:
   gpt_decoder_si.onnx   the same after onnx.shape_inference.infer_shapes,
                         which writes unk__* dims into value_info;
   encoder.onnx          nn.TransformerEncoder (two layers), N and T;
-  lstm.onnx, gru.onnx   a two-layer LSTM / GRU over T steps, N and T.
+  lstm.onnx, gru.onnx   a two-layer LSTM / GRU over T steps, N and T;
+  loop.onnx             a scripted loop over the T steps (an ONNX Loop
+                        whose trip count comes from the input's shape);
+  branch.onnx           a scripted if on a run-time condition (an ONNX If
+                        whose branches differ 8-fold).
 
 FACTS.json records, for each file and each of two (N, T) settings, the
 multiply-accumulates of the model's Linear layers, attention products and
@@ -104,6 +108,46 @@ class Recurrent(nn.Module):
         return self.head(y)
 
 
+class Scan(nn.Module):
+    """A loop over the T steps (scripted: an ONNX Loop whose trip count is
+    the input's dim 1, read through Shape and Gather)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(D, D)
+
+    def forward(self, x):
+        h = torch.zeros_like(x[:, 0])
+        for t in range(x.size(1)):
+            h = torch.relu(self.lin(x[:, t] + h))
+        return h
+
+
+class Branch(nn.Module):
+    """An If on a condition only known at run time: one Linear, or two
+    through a 4x wider layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(D, D)
+        self.b = nn.Sequential(nn.Linear(D, 4 * D), nn.Linear(4 * D, D))
+
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            y = self.a(x)
+        else:
+            y = self.b(x)
+        return y
+
+
+def scan_macs(n, t):
+    return t * n * D * D
+
+
+def branch_macs(n, t):
+    return n * t * 8 * D * D  # the larger branch
+
+
 def gpt_macs(n, t):
     per_block = n * t * (D * 3 * D + D * D + D * FF + FF * D)  # the Linear layers
     per_block += 2 * n * HEADS * t * t * (D // HEADS)  # q k^T and att v
@@ -146,6 +190,10 @@ def main():
         ("encoder", encoder, torch.randn(2, 16, D), encoder_macs),
         ("lstm", Recurrent(nn.LSTM), torch.randn(2, 16, 32), rnn_macs(4)),
         ("gru", Recurrent(nn.GRU), torch.randn(2, 16, 32), rnn_macs(3)),
+    ]
+    models += [
+        ("loop", torch.jit.script(Scan().eval()), torch.randn(2, 16, D), scan_macs),
+        ("branch", torch.jit.script(Branch().eval()), torch.randn(2, 16, D), branch_macs),
     ]
     for name, model, x, macs in models:
         model.eval()

@@ -152,6 +152,18 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 		         path, r->nunresolved == 1 ? "" : "s", list, at >= 400 ? ", ..." : "",
 		         r->nunresolved == 1 ? "it" : "them");
 	}
+	if (r->nonce > 0) {
+		char list[600];
+		size_t at = 0;
+		list[0] = '\0';
+		for (int i = 0; i < r->nonce && at < 400; i++)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+			                       r->once[i]);
+		ui_error("warning: %s: the trip count of %s%s is not a constant: %s costed for one "
+		         "iteration",
+		         path, list, at >= 400 ? ", ..." : "",
+		         r->nonce == 1 ? "its body is" : "their bodies are");
+	}
 	for (int i = 0; i < o->ndims; i++) {
 		bool used = false;
 		for (int j = 0; j < r->ndims; j++)

@@ -207,6 +207,12 @@ static void onnx_print(const sc_onnx_report *r)
 			printf(" (default)");
 	}
 	printf("\n");
+	if (r->nonce > 0) {
+		printf("loops once    ");
+		for (int i = 0; i < r->nonce; i++)
+			printf(" %s%s", r->once[i], i + 1 < r->nonce ? "," : "");
+		printf(" (trip count not a constant: one iteration costed)\n");
+	}
 	if (r->nunresolved > 0) {
 		printf("underived dims");
 		for (int i = 0; i < r->nunresolved; i++)

@@ -1,0 +1,79 @@
+/*
+ * test_onnx_dynamic.c - models exported with dynamic dims (samples/dynamic,
+ * issue 25): at two settings of N and T, every op is costed, no dim is left
+ * underived, and the FLOPs are the hand-counted multiply-accumulates of
+ * FACTS.json times two, plus the elementwise ops (at most a fifth more).
+ * The model after onnx's shape inference (unk__ dims in value_info) costs
+ * what the model before it costs.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/support.h"
+
+TestSuite(onnx_dynamic, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
+
+static const int settings[2][2] = {{2, 16}, {4, 32}};
+
+/* info --json of model at N, T: its flops, after checking every op is
+ * costed and every dim derived */
+static double flops_at(const char *model, int n, int t)
+{
+	json_t *info =
+	        ts_run_json(0, "info --json samples/dynamic/%s --dim N=%d --dim T=%d", model, n, t);
+	json_t *o = ts_jget(info, "onnx");
+	cr_assert_eq(ts_jint(o, "unknown_ops"), 0, "%s at N=%d T=%d: %lld ops of unknown cost",
+	             model, n, t, ts_jint(o, "unknown_ops"));
+	cr_assert_eq(json_array_size(ts_jget(o, "underived_dims")), 0,
+	             "%s at N=%d T=%d: dims left underived", model, n, t);
+	double f = ts_jnum(o, "flops");
+	json_decref(info);
+	return f;
+}
+
+static void check_model(const char *model)
+{
+	json_error_t jerr;
+	json_t *facts = json_load_file("samples/dynamic/FACTS.json", 0, &jerr);
+	cr_assert_not_null(facts, "%s", jerr.text);
+	json_t *macs = ts_jget(ts_jget(facts, model), "macs");
+	for (int i = 0; i < 2; i++) {
+		int n = settings[i][0], t = settings[i][1];
+		char key[32];
+		snprintf(key, sizeof key, "N=%d,T=%d", n, t);
+		double want = 2 * ts_jnum(macs, key), got = flops_at(model, n, t);
+		cr_assert(got >= want && got <= 1.2 * want,
+		          "%s at %s: %.0f FLOPs, the multiply-accumulates make %.0f", model, key,
+		          got, want);
+	}
+	json_decref(facts);
+}
+
+Test(onnx_dynamic, transformer_encoder)
+{
+	check_model("encoder.onnx");
+}
+
+Test(onnx_dynamic, lstm)
+{
+	check_model("lstm.onnx");
+}
+
+Test(onnx_dynamic, gru)
+{
+	check_model("gru.onnx");
+}
+
+/* a scripted loop over T: its trip count comes from the input's shape
+ * (Shape, Gather), so the body counts T times */
+Test(onnx_dynamic, loop_counts_its_body_per_iteration)
+{
+	check_model("loop.onnx");
+}
+
+/* an If on a run-time condition: the slower branch (8 times the other) */
+Test(onnx_dynamic, branch_costs_the_slower_branch)
+{
+	check_model("branch.onnx");
+}
