@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "onnx_shape.h"
+#include "onnx_tensor.h"
 
 /* As sc_onnx_infer, for an Einsum node: the output's shape from the
  * equation attribute and the inputs' shapes (not overwriting one that

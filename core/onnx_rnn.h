@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "onnx_shape.h"
+#include "onnx_tensor.h"
 
 /* True when node's op type is one this file handles. */
 bool sc_onnx_is_rnn(const char *op_type);

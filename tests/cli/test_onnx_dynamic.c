@@ -77,3 +77,18 @@ Test(onnx_dynamic, branch_costs_the_slower_branch)
 {
 	check_model("branch.onnx");
 }
+Test(onnx_dynamic, gpt_decoder)
+{
+	check_model("gpt_decoder.onnx");
+}
+
+Test(onnx_dynamic, gpt_decoder_after_shape_inference_costs_the_same)
+{
+	check_model("gpt_decoder_si.onnx");
+	for (int i = 0; i < 2; i++) {
+		int n = settings[i][0], t = settings[i][1];
+		cr_assert_eq(flops_at("gpt_decoder_si.onnx", n, t),
+		             flops_at("gpt_decoder.onnx", n, t));
+	}
+}
+
