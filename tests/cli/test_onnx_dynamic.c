@@ -91,4 +91,3 @@ Test(onnx_dynamic, gpt_decoder_after_shape_inference_costs_the_same)
 		             flops_at("gpt_decoder.onnx", n, t));
 	}
 }
-
