@@ -285,3 +285,29 @@ Test(onnx, the_picture_says_where_the_costs_came_from)
 		free(text);
 	}
 }
+
+/* swin_t as torch exports it (samples/torchvision, issue 25): 6357 nodes,
+ * its window pads computed from constants through Mod, a reversing Slice,
+ * Transpose, Reshape and Cast.  Every op costed, the shape arithmetic
+ * folded, the FLOPs twice torchvision's published multiply-accumulates
+ * (FACTS.json) within 3 %, and the exact DP proves an optimum. */
+Test(onnx, swin_t_costs_every_op_and_folds_its_shape_arithmetic)
+{
+	json_error_t jerr;
+	json_t *facts = json_load_file("samples/torchvision/FACTS.json", 0, &jerr);
+	cr_assert_not_null(facts, "%s", jerr.text);
+	json_t *f = ts_jget(facts, "swin_t");
+	json_t *info = ts_run_json(0, "info --json samples/torchvision/swin_t.onnx");
+	json_t *o = ts_jget(info, "onnx");
+	cr_assert_eq(ts_jint(o, "unknown_ops"), 0);
+	double macs = ts_jnum(o, "flops") / 2, published = ts_jnum(f, "published_gmacs") * 1e9;
+	cr_assert(fabs(macs / published - 1) < 0.03, "%.4g MACs, published %.4g", macs, published);
+	cr_assert_lt(ts_jint(info, "ops"), ts_jint(f, "nodes") / 5, "%lld ops of %lld nodes",
+	             ts_jint(info, "ops"), ts_jint(f, "nodes"));
+	json_decref(info);
+	json_decref(facts);
+	json_t *s =
+	        ts_run_json(0, "solve --json samples/torchvision/swin_t.onnx -k 4 --device h100");
+	cr_assert(json_is_true(ts_jget(s, "optimal")));
+	json_decref(s);
+}
