@@ -134,7 +134,9 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 		for (int i = 0; i < r->nunknown && at < 400; i++)
 			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
 			                       r->unknown[i]);
-		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work, param, out): "
+		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work and out; "
+		         "their weights "
+		         "stay param): "
 		         "%s%s",
 		         path, r->nunknown, r->nunknown == 1 ? "" : "s", list,
 		         at >= 400 ? ", ..." : "");

@@ -454,18 +454,23 @@ Test(load_onnx, unknown_op_costs_zero_and_is_listed)
 {
 	model x;
 	model_init(&x, 13);
-	int64_t xd[] = {2, 8};
+	int64_t xd[] = {2, 8}, wd[] = {8, 3};
 	input(&x, "X", 2, xd, NULL);
-	char *i1[] = {"X"}, *o1[] = {"F"}, *i2[] = {"F"}, *o2[] = {"Y"};
-	node(&x, "mystery", "FooBar", 1, i1, 1, o1);
+	init(&x, "W", 2, wd);
+	char *i1[] = {"X", "W"}, *o1[] = {"F"}, *i2[] = {"F"}, *o2[] = {"Y"};
+	node(&x, "mystery", "FooBar", 2, i1, 1, o1);
 	node(&x, "after", "Relu", 1, i2, 1, o2);
 	sc_onnx_report rep = {0};
-	sc_load_opts o = {.report = &rep};
+	sc_load_opts o = {.report = &rep, .precision = "fp32"};
 	sc_graph *g = load_ok(save(&x, "unknown.onnx"), &o);
 	/* FooBar is unknown, and so its output and the Relu after it */
 	cr_assert_eq(rep.nunknown, 2);
 	cr_assert_str_eq(rep.unknown[0], "mystery");
-	cr_assert_eq(g->work[sc_graph_find(g, "mystery")], 0);
+	int v = sc_graph_find(g, "mystery");
+	cr_assert_eq(g->work[v], 0);
+	cr_assert_eq(g->out[v], 0);
+	/* its weight takes memory whatever its shape: 8 x 3 floats */
+	CLOSE(g->param[v], 96);
 	cr_assert_eq(g->m, 1);
 	sc_onnx_report_fini(&rep);
 	sc_graph_free(g);
