@@ -167,6 +167,11 @@ double sc_costs_bottleneck(const sc_costs *c, int *which)
 	return best < 0 ? 0 : best;
 }
 
+bool sc_cost_at_bottleneck(double cost, double bottleneck)
+{
+	return bottleneck > 0 && cost >= bottleneck * (1 - 1e-9);
+}
+
 bool sc_costs_feasible(const sc_costs *c)
 {
 	if (c->set.policy != SC_MEM_HARD)

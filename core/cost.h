@@ -72,6 +72,11 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to);
  * lowest index wins ties. */
 double sc_costs_bottleneck(const sc_costs *c, int *which);
 
+/* Whether a stage of this cost is at the bottleneck: within a relative
+ * 1e-9 of it (stages tied for the largest cost are all the bottleneck, and
+ * reports mark every one); never for a bottleneck of 0 or less. */
+bool sc_cost_at_bottleneck(double cost, double bottleneck);
+
 /* True when no stage breaks the hard memory limit (always true under the
  * overflow policy). */
 bool sc_costs_feasible(const sc_costs *c);

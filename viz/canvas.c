@@ -313,7 +313,7 @@ static bool draw_scaled(cv_grid *g, const sc_layout *l, const sc_quotient *q, in
 	/* boxes only need the rows for the lines their width allows */
 	int minh = 3, wanth = 3;
 	for (int s = 0; s < k; s++) {
-		if (s == q->bottleneck && k > 1)
+		if ((sc_quotient_at_bottleneck(q, s)) && k > 1)
 			continue; /* its layout box is taller, by its extra line */
 		cv_tline t[CV_MAX_LINES];
 		int w = (int)lround(axis_map(&ax, nxhi[s])) - (int)lround(axis_map(&ax, nxlo[s]));

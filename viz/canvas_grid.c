@@ -51,13 +51,13 @@ void cv_clear(cv_grid *g)
 int cv_min_title_len(const sc_quotient *q, int s)
 {
 	char t[32];
-	return snprintf(t, sizeof t, "%d%s", s + 1, s == q->bottleneck ? "*" : "");
+	return snprintf(t, sizeof t, "%d%s", s + 1, sc_quotient_at_bottleneck(q, s) ? "*" : "");
 }
 
 int cv_stage_text(const sc_quotient *q, int s, int iw, int maxl, cv_tline *out)
 {
 	const sc_stage_cost *st = &q->st[s];
-	bool bn = s == q->bottleneck;
+	bool bn = sc_quotient_at_bottleneck(q, s);
 	int n = 0;
 	if (maxl <= 0 || iw <= 0)
 		return 0;
@@ -152,7 +152,7 @@ int cv_want_text_w(const sc_quotient *q, int s)
 
 void cv_draw_box(cv_grid *g, const sc_quotient *q, int s, const int r[4], int fit)
 {
-	const uint32_t *bx = s == q->bottleneck ? heavy_box : light_box;
+	const uint32_t *bx = sc_quotient_at_bottleneck(q, s) ? heavy_box : light_box;
 	int x0 = r[0], y0 = r[1], x1 = r[0] + r[2] - 1, y1 = r[1] + r[3] - 1;
 	for (int y = y0; y <= y1; y++)
 		for (int x = x0; x <= x1; x++)

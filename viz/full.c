@@ -173,12 +173,12 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 	strbuf b;
 	if (cap && cap->title) {
 		b = (strbuf){.s = text, .size = 8192};
-		char line[160], num[32];
+		char line[160], num[32], where[96];
 		if (q) {
-			snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
+			snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
 			         q->k == 1 ? "" : "s",
 			         sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-			         q->bottleneck + 1);
+			         sc_quotient_bottleneck_stages(q, where, sizeof where));
 		} else {
 			double total = 0;
 			for (int v = 0; v < gr->n; v++)

@@ -37,7 +37,7 @@ static void quot_close(quot_session *s)
 static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 {
 	const sc_stage_cost *st = &q->st[s];
-	bool bn = s == q->bottleneck;
+	bool bn = sc_quotient_at_bottleneck(q, s);
 	char num[32];
 	sb_add(b,
 	       "<TABLE BORDER=\"%d\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\" "
@@ -109,10 +109,11 @@ static int over_hard_limit(const sc_quotient *q)
 /* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], line[256], m[32], p[32];
-	int len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in stage %d", q->k,
-	                   q->k == 1 ? "" : "s",
-	                   sc_quotient_fmt(q->bottleneck_cost, num, sizeof num), q->bottleneck + 1);
+	char num[32], line[256], m[32], p[32], where[96];
+	int len =
+	        snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
+	                 q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
+	                 sc_quotient_bottleneck_stages(q, where, sizeof where));
 	/* the memory the param rows are held against, and a stage breaking it */
 	int over = over_hard_limit(q);
 	if (over >= 0)

@@ -123,6 +123,31 @@ sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const in
 	return q;
 }
 
+bool sc_quotient_at_bottleneck(const sc_quotient *q, int s)
+{
+	return s == q->bottleneck || sc_cost_at_bottleneck(q->st[s].cost, q->bottleneck_cost);
+}
+
+char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size)
+{
+	int n = 0;
+	for (int s = 0; s < q->k; s++)
+		n += sc_quotient_at_bottleneck(q, s);
+	size_t at = (size_t)snprintf(buf, size, "stage%s", n > 1 ? "s" : "");
+	int shown = 0;
+	for (int s = 0; s < q->k && at < size; s++) {
+		if (!sc_quotient_at_bottleneck(q, s))
+			continue;
+		if (shown == 8) {
+			snprintf(buf + at, size - at, ", ...");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, size - at, "%s %d", shown ? "," : "", s + 1);
+		shown++;
+	}
+	return buf;
+}
+
 void sc_quotient_free(sc_quotient *q)
 {
 	if (!q)

@@ -77,6 +77,14 @@ char *sc_quotient_edge_label(const sc_quotient *q, const sc_qedge *e, const char
 /* How pictures and screens name a schedule: "1F1B" or "GPipe". */
 const char *sc_quotient_schedule_name(sc_schedule s);
 
+/* Whether stage s is at the bottleneck (the bottleneck stage, or tied
+ * with it: sc_cost_at_bottleneck). */
+bool sc_quotient_at_bottleneck(const sc_quotient *q, int s);
+
+/* "stage 3", or with ties "stages 2, 4, 6" (the first eight, then "..."),
+ * into buf; returns buf. */
+char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size);
+
 /* Frees q.  sc_quotient_free(NULL) does nothing. */
 void sc_quotient_free(sc_quotient *q);
 
