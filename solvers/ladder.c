@@ -379,21 +379,23 @@ static void check_deadlines(sc_ladder *l, double now)
 		}
 }
 
-static const char *proof_name(sc_rung r)
+/* Whether a proof of upper is exact: the exact DP's (the caller's word),
+ * the simple bound's (arithmetic, no solver) or one that nothing fits.
+ * Every other proof comes from CBC, whose values hold up to its floating
+ * point: within SC_LADDER_REL_TOL (ladder.h). */
+static bool exact_proof(const sc_ladder *l)
 {
-	static const char *const names[] = {"the simple bound", "the bottleneck MIP",
-	                                    "the guess MIPs", "the exact MIP"};
-	return names[r];
+	return (l->p.upper_optimal && !l->upper_stage) || l->simple >= l->upper || isinf(l->upper);
 }
 
-/* The exact MIP solved to optimality, up to CBC's tolerances, at upper:
- * the incumbent it returned (or the given one) is optimal.  Under GPipe on
- * a training graph too: there the exact MIP is the GPipe model (mip.h),
- * whose optimum is the GPipe optimum. */
-static bool exact_solved(const sc_ladder *l)
+/* Whether rung r's value proves upper optimal: it has one (it ran or is
+ * running) and it is within SC_LADDER_REL_TOL of upper.  Values are capped
+ * at upper; inf only when infeasibility is proven. */
+static bool proves(const sc_ladder *l, int r)
 {
-	const sc_rung_info *ri = &l->info[SC_RUNG_EXACT];
-	return ri->state == SC_RS_DONE && ri->value >= l->upper * (1 - 1e-6);
+	const sc_rung_info *ri = &l->info[r];
+	return ri->state != SC_RS_OFF && ri->state != SC_RS_WAITING &&
+	       ri->value >= l->upper * (1 - SC_LADDER_REL_TOL);
 }
 
 /* Stop at proof: once upper is proven optimal, stops every rung that has
@@ -406,20 +408,16 @@ static void check_proof(sc_ladder *l)
 	int prover = -1;
 	if (l->p.upper_optimal)
 		by = "the exact DP";
-	else if (exact_solved(l))
-		by = proof_name(SC_RUNG_EXACT);
-	for (int r = 0; r < SC_RUNG_COUNT && !by; r++) {
-		const sc_rung_info *ri = &l->info[r];
-		/* values are capped at upper; inf only when infeasibility is proven */
-		if (ri->state != SC_RS_OFF && ri->state != SC_RS_WAITING &&
-		    ri->value >= l->upper * (1 - 1e-9)) {
-			by = proof_name((sc_rung)r);
+	for (int r = 0; r < SC_RUNG_COUNT && !by; r++)
+		if (proves(l, r)) {
+			by = sc_rung_proof((sc_rung)r);
 			prover = r;
 		}
-	}
 	if (!by)
 		return;
 	l->proof = by;
+	/* within the tolerance only: say so (SC_LADDER_REL_TOL) */
+	bool exactly = exact_proof(l);
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		sc_rung_info *ri = &l->info[r];
 		if (finished(ri->state))
@@ -432,7 +430,8 @@ static void check_proof(sc_ladder *l)
 		}
 		l->settled[r] = true;
 		snprintf(ri->message, sizeof ri->message,
-		         "stopped: the upper bound was proven optimal by %s", by);
+		         "stopped: the upper bound was proven optimal by %s%s", by,
+		         exactly ? "" : ", within " SC_LADDER_REL_TOL_TEXT " relative");
 		cancel_rung(l, (sc_rung)r);
 	}
 }
@@ -592,17 +591,21 @@ int sc_ladder_stages(const sc_ladder *l)
 bool sc_ladder_proven(const sc_ladder *l, const char **by)
 {
 	const char *p = l->proof;
-	if (!p && exact_solved(l))
-		p = proof_name(SC_RUNG_EXACT);
 	for (int r = 0; r < SC_RUNG_COUNT && !p; r++)
-		if (l->info[r].state != SC_RS_OFF && l->info[r].state != SC_RS_WAITING &&
-		    l->info[r].value >= l->upper * (1 - 1e-9))
-			p = proof_name((sc_rung)r);
+		if (proves(l, r))
+			p = sc_rung_proof((sc_rung)r);
 	if (!p && l->p.upper_optimal)
 		p = "the exact DP";
 	if (p && by)
 		*by = p;
 	return p != NULL;
+}
+
+double sc_ladder_proof_tolerance(const sc_ladder *l)
+{
+	if (!sc_ladder_proven(l, NULL))
+		return NAN;
+	return exact_proof(l) ? 0 : SC_LADDER_REL_TOL;
 }
 
 double sc_ladder_lower(const sc_ladder *l)

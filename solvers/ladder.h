@@ -47,6 +47,18 @@
  * partition it belongs to (the caller's, or the exact MIP's partition,
  * whose objective the ladder computes).
  *
+ * Proofs and CBC's tolerances: CBC proves its bounds only up to its
+ * floating point (mip.c: its gaps and cutoff increment are 1e-9 of the
+ * simple bound, its LP tolerances move values by about 1e-9 relative, and
+ * partitions that tie to within a few 1e-6 can still be misjudged), so the
+ * exact MIP solved to optimality proves its partition optimal within
+ * SC_LADDER_REL_TOL relative, not exactly.  The upper bound counts as
+ * proven when a value reaches it within that tolerance;
+ * sc_ladder_proof_tolerance says whether the proof is exact.
+ *
+ * The rungs, their names and what a proof by each is called are one table,
+ * rungs.def (mip.h).
+ *
  * Drive it by calling sc_engine_poll and then sc_ladder_update.
  */
 #ifndef SC_LADDER_H
@@ -56,6 +68,12 @@
 
 #include "jobs.h"
 #include "mip.h"
+
+/* How close a lower bound must come to the upper bound to prove it
+ * optimal: within this much, relative (see above).  The text is for
+ * reports: "optimal within 1e-6 relative". */
+#define SC_LADDER_REL_TOL 1e-6
+#define SC_LADDER_REL_TOL_TEXT "1e-6"
 
 typedef enum sc_rung_state {
 	SC_RS_OFF, /* not requested */
@@ -116,10 +134,18 @@ void sc_ladder_info(const sc_ladder *l, sc_rung r, sc_rung_info *out);
 int sc_ladder_stages(const sc_ladder *l);
 
 /* Whether the upper bound (sc_ladder_upper) is proven optimal: by a rung's
- * value, the exact MIP, or the caller (params.upper_optimal).  When it is
- * and by is not NULL, *by names the proof ("the exact MIP", "the exact
- * DP", ...; static text). */
+ * value within SC_LADDER_REL_TOL of it (the exact MIP's when it solves to
+ * optimality), or by the caller (params.upper_optimal).  When it is and by
+ * is not NULL, *by names the proof (a rung's sc_rung_proof, "the exact
+ * MIP", or "the exact DP"; static text). */
 bool sc_ladder_proven(const sc_ladder *l, const char **by);
+
+/* How exact that proof is: 0 when the upper bound is proven optimal
+ * exactly (by the exact DP, by the simple bound, which needs no solver, or
+ * when nothing fits), SC_LADDER_REL_TOL when a MIP rung proved it, which
+ * holds within that relative tolerance (no partition better by more than
+ * it exists), NAN when it is not proven. */
+double sc_ladder_proof_tolerance(const sc_ladder *l);
 
 /* The guess rung's solve j (1..sc_ladder_stages): its state and value so far. */
 void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, double *value);

@@ -52,20 +52,25 @@
 
 #include "core/graph.h"
 
+/* The rungs of the ladder, in ladder order: one table, rungs.def, gives
+ * each its constant, names, proof and help. */
 typedef enum sc_rung {
-	SC_RUNG_SIMPLE = 0,
-	SC_RUNG_BOTTLENECK,
-	SC_RUNG_GUESS,
-	SC_RUNG_EXACT,
-	SC_RUNG_COVER, /* the set-cover relaxation by column generation (cover.h) */
+#define SC_RUNG(e, name, proof, label, help) SC_RUNG_##e,
+#include "rungs.def"
 	SC_RUNG_COUNT,
 } sc_rung;
 
 /* Every rung, as a bit set (1u << sc_rung). */
 #define SC_RUNGS_ALL ((1u << SC_RUNG_COUNT) - 1)
 
-/* "simple", "bottleneck", "guess", "exact". */
+/* The rung's name ("simple", "bottleneck", "guess", "exact", "cover"), what
+ * a proof by it is called ("the exact MIP"), how reports name it as a
+ * source ("exact MIP") and its help line; rungs.def has them all.  Static
+ * text; "?" for a value that is no rung. */
 const char *sc_rung_name(sc_rung r);
+const char *sc_rung_proof(sc_rung r);
+const char *sc_rung_label(sc_rung r);
+const char *sc_rung_help(sc_rung r);
 /* Parses a rung name; false when unknown. */
 bool sc_rung_parse(const char *name, sc_rung *out);
 

@@ -293,8 +293,11 @@ bool ui_parse_rungs(const char *list, unsigned *out)
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		sc_rung r;
 		if (!sc_rung_parse(t, &r)) {
-			ui_error("--rungs: unknown rung '%s' (simple, bottleneck, guess, exact)",
-			         t);
+			char names[128] = "";
+			for (int q = 0; q < SC_RUNG_COUNT; q++)
+				snprintf(names + strlen(names), sizeof names - strlen(names),
+				         "%s%s", q ? ", " : "", sc_rung_name((sc_rung)q));
+			ui_error("--rungs: unknown rung '%s' (%s)", t, names);
 			return false;
 		}
 		*out |= 1u << r;
@@ -314,7 +317,7 @@ const char *ui_rung_status_name(sc_rung_state s)
 void ui_print_stage_table(const sc_costs *c, FILE *f)
 {
 	int at;
-	sc_costs_bottleneck(c, &at);
+	double bn = sc_costs_bottleneck(c, &at);
 	/* a training graph adds each stage's cost by pass (fw + bw = cost) */
 	bool training = sc_graph_is_training(c->g);
 	fprintf(f, "  %5s %7s %12s %12s %12s %12s", "stage", "ops", "work", "io in", "io out",
@@ -336,7 +339,9 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 			continue;
 		}
 		char w[32], i[32], o[32], v[32], t[32];
-		fprintf(f, "%c %5d %7d %12s %12s %12s %12s", s == at ? '*' : ' ', s + 1, st->ops,
+		/* every stage tied with the bottleneck is marked */
+		bool mark = s == at || sc_cost_at_bottleneck(st->cost, bn);
+		fprintf(f, "%c %5d %7d %12s %12s %12s %12s", mark ? '*' : ' ', s + 1, st->ops,
 		        ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
 		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v));
 		if (training)

@@ -39,6 +39,7 @@
 
 #include "core/load.h"
 #include "core/gen.h"
+#include "solvers/mip.h"
 #include "solvers/search.h"
 
 #ifndef SC_VERSION
@@ -143,9 +144,9 @@ static const ui_option options[] = {
         {OPT_NO_REFINE, "no-refine", 0, NULL,
          "do not refine nor balance the search's result with local moves"},
         {OPT_PARTITION, "partition", 'p', "FILE",
-         "solve: start from this partition (method refine); bounds: its upper bound"},
+         "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
-         "bounds, bench: comma-separated rungs (default simple,bottleneck,guess,exact,cover)"},
+         "bounds, bench: comma-separated rungs (listed above; default all)"},
         {OPT_ALL_RUNGS, "all-rungs", 0, NULL,
          "bounds: run every rung even once the upper bound is proven optimal"},
         {OPT_FORMAT, "format", 'T', "FORMAT",
@@ -170,7 +171,8 @@ static const ui_option options[] = {
         {OPT_MODEL, "model", 0, "M",
          "er, ba, ws, any (REGAL, the default), transformer, resnet or inception"},
         {OPT_OUTPUT, "output", 'o', "FILE",
-         "write the result to FILE (atomically; bench appends records)"},
+         "write the result to FILE (atomically; bounds: the best partition found; bench "
+         "appends records)"},
         {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
         {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
 };
@@ -254,31 +256,35 @@ static const ui_command commands[] = {
         {
                 .name = "bounds",
                 .synopsis = "bounds FILE -k K [--rungs LIST] [--all-rungs] [--time SECONDS] "
-                            "[--partition P]",
+                            "[--partition P] [-o OUT]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
-                .help = "Finds an upper bound with the default search (or takes the partition file "
-                        "P)\n"
-                        "and computes the requested rungs of the lower-bound ladder: simple (000 "
-                        "Lemma\n"
-                        "3.3), bottleneck (the three-superblock MIP), guess (k bottleneck-guess "
-                        "MIPs),\n"
-                        "exact (the MIP of 000 Figure 3) and cover (the set-cover relaxation by\n"
-                        "column generation, stagecut's own), each in a child process, at\n"
-                        "most one per core.  --time is each MIP rung's limit, for the rung as a "
-                        "whole\n"
-                        "(guess's k solves share it); a rung stopped by it still gives a valid "
-                        "bound.\n"
-                        "Once the upper bound is proven optimal (by a rung or the exact DP) the "
-                        "rungs\n"
-                        "still running or waiting stop (status stopped_at_proof); the exact MIP "
-                        "starts\n"
-                        "first so that proof can come early.  --all-rungs runs every rung "
-                        "anyway.\n"
-                        "Prints each rung's value, its ratio to the upper bound and the certified "
-                        "gap;\n"
-                        "live progress goes to stderr when it is a terminal.",
+                .help = "Finds an upper bound with the default search, or takes your partition "
+                        "file P,\n"
+                        "then computes the requested rungs of the lower-bound ladder (listed "
+                        "below), the\n"
+                        "MIPs each in a child process, at most one per core.  With -p the report "
+                        "is about\n"
+                        "P: its bottleneck and its certified gap (P / best lower bound - 1); a "
+                        "better\n"
+                        "partition found on the way (by the exact MIP) is reported apart.  -o "
+                        "writes the\n"
+                        "best partition found, as solve -o does.  --time is each MIP rung's "
+                        "limit, for\n"
+                        "the rung as a whole (guess's k solves share it); a rung stopped by it "
+                        "still\n"
+                        "gives a valid bound.  Once the upper bound is proven optimal (by a rung "
+                        "or the\n"
+                        "exact DP) the rungs still running or waiting stop (status "
+                        "stopped_at_proof); the\n"
+                        "exact MIP starts first so that proof can come early.  --all-rungs runs "
+                        "every\n"
+                        "rung anyway.  CBC proves its bounds only up to its floating point, so "
+                        "the exact\n"
+                        "MIP proves optimality within 1e-6 relative, and the report says so.  "
+                        "Live\n"
+                        "progress goes to stderr when it is a terminal.",
                 .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_PARTITION,
-                                 OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
+                                 OPT_OUTPUT, OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_bounds,
@@ -452,6 +458,14 @@ static void usage_main(FILE *f)
 static void usage_command(FILE *f, const ui_command *c)
 {
 	fprintf(f, "Usage: stagecut %s\n\n%s\n", c->synopsis, c->help);
+	if (takes_option(c->takes, OPT_RUNGS)) {
+		fprintf(f, "\nRungs (--rungs; default all):\n");
+		for (int r = 0; r < SC_RUNG_COUNT; r++)
+			fprintf(f, "  %-12s %s\n", sc_rung_name((sc_rung)r),
+			        sc_rung_help((sc_rung)r));
+		if (takes_option(c->takes, OPT_METHOD))
+			fprintf(f, "\nMethods (--method):\n");
+	}
 	if (takes_option(c->takes, OPT_METHOD)) {
 		int n;
 		const sc_method_info *m = sc_search_methods(&n);

@@ -1,7 +1,13 @@
 /*
  * cmd_bounds.c - `stagecut bounds FILE -k K`: an upper bound from the
- * default search (or a partition file), then the ladder of lower bounds,
- * with live progress on stderr when it is a terminal.
+ * default search (or your partition file, -p), then the ladder of lower
+ * bounds, with live progress on stderr when it is a terminal.
+ *
+ * With -p the report is about your partition: its cost heads it and its
+ * certified gap is its own; a better partition the exact MIP finds on the
+ * way is reported apart (and becomes the upper bound of the JSON), and -o
+ * writes the best partition found.  A proof that holds only within the
+ * ladder's tolerance (SC_LADDER_REL_TOL) says so.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -75,6 +81,102 @@ static bool ladder_turn(void *ctx)
 	return stop;
 }
 
+/* x / lower - 1, the certified gap of a partition of cost x: 0 when the
+ * bound reaches x (an x of 0 cannot be beaten, so 0, not 0/0), INFINITY
+ * when x is unknown or the bound is 0 under a positive x (no ratio). */
+static double gap_of(double x, double lower)
+{
+	return !isfinite(x) ? INFINITY : lower >= x ? 0 : lower > 0 ? x / lower - 1 : INFINITY;
+}
+
+/* A gap or a gain as a percentage into buf: two decimals, or two
+ * significant digits when those would show a positive value as 0.00%. */
+static const char *pct(double x, char *buf, size_t size)
+{
+	if (x > 0 && x < 5e-5)
+		snprintf(buf, size, "%.1e%%", 100 * x);
+	else
+		snprintf(buf, size, "%.2f%%", 100 * x);
+	return buf;
+}
+
+/* A number, or null when it is infinite or not a number. */
+static json_t *json_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* "; SUBJECT is proven optimal by BY", or "...optimal within 1e-6 relative,
+ * proven by BY" when the proof holds within the ladder's tolerance only
+ * (within > 0); empty without a proof (by NULL). */
+static void proof_text(char *buf, size_t size, const char *subject, const char *by, double within)
+{
+	if (!by)
+		buf[0] = '\0';
+	else if (within > 0)
+		snprintf(buf, size, "; %s is optimal within %s relative, proven by %s", subject,
+		         SC_LADDER_REL_TOL_TEXT, by);
+	else
+		snprintf(buf, size, "; %s is proven optimal by %s", subject, by);
+}
+
+/* The rungs asked for as the JSON array of `bounds --json`, their ratios
+ * over upper (when feasible). */
+static json_t *json_rungs(const sc_ladder *l, unsigned rungs, bool feasible, double upper,
+                          int stages)
+{
+	json_t *arr = json_array();
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		if (!(rungs & (1u << r)))
+			continue;
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		json_t *row =
+		        json_pack("{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
+		                  "value", json_num(ri.value), "ratio",
+		                  feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
+		                                                 : json_null(),
+		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
+			json_object_set_new(row, "message", json_string(ri.message));
+		if (r == SC_RUNG_GUESS) {
+			json_t *parts = json_array();
+			for (int j = 1; j <= stages; j++) {
+				sc_rung_state st;
+				double v;
+				sc_ladder_guess_part(l, j, &st, &v);
+				json_array_append_new(parts,
+				                      json_pack("{s:i, s:o, s:s}", "position", j,
+				                                "value", json_num(v), "status",
+				                                ui_rung_status_name(st)));
+			}
+			json_object_set_new(row, "solves", parts);
+		}
+		json_array_append_new(arr, row);
+	}
+	return arr;
+}
+
+/* Writes the best partition found (stage, set->k stages) to path as solve
+ * -o does; false (after an error, *status set) when it cannot. */
+static bool write_best(const char *path, const sc_graph *g, const sc_settings *set,
+                       const int *stage, int *status)
+{
+	sc_error err;
+	sc_costs *c = sc_costs_new(g, set, &err);
+	if (c) {
+		sc_costs_eval(c, stage);
+		if (sc_part_write(path, g, stage, set->k, c, &err) == SC_OK) {
+			sc_costs_free(c);
+			return true;
+		}
+	}
+	sc_costs_free(c);
+	ui_error("%s", err.msg);
+	*status = UI_EXIT_INPUT;
+	return false;
+}
+
 int ui_cmd_bounds(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
@@ -92,6 +194,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	const char *method = o->method ? o->method : "best";
 	bool ub_optimal = false;
 	double upper = INFINITY, search_seconds = 0;
+	double mine = NAN; /* -p: your partition's objective, INFINITY over a hard limit */
 	bool tty = isatty(STDERR_FILENO);
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
@@ -127,6 +230,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		}
 		sc_costs_eval(c, stage);
 		upper = sc_costs_objective(c);
+		mine = upper;
 		sc_costs_free(c);
 		method = "partition";
 	} else {
@@ -182,8 +286,12 @@ int ui_cmd_bounds(const ui_opts *o)
 	sc_ladder_wait(e, l, ladder_turn, &view);
 	if (tty)
 		fputs("\r\033[K", stderr);
-	double best_upper = sc_ladder_upper(l, stage);
+	/* stage keeps the partition as given or found unless the exact MIP
+	 * found a better one */
+	double best_upper = sc_ladder_upper(l, NULL);
 	bool improved = best_upper < upper;
+	if (improved)
+		sc_ladder_upper(l, stage);
 	upper = best_upper;
 	double lower = sc_ladder_lower(l);
 	const char *lower_by = "ladder";
@@ -194,18 +302,24 @@ int ui_cmd_bounds(const ui_opts *o)
 	}
 	bool feasible = isfinite(upper);
 	const char *proven_by = NULL;
-	if (feasible && ub_optimal && !improved)
+	double within = NAN; /* the proof's tolerance (sc_ladder_proof_tolerance) */
+	if (feasible && ub_optimal && !improved) {
 		proven_by = "the exact DP";
-	else if (feasible && !sc_ladder_proven(l, &proven_by))
+		within = 0;
+	} else if (feasible && sc_ladder_proven(l, &proven_by)) {
+		within = sc_ladder_proof_tolerance(l);
+	} else {
 		proven_by = NULL;
-	/* lower never exceeds upper; an upper bound of 0 cannot be beaten, so
-	 * the gap is 0, not 0/0; a lower bound of 0 under a positive upper
-	 * bound proves no ratio at all */
-	double gap = !feasible        ? INFINITY
-	             : lower >= upper ? 0
-	             : lower > 0      ? upper / lower - 1
-	                              : INFINITY;
-	bool zero = feasible && upper == 0;
+	}
+	double gap = gap_of(upper, lower);
+	/* your partition (-p): its own gap, and a better one found apart */
+	bool yours = o->partition != NULL;
+	double mine_gap = yours ? gap_of(mine, lower) : NAN;
+	bool better = yours && improved && feasible;
+	double gain = better && isfinite(mine) && mine > 0 ? (mine - upper) / mine : NAN;
+	/* what the report is about: your partition, else the upper bound */
+	double about = yours && isfinite(mine) ? mine : upper;
+	bool zero = feasible && about == 0;
 	int stages = sc_ladder_stages(l);
 	if (!feasible) {
 		ui_error(
@@ -214,49 +328,32 @@ int ui_cmd_bounds(const ui_opts *o)
 		        g->source, isinf(lower) ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
+	if (feasible && o->output && !write_best(o->output, g, &set, stage, &status))
+		goto out;
+	const char *written = feasible ? o->output : NULL;
 
 	if (o->json) {
-		json_t *arr = json_array();
-		for (int r = 0; r < SC_RUNG_COUNT; r++) {
-			if (!(rungs & (1u << r)))
-				continue;
-			sc_rung_info ri;
-			sc_ladder_info(l, (sc_rung)r, &ri);
-			json_t *row = json_pack(
-			        "{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
-			        "value", isfinite(ri.value) ? json_real(ri.value) : json_null(),
-			        "ratio",
-			        feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
-			                                       : json_null(),
-			        "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
-			if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
-				json_object_set_new(row, "message", json_string(ri.message));
-			if (r == SC_RUNG_GUESS) {
-				json_t *parts = json_array();
-				for (int j = 1; j <= stages; j++) {
-					sc_rung_state st;
-					double v;
-					sc_ladder_guess_part(l, j, &st, &v);
-					json_array_append_new(
-					        parts,
-					        json_pack("{s:i, s:o, s:s}", "position", j, "value",
-					                  isfinite(v) ? json_real(v) : json_null(),
-					                  "status", ui_rung_status_name(st)));
-				}
-				json_object_set_new(row, "solves", parts);
-			}
-			json_array_append_new(arr, row);
-		}
-		json_t *root = json_pack(
-		        "{s:s, s:i, s:o, s:s, s:b, s:f, s:o, s:s, s:o, s:o}", "graph", g->name, "k",
-		        set.k, "upper_bound", feasible ? json_real(upper) : json_null(),
-		        "upper_bound_method", improved ? "exact" : method, "upper_bound_optimal",
-		        (int)ub_optimal, "search_seconds", search_seconds, "lower_bound",
-		        isfinite(lower) ? json_real(lower) : json_null(), "lower_bound_by",
-		        lower_by, "gap", isfinite(gap) ? json_real(gap) : json_null(), "rungs",
-		        arr);
+		json_t *root = json_pack("{s:s, s:i}", "graph", g->name, "k", set.k);
+		json_object_set_new(root, "partition_bottleneck",
+		                    yours && isfinite(mine) ? json_real(mine) : json_null());
+		json_object_set_new(root, "partition_gap", json_num(mine_gap));
+		json_object_set_new(root, "upper_bound", feasible ? json_real(upper) : json_null());
+		json_object_set_new(root, "upper_bound_method",
+		                    json_string(improved ? sc_rung_name(SC_RUNG_EXACT) : method));
+		json_object_set_new(root, "upper_bound_optimal", json_boolean(ub_optimal));
+		json_object_set_new(root, "search_seconds", json_real(search_seconds));
+		json_object_set_new(root, "lower_bound",
+		                    isfinite(lower) ? json_real(lower) : json_null());
+		json_object_set_new(root, "lower_bound_by", json_string(lower_by));
+		json_object_set_new(root, "gap", json_num(gap));
 		json_object_set_new(root, "proven_by",
 		                    proven_by ? json_string(proven_by) : json_null());
+		json_object_set_new(root, "optimal_within", json_num(within));
+		json_object_set_new(root, "better_partition",
+		                    better ? json_real(upper) : json_null());
+		json_object_set_new(root, "better_partition_gain", json_num(gain));
+		json_object_set_new(root, "partition_written",
+		                    written ? json_string(written) : json_null());
 		json_object_set_new(root, "stages_used", json_integer(stages));
 		if (zero)
 			json_object_set_new(root, "note", json_string(ZERO_NOTE));
@@ -269,15 +366,24 @@ int ui_cmd_bounds(const ui_opts *o)
 		if (sc_graph_is_training(g))
 			json_object_set_new(root, "schedule",
 			                    json_string(sc_schedule_name(set.schedule)));
+		json_object_set_new(root, "rungs", json_rungs(l, rungs, feasible, upper, stages));
 		ui_json_costs(root, g);
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
 	}
-	char b[32], c2[32];
-	printf("%s, k %d: upper bound %s (%s%s)\n", g->name, set.k,
-	       feasible ? ui_num(upper, b, sizeof b) : "none", improved ? "exact MIP" : method,
-	       ub_optimal ? ", proven optimal" : "");
+	char b[32], c2[32], proof[160];
+	if (yours && isfinite(mine))
+		ui_print_line("%s, k %d: your partition %s (%s)", g->name, set.k,
+		              ui_num(mine, b, sizeof b), o->partition);
+	else if (yours)
+		ui_print_line("%s, k %d: your partition breaks the hard memory limit (%s)", g->name,
+		              set.k, o->partition);
+	else
+		ui_print_line("%s, k %d: upper bound %s (%s%s)", g->name, set.k,
+		              feasible ? ui_num(upper, b, sizeof b) : "none",
+		              improved ? sc_rung_label(SC_RUNG_EXACT) : method,
+		              ub_optimal ? ", proven optimal" : "");
 	ui_print_costs(g);
 	if (sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
@@ -287,6 +393,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
 		       "bounds are those of %d stages, the other stages stay empty\n",
 		       stages, set.k, stages);
+	/* LB/UB: each bound over what the report is about (your partition) */
 	printf("  rung          lower bound     LB/UB  status            seconds\n");
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		if (!(rungs & (1u << r)))
@@ -295,20 +402,44 @@ int ui_cmd_bounds(const ui_opts *o)
 		sc_ladder_info(l, (sc_rung)r, &ri);
 		printf("  %-12s %12s  %8s  %-16s %8.2f\n", sc_rung_name((sc_rung)r),
 		       ui_num(ri.value, b, sizeof b),
-		       feasible ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, upper)), c2)
-		                : "-",
+		       isfinite(about)
+		               ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, about)), c2)
+		               : "-",
 		       ui_rung_status_name(ri.state), ri.seconds);
 		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
 			printf("      %s\n", ri.message);
 	}
+	double about_gap = yours && isfinite(mine) ? mine_gap : gap;
+	const char *subject = yours ? "your partition" : "the upper bound";
+	/* your partition's proof is the upper bound's while it is the best */
+	proof_text(proof, sizeof proof, subject, yours && improved ? NULL : proven_by, within);
 	if (zero)
 		printf("certified gap 0.00%%: %s\n", ZERO_NOTE);
-	else if (feasible && isinf(gap))
+	else if (isfinite(about) && isinf(about_gap))
 		printf("certified gap unbounded: the best lower bound is 0\n");
-	else if (feasible)
-		printf("certified gap %.2f%% (upper / best lower bound - 1)%s%s\n", 100 * gap,
-		       proven_by ? "; the upper bound is proven optimal by " : "",
-		       proven_by ? proven_by : "");
+	else if (isfinite(about))
+		printf("certified gap %s (%s / best lower bound - 1)%s\n",
+		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
+	if (better) {
+		/* its proof, else its own gap */
+		char gain_text[80] = "", its[80];
+		if (!isnan(gain))
+			snprintf(gain_text, sizeof gain_text, ", %s better than yours",
+			         pct(gain, c2, sizeof c2));
+		proof_text(proof, sizeof proof, "it", proven_by, within);
+		snprintf(its, sizeof its, "; its certified gap %s",
+		         isinf(gap) ? "unbounded" : pct(gap, c2, sizeof c2));
+		/* as many digits as tell it from yours */
+		char yb[32];
+		if (isfinite(mine) &&
+		    strcmp(ui_num(upper, b, sizeof b), ui_num(mine, yb, sizeof yb)) == 0)
+			snprintf(b, sizeof b, "%.10g", upper);
+		printf("a better partition exists: %s (%s)%s%s\n", b, sc_rung_label(SC_RUNG_EXACT),
+		       gain_text, proven_by ? proof : its);
+	}
+	if (written)
+		ui_print_line("%s written to %s",
+		              better || !yours ? "best partition" : "your partition", written);
 	fflush(stdout);
 	if (ferror(stdout))
 		status = UI_EXIT_INPUT;

@@ -128,7 +128,8 @@ static void stage_line(const wb *w, int s, int at, int other_at, char *buf, size
 		out += w->stage[v] == s && w->cmp.stage[v] != s;
 	}
 	char a[32], b[32], d[32];
-	snprintf(buf, size, "%c%c%5d %6d %6d %11s %11s %11s %6d %6d", s == at ? '*' : ' ',
+	bool tied = s == at || sc_cost_at_bottleneck(now->cost, w->c->st[at].cost);
+	snprintf(buf, size, "%c%c%5d %6d %6d %11s %11s %11s %6d %6d", tied ? '*' : ' ',
 	         s == other_at ? 'o' : ' ', s + 1, now->ops, oth->ops,
 	         ui_num(now->cost, a, sizeof a), ui_num(oth->cost, b, sizeof b),
 	         signed_num(oth->cost - now->cost, d, sizeof d), in, out);

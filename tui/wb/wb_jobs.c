@@ -125,7 +125,8 @@ static void start_ladder(wb *w, bool every_rung)
 	/* the exact DP's proof that the best is optimal holds for the upper
 	 * bound: it is the best, or the current partition, no worse (the
 	 * exact MIP's proof comes from a ladder, which proves it again) */
-	lp.upper_optimal = !every_rung && w->best_optimal && strcmp(w->best_from, "exact MIP") != 0;
+	lp.upper_optimal = !every_rung && w->best_optimal &&
+	                   strcmp(w->best_from, sc_rung_label(SC_RUNG_EXACT)) != 0;
 	if (!isfinite(lp.upper))
 		lp.start = NULL;
 	sc_error err;
@@ -230,11 +231,13 @@ static void follow_ladder(wb *w)
 		return;
 	double u = sc_ladder_upper(w->ladder, tmp);
 	const char *by = NULL;
-	bool mip = sc_ladder_proven(w->ladder, &by) && by && strcmp(by, "the exact MIP") == 0;
+	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
+	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;
+	const char *from = sc_rung_label(SC_RUNG_EXACT);
 	if (u < w->ladder_upper * (1 - 1e-12))
-		offer_best(w, tmp, u, "exact MIP", mip);
+		offer_best(w, tmp, u, from, mip);
 	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
-		offer_best(w, tmp, u, "exact MIP", true);
+		offer_best(w, tmp, u, from, true);
 	free(tmp);
 }
 
@@ -264,11 +267,10 @@ void wb_follow_jobs(wb *w)
 double wb_lower_bound(const wb *w, const char **by)
 {
 	/* a rung's bound before it has finished is one so far */
-	static const char *const so_far[SC_RUNG_COUNT] = {[SC_RUNG_BOTTLENECK] =
-	                                                          "bottleneck so far",
-	                                                  [SC_RUNG_GUESS] = "guess so far",
-	                                                  [SC_RUNG_EXACT] = "exact so far",
-	                                                  [SC_RUNG_COVER] = "cover so far"};
+	static const char *const so_far[SC_RUNG_COUNT] = {
+#define SC_RUNG(e, name, proof, label, help) [SC_RUNG_##e] = name " so far",
+#include "solvers/rungs.def"
+	};
 	double lb = w->simple;
 	*by = "simple";
 	if (w->ladder) {
@@ -284,7 +286,9 @@ double wb_lower_bound(const wb *w, const char **by)
 	}
 	if (w->best_optimal && isfinite(w->best) && w->best > lb) {
 		lb = w->best;
-		*by = strcmp(w->best_from, "exact MIP") == 0 ? "exact MIP" : "exact DP";
+		*by = strcmp(w->best_from, sc_rung_label(SC_RUNG_EXACT)) == 0
+		              ? sc_rung_label(SC_RUNG_EXACT)
+		              : "exact DP";
 	}
 	return lb;
 }

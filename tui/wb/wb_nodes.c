@@ -228,8 +228,10 @@ static void list_draw(wb *w, int y, int rows, int cols)
 			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
 		if (i == w->node_sel)
 			attron(A_REVERSE);
-		mvprintw(y + 1 + r, 0, "%c %-*.*s %5d", w->stage[v] == at ? '*' : ' ', name_w,
-		         name_w, g->op_name[v], w->stage[v] + 1);
+		bool tied = w->stage[v] == at ||
+		            sc_cost_at_bottleneck(w->c->st[w->stage[v]].cost, w->c->st[at].cost);
+		mvprintw(y + 1 + r, 0, "%c %-*.*s %5d", tied ? '*' : ' ', name_w, name_w,
+		         g->op_name[v], w->stage[v] + 1);
 		if (training)
 			printw(" %-6s", pass_of(g, v));
 		printw(" %9s %11s %11s %11s", range, ui_num(g->work[v], b1, sizeof b1),

@@ -215,10 +215,12 @@ static void stage_table(wb *w, int y, int h, int cols)
 		const sc_stage_cost *st = &w->c->st[i];
 		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 		bool sel = w->view == &wb_overview_view && w->pane == 0 && i == w->stage_sel;
-		/* the marks stay outside the cursor: * is never the cursor's */
-		if (i == at)
+		/* the marks stay outside the cursor: * is never the cursor's; every
+		 * stage tied with the bottleneck is marked */
+		bool tied = i == at || sc_cost_at_bottleneck(st->cost, bn);
+		if (tied)
 			on(w, WB_PAIR_BOTTLENECK, A_BOLD);
-		mvprintw(row, 0, "%c%c", i == at ? '*' : ' ', hard && st->over_memory ? '!' : ' ');
+		mvprintw(row, 0, "%c%c", tied ? '*' : ' ', hard && st->over_memory ? '!' : ' ');
 		if (sel)
 			attron(A_REVERSE);
 		printw("%5d %6d %*s %*s %*s %*s %*s", i + 1, st->ops, nw,
@@ -241,10 +243,10 @@ static void stage_table(wb *w, int y, int h, int cols)
 		}
 		if (sel)
 			attroff(A_REVERSE);
-		if (i == at)
+		if (tied)
 			off(w, WB_PAIR_BOTTLENECK, A_BOLD);
 		if (t.barw && bn > 0 && isfinite(bn))
-			stage_bar(w, st, i == at, row, t.barx, t.barw, top, lb);
+			stage_bar(w, st, tied, row, t.barx, t.barw, top, lb);
 	}
 	/* the legend: units, what the bars show, which stages are shown */
 	char legend[256], scroll[64] = "";
@@ -346,7 +348,8 @@ static void ladder_panel(const wb *w, const wb_answer *a, int y, int h, int cols
 		if (r == SC_RUNG_COUNT) {
 			/* the exact DP over ideals, when the search was it */
 			name = "exact DP";
-			if (!w->best_optimal || strcmp(w->best_from, "exact MIP") == 0) {
+			if (!w->best_optimal ||
+			    strcmp(w->best_from, sc_rung_label(SC_RUNG_EXACT)) == 0) {
 				mvprintw(row, 2, "%-11s %-17s", name,
 				         w->search >= 0 ? "if it applies" : "-");
 				continue;

@@ -201,7 +201,7 @@ static void matrix_draw(wb *w, int y, int h, int cols)
 		move(y + 2 + r, 0);
 		if (s == sel)
 			attron(A_REVERSE);
-		printw("%5d%c ", s + 1, s == q->bottleneck ? '*' : ' ');
+		printw("%5d%c ", s + 1, sc_quotient_at_bottleneck(q, s) ? '*' : ' ');
 		if (s == sel)
 			attroff(A_REVERSE);
 		for (int t = c0; t < c0 + nc; t++) {
