@@ -652,7 +652,7 @@ Test(bounds, no_rung_passes_a_partition_any_method_finds, .timeout = 600)
 	        /* the issue's: a "lower bound" above what brkga then found */
 	        {"samples/onnx/vit_b_16.onnx", 4, "--device h100"},
 	};
-	const char *methods[] = {"best", "slice", "dpl", "brkga -e 50000", "exact"};
+	const char *methods[] = {"best", "slice", "dpl", "brkga -e 5000", "exact"};
 	int n = ts_short() ? 3 : 5;
 	for (int c = 0; c < n; c++) {
 		double found = INFINITY;
@@ -661,7 +661,7 @@ Test(bounds, no_rung_passes_a_partition_any_method_finds, .timeout = 600)
 			                               methods[m]));
 		cr_assert(isfinite(found), "%s: no method found a partition", cases[c].file);
 		char args[512];
-		snprintf(args, sizeof args, "%s -k %d %s --all-rungs -t 5 -m slice", cases[c].file,
+		snprintf(args, sizeof args, "%s -k %d %s --all-rungs -t 2 -m slice", cases[c].file,
 		         cases[c].k, cases[c].extra);
 		json_t *root = bounds_json(args, 0);
 		json_t *arr = json_object_get(root, "rungs"), *r;
