@@ -125,46 +125,41 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 	return g;
 }
 
+/* names[0..n) (each followed by " (the output of OF)" when of is given)
+ * joined by ", " into list, cut after about 400 characters with ", ..." */
+static void name_list(char *list, size_t size, char *const *names, char *const *of, int n)
+{
+	size_t at = 0;
+	list[0] = '\0';
+	for (int i = 0; i < n && at < 400; i++)
+		at += (size_t)snprintf(list + at, size - at,
+		                       of ? "%s%s (the output of %s)" : "%s%s", i ? ", " : "",
+		                       names[i], of ? of[i] : "");
+	if (at >= 400)
+		snprintf(list + at, size - at, ", ...");
+}
+
 static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *r)
 {
+	char list[640];
 	if (r->nunknown > 0) {
-		char list[600];
-		size_t at = 0;
-		list[0] = '\0';
-		for (int i = 0; i < r->nunknown && at < 400; i++)
-			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
-			                       r->unknown[i]);
+		name_list(list, sizeof list, r->unknown, NULL, r->nunknown);
 		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work and out; "
-		         "their weights "
-		         "stay param): "
-		         "%s%s",
-		         path, r->nunknown, r->nunknown == 1 ? "" : "s", list,
-		         at >= 400 ? ", ..." : "");
+		         "their weights stay param): %s",
+		         path, r->nunknown, r->nunknown == 1 ? "" : "s", list);
 	}
 	if (r->nunresolved > 0) {
-		char list[600];
-		size_t at = 0;
-		list[0] = '\0';
-		for (int i = 0; i < r->nunresolved && at < 400; i++)
-			at += (size_t)snprintf(list + at, sizeof list - at,
-			                       "%s%s (the output of %s)", i ? ", " : "",
-			                       r->unresolved_dim[i], r->unresolved_op[i]);
-		ui_error("warning: %s: dim%s %s%s cannot be derived from the inputs' dims: the "
+		name_list(list, sizeof list, r->unresolved_dim, r->unresolved_op, r->nunresolved);
+		ui_error("warning: %s: dim%s %s cannot be derived from the inputs' dims: the "
 		         "ops that need %s cost 0 (give --dim NAME=N)",
-		         path, r->nunresolved == 1 ? "" : "s", list, at >= 400 ? ", ..." : "",
+		         path, r->nunresolved == 1 ? "" : "s", list,
 		         r->nunresolved == 1 ? "it" : "them");
 	}
 	if (r->nonce > 0) {
-		char list[600];
-		size_t at = 0;
-		list[0] = '\0';
-		for (int i = 0; i < r->nonce && at < 400; i++)
-			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
-			                       r->once[i]);
-		ui_error("warning: %s: the trip count of %s%s is not a constant: %s costed for one "
+		name_list(list, sizeof list, r->once, NULL, r->nonce);
+		ui_error("warning: %s: the trip count of %s is not a constant: %s costed for one "
 		         "iteration",
-		         path, list, at >= 400 ? ", ..." : "",
-		         r->nonce == 1 ? "its body is" : "their bodies are");
+		         path, list, r->nonce == 1 ? "its body is" : "their bodies are");
 	}
 	for (int i = 0; i < o->ndims; i++) {
 		bool used = false;
