@@ -527,6 +527,32 @@ char *ts_tmux_settled(ts_tmux *t, const char *text, double seconds)
 	return s;
 }
 
+/* Whether the first row of screen s ends in "idle". */
+static bool title_idle(const char *s)
+{
+	size_t n = strcspn(s, "\n");
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	return n >= 4 && strncmp(s + n - 4, "idle", 4) == 0;
+}
+
+char *ts_tmux_idle(ts_tmux *t, double seconds)
+{
+	char *s = NULL;
+	for (double waited = 0; waited <= seconds; waited += 0.05) {
+		free(s);
+		s = ts_tmux_screen(t);
+		if (s && title_idle(s))
+			return s;
+		struct timespec nap = {0, 50 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+	ts_tmux_stop(t);
+	cr_assert_fail("waited %.1f s for the workbench to be idle; the screen shows:\n%s",
+	               seconds, s ? s : "(nothing)");
+	return NULL;
+}
+
 void ts_tmux_quit(ts_tmux *t)
 {
 	ts_tmux_keys(t, "q");

@@ -221,6 +221,11 @@ void ts_tmux_stop(ts_tmux *t);
  * read; returns the last capture (malloc'd). */
 char *ts_tmux_settled(ts_tmux *t, const char *text, double seconds);
 
+/* Waits up to seconds until the workbench's title row says "idle" (its
+ * first search and ladder over, so no message of theirs can replace one
+ * a key is about to bring); returns the screen (malloc'd). */
+char *ts_tmux_idle(ts_tmux *t, double seconds);
+
 /* Sends q and waits for the program to exit with status 0, then stops. */
 void ts_tmux_quit(ts_tmux *t);
 

@@ -49,6 +49,7 @@ static void start(ts_tmux *t, int cols, int rows, const char *args, const char *
 	snprintf(env, sizeof env, "TERM=xterm-256color LANG=C.UTF-8 XDG_STATE_HOME=%s", state);
 	ts_tmux_start(t, cols, rows, env, cmd);
 	free(ts_tmux_wait(t, ready, 10));
+	free(ts_tmux_idle(t, 30));
 }
 
 /* name contains filter, letters in any case. */
@@ -118,7 +119,7 @@ Test(wbbrowse, the_filter_follows_every_key_in_any_case_and_n_N_step, .timeout =
 	ts_tmux_keys(&t, "n");
 	snprintf(want, sizeof want, "match 2 of %d: ", layern);
 	s = ts_tmux_settled(&t, want, 5);
-	cr_assert(has_any_case(ts_line_of(s, want, sq, sizeof sq), "layernorm"), "%s", sq);
+	cr_assert(has_any_case(ts_line_of(s, want, sq, sizeof sq), "layernorm"), "%s\n%s", sq, s);
 	free(s);
 	ts_tmux_keys(&t, "N");
 	snprintf(want, sizeof want, "match 1 of %d: ", layern);

@@ -281,12 +281,13 @@ int ui_workbench(const ui_opts *o)
 		goto out;
 	}
 	wb_recover_path(&w);
-	/* the first screen at once, before a job takes a core */
-	draw(&w);
 	/* the search starts once the recovery offer (if any) is answered, so
-	 * a restored partition is in place before it ends */
+	 * a restored partition is in place before it ends; the first screen
+	 * at once after, its title counting the search (were it drawn before,
+	 * it would say idle for a moment with a search about to start) */
 	if (!wb_recover_offer(&w, start_default_search))
 		start_default_search(&w);
+	draw(&w);
 	run(&w);
 	if (hangup) {
 		/* the terminal went away: keep the edits for the next start (or
