@@ -548,8 +548,8 @@ char *ts_tmux_idle(ts_tmux *t, double seconds)
 		nanosleep(&nap, NULL);
 	}
 	ts_tmux_stop(t);
-	cr_assert_fail("waited %.1f s for the workbench to be idle; the screen shows:\n%s",
-	               seconds, s ? s : "(nothing)");
+	cr_assert_fail("waited %.1f s for the workbench to be idle; the screen shows:\n%s", seconds,
+	               s ? s : "(nothing)");
 	return NULL;
 }
 
