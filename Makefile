@@ -136,7 +136,7 @@ asan-test: asan-build
 
 # The program under valgrind (memcheck) on the bad-input corpus and a round
 # of good runs of every command; any memory error or definite leak fails.
-# `make test` runs a quarter of the corpus (VALGRIND_QUICK=1, every fourth
+# `make test` runs an eighth of the corpus (VALGRIND_QUICK=1, every eighth
 # case, to keep the whole run under 10 minutes); `make valgrind-test` all.
 valgrind-test: stagecut
 	tests/valgrind/run.sh
@@ -189,7 +189,12 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-fuzz-regress stagecut
 
 # make fuzz (libFuzzer, clang) and make fuzz-regress (the saved inputs under
-# ASan and UBSan, run by make test): tests/fuzz/README.md
+# ASan and UBSan, run by make test): tests/fuzz/README.md.  The replay links
+# build-asan's library (the same sanitizers, -O1), made by asan-build.
+FUZZ_RLIB := $(ASAN_BUILD)/libstagecut.a
+ifneq ($(BUILD),$(ASAN_BUILD))
+$(ASAN_BUILD)/libstagecut.a: asan-build ;
+endif
 include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -139,8 +139,14 @@ $(FUZZ_RBUILD)/libstagecut.a: $(FUZZ_RLIB_OBJ)
 	@rm -f $@
 	@ar rcs $@ $^
 
+# The library the replay links: its own build here, unless the including
+# Makefile names one built with the same sanitizers (FUZZ_RLIB; the
+# Makefile's is build-asan's, so make test compiles the library once for
+# both).
+FUZZ_RLIB ?= $(FUZZ_RBUILD)/libstagecut.a
+
 $(FUZZ_RBINS): $(FUZZ_RBUILD)/%: $(FUZZ_RBUILD)/$(FUZZ_SRCDIR)/%.o \
-		$(FUZZ_RBUILD)/$(FUZZ_SRCDIR)/driver.o $(FUZZ_RBUILD)/libstagecut.a
+		$(FUZZ_RBUILD)/$(FUZZ_SRCDIR)/driver.o $(FUZZ_RLIB)
 	@$(CC) $(FUZZ_RCFLAGS) -o $@ $^ $(FUZZ_LIBS)
 
 # Every harness over its seed corpus and its regression inputs; any

@@ -16,7 +16,8 @@
 #include "tests/support.h"
 
 /* The InceptionV3-like graph keeps the exact DP busy for several seconds
- * at k = 6 (tens of thousands of ideals), long enough to read its line. */
+ * at k = 4 (tens of thousands of ideals, then as many for the balancing
+ * pass), long enough to read its line. */
 static void make_inception(char *path, size_t size)
 {
 	snprintf(path, size, "/tmp/stagecut-progress-%d.dot", (int)getpid());
@@ -29,7 +30,7 @@ static void dp_line_shows(const char *command, bool keeps_final_line)
 {
 	char path[128], cmd[512];
 	make_inception(path, sizeof path);
-	snprintf(cmd, sizeof cmd, "%s %s '%s' -k 6 -m exact", ts_program(), command, path);
+	snprintf(cmd, sizeof cmd, "%s %s '%s' -k 4 -m exact", ts_program(), command, path);
 	ts_tmux t;
 	ts_tmux_start(&t, 160, 12, "TERM=xterm-256color", cmd);
 	char *s = ts_tmux_wait(&t, " layers ", 60);
