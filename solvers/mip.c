@@ -118,7 +118,10 @@ static void COINLINKAGE_CB on_message(Cbc_Model *cm, int msgno, int ndouble, con
 		nodes = ivec[0];
 		if (dvec[0] < 1e49)
 			s->incumbent = dvec[0] * s->scale;
-		if (dvec[1] > -1e49)
+		/* CBC writes "none" as +-1e50: a best possible of 1e50 (no live
+		 * node at that moment) is no bound, and capped at the upper
+		 * bound it would read as a proof while the search goes on */
+		if (dvec[1] > -1e49 && dvec[1] < 1e49)
 			s->bound = dvec[1] * s->scale;
 	} else if ((msgno == 12 || msgno == 4 || msgno == 11) && ndouble >= 1) {
 		/* integer solution found; CBC0004/0012 carry its value first */

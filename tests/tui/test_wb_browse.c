@@ -191,8 +191,8 @@ Test(wbbrowse, sorted_by_param_in_the_files_order, .timeout = 30)
 		}
 	ts_tmux t;
 	start(&t, 100, 30, FIG2, "bottleneck 8.0000");
-	/* S cycles stage, work, name, param */
-	ts_tmux_keys(&t, "2 S S S");
+	/* O cycles the order: stage, work, name, param */
+	ts_tmux_keys(&t, "2 O O O");
 	char *s = ts_tmux_settled(&t, "sorted by param", 5);
 	char names[16][64];
 	cr_assert_eq(listed_ops(s, names, 16), n, "%s", s);
@@ -268,7 +268,7 @@ Test(wbbrowse, the_detail_pane_on_a_group, .timeout = 30)
 	ts_tmux t;
 	start(&t, 100, 30, args, "8 ops  9 edges");
 	/* by name: add, concat, conv1, conv2, input, mm_a, mm_b, output */
-	ts_tmux_keys(&t, "2 S S");
+	ts_tmux_keys(&t, "2 O O");
 	free(ts_tmux_wait(&t, "sorted by name", 5));
 	ts_tmux_keys(&t, "g j j j Enter");
 	char *s = ts_tmux_settled(&t, "conv2: stage 2, may move to 1-2", 5);

@@ -111,15 +111,18 @@ struct wb {
 	unsigned part_version; /* grows with every change of the partition */
 	const int *stage;
 	const sc_costs *c;
-	char origin[160]; /* where the current partition came from */
-	bool edited;      /* differs from the baseline (base_stage, base_k) */
-	bool from_file;   /* the file's own partition: never replaced unasked */
+	char origin[160];      /* where the current partition came from */
+	char base_origin[160]; /* where the baseline came from (undone back to it,
+	                        * the current partition says so again) */
+	bool edited;           /* differs from the baseline (base_stage, base_k) */
+	bool from_file;        /* the file's own partition: never replaced unasked */
 	double simple;
 	/* the best partition known */
 	int *best_stage;
 	double best;
 	char best_from[48];
 	bool best_optimal; /* proven by the exact DP or the exact MIP */
+	bool none_fits;    /* the search's exact DP proved no partition fits */
 	/* jobs */
 	sc_engine *eng;
 	int search; /* job id or -1 */
@@ -132,6 +135,17 @@ struct wb {
 	int nhist;
 	sc_ladder *ladder;
 	double ladder_upper; /* the upper bound the ladder was started with */
+	/* the search's settings (settings screen): the method s and S run,
+	 * the seed of the next search (each search takes one, so s never
+	 * repeats a run), its evaluation budget (0: the method's default) */
+	char search_pick[24];
+	long search_seed, search_evals;
+	long search_run_seed; /* the seed of the search on screen */
+	/* S: the search runs again, with the next seed and twice the
+	 * evaluations, until stopped (x) or proven optimal */
+	bool until_stopped;
+	long until_evals; /* the budget of the next round */
+	int rounds;       /* rounds run since S */
 	/* budgets (settings screen) */
 	double search_time, rung_time;
 	/* screen */
@@ -244,9 +258,10 @@ bool wb_msg_fresh(const wb *w, double now);
  * on_change; w->views may be NULL before start-up sets it). */
 void wb_changed(wb *w, bool by_hand);
 
-/* Makes stage the current partition (undoable).  Done by the program (a
- * search's result replacing the first partition) it is the new baseline,
- * not an unsaved edit; done by the engineer (by_hand) it is an edit. */
+/* Makes stage the current partition.  Done by the program (a search's
+ * result replacing the first partition) it is the new baseline, not an
+ * unsaved edit, and the undo history starts there; done by the engineer
+ * (by_hand) it is an edit, undoable. */
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand);
 
 /* A new editor (the undo history starts over) on stage; false, with the
@@ -365,9 +380,14 @@ unsigned wb_key(wb *w, int ch);
 
 /* --- jobs (wb_jobs.c) --- */
 
-/* Starts search method (cancelling the running one) from start (may be
- * NULL); the outcome goes to the status line. */
+/* Starts search method (NULL: the settings' method; cancelling the running
+ * one) from start (may be NULL) with the settings' evaluations and the
+ * next seed; the outcome goes to the status line. */
 void wb_start_search(wb *w, const char *method, const int *start);
+
+/* s and S: the settings' method with the next seed, once (s) or round after
+ * round with twice the evaluations until stopped or proven (S). */
+void wb_search_again(wb *w, bool until_stopped);
 /* (Re)starts the ladder of lower bounds from the best partition known,
  * every rung (the engineer asked: l, the tour), even once the optimum is
  * proven.  The ladder the first search starts stops its rungs at a proof. */
@@ -405,6 +425,10 @@ typedef struct wb_answer {
 	double best;      /* its objective */
 	double gain;      /* then (objective - best) / objective: 0.125 is 12.5% */
 	double best_gap;  /* best / lower - 1, like gap */
+	/* no k-stage partition fits the hard memory limit, and that is proven
+	 * (by the exact DP's search or the ladder's exact MIP): none_fits_by
+	 * names the proof, else NULL */
+	const char *none_fits_by;
 } wb_answer;
 void wb_answer_get(const wb *w, wb_answer *a);
 

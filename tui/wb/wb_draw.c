@@ -115,6 +115,15 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, s
 		         wb_short_num(st->param, b2, sizeof b2),
 		         wb_short_num(w->set.memory, b3, sizeof b3),
 		         a->nover > 1 ? " (+more)" : "");
+		if (a->none_fits_by) {
+			/* and no other partition would fit: the answer is k or M */
+			size_t n = strlen(why_long);
+			snprintf(why_long + n, sizeof why_long - n,
+			         "; no %d-stage partition fits (proven by %s)", w->set.k,
+			         a->none_fits_by);
+			snprintf(why_short, sizeof why_short,
+			         "  infeasible: no %d-stage partition fits (proven)", w->set.k);
+		}
 	}
 	if (a->best_better) {
 		ui_num(a->best, b3, sizeof b3);

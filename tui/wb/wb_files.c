@@ -29,6 +29,7 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}
+	snprintf(w->origin, sizeof w->origin, "saved to %.150s", path);
 	wb_mark_saved(w);
 	wb_recover_clear(w);
 	wb_say(w, "saved to %s", path);
@@ -163,7 +164,7 @@ static unsigned times_answer(wb *w, const char *path, bool ok, int arg)
 	free(st);
 	w->simple = sc_bound_simple(w->g, w->set.k);
 	wb_reset_best(w);
-	wb_start_search(w, "best", NULL);
+	wb_start_search(w, NULL, NULL);
 	wb_say(w, "costs: %s", w->g->cost_origin ? w->g->cost_origin : path);
 	return WB_REDRAW;
 }

@@ -25,7 +25,9 @@
  * views, modals and the dispatcher start and cancel jobs through it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,32 +83,79 @@ void wb_reset_best(wb *w)
 {
 	w->best = sc_costs_objective(w->c);
 	w->best_optimal = false;
+	w->none_fits = false;
 	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 }
 
-void wb_start_search(wb *w, const char *method, const int *start)
+/* Starts method (NULL: the settings' method) from start with evals
+ * evaluations (0: the method's default) and the next seed; false when it
+ * cannot start (said in the status line). */
+static bool start_search(wb *w, const char *method, const int *start, long evals)
 {
 	if (w->search >= 0)
 		sc_engine_discard(w->eng, w->search); /* its result is no longer wanted */
+	if (!method)
+		method = w->search_pick;
 	sc_search_params p;
 	sc_search_params_init(&p);
 	p.method = method;
-	p.time_limit = w->search_time;
+	p.time_limit = w->until_stopped ? 0 : w->search_time;
+	p.evals = evals;
+	p.seed = (uint64_t)w->search_seed;
 	p.start = start;
 	sc_error err;
 	int id = sc_engine_add_search(w->eng, w->g, &w->set, &p, &err);
 	if (id < 0) {
+		w->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
-		return;
+		return false;
 	}
 	w->search = id;
+	w->search_run_seed = w->search_seed++;
 	snprintf(w->search_method, sizeof w->search_method, "%s", method);
 	w->search_t0 = sc_clock_now();
 	w->nhist = 0;
 	memset(&w->search_info, 0, sizeof w->search_info);
 	count_jobs(w);
-	wb_say(w, "search %s started", method);
+	return true;
+}
+
+void wb_start_search(wb *w, const char *method, const int *start)
+{
+	w->until_stopped = false;
+	if (start_search(w, method, start, w->search_evals))
+		wb_say(w, "search %s started (seed %ld)", w->search_method, w->search_run_seed);
+}
+
+void wb_search_again(wb *w, bool until_stopped)
+{
+	w->until_stopped = until_stopped;
+	w->rounds = 1;
+	w->until_evals = w->search_evals;
+	if (!start_search(w, NULL, NULL, w->search_evals))
+		return;
+	const char *proven = w->best_optimal ? " (the best is already proven optimal)" : "";
+	if (until_stopped)
+		wb_say(w,
+		       "search %s until stopped: seed %ld, then the next seeds with twice the "
+		       "evaluations each round; x stops it%s",
+		       w->search_method, w->search_run_seed, proven);
+	else
+		wb_say(w, "search %s started again with a new seed (%ld)%s", w->search_method,
+		       w->search_run_seed, proven);
+}
+
+/* S's next round after the search ji ended (done, not proven optimal):
+ * the next seed with twice the evaluations the last round made. */
+static void next_round(wb *w, const sc_job_info *ji)
+{
+	long made = ji->search.evals > 0 ? ji->search.evals : 1;
+	w->until_evals = made <= LONG_MAX / 2 ? 2 * made : LONG_MAX;
+	w->rounds++;
+	if (start_search(w, NULL, NULL, w->until_evals))
+		wb_say(w, "search until stopped: round %d, seed %ld, %ld evaluations; x stops it",
+		       w->rounds, w->search_run_seed, w->until_evals);
 }
 
 /* Starts the ladder from the best partition known; with every_rung it
@@ -150,6 +199,7 @@ void wb_start_ladder(wb *w)
 
 void wb_cancel_jobs(wb *w)
 {
+	w->until_stopped = false;
 	sc_engine_cancel(w->eng, -1);
 	if (w->ladder)
 		sc_ladder_cancel(w->ladder);
@@ -176,9 +226,9 @@ void wb_adopt_best(wb *w)
 /* The search job ji (finished) is done with: its result goes to the best
  * partition, and to the current one unless the engineer's partition must
  * stay.  The one place a finished search's result is taken. */
-static void take_search_result(wb *w, const sc_job_info *ji)
+static bool take_search_result(wb *w, const sc_job_info *ji)
 {
-	bool optimal;
+	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
 	if (tmp && isfinite(v)) {
@@ -199,10 +249,15 @@ static void take_search_result(wb *w, const sc_job_info *ji)
 			       w->search_method, ui_num(v, b, sizeof b),
 			       optimal ? " (proven optimal)" : "");
 		}
+	} else if (tmp && ji->state == SC_JOB_DONE && optimal) {
+		w->none_fits = true;
+		wb_say(w, "search %s: no %d-stage partition fits the memory limit (proven)",
+		       w->search_method, w->set.k);
 	} else if (ji->state == SC_JOB_FAILED) {
 		wb_say(w, "search failed: %s", ji->message);
 	}
 	free(tmp);
+	return optimal;
 }
 
 /* Appends the search's best so far to the history when it changed. */
@@ -252,11 +307,16 @@ void wb_follow_jobs(wb *w)
 		w->search_info = ji;
 		note_history(w, &ji);
 		if (sc_job_finished(ji.state) && was_running) {
-			take_search_result(w, &ji);
+			bool optimal = take_search_result(w, &ji);
 			/* a long session must not keep every finished search */
 			sc_engine_release(w->eng, w->search);
 			if (!w->ladder && ji.state == SC_JOB_DONE)
 				start_ladder(w, false);
+			if (w->until_stopped && ji.state == SC_JOB_DONE && !optimal &&
+			    !w->best_optimal)
+				next_round(w, &ji);
+			else if (w->until_stopped)
+				w->until_stopped = false;
 		}
 	}
 	if (w->ladder)
@@ -323,4 +383,11 @@ void wb_answer_get(const wb *w, wb_answer *a)
 	a->best_better = isfinite(w->best) && w->best < cur * (1 - 1e-12);
 	a->gain = a->best_better && isfinite(cur) && cur > 0 ? (cur - w->best) / cur : NAN;
 	a->best_gap = gap_of(w->best, a->lower);
+	const char *by = NULL;
+	a->none_fits_by = NULL;
+	if (w->none_fits)
+		a->none_fits_by = "the exact DP";
+	else if (w->ladder && sc_ladder_proven(w->ladder, &by) &&
+	         !isfinite(sc_ladder_upper(w->ladder, NULL)))
+		a->none_fits_by = by ? by : "the ladder";
 }

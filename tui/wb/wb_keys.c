@@ -173,7 +173,8 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 		w->help_top = 0;
 		wb_modal_push(w, &wb_help_modal);
 		break;
-	case WB_A_SEARCH: wb_start_search(w, "best", NULL); break;
+	case WB_A_SEARCH: wb_search_again(w, false); break;
+	case WB_A_SEARCH_ON: wb_search_again(w, true); break;
 	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
 	case WB_A_ADOPT: wb_adopt_best(w); break;
 	case WB_A_LADDER: wb_start_ladder(w); break;

@@ -377,7 +377,12 @@ static void ladder_panel(const wb *w, const wb_answer *a, int y, int h, int cols
 		if (ri.state == SC_RS_UNNEEDED || (ri.state == SC_RS_FAILED && !partial)) {
 			/* no value: why it stopped, across the row */
 			char why[300];
-			if (ri.state == SC_RS_UNNEEDED)
+			if (ri.state == SC_RS_UNNEEDED && a->none_fits_by)
+				snprintf(why, sizeof why,
+				         "stopped: no %d-stage partition fits, proven by %s%s",
+				         w->set.k, proof ? proof : "another rung",
+				         cols >= 100 ? " (l runs every rung anyway)" : "");
+			else if (ri.state == SC_RS_UNNEEDED)
 				snprintf(why, sizeof why, "stopped: optimum proven by %s%s",
 				         proof ? proof : "another rung",
 				         cols >= 100 ? " (l runs every rung anyway)" : "");
@@ -445,9 +450,29 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	char rate[24] = "-";
 	if (ji->elapsed >= 0.05)
 		snprintf(rate, sizeof rate, "%.0f", ji->search.evals / ji->elapsed);
-	mvprintw(y + 1, 2, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs", w->search_method,
+	/* nothing fits the hard memory limit: proven so by the exact DP, or
+	 * only not found */
+	char best[64];
+	if (isfinite(ji->search.best))
+		ui_num(ji->search.best, best, sizeof best);
+	else if (ji->state == SC_JOB_DONE && ji->search.optimal)
+		snprintf(best, sizeof best, "none: no %d-stage partition fits (proven)", w->set.k);
+	else if (ji->state == SC_JOB_DONE)
+		snprintf(best, sizeof best, "none found that fits");
+	else
+		snprintf(best, sizeof best, "none yet");
+	char seed[48];
+	if (w->until_stopped)
+		snprintf(seed, sizeof seed, "  seed %ld, round %d (S)", w->search_run_seed,
+		         w->rounds);
+	else
+		snprintf(seed, sizeof seed, "  seed %ld", w->search_run_seed);
+	char line[256];
+	snprintf(line, sizeof line, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs%s",
+	         w->search_method,
 	         sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
-	         ji->search.evals, rate, ui_num(ji->search.best, b, sizeof b), ji->elapsed);
+	         ji->search.evals, rate, best, ji->elapsed, seed);
+	mvprintw(y + 1, 2, "%.*s", cols - 3 > 0 ? cols - 3 : 0, line);
 	if (h >= 3 && ji->search.layers > 0) {
 		/* the exact DP over ideals: how far it is, so a long run is never silent */
 		mvprintw(y + 2, 2, "ideals %ld made, %ld done   layers %d/%d", ji->search.ideals,

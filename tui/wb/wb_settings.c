@@ -1,8 +1,9 @@
 /*
  * wb_settings.c - the settings form (o): k, the bandwidth, the memory and
  * its policy, on a training graph the schedule (1F1B or GPipe, whose
- * objective the header shows and the searches minimise), and the time
- * budgets of the search and of each rung.
+ * objective the header shows and the searches minimise), the search that
+ * s and S start (method, next seed, evaluations), and the time budgets of
+ * the search and of each rung.
  *
  * The form is a table of fields (name, kind, where the value lives, the
  * message for a bad value); drawing, editing and checking a value all go
@@ -22,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 
 #include "core/load.h"
 #include "core/partition.h"
+#include "solvers/search.h"
 #include "solvers/simple.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
@@ -43,6 +46,8 @@ typedef enum field_kind {
 	F_POLICY,   /* sc_mem_policy */
 	F_SECONDS,  /* a time budget: a finite number > 0 */
 	F_SCHEDULE, /* sc_schedule */
+	F_METHOD,   /* a search method's name (char[24]) */
+	F_COUNT,    /* a whole number >= 0 (long) */
 } field_kind;
 
 typedef struct field {
@@ -81,6 +86,18 @@ static const field fields[] = {
          .offset = offsetof(sc_settings, schedule),
          .bad = "the schedule is 1f1b or gpipe",
          .training = true},
+        {.name = "search method (s, S)",
+         .kind = F_METHOD,
+         .offset = offsetof(wb, search_pick),
+         .bad = "the method is one of"},
+        {.name = "next search's seed",
+         .kind = F_COUNT,
+         .offset = offsetof(wb, search_seed),
+         .bad = "a seed is a whole number >= 0"},
+        {.name = "evaluations (0: default)",
+         .kind = F_COUNT,
+         .offset = offsetof(wb, search_evals),
+         .bad = "the evaluations are a whole number >= 0 (0: the method's default)"},
         {.name = "search time limit (s)",
          .kind = F_SECONDS,
          .offset = offsetof(wb, search_time),
@@ -130,7 +147,25 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 		         editing ? sc_schedule_name(*(sc_schedule *)v)
 		                 : sc_quotient_schedule_name(*(sc_schedule *)v));
 		break;
+	case F_METHOD: snprintf(buf, size, "%s", (const char *)v); break;
+	case F_COUNT:
+		if (!editing && f->offset == offsetof(wb, search_evals) && *(long *)v == 0)
+			snprintf(buf, size, "the method's default");
+		else
+			snprintf(buf, size, "%ld", *(long *)v);
+		break;
 	}
+}
+
+/* Whether name is one of the search methods. */
+static bool is_method(const char *name)
+{
+	int n;
+	const sc_method_info *m = sc_search_methods(&n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(m[i].name, name) == 0)
+			return true;
+	return false;
 }
 
 /* Parses text into field f's place in ns (problem fields) or w; false when
@@ -163,6 +198,19 @@ static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 		return true;
 	case F_POLICY: return sc_mem_policy_parse(text, (sc_mem_policy *)v);
 	case F_SCHEDULE: return sc_schedule_parse(text, (sc_schedule *)v);
+	case F_METHOD:
+		if (!is_method(text) || strlen(text) >= sizeof w->search_pick)
+			return false;
+		snprintf((char *)v, sizeof w->search_pick, "%s", text);
+		return true;
+	case F_COUNT: {
+		errno = 0;
+		long n = strtol(text, &end, 10);
+		if (end == text || *end || n < 0 || errno == ERANGE)
+			return false;
+		*(long *)v = n;
+		return true;
+	}
 	}
 	return false;
 }
@@ -245,7 +293,7 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 	w->recover_due = true;
 	w->simple = sc_bound_simple(w->g, w->set.k);
 	wb_reset_best(w);
-	wb_start_search(w, "best", NULL);
+	wb_start_search(w, NULL, NULL);
 	return undoable;
 }
 
@@ -283,11 +331,20 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 	const field *f = &fields[i];
 	sc_settings ns = w->set;
 	if (!parse(f, w, &ns, text)) {
-		wb_say(w, "%s", f->bad);
+		char list[200] = "";
+		int n;
+		const sc_method_info *m = sc_search_methods(&n);
+		for (int j = 0; f->kind == F_METHOD && j < n; j++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s %s",
+			         j ? "," : ":", m[j].name);
+		wb_say(w, "%s%s", f->bad, list);
 		return 0;
 	}
 	if (!f->problem) {
-		wb_say(w, "the new budget applies to the next search or ladder");
+		wb_say(w, "%s",
+		       f->kind == F_METHOD || f->kind == F_COUNT
+		               ? "s starts the next search with it (S: until stopped)"
+		               : "the new budget applies to the next search or ladder");
 		return 0;
 	}
 	keep_mode mode = KEEP;

@@ -85,12 +85,14 @@ void wb_changed(wb *w, bool by_hand)
 	w->part_version++;
 	w->stage = sc_editor_stages(w->ed);
 	w->c = sc_editor_costs(w->ed);
-	if (by_hand)
-		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
-		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
 	/* by content, not by history: undoing back to the baseline, or moving
 	 * an op there and back, leaves nothing unsaved (O(n), once per change) */
 	w->edited = differs_from_baseline(w);
+	if (by_hand && w->edited)
+		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
+		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
+	else if (by_hand)
+		snprintf(w->origin, sizeof w->origin, "%s", w->base_origin);
 	/* the recovery file follows: written while edited, removed when back at
 	 * the baseline (wb_recover.c) */
 	if (by_hand || was_edited != w->edited)
@@ -104,6 +106,7 @@ void wb_changed(wb *w, bool by_hand)
 void wb_mark_saved(wb *w)
 {
 	sc_editor_mark_saved(w->ed);
+	snprintf(w->base_origin, sizeof w->base_origin, "%s", w->origin);
 	if (!w->base_stage)
 		w->base_stage = malloc((size_t)w->g->n * sizeof *w->base_stage + 1);
 	if (w->base_stage) {
@@ -117,11 +120,18 @@ void wb_mark_saved(wb *w)
 
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
 {
-	sc_editor_set(w->ed, stage, origin);
-	wb_changed(w, by_hand);
-	if (!by_hand)
-		wb_mark_saved(w);
+	if (by_hand) {
+		sc_editor_set(w->ed, stage, origin);
+		wb_changed(w, true);
+		snprintf(w->origin, sizeof w->origin, "%s", origin);
+		return;
+	}
+	/* undo would go back to a partition the engineer never chose and call
+	 * it an edit: the history starts at the program's partition */
+	if (!wb_new_editor(w, stage))
+		return;
 	snprintf(w->origin, sizeof w->origin, "%s", origin);
+	wb_mark_saved(w);
 }
 
 bool wb_new_editor(wb *w, const int *stage)

@@ -120,22 +120,40 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 	switch (ri.state) {
 	case SC_RS_UNNEEDED:
 		sc_ladder_proven(w->ladder, &proof);
-		snprintf(l[2], 200,
-		         "Not needed: the optimum was already proven by %s. l runs every rung "
-		         "anyway.",
-		         proof);
+		if (a->none_fits_by)
+			snprintf(l[2], 200,
+			         "Not needed: no %d-stage partition fits, proven by %s. l runs "
+			         "every "
+			         "rung anyway.",
+			         w->set.k, proof);
+		else
+			snprintf(l[2], 200,
+			         "Not needed: the optimum was already proven by %s. l runs every "
+			         "rung "
+			         "anyway.",
+			         proof);
 		break;
 	case SC_RS_DONE:
 	case SC_RS_STOPPED:
 		if (!a->feasible)
 			snprintf(l[2], 200, "It proves %s%s.", ui_num(ri.value, b1, sizeof b1),
 			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
-		else
+		else if (ri.value > lb * (1 + 1e-9))
 			snprintf(l[2], 200,
 			         "It proves %s: this partition's gap goes from %.1f%% to %.1f%%%s.",
 			         ui_num(ri.value, b1, sizeof b1),
 			         100 * fmax(0, a->objective / lb - 1),
 			         100 * fmax(0, a->objective / ri.value - 1),
+			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
+		else
+			/* a weaker bound than one below it proves nothing new: the
+			 * gap is the best bound's and never grows */
+			snprintf(l[2], 200,
+			         "It proves %s, no more than the rungs below it: this partition's "
+			         "gap "
+			         "stays %.1f%%%s.",
+			         ui_num(ri.value, b1, sizeof b1),
+			         100 * fmax(0, a->objective / lb - 1),
 			         ri.state == SC_RS_STOPPED ? " (stopped by its time limit)" : "");
 		break;
 	case SC_RS_FAILED: snprintf(l[2], 200, "It failed: %.150s", ri.message); break;
@@ -153,10 +171,19 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 }
 
 /* The answer (step 5): the gap of the partition on screen, and what to do. */
-static void answer_step(const wb_answer *a, char l[][200])
+static void answer_step(const wb *w, const wb_answer *a, char l[][200])
 {
 	char b1[32], b2[32], b3[32];
 	ui_num(a->lower, b2, sizeof b2);
+	if (!a->feasible && a->none_fits_by) {
+		snprintf(l[0], 200,
+		         "No %d-stage partition fits the hard memory limit: proven by %s.",
+		         w->set.k, a->none_fits_by);
+		snprintf(l[1], 200, "%s",
+		         "Give it more stages (k) or more memory per stage (o), or the overflow "
+		         "policy.");
+		return;
+	}
 	if (!a->feasible) {
 		snprintf(l[0], 200,
 		         "This partition breaks the hard memory limit (stage %d); best lower "
@@ -260,7 +287,7 @@ static void tour_draw(wb *w, int rows, int cols)
 		break;
 	default:
 		title = " tour 6/6: the answer";
-		answer_step(&a, l);
+		answer_step(w, &a, l);
 		/* the exact DP over ideals is 001's */
 		if (strstr(a.lower_by, "DP"))
 			ref = PAPER_000 "; the exact DP over ideals: " PAPER_001;

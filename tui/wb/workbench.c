@@ -114,7 +114,7 @@ static SCREEN *open_terminal(wb *w)
 
 static void start_default_search(wb *w)
 {
-	wb_start_search(w, "best", NULL);
+	wb_start_search(w, NULL, NULL);
 }
 
 /* The smallest terminal the screens are laid out for. */
@@ -238,6 +238,8 @@ int ui_workbench(const ui_opts *o)
 	        .best = INFINITY,
 	        .view = &wb_overview_view,
 	        .views = wb_views,
+	        .search_pick = "best",
+	        .search_seed = 1,
 	        .search_time = 30,
 	        .rung_time = 60};
 	snprintf(w.path, sizeof w.path, "%s", path);
