@@ -123,6 +123,14 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, s
 			         a->none_fits_by);
 			snprintf(why_short, sizeof why_short,
 			         "  infeasible: no %d-stage partition fits (proven)", w->set.k);
+		} else if (!isfinite(w->best)) {
+			/* not proven: nothing that fits was found, which is no
+			 * proof that nothing does */
+			size_t n = strlen(why_long);
+			snprintf(why_long + n, sizeof why_long - n,
+			         "; no feasible partition found yet");
+			snprintf(why_short, sizeof why_short,
+			         "  infeasible; no feasible partition found yet");
 		}
 	}
 	if (a->best_better) {
