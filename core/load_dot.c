@@ -277,7 +277,10 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 	}
 	dot_errbuf[0] = '\0';
 	agusererrf old = agseterrf(collect_error);
-	agerrlevel_t oldlvl = agseterr(AGERR);
+	/* warnings too: cgraph warns where it reads something other than what
+	 * was written (a badly delimited number), and reading on would be a
+	 * silent wrong answer */
+	agerrlevel_t oldlvl = agseterr(AGWARN);
 	/* line 1 and no file name: a "#line N \"name\"" directive in an
 	 * earlier file would otherwise name that file in this one's errors */
 	agsetfile(NULL);
@@ -318,9 +321,13 @@ static sc_graph *load_dot(const char *path, sc_error *err)
 		/* a file named neither .dot nor .gv was read as DOT only because it
 		 * did not look like JSON: say that its format is unknown */
 		bool named_dot = sc_has_extension(path, ".dot") || sc_has_extension(path, ".gv");
-		sc_error_set(err, SC_ERR_INPUT, "%s: %s%s", path,
+		/* a number like 1e9 unquoted is two tokens to cgraph (1e, 9): its
+		 * warning fails the load, which would else read 1 and a phantom op */
+		bool number = strstr(dot_errbuf, "badly delimited number") != NULL;
+		sc_error_set(err, SC_ERR_INPUT, "%s: %s%s%s", path,
 		             named_dot ? "" : "unknown format (neither DOT nor msr-fiddle JSON): ",
-		             dot_errbuf[0] ? clean_error() : "no graph in the file");
+		             dot_errbuf[0] ? clean_error() : "no graph in the file",
+		             number ? " (quote a number with an exponent: memory = \"1e9\")" : "");
 		if (g)
 			agclose(g);
 		return NULL;

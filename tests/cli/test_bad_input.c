@@ -462,3 +462,17 @@ Test(bad_input, many_leading_blanks_are_not_an_empty_file)
 	cr_assert_eq(status, 0, "status %d, stderr '%s'", status, err);
 	free(err);
 }
+
+/* A reader that closes early: the program is not killed by SIGPIPE (exit
+ * 141, issue 27); the write fails, one line says so, exit 2. */
+Test(bad_input, a_reader_closing_early_is_exit_2_not_sigpipe)
+{
+	char cmd[512], *err;
+	snprintf(cmd, sizeof cmd,
+	         "sh -c '(%s gen -n 100000 -s 1; echo \"status $?\" >&2) | head -c 10 >/dev/null'",
+	         ts_program());
+	cr_assert_eq(ts_run(cmd, NULL, &err), 0);
+	cr_assert(strstr(err, "status 2\n"), "%s", err);
+	cr_assert(strstr(err, "stagecut: standard output: cannot write"), "%s", err);
+	free(err);
+}

@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -917,6 +918,10 @@ static int run_main(int argc, char **argv)
 
 int ui_main(int argc, char **argv)
 {
+	/* a reader that closes early (| head, a FIFO) must not kill the
+	 * program with SIGPIPE (exit 141): the write fails with EPIPE and the
+	 * program says so, exit 2, as for a full disk */
+	signal(SIGPIPE, SIG_IGN);
 	int status = run_main(argc, argv);
 	/* a report that could not be written (a full disk, a closed pipe) is
 	 * not a success: scripts would take a lost result for a good one */
