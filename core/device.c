@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "parse.h"
@@ -363,6 +364,16 @@ static sc_status read_file(const char *path, sc_device *d, sc_error *err)
 		        "--device %s: not a built-in device (a100, h100, v100, "
 		        "jetson-orin, coral-edgetpu) and cannot open it as a profile: %s",
 		        path, strerror(errno));
+	/* a profile is a short text file: a device, FIFO or huge file (read
+	 * line by line, /dev/zero never ended) is refused */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 20)) {
+		fclose(f);
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "--device %s: not a device profile (a regular text file of at "
+		                    "most 1 MiB)",
+		                    path);
+	}
 	memset(d, 0, sizeof *d);
 	const char *base = strrchr(path, '/');
 	snprintf(d->name, sizeof d->name, "%s", base ? base + 1 : path);
