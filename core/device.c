@@ -160,10 +160,18 @@ static bool parse_quantity(const char *text, const unit *units, bool zero_ok, do
 	double x = strtod(text, &end);
 	if (end == text || errno || !isfinite(x) || x < 0 || (x == 0 && !zero_ok))
 		return false;
+	/* decimal only: strtod also reads hexadecimal (0x10 would be 16) */
+	for (const char *c = text; c < end; c++)
+		if (*c == 'x' || *c == 'X')
+			return false;
 	while (isspace((unsigned char)*end))
 		end++;
 	for (const unit *u = units; u->name; u++)
 		if (strcasecmp(end, u->name) == 0) {
+			/* any case, but a byte is B: Gb/s is gigabits, not gigabytes */
+			for (size_t i = 0; u->name[i]; i++)
+				if (u->name[i] == 'B' && end[i] != 'B')
+					return false;
 			*out = x * u->scale;
 			return isfinite(*out);
 		}
