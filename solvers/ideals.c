@@ -215,6 +215,9 @@ struct sc_dp {
 	/* the search over stages from one ideal I */
 	word *jbits;      /* I plus the stage so far */
 	word *cand;       /* candidate sets, a level each */
+	void *frames;     /* the stage search's stack, a frame per level
+	                   * (dp_grow, gp_grow: no recursion as deep as a
+	                   * stage is long; a 27 000-unit chain overflowed) */
 	int *rem;         /* per unit outside I and the stage: predecessors not yet in */
 	int *readers;     /* per op: edges from it into the stage (tensors read by it);
 	                   * training: every op's, in the stage or not */
@@ -253,6 +256,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->bucket);
 	free(d->jbits);
 	free(d->cand);
+	free(d->frames);
 	free(d->rem);
 	free(d->readers);
 	free(d->inside);
@@ -382,6 +386,8 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 	return id;
 }
 
+static size_t grow_frame_size(void);
+
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
 {
 	sc_dp *d = calloc(1, sizeof *d);
@@ -433,12 +439,13 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->bucket = sc_malloc_n(n + 1, sizeof *d->bucket);
 	d->jbits = calloc(w, sizeof(word));
 	d->cand = sc_malloc_n((n + 2) * w, sizeof *d->cand);
+	d->frames = sc_malloc_n(n + 2, grow_frame_size());
 	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
 	d->readers = calloc(ops, sizeof *d->readers);
 	d->inside = calloc(ops, sizeof *d->inside);
 	d->outdeg = calloc(ops, sizeof *d->outdeg);
-	if (!d->bucket || !d->jbits || !d->cand || !d->rem || !d->readers || !d->inside ||
-	    !d->outdeg) {
+	if (!d->bucket || !d->jbits || !d->cand || !d->frames || !d->rem || !d->readers ||
+	    !d->inside || !d->outdeg) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
@@ -639,11 +646,41 @@ static inline void stage_untake(sc_dp *d, int x, bool next_ran)
 	acc_remove(d, x);
 }
 
+/* A level of the stage search: the candidates it walks (cand, from word
+ * wi on, bits the rest of that word), the next level's pool, the ideal
+ * I + S so far, S's accumulated costs and the unit x it added last. */
+typedef struct dp_frame {
+	const word *cand;
+	word *pool;
+	long J;
+	stage_acc acc;
+	int wi;
+	word bits;
+	int x;
+} dp_frame;
+
+/* The next candidate of frame f (removed from it), or -1 when none is
+ * left. */
+static int frame_next(const word *cand, int words, int *wi, word *bits)
+{
+	while (*wi < words) {
+		if (*bits) {
+			int bit = __builtin_ctzll(*bits);
+			*bits &= *bits - 1;
+			return *wi * 64 + bit;
+		}
+		if (++*wi < words)
+			*bits = cand[*wi];
+	}
+	return -1;
+}
+
 /* Grows the stage S from ideal I by units in increasing number, each once
  * its predecessors are all in I or S (so every stage after I is listed
  * once), while its lower bound (work + io in + overflow, which only grow)
  * is within bound, relaxing each I + S.  cand holds the units that may come
- * next (ready, above the last one added); pool is the next level's. */
+ * next (ready, above the last one added); pool is the next level's.  A
+ * depth-first search on d->frames, a level per unit of S. */
 static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *acc, double bound,
                    word *pool, sc_error *err)
 {
@@ -651,48 +688,62 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 	int words = d->ideals.words;
 	double M = d->set.memory, B = d->set.bandwidth;
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
-	for (int wi = 0; wi < words; wi++) {
-		word bits = cand[wi];
-		while (bits) {
-			int bit = __builtin_ctzll(bits);
-			bits &= bits - 1;
-			int x = wi * 64 + bit;
-			if (acc->work + u->work[x] > bound || acc->param + u->param[x] > pmax)
-				continue;
-			stage_acc a = *acc;
-			double lower, cost;
-			double over;
-			if (d->training) {
-				acc_add_training(d, &a, x);
-				over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-				/* in and out: sums with subtractions; clamp rounding residue */
-				double io = a.in + a.out;
-				lower = a.work + a.fixed / B + over;
-				cost = a.work + (io > 0 ? io : 0) / B + over;
-			} else {
-				acc_add(d, &a, x);
-				over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-				lower = a.work + a.in / B + over;
-				cost = lower + a.out / B;
-			}
-			if (lower > bound) {
-				acc_remove(d, x);
-				continue;
-			}
-			stage_take(d, x);
-			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x], 0,
-			                   d->param[J] + u->param[x], err);
-			if (J2 < 0)
-				return -1;
-			d->evals++;
-			if (cost <= bound)
-				dp_relax(d, I, J2, cost, bound);
-			stage_next(d, x, wi, bits, cand, pool);
-			int st = dp_grow(d, I, J2, pool, &a, bound, pool + words, err);
-			stage_untake(d, x, true);
-			if (st < 0)
-				return -1;
+	dp_frame *f = d->frames;
+	f[0] = (dp_frame){
+	        .cand = cand, .pool = pool, .J = J, .acc = *acc, .bits = cand[0], .x = -1};
+	int depth = 0;
+	while (depth >= 0) {
+		dp_frame *fr = &f[depth];
+		int x = frame_next(fr->cand, words, &fr->wi, &fr->bits);
+		if (x < 0) {
+			/* this level is done: its unit leaves S */
+			if (--depth >= 0)
+				stage_untake(d, f[depth].x, true);
+			continue;
 		}
+		if (fr->acc.work + u->work[x] > bound || fr->acc.param + u->param[x] > pmax)
+			continue;
+		stage_acc a = fr->acc;
+		double lower, cost;
+		double over;
+		if (d->training) {
+			acc_add_training(d, &a, x);
+			over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			/* in and out: sums with subtractions; clamp rounding residue */
+			double io = a.in + a.out;
+			lower = a.work + a.fixed / B + over;
+			cost = a.work + (io > 0 ? io : 0) / B + over;
+		} else {
+			acc_add(d, &a, x);
+			over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			lower = a.work + a.in / B + over;
+			cost = lower + a.out / B;
+		}
+		if (lower > bound) {
+			acc_remove(d, x);
+			continue;
+		}
+		stage_take(d, x);
+		long J2 = dp_ideal(d, d->jbits, d->size[fr->J] + 1, d->work[fr->J] + u->work[x], 0,
+		                   d->param[fr->J] + u->param[x], err);
+		if (J2 < 0) {
+			/* the levels below leave S, as the recursion did */
+			while (--depth >= 0)
+				stage_untake(d, f[depth].x, true);
+			return -1;
+		}
+		d->evals++;
+		if (cost <= bound)
+			dp_relax(d, I, J2, cost, bound);
+		stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
+		fr->x = x;
+		f[depth + 1] = (dp_frame){.cand = fr->pool,
+		                          .pool = fr->pool + words,
+		                          .J = J2,
+		                          .acc = a,
+		                          .bits = fr->pool[0],
+		                          .x = -1};
+		depth++;
 	}
 	return 0;
 }
@@ -942,9 +993,20 @@ static bool gp_reachable(const sc_dp *d, long I, double lf, double lb)
 	return false;
 }
 
+/* gp_grow's level: as dp_frame, with the GPipe costs. */
+typedef struct gp_frame {
+	const word *cand;
+	word *pool;
+	long J;
+	gp_acc acc;
+	int wi;
+	word bits;
+	int x;
+} gp_frame;
+
 /* dp_grow under GPipe: grows S from I by units in increasing number while
  * some triple of I can take it (its forward and backward lower bounds only
- * grow), relaxing each I + S. */
+ * grow), relaxing each I + S; a depth-first search on d->frames. */
 static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc, word *pool,
                    sc_error *err)
 {
@@ -952,49 +1014,67 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 	int words = d->ideals.words;
 	double M = d->set.memory, B = d->set.bandwidth, bound = d->ub;
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
-	for (int wi = 0; wi < words; wi++) {
-		word bits = cand[wi];
-		while (bits) {
-			int bit = __builtin_ctzll(bits);
-			bits &= bits - 1;
-			int x = wi * 64 + bit;
-			if (acc->work[0] + acc->work[1] + u->work[x] > bound ||
-			    acc->param + u->param[x] > pmax)
-				continue;
-			gp_acc a = *acc;
-			acc_add_gpipe(d, &a, x);
-			/* the overflow fetches the weights: the forward pass (cost.h) */
-			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
-			double lf = a.work[0] + a.fixed[0] / B + over,
-			       lb = a.work[1] + a.fixed[1] / B;
-			if (!gp_reachable(d, I, lf, lb)) {
-				acc_remove(d, x);
-				continue;
-			}
-			stage_take(d, x);
-			long J2 = dp_ideal(d, d->jbits, d->size[J] + 1, d->work[J] + u->work[x],
-			                   d->work_bw[J] + d->unit_pass[2 * x + 1],
-			                   d->param[J] + u->param[x], err);
-			int st = J2 < 0 ? -1 : 0;
-			if (st == 0) {
-				d->evals++;
-				/* clamp the rounding residue of the sums */
-				double f = a.work[0] + dmax(a.io[0], 0) / B + over;
-				double b = a.work[1] + dmax(a.io[1], 0) / B;
-				if (f + b <= bound)
-					st = gp_relax(d, I, J2, f, b, err);
-			}
-			bool pooled = st == 0;
-			if (pooled) {
-				stage_next(d, x, wi, bits, cand, pool);
-				st = gp_grow(d, I, J2, pool, &a, pool + words, err);
-			}
-			stage_untake(d, x, pooled);
-			if (st < 0)
-				return -1;
+	gp_frame *f = d->frames;
+	f[0] = (gp_frame){
+	        .cand = cand, .pool = pool, .J = J, .acc = *acc, .bits = cand[0], .x = -1};
+	int depth = 0;
+	while (depth >= 0) {
+		gp_frame *fr = &f[depth];
+		int x = frame_next(fr->cand, words, &fr->wi, &fr->bits);
+		if (x < 0) {
+			if (--depth >= 0)
+				stage_untake(d, f[depth].x, true);
+			continue;
 		}
+		if (fr->acc.work[0] + fr->acc.work[1] + u->work[x] > bound ||
+		    fr->acc.param + u->param[x] > pmax)
+			continue;
+		gp_acc a = fr->acc;
+		acc_add_gpipe(d, &a, x);
+		/* the overflow fetches the weights: the forward pass (cost.h) */
+		double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+		double lf = a.work[0] + a.fixed[0] / B + over, lb = a.work[1] + a.fixed[1] / B;
+		if (!gp_reachable(d, I, lf, lb)) {
+			acc_remove(d, x);
+			continue;
+		}
+		stage_take(d, x);
+		long J2 = dp_ideal(d, d->jbits, d->size[fr->J] + 1, d->work[fr->J] + u->work[x],
+		                   d->work_bw[fr->J] + d->unit_pass[2 * x + 1],
+		                   d->param[fr->J] + u->param[x], err);
+		int st = J2 < 0 ? -1 : 0;
+		if (st == 0) {
+			d->evals++;
+			/* clamp the rounding residue of the sums */
+			double fw = a.work[0] + dmax(a.io[0], 0) / B + over;
+			double bw = a.work[1] + dmax(a.io[1], 0) / B;
+			if (fw + bw <= bound)
+				st = gp_relax(d, I, J2, fw, bw, err);
+		}
+		if (st < 0) {
+			/* x and every level below leave S, as the recursion did */
+			stage_untake(d, x, false);
+			while (--depth >= 0)
+				stage_untake(d, f[depth].x, true);
+			return -1;
+		}
+		stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
+		fr->x = x;
+		f[depth + 1] = (gp_frame){.cand = fr->pool,
+		                          .pool = fr->pool + words,
+		                          .J = J2,
+		                          .acc = a,
+		                          .bits = fr->pool[0],
+		                          .x = -1};
+		depth++;
 	}
 	return 0;
+}
+
+/* The bytes of a frame of either stage search. */
+static size_t grow_frame_size(void)
+{
+	return sizeof(dp_frame) > sizeof(gp_frame) ? sizeof(dp_frame) : sizeof(gp_frame);
 }
 
 /* Cuts ideal I's front to the triples a stage can follow (fewer than k

@@ -442,3 +442,24 @@ Test(ideals, a_small_limit_is_refused_and_memory_sizes_the_default)
 	sc_units_free(u);
 	sc_graph_free(g);
 }
+
+/* A stage as long as the graph: the stage search goes one level per unit
+ * of the stage, and did so by recursion, which overflowed the stack on a
+ * 27 000-op chain at k = 1 (issue 27).  At k = 1 the optimum is the total
+ * work. */
+Test(ideals, a_stage_of_thirty_thousand_units_needs_no_deep_stack, .timeout = 120)
+{
+	int n = 30000, *stage;
+	sc_graph *g = ts_chain_graph(n, 1, &stage);
+	double total = 0;
+	for (int v = 0; v < n; v++)
+		total += g->work[v];
+	bool optimal;
+	int *got = malloc((size_t)n * sizeof *got);
+	double v1 = ts_search(g, 1, "exact", 1, 0, got, &optimal);
+	cr_assert(optimal);
+	cr_assert_float_eq(v1, total, 1e-9 * total);
+	free(stage);
+	free(got);
+	sc_graph_free(g);
+}
