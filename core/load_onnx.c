@@ -1422,6 +1422,84 @@ done:
 	return ops;
 }
 
+/* Subgraphs (If, Loop and Scan bodies, functions) nest at most this
+ * deep: protobuf-c unpacks by recursion, and 3 000 nested Ifs overflowed
+ * its stack (issue 27). */
+enum { ONNX_MAX_NESTING = 100 };
+
+/* One varint of p[*at..end); false when it runs off the end or past 64
+ * bits. */
+static bool wire_varint(const uint8_t *p, size_t end, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64 && *at < end; shift += 7) {
+		uint8_t b = p[(*at)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* How deep graphs nest in the serialised model p[0..len), read from the
+ * wire without unpacking (ModelProto.graph 7 and .functions 25,
+ * FunctionProto.node 7, GraphProto.node 1, NodeProto.attribute 5,
+ * AttributeProto.g 6 and .graphs 11); stops counting past limit.  Malformed
+ * data counts what it could read: unpacking then says what is wrong. */
+static int wire_nesting(const uint8_t *p, size_t len, int limit)
+{
+	enum { MODEL, FUNCTION, GRAPH, NODE, ATTR, SKIP };
+	/* each level: where its message ends and what it is; a graph level
+	 * takes three (graph, node, attribute) */
+	enum { MAX_LEVELS = 4 * ONNX_MAX_NESTING + 8 };
+	size_t ends[MAX_LEVELS];
+	int kinds[MAX_LEVELS];
+	int top = 0, graphs = 0, deepest = 0;
+	ends[0] = len;
+	kinds[0] = MODEL;
+	size_t at = 0;
+	while (top >= 0) {
+		if (at >= ends[top]) {
+			graphs -= kinds[top] == GRAPH;
+			top--;
+			continue;
+		}
+		uint64_t key, n;
+		if (!wire_varint(p, ends[top], &at, &key))
+			return deepest;
+		unsigned field = (unsigned)(key >> 3), type = (unsigned)(key & 7);
+		if (type == 0) {
+			if (!wire_varint(p, ends[top], &at, &n))
+				return deepest;
+			continue;
+		}
+		if (type == 1 || type == 5) {
+			at += type == 1 ? 8 : 4;
+			continue;
+		}
+		if (type != 2 || !wire_varint(p, ends[top], &at, &n) || n > ends[top] - at)
+			return deepest;
+		int k = kinds[top];
+		int into = k == MODEL && field == 7                                      ? GRAPH
+		           : k == MODEL && field == 25                                   ? FUNCTION
+		           : (k == FUNCTION && field == 7) || (k == GRAPH && field == 1) ? NODE
+		           : k == NODE && field == 5                                     ? ATTR
+		           : k == ATTR && (field == 6 || field == 11)                    ? GRAPH
+		                                                                         : SKIP;
+		if (into == SKIP) {
+			at += n;
+			continue;
+		}
+		if (into == GRAPH && ++graphs > deepest)
+			deepest = graphs;
+		if (deepest > limit || top + 1 >= MAX_LEVELS)
+			return limit + 1;
+		ends[++top] = at + n;
+		kinds[top] = into;
+	}
+	return deepest;
+}
+
 sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
 {
 	size_t len;
@@ -1431,6 +1509,15 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	if (len == 0) {
 		free(data);
 		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
+		return NULL;
+	}
+	if (wire_nesting((const uint8_t *)data, len, ONNX_MAX_NESTING) > ONNX_MAX_NESTING) {
+		free(data);
+		sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "%s: subgraphs (If, Loop, Scan bodies) nest more than %d deep; stagecut "
+		        "reads models nested up to %d",
+		        path, ONNX_MAX_NESTING, ONNX_MAX_NESTING);
 		return NULL;
 	}
 	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
