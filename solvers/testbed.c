@@ -508,11 +508,12 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	sc_ladder *l = NULL;
 	if (e) {
 		/* the MIP rungs share what is left evenly, each under the
-		 * ladder's whole-rung deadline */
-		double left = run.end - sc_clock_now();
+		 * ladder's whole-rung deadline, less the time a rung takes to
+		 * stop past it (CBC's last node, the solver's exit) */
+		double share = (run.end - sc_clock_now()) / (nmip ? nmip : 1);
+		share -= fmin(SC_TESTBED_RUNG_OVERRUN, share / 4);
 		sc_ladder_params lp = {.rungs = c->rungs,
-		                       .time_limit =
-		                               fmax(left / (nmip ? nmip : 1), SC_TESTBED_MIN_SHARE),
+		                       .time_limit = fmax(share, SC_TESTBED_MIN_SHARE),
 		                       .upper = best,
 		                       .start = isfinite(best) ? best_stage : NULL,
 		                       /* Table 1 needs every rung's value */

@@ -19,9 +19,10 @@
  * run one after the other, each with an even share of its phase's time
  * left (so time a quick method leaves goes to the ones after it); the MIP
  * rungs (bottleneck, guess, exact, cover) each get an even share of the
- * time left when the ladder starts, as the ladder's per-rung limit (which
- * its guess solves share, ladder.h), and a rung's solves are killed a
- * second past that.  As a last resort the ladder is cancelled
+ * time left when the ladder starts, less SC_TESTBED_RUNG_OVERRUN, as the
+ * ladder's per-rung limit (which its guess solves share, ladder.h), and a
+ * rung's solves are killed a second past that.  As a last resort the
+ * ladder is cancelled
  * SC_TESTBED_GRACE seconds past T (its rungs then report "cancelled" with
  * the bounds proven so far).  So an instance ends within about T plus a
  * second or two.  The exact DP's memory is c->dp_memory when set, so that
@@ -55,6 +56,10 @@
 #define SC_TESTBED_METHODS_SHARE 0.5
 #define SC_TESTBED_MIN_SHARE 0.05
 #define SC_TESTBED_GRACE 2.0
+/* What a MIP rung takes past its time limit to stop, about (measured on
+ * samples/testbed: 0 to 1 s); each rung's share is that much shorter (a
+ * quarter shorter at most). */
+#define SC_TESTBED_RUNG_OVERRUN 0.5
 
 /* Called about every 100 ms while work runs; returns true to stop it.
  * ctx is the caller's (the same type as sc_stop_fn of ladder.h). */
