@@ -31,7 +31,7 @@ echo
 echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
 perf/perf_onnx.sh
 echo
-echo "== testbed (000 Tables 1 and 2): samples/testbed, k = 2, 4, 8, 16, 10 s per search and rung"
+echo "== testbed (000 Tables 1 and 2): samples/testbed, k = 2, 4, 8, 16, 10 s per instance"
 echo "   (issue 13's goal is at -t 60 and -j 1: STAGECUT_BENCH_T=60 STAGECUT_BENCH_J=1 make bench)"
 results=$(mktemp)
 ./stagecut bench samples/testbed -k 2,4,8,16 -t "${STAGECUT_BENCH_T:-10}" -j "${STAGECUT_BENCH_J:-2}" \

@@ -194,7 +194,8 @@ static void sort_by_fitness(int *rank, int n, const double *fit)
 static bool cancelled(void *ctx)
 {
 	sc_search *s = ctx;
-	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted());
+	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted()) ||
+	       (s->p.stop && s->p.stop(s->p.stop_ctx));
 }
 
 /* Slices the best arrangement (MLA) once per improvement. */

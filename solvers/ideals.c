@@ -75,6 +75,9 @@
 
 typedef uint64_t word;
 
+/* How many new ideals between two calls of a DP's stop callback. */
+enum { STOP_POLL = 4096 };
+
 typedef struct ideal_set {
 	int words; /* per bitset */
 	long count, cap;
@@ -195,7 +198,13 @@ struct sc_dp {
 	sc_settings set;
 	int k;
 	long limit;
-	double ub;    /* INFINITY: no pruning */
+	bool limit_given; /* limit is a count asked for, not the memory budget's */
+	double ub;        /* INFINITY: no pruning */
+	/* polled every STOP_POLL new stages within a step (sc_dp_set_stop) */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
+	unsigned polls;
+	bool stopped;
 	bool balance; /* rows hold sums of squared stage costs (sc_dp_set_balance) */
 	double total_work;
 	ideal_set ideals;
@@ -274,9 +283,7 @@ size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
 	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long));
 }
 
-/* The bytes the DP may take: a quarter of the machine's memory, at most 8
- * GiB (2 GiB when the machine does not say). */
-static double dp_memory_budget(void)
+double sc_dp_memory_budget(void)
 {
 	double budget = 2.0 * 1024 * 1024 * 1024;
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -285,10 +292,16 @@ static double dp_memory_budget(void)
 	return budget;
 }
 
+/* The ideals bytes hold at k stages. */
+static long ideals_in(double bytes, const sc_units *u, int k)
+{
+	double n = bytes / (double)sc_dp_bytes_per_ideal(u, k);
+	return n > 1e12 ? (long)1e12 : n < 1 ? 1 : (long)n;
+}
+
 long sc_dp_memory_limit(const sc_units *u, int k)
 {
-	double n = dp_memory_budget() / (double)sc_dp_bytes_per_ideal(u, k);
-	return n > 1e12 ? (long)1e12 : (long)n;
+	return ideals_in(sc_dp_memory_budget(), u, k);
 }
 
 /* Grows the per-ideal arrays to hold at least need ideals: the rows, or
@@ -355,6 +368,13 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 	}
 	if (!added)
 		return id;
+	/* one push can make millions of ideals: the caller's stop (time, ^C)
+	 * is asked here, between two of them, and ends the step */
+	if (d->stop && ++d->polls % STOP_POLL == 0 && d->stop(d->stop_ctx)) {
+		d->stopped = true;
+		sc_error_set(err, SC_ERR_LIMIT, "the exact DP was stopped");
+		return -1;
+	}
 	if (d->ideals.count > d->limit) {
 		sc_error_set(
 		        err, SC_ERR_LIMIT,
@@ -400,13 +420,14 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->set = *set;
 	d->k = k;
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
+	d->limit_given = limit > 0;
 	d->ub = INFINITY;
 	d->full = -1;
 	d->training = sc_graph_is_training(u->g);
 	d->gpipe = d->training && set->schedule == SC_SCHEDULE_GPIPE;
 	if (d->gpipe) {
 		/* the memory budget split evenly between the ideals and the pairs */
-		double budget = dp_memory_budget() / 2;
+		double budget = sc_dp_memory_budget() / 2;
 		if (limit <= 0)
 			d->limit = d->limit / 2 > 0 ? d->limit / 2 : 1;
 		d->pair_limit = (long)fmin(budget / sizeof(gp_pair), 1e12);
@@ -468,6 +489,28 @@ void sc_dp_set_bound(sc_dp *d, double ub, bool strict)
 	/* strict: a relative 1e-12 below ub, so that the partition of cost ub
 	 * itself (its stages summed in another order) is not found again */
 	d->ub = strict ? ub * (1 - 1e-12) : ub * (1 + 1e-12);
+}
+
+void sc_dp_set_stop(sc_dp *d, bool (*stop)(void *ctx), void *ctx)
+{
+	d->stop = stop;
+	d->stop_ctx = ctx;
+}
+
+bool sc_dp_stopped(const sc_dp *d)
+{
+	return d->stopped;
+}
+
+void sc_dp_set_memory(sc_dp *d, double bytes)
+{
+	if (d->limit_given || !(bytes > 0))
+		return;
+	/* under GPipe, half for the ideals and half for the pairs, as in
+	 * sc_dp_new */
+	d->limit = ideals_in(d->gpipe ? bytes / 2 : bytes, d->u, d->k);
+	if (d->gpipe)
+		d->pair_limit = (long)fmax(1, fmin(bytes / 2 / sizeof(gp_pair), 1e12));
 }
 
 void sc_dp_set_balance(sc_dp *d, double cap)
@@ -1148,6 +1191,8 @@ int sc_dp_step(sc_dp *d, double until, sc_error *err)
 {
 	if (d->finished)
 		return 0;
+	if (d->stopped)
+		return sc_error_set(err, SC_ERR_LIMIT, "the exact DP was stopped"), -1;
 	do {
 		while (d->at < 0) {
 			if (++d->layer > d->u->n) {
@@ -1315,6 +1360,14 @@ static void exact_publish(sc_search *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* The search's time limit and stop hold inside the DP's steps too, and
+ * its memory is the one the caller gave (params.dp_memory). */
+static void dp_setup(sc_search *s, sc_dp *d)
+{
+	sc_dp_set_stop(d, sc_search_slicer_stop, s);
+	sc_dp_set_memory(d, s->p.dp_memory);
+}
+
 static sc_status exact_init(sc_search *s, sc_error *err)
 {
 	exact_state *e = calloc(1, sizeof *e);
@@ -1327,6 +1380,7 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
 	if (!e->dp)
 		return err ? err->code : SC_ERR_NOMEM;
+	dp_setup(s, e->dp);
 	/* a limit given by count refuses a graph with more ideals at once */
 	if (s->p.ideal_limit > 0) {
 		long count = sc_ideals_count(s->units, s->p.ideal_limit);
@@ -1363,6 +1417,7 @@ static bool exact_balance(sc_search *s, sc_error *err)
 	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
 	if (!e->dp)
 		return false; /* out of memory: the optimum stands as it is */
+	dp_setup(s, e->dp);
 	sc_dp_set_balance(e->dp, s->best);
 	e->balancing = true;
 	return true;
@@ -1379,7 +1434,9 @@ static bool exact_step(sc_search *s)
 	s->evals += e->dp->evals - before;
 	exact_publish(s);
 	if (more < 0) {
-		sc_search_fail(s, &err);
+		/* stopped within a step (time up, ^C): as above, not a failure */
+		if (!sc_dp_stopped(e->dp))
+			sc_search_fail(s, &err);
 		return false;
 	}
 	if (more > 0)

@@ -69,10 +69,25 @@ void sc_dp_set_balance(sc_dp *d, double cap);
  * the first step. */
 void sc_dp_set_pair_limit(sc_dp *d, long pairs);
 
-/* Works until the clock passes until (at least one unit of work).  Returns
- * 1 while there is more to do, 0 when done, -1 with err set when past the
- * limit of ideals or pairs (SC_ERR_LIMIT) or out of memory. */
+/* Works until the clock passes until (at least one unit of work: pushing
+ * the stages after one ideal, which on a wide graph can make millions of
+ * ideals).  Returns 1 while there is more to do, 0 when done, -1 with err
+ * set when past the limit of ideals or pairs (SC_ERR_LIMIT), out of
+ * memory, or stopped by the stop callback (sc_dp_stopped tells). */
 int sc_dp_step(sc_dp *d, double until, sc_error *err);
+
+/* Has stop(ctx) asked every 4096 new ideals, also in the middle of a unit
+ * of work; once it returns true the step returns -1 and the DP is
+ * stopped for good (sc_dp_stopped; only sc_dp_free is left to do).  So a
+ * time limit or ^C holds within a step.  Call before the first step. */
+void sc_dp_set_stop(sc_dp *d, bool (*stop)(void *ctx), void *ctx);
+bool sc_dp_stopped(const sc_dp *d);
+
+/* Sizes the limit of ideals (and under GPipe of pairs) to bytes instead
+ * of sc_dp_memory_budget(), so that several DPs running at once (one per
+ * testbed worker) share the machine.  No effect when sc_dp_new was given a
+ * count or bytes <= 0.  Call before the first step. */
+void sc_dp_set_memory(sc_dp *d, double bytes);
 
 /* Fills p with the progress so far. */
 void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p);
@@ -83,8 +98,11 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p);
  * unit. */
 double sc_dp_result(const sc_dp *d, int *unit_stage);
 
-/* The ideals a memory budget (a quarter of the machine's memory, at most 8
- * GiB) holds at k stages, and the bytes one takes. */
+/* The bytes one DP may take by default: a quarter of the machine's memory,
+ * at most 8 GiB (2 GiB when the machine does not say). */
+double sc_dp_memory_budget(void);
+
+/* The ideals that budget holds at k stages, and the bytes one takes. */
 long sc_dp_memory_limit(const sc_units *u, int k);
 size_t sc_dp_bytes_per_ideal(const sc_units *u, int k);
 

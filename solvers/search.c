@@ -41,10 +41,11 @@ void sc_search_params_init(sc_search_params *p)
 
 /* ---- framework ---------------------------------------------------------- */
 
-/* Cancelled, or interrupted through params.interrupted. */
+/* Cancelled, or interrupted through params.interrupted or params.stop. */
 static bool stopped_by_user(sc_search *s)
 {
-	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted());
+	return atomic_load(&s->cancel) || (s->p.interrupted && s->p.interrupted()) ||
+	       (s->p.stop && s->p.stop(s->p.stop_ctx));
 }
 
 bool sc_search_should_stop(sc_search *s, long budget)

@@ -59,12 +59,18 @@ typedef struct sc_search_params {
 	double bias;       /* BRKGA crossover bias towards the elite parent (0.7) */
 	long ideal_limit;  /* exact: refuse past this many ideals (0, the default: as
 	                    * many as a memory budget holds, see ideals.h) */
+	double dp_memory;  /* exact: the bytes its DP may take when ideal_limit is 0
+	                    * (0, the default: sc_dp_memory_budget of ideals.h) */
 	bool refine;       /* refine the result (default true) */
 	const int *start;  /* op stages to start from (refine; others ignore it) */
 	/* polled inside long loops (with the time limit and the cancel flag)
 	 * and stops the search when it returns true, e.g. a flag a signal
 	 * handler raises; called on the stepping thread; NULL = none */
 	bool (*interrupted)(void);
+	/* the same with the caller's context (the testbed's deadline); may be
+	 * called from the search's threads too; NULL = none */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 } sc_search_params;
 
 /* Fills p with the defaults (method "best", seed 1, no time limit). */

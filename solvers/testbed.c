@@ -118,7 +118,7 @@ void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char
 {
 	/* a schedule given joins the key (the objective differs on training
 	 * graphs); without one the keys stay as they were */
-	snprintf(c->key, sizeof c->key, "methods=%s;rungs=%s;time=%g;seed=%llu%s%s",
+	snprintf(c->key, sizeof c->key, "methods=%s;rungs=%s;instance-time=%g;seed=%llu%s%s",
 	         methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
 	         (unsigned long long)c->seed, c->schedule >= 0 ? ";schedule=" : "",
 	         c->schedule >= 0 ? sc_schedule_name((sc_schedule)c->schedule) : "");
@@ -337,32 +337,99 @@ sc_status sc_testbed_append(int fd, const json_t *rec, sc_error *err)
 
 /* ---- running one instance ------------------------------------------------ */
 
-/* Each method without refinement, as the paper compares them; the best
- * partition found goes to best_stage.  Returns its bottleneck (INFINITY
- * when none); *optimal_dp tells whether a method proved its result
- * optimal. */
+/* One instance's run: the caller's stop and phase callbacks, and its
+ * deadlines (testbed.h, "the time budget"). */
+typedef struct run_ctx {
+	sc_testbed_stop_fn *stop;
+	sc_testbed_phase_fn *phase;
+	void *ctx;
+	double end;  /* t0 + the time limit */
+	double hard; /* end + SC_TESTBED_GRACE: the ladder is cancelled there */
+	const sc_ladder *ladder;
+	char said[96]; /* the phase last reported */
+} run_ctx;
+
+static void say(run_ctx *r, const char *phase)
+{
+	if (!r->phase || strcmp(r->said, phase) == 0)
+		return;
+	snprintf(r->said, sizeof r->said, "%s", phase);
+	r->phase(r->ctx, phase);
+}
+
+static bool run_stopped(void *ctx)
+{
+	run_ctx *r = ctx;
+	return asked_to_stop(r->stop, r->ctx);
+}
+
+/* The ladder's stop: the caller's, or the instance's hard deadline; also
+ * reports which rungs run. */
+static bool ladder_stop(void *ctx)
+{
+	run_ctx *r = ctx;
+	char phase[96] = "", part[48];
+	for (int i = SC_RUNG_BOTTLENECK; r->ladder && i < SC_RUNG_COUNT; i++) {
+		sc_rung_info ri;
+		sc_ladder_info(r->ladder, (sc_rung)i, &ri);
+		if (ri.state != SC_RS_RUNNING)
+			continue;
+		if (i == SC_RUNG_GUESS)
+			snprintf(part, sizeof part, "%sguess %d/%d", *phase ? ", " : "",
+			         ri.parts_done + 1, ri.parts);
+		else
+			snprintf(part, sizeof part, "%s%s", *phase ? ", " : "",
+			         sc_rung_name((sc_rung)i));
+		strncat(phase, part, sizeof phase - strlen(phase) - 1);
+	}
+	if (*phase) {
+		char text[112];
+		snprintf(text, sizeof text, "rung %s", phase);
+		say(r, text);
+	}
+	return asked_to_stop(r->stop, r->ctx) || sc_clock_now() > r->hard;
+}
+
+/* The MIP rungs of mask (every rung but simple takes time). */
+static int timed_rungs(unsigned mask)
+{
+	int n = 0;
+	for (int i = SC_RUNG_BOTTLENECK; i < SC_RUNG_COUNT; i++)
+		n += (mask >> i) & 1u;
+	return n;
+}
+
+/* Each method without refinement, as the paper compares them, each given
+ * an even share of the time left until methods_end; the best partition
+ * found goes to best_stage.  Returns its bottleneck (INFINITY when none);
+ * *optimal_dp tells whether a method proved its result optimal. */
 static double run_methods(const sc_graph *g, const sc_settings *set, const sc_testbed_config *c,
-                          json_t *methods, int *stage, int *best_stage, bool *optimal_dp,
-                          sc_testbed_stop_fn *stop, void *ctx)
+                          double methods_end, json_t *methods, int *stage, int *best_stage,
+                          bool *optimal_dp, run_ctx *r)
 {
 	double best = INFINITY;
 	sc_error err;
 	sc_error_clear(&err);
-	for (int i = 0; i < c->nm && !asked_to_stop(stop, ctx); i++) {
+	for (int i = 0; i < c->nm && !run_stopped(r); i++) {
 		sc_search_params p;
 		sc_search_params_init(&p);
 		p.method = c->m[i].base;
 		p.evals = c->m[i].evals;
 		p.seed = c->seed;
 		p.refine = false;
-		p.time_limit = c->time_limit;
 		double t0 = sc_clock_now();
+		/* a method done early leaves its time to the ones after it */
+		p.time_limit = fmax((methods_end - t0) / (c->nm - i), SC_TESTBED_MIN_SHARE);
+		p.dp_memory = c->dp_memory;
+		p.stop = run_stopped;
+		p.stop_ctx = r;
+		say(r, c->m[i].name);
 		sc_search *s = sc_search_new(g, set, &p, &err);
 		json_t *row;
 		if (!s) {
 			row = json_pack("{s:n, s:s}", "bottleneck", "refused", err.msg);
 		} else {
-			while (!asked_to_stop(stop, ctx) && sc_search_step(s))
+			while (!run_stopped(r) && sc_search_step(s))
 				;
 			bool optimal = false;
 			double v = sc_search_result(s, stage, &optimal);
@@ -386,12 +453,20 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 }
 
 json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c, int mip_slots,
-                       sc_testbed_stop_fn *stop, void *ctx)
+                       sc_testbed_stop_fn *stop, sc_testbed_phase_fn *phase, void *ctx)
 {
+	double t_start = sc_clock_now();
+	int nmip = timed_rungs(c->rungs);
+	run_ctx run = {.stop = stop, .phase = phase, .ctx = ctx};
+	run.end = t_start + c->time_limit;
+	run.hard = run.end + SC_TESTBED_GRACE;
+	/* the methods' share: half of the budget when MIP rungs follow */
+	double methods_end = t_start + c->time_limit * (nmip ? SC_TESTBED_METHODS_SHARE : 1);
 	json_t *rec =
 	        json_pack("{s:s, s:i, s:s}", "graph", inst->path, "k", inst->k, "config", c->key);
 	sc_error err;
 	sc_error_clear(&err);
+	say(&run, "loading");
 	sc_graph *g = sc_load(inst->path, &err);
 	if (!g) {
 		json_object_set_new(rec, "error", json_string(err.msg));
@@ -424,23 +499,32 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "methods", methods);
 	double best = INFINITY;
 	if (stage && best_stage)
-		best = run_methods(g, &set, c, methods, stage, best_stage, &optimal_dp, stop, ctx);
+		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, &optimal_dp,
+		                   &run);
 	double upper = best, lower = NAN;
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
-	sc_engine *e = asked_to_stop(stop, ctx) ? NULL : sc_engine_new(mip_slots, &err);
+	sc_engine *e = run_stopped(&run) ? NULL : sc_engine_new(mip_slots, &err);
 	sc_ladder *l = NULL;
 	if (e) {
+		/* the MIP rungs share what is left evenly, each under the
+		 * ladder's whole-rung deadline, less the time a rung takes to
+		 * stop past it (CBC's last node, the solver's exit) */
+		double share = (run.end - sc_clock_now()) / (nmip ? nmip : 1);
+		share -= fmin(SC_TESTBED_RUNG_OVERRUN, share / 4);
 		sc_ladder_params lp = {.rungs = c->rungs,
-		                       .time_limit = c->time_limit,
+		                       .time_limit = fmax(share, SC_TESTBED_MIN_SHARE),
 		                       .upper = best,
 		                       .start = isfinite(best) ? best_stage : NULL,
 		                       /* Table 1 needs every rung's value */
 		                       .stop_at_proof = false};
+		say(&run, "rungs");
 		l = sc_ladder_new(e, g, &set, &lp, &err);
 	}
 	if (l) {
-		sc_ladder_wait(e, l, stop, ctx);
+		run.ladder = l;
+		sc_ladder_wait(e, l, ladder_stop, &run);
+		run.ladder = NULL;
 		upper = sc_ladder_upper(l, stage);
 		lower = sc_ladder_lower(l);
 		for (int r = 0; r < SC_RUNG_COUNT; r++) {
@@ -456,7 +540,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 				json_object_set_new(row, "message", json_string(ri.message));
 			json_object_set_new(rungs, sc_rung_name((sc_rung)r), row);
 		}
-	} else if (!asked_to_stop(stop, ctx)) {
+	} else if (!run_stopped(&run)) {
 		json_object_set_new(rec, "error", json_string(err.msg));
 	}
 	sc_ladder_free(l);
@@ -467,10 +551,11 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "lower", isfinite(lower) ? json_real(lower) : json_null());
 	json_object_set_new(rec, "proven_optimal",
 	                    json_boolean(isfinite(upper) && lower >= upper * (1 - 1e-9)));
+	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));
 	free(stage);
 	free(best_stage);
 	sc_graph_free(g);
-	if (asked_to_stop(stop, ctx)) {
+	if (run_stopped(&run)) {
 		json_decref(rec);
 		return NULL;
 	}

@@ -12,6 +12,22 @@
  * interrupted testbed resumes (sc_testbed_plan).  The tables are computed
  * from records into a struct (sc_testbed_tables) that the caller prints.
  *
+ * The time budget: the time limit T holds for an instance as a whole,
+ * loading, methods and rungs together (the record's "seconds" says what it
+ * took).  When MIP rungs are asked for, the methods get the first half of
+ * T and the rungs the rest; else the methods get all of it.  The methods
+ * run one after the other, each with an even share of its phase's time
+ * left (so time a quick method leaves goes to the ones after it); the MIP
+ * rungs (bottleneck, guess, exact, cover) each get an even share of the
+ * time left when the ladder starts, less SC_TESTBED_RUNG_OVERRUN, as the
+ * ladder's per-rung limit (which its guess solves share, ladder.h), and a
+ * rung's solves are killed a second past that.  As a last resort the
+ * ladder is cancelled
+ * SC_TESTBED_GRACE seconds past T (its rungs then report "cancelled" with
+ * the bounds proven so far).  So an instance ends within about T plus a
+ * second or two.  The exact DP's memory is c->dp_memory when set, so that
+ * workers running side by side share the machine (ideals.h).
+ *
  * Nothing here prints, exits or reads the command line: the command
  * (tui/cmd/cmd_bench.c) keeps the worker processes, the progress line and
  * the printing, and passes a stop callback for ^C.  Errors are sc_error
@@ -34,9 +50,26 @@
 #define SC_TESTBED_MAX_METHODS 16
 #define SC_TESTBED_MAX_KS 32
 
+/* The time budget (see above): the methods' part of it when MIP rungs
+ * follow, the least a method or a rung is given, and how long past the
+ * budget the ladder is cancelled. */
+#define SC_TESTBED_METHODS_SHARE 0.5
+#define SC_TESTBED_MIN_SHARE 0.05
+#define SC_TESTBED_GRACE 2.0
+/* What a MIP rung takes past its time limit to stop, about (measured on
+ * samples/testbed: 0 to 1 s); each rung's share is that much shorter (a
+ * quarter shorter at most). */
+#define SC_TESTBED_RUNG_OVERRUN 0.5
+
 /* Called about every 100 ms while work runs; returns true to stop it.
  * ctx is the caller's (the same type as sc_stop_fn of ladder.h). */
 typedef sc_stop_fn sc_testbed_stop_fn;
+
+/* Called as an instance's run enters a phase: "loading", a method's name
+ * as given ("brkga-100"), "rungs", then the MIP rungs running ("rung
+ * bottleneck", "rung guess 2/8"); phase is the callee's only during the
+ * call.  Called on the thread that runs the instance. */
+typedef void sc_testbed_phase_fn(void *ctx, const char *phase);
 
 typedef struct sc_testbed_method {
 	char name[32]; /* as given: "brkga-100" */
@@ -52,7 +85,8 @@ typedef struct sc_testbed_config {
 	int k[SC_TESTBED_MAX_KS];
 	int nk;
 	unsigned rungs;    /* 1u << sc_rung */
-	double time_limit; /* seconds per search and per MIP rung */
+	double time_limit; /* seconds per instance, all of it (see above) */
+	double dp_memory;  /* bytes the exact DP may take (0: ideals.h's budget) */
 	uint64_t seed;
 	/* overrides of every graph's settings, as -B, -M and --memory-policy */
 	double bandwidth; /* > 0 overrides */
@@ -62,8 +96,8 @@ typedef struct sc_testbed_config {
 	char key[512];    /* what a record must match to count as done */
 } sc_testbed_config;
 
-/* The defaults: no methods or ks yet, every rung, 60 s, seed 1, no
- * overrides. */
+/* The defaults: no methods or ks yet, every rung, 60 s per instance, seed
+ * 1, no overrides, the DP's default memory. */
 void sc_testbed_config_init(sc_testbed_config *c);
 
 /* Parses "name" or "name-EVALS" for every name of the comma-separated list
@@ -142,14 +176,17 @@ sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
                             const sc_testbed_files *files, sc_testbed_records *out, sc_error *err);
 
 /* Runs inst under c with at most mip_slots MIP solves at a time (0: one
- * per core) and returns its record (the caller owns the reference).  A
- * graph that cannot be loaded or a ladder that cannot start gives a record
- * with "error".  stop (may be NULL) is asked between methods, during each
- * search's steps and while the ladder runs; once it returns true the run
- * stops and NULL is returned.  Not thread-safe with other runs sharing
- * ctx; each run uses its own engine. */
+ * per core) within c->time_limit (see above) and returns its record (the
+ * caller owns the reference).  A graph that cannot be loaded or a ladder
+ * that cannot start gives a record with "error".  stop (may be NULL) is
+ * asked between methods, inside each search (also from its threads and
+ * within a step of the exact DP) and while the ladder runs; once it
+ * returns true the run stops, within a fraction of a second, and NULL is
+ * returned.  phase (may be NULL) hears what the run is doing.  Both get
+ * ctx.  Not thread-safe with other runs sharing ctx; each run uses its own
+ * engine. */
 json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config *c, int mip_slots,
-                       sc_testbed_stop_fn *stop, void *ctx);
+                       sc_testbed_stop_fn *stop, sc_testbed_phase_fn *phase, void *ctx);
 
 /* Appends rec as one line to fd in a single write (with O_APPEND, lines of
  * several processes stay whole).  SC_ERR_IO, SC_ERR_NOMEM. */

@@ -238,11 +238,12 @@ const char *ui_num(double x, char *buf, size_t size)
 	return buf;
 }
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, interrupt_signal;
 
 static void on_interrupt(int sig)
 {
-	(void)sig;
+	if (!interrupted)
+		interrupt_signal = sig;
 	interrupted = 1;
 }
 
@@ -251,6 +252,7 @@ void ui_catch_interrupts(ui_interrupts *saved)
 	struct sigaction sa = {.sa_handler = on_interrupt};
 	sigemptyset(&sa.sa_mask);
 	interrupted = 0;
+	interrupt_signal = 0;
 	sigaction(SIGINT, &sa, &saved->old_int);
 	sigaction(SIGTERM, &sa, &saved->old_term);
 }
@@ -269,6 +271,11 @@ bool ui_interrupted(void)
 void ui_interrupt(void)
 {
 	interrupted = 1;
+}
+
+int ui_interrupt_signal(void)
+{
+	return interrupt_signal;
 }
 
 const char *ui_file_extension(const char *path)

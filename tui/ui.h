@@ -147,6 +147,9 @@ void ui_catch_interrupts(ui_interrupts *saved);
 void ui_release_interrupts(const ui_interrupts *saved);
 bool ui_interrupted(void);
 void ui_interrupt(void);
+/* The signal that raised the flag (SIGINT or SIGTERM), 0 when it was
+ * raised by hand or not at all. */
+int ui_interrupt_signal(void);
 
 /* Parses a comma-separated list of rung names into bits (1u << sc_rung);
  * prints the error and returns false on an unknown name. */

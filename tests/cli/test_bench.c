@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "solvers/mip.h"
+#include "solvers/testbed.h"
 #include "tests/support.h"
 
 static char dir[64];
@@ -192,14 +195,19 @@ Test(bench, interrupt_stops_workers_and_exits_130)
 	char pk[256];
 	snprintf(pk, sizeof pk, "pkill -INT -f -- '^%s bench samples/msr-fiddle/operator'",
 	         ts_program());
+	double t0 = sc_clock_now();
 	cr_assert_eq(system(pk), 0, "no bench to interrupt");
 	int st;
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	double took = sc_clock_now() - t0;
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit %d", WEXITSTATUS(st));
+	/* within a second (it used to take up to 45 s), the shell's start aside */
+	cr_assert_lt(took, 1.5, "stopped after %.1f s", took);
 	char check[512], *out = NULL;
 	snprintf(check, sizeof check, "cat '%s/i.err'", dir);
 	ts_run(check, &out, NULL);
 	cr_assert(strstr(out, "interrupted"), "%s", out);
+	cr_assert_null(strstr(out, "could not write"), "%s", out);
 	free(out);
 	snprintf(check, sizeof check, "pgrep -f -- 'bench sample[s]/msr-fiddle/operator -k 16'");
 	cr_assert_neq(system(check), 0, "a worker or solver is still running");
@@ -346,4 +354,125 @@ Test(bench, a_bandwidth_that_overflows_the_costs_is_refused_as_solve_refuses_it)
 	cr_assert(strstr(json_string_value(json_object_get(r, "error")), "at bandwidth 1e-300"));
 	cr_assert_null(json_object_get(r, "methods"), "and holds no result");
 	json_decref(recs);
+}
+
+/* -t bounds an instance as a whole, methods and rungs together: regal-ba's
+ * exact DP at k = 2 alone used to take minutes (one push from the empty
+ * ideal makes millions of ideals, and the time limit was looked at only
+ * between pushes), and every method and rung had -t of its own. */
+Test(bench, the_time_limit_bounds_each_instance_as_a_whole)
+{
+	char res[256], *err = NULL;
+	snprintf(res, sizeof res, "%s/t.jsonl", dir);
+	double t0 = sc_clock_now();
+	int st = ts_runf(NULL, &err, "bench samples/testbed/regal-ba-100-2.dot -k 2 -t 3 -o '%s'",
+	                 res);
+	double took = sc_clock_now() - t0;
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	free(err);
+	/* 3 s, the rungs' kill grace and the start: well under 3 s more */
+	cr_assert_lt(took, 3 + 3, "took %.1f s", took);
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 1);
+	json_t *r = json_array_get(recs, 0);
+	cr_assert_lt(num(r, "seconds"), 3 + SC_TESTBED_GRACE, "%s", json_dumps(r, 0));
+	/* every method and rung ran, in the time that was left to it */
+	double sum = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(r, "methods"), key, v)
+	{
+		cr_assert(json_is_number(json_object_get(v, "seconds")), "%s refused", key);
+		sum += num(v, "seconds");
+	}
+	cr_assert_lt(sum, 3 * SC_TESTBED_METHODS_SHARE + 0.5, "methods took %.2f s", sum);
+	cr_assert_eq(json_object_size(json_object_get(r, "rungs")), SC_RUNG_COUNT);
+	json_decref(recs);
+}
+
+/* Starts `bench ARGS` in the background in a process group of its own,
+ * its output in dir/NAME.out and .err; returns its pid (the program's own:
+ * sh execs it), which is also the group's id. */
+static pid_t start_bench(const char *name, const char *args)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "exec %s bench %s >'%s/%s.out' 2>'%s/%s.err'", ts_program(), args,
+	         dir, name, dir, name);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Stops a bench busy with regal-ba's exact DPs by sig, sent to the command
+ * alone (as a scheduler sends SIGTERM) or to its process group (as ^C
+ * does): the workers stop within a second (they used to go on for
+ * minutes), the records written stay, the exit status is status with one
+ * message (said) and no blame on the results file. */
+static void stop_bench(int sig, bool group, int status, const char *said)
+{
+	char res[256], args[1024];
+	snprintf(res, sizeof res, "%s/stop%d.jsonl", dir, sig);
+	/* figure2 is done at once; regal-ba's exact DP then keeps both busy */
+	snprintf(args, sizeof args,
+	         "samples/paper/figure2.dot samples/testbed/regal-ba-100-2.dot -k 2,3 -t 60 -j 2 "
+	         "--methods exact,brkga-100 -o '%s'",
+	         res);
+	pid_t pid = start_bench("stop", args);
+	/* wait for figure2's two records, then let regal-ba's DPs grow */
+	for (int i = 0; i < 100; i++) {
+		char *text = ts_slurp(res, NULL);
+		int lines = 0;
+		for (const char *p = text; p && (p = strchr(p, '\n')); p++)
+			lines++;
+		free(text);
+		if (lines >= 2)
+			break;
+		usleep(100000);
+	}
+	sleep(2);
+	double t0 = sc_clock_now();
+	cr_assert_eq(kill(group ? -pid : pid, sig), 0);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	double took = sc_clock_now() - t0;
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == status, "exit %d", WEXITSTATUS(st));
+	cr_assert_lt(took, 1.5, "stopped after %.1f s", took);
+	char check[512], *err = NULL;
+	snprintf(check, sizeof check, "cat '%s/stop.err'", dir);
+	ts_run(check, &err, NULL);
+	cr_assert(strstr(err, said), "%s", err);
+	cr_assert(strstr(err, "; 2 instances recorded"), "%s", err);
+	cr_assert_null(strstr(err, "could not write"), "%s", err);
+	cr_assert_null(strstr(err, "worker"), "%s", err);
+	free(err);
+	cr_assert_neq(system("pgrep -f -- 'sample[s]/testbed/regal-ba-100-2.dot -k 2,3'"), 0,
+	              "a worker or solver is still running");
+	/* the records stay, whole, and a rerun skips them */
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 2);
+	json_decref(recs);
+	char *out = NULL;
+	st = ts_runf(&out, &err,
+	             "bench samples/paper/figure2.dot -k 2,3 -t 60 --methods exact,brkga-100 "
+	             "-o '%s'",
+	             res);
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(err, "2 already in") && strstr(err, "0 to run"), "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(bench, sigterm_stops_every_worker_within_a_second_and_keeps_the_records)
+{
+	stop_bench(SIGTERM, false, 143, "stopped by SIGTERM");
+}
+
+Test(bench, ctrl_c_stops_every_worker_within_a_second_and_keeps_the_records)
+{
+	stop_bench(SIGINT, true, 130, "interrupted");
 }

@@ -117,3 +117,31 @@ Test(progress, the_workbench_shows_the_exact_dps_ideals_and_layers, .timeout = 6
 	ts_tmux_keys(&t, "Q");
 	ts_tmux_stop(&t);
 }
+
+/* bench's line names what each worker is on: the graph, k and the method
+ * or rung (it used to show only "[0/2] 3 s"). */
+Test(progress, bench_names_each_workers_instance_and_phase, .timeout = 60)
+{
+	char res[128], cmd[512];
+	snprintf(res, sizeof res, "/tmp/stagecut-progress-bench-%d.jsonl", (int)getpid());
+	remove(res);
+	snprintf(cmd, sizeof cmd,
+	         "%s bench samples/testbed/regal-ba-100-2.dot -k 2,3 -t 8 -j 2 "
+	         "--methods brkga-10000,exact -o '%s'",
+	         ts_program(), res);
+	ts_tmux t;
+	ts_tmux_start(&t, 160, 12, "TERM=xterm-256color", cmd);
+	/* a method, then a rung, of both instances */
+	char *s = ts_tmux_wait(&t, "regal-ba-100-2 k=3 ", 20);
+	cr_assert(strstr(s, "[0/2] ") && strstr(s, " | regal-ba-100-2 k=2 "), "%s", s);
+	free(s);
+	s = ts_tmux_wait(&t, "k=3 exact", 20);
+	free(s);
+	s = ts_tmux_wait(&t, "k=3 rung ", 20);
+	free(s);
+	s = ts_tmux_wait(&t, "EXIT=0", 30);
+	cr_assert_null(strstr(s, "regal-ba-100-2 k="), "the line was left on screen:\n%s", s);
+	free(s);
+	ts_tmux_stop(&t);
+	remove(res);
+}

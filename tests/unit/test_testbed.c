@@ -59,7 +59,8 @@ Test(testbed, methods_and_ks_parse)
 	c.time_limit = 30;
 	c.seed = 5;
 	sc_testbed_config_key(&c, NULL, "simple");
-	cr_assert_str_eq(c.key, "methods=" SC_TESTBED_METHODS ";rungs=simple;time=30;seed=5");
+	cr_assert_str_eq(c.key,
+	                 "methods=" SC_TESTBED_METHODS ";rungs=simple;instance-time=30;seed=5");
 }
 
 Test(testbed, records_read_skips_a_torn_last_line_and_rejects_junk)
@@ -239,7 +240,7 @@ Test(testbed, an_instance_runs_and_a_stop_drops_it, .timeout = 60)
 	c.rungs = 1u << SC_RUNG_SIMPLE;
 	sc_testbed_config_key(&c, "dpl,exact", "simple");
 	sc_testbed_instance inst = {"samples/paper/lemma_b2.dot", 4};
-	json_t *rec = sc_testbed_run(&inst, &c, 1, NULL, NULL);
+	json_t *rec = sc_testbed_run(&inst, &c, 1, NULL, NULL, NULL);
 	cr_assert(rec);
 	cr_assert_null(json_object_get(rec, "error"));
 	cr_assert_eq(json_integer_value(json_object_get(rec, "k")), 4);
@@ -251,10 +252,10 @@ Test(testbed, an_instance_runs_and_a_stop_drops_it, .timeout = 60)
 	cr_assert(json_is_true(json_object_get(rec, "proven_optimal")));
 	json_decref(rec);
 
-	cr_assert_null(sc_testbed_run(&inst, &c, 1, stop_now, NULL));
+	cr_assert_null(sc_testbed_run(&inst, &c, 1, stop_now, NULL, NULL));
 
 	inst.path = "tests/bad/no-such-graph.dot";
-	rec = sc_testbed_run(&inst, &c, 1, NULL, NULL);
+	rec = sc_testbed_run(&inst, &c, 1, NULL, NULL, NULL);
 	cr_assert(strstr(json_string_value(json_object_get(rec, "error")), "cannot open"));
 	json_decref(rec);
 }

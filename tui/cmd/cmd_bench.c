@@ -26,13 +26,17 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tui/ui.h"
 #include "core/clock.h"
+#include "solvers/ideals.h"
 #include "solvers/testbed.h"
 
 #define DEFAULT_RESULTS "stagecut-bench.jsonl"
@@ -126,19 +130,61 @@ static int count_newlines(const char *buf, size_t len)
 	return n;
 }
 
-/* ---- the command ------------------------------------------------------------ */
+/* ---- the workers ------------------------------------------------------------ */
 
-/* The workers' loop: worker w of n takes todo[w], todo[w + n], ... */
-static void worker(const sc_testbed_instance *todo, int ntodo, int w, int n,
-                   const sc_testbed_config *c, int fd, int mip_slots)
+/* What a worker is doing, in memory shared with the parent: the worker
+ * writes text between two increments of seq (odd while it writes), the
+ * parent copies it and keeps the copy only when seq was even and did not
+ * move. */
+typedef struct worker_status {
+	atomic_uint seq;
+	char text[112];
+} worker_status;
+
+typedef struct worker_ctx {
+	worker_status *status;
+	const sc_testbed_instance *inst;
+} worker_ctx;
+
+static void worker_say(worker_ctx *w, const char *phase)
+{
+	const char *path = w->inst->path, *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	int len = (int)strcspn(base, ".");
+	atomic_fetch_add(&w->status->seq, 1);
+	snprintf(w->status->text, sizeof w->status->text, "%.*s k=%d %s", len, base, w->inst->k,
+	         phase);
+	atomic_fetch_add(&w->status->seq, 1);
+}
+
+static void on_phase(void *ctx, const char *phase)
+{
+	worker_say(ctx, phase);
+}
+
+/* The workers' loop: worker w of n takes todo[w], todo[w + n], ...
+ * Returns the worker's exit status: 0, 130 when interrupted, 3 (after
+ * saying why) when a record cannot be written. */
+static int worker(const sc_testbed_instance *todo, int ntodo, int w, int n,
+                  const sc_testbed_config *c, int fd, const char *results, int mip_slots,
+                  worker_status *status)
 {
 	for (int i = w; i < ntodo && !ui_interrupted(); i += n) {
-		json_t *rec = sc_testbed_run(&todo[i], c, mip_slots, stop_on_interrupt, NULL);
+		worker_ctx wc = {status, &todo[i]};
+		json_t *rec =
+		        sc_testbed_run(&todo[i], c, mip_slots, stop_on_interrupt, on_phase, &wc);
 		sc_error err;
-		if (rec && sc_testbed_append(fd, rec, &err) != SC_OK)
-			_exit(3);
+		int saved = 0;
+		if (rec && sc_testbed_append(fd, rec, &err) != SC_OK) {
+			saved = errno;
+			ui_error("bench: %s: %s%s%s", results, err.msg, saved ? ": " : "",
+			         saved ? strerror(saved) : "");
+			json_decref(rec);
+			return 3;
+		}
 		json_decref(rec);
 	}
+	return ui_interrupted() ? 130 : 0;
 }
 
 /* The configuration from the options; false after printing an error. */
@@ -165,51 +211,112 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 	return true;
 }
 
-/* Forks the workers and waits for them, showing progress from the results
- * file's growth when stderr is a terminal.  Returns how many failed. */
-static int run_workers(const sc_testbed_instance *todo, int ntodo, const sc_testbed_config *c,
-                       int jobs, int fd, const char *results)
+/* The progress line: how many instances are done, the time, and what each
+ * worker is on, cut to the terminal's width. */
+static void show_progress(worker_status *status, char (*last)[112], int nw, int done, int ntodo,
+                          double seconds)
 {
+	struct winsize ws;
+	int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+	char line[1024];
+	int len = snprintf(line, sizeof line, "[%d/%d] %.0f s", done, ntodo, seconds);
+	for (int w = 0; w < nw; w++) {
+		char copy[112];
+		unsigned before = atomic_load(&status[w].seq);
+		memcpy(copy, status[w].text, sizeof copy);
+		copy[sizeof copy - 1] = '\0';
+		if (!(before & 1u) && atomic_load(&status[w].seq) == before)
+			memcpy(last[w], copy, sizeof copy);
+		if (last[w][0] && len < (int)sizeof line)
+			len += snprintf(line + len, sizeof line - (size_t)len, " | %s", last[w]);
+	}
+	if (len >= cols)
+		line[cols - 1] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
+}
+
+/* How the run of the workers ended. */
+typedef struct run_result {
+	int write_failed; /* workers that could not write a record (they said so) */
+	int other_failed; /* workers that ended otherwise, not asked to */
+} run_result;
+
+/* Forks the workers and waits for them, showing progress (the results
+ * file's growth and each worker's phase) when stderr is a terminal.  On
+ * ^C or SIGTERM each worker is told (SIGTERM) and stops within a fraction
+ * of a second, dropping its instance; one still running
+ * KILL_AFTER seconds later is killed, with its solvers. */
+#define KILL_AFTER 0.8
+static run_result run_workers(const sc_testbed_instance *todo, int ntodo,
+                              const sc_testbed_config *c, int jobs, int fd, const char *results)
+{
+	run_result rr = {0};
 	bool tty = isatty(STDERR_FILENO);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int slots = (int)(cores > jobs ? cores / jobs : 1);
 	pid_t pids[256];
+	bool alive_w[256];
 	int npids = 0;
+	if (jobs > 256)
+		jobs = 256;
+	worker_status *status = mmap(NULL, (size_t)jobs * sizeof *status, PROT_READ | PROT_WRITE,
+	                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (status == MAP_FAILED) {
+		ui_error("bench: cannot share the workers' progress: %s", strerror(errno));
+		rr.other_failed = 1;
+		return rr;
+	}
+	memset(status, 0, (size_t)jobs * sizeof *status);
 	fflush(NULL);
-	for (int w = 0; w < jobs && w < 256 && ntodo; w++) {
+	for (int w = 0; w < jobs && ntodo; w++) {
 		pid_t pid = fork();
-		if (pid == 0) {
-			worker(todo, ntodo, w, jobs, c, fd, slots);
-			_exit(ui_interrupted() ? 130 : 0);
-		}
+		if (pid == 0)
+			_exit(worker(todo, ntodo, w, jobs, c, fd, results, slots, &status[w]));
 		if (pid < 0) {
 			ui_error("bench: cannot start a worker: %s", strerror(errno));
 			ui_interrupt();
 			break;
 		}
+		alive_w[npids] = true;
 		pids[npids++] = pid;
 	}
+	char(*last)[112] = calloc((size_t)jobs, sizeof *last);
 	int rfd = tty ? open(results, O_RDONLY | O_CLOEXEC) : -1, done = 0;
 	off_t seen = rfd >= 0 ? lseek(rfd, 0, SEEK_END) : 0;
-	int alive = npids, failed = 0;
-	double t0 = sc_clock_now(), last = -1;
-	bool forwarded = false;
+	int alive = npids;
+	double t0 = sc_clock_now(), last_shown = -1, told = -1;
 	while (alive) {
 		int st;
 		pid_t p = waitpid(-1, &st, WNOHANG);
 		if (p > 0) {
-			alive--;
-			if (!(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 130)))
-				failed++;
+			for (int i = 0; i < npids; i++)
+				if (pids[i] == p && alive_w[i]) {
+					alive_w[i] = false;
+					alive--;
+				}
+			int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+			if (code == 3)
+				rr.write_failed++;
+			else if (code != 0 && code != 130 && told < 0)
+				rr.other_failed++;
 			continue;
 		}
-		if (ui_interrupted() && !forwarded) {
+		if (ui_interrupted() && told < 0) {
 			/* a signal sent to this process alone reaches the workers too */
 			for (int i = 0; i < npids; i++)
-				kill(pids[i], SIGTERM);
-			forwarded = true;
+				if (alive_w[i])
+					kill(pids[i], SIGTERM);
+			told = sc_clock_now();
 		}
-		if (tty && sc_clock_now() - last > 0.5) {
+		if (told >= 0 && sc_clock_now() - told > KILL_AFTER) {
+			/* a worker stuck past the stop: its solvers die with it
+			 * (PR_SET_PDEATHSIG, job_mip.c) */
+			for (int i = 0; i < npids; i++)
+				if (alive_w[i])
+					kill(pids[i], SIGKILL);
+			told = INFINITY;
+		}
+		if (tty && sc_clock_now() - last_shown > 0.5) {
 			/* each finished instance is one more line after where the
 			 * file ended when the run began: count the new bytes' lines */
 			char buf[4096];
@@ -218,17 +325,23 @@ static int run_workers(const sc_testbed_instance *todo, int ntodo, const sc_test
 				seen += got;
 				done += count_newlines(buf, (size_t)got);
 			}
-			fprintf(stderr, "\r\033[K[%d/%d] %.0f s", done, ntodo, sc_clock_now() - t0);
-			last = sc_clock_now();
+			if (last)
+				show_progress(status, last, npids, done, ntodo,
+				              sc_clock_now() - t0);
+			last_shown = sc_clock_now();
 		}
-		usleep(100000);
+		usleep(50000);
 	}
 	if (tty)
 		fputs("\r\033[K", stderr);
 	if (rfd >= 0)
 		close(rfd);
-	return failed;
+	free(last);
+	munmap(status, (size_t)jobs * sizeof *status);
+	return rr;
 }
+
+/* ---- the command ------------------------------------------------------------ */
 
 static int merge(const ui_opts *o)
 {
@@ -312,19 +425,22 @@ int ui_cmd_bench(const ui_opts *o)
 	        "run\n",
 	        files.n, files.n == 1 ? "" : "s", c.nk, ninst,
 	        o->part_n > 0 ? " (before --part)" : "", skipped, results, ntodo);
-	ui_interrupts saved;
-	ui_catch_interrupts(&saved);
 	int jobs = o->jobs > 0 ? o->jobs : 1;
 	if (jobs > ntodo)
 		jobs = ntodo ? ntodo : 1;
-	int failed = run_workers(todo, ntodo, &c, jobs, fd, results);
+	/* the workers share the exact DP's memory budget (ideals.h) */
+	c.dp_memory = sc_dp_memory_budget() / jobs;
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	run_result rr = run_workers(todo, ntodo, &c, jobs, fd, results);
 	close(fd);
 	ui_release_interrupts(&saved);
-	if (failed) {
-		ui_error("bench: %d worker%s failed (could not write %s?)", failed,
-		         failed == 1 ? "" : "s", results);
+	if (rr.write_failed || rr.other_failed)
 		status = UI_EXIT_INPUT;
-	}
+	if (rr.other_failed)
+		ui_error("bench: %d worker%s ended abnormally; a rerun goes on from the records "
+		         "in %s",
+		         rr.other_failed, rr.other_failed == 1 ? "" : "s", results);
 	/* the tables of everything recorded for this configuration */
 	sc_testbed_read(results, false, &all, &err);
 	sc_testbed_select(&all, c.key, &files, &rs, &err);
@@ -335,10 +451,13 @@ int ui_cmd_bench(const ui_opts *o)
 		}
 	report(&rs, o->json); /* as before: a failed JSON write does not change the status */
 	if (ui_interrupted()) {
-		ui_error("bench: interrupted; %d instance%s recorded in %s, a rerun goes on from "
-		         "there",
+		int sig = ui_interrupt_signal();
+		ui_error("bench: %s; %d instance%s recorded in %s, a rerun goes on from there",
+		         sig == SIGTERM  ? "stopped by SIGTERM"
+		         : sig == SIGINT ? "interrupted"
+		                         : "stopped",
 		         rs.n, rs.n == 1 ? "" : "s", results);
-		status = 130;
+		status = sig == SIGTERM ? 128 + SIGTERM : 130;
 	}
 out:
 	sc_testbed_records_fini(&all);
