@@ -461,66 +461,68 @@ Test(ideals, a_stage_of_thirty_thousand_units_needs_no_deep_stack, .timeout = 12
 	cr_assert_float_eq(v1, total, 1e-9 * total);
 	free(stage);
 	free(got);
+	sc_graph_free(g);
+}
 
-	static bool stop_after(void *ctx)
-	{
-		int *calls = ctx;
-		return ++*calls >= 2;
-	}
+static bool stop_after(void *ctx)
+{
+	int *calls = ctx;
+	return ++*calls >= 2;
+}
 
-	/* One step of the DP without a bound on regal-ba (100 ops, k = 2) pushes
-	 * from the empty ideal: millions of ideals, minutes, in one unit of work.
-	 * A stop callback ends it within a few thousand ideals; the DP is then
-	 * stopped for good, not failed. */
-	Test(ideals, a_stop_holds_inside_one_step, .timeout = 30)
-	{
-		sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
-		sc_units *u = sc_units_new(g, true, INFINITY, NULL);
-		sc_settings set = g->settings;
-		sc_error err;
-		sc_dp *d = sc_dp_new(u, &set, 2, 0, &err);
+/* One step of the DP without a bound on regal-ba (100 ops, k = 2) pushes
+ * from the empty ideal: millions of ideals, minutes, in one unit of work.
+ * A stop callback ends it within a few thousand ideals; the DP is then
+ * stopped for good, not failed. */
+Test(ideals, a_stop_holds_inside_one_step, .timeout = 30)
+{
+	sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
+	sc_units *u = sc_units_new(g, true, INFINITY, NULL);
+	sc_settings set = g->settings;
+	sc_error err;
+	sc_dp *d = sc_dp_new(u, &set, 2, 0, &err);
+	cr_assert(d, "%s", err.msg);
+	int calls = 0;
+	sc_dp_set_stop(d, stop_after, &calls);
+	double t0 = sc_clock_now();
+	cr_assert_eq(sc_dp_step(d, t0 + 0.01, &err), -1);
+	cr_assert_lt(sc_clock_now() - t0, 1);
+	cr_assert(sc_dp_stopped(d));
+	cr_assert_eq(calls, 2);
+	sc_dp_progress_info p;
+	sc_dp_progress(d, &p);
+	cr_assert_leq(p.ideals, 2 * 4096 + 1, "%ld ideals", p.ideals);
+	cr_assert_eq(sc_dp_step(d, t0 + 0.01, &err), -1, "stays stopped");
+	sc_dp_free(d);
+	sc_units_free(u);
+	sc_graph_free(g);
+}
+
+/* sc_dp_set_memory sizes the limit of ideals to the bytes given (a testbed
+ * worker's share) in place of the machine's budget; a count given to
+ * sc_dp_new stands. */
+Test(ideals, a_memory_budget_sizes_the_limit_of_ideals, .timeout = 30)
+{
+	sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
+	sc_units *u = sc_units_new(g, true, INFINITY, NULL);
+	sc_settings set = g->settings;
+	sc_error err;
+	double bytes = 5000.0 * (double)sc_dp_bytes_per_ideal(u, 2);
+	for (int given = 0; given < 2; given++) {
+		sc_dp *d = sc_dp_new(u, &set, 2, given ? 20000 : 0, &err);
 		cr_assert(d, "%s", err.msg);
-		int calls = 0;
-		sc_dp_set_stop(d, stop_after, &calls);
-		double t0 = sc_clock_now();
-		cr_assert_eq(sc_dp_step(d, t0 + 0.01, &err), -1);
-		cr_assert_lt(sc_clock_now() - t0, 1);
-		cr_assert(sc_dp_stopped(d));
-		cr_assert_eq(calls, 2);
-		sc_dp_progress_info p;
-		sc_dp_progress(d, &p);
-		cr_assert_leq(p.ideals, 2 * 4096 + 1, "%ld ideals", p.ideals);
-		cr_assert_eq(sc_dp_step(d, t0 + 0.01, &err), -1, "stays stopped");
+		sc_dp_set_memory(d, bytes);
+		int more;
+		while ((more = sc_dp_step(d, sc_clock_now() + 0.01, &err)) > 0)
+			;
+		cr_assert_eq(more, -1);
+		cr_assert_eq(err.code, SC_ERR_LIMIT);
+		cr_assert(
+		        strstr(err.msg, given ? "more than 20000 ideals" : "more than 5000 ideals"),
+		        "%s", err.msg);
+		cr_assert_not(sc_dp_stopped(d));
 		sc_dp_free(d);
-		sc_units_free(u);
-		sc_graph_free(g);
 	}
-
-	/* sc_dp_set_memory sizes the limit of ideals to the bytes given (a testbed
-	 * worker's share) in place of the machine's budget; a count given to
-	 * sc_dp_new stands. */
-	Test(ideals, a_memory_budget_sizes_the_limit_of_ideals, .timeout = 30)
-	{
-		sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
-		sc_units *u = sc_units_new(g, true, INFINITY, NULL);
-		sc_settings set = g->settings;
-		sc_error err;
-		double bytes = 5000.0 * (double)sc_dp_bytes_per_ideal(u, 2);
-		for (int given = 0; given < 2; given++) {
-			sc_dp *d = sc_dp_new(u, &set, 2, given ? 20000 : 0, &err);
-			cr_assert(d, "%s", err.msg);
-			sc_dp_set_memory(d, bytes);
-			int more;
-			while ((more = sc_dp_step(d, sc_clock_now() + 0.01, &err)) > 0)
-				;
-			cr_assert_eq(more, -1);
-			cr_assert_eq(err.code, SC_ERR_LIMIT);
-			cr_assert(strstr(err.msg, given ? "more than 20000 ideals"
-			                                : "more than 5000 ideals"),
-			          "%s", err.msg);
-			cr_assert_not(sc_dp_stopped(d));
-			sc_dp_free(d);
-		}
-		sc_units_free(u);
-		sc_graph_free(g);
-	}
+	sc_units_free(u);
+	sc_graph_free(g);
+}
