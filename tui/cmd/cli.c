@@ -140,7 +140,8 @@ static const ui_option options[] = {
         {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
         {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
         {OPT_IDEAL_LIMIT, "ideal-limit", 0, "N",
-         "exact: refuse graphs with more ideals (default: what memory holds)"},
+         "exact: refuse graphs with more ideals; best: exact up to N (default: memory, 1/ms of "
+         "-t)"},
         {OPT_NO_REFINE, "no-refine", 0, NULL,
          "do not refine nor balance the search's result with local moves"},
         {OPT_PARTITION, "partition", 'p', "FILE",
