@@ -52,7 +52,8 @@
  *
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
- * --ideal-limit gives a count.
+ * --ideal-limit gives a count.  The method `best` takes the DP when the
+ * ideals also fit the time (sc_dp_best_limit).
  *
  * Under the GPipe schedule of a training graph the objective is the
  * largest forward cost plus the largest backward cost, and each ideal
@@ -278,9 +279,12 @@ size_t sc_dp_bytes_per_ideal(const sc_units *u, int k)
 	size_t words = (size_t)(u->n + 63) / 64;
 	if (words == 0)
 		words = 1;
-	/* bits, hash slots at load 1/2, size, work, param, next, rows */
-	return words * sizeof(word) + 2 * sizeof(long) + sizeof(int) + 2 * sizeof(double) +
-	       sizeof(long) + (size_t)(k + 1) * (sizeof(double) + sizeof(long));
+	/* bits, hash, hash slots at load 1/2, size, work, param, next, rows;
+	 * twice, since every array doubles when it grows */
+	size_t one = words * sizeof(word) + sizeof(uint64_t) + 2 * sizeof(long) + sizeof(int) +
+	             2 * sizeof(double) + sizeof(long) +
+	             (size_t)(k + 1) * (sizeof(double) + sizeof(long));
+	return 2 * one;
 }
 
 double sc_dp_memory_budget(void)
@@ -407,6 +411,16 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 }
 
 static size_t grow_frame_size(void);
+
+long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit)
+{
+	long memory = sc_dp_memory_limit(u, set->k);
+	if (sc_graph_is_training(u->g) && set->schedule == SC_SCHEDULE_GPIPE)
+		memory = memory / 2 > 0 ? memory / 2 : 1;
+	double seconds = time_limit > 0 ? time_limit : SC_BEST_DP_SECONDS;
+	double in_time = fmax(1, seconds / SC_DP_SECONDS_PER_IDEAL);
+	return in_time < (double)memory ? (long)in_time : memory;
+}
 
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
 {

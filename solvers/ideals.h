@@ -21,9 +21,15 @@
 #include "core/graph.h"
 #include "units.h"
 
-/* The method `best` runs the exact DP when the graph has at most this many
- * ideals (and no --ideal-limit says otherwise), else BRKGA. */
-#define SC_BEST_IDEAL_LIMIT 20000L
+/* The method `best` runs the exact DP when the graph has at most
+ * sc_dp_best_limit ideals (and no --ideal-limit says otherwise), else
+ * BRKGA.  Its time estimate: the DP takes at most about this many seconds
+ * per ideal (measured on the samples and generated graphs of 20 000 to 70
+ * 000 ideals at k = 4 and 8 on one core: 0.03 to 0.63 ms per ideal; the
+ * work per ideal grows with the graph's width and shrinks with k), and
+ * without a time limit it may take this many seconds. */
+#define SC_DP_SECONDS_PER_IDEAL 1e-3
+#define SC_BEST_DP_SECONDS 120.0
 
 typedef struct sc_dp sc_dp;
 
@@ -102,8 +108,19 @@ double sc_dp_result(const sc_dp *d, int *unit_stage);
  * at most 8 GiB (2 GiB when the machine does not say). */
 double sc_dp_memory_budget(void);
 
-/* The ideals that budget holds at k stages, and the bytes one takes. */
+/* The ideals that budget holds at k stages, and the bytes one takes (its
+ * bitset, hash, hash table slots at load 1/2, size, work, parameters,
+ * bucket link and row of k + 1 values and choices, all twice over since
+ * the arrays grow by doubling).  The balancing pass frees the first DP
+ * before it starts, so the peak is one DP's. */
 long sc_dp_memory_limit(const sc_units *u, int k);
 size_t sc_dp_bytes_per_ideal(const sc_units *u, int k);
+
+/* The most ideals for which `best` chooses the exact DP on u under set
+ * (k stages, schedule): the fewer of those the memory budget holds (under
+ * GPipe half of them, as sc_dp_new) and those the DP is expected to get
+ * through in time_limit seconds (SC_DP_SECONDS_PER_IDEAL each;
+ * time_limit <= 0: SC_BEST_DP_SECONDS). */
+long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit);
 
 #endif

@@ -4,7 +4,7 @@
  *
  * This is the top of solvers/' search layer: it lists every method's table
  * (slicing.c, brkga.c, ideals.c, refine.c), resolves the pseudo-method
- * `best` (the exact DP over ideals when the graph is narrow enough, else
+ * `best` (the exact DP over ideals when its ideals fit memory and time, else
  * BRKGA), and hands the chosen method with the refinement phase to the
  * framework (search.c, sc_search_start).  The methods and the framework
  * never call back here.
@@ -16,7 +16,7 @@
 
 static const sc_method method_best = {
         .name = "best",
-        .help = "exact when the graph is narrow enough, else brkga + refine (default)",
+        .help = "exact when its ideals fit memory and time, else brkga + refine (default)",
 };
 
 /* in the order of the help text */
@@ -44,15 +44,18 @@ static const sc_method *find_method(const char *name)
 	return NULL;
 }
 
-/* `best`: exact when the DP's space is small enough, else the genetic
- * search.  NULL with err set when the unit DAG cannot be built. */
+/* `best`: exact when the DP's ideals fit its memory budget and the time
+ * (sc_dp_best_limit: what the DP is expected to get through in the time
+ * limit, or in two minutes without one), or when --ideal-limit gives a
+ * count, at most that many; else the genetic search.  NULL with err set
+ * when the unit DAG cannot be built. */
 static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
                                     const sc_search_params *p, sc_error *err)
 {
 	sc_units *u = sc_units_new(g, true, set->memory, err);
 	if (!u)
 		return NULL;
-	long limit = p->ideal_limit > 0 ? p->ideal_limit : SC_BEST_IDEAL_LIMIT;
+	long limit = p->ideal_limit > 0 ? p->ideal_limit : sc_dp_best_limit(u, set, p->time_limit);
 	long count = sc_ideals_count(u, limit);
 	sc_units_free(u);
 	return count >= 0 && count <= limit ? &sc_method_exact : &sc_method_brkga;

@@ -134,6 +134,16 @@ long long ts_jint(json_t *o, const char *key);
 bool ts_jbool(json_t *o, const char *key);
 const char *ts_jstr(json_t *o, const char *key);
 
+/* The keys of the man page's "CMD --json" list (.SS CMD \-\-json), in its
+ * order, into keys[0..max); returns how many. */
+int ts_man_json_keys(const char *cmd, char keys[][40], int max);
+
+/* Every key of o is in keys[0..n), in that order, and every key of the list
+ * but those of optional (NULL-terminated) is in o; "costs" (JSON OUTPUT) may
+ * end it. */
+void ts_assert_man_order(json_t *o, char keys[][40], int n, const char *const *optional,
+                         const char *what);
+
 /* |a - b| <= rel * max(1, |a|, |b|). */
 bool ts_close_rel(double a, double b, double rel);
 

@@ -354,3 +354,63 @@ const char ts_residual_two[] =
         "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"input\": 1, "
         "\"conv1\": 1, \"conv2\": 1, \"add\": 2, \"mm_a\": 2, \"mm_b\": 2, \"concat\": 2, "
         "\"output\": 2}}";
+
+int ts_man_json_keys(const char *cmd, char keys[][40], int max)
+{
+	char *man = ts_slurp("man/stagecut.1", NULL);
+	cr_assert(man);
+	char head[64];
+	snprintf(head, sizeof head, "\n.SS %s \\-\\-json\n", cmd);
+	char *sect = strstr(man, head);
+	cr_assert(sect, "no %s --json section", cmd);
+	char *end = strstr(sect + 1, "\n.SS ");
+	cr_assert(end);
+	*end = '\0';
+	int n = 0;
+	for (char *p = strstr(sect, "\n.TP\n"); p; p = strstr(p + 1, "\n.TP\n")) {
+		char *line = p + 5, *eol = strchr(line, '\n');
+		if (!eol)
+			break;
+		*eol = '\0';
+		/* ".B key" or ".BR a \", \" b \", \" c" */
+		if (strncmp(line, ".B ", 3) == 0 && n < max) {
+			snprintf(keys[n++], 40, "%s", line + 3);
+		} else if (strncmp(line, ".BR ", 4) == 0) {
+			char words[160];
+			snprintf(words, sizeof words, "%s", line + 4);
+			for (char *t = strtok(words, " "); t; t = strtok(NULL, " "))
+				if (*t != '"' && n < max)
+					snprintf(keys[n++], 40, "%s", t);
+		}
+		*eol = '\n';
+	}
+	free(man);
+	return n;
+}
+
+void ts_assert_man_order(json_t *o, char keys[][40], int n, const char *const *optional,
+                         const char *what)
+{
+	int at = -1, seen = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v)
+	{
+		(void)v;
+		if (strcmp(key, "costs") == 0)
+			continue;
+		int i = 0;
+		while (i < n && strcmp(keys[i], key) != 0)
+			i++;
+		cr_assert_lt(i, n, "%s: key '%s' is not in the man page", what, key);
+		cr_assert_gt(i, at, "%s: key '%s' comes before '%s' in the man page", what, key,
+		             at >= 0 ? keys[at] : "");
+		at = i;
+		seen++;
+	}
+	int always = n;
+	for (int i = 0; i < n; i++)
+		for (int c = 0; optional[c]; c++)
+			always -= strcmp(keys[i], optional[c]) == 0;
+	cr_assert_geq(seen, always, "%s: %d keys, the man page has %d", what, seen, always);
+}

@@ -42,6 +42,7 @@ typedef struct ui_opts {
 	double elite, mutants, bias; /* < 0 = default */
 	long ideal_limit;            /* 0 = default */
 	bool no_refine;
+	bool no_proof;         /* solve: --no-proof (no exact MIP after the search) */
 	const char *partition; /* --partition: a starting partition */
 	int nodes;             /* gen: 0 = not given */
 	int layers;            /* gen: 0 = not given */

@@ -480,71 +480,17 @@ Test(bounds, your_optimal_partition_is_written_as_yours, .timeout = 60)
 	remove_dir(dir);
 }
 
-/* The keys of the man page's "bounds --json" list, in its order. */
-static int man_bounds_keys(char keys[][40], int max)
-{
-	char *man = ts_slurp("man/stagecut.1", NULL);
-	cr_assert(man);
-	char *sect = strstr(man, "\n.SS bounds \\-\\-json\n");
-	cr_assert(sect, "no bounds --json section");
-	char *end = strstr(sect + 1, "\n.SS ");
-	cr_assert(end);
-	*end = '\0';
-	int n = 0;
-	for (char *p = strstr(sect, "\n.TP\n"); p; p = strstr(p + 1, "\n.TP\n")) {
-		char *line = p + 5, *eol = strchr(line, '\n');
-		if (!eol)
-			break;
-		*eol = '\0';
-		/* ".B key" or ".BR a \", \" b \", \" c" */
-		if (strncmp(line, ".B ", 3) == 0 && n < max) {
-			snprintf(keys[n++], 40, "%s", line + 3);
-		} else if (strncmp(line, ".BR ", 4) == 0) {
-			char words[160];
-			snprintf(words, sizeof words, "%s", line + 4);
-			for (char *t = strtok(words, " "); t; t = strtok(NULL, " "))
-				if (*t != '"' && n < max)
-					snprintf(keys[n++], 40, "%s", t);
-		}
-		*eol = '\n';
-	}
-	free(man);
-	return n;
-}
+static const char *const optional_keys[] = {"note", "schedule", NULL};
 
-/* Every key of o is in keys[0..n), in that order; the keys that are not
- * conditional all are; "costs" (JSON OUTPUT) may end it. */
 static void assert_man_order(json_t *o, char keys[][40], int n, const char *what)
 {
-	static const char *const conditional[] = {"note", "schedule"};
-	int at = -1, seen = 0;
-	const char *key;
-	json_t *v;
-	json_object_foreach(o, key, v)
-	{
-		(void)v;
-		if (strcmp(key, "costs") == 0)
-			continue;
-		int i = 0;
-		while (i < n && strcmp(keys[i], key) != 0)
-			i++;
-		cr_assert_lt(i, n, "%s: key '%s' is not in the man page", what, key);
-		cr_assert_gt(i, at, "%s: key '%s' comes before '%s' in the man page", what, key,
-		             at >= 0 ? keys[at] : "");
-		at = i;
-		seen++;
-	}
-	int always = n;
-	for (int i = 0; i < n; i++)
-		for (int c = 0; c < 2; c++)
-			always -= strcmp(keys[i], conditional[c]) == 0;
-	cr_assert_geq(seen, always, "%s: %d keys, the man page has %d", what, seen, always);
+	ts_assert_man_order(o, keys, n, optional_keys, what);
 }
 
 Test(bounds, json_keys_follow_the_man_page, .timeout = 60)
 {
 	char keys[40][40];
-	int n = man_bounds_keys(keys, 40);
+	int n = ts_man_json_keys("bounds", keys, 40);
 	cr_assert_geq(n, 20, "only %d keys in the man page", n);
 	char dir[32], own[96], args[256];
 	scratch(dir);

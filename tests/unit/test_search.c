@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "core/gen.h"
+#include "solvers/ideals.h"
 #include "solvers/search.h"
+#include "solvers/search_impl.h"
 #include "tests/support.h"
 
 static const char *const heuristics[] = {"kahn",         "slice", "random", "brkga", "mla",
@@ -158,5 +160,82 @@ Test(search, a_huge_k_searches_with_as_many_stages_as_ops, .timeout = 60)
 	}
 	free(a);
 	free(b);
+	sc_graph_free(g);
+}
+
+/* Two chains of len ops between a source and a sink, pseudo-random work
+ * and tensors: (len + 1)^2 + 2 ideals in little memory, and a DP that
+ * settles k = 4 in about a second. */
+static sc_graph *two_chains(int len)
+{
+	sc_builder *b = sc_builder_new();
+	ts_rng r = {2626};
+	char name[32];
+	int src = sc_builder_add_op(b, "s", 1, 0, 5, NULL, NULL);
+	int sink = sc_builder_add_op(b, "t", 1, 0, 5, NULL, NULL);
+	for (int c = 0; c < 2; c++) {
+		int prev = src;
+		for (int i = 0; i < len; i++) {
+			snprintf(name, sizeof name, "c%d_%d", c, i);
+			int v = sc_builder_add_op(b, name, 1 + ts_below(&r, 20), 0,
+			                          1 + ts_below(&r, 9), NULL, NULL);
+			sc_builder_add_edge(b, prev, v, NULL);
+			prev = v;
+		}
+		sc_builder_add_edge(b, prev, sink, NULL);
+	}
+	sc_error err;
+	sc_graph *g = sc_builder_finish(b, "two-chains", "two-chains", &err);
+	sc_builder_free(b);
+	cr_assert(g, "%s", err.msg);
+	return g;
+}
+
+/* `best` chooses the exact DP by the memory it needs and the time, not by a
+ * fixed count: 22 803 ideals took brkga (no proof) while the limit was
+ * 20 000; they take a few megabytes and a second, so the DP runs and proves
+ * the optimum.  Given 5 s, the DP is expected to get through 5 000 ideals
+ * only, so brkga runs; --ideal-limit still decides when given. */
+Test(search, best_chooses_exact_by_memory_and_time_not_a_fixed_count, .timeout = 60)
+{
+	sc_graph *g = two_chains(150);
+	sc_error err;
+	sc_units *u = sc_units_new(g, true, g->settings.memory, &err);
+	cr_assert(u, "%s", err.msg);
+	cr_assert_eq(sc_ideals_count(u, 1000000), 151L * 151 + 2, "two chains' ideals");
+	sc_settings set = g->settings;
+	set.k = 4;
+	cr_assert_geq(sc_dp_best_limit(u, &set, 0), 100000, "two minutes of DP");
+	cr_assert_eq(sc_dp_best_limit(u, &set, 5), 5000, "5 s: 5 000 ideals");
+	sc_units_free(u);
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	bool optimal;
+	double ex = ts_search(g, 4, "exact", 1, 0, stage, &optimal);
+	cr_assert(optimal);
+	double best = ts_search(g, 4, "best", 1, 0, stage, &optimal);
+	cr_assert(optimal, "best ran the exact DP over 22 803 ideals");
+	cr_assert_float_eq(best, ex, 1e-9 * ex);
+	cr_assert_float_eq(ts_objective(g, 4, stage), best, 1e-9 * best);
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.time_limit = 5;
+	p.evals = 200;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s", err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s", err.msg);
+	sc_progress pr;
+	sc_search_progress(s, &pr);
+	cr_assert(!pr.optimal && pr.ideals == 0, "5 s: brkga, not the DP");
+	sc_search_free(s);
+	sc_search_params_init(&p);
+	p.ideal_limit = 30000;
+	p.time_limit = 5;
+	s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s", err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s", err.msg);
+	sc_search_progress(s, &pr);
+	cr_assert(pr.optimal, "--ideal-limit 30000 decides: exact");
+	sc_search_free(s);
+	free(stage);
 	sc_graph_free(g);
 }

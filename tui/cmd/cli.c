@@ -72,6 +72,7 @@ typedef enum ui_option_id {
 	OPT_BIAS,
 	OPT_IDEAL_LIMIT,
 	OPT_NO_REFINE,
+	OPT_NO_PROOF,
 	OPT_PARTITION,
 	OPT_NODES,
 	OPT_MODEL,
@@ -142,9 +143,12 @@ static const ui_option options[] = {
         {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
         {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
         {OPT_IDEAL_LIMIT, "ideal-limit", 0, "N",
-         "exact: refuse graphs with more ideals (default: what memory holds)"},
+         "exact: refuse graphs with more ideals; best: exact up to N (default: memory, 1/ms of "
+         "-t)"},
         {OPT_NO_REFINE, "no-refine", 0, NULL,
          "do not refine nor balance the search's result with local moves"},
+        {OPT_NO_PROOF, "no-proof", 0, NULL,
+         "solve: skip the exact MIP that certifies a result the search did not prove"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
@@ -247,10 +251,10 @@ static const ui_command commands[] = {
                         "Progress goes to stderr when it is a terminal.  Exits 1 when no "
                         "partition\n"
                         "satisfies a hard memory limit.  Methods:",
-                .takes =
-                        OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS, OPT_POPULATION,
-                                OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS, OPT_IDEAL_LIMIT,
-                                OPT_NO_REFINE, OPT_PARTITION, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
+                                 OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
+                                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PARTITION,
+                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_solve,
@@ -744,6 +748,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 				return false;
 			break;
 		case OPT_NO_REFINE: o->no_refine = true; break;
+		case OPT_NO_PROOF: o->no_proof = true; break;
 		case OPT_PARTITION: o->partition = a; break;
 		case OPT_NODES:
 			if (!parse_count(pre, "nodes", a, 1, 10000000, &x))

@@ -1,7 +1,9 @@
 /*
- * cmd_solve.c - `stagecut solve FILE -k K`: run a search, print the stage
- * table (or JSON), write the partition file with -o.  Progress is drawn on
- * stderr, on one line, only when stderr is a terminal.
+ * cmd_solve.c - `stagecut solve FILE -k K`: run a search, then, when it
+ * proved nothing, ask the exact MIP for a certificate (solve_proof.h) in
+ * the time left, print the stage table (or JSON), write the partition file
+ * with -o.  Progress is drawn on stderr, on one line, only when stderr is a
+ * terminal.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -15,6 +17,8 @@
 #include "core/partition.h"
 #include "core/report.h"
 #include "solvers/search.h"
+#include "solvers/ladder.h"
+#include "solve_proof.h"
 
 static void show_progress(sc_search *s, bool tty, double *last)
 {
@@ -42,6 +46,8 @@ int ui_cmd_solve(const ui_opts *o)
 	int *stage = NULL, *start = NULL;
 	sc_search *s = NULL;
 	sc_costs *c = NULL;
+	ui_interrupts saved;
+	bool caught = false;
 	sc_error err;
 	sc_error_clear(&err);
 	if (set.k < 1) {
@@ -80,13 +86,12 @@ int ui_cmd_solve(const ui_opts *o)
 	bool tty = isatty(STDERR_FILENO);
 	double last = -1;
 	/* ^C stops the search; the best partition so far is reported */
-	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
+	caught = true;
 	/* the search polls ui_interrupted itself (p.interrupted) and ends
 	 * with the best so far, or the greedy split before any */
 	while (sc_search_step(s))
 		show_progress(s, tty, &last);
-	ui_release_interrupts(&saved);
 	show_progress(s, tty, &last);
 	if (tty)
 		fputc('\n', stderr);
@@ -102,6 +107,9 @@ int ui_cmd_solve(const ui_opts *o)
 	bool feasible = isfinite(best);
 	int at = 0;
 	double bn = NAN;
+	ui_proof pf = {.status = optimal ? UI_PROOF_SEARCH : UI_PROOF_NONE,
+	               .within = optimal ? 0 : NAN,
+	               .lower = optimal ? best : NAN};
 	if (feasible) {
 		c = sc_costs_new(g, &set, &err);
 		if (!c) {
@@ -110,6 +118,27 @@ int ui_cmd_solve(const ui_opts *o)
 			goto out;
 		}
 		sc_costs_eval(c, stage);
+		double objective = sc_costs_objective(c);
+		pf.upper = pf.searched = objective;
+		/* the certificate, in what --time leaves (UI_PROOF_SECONDS without) */
+		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
+		if (optimal)
+			pf.by = "exact DP";
+		else if (o->no_proof)
+			pf.status = UI_PROOF_OFF;
+		else if (ui_interrupted())
+			pf.status = UI_PROOF_INTERRUPTED;
+		else if (left < UI_PROOF_MIN_SECONDS)
+			pf.status = UI_PROOF_NO_TIME;
+		else
+			ui_proof_run(g, &set, stage, objective, left, tty, &pf);
+		if (pf.status == UI_PROOF_FAILED)
+			ui_error("solve: %s: the exact MIP failed (%s); the partition is unproven",
+			         g->source, pf.message);
+		if (pf.improved)
+			sc_costs_eval(c, stage);
+		optimal = pf.status == UI_PROOF_SEARCH || pf.status == UI_PROOF_PROVEN;
+		best = sc_costs_objective(c);
 		bn = sc_costs_bottleneck(c, &at);
 		if (o->output && sc_part_write(o->output, g, stage, set.k, c, &err) != SC_OK) {
 			ui_error("%s", err.msg);
@@ -124,6 +153,10 @@ int ui_cmd_solve(const ui_opts *o)
 		         g->source, optimal ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
+	/* the certified gap: objective / lower bound - 1 */
+	double gap = feasible && pf.lower > 0 ? fmax(0, best / pf.lower - 1)
+	             : feasible && best == 0  ? 0
+	                                      : NAN;
 	if (o->json) {
 		/* one shape whatever the outcome: unknowns are null */
 		json_t *root = json_pack("{s:s, s:s, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}",
@@ -133,6 +166,17 @@ int ui_cmd_solve(const ui_opts *o)
 		                         feasible ? json_integer(at + 1) : json_null(), "feasible",
 		                         (int)feasible, "optimal", (int)optimal, "evaluations",
 		                         (json_int_t)pr.evals, "seconds", pr.elapsed);
+		json_object_set_new(root, "found_by",
+		                    json_string(pf.improved ? "exact MIP" : p.method));
+		json_object_set_new(root, "proof", json_string(ui_proof_status_name(pf.status)));
+		json_object_set_new(root, "proven_by",
+		                    optimal && feasible ? json_string(pf.by) : json_null());
+		json_object_set_new(root, "optimal_within",
+		                    optimal && feasible ? json_real(pf.within) : json_null());
+		json_object_set_new(root, "lower_bound",
+		                    isfinite(pf.lower) ? json_real(pf.lower) : json_null());
+		json_object_set_new(root, "gap", isfinite(gap) ? json_real(gap) : json_null());
+		json_object_set_new(root, "proof_seconds", json_real(pf.seconds));
 		json_object_set_new(root, "partition",
 		                    feasible && o->output ? json_string(o->output) : json_null());
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
@@ -151,16 +195,35 @@ int ui_cmd_solve(const ui_opts *o)
 	ui_print_line("%s, k %d, method %s, seed %llu", g->name, set.k, p.method,
 	              (unsigned long long)p.seed); /* the file's name, escaped */
 	ui_print_stage_table(c, stdout);
-	char b[32];
+	char b[32], b2[32], proven[64] = "";
 	/* under GPipe the proof is of the GPipe objective, on its own line */
 	bool gpipe = sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE;
-	const char *proven = optimal ? ", proven optimal" : "";
+	if (pf.status == UI_PROOF_SEARCH)
+		snprintf(proven, sizeof proven, ", proven optimal");
+	else if (optimal)
+		snprintf(proven, sizeof proven, ", proven optimal (%s)", pf.by);
 	if (g->time_unit)
 		printf("times in %s\n", g->time_unit);
 	ui_print_costs(g);
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
+	if (pf.improved)
+		printf("the exact MIP found a better partition than %s's %s: %.2f%% lower\n",
+		       p.method, ui_num(pf.searched, b2, sizeof b2),
+		       100 * (pf.searched - best) / pf.searched);
+	if (pf.status == UI_PROOF_PROVEN)
+		printf("proof: %s%s%s in %.2f s\n", pf.by,
+		       pf.within > 0 ? ", optimal within " SC_LADDER_REL_TOL_TEXT " relative" : "",
+		       pf.improved ? " (its own partition)" : "", pf.seconds);
+	else if (pf.status == UI_PROOF_TIME_LIMIT && isfinite(gap))
+		printf("not proven: certified gap %.2f%% (objective / the exact MIP's lower bound "
+		       "%s - 1) after %.2f s\n",
+		       100 * gap, ui_num(pf.lower, b2, sizeof b2), pf.seconds);
+	else if (pf.status == UI_PROOF_TIME_LIMIT)
+		printf("not proven: the exact MIP proved no lower bound in %.2f s\n", pf.seconds);
+	else if (pf.status == UI_PROOF_NO_TIME)
+		printf("not proven: --time left no time for the exact MIP\n");
 	if (o->output)
 		printf("partition written to %s\n", o->output);
 	if (ui_interrupted()) {
@@ -168,6 +231,8 @@ int ui_cmd_solve(const ui_opts *o)
 		status = 130;
 	}
 out:
+	if (caught)
+		ui_release_interrupts(&saved);
 	sc_costs_free(c);
 	sc_search_free(s);
 	free(stage);
