@@ -43,6 +43,7 @@ typedef struct ui_opts {
 	long ideal_limit;            /* 0 = default */
 	bool no_refine;
 	bool no_proof;         /* solve: --no-proof (no exact MIP after the search) */
+	bool proof;            /* solve: --proof (the exact MIP after any method) */
 	const char *partition; /* --partition: a starting partition */
 	int nodes;             /* gen: 0 = not given */
 	int layers;            /* gen: 0 = not given */

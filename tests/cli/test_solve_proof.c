@@ -70,8 +70,8 @@ Test(solve_proof, a_better_partition_from_the_mip_is_the_one_reported)
 	cr_assert_gt(kahn, BERT24_TRAIN_K4 * (1 + 1e-3), "kahn is not optimal here");
 	json_decref(off);
 
-	json_t *r = ts_run_json(0, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine -o %s --json",
-	                        part);
+	json_t *r = ts_run_json(
+	        0, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine --proof -o %s --json", part);
 	cr_assert(ts_jbool(r, "optimal"));
 	cr_assert_str_eq(ts_jstr(r, "found_by"), "exact MIP");
 	cr_assert_str_eq(ts_jstr(r, "method"), "kahn");
@@ -81,13 +81,15 @@ Test(solve_proof, a_better_partition_from_the_mip_is_the_one_reported)
 	cr_assert(ts_close_rel(ts_jnum(e, "bottleneck"), BERT24_TRAIN_K4, 1e-9), "written");
 	json_decref(e);
 	char *out;
-	cr_assert_eq(ts_runf(&out, NULL, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine"), 0);
+	cr_assert_eq(ts_runf(&out, NULL, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine --proof"),
+	             0);
 	cr_assert(strstr(out, "the exact MIP found a better partition than kahn's 59.5469: 1.68% "
 	                      "lower\n"),
 	          "%s", out);
 	free(out);
 
-	r = ts_run_json(0, "solve " BERT24_TRAIN " -k 4 -m brkga -e 1000000000 -t 0.3 --json");
+	r = ts_run_json(0,
+	                "solve " BERT24_TRAIN " -k 4 -m brkga -e 1000000000 -t 0.3 --proof --json");
 	cr_assert_str_eq(ts_jstr(r, "proof"), "no_time");
 	cr_assert_not(ts_jbool(r, "optimal"));
 	json_decref(r);
@@ -107,7 +109,7 @@ Test(solve_proof, out_of_time_the_gap_is_certified)
 	cr_assert_str_eq(ts_jstr(dp, "proven_by"), "exact DP");
 	double opt = ts_jnum(dp, "bottleneck");
 	json_decref(dp);
-	json_t *r = ts_run_json(0, "solve %s -k 4 -m slice --no-refine -t 2 --json", g);
+	json_t *r = ts_run_json(0, "solve %s -k 4 -m slice --no-refine -t 2 --proof --json", g);
 	const char *proof = ts_jstr(r, "proof");
 	double bn = ts_jnum(r, "bottleneck");
 	cr_assert_geq(bn, opt * (1 - 1e-9));
@@ -155,8 +157,9 @@ Test(solve_proof, never_a_false_proof_against_brute_force, .timeout = 120)
 			continue;
 		int st;
 		char args[400];
-		snprintf(args, sizeof args, "solve %s -k %d -m kahn --no-refine --seed %d --json",
-		         path, k, t + 1);
+		snprintf(args, sizeof args,
+		         "solve %s -k %d -m kahn --no-refine --proof --seed %d --json", path, k,
+		         t + 1);
 		json_t *o = ts_json_of(0, 1, &st, args);
 		if (st == 0) {
 			double bn = ts_jnum(o, "bottleneck");
@@ -192,5 +195,19 @@ Test(solve_proof, json_keys_follow_the_man_page)
 	json_decref(r);
 	r = ts_run_json(0, "solve samples/paper/figure2.dot --json");
 	ts_assert_man_order(r, keys, n, optional, "solve");
+	json_decref(r);
+}
+
+/* A method named on purpose gives its own result: no MIP after it unless
+ * --proof asks (the proof's 30 s after every kahn made render's samples
+ * take 70 s). */
+Test(solve_proof, a_named_method_is_not_proven_unless_asked)
+{
+	json_t *r = ts_run_json(0, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine --json");
+	cr_assert_str_eq(ts_jstr(r, "proof"), "off");
+	cr_assert_not(ts_jbool(r, "optimal"));
+	json_decref(r);
+	r = ts_run_json(0, "solve " BERT24_TRAIN " -k 4 -m kahn --no-refine --proof --json");
+	cr_assert_str_neq(ts_jstr(r, "proof"), "off");
 	json_decref(r);
 }

@@ -73,6 +73,7 @@ typedef enum ui_option_id {
 	OPT_IDEAL_LIMIT,
 	OPT_NO_REFINE,
 	OPT_NO_PROOF,
+	OPT_PROOF,
 	OPT_PARTITION,
 	OPT_NODES,
 	OPT_MODEL,
@@ -148,7 +149,9 @@ static const ui_option options[] = {
         {OPT_NO_REFINE, "no-refine", 0, NULL,
          "do not refine nor balance the search's result with local moves"},
         {OPT_NO_PROOF, "no-proof", 0, NULL,
-         "solve: skip the exact MIP that certifies a result the search did not prove"},
+         "solve: skip the exact MIP that certifies best's result when it is unproven"},
+        {OPT_PROOF, "proof", 0, NULL,
+         "solve: run that exact MIP after any method (by default after best only)"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
@@ -253,8 +256,8 @@ static const ui_command commands[] = {
                         "satisfies a hard memory limit.  Methods:",
                 .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
                                  OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
-                                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PARTITION,
-                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PROOF,
+                                 OPT_PARTITION, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_solve,
@@ -749,6 +752,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			break;
 		case OPT_NO_REFINE: o->no_refine = true; break;
 		case OPT_NO_PROOF: o->no_proof = true; break;
+		case OPT_PROOF: o->proof = true; break;
 		case OPT_PARTITION: o->partition = a; break;
 		case OPT_NODES:
 			if (!parse_count(pre, "nodes", a, 1, 10000000, &x))

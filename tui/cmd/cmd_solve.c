@@ -122,9 +122,12 @@ int ui_cmd_solve(const ui_opts *o)
 		pf.upper = pf.searched = objective;
 		/* the certificate, in what --time leaves (UI_PROOF_SECONDS without) */
 		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
+		/* by default after best only: a method named on purpose (kahn,
+		 * brkga, ...) gives its own result, and --proof asks for more */
+		bool best_method = !o->method || strcmp(o->method, "best") == 0;
 		if (optimal)
 			pf.by = "exact DP";
-		else if (o->no_proof)
+		else if (o->no_proof || !(best_method || o->proof))
 			pf.status = UI_PROOF_OFF;
 		else if (ui_interrupted())
 			pf.status = UI_PROOF_INTERRUPTED;
