@@ -292,7 +292,12 @@ static Cbc_Model *pricing_model(const sc_cov *c, bool jump, double C, double T, 
 	Cbc_setParameter(cm, "timeMode", "elapsed");
 	Cbc_setAllowableGap(cm, 1e-9);
 	Cbc_setAllowableFractionGap(cm, 1e-9);
-	Cbc_setParameter(cm, "maxSavedSolutions", "20");
+	/* no saved solutions beyond the best (maxSavedSolutions): CBC copies a
+	 * saved solution with the column count of the model it solved, which
+	 * preprocessing changes, reading past its buffer (AddressSanitizer:
+	 * CbcMain1 after CbcModel::saveExtraSolution; an abort or a wrong column
+	 * otherwise, issue 31); without preprocessing Clp's dual asserts on
+	 * these models instead */
 out:
 	free(clo);
 	free(cup);
