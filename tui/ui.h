@@ -20,7 +20,9 @@
 #include "core/onnx.h"
 #include "solvers/search.h"
 
-enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2 };
+/* 3: a search found no partition that fits, and none is proven impossible
+ * (solve; 1 is for a proof that none fits) */
+enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2, UI_EXIT_UNDECIDED = 3 };
 
 #define UI_MAX_DIMS 32
 

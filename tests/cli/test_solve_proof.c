@@ -211,3 +211,36 @@ Test(solve_proof, a_named_method_is_not_proven_unless_asked)
 	cr_assert_str_neq(ts_jstr(r, "proof"), "off");
 	json_decref(r);
 }
+
+/* "No partition fits" and exit 1 only when it is proven (issue 31): a
+ * search that finds nothing asks the exact MIP, which finds a partition
+ * (exit 0) or proves none fits (exit 1, naming the proof); found nothing
+ * and proved nothing is exit 3. */
+Test(solve_proof, nothing_fits_only_when_proven)
+{
+	const char *fits = "tests/data/tight_feasible.dot", *none = "tests/data/tight_none.dot";
+	char *err = NULL;
+	/* kahn's one order finds nothing within the limit here */
+	int st = ts_runf(NULL, &err, "solve %s -k 3 -m kahn --no-refine --no-proof", fits);
+	cr_assert_eq(st, 3, "%s", err);
+	cr_assert(strstr(err, "none is proven impossible (--no-proof)"), "%s", err);
+	free(err);
+	json_t *r = ts_run_json(0, "solve %s -k 3 -m kahn --no-refine --proof --json", fits);
+	cr_assert(ts_jbool(r, "feasible"));
+	cr_assert_str_eq(ts_jstr(r, "found_by"), "exact MIP");
+	json_t *x = ts_run_json(0, "solve %s -k 3 -m exact --json", fits);
+	cr_assert_float_eq(ts_jnum(r, "bottleneck"), ts_jnum(x, "bottleneck"),
+	                   1e-6 * ts_jnum(x, "bottleneck"));
+	json_decref(r);
+	json_decref(x);
+	st = ts_runf(NULL, &err, "solve %s -k 4 -m kahn --no-refine --proof", none);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(err, "no partition into 4 stages keeps every stage within the hard "
+	                      "memory limit (proven by exact MIP)"),
+	          "%s", err);
+	free(err);
+	st = ts_runf(NULL, &err, "solve %s -k 4 -m exact", none);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(err, "(proven by the exact DP)"), "%s", err);
+	free(err);
+}

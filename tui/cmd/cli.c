@@ -461,7 +461,8 @@ static void usage_main(FILE *f)
 	        "       stagecut --version\n\n"
 	        "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
 	        "stages so that the slowest stage is as fast as possible.\n"
-	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage.\n"
+	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage,\n"
+	        "3 solve found no partition that fits and none is proven impossible.\n"
 	        "See stagecut(1).\n");
 }
 

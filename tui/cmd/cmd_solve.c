@@ -110,6 +110,23 @@ int ui_cmd_solve(const ui_opts *o)
 	ui_proof pf = {.status = optimal ? UI_PROOF_SEARCH : UI_PROOF_NONE,
 	               .within = optimal ? 0 : NAN,
 	               .lower = optimal ? best : NAN};
+	bool decided = false; /* the exact MIP ran on an empty search (below) */
+	if (!feasible && !optimal && !o->no_proof && !ui_interrupted()) {
+		/* the search found nothing that fits, which proves nothing (issue
+		 * 31): the exact MIP decides, finding a partition or proving
+		 * that none fits, in what --time leaves */
+		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
+		if (left >= UI_PROOF_MIN_SECONDS) {
+			ui_proof_run(g, &set, stage, INFINITY, left, tty, &pf);
+			decided = true;
+			if (pf.improved) {
+				feasible = true;
+				pf.searched = INFINITY;
+			} else if (pf.status == UI_PROOF_PROVEN) {
+				optimal = true; /* that nothing fits */
+			}
+		}
+	}
 	if (feasible) {
 		c = sc_costs_new(g, &set, &err);
 		if (!c) {
@@ -119,13 +136,16 @@ int ui_cmd_solve(const ui_opts *o)
 		}
 		sc_costs_eval(c, stage);
 		double objective = sc_costs_objective(c);
-		pf.upper = pf.searched = objective;
+		if (!decided)
+			pf.upper = pf.searched = objective;
 		/* the certificate, in what --time leaves (UI_PROOF_SECONDS without) */
 		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
 		/* by default after best only: a method named on purpose (kahn,
 		 * brkga, ...) gives its own result, and --proof asks for more */
 		bool best_method = !o->method || strcmp(o->method, "best") == 0;
-		if (optimal)
+		if (decided)
+			; /* the exact MIP found this partition: its verdict stands */
+		else if (optimal)
 			pf.by = "exact DP";
 		else if (o->no_proof || !(best_method || o->proof))
 			pf.status = UI_PROOF_OFF;
@@ -149,12 +169,22 @@ int ui_cmd_solve(const ui_opts *o)
 			goto out;
 		}
 	}
-	if (!feasible) {
-		/* not bad input: the answer is that nothing fits */
-		ui_error("solve: %s: %s partition into %d stages keeps every stage within the hard "
-		         "memory limit",
-		         g->source, optimal ? "no" : "the search found no", set.k);
+	if (!feasible && optimal) {
+		/* not bad input: the answer is that nothing fits, proven */
+		ui_error("solve: %s: no partition into %d stages keeps every stage within the hard "
+		         "memory limit (proven by %s)",
+		         g->source, set.k, pf.status == UI_PROOF_PROVEN ? pf.by : "the exact DP");
 		status = UI_EXIT_INFEASIBLE;
+	} else if (!feasible) {
+		/* found nothing, proved nothing: not the graph's answer */
+		ui_error("solve: %s: the search found no partition into %d stages within the hard "
+		         "memory limit, and none is proven impossible (%s); try -m exact or a "
+		         "longer --time",
+		         g->source, set.k,
+		         decided       ? "the exact MIP ran out of time"
+		         : o->no_proof ? "--no-proof"
+		                       : "no time was left for the exact MIP");
+		status = UI_EXIT_UNDECIDED;
 	}
 	/* the certified gap: objective / lower bound - 1 */
 	double gap = feasible && pf.lower > 0 ? fmax(0, best / pf.lower - 1)
@@ -172,8 +202,10 @@ int ui_cmd_solve(const ui_opts *o)
 		json_object_set_new(root, "found_by",
 		                    json_string(pf.improved ? "exact MIP" : p.method));
 		json_object_set_new(root, "proof", json_string(ui_proof_status_name(pf.status)));
+		/* optimal, or (not feasible) that nothing fits: who proved it */
+		const char *by = pf.status == UI_PROOF_PROVEN || feasible ? pf.by : "exact DP";
 		json_object_set_new(root, "proven_by",
-		                    optimal && feasible ? json_string(pf.by) : json_null());
+		                    optimal && by ? json_string(by) : json_null());
 		json_object_set_new(root, "optimal_within",
 		                    optimal && feasible ? json_real(pf.within) : json_null());
 		json_object_set_new(root, "lower_bound",
@@ -211,7 +243,9 @@ int ui_cmd_solve(const ui_opts *o)
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
-	if (pf.improved)
+	if (pf.improved && !isfinite(pf.searched))
+		printf("the exact MIP found this partition (the search found none that fits)\n");
+	else if (pf.improved)
 		printf("the exact MIP found a better partition than %s's %s: %.2f%% lower\n",
 		       p.method, ui_num(pf.searched, b2, sizeof b2),
 		       100 * (pf.searched - best) / pf.searched);

@@ -92,7 +92,7 @@ void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double 
 	sc_ladder_params lp = {.rungs = (1u << SC_RUNG_SIMPLE) | (1u << SC_RUNG_EXACT),
 	                       .time_limit = seconds,
 	                       .upper = upper,
-	                       .start = stage,
+	                       .start = isfinite(upper) ? stage : NULL,
 	                       .stop_at_proof = true};
 	l = sc_ladder_new(e, g, set, &lp, &err);
 	if (!l) {
