@@ -243,6 +243,17 @@ sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records 
 			return SC_OK;
 		return sc_error_set(err, SC_ERR_IO, "%s: %s", path, strerror(errno));
 	}
+	/* records live in regular files: a device (/dev/zero, /dev/full) or a
+	 * FIFO holds none to resume from, and reading /dev/zero by lines never
+	 * ended (21.7 GB, issue 27) */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fclose(f);
+		if (!must_exist)
+			return SC_OK;
+		return sc_error_set(err, SC_ERR_INPUT, "%s: not a results file (a regular file)",
+		                    path);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

@@ -476,3 +476,39 @@ Test(bench, ctrl_c_stops_every_worker_within_a_second_and_keeps_the_records)
 {
 	stop_bench(SIGINT, true, 130, "interrupted");
 }
+
+/* A results file whose last record was cut short (a full disk, a kill
+ * mid-write) resumes without the next record glued onto it: the file stays
+ * one record per line, readable by --merge (issue 27). */
+Test(bench, an_unfinished_last_record_is_cut_before_resuming)
+{
+	char res[128];
+	snprintf(res, sizeof res, "%s/r.jsonl", dir);
+	const char *run = "bench samples/paper/figure2.dot --methods dpl --rungs simple";
+	cr_assert_eq(ts_runf(NULL, NULL, "%s -k 2 -o %s", run, res), 0);
+	FILE *f = fopen(res, "a");
+	cr_assert(f);
+	fputs("{\"graph\": \"samples/paper/figure2.dot\", \"k\": 3, \"con", f);
+	fclose(f);
+	char *err = NULL;
+	cr_assert_eq(ts_runf(NULL, &err, "%s -k 2,3 -o %s", run, res), 0, "%s", err);
+	cr_assert(strstr(err, "1 already in"), "%s", err);
+	free(err);
+	json_t *all = records(res);
+	cr_assert_eq(json_array_size(all), 2);
+	json_decref(all);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench --merge %s", res), 0);
+}
+
+/* A device as the results file holds nothing to resume: /dev/zero was
+ * read for a record forever (21.7 GB), /dev/full is a write error. */
+Test(bench, a_device_as_the_results_file_is_written_through, .timeout = 30)
+{
+	const char *run = "bench samples/paper/figure2.dot -k 2 --methods dpl --rungs simple";
+	char *err = NULL;
+	cr_assert_eq(ts_runf(NULL, &err, "%s -o /dev/zero", run), 0, "%s", err);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "%s -o /dev/full", run), 2, "%s", err);
+	cr_assert(strstr(err, "No space left on device"), "%s", err);
+	free(err);
+}

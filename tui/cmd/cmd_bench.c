@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -366,6 +367,35 @@ out:
 	return status;
 }
 
+/* A results file whose last record is unfinished (a full disk, a kill
+ * mid-write) would get the next record appended onto it, making the file
+ * unreadable (issue 27): the unfinished line is cut off, as the reader
+ * skips it.  Regular files only; false (errno set) when it cannot be. */
+static bool cut_partial_record(int fd)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0 ||
+	    (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY)
+		return true;
+	off_t end = sb.st_size, keep = end;
+	char buf[4096];
+	while (keep > 0) {
+		off_t from = keep > (off_t)sizeof buf ? keep - (off_t)sizeof buf : 0;
+		ssize_t n = pread(fd, buf, (size_t)(keep - from), from);
+		if (n <= 0)
+			return false;
+		ssize_t i = n - 1;
+		while (i >= 0 && buf[i] != '\n')
+			i--;
+		if (i >= 0) {
+			keep = from + i + 1;
+			break;
+		}
+		keep = from;
+	}
+	return keep == end || ftruncate(fd, keep) == 0;
+}
+
 int ui_cmd_bench(const ui_opts *o)
 {
 	sc_testbed_config c;
@@ -414,9 +444,20 @@ int ui_cmd_bench(const ui_opts *o)
 	}
 	ntodo = sc_testbed_plan(&files, &c, o->part_i, o->part_n, &rs, todo, &skipped);
 	sc_testbed_records_fini(&rs);
-	int fd = open(results, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* read too (an unfinished last record is cut off below); a file that
+	 * may only be written is appended to as it is */
+	int fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		fd = open(results, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ui_error("bench: %s: %s", results, strerror(errno));
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (!cut_partial_record(fd)) {
+		ui_error("bench: %s: cannot cut its unfinished last record: %s", results,
+		         strerror(errno));
+		close(fd);
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
