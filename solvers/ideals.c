@@ -193,6 +193,19 @@ typedef struct gp_front {
 	int n, cap;
 } gp_front;
 
+/* A level of the stage search (dp_grow, gp_grow): the candidates it walks
+ * (cand, from word wi on, bits the rest of that word), the next level's
+ * pool, the ideal I + S so far and the unit x it added last.  S's
+ * accumulated costs sit beside it, in d->accs, each search its own kind. */
+typedef struct grow_frame {
+	const word *cand;
+	word *pool;
+	long J;
+	int wi;
+	word bits;
+	int x;
+} grow_frame;
+
 struct sc_dp {
 	const sc_units *u;
 	const sc_graph *g;
@@ -223,18 +236,21 @@ struct sc_dp {
 	long evals;
 	bool finished;
 	/* the search over stages from one ideal I */
-	word *jbits;      /* I plus the stage so far */
-	word *cand;       /* candidate sets, a level each */
-	void *frames;     /* the stage search's stack, a frame per level
-	                   * (dp_grow, gp_grow: no recursion as deep as a
-	                   * stage is long; a 27 000-unit chain overflowed) */
-	int *rem;         /* per unit outside I and the stage: predecessors not yet in */
-	int *readers;     /* per op: edges from it into the stage (tensors read by it);
-	                   * training: every op's, in the stage or not */
-	int *inside;      /* per op of the stage: edges from it to other units of the stage */
-	int *outdeg;      /* per op: edges from it to other units */
-	int jlo_i, jhi_i; /* I's rows that can still lead somewhere */
-	bool training;    /* io may flow against the order (see the top) */
+	word *jbits;        /* I plus the stage so far */
+	word *cand;         /* candidate sets, a level each */
+	grow_frame *frames; /* the stage search's stack, a level per unit
+	                     * of S (dp_grow, gp_grow: no recursion as
+	                     * deep as a stage is long; a 27 000-unit
+	                     * chain overflowed) */
+	void *accs;         /* each level's accumulated costs (stage_acc,
+	                     * or gp_acc under GPipe) */
+	int *rem;           /* per unit outside I and the stage: predecessors not yet in */
+	int *readers;       /* per op: edges from it into the stage (tensors read by it);
+	                     * training: every op's, in the stage or not */
+	int *inside;        /* per op of the stage: edges from it to other units of the stage */
+	int *outdeg;        /* per op: edges from it to other units */
+	int jlo_i, jhi_i;   /* I's rows that can still lead somewhere */
+	bool training;      /* io may flow against the order (see the top) */
 	/* the GPipe schedule of a training graph: fronts instead of rows */
 	bool gpipe;
 	gp_front *front;        /* per ideal (dp and arg stay NULL) */
@@ -267,6 +283,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->jbits);
 	free(d->cand);
 	free(d->frames);
+	free(d->accs);
 	free(d->rem);
 	free(d->readers);
 	free(d->inside);
@@ -410,7 +427,7 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 	return id;
 }
 
-static size_t grow_frame_size(void);
+static size_t grow_acc_size(void);
 
 long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit)
 {
@@ -474,13 +491,14 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->bucket = sc_malloc_n(n + 1, sizeof *d->bucket);
 	d->jbits = calloc(w, sizeof(word));
 	d->cand = sc_malloc_n((n + 2) * w, sizeof *d->cand);
-	d->frames = sc_malloc_n(n + 2, grow_frame_size());
+	d->frames = sc_malloc_n(n + 2, sizeof *d->frames);
+	d->accs = sc_malloc_n(n + 2, grow_acc_size());
 	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
 	d->readers = calloc(ops, sizeof *d->readers);
 	d->inside = calloc(ops, sizeof *d->inside);
 	d->outdeg = calloc(ops, sizeof *d->outdeg);
-	if (!d->bucket || !d->jbits || !d->cand || !d->frames || !d->rem || !d->readers ||
-	    !d->inside || !d->outdeg) {
+	if (!d->bucket || !d->jbits || !d->cand || !d->frames || !d->accs || !d->rem ||
+	    !d->readers || !d->inside || !d->outdeg) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
@@ -703,33 +721,53 @@ static inline void stage_untake(sc_dp *d, int x, bool next_ran)
 	acc_remove(d, x);
 }
 
-/* A level of the stage search: the candidates it walks (cand, from word
- * wi on, bits the rest of that word), the next level's pool, the ideal
- * I + S so far, S's accumulated costs and the unit x it added last. */
-typedef struct dp_frame {
-	const word *cand;
-	word *pool;
-	long J;
-	stage_acc acc;
-	int wi;
-	word bits;
-	int x;
-} dp_frame;
-
-/* The next candidate of frame f (removed from it), or -1 when none is
- * left. */
-static int frame_next(const word *cand, int words, int *wi, word *bits)
+/* Level 0 of a walk: the candidates cand, the pool after them, ideal J. */
+static void walk_start(grow_frame *f, const word *cand, word *pool, long J)
 {
-	while (*wi < words) {
-		if (*bits) {
-			int bit = __builtin_ctzll(*bits);
-			*bits &= *bits - 1;
-			return *wi * 64 + bit;
+	f[0] = (grow_frame){.cand = cand, .pool = pool, .J = J, .bits = cand[0], .x = -1};
+}
+
+/* The next unit to try at the deepest level *depth (removed from its
+ * candidates), or -1 when the walk is over: a level with none left is
+ * done, and the unit that opened it leaves S. */
+static int walk_next(sc_dp *d, grow_frame *f, int *depth)
+{
+	int words = d->ideals.words;
+	while (*depth >= 0) {
+		grow_frame *fr = &f[*depth];
+		while (fr->wi < words) {
+			if (fr->bits) {
+				int bit = __builtin_ctzll(fr->bits);
+				fr->bits &= fr->bits - 1;
+				return fr->wi * 64 + bit;
+			}
+			if (++fr->wi < words)
+				fr->bits = fr->cand[fr->wi];
 		}
-		if (++*wi < words)
-			*bits = cand[*wi];
+		if (--*depth >= 0)
+			stage_untake(d, f[*depth].x, true);
 	}
 	return -1;
+}
+
+/* Unit x, taken into S as ideal J2, opens the next level, which walks the
+ * candidates after it (stage_next); *depth moves down to it. */
+static void walk_push(sc_dp *d, grow_frame *f, int *depth, int x, long J2)
+{
+	grow_frame *fr = &f[*depth];
+	int words = d->ideals.words;
+	stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
+	fr->x = x;
+	f[++*depth] = (grow_frame){
+	        .cand = fr->pool, .pool = fr->pool + words, .J = J2, .bits = fr->pool[0], .x = -1};
+}
+
+/* On an error at level depth: the units of the levels above it leave S,
+ * as the recursion's returns did. */
+static void walk_unwind(sc_dp *d, const grow_frame *f, int depth)
+{
+	while (--depth >= 0)
+		stage_untake(d, f[depth].x, true);
 }
 
 /* Grows the stage S from ideal I by units in increasing number, each once
@@ -742,25 +780,19 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
                    word *pool, sc_error *err)
 {
 	const sc_units *u = d->u;
-	int words = d->ideals.words;
 	double M = d->set.memory, B = d->set.bandwidth;
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
-	dp_frame *f = d->frames;
-	f[0] = (dp_frame){
-	        .cand = cand, .pool = pool, .J = J, .acc = *acc, .bits = cand[0], .x = -1};
-	int depth = 0;
-	while (depth >= 0) {
-		dp_frame *fr = &f[depth];
-		int x = frame_next(fr->cand, words, &fr->wi, &fr->bits);
-		if (x < 0) {
-			/* this level is done: its unit leaves S */
-			if (--depth >= 0)
-				stage_untake(d, f[depth].x, true);
+	grow_frame *f = d->frames;
+	stage_acc *accs = d->accs;
+	walk_start(f, cand, pool, J);
+	accs[0] = *acc;
+	int depth = 0, x;
+	while ((x = walk_next(d, f, &depth)) >= 0) {
+		const stage_acc *fa = &accs[depth];
+		long Jf = f[depth].J;
+		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
 			continue;
-		}
-		if (fr->acc.work + u->work[x] > bound || fr->acc.param + u->param[x] > pmax)
-			continue;
-		stage_acc a = fr->acc;
+		stage_acc a = *fa;
 		double lower, cost;
 		double over;
 		if (d->training) {
@@ -781,26 +813,17 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			continue;
 		}
 		stage_take(d, x);
-		long J2 = dp_ideal(d, d->jbits, d->size[fr->J] + 1, d->work[fr->J] + u->work[x], 0,
-		                   d->param[fr->J] + u->param[x], err);
+		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + u->work[x], 0,
+		                   d->param[Jf] + u->param[x], err);
 		if (J2 < 0) {
-			/* the levels below leave S, as the recursion did */
-			while (--depth >= 0)
-				stage_untake(d, f[depth].x, true);
+			walk_unwind(d, f, depth);
 			return -1;
 		}
 		d->evals++;
 		if (cost <= bound)
 			dp_relax(d, I, J2, cost, bound);
-		stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
-		fr->x = x;
-		f[depth + 1] = (dp_frame){.cand = fr->pool,
-		                          .pool = fr->pool + words,
-		                          .J = J2,
-		                          .acc = a,
-		                          .bits = fr->pool[0],
-		                          .x = -1};
-		depth++;
+		walk_push(d, f, &depth, x, J2);
+		accs[depth] = a;
 	}
 	return 0;
 }
@@ -1050,17 +1073,6 @@ static bool gp_reachable(const sc_dp *d, long I, double lf, double lb)
 	return false;
 }
 
-/* gp_grow's level: as dp_frame, with the GPipe costs. */
-typedef struct gp_frame {
-	const word *cand;
-	word *pool;
-	long J;
-	gp_acc acc;
-	int wi;
-	word bits;
-	int x;
-} gp_frame;
-
 /* dp_grow under GPipe: grows S from I by units in increasing number while
  * some triple of I can take it (its forward and backward lower bounds only
  * grow), relaxing each I + S; a depth-first search on d->frames. */
@@ -1068,25 +1080,20 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
                    sc_error *err)
 {
 	const sc_units *u = d->u;
-	int words = d->ideals.words;
 	double M = d->set.memory, B = d->set.bandwidth, bound = d->ub;
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
-	gp_frame *f = d->frames;
-	f[0] = (gp_frame){
-	        .cand = cand, .pool = pool, .J = J, .acc = *acc, .bits = cand[0], .x = -1};
-	int depth = 0;
-	while (depth >= 0) {
-		gp_frame *fr = &f[depth];
-		int x = frame_next(fr->cand, words, &fr->wi, &fr->bits);
-		if (x < 0) {
-			if (--depth >= 0)
-				stage_untake(d, f[depth].x, true);
+	grow_frame *f = d->frames;
+	gp_acc *accs = d->accs;
+	walk_start(f, cand, pool, J);
+	accs[0] = *acc;
+	int depth = 0, x;
+	while ((x = walk_next(d, f, &depth)) >= 0) {
+		const gp_acc *fa = &accs[depth];
+		long Jf = f[depth].J;
+		if (fa->work[0] + fa->work[1] + u->work[x] > bound ||
+		    fa->param + u->param[x] > pmax)
 			continue;
-		}
-		if (fr->acc.work[0] + fr->acc.work[1] + u->work[x] > bound ||
-		    fr->acc.param + u->param[x] > pmax)
-			continue;
-		gp_acc a = fr->acc;
+		gp_acc a = *fa;
 		acc_add_gpipe(d, &a, x);
 		/* the overflow fetches the weights: the forward pass (cost.h) */
 		double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
@@ -1096,9 +1103,9 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 			continue;
 		}
 		stage_take(d, x);
-		long J2 = dp_ideal(d, d->jbits, d->size[fr->J] + 1, d->work[fr->J] + u->work[x],
-		                   d->work_bw[fr->J] + d->unit_pass[2 * x + 1],
-		                   d->param[fr->J] + u->param[x], err);
+		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + u->work[x],
+		                   d->work_bw[Jf] + d->unit_pass[2 * x + 1],
+		                   d->param[Jf] + u->param[x], err);
 		int st = J2 < 0 ? -1 : 0;
 		if (st == 0) {
 			d->evals++;
@@ -1109,29 +1116,21 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 				st = gp_relax(d, I, J2, fw, bw, err);
 		}
 		if (st < 0) {
-			/* x and every level below leave S, as the recursion did */
+			/* x leaves S too, as the recursion did */
 			stage_untake(d, x, false);
-			while (--depth >= 0)
-				stage_untake(d, f[depth].x, true);
+			walk_unwind(d, f, depth);
 			return -1;
 		}
-		stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
-		fr->x = x;
-		f[depth + 1] = (gp_frame){.cand = fr->pool,
-		                          .pool = fr->pool + words,
-		                          .J = J2,
-		                          .acc = a,
-		                          .bits = fr->pool[0],
-		                          .x = -1};
-		depth++;
+		walk_push(d, f, &depth, x, J2);
+		accs[depth] = a;
 	}
 	return 0;
 }
 
-/* The bytes of a frame of either stage search. */
-static size_t grow_frame_size(void)
+/* The bytes of a level's accumulated costs in either stage search. */
+static size_t grow_acc_size(void)
 {
-	return sizeof(dp_frame) > sizeof(gp_frame) ? sizeof(dp_frame) : sizeof(gp_frame);
+	return sizeof(stage_acc) > sizeof(gp_acc) ? sizeof(stage_acc) : sizeof(gp_acc);
 }
 
 /* Cuts ideal I's front to the triples a stage can follow (fewer than k
