@@ -110,12 +110,13 @@ int ui_cmd_solve(const ui_opts *o)
 	ui_proof pf = {.status = optimal ? UI_PROOF_SEARCH : UI_PROOF_NONE,
 	               .within = optimal ? 0 : NAN,
 	               .lower = optimal ? best : NAN};
+	/* the exact MIP's time: what --time leaves (UI_PROOF_SECONDS without) */
+	double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
 	bool decided = false; /* the exact MIP ran on an empty search (below) */
 	if (!feasible && !optimal && !o->no_proof && !ui_interrupted()) {
 		/* the search found nothing that fits, which proves nothing (issue
 		 * 31): the exact MIP decides, finding a partition or proving
 		 * that none fits, in what --time leaves */
-		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
 		if (left >= UI_PROOF_MIN_SECONDS) {
 			ui_proof_run(g, &set, stage, INFINITY, left, tty, &pf);
 			decided = true;
@@ -138,8 +139,6 @@ int ui_cmd_solve(const ui_opts *o)
 		double objective = sc_costs_objective(c);
 		if (!decided)
 			pf.upper = pf.searched = objective;
-		/* the certificate, in what --time leaves (UI_PROOF_SECONDS without) */
-		double left = o->time_limit > 0 ? o->time_limit - pr.elapsed : UI_PROOF_SECONDS;
 		/* by default after best only: a method named on purpose (kahn,
 		 * brkga, ...) gives its own result, and --proof asks for more */
 		bool best_method = !o->method || strcmp(o->method, "best") == 0;
