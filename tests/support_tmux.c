@@ -43,26 +43,38 @@ char *ts_tmux_screen(ts_tmux *t)
 	return out;
 }
 
-char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds)
+/* Polls the screen every 50 ms for up to seconds until shows(screen, arg);
+ * returns that screen (malloc'd), or fails the test, naming what (printf
+ * style with arg) and showing the last screen, after stopping the session
+ * so that the program does not run on. */
+static char *wait_until(ts_tmux *t, bool (*shows)(const char *screen, const char *arg),
+                        const char *arg, const char *what, double seconds)
 {
 	char *screen = NULL;
 	for (double waited = 0; waited <= seconds; waited += 0.05) {
 		free(screen);
 		screen = ts_tmux_screen(t);
-		if (screen && strstr(screen, text))
+		if (screen && shows(screen, arg))
 			return screen;
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	/* the failure ends the test: do not leave the program running */
-	char kill[128];
-	snprintf(kill, sizeof kill, "tmux kill-session -t %s 2>/dev/null", t->name);
-	if (system(kill) != 0) {
-		/* already gone */
-	}
-	cr_assert_fail("waited %.1f s for '%s'; the screen shows:\n%s", seconds, text,
+	ts_tmux_stop(t);
+	char named[600];
+	snprintf(named, sizeof named, what, arg);
+	cr_assert_fail("waited %.1f s for %s; the screen shows:\n%s", seconds, named,
 	               screen ? screen : "(nothing)");
 	return NULL;
+}
+
+static bool has_text(const char *screen, const char *text)
+{
+	return strstr(screen, text) != NULL;
+}
+
+char *ts_tmux_wait(ts_tmux *t, const char *text, double seconds)
+{
+	return wait_until(t, has_text, text, "'%s'", seconds);
 }
 
 void ts_tmux_resize(ts_tmux *t, int cols, int rows)
@@ -99,8 +111,9 @@ char *ts_tmux_settled(ts_tmux *t, const char *text, double seconds)
 }
 
 /* Whether the first row of screen s ends in "idle". */
-static bool title_idle(const char *s)
+static bool title_idle(const char *s, const char *unused)
 {
+	(void)unused;
 	size_t n = strcspn(s, "\n");
 	while (n > 0 && s[n - 1] == ' ')
 		n--;
@@ -109,19 +122,7 @@ static bool title_idle(const char *s)
 
 char *ts_tmux_idle(ts_tmux *t, double seconds)
 {
-	char *s = NULL;
-	for (double waited = 0; waited <= seconds; waited += 0.05) {
-		free(s);
-		s = ts_tmux_screen(t);
-		if (s && title_idle(s))
-			return s;
-		struct timespec nap = {0, 50 * 1000 * 1000};
-		nanosleep(&nap, NULL);
-	}
-	ts_tmux_stop(t);
-	cr_assert_fail("waited %.1f s for the workbench to be idle; the screen shows:\n%s", seconds,
-	               s ? s : "(nothing)");
-	return NULL;
+	return wait_until(t, title_idle, "", "the workbench to be idle%s", seconds);
 }
 
 void ts_tmux_quit(ts_tmux *t)
