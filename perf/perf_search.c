@@ -122,7 +122,7 @@ static void slice_timings(int n, int k)
 	}
 	sc_settings set = g->settings;
 	set.k = k;
-	sc_units *u = sc_units_new(g, true, set.memory, &err);
+	sc_units *u = sc_units_new(g, true, &set, &err);
 	sc_slicer *sl = u ? sc_slicer_new(u, &set, &err) : NULL;
 	sc_orderer *o = sl ? sc_orderer_new(u, &err) : NULL;
 	double *prio = malloc((size_t)u->n * sizeof *prio);

@@ -51,9 +51,23 @@
  * ISOLATED: X has no edges; it adds no io anywhere and no order
  * constraint; any stage will do.
  *
- * No join creates a cycle: with all of X's successors in W, a path W ->
- * ... -> X would close a cycle X -> W -> ... -> X in the unit DAG already;
- * likewise for predecessors.
+ * Training graphs.  The order arcs (graph.h) are not the edges there: an
+ * edge into the backward pass orders nothing but still carries its io.
+ * The proofs above use the two apart, which is why the rules ask for
+ * both: validity only reads the arcs (X's arc successors all in W, so t =
+ * stage(W) >= s and X's arc predecessors sit at <= s; X's arc
+ * predecessors all in U, so t = stage(U) <= s and its arc successors sit
+ * at >= s), and the costs only read the edges, never the order of s and t
+ * (in INTO_SUCC an op of t that feeds X was io out of t before the move,
+ * and after it may stop being so).  A unit X with no arc at all is valid
+ * in any stage, so its target may come from the edges alone.  f(S) is one
+ * sum over both passes (the 1F1B objective), so each stage's not rising
+ * is enough; under GPipe a move could shift io from one pass to the other
+ * and raise the larger forward or backward cost, and no rule applies.
+ *
+ * No join creates a cycle: with all of X's arc successors in W, a path W
+ * -> ... -> X would close a cycle X -> W -> ... -> X in the unit DAG
+ * already; likewise for predecessors; a unit with no arcs closes none.
  */
 #include "contract.h"
 
@@ -72,6 +86,49 @@ const char *sc_contract_rule_name(int rule)
 	return rule >= 0 && rule < SC_CONTRACT_NRULES ? names[rule] : "?";
 }
 
+/* Notes that unit x has a neighbour y over the io edges: nb[x] is -1 with
+ * none yet, the one unit while there is one, MANY past that. */
+enum { NONE = -1, MANY = -2 };
+static void note(int *nb, int x, int y)
+{
+	if (nb[x] == NONE)
+		nb[x] = y;
+	else if (nb[x] != y)
+		nb[x] = MANY;
+}
+
+/* The rule that joins unit x, with its target in *target, or -1.  ord_pred
+ * and ord_succ: x's only order-arc neighbour on that side (NONE, MANY);
+ * io_pred and io_succ: the same over the io edges. */
+static int pick_rule(const sc_units *u, int x, const int *io_pred, const int *io_succ,
+                     const double *in, const double *out, int *target)
+{
+	int npred = u->pred_off[x + 1] - u->pred_off[x];
+	int nsucc = u->succ_off[x + 1] - u->succ_off[x];
+	bool free_of_order = npred == 0 && nsucc == 0;
+	/* the stage X may move to: its only order successor (or, free of the
+	 * order, its only io successor) and its only order predecessor */
+	int w = nsucc == 1 ? u->succ[u->succ_off[x]] : free_of_order ? io_succ[x] : NONE;
+	int p = npred == 1 ? u->pred[u->pred_off[x]] : free_of_order ? io_pred[x] : NONE;
+	bool reads_only_p = p >= 0 && (io_pred[x] == NONE || io_pred[x] == p);
+	*target = -1;
+	if (w >= 0 && (io_succ[x] == NONE || io_succ[x] == w) && in[x] <= out[x]) {
+		*target = w;
+		return SC_CONTRACT_INTO_SUCC;
+	}
+	if (reads_only_p && out[x] == 0) {
+		*target = p;
+		return SC_CONTRACT_INTO_PRED;
+	}
+	if (reads_only_p && out[x] <= in[x] && io_succ[p] == x) {
+		*target = p;
+		return SC_CONTRACT_CHAIN;
+	}
+	if (free_of_order && io_pred[x] == NONE && io_succ[x] == NONE)
+		return SC_CONTRACT_ISOLATED;
+	return -1;
+}
+
 int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_stats *st)
 {
 	const sc_graph *g = u->g;
@@ -79,14 +136,11 @@ int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_s
 	size_t nn = (size_t)(n > 0 ? n : 1);
 	double *in = calloc(nn, sizeof *in), *out = calloc(nn, sizeof *out);
 	int *stamp = malloc(nn * sizeof *stamp);
+	int *io_pred = malloc(nn * sizeof *io_pred), *io_succ = malloc(nn * sizeof *io_succ);
 	bool *touched = calloc(nn, sizeof *touched);
-	if (!in || !out || !stamp || !touched) {
-		free(in);
-		free(out);
-		free(stamp);
-		free(touched);
-		return -1;
-	}
+	int joins = -1;
+	if (!in || !out || !stamp || !io_pred || !io_succ || !touched)
+		goto done;
 	double total_param = 0;
 	for (int v = 0; v < g->n; v++)
 		total_param += g->param[v];
@@ -94,8 +148,11 @@ int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_s
 	for (int x = 0; x < n; x++) {
 		stamp[x] = -1;
 		into[x] = -1;
+		io_pred[x] = io_succ[x] = NONE;
 	}
-	/* in(X): each tensor once per reading unit; out(X): once per tensor */
+	/* in(X): each tensor once per reading unit; out(X): once per tensor;
+	 * the io neighbours over the edges (the order arcs on an inference
+	 * graph, more than them on a training graph) */
 	for (int a = 0; a < g->n; a++) {
 		int ua = u->unit_of[a];
 		bool crosses = false;
@@ -105,46 +162,36 @@ int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_s
 				continue;
 			stamp[ub] = a;
 			in[ub] += g->out[a];
+			note(io_succ, ua, ub);
+			note(io_pred, ub, ua);
 			crosses = true;
 		}
 		if (crosses)
 			out[ua] += g->out[a];
 	}
-	int joins = 0;
+	joins = 0;
 	for (int x = 0; x < n; x++) {
 		if (touched[x] || u->work[x] != 0 || !(u->param[x] == 0 || params_free))
 			continue;
-		int npred = u->pred_off[x + 1] - u->pred_off[x];
-		int nsucc = u->succ_off[x + 1] - u->succ_off[x];
-		int target = -1, rule = -1;
-		if (nsucc == 1 && in[x] <= out[x]) {
-			target = u->succ[u->succ_off[x]];
-			rule = SC_CONTRACT_INTO_SUCC;
-		} else if (npred == 1 && out[x] == 0) {
-			target = u->pred[u->pred_off[x]];
-			rule = SC_CONTRACT_INTO_PRED;
-		} else if (npred == 1 && out[x] <= in[x]) {
-			int p = u->pred[u->pred_off[x]];
-			if (u->succ_off[p + 1] - u->succ_off[p] == 1) {
-				target = p;
-				rule = SC_CONTRACT_CHAIN;
-			}
-		} else if (npred == 0 && nsucc == 0) {
+		int target;
+		int rule = pick_rule(u, x, io_pred, io_succ, in, out, &target);
+		if (rule == SC_CONTRACT_ISOLATED)
 			for (int y = 0; y < n && target < 0; y++)
 				if (y != x && !touched[y])
 					target = y;
-			rule = SC_CONTRACT_ISOLATED;
-		}
-		if (target < 0 || touched[target])
+		if (rule < 0 || target < 0 || touched[target])
 			continue;
 		touched[x] = touched[target] = true;
 		into[x] = target;
 		st->by_rule[rule]++;
 		joins++;
 	}
+done:
 	free(in);
 	free(out);
 	free(stamp);
+	free(io_pred);
+	free(io_succ);
 	free(touched);
 	return joins;
 }

@@ -13,17 +13,27 @@
  * limit, under either policy).
  *
  * With in(X) the bytes of the distinct tensors from outside X read by X,
- * and out(X) the bytes of the tensors of X read outside X:
- *   SC_CONTRACT_INTO_SUCC   X's successors all lie in one unit W and
- *                           in(X) <= out(X): X joins W (a zero-work source
- *                           with one successor is the classic case);
- *   SC_CONTRACT_INTO_PRED   X's predecessors all lie in one unit U and
- *                           out(X) = 0: X joins U (a zero-work sink with one
- *                           predecessor is the classic case);
- *   SC_CONTRACT_CHAIN       X's predecessors all lie in one unit U, U's
- *                           successors all lie in X, and out(X) <= in(X):
- *                           X joins U (a zero-work link of a chain);
- *   SC_CONTRACT_ISOLATED    X has no edge at all: it joins the first unit.
+ * and out(X) the bytes of the tensors of X read outside X; X's
+ * predecessors and successors are those over the order arcs (units.h) and,
+ * where the rule says so, over the edges (the io):
+ *   SC_CONTRACT_INTO_SUCC   X's successors all lie in one unit W, over the
+ *                           arcs and over the edges, and in(X) <= out(X):
+ *                           X joins W (a zero-work source with one
+ *                           successor is the classic case);
+ *   SC_CONTRACT_INTO_PRED   X's predecessors all lie in one unit U, over
+ *                           the arcs and over the edges, and out(X) = 0: X
+ *                           joins U (a zero-work sink with one predecessor
+ *                           is the classic case);
+ *   SC_CONTRACT_CHAIN       the same, U's successors over the edges all lie
+ *                           in X, and out(X) <= in(X): X joins U (a
+ *                           zero-work link of a chain);
+ *   SC_CONTRACT_ISOLATED    X has no arc and no edge: it joins the first
+ *                           unit.
+ * On an inference graph the arcs are the edges.  On a training graph they
+ * differ (an edge into the backward pass orders nothing), and a unit X
+ * with no arc at all may join the one unit its edges reach, as above.
+ * Under the GPipe schedule of a training graph no rule applies (units.h):
+ * the proofs bound a stage's whole cost, not its cost in each pass.
  */
 #ifndef SC_CONTRACT_H
 #define SC_CONTRACT_H

@@ -11,10 +11,10 @@
 sc_status sc_contract_report_of(const sc_graph *g, long limit, sc_contract_report *r, sc_error *err)
 {
 	*r = (sc_contract_report){.ops = g->n};
-	sc_units *plain = sc_units_new(g, false, g->settings.memory, err);
+	sc_units *plain = sc_units_new(g, false, &g->settings, err);
 	if (!plain)
 		return SC_ERR_NOMEM;
-	sc_units *u = sc_units_new(g, true, g->settings.memory, err);
+	sc_units *u = sc_units_new(g, true, &g->settings, err);
 	if (!u) {
 		sc_units_free(plain);
 		return SC_ERR_NOMEM;

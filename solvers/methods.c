@@ -52,7 +52,7 @@ static const sc_method *find_method(const char *name)
 static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
                                     const sc_search_params *p, sc_error *err)
 {
-	sc_units *u = sc_units_new(g, true, set->memory, err);
+	sc_units *u = sc_units_new(g, true, set, err);
 	if (!u)
 		return NULL;
 	long limit = p->ideal_limit > 0 ? p->ideal_limit : sc_dp_best_limit(u, set, p->time_limit);

@@ -201,7 +201,7 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 	s->slicer = NULL;
 	s->orderer = NULL;
 	s->method = m;
-	s->units = sc_units_new(s->g, m->merge_trivial, s->set.memory, err);
+	s->units = sc_units_new(s->g, m->merge_trivial, &s->set, err);
 	if (!s->units)
 		return err ? err->code : SC_ERR_NOMEM;
 	s->slicer = sc_slicer_new(s->units, &s->set, err);

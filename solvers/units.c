@@ -259,8 +259,9 @@ static int sc_units_contract(sc_units **u, int *parent, double memory)
 	}
 }
 
-sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err)
+sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings *set, sc_error *err)
 {
+	double memory = set ? set->memory : INFINITY;
 	int *parent = sc_malloc_n((size_t)g->n, sizeof *parent);
 	sc_units *u = NULL;
 	if (!parent)
@@ -274,9 +275,9 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_
 	if (!u)
 		goto nomem;
 	u->contraction.units_before = u->n;
-	/* contract.c's proofs read the unit arcs as the edges that carry the
-	 * io; on a training graph they are the order arcs, which differ */
-	if (g->backward)
+	/* contract.c's proofs bound each stage's whole cost, not its cost in
+	 * each pass, which the GPipe objective of a training graph adds up */
+	if (sc_graph_is_training(g) && set && set->schedule == SC_SCHEDULE_GPIPE)
 		merge_trivial = false;
 	if (merge_trivial && sc_units_contract(&u, parent, memory) < 0)
 		goto nomem;

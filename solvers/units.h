@@ -6,9 +6,10 @@
  * share a group and a -> b -> c, then stage(a) <= stage(b) <= stage(c) =
  * stage(a), so b joins them).  The arcs are the graph's order arcs
  * (graph.h: the edges on an inference graph; on a training graph the
- * forward edges and the mirrored orphan edges).  Units form a DAG; any partition of the units
- * into stages in pipeline order is a valid partition of the ops, and every
- * valid partition of the ops arises this way.
+ * forward edges and the mirrored orphan edges).  Units form a DAG; any
+ * partition of the units into stages in pipeline order is a valid
+ * partition of the ops, and every valid partition of the ops arises this
+ * way.
  *
  * With merge_trivial, the units are then contracted by the safe rules of
  * contract.h (zero-work units whose parameters cannot matter join a
@@ -39,10 +40,13 @@ typedef struct sc_units {
 	sc_contract_stats contraction; /* what merge_trivial did */
 } sc_units;
 
-/* Contracts g's groups (and, with merge_trivial, by contract.h's rules;
- * memory is the limit that decides whether a parameter byte matters).  Returns NULL with
- * err set when out of memory. */
-sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, double memory, sc_error *err);
+/* Contracts g's groups (and, with merge_trivial, by contract.h's rules
+ * for the settings set: its memory decides whether a parameter byte
+ * matters; a training graph under the GPipe schedule is not contracted;
+ * NULL means no memory limit and the bottleneck).  Returns NULL with err
+ * set when out of memory. */
+sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings *set,
+                       sc_error *err);
 
 /* Frees u.  sc_units_free(NULL) does nothing. */
 void sc_units_free(sc_units *u);

@@ -120,7 +120,7 @@ Test(cover, the_cheapest_set_of_enough_dual_against_brute_force, .timeout = 300)
 		}
 		sc_graph *g = ts_random_graph(&r, &spec);
 		sc_error err;
-		sc_units *u = sc_units_new(g, true, g->settings.memory, &err);
+		sc_units *u = sc_units_new(g, true, &g->settings, &err);
 		cr_assert(u, "%s", err.msg);
 		sc_cov c;
 		cr_assert(sc_cov_init(&c, u, &g->settings));

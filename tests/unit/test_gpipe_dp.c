@@ -101,7 +101,7 @@ static double run_dp(const sc_graph *g, const sc_settings *set, int k, double ub
                      int *stage, sc_dp_progress_info *p)
 {
 	sc_error err;
-	sc_units *u = sc_units_new(g, true, set->memory, &err);
+	sc_units *u = sc_units_new(g, true, set, &err);
 	cr_assert(u, "%s", err.msg);
 	sc_dp *d = sc_dp_new(u, set, k, 0, &err);
 	cr_assert(d, "%s", err.msg);
@@ -506,7 +506,7 @@ Test(gpipe_dp, a_small_pair_limit_is_refused)
 	set.schedule = SC_SCHEDULE_GPIPE;
 	set.k = 8;
 	sc_error err;
-	sc_units *u = sc_units_new(g, true, set.memory, &err);
+	sc_units *u = sc_units_new(g, true, &set, &err);
 	cr_assert(u);
 	sc_dp *d = sc_dp_new(u, &set, 8, 0, &err);
 	cr_assert(d);

@@ -79,7 +79,7 @@ typedef struct unit_bounds {
 
 static unit_bounds bounds_of_units(const sc_graph *g, int k)
 {
-	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
 	cr_assert(u);
 	double total = 0, largest = 0, tf = 0, tb = 0, mf = 0, mb = 0;
 	for (int i = 0; i < u->n; i++) {

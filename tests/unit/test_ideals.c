@@ -196,7 +196,7 @@ static void pruning_trials(uint64_t seed, bool training)
 			k = 3;
 		sc_settings set = g->settings;
 		set.k = k;
-		sc_units *u = sc_units_new(g, true, set.memory, NULL);
+		sc_units *u = sc_units_new(g, true, &set, NULL);
 		cr_assert(u);
 		int *us = malloc((size_t)(u->n + 1) * sizeof *us);
 		int *st = malloc((size_t)(g->n + 1) * sizeof *st);
@@ -326,7 +326,7 @@ Test(ideals, balancing_finds_the_least_sum_of_squares_at_the_optimum, .timeout =
 		double least = brute_least_squares(g, k, opt);
 		sc_settings set = g->settings;
 		set.k = k;
-		sc_units *u = sc_units_new(g, true, set.memory, NULL);
+		sc_units *u = sc_units_new(g, true, &set, NULL);
 		cr_assert(u);
 		sc_error err;
 		sc_dp *d = sc_dp_new(u, &set, k, 0, &err);
@@ -424,7 +424,7 @@ Test(ideals, exact_balances_the_stages_beside_a_heavy_op)
 Test(ideals, a_small_limit_is_refused_and_memory_sizes_the_default)
 {
 	sc_graph *g = ts_load("samples/paper/figure2.dot");
-	sc_units *u = sc_units_new(g, true, INFINITY, NULL);
+	sc_units *u = sc_units_new(g, true, NULL, NULL);
 	sc_settings set = g->settings;
 	sc_error err;
 	sc_dp *d = sc_dp_new(u, &set, 3, 3, &err);
@@ -477,7 +477,7 @@ static bool stop_after(void *ctx)
 Test(ideals, a_stop_holds_inside_one_step, .timeout = 30)
 {
 	sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
-	sc_units *u = sc_units_new(g, true, INFINITY, NULL);
+	sc_units *u = sc_units_new(g, true, NULL, NULL);
 	sc_settings set = g->settings;
 	sc_error err;
 	sc_dp *d = sc_dp_new(u, &set, 2, 0, &err);
@@ -504,7 +504,7 @@ Test(ideals, a_stop_holds_inside_one_step, .timeout = 30)
 Test(ideals, a_memory_budget_sizes_the_limit_of_ideals, .timeout = 30)
 {
 	sc_graph *g = ts_load("samples/testbed/regal-ba-100-2.dot");
-	sc_units *u = sc_units_new(g, true, INFINITY, NULL);
+	sc_units *u = sc_units_new(g, true, NULL, NULL);
 	sc_settings set = g->settings;
 	sc_error err;
 	double bytes = 5000.0 * (double)sc_dp_bytes_per_ideal(u, 2);

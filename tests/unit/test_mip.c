@@ -136,8 +136,8 @@ static double relaxation_brute(const sc_graph *g, int k, int guess, double L)
 
 static double unit_bound(const sc_graph *g, int k, bool *merged)
 {
-	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
-	sc_units *plain = sc_units_new(g, false, g->settings.memory, NULL);
+	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
+	sc_units *plain = sc_units_new(g, false, &g->settings, NULL);
 	*merged = u->n != plain->n;
 	double total = 0, largest = 0;
 	for (int i = 0; i < u->n; i++) {

@@ -200,7 +200,7 @@ Test(search, best_chooses_exact_by_memory_and_time_not_a_fixed_count, .timeout =
 {
 	sc_graph *g = two_chains(150);
 	sc_error err;
-	sc_units *u = sc_units_new(g, true, g->settings.memory, &err);
+	sc_units *u = sc_units_new(g, true, &g->settings, &err);
 	cr_assert(u, "%s", err.msg);
 	cr_assert_eq(sc_ideals_count(u, 1000000), 151L * 151 + 2, "two chains' ideals");
 	sc_settings set = g->settings;

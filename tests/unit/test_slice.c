@@ -50,7 +50,7 @@ Test(units, groups_and_their_cycles_are_contracted)
 	sc_builder_add_edge(b, 2, 3, &err);
 	sc_graph *g = sc_builder_finish(b, "t", NULL, &err);
 	sc_builder_free(b);
-	sc_units *u = sc_units_new(g, false, INFINITY, &err);
+	sc_units *u = sc_units_new(g, false, NULL, &err);
 	cr_assert(u);
 	cr_assert_eq(u->n, 2);
 	cr_assert_eq(u->unit_of[0], u->unit_of[1]);
@@ -69,7 +69,7 @@ Test(units, every_valid_partition_keeps_units_together)
 		ts_graph_spec spec;
 		random_spec(&r, &spec, 7);
 		sc_graph *g = ts_random_graph(&r, &spec);
-		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		sc_units *u = sc_units_new(g, false, NULL, NULL);
 		cr_assert(u);
 		for (int a = 0; a < u->n; a++)
 			for (int i = u->succ_off[a]; i < u->succ_off[a + 1]; i++)
@@ -101,7 +101,7 @@ Test(order, kahn_follows_priorities_and_edges)
 		ts_graph_spec spec;
 		random_spec(&r, &spec, 30);
 		sc_graph *g = ts_random_graph(&r, &spec);
-		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		sc_units *u = sc_units_new(g, false, NULL, NULL);
 		sc_orderer *o = sc_orderer_new(u, NULL);
 		double *prio = malloc((size_t)u->n * sizeof *prio);
 		int *order = malloc((size_t)u->n * sizeof *order),
@@ -211,7 +211,7 @@ static void every_segmentation(uint64_t seed, bool training)
 		sc_graph *g =
 		        training ? ts_random_training_graph(&r, &spec) : ts_random_graph(&r, &spec);
 		int k = 1 + ts_below(&r, 4);
-		sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+		sc_units *u = sc_units_new(g, false, NULL, NULL);
 		sc_settings set = g->settings;
 		set.k = k;
 		sc_slicer *s = sc_slicer_new(u, &set, NULL);
@@ -279,7 +279,7 @@ Test(slice, equals_every_segmentation_on_training_graphs, .timeout = 240)
 Test(slice, lemma_b2_bad_order_is_k_times_optimal)
 {
 	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
-	sc_units *u = sc_units_new(g, false, INFINITY, NULL);
+	sc_units *u = sc_units_new(g, false, NULL, NULL);
 	sc_settings set = g->settings;
 	sc_slicer *s = sc_slicer_new(u, &set, NULL);
 	/* the order (h1, h2, h3, h4, l4, l3, l2, l1) of the lemma */
@@ -360,7 +360,7 @@ static double reference_slice(const sc_graph *g, const sc_units *u, const int *o
  * Returns whether a split fits. */
 static bool against_textbook(ts_rng *r, const sc_graph *g, int k, bool merge, int t)
 {
-	sc_units *u = sc_units_new(g, merge, g->settings.memory, NULL);
+	sc_units *u = sc_units_new(g, merge, &g->settings, NULL);
 	sc_settings set = g->settings;
 	set.k = k;
 	sc_slicer *s = sc_slicer_new(u, &set, NULL);
@@ -453,7 +453,7 @@ Test(slice, pruned_equals_the_textbook_dp_with_and_without_an_incumbent, .timeou
 			g = ts_random_graph(&r, &spec);
 		}
 		int k = 2 + ts_below(&r, 7);
-		sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+		sc_units *u = sc_units_new(g, true, &g->settings, NULL);
 		sc_settings set = g->settings;
 		set.k = k;
 		sc_slicer *s = sc_slicer_new(u, &set, NULL);
@@ -518,7 +518,7 @@ Test(slice, rows_equal_the_walk_on_large_graphs, .timeout = 120)
 			g->settings.memory = tp / k * 1.02;
 			g->settings.policy = t >= 4 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
 		}
-		sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+		sc_units *u = sc_units_new(g, true, &g->settings, NULL);
 		sc_settings set = g->settings;
 		set.k = k;
 		sc_slicer *s = sc_slicer_new(u, &set, NULL);
@@ -565,7 +565,7 @@ Test(slice, rows_equal_the_walk_on_a_large_training_graph, .timeout = 120)
 	ts_graph_spec spec = {.n = 9000, .edge_p = 3.0 / 9000, .group_p = 0.1, .ngroups = 50};
 	sc_settings_init(&spec.settings);
 	sc_graph *g = ts_random_training_graph(&r, &spec);
-	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
 	cr_assert_gt(u->n, 4096);
 	int rows_chosen = 0;
 	/* under the sanitizers (short), k = 4 only */

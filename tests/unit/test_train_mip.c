@@ -64,7 +64,7 @@ static sc_mip_result solve(const sc_graph *g, int k, sc_rung rung, int guess, do
  * of order arcs through a group ties to it). */
 static double unit_bound(const sc_graph *g, int k)
 {
-	sc_units *u = sc_units_new(g, true, g->settings.memory, NULL);
+	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
 	cr_assert(u);
 	double total = 0, largest = 0;
 	for (int i = 0; i < u->n; i++) {

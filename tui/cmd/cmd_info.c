@@ -115,9 +115,8 @@ static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 	char a[40], b[40];
 	printf("contraction    %d ops -> %d units (groups, cycles) -> %d units (safe rules:",
 	       r->ops, r->stats.units_before, r->stats.units_after);
-	/* their proofs read the order arcs as the edges that carry the io */
-	if (sc_graph_is_training(g))
-		printf(" not applied to training graphs");
+	if (sc_graph_is_training(g) && g->settings.schedule == SC_SCHEDULE_GPIPE)
+		printf(" not applied under the GPipe schedule");
 	else
 		for (int i = 0; i < SC_CONTRACT_NRULES; i++)
 			printf("%s %s %d", i ? "," : "", sc_contract_rule_name(i),
