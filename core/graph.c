@@ -31,6 +31,7 @@ void sc_settings_init(sc_settings *s)
 	s->memory = INFINITY;
 	s->policy = SC_MEM_OVERFLOW;
 	s->schedule = SC_SCHEDULE_1F1B;
+	s->pin = NULL;
 }
 
 const char *sc_schedule_name(sc_schedule s)

@@ -49,6 +49,11 @@ typedef struct sc_settings {
 	double memory;    /* default INFINITY */
 	sc_mem_policy policy;
 	sc_schedule schedule; /* default 1F1B; only training graphs differ */
+	/* op -> the stage (0-based, < k) a search must give it, or -1; NULL:
+	 * none.  Borrowed; read by the searches and the exact MIP only (the
+	 * lower bounds of the ladder are bounds without pins, so bounds with
+	 * them too) */
+	const int *pin;
 } sc_settings;
 
 /* Fills s with the defaults: k 0, bandwidth 1, memory unlimited, overflow. */

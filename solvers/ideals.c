@@ -250,7 +250,9 @@ struct sc_dp {
 	int *inside;        /* per op of the stage: edges from it to other units of the stage */
 	int *outdeg;        /* per op: edges from it to other units */
 	int jlo_i, jhi_i;   /* I's rows that can still lead somewhere */
-	bool training;      /* io may flow against the order (see the top) */
+	int *pinned;        /* the pinned units (units.h), npinned of them */
+	int npinned;
+	bool training; /* io may flow against the order (see the top) */
 	/* the GPipe schedule of a training graph: fronts instead of rows */
 	bool gpipe;
 	gp_front *front;        /* per ideal (dp and arg stay NULL) */
@@ -266,6 +268,7 @@ void sc_dp_free(sc_dp *d)
 {
 	if (!d)
 		return;
+	free(d->pinned);
 	if (d->front)
 		for (long id = 0; id < d->ideals.count; id++)
 			free(d->front[id].p);
@@ -484,6 +487,17 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	}
 	for (int x = 0; x < u->n; x++)
 		d->total_work += u->work[x];
+	if (u->pin) {
+		d->pinned = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *d->pinned);
+		if (!d->pinned) {
+			sc_dp_free(d);
+			sc_error_nomem(err, "the exact DP");
+			return NULL;
+		}
+		for (int x = 0; x < u->n; x++)
+			if (u->pin[x] >= 0)
+				d->pinned[d->npinned++] = x;
+	}
 	d->ideals.words = (u->n + 63) / 64;
 	if (d->ideals.words == 0)
 		d->ideals.words = 1;
@@ -659,9 +673,30 @@ static void acc_remove(sc_dp *d, int x)
 	}
 }
 
+/* Pins: the numbers of stages j that ideal J can be the first j stages
+ * of, [*a, *b]: past every unit it holds pinned (j > pin) and short of
+ * every one it lacks (j <= pin); [0, k] without pins. */
+static void pin_range(const sc_dp *d, long J, int *a, int *b)
+{
+	*a = 0;
+	*b = d->k;
+	const word *bits = d->ideals.bits + J * d->ideals.words;
+	for (int i = 0; i < d->npinned; i++) {
+		int x = d->pinned[i], q = d->u->pin[x];
+		if (has(bits, x)) {
+			if (q + 1 > *a)
+				*a = q + 1;
+		} else if (q < *b) {
+			*b = q;
+		}
+	}
+}
+
 /* Relaxes J's rows with the stage J \ I of cost c. */
 static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 {
+	int pa, pb;
+	pin_range(d, J, &pa, &pb);
 	size_t row = (size_t)(d->k + 1);
 	const double *prev = d->dp + (size_t)I * row;
 	double *cell = d->dp + (size_t)J * row;
@@ -672,7 +707,7 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	/* (work sums in another order: a full J may leave a rounding's rest) */
 	double eps = 1e-9 * d->total_work;
 	for (int j = d->jlo_i + 1; j <= d->jhi_i + 1 && j <= d->k; j++) {
-		if (isfinite(bound) && rest > (d->k - j) * b + eps)
+		if ((isfinite(bound) && rest > (d->k - j) * b + eps) || j < pa || j > pb)
 			continue;
 		double v = d->balance ? prev[j - 1] + c * c : prev[j - 1] > c ? prev[j - 1] : c;
 		/* on a tie the later push, from the larger I, wins: the last
@@ -861,7 +896,12 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)I * row;
 	long *arg = d->arg + (size_t)I * row;
-	for (int j = 1; j <= d->k; j++)
+	int pa, pb;
+	pin_range(d, I, &pa, &pb);
+	for (int j = 0; j <= d->k; j++)
+		if (j < pa || j > pb)
+			cell[j] = INFINITY; /* (the empty ideal's rows start at 0) */
+	for (int j = pa + 1; j <= pb; j++)
 		if (cell[j - 1] <= cell[j]) {
 			cell[j] = cell[j - 1];
 			arg[j] = I;
@@ -1390,6 +1430,12 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	e->unit_stage = sc_malloc_n((size_t)s->units->n, sizeof *e->unit_stage);
 	if (!e->unit_stage)
 		return sc_error_nomem(err, "the exact search");
+	/* its fronts have no empty stage between two full ones, which a pin
+	 * may need */
+	if (s->units->pin && sc_graph_is_training(s->g) && s->set.schedule == SC_SCHEDULE_GPIPE)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "the exact DP takes no pinned ops under the GPipe schedule; "
+		                    "use another method, or the 1F1B schedule");
 	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
 	if (!e->dp)
 		return err ? err->code : SC_ERR_NOMEM;

@@ -52,6 +52,8 @@ static const sc_method *find_method(const char *name)
 static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
                                     const sc_search_params *p, sc_error *err)
 {
+	if (set->pin && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
+		return &sc_method_brkga; /* the exact DP takes no pins there (ideals.c) */
 	sc_units *u = sc_units_new(g, true, set, err);
 	if (!u)
 		return NULL;
@@ -81,6 +83,12 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 	}
 	if (sc_search_check(set, p, err) != SC_OK)
 		return NULL;
+	for (int v = 0; set->pin && v < g->n; v++)
+		if (set->pin[v] >= set->k) {
+			sc_error_set(err, SC_ERR_INPUT, "'%s' is pinned to stage %d of %d",
+			             g->op_name[v], set->pin[v] + 1, set->k);
+			return NULL;
+		}
 	if (m == &method_best && !(m = choose_best(g, set, p, err)))
 		return NULL;
 	sc_search_params named = *p;

@@ -346,6 +346,20 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		free(desc);
 	}
 
+	/* pinned units (sc_settings.pin): the exact rung, whose blocks are the
+	 * stages, fixes them; the others are relaxations, valid as they are */
+	if (exact && u->pin && K == k)
+		for (int U = 0; U < n; U++) {
+			if (u->pin[U] < 0)
+				continue;
+			if (m->lo[U] < u->pin[U])
+				m->lo[U] = u->pin[U];
+			if (m->hi[U] > u->pin[U])
+				m->hi[U] = u->pin[U];
+			if (m->lo[U] > m->hi[U])
+				m->infeasible = true;
+		}
+
 	/* columns: z, then Y, then the cut and overflow variables */
 	/* a hair below the given lower bound: CBC 2.10 (OsiClp's crunch) fails an
 	 * assertion when z's bound is exactly the model's optimum, as when the

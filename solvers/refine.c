@@ -17,7 +17,8 @@
  * Under the GPipe schedule of a training graph the objective is the
  * largest forward cost plus the largest backward cost: the stages tried
  * are all those at either largest, and "fewer stages at the bottleneck"
- * counts them.  The moves follow the order arcs of the units (units.h).
+ * counts them.  The moves follow the order arcs of the units (units.h),
+ * and a unit pinned to a stage never moves.
  * Costs are updated incrementally (core/cost.h), so a trial costs the degree
  * of the ops moved plus k.
  *
@@ -253,6 +254,10 @@ static void range_of_set(sc_search *s, refine_state *r, int nset, int *lo, int *
 	*hi = r->c->k - 1;
 	for (int i = 0; i < nset; i++) {
 		int x = r->set[i];
+		if (u->pin && u->pin[x] >= 0) {
+			*lo = *hi = r->unit_stage[x]; /* a pinned unit stays */
+			return;
+		}
 		for (int j = u->pred_off[x]; j < u->pred_off[x + 1]; j++) {
 			int p = u->pred[j];
 			if (r->seen[p] != st && r->unit_stage[p] > *lo)
@@ -600,6 +605,15 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 			return sc_error_set(err, SC_ERR_INPUT,
 			                    "the starting partition is invalid: %s", why);
 		}
+		for (int o = 0; s->set.pin && o < s->g->n; o++)
+			if (s->set.pin[o] >= 0 && start[o] != s->set.pin[o]) {
+				int at = start[o] + 1, pinned = s->set.pin[o] + 1;
+				free(start);
+				return sc_error_set(err, SC_ERR_INPUT,
+				                    "the starting partition puts '%s' in stage %d, "
+				                    "but it is pinned to stage %d",
+				                    s->g->op_name[o], at, pinned);
+			}
 	} else if (sc_search_first_split(s, start, err) != SC_OK) {
 		free(start);
 		return err ? err->code : SC_ERR_NOMEM;

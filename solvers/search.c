@@ -79,9 +79,23 @@ static bool ranks_before(const sc_search *s, double value, double excess, double
 	return bottleneck < s->best_bottleneck;
 }
 
+/* True when op_stage puts a pinned op elsewhere than its pin: such a
+ * partition is never kept, whatever method made it. */
+static bool breaks_pins(const sc_search *s, const int *op_stage)
+{
+	const int *pin = s->set.pin;
+	if (pin)
+		for (int v = 0; v < s->g->n; v++)
+			if (pin[v] >= 0 && op_stage[v] != pin[v])
+				return true;
+	return false;
+}
+
 void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
 {
 	(void)value;
+	if (breaks_pins(s, op_stage))
+		return;
 	/* re-evaluate with core's cost model so reports match `stagecut eval` */
 	sc_costs *c = s->offer_costs;
 	sc_costs_eval(c, op_stage);
@@ -99,6 +113,8 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
 
 void sc_search_offer_balanced(sc_search *s, const int *op_stage)
 {
+	if (breaks_pins(s, op_stage))
+		return;
 	sc_costs *c = s->offer_costs;
 	sc_costs_eval(c, op_stage);
 	double v = sc_costs_objective(c);
@@ -157,7 +173,7 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 
 sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err)
 {
-	if (!sc_graph_is_training(s->g))
+	if (!sc_graph_is_training(s->g) && !s->units->pin)
 		return sc_greedy_split(s->g, s->set.k, op_stage, err);
 	int *unit_stage =
 	        sc_malloc_n((size_t)(s->units->n > 0 ? s->units->n : 1), sizeof *unit_stage);
@@ -239,7 +255,7 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	 * rest stay empty (an empty stage costs nothing), so every method works
 	 * with k = min(k, n) and its stages are valid for the k asked for */
 	s->k_asked = set->k;
-	if (s->set.k > g->n)
+	if (s->set.k > g->n && !set->pin) /* (a pin may name any stage) */
 		s->set.k = g->n > 0 ? g->n : 1;
 	s->p = *p;
 	s->refine = refine;

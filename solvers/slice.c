@@ -42,10 +42,12 @@ struct sc_slicer {
 	int *maxsucc; /* op -> last position of a successor, or -1 */
 	int *mark;    /* op -> stamp when its tensor is an input of the segment */
 	int stamp;
-	double *P;    /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
-	int *A;       /* (k+1) x (n+1): start of the last segment, or t if empty */
-	int *greedy;  /* unit -> stage of the equal-work split */
-	int *lo, *hi; /* k+1: the window of prefixes each layer of the DP may end at */
+	double *P;      /* (k+1) x (n+1): best bottleneck of a prefix in j stages */
+	int *A;         /* (k+1) x (n+1): start of the last segment, or t if empty */
+	int *greedy;    /* unit -> stage of the equal-work split */
+	int *lo, *hi;   /* k+1: the window of prefixes each layer of the DP may end at */
+	int *plo, *phi; /* k+1: the same under the pins alone (pin_windows) */
+	bool pins_ok;   /* the order being sliced can keep the pins */
 	bool (*stop)(void *ctx);
 	void *stop_ctx;
 	int until_poll;   /* segment extensions until the next stop poll */
@@ -85,6 +87,8 @@ void sc_slicer_free(sc_slicer *s)
 	free(s->greedy);
 	free(s->lo);
 	free(s->hi);
+	free(s->plo);
+	free(s->phi);
 	free(s->wsum);
 	free(s->psum);
 	free(s->diff);
@@ -146,6 +150,12 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 	    !s->hi || !s->wsum || !s->psum || !s->diff || !s->pa || !s->pb || !s->pw ||
 	    !s->by_a_off || !s->by_a || !s->by_b_off || !s->by_b || !s->scratch)
 		goto nomem;
+	if (u->pin) {
+		s->plo = sc_malloc_n((size_t)set->k + 1, sizeof *s->plo);
+		s->phi = sc_malloc_n((size_t)set->k + 1, sizeof *s->phi);
+		if (!s->plo || !s->phi)
+			goto nomem;
+	}
 	if (s->training) {
 		s->outdeg = sc_calloc_n(no, sizeof *s->outdeg);
 		s->cnt = sc_calloc_n(no, sizeof *s->cnt);
@@ -275,7 +285,75 @@ static double segment_cost(sc_slicer *s, const int *order, int l, int r)
 	return seg_cost(s, &seg);
 }
 
-/* The equal-work split of order; fills s->greedy, returns its bottleneck. */
+/* Pins (units.h): the prefixes of order that layer j of the DP (stages 0
+ * .. j-1) may end at, [plo[j], phi[j]]: past every unit pinned below j, and
+ * before every unit pinned at j or later.  Both only grow with j.  False
+ * when some window is empty (the order lists a pinned unit after one
+ * pinned to a later stage, which the pin arcs forbid); true without pins. */
+static bool pin_windows(sc_slicer *s, const int *order)
+{
+	const int *pin = s->u->pin;
+	if (!pin)
+		return true;
+	int k = s->k, n = s->n;
+	for (int j = 0; j <= k; j++) {
+		s->plo[j] = 0;
+		s->phi[j] = n;
+	}
+	for (int p = 0; p < n; p++) {
+		int q = pin[order[p]];
+		if (q < 0)
+			continue;
+		if (s->plo[q + 1] < p + 1)
+			s->plo[q + 1] = p + 1;
+		if (s->phi[q] > p)
+			s->phi[q] = p;
+	}
+	for (int j = 1; j <= k; j++)
+		if (s->plo[j] < s->plo[j - 1])
+			s->plo[j] = s->plo[j - 1];
+	for (int j = k - 1; j >= 0; j--)
+		if (s->phi[j] > s->phi[j + 1])
+			s->phi[j] = s->phi[j + 1];
+	for (int j = 0; j <= k; j++)
+		if (s->plo[j] > s->phi[j])
+			return false;
+	return true;
+}
+
+/* The equal-work split in s->greedy moved to the pins: each cut (the
+ * prefix layer j ends at) clamped into its pin window, which keeps the cuts
+ * in order since both ends of the windows only grow.  Returns the new
+ * split's bottleneck. */
+static double pin_greedy(sc_slicer *s, const int *order)
+{
+	int k = s->k, n = s->n, p = 0;
+	double worst = 0;
+	for (int j = 1; j <= k; j++) {
+		int cut = 0;
+		while (cut < n && s->greedy[order[cut]] < j)
+			cut++;
+		if (cut < s->plo[j])
+			cut = s->plo[j];
+		if (cut > s->phi[j])
+			cut = s->phi[j];
+		if (cut < p)
+			cut = p;
+		if (j == k)
+			cut = n;
+		if (cut > p) {
+			double c = segment_cost(s, order, p, cut - 1);
+			if (c > worst)
+				worst = c;
+		}
+		for (; p < cut; p++)
+			s->greedy[order[p]] = j - 1;
+	}
+	return worst;
+}
+
+/* The equal-work split of order; fills s->greedy, returns its bottleneck.
+ * Under pins, moved to them when pin_windows said they can be. */
 static double greedy_split(sc_slicer *s, const int *order)
 {
 	double total = 0;
@@ -299,7 +377,7 @@ static double greedy_split(sc_slicer *s, const int *order)
 			done += s->u->work[order[p]];
 		}
 	}
-	return worst;
+	return s->u->pin && s->pins_ok ? pin_greedy(s, order) : worst;
 }
 
 void sc_slicer_set_stop(sc_slicer *s, bool (*stop)(void *ctx), void *ctx)
@@ -349,6 +427,13 @@ static bool windows(sc_slicer *s, const int *order, double ub)
 			acc += w[order[--t]];
 		lo[k - i] = t;
 	}
+	if (s->u->pin)
+		for (int j = 0; j <= k; j++) {
+			if (lo[j] < s->plo[j])
+				lo[j] = s->plo[j];
+			if (hi[j] > s->phi[j])
+				hi[j] = s->phi[j];
+		}
 	for (int j = 0; j <= k; j++)
 		if (lo[j] > hi[j])
 			return false;
@@ -706,6 +791,9 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 	}
 	if (s->stop && s->stop(s->stop_ctx))
 		return NAN;
+	s->pins_ok = pin_windows(s, order);
+	if (!s->pins_ok)
+		return INFINITY;
 	double greedy = greedy_split(s, order);
 	double ub = greedy < cutoff ? greedy : cutoff;
 	bool any = windows(s, order, ub);
@@ -763,6 +851,9 @@ double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 {
 	if (s->n == 0)
 		return 0;
+	/* an order against the pins keeps the plain split, which the search
+	 * then refuses (search.c) */
+	s->pins_ok = pin_windows(s, order);
 	double v = greedy_split(s, order);
 	for (int p = 0; p < s->n; p++)
 		unit_stage[order[p]] = s->greedy[order[p]];

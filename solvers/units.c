@@ -116,20 +116,58 @@ void sc_units_free(sc_units *u)
 	free(u->work);
 	free(u->param);
 	free(u->topo);
+	free(u->pin);
 	free(u);
+}
+
+/* The arcs that keep pinned ops in the order of their stages: from every
+ * op pinned to a stage to every op pinned to the next stage that has pins
+ * (so every topological order of the units lists them by stage, and an
+ * ideal holding an op pinned to stage j holds every op pinned before j).
+ * Writes them into key, val (op numbers) when not NULL; returns how many.
+ * Quadratic in the pins of two neighbouring stages, which a person
+ * chooses one by one. */
+static long pin_arcs(const sc_graph *g, const int *pin, int *key, int *val)
+{
+	if (!pin)
+		return 0;
+	/* the stages that have pins, in order: each time past prev, the
+	 * least stage above it that holds one */
+	long m = 0;
+	for (int prev = -1;;) {
+		int next = -1;
+		for (int v = 0; v < g->n; v++)
+			if (pin[v] > prev && (next < 0 || pin[v] < next))
+				next = pin[v];
+		if (next < 0)
+			return m;
+		if (prev >= 0)
+			for (int a = 0; a < g->n; a++)
+				for (int b = 0; b < g->n && pin[a] == prev; b++)
+					if (pin[b] == next) {
+						if (key) {
+							key[m] = a;
+							val[m] = b;
+						}
+						m++;
+					}
+		prev = next;
+	}
 }
 
 /* The units of g for the unions in parent: the strongly connected
  * components of the quotient graph on the unions.  NULL when out of
  * memory. */
-static sc_units *build(const sc_graph *g, int *parent)
+static sc_units *build(const sc_graph *g, int *parent, const int *pin)
 {
 	int n = g->n;
 	size_t nn = (size_t)n;
 	sc_units *u = calloc(1, sizeof *u);
 	int *rep = sc_malloc_n(nn, sizeof *rep);
-	int *key = sc_malloc_n((size_t)g->m, sizeof *key);
-	int *val = sc_malloc_n((size_t)g->m, sizeof *val);
+	long extra = pin_arcs(g, pin, NULL, NULL);
+	size_t cap = (size_t)g->m + (size_t)extra;
+	int *key = sc_malloc_n(cap, sizeof *key);
+	int *val = sc_malloc_n(cap, sizeof *val);
 	int *comp = sc_malloc_n(nn, sizeof *comp);
 	int *roff = NULL, *radj = NULL, *opsk = NULL, *opsv = NULL;
 	if (!u || !rep || !key || !val || !comp)
@@ -154,6 +192,12 @@ static sc_units *build(const sc_graph *g, int *parent)
 				m++;
 			}
 		}
+	int pm = (int)pin_arcs(g, pin, key + m, val + m);
+	for (int i = m; i < m + pm; i++) {
+		key[i] = rep[find(parent, key[i])];
+		val[i] = rep[find(parent, val[i])];
+	}
+	m += pm;
 	if (sc_csr_build(nr, m, key, val, &roff, &radj) < 0)
 		goto nomem;
 	int nc = tarjan(nr, roff, radj, comp);
@@ -189,6 +233,10 @@ static sc_units *build(const sc_graph *g, int *parent)
 				m++;
 			}
 		}
+	pm = (int)pin_arcs(g, pin, key + m, val + m);
+	for (int i = m, end = m + pm; i < end; i++)
+		if ((key[m] = u->unit_of[key[i]]) != (val[m] = u->unit_of[val[i]]))
+			m++;
 	if (sc_csr_build(nc, m, key, val, &u->succ_off, &u->succ) < 0 ||
 	    sc_csr_build(nc, m, val, key, &u->pred_off, &u->pred) < 0)
 		goto nomem;
@@ -253,10 +301,52 @@ static int sc_units_contract(sc_units **u, int *parent, double memory)
 		st.rounds++;
 		const sc_graph *g = (*u)->g;
 		sc_units_free(*u);
-		*u = build(g, parent);
+		*u = build(g, parent, NULL);
 		if (!*u)
 			return -1;
 	}
+}
+
+/* Fills u->pin from the ops' pins.  False with err set (SC_ERR_INPUT)
+ * when two ops of one unit have different pins: a co-location group, or a
+ * cycle that the order and the pin arcs close (an op that must come before
+ * another pinned to an earlier stage); or when out of memory. */
+static bool unit_pins(sc_units *u, const int *pin, sc_error *err)
+{
+	const sc_graph *g = u->g;
+	u->pin = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *u->pin);
+	int *first = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *first);
+	if (!u->pin || !first) {
+		free(first);
+		sc_error_nomem(err, "the pins");
+		return false;
+	}
+	for (int x = 0; x < u->n; x++) {
+		u->pin[x] = -1;
+		first[x] = -1;
+	}
+	for (int v = 0; v < g->n; v++) {
+		if (pin[v] < 0)
+			continue;
+		int x = u->unit_of[v];
+		if (u->pin[x] >= 0 && u->pin[x] != pin[v]) {
+			int w = first[x];
+			bool grouped = g->group[w] >= 0 && g->group[w] == g->group[v];
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "the pins cannot all hold: '%s' (stage %d) and '%s' (stage %d) %s",
+			        g->op_name[w], pin[w] + 1, g->op_name[v], pin[v] + 1,
+			        grouped ? "share a co-location group"
+			                : "are tied by the stage order (a path of edges, or a "
+			                  "group, between them)");
+			free(first);
+			return false;
+		}
+		u->pin[x] = pin[v];
+		first[x] = v;
+	}
+	free(first);
+	return true;
 }
 
 sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings *set, sc_error *err)
@@ -271,15 +361,22 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings 
 	for (int i = 0; i < g->ngroups; i++)
 		for (int j = g->group_off[i] + 1; j < g->group_off[i + 1]; j++)
 			join(parent, g->group_ops[g->group_off[i]], g->group_ops[j]);
-	u = build(g, parent);
+	const int *pin = set ? set->pin : NULL;
+	u = build(g, parent, pin);
 	if (!u)
 		goto nomem;
 	u->contraction.units_before = u->n;
+	if (pin && !unit_pins(u, pin, err)) {
+		free(parent);
+		sc_units_free(u);
+		return NULL;
+	}
 	/* contract.c's proofs bound each stage's whole cost, not its cost in
-	 * each pass, which the GPipe objective of a training graph adds up */
+	 * each pass, which the GPipe objective of a training graph adds up;
+	 * and they move a unit to its neighbour's stage, which a pin forbids */
 	if (sc_graph_is_training(g) && set && set->schedule == SC_SCHEDULE_GPIPE)
 		merge_trivial = false;
-	if (merge_trivial && sc_units_contract(&u, parent, memory) < 0)
+	if (merge_trivial && !pin && sc_units_contract(&u, parent, memory) < 0)
 		goto nomem;
 	u->contraction.units_after = u->n;
 	free(parent);

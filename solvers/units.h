@@ -35,16 +35,22 @@ typedef struct sc_units {
 	int *ops_off, *ops;   /* ops of unit i: ops[ops_off[i] .. ops_off[i+1]) */
 	int *succ_off, *succ; /* unit DAG of the order arcs, sorted, no duplicates, no self-loops */
 	int *pred_off, *pred;
-	double *work, *param;          /* sums over the unit's ops */
-	int *topo;                     /* a topological order of the units */
+	double *work, *param; /* sums over the unit's ops */
+	int *topo;            /* a topological order of the units */
+	/* unit -> the stage its ops are pinned to, or -1; NULL without pins
+	 * (sc_settings.pin).  The pins add arcs from the units pinned to one
+	 * stage to those pinned to the next that has pins, and no rule of
+	 * contract.h is applied */
+	int *pin;
 	sc_contract_stats contraction; /* what merge_trivial did */
 } sc_units;
 
 /* Contracts g's groups (and, with merge_trivial, by contract.h's rules
  * for the settings set: its memory decides whether a parameter byte
  * matters; a training graph under the GPipe schedule is not contracted;
- * NULL means no memory limit and the bottleneck).  Returns NULL with err
- * set when out of memory. */
+ * NULL means no memory limit and the bottleneck; its pins, see pin
+ * above).  Returns NULL with err set when out of memory, or (SC_ERR_INPUT)
+ * when the pins cannot all hold. */
 sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings *set,
                        sc_error *err);
 

@@ -98,6 +98,12 @@ double ts_brute_optimum(const sc_graph *g, int k, int *best)
 
 double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *best)
 {
+	return ts_brute_optimum_pinned(g, k, sched, NULL, best);
+}
+
+double ts_brute_optimum_pinned(const sc_graph *g, int k, sc_schedule sched, const int *pin,
+                               int *best)
+{
 	int n = g->n;
 	int *stage = calloc((size_t)(n ? n : 1), sizeof *stage);
 	ts_cost *c = calloc((size_t)k, sizeof *c);
@@ -105,7 +111,10 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
 	sc_settings set = g->settings;
 	double opt = INFINITY;
 	for (;;) {
-		if (ts_valid(g, stage, k)) {
+		bool pinned = true;
+		for (int v = 0; pin && v < n; v++)
+			pinned = pinned && (pin[v] < 0 || stage[v] == pin[v]);
+		if (pinned && ts_valid(g, stage, k)) {
 			ts_costs(g, stage, &set, k, c);
 			int at;
 			double v = sched == SC_SCHEDULE_GPIPE ? ts_gpipe(c, k)

@@ -65,6 +65,11 @@ double ts_brute_optimum(const sc_graph *g, int k, int *best);
  * ts_costs). */
 double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *best);
 
+/* The same over the partitions that put every op v with pin[v] >= 0 in
+ * stage pin[v] (pin NULL: none). */
+double ts_brute_optimum_pinned(const sc_graph *g, int k, sc_schedule sched, const int *pin,
+                               int *best);
+
 /* How many trials a randomized test makes: n, or a tenth of it (at least
  * 1) when STAGECUT_TEST_SHORT is set, as in the sanitizer run of `make
  * test`, where each solver process costs many times more. */

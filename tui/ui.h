@@ -25,6 +25,7 @@
 enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2, UI_EXIT_UNDECIDED = 3 };
 
 #define UI_MAX_DIMS 32
+#define UI_MAX_PINS 1024
 
 typedef struct ui_opts {
 	int k;            /* 0 = not given */
@@ -47,8 +48,10 @@ typedef struct ui_opts {
 	bool no_proof;         /* solve: --no-proof (no exact MIP after the search) */
 	bool proof;            /* solve: --proof (the exact MIP after any method) */
 	const char *partition; /* --partition: a starting partition */
-	int nodes;             /* gen: 0 = not given */
-	int layers;            /* gen: 0 = not given */
+	int npins;             /* solve: --pin OP=STAGE, borrowed from argv */
+	const char *pins[UI_MAX_PINS];
+	int nodes;  /* gen: 0 = not given */
+	int layers; /* gen: 0 = not given */
 	const char *model;
 	const char *rungs; /* bounds: --rungs */
 	bool all_rungs;    /* bounds: --all-rungs (no stop at proof) */

@@ -349,13 +349,13 @@ Test(cli, json_keys_follow_the_man_page)
 	        "bottleneck",    "bottleneck_stage", "feasible",    "optimal",
 	        "evaluations",   "seconds",          "found_by",    "proof",
 	        "proven_by",     "optimal_within",   "lower_bound", "gap",
-	        "proof_seconds", "partition",        "stages"};
+	        "proof_seconds", "partition",        "pins",        "stages"};
 	r = ts_run_json(0, "solve --json " FIGURE2);
-	assert_keys(r, solve_keys, 19, "solve");
+	assert_keys(r, solve_keys, 20, "solve");
 	assert_keys(json_array_get(ts_jget(r, "stages"), 2), stage_keys, 11, "solve stage");
 	json_decref(r);
 	r = ts_run_json(1, "solve --json " RESIDUAL " -M 50");
-	assert_keys(r, solve_keys, 19, "solve, infeasible");
+	assert_keys(r, solve_keys, 20, "solve, infeasible");
 	json_decref(r);
 }
 

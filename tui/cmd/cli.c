@@ -75,6 +75,7 @@ typedef enum ui_option_id {
 	OPT_NO_PROOF,
 	OPT_PROOF,
 	OPT_PARTITION,
+	OPT_PIN,
 	OPT_NODES,
 	OPT_MODEL,
 	OPT_RUNGS,
@@ -152,6 +153,9 @@ static const ui_option options[] = {
          "solve: skip the exact MIP that certifies best's result when it is unproven"},
         {OPT_PROOF, "proof", 0, NULL,
          "solve: run that exact MIP after any method (by default after best only)"},
+        {OPT_PIN, "pin", 0, "OP=STAGE",
+         "keep op OP in stage STAGE (1..K) in every partition the search considers "
+         "(repeatable)"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
@@ -257,7 +261,7 @@ static const ui_command commands[] = {
                 .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
                                  OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
                                  OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PROOF,
-                                 OPT_PARTITION, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_PARTITION, OPT_PIN, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_solve,
@@ -755,6 +759,17 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		case OPT_NO_PROOF: o->no_proof = true; break;
 		case OPT_PROOF: o->proof = true; break;
 		case OPT_PARTITION: o->partition = a; break;
+		case OPT_PIN:
+			if (!strchr(a, '=')) {
+				ui_error("%s--pin '%s': expected OP=STAGE", pre, a);
+				return false;
+			}
+			if (o->npins == UI_MAX_PINS) {
+				ui_error("%s--pin: at most %d pins", pre, UI_MAX_PINS);
+				return false;
+			}
+			o->pins[o->npins++] = a;
+			break;
 		case OPT_NODES:
 			if (!parse_count(pre, "nodes", a, 1, 10000000, &x))
 				return false;

@@ -36,6 +36,44 @@ static void show_progress(sc_search *s, bool tty, double *last)
 	fflush(stderr);
 }
 
+/* --pin OP=STAGE, each: op -> stage - 1 into pin (every other op -1).
+ * False after a message naming the option and what is wrong. */
+static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
+{
+	for (int v = 0; v < g->n; v++)
+		pin[v] = -1;
+	for (int i = 0; i < o->npins; i++) {
+		const char *a = o->pins[i], *eq = strrchr(a, '=');
+		char name[4096];
+		size_t len = (size_t)(eq - a);
+		char *end;
+		long st = strtol(eq + 1, &end, 10);
+		if (!eq[1] || *end || st < 1 || st > k) {
+			ui_error("solve: --pin '%s': the stage must be an integer from 1 to %d", a,
+			         k);
+			return false;
+		}
+		if (len == 0 || len >= sizeof name) {
+			ui_error("solve: --pin '%s': expected OP=STAGE", a);
+			return false;
+		}
+		memcpy(name, a, len);
+		name[len] = '\0';
+		int v = sc_graph_find(g, name);
+		if (v < 0) {
+			ui_error("solve: --pin '%s': %s has no op named '%s'", a, g->source, name);
+			return false;
+		}
+		if (pin[v] >= 0 && pin[v] != st - 1) {
+			ui_error("solve: --pin '%s': '%s' is pinned to stage %d already", a, name,
+			         pin[v] + 1);
+			return false;
+		}
+		pin[v] = (int)st - 1;
+	}
+	return true;
+}
+
 int ui_cmd_solve(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
@@ -43,7 +81,7 @@ int ui_cmd_solve(const ui_opts *o)
 	if (!g)
 		return status;
 	sc_settings set = g->settings;
-	int *stage = NULL, *start = NULL;
+	int *stage = NULL, *start = NULL, *pin = NULL;
 	sc_search *s = NULL;
 	sc_costs *c = NULL;
 	ui_interrupts saved;
@@ -64,6 +102,19 @@ int ui_cmd_solve(const ui_opts *o)
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
+	}
+	if (o->npins > 0) {
+		pin = sc_part_new(g);
+		if (!pin) {
+			ui_error("out of memory");
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (!read_pins(o, g, set.k, pin)) {
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		set.pin = pin;
 	}
 	if (o->partition) {
 		int k2;
@@ -213,6 +264,13 @@ int ui_cmd_solve(const ui_opts *o)
 		json_object_set_new(root, "proof_seconds", json_real(pf.seconds));
 		json_object_set_new(root, "partition",
 		                    feasible && o->output ? json_string(o->output) : json_null());
+		json_t *pins = json_array();
+		for (int v = 0; pin && v < g->n; v++)
+			if (pin[v] >= 0)
+				json_array_append_new(pins,
+				                      json_pack("{s:s, s:i}", "op", g->op_name[v],
+				                                "stage", pin[v] + 1));
+		json_object_set_new(root, "pins", pins);
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
 		/* a training graph: the objective under the schedule, its parts */
 		if (feasible && sc_graph_is_training(g)) {
@@ -239,6 +297,10 @@ int ui_cmd_solve(const ui_opts *o)
 	if (g->time_unit)
 		printf("times in %s\n", g->time_unit);
 	ui_print_costs(g);
+	if (pin)
+		printf("%d op%s pinned (--pin): the result is the best with %s in place%s\n",
+		       o->npins, o->npins == 1 ? "" : "s", o->npins == 1 ? "it" : "them",
+		       optimal ? ", and its proof holds with them" : "");
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, gpipe ? "" : proven, pr.evals, pr.elapsed);
 	ui_print_objective(c, gpipe ? proven : "", stdout);
@@ -273,6 +335,7 @@ out:
 	sc_search_free(s);
 	free(stage);
 	free(start);
+	free(pin);
 	sc_graph_free(g);
 	return status;
 }
