@@ -204,7 +204,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		                    p->guess, p->k);
 	double t0 = sc_clock_now();
 
-	sc_units *u = sc_units_new(g, true, set, err);
+	sc_units *u = sc_units_new(g, !p->plain, set, err);
 	if (!u)
 		return err ? err->code : SC_ERR_NOMEM;
 	double L = sc_mip_unit_simple_bound(u, p->k);

@@ -83,6 +83,8 @@ typedef struct sc_mip_params {
 	double upper;      /* a known partition's objective (under set's
 	                    * schedule) or more, or INFINITY */
 	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
+	bool plain;        /* the groups only, without the safe contractions
+	                    * (contract.h): a check of them */
 } sc_mip_params;
 
 typedef enum sc_mip_status {
