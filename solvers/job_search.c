@@ -30,6 +30,7 @@ typedef struct search_job {
 	sc_job base;
 	sc_search_params sp;
 	int *start; /* copy of the start partition, or NULL */
+	int *pin;   /* copy of the settings' pins, or NULL */
 	sc_search *search;
 	sc_engine *engine; /* to wake, from the thread */
 	pthread_t thread;
@@ -136,6 +137,7 @@ static void search_free(sc_job *base)
 	join(j);
 	sc_search_free(j->search);
 	free(j->start);
+	free(j->pin);
 	free(j);
 }
 
@@ -170,10 +172,21 @@ int sc_engine_add_search(sc_engine *e, const sc_graph *g, const sc_settings *set
 		memcpy(j->start, p->start, (size_t)g->n * sizeof *j->start);
 		j->sp.start = j->start;
 	}
+	if (set->pin) { /* the caller may change its pins while this runs */
+		j->pin = sc_part_new(g);
+		if (!j->pin) {
+			free(j->start);
+			free(j);
+			return sc_error_nomem(err, "a search job"), -1;
+		}
+		memcpy(j->pin, set->pin, (size_t)g->n * sizeof *j->pin);
+		j->base.set.pin = j->pin;
+	}
 	/* made now, so that a bad method is reported to the caller */
 	j->search = sc_search_new(g, &j->base.set, &j->sp, err);
 	if (!j->search) {
 		free(j->start);
+		free(j->pin);
 		free(j);
 		return -1;
 	}

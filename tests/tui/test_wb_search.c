@@ -218,3 +218,51 @@ Test(wbsearch, nothing_fits_is_said_proven, .timeout = 60)
 	ts_tmux_keys(&t, "Escape");
 	ts_tmux_quit(&t);
 }
+
+/* p pins ops where they are for the next searches (issue 26), P unpins
+ * them all.  On the Lemma B.2 graph (h1 -> l1 carries 40 bytes; test_pins_cli.c
+ * works its optimum out by hand) l1 moved a stage past h1 by hand, both
+ * pinned: the search keeps them apart, so the best it can prove is 40.875
+ * (h1 alone, 0.875 + 40 out), not the optimum 1; its result replaces the
+ * edited partition (u undoes it), and without the pins the search finds 1
+ * again. */
+Test(wbsearch, pinned_ops_stay_where_they_are, .timeout = 60)
+{
+	ts_tmux t;
+	start(&t, "samples/paper/lemma_b2.dot -k 4", "8 ops  1 edges");
+	free(ts_tmux_wait(&t, "best         done", 30));
+	free(ts_tmux_idle(&t, 10));
+	ts_tmux_keys(&t, "2 / l 1 Enter");
+	free(ts_tmux_wait(&t, "matching \"l1\"", 5));
+	ts_tmux_keys(&t, "'>'");
+	free(ts_tmux_wait(&t, "moved", 5));
+	ts_tmux_keys(&t, "p");
+	free(ts_tmux_wait(&t, "pinned l1 to its stage", 5));
+	ts_tmux_keys(&t, "/ h 1 Enter");
+	free(ts_tmux_wait(&t, "matching \"h1\"", 5));
+	ts_tmux_keys(&t, "p");
+	char *s = ts_tmux_wait(&t, "2 pinned (p)", 5);
+	char row[256];
+	ts_line_of(s, "  h1 ", row, sizeof row);
+	cr_assert(strstr(row, "p "), "h1's row has no pin mark: %s", row);
+	free(s);
+	ts_tmux_keys(&t, "s");
+	s = ts_tmux_wait(&t, "(the best with the pins, proven), now the current partition", 30);
+	cr_assert(strstr(s, "with the 2 pins: 40.8750"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "1");
+	s = ts_tmux_wait(&t, "bottleneck 40.8750", 5);
+	cr_assert(strstr(s, ", 2 pinned"), "the search panel does not count the pins\n%s", s);
+	free(s);
+	ts_tmux_keys(&t, "u");
+	free(ts_tmux_wait(&t, "bottleneck 41.1250", 5));
+	ts_tmux_keys(&t, "2 P");
+	free(ts_tmux_wait(&t, "no op is pinned now", 5));
+	ts_tmux_keys(&t, "s");
+	s = ts_tmux_wait(&t, "search best found 1.0000", 30);
+	cr_assert(!strstr(s, "pinned"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "u"); /* the hand move undone: nothing unsaved to ask about */
+	free(ts_tmux_wait(&t, "bottleneck 1.0000", 5));
+	ts_tmux_quit(&t);
+}

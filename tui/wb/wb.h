@@ -144,6 +144,12 @@ struct wb {
 	/* S: the search runs again, with the next seed and twice the
 	 * evaluations, until stopped (x) or proven optimal */
 	bool until_stopped;
+	/* ops pinned (p in the node browser) to the stage they are in when a
+	 * search starts (sc_settings.pin: every method keeps them there); the
+	 * ladder's bounds ignore them.  search_pins: how many the search on
+	 * screen started with (its proof is of the best with them) */
+	bool *pinned;
+	int npinned, search_pins;
 	long until_evals; /* the budget of the next round */
 	int rounds;       /* rounds run since S */
 	/* budgets (settings screen) */

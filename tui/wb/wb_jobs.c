@@ -105,13 +105,21 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	p.seed = (uint64_t)w->search_seed;
 	p.start = start;
 	sc_error err;
-	int id = sc_engine_add_search(w->eng, w->g, &w->set, &p, &err);
+	/* the pinned ops where they are now (the engine copies the pins) */
+	sc_settings set = w->set;
+	int *pin = w->npinned ? sc_part_new(w->g) : NULL;
+	for (int v = 0; pin && v < w->g->n; v++)
+		pin[v] = w->pinned[v] ? w->stage[v] : -1;
+	set.pin = pin;
+	int id = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
+	free(pin);
 	if (id < 0) {
 		w->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
 		return false;
 	}
 	w->search = id;
+	w->search_pins = w->npinned;
 	w->search_run_seed = w->search_seed++;
 	snprintf(w->search_method, sizeof w->search_method, "%s", method);
 	w->search_t0 = sc_clock_now();
@@ -231,24 +239,47 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
+	/* with pins, a proof is of the best with them in place: no proof of
+	 * the optimum, nor a lower bound (wb_lower_bound) */
+	bool pinned = w->search_pins > 0;
+	char with[48] = "";
+	if (pinned)
+		snprintf(with, sizeof with, " with the %d pin%s", w->search_pins,
+		         w->search_pins == 1 ? "" : "s");
+	const char *proven = !optimal ? ""
+	                     : pinned ? " (the best with the pins, proven)"
+	                              : " (proven optimal)";
 	if (tmp && isfinite(v)) {
-		offer_best(w, tmp, v, w->search_method, optimal);
+		offer_best(w, tmp, v, w->search_method, optimal && !pinned);
 		char b[32];
 		double cur = sc_costs_objective(w->c);
 		if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
 			char origin[96];
 			snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
 			wb_set_current(w, tmp, origin, false);
-			wb_say(w, "search %s: %s%s, now the current partition", w->search_method,
-			       ui_num(v, b, sizeof b), optimal ? " (proven optimal)" : "");
+			wb_say(w, "search %s%s: %s%s, now the current partition", w->search_method,
+			       with, ui_num(v, b, sizeof b), proven);
+		} else if (v < cur * (1 - 1e-12) && pinned) {
+			/* pins are the engineer's own choice: the search around them
+			 * replaces the edited partition, as an edit u undoes */
+			char origin[96];
+			snprintf(origin, sizeof origin, "from the search (%s)%s", w->search_method,
+			         with);
+			wb_set_current(w, tmp, origin, true);
+			wb_say(w, "search %s%s: %s%s, now the current partition (u undoes)",
+			       w->search_method, with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12)) {
-			wb_say(w, "search %s found %s; a adopts it", w->search_method,
+			wb_say(w, "search %s%s found %s; a adopts it", w->search_method, with,
 			       ui_num(v, b, sizeof b));
 		} else {
-			wb_say(w, "search %s: %s%s, no better than the current partition",
-			       w->search_method, ui_num(v, b, sizeof b),
-			       optimal ? " (proven optimal)" : "");
+			wb_say(w, "search %s%s: %s%s, no better than the current partition",
+			       w->search_method, with, ui_num(v, b, sizeof b), proven);
 		}
+	} else if (tmp && ji->state == SC_JOB_DONE && optimal && pinned) {
+		wb_say(w,
+		       "search %s: no %d-stage partition fits the memory limit%s (proven); P "
+		       "unpins every op",
+		       w->search_method, w->set.k, with);
 	} else if (tmp && ji->state == SC_JOB_DONE && optimal) {
 		w->none_fits = true;
 		wb_say(w, "search %s: no %d-stage partition fits the memory limit (proven)",

@@ -230,8 +230,8 @@ static void list_draw(wb *w, int y, int rows, int cols)
 			attron(A_REVERSE);
 		bool tied = w->stage[v] == at ||
 		            sc_cost_at_bottleneck(w->c->st[w->stage[v]].cost, w->c->st[at].cost);
-		mvprintw(y + 1 + r, 0, "%c %-*.*s %5d", tied ? '*' : ' ', name_w, name_w,
-		         g->op_name[v], w->stage[v] + 1);
+		mvprintw(y + 1 + r, 0, "%c %-*.*s %4d%c", tied ? '*' : ' ', name_w, name_w,
+		         g->op_name[v], w->stage[v] + 1, w->pinned[v] ? 'p' : ' ');
 		if (training)
 			printw(" %-6s", pass_of(g, v));
 		printw(" %9s %11s %11s %11s", range, ui_num(g->work[v], b1, sizeof b1),
@@ -254,6 +254,8 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	if (w->filter[0])
 		printw("  matching \"%s\"", w->filter);
 	printw("  sorted by %s", sort_names[w->node_sort]);
+	if (w->npinned)
+		printw("  %d pinned (p)", w->npinned);
 	attroff(A_BOLD);
 	bool training = sc_graph_is_training(g);
 	bool sel = w->norder && w->node_sel < w->norder;
@@ -429,6 +431,24 @@ unsigned wb_nodes_open_stage(wb *w, int s)
 	return WB_HANDLED | WB_REDRAW;
 }
 
+/* p: pins the selected op to the stage it is in when a search starts (a
+ * hand move takes the pin along), or unpins it. */
+static void pin_selected(wb *w)
+{
+	if (!w->norder)
+		return;
+	int v = w->order[w->node_sel];
+	w->pinned[v] = !w->pinned[v];
+	w->npinned += w->pinned[v] ? 1 : -1;
+	if (w->pinned[v])
+		wb_say(w,
+		       "pinned %s to its stage (%d) for the next searches (s, S, r); %d pinned, P "
+		       "unpins all",
+		       w->g->op_name[v], w->stage[v] + 1, w->npinned);
+	else
+		wb_say(w, "unpinned %s; %d pinned", w->g->op_name[v], w->npinned);
+}
+
 static unsigned nodes_key(wb *w, wb_action a, int ch)
 {
 	int page = list_rows;
@@ -467,6 +487,12 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 	case WB_A_NEXT_MATCH: step_match(w, +1); break;
 	case WB_A_PREV_MATCH: step_match(w, -1); break;
 	case WB_A_OPEN: w->detail = !w->detail; break;
+	case WB_A_PIN: pin_selected(w); break;
+	case WB_A_UNPIN_ALL:
+		memset(w->pinned, 0, (size_t)w->g->n * sizeof *w->pinned);
+		w->npinned = 0;
+		wb_say(w, "no op is pinned now");
+		break;
 	case WB_A_BOTTLENECK: bottleneck_op(w); break;
 	case WB_A_VIEW:
 		/* leaving the list of one stage, or 2 on it: every stage again */

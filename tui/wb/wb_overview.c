@@ -456,17 +456,20 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	if (isfinite(ji->search.best))
 		ui_num(ji->search.best, best, sizeof best);
 	else if (ji->state == SC_JOB_DONE && ji->search.optimal)
-		snprintf(best, sizeof best, "none: no %d-stage partition fits (proven)", w->set.k);
+		snprintf(best, sizeof best, "none: no %d-stage partition fits%s (proven)", w->set.k,
+		         w->search_pins ? " with the pins" : "");
 	else if (ji->state == SC_JOB_DONE)
 		snprintf(best, sizeof best, "none found that fits");
 	else
 		snprintf(best, sizeof best, "none yet");
-	char seed[48];
+	char seed[80], pins[32] = "";
+	if (w->search_pins)
+		snprintf(pins, sizeof pins, ", %d pinned", w->search_pins);
 	if (w->until_stopped)
-		snprintf(seed, sizeof seed, "  seed %ld, round %d (S)", w->search_run_seed,
-		         w->rounds);
+		snprintf(seed, sizeof seed, "  seed %ld, round %d (S)%s", w->search_run_seed,
+		         w->rounds, pins);
 	else
-		snprintf(seed, sizeof seed, "  seed %ld", w->search_run_seed);
+		snprintf(seed, sizeof seed, "  seed %ld%s", w->search_run_seed, pins);
 	char line[256];
 	snprintf(line, sizeof line, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs%s",
 	         w->search_method,

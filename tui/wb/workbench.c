@@ -249,8 +249,9 @@ int ui_workbench(const ui_opts *o)
 	sc_error err;
 	int *first = sc_part_new(g);
 	w.best_stage = sc_part_new(g);
+	w.pinned = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *w.pinned);
 	w.eng = sc_engine_new(0, &err);
-	if (!first || !w.best_stage || !w.eng) {
+	if (!first || !w.best_stage || !w.pinned || !w.eng) {
 		ui_error("%s", first && w.best_stage ? err.msg : "out of memory");
 		free(first);
 		status = UI_EXIT_INPUT;
@@ -308,6 +309,7 @@ out:
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
 	free(w.best_stage);
+	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
 	free(w.order);
