@@ -197,6 +197,10 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
+	if (l->p.deadline > 0) {     /* CBC stops by itself at the whole run's end */
+		double left = fmax(0.1, l->p.deadline - sc_clock_now());
+		mp.time_limit = mp.time_limit > 0 ? fmin(mp.time_limit, left) : left;
+	}
 	sc_error err;
 	int id = sc_engine_add_mip(l->e, l->g, &l->set, &mp, &err);
 	if (id < 0) {
@@ -368,6 +372,22 @@ static void cancel_rung(sc_ladder *l, sc_rung r)
  * plus the time limit): the limit holds for the rung as a whole. */
 static void check_deadlines(sc_ladder *l, double now)
 {
+	if (l->p.deadline > 0 && now >= l->p.deadline) {
+		/* the whole run's end: nothing more starts, and what runs stops
+		 * a grace second later; each rung keeps the bound it has */
+		l->guess_closed = true;
+		for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++) {
+			bool queued = r == SC_RUNG_GUESS ? l->guess_added > 0 : l->job[r] >= 0;
+			if (finished(l->info[r].state) || l->timed_out[r])
+				continue;
+			if (l->started[r] == 0 && !queued && r != SC_RUNG_GUESS)
+				l->info[r].state = SC_RS_STOPPED; /* never ran: its floor */
+			else if (l->started[r] == 0 || now > l->p.deadline + GRACE_MS / 1000.0) {
+				l->timed_out[r] = true; /* queued, or still running */
+				cancel_rung(l, (sc_rung)r);
+			}
+		}
+	}
 	double T = l->p.time_limit;
 	if (T <= 0)
 		return;

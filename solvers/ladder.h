@@ -100,8 +100,12 @@ typedef struct sc_rung_info {
 } sc_rung_info;
 
 typedef struct sc_ladder_params {
-	unsigned rungs;     /* bit (1u << sc_rung) per requested rung */
-	double time_limit;  /* seconds per MIP rung; <= 0 means none */
+	unsigned rungs;    /* bit (1u << sc_rung) per requested rung */
+	double time_limit; /* seconds per MIP rung; <= 0 means none */
+	/* the clock (sc_clock_now) past which no MIP rung runs, whatever its
+	 * own limit: rungs not started by then stop at the floor they have,
+	 * rungs running are stopped a grace second after it; 0 means none */
+	double deadline;
 	double upper;       /* objective (sc_costs_objective) of start, or INFINITY */
 	const int *start;   /* that partition (op stages, 0-based), or NULL */
 	bool stop_at_proof; /* stop the other rungs once upper is proven optimal */

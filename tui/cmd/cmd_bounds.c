@@ -179,6 +179,9 @@ static bool write_best(const char *path, const sc_graph *g, const sc_settings *s
 
 int ui_cmd_bounds(const ui_opts *o)
 {
+	/* -t T bounds the whole run, loading included: the search a quarter
+	 * of it at most, the rungs the rest (each at most T) */
+	double t0 = sc_clock_now(), deadline = o->time_limit > 0 ? t0 + o->time_limit : 0;
 	int status = UI_EXIT_OK;
 	unsigned rungs = SC_RUNGS_ALL;
 	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
@@ -236,7 +239,11 @@ int ui_cmd_bounds(const ui_opts *o)
 	} else {
 		sc_search_params p;
 		ui_search_params(o, &p);
-		p.time_limit = 0; /* --time limits each MIP rung, not the search */
+		if (deadline > 0)
+			p.time_limit =
+			        fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
+		else
+			p.time_limit = 0;
 		int id = sc_engine_add_search(e, g, &set, &p, &err);
 		if (id < 0) {
 			ui_error("bounds: %s: %s", g->source, err.msg);
@@ -272,6 +279,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	}
 	sc_ladder_params lp = {.rungs = rungs,
 	                       .time_limit = o->time_limit,
+	                       .deadline = deadline,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
 	                       .stop_at_proof = !o->all_rungs,
