@@ -99,8 +99,9 @@ static void stage_heading(const sc_quotient *q, int s, strbuf *b)
  * edges: tying every free source and sink of a stage to its neighbours
  * orders disconnected parts too, but makes dot take minutes on a few
  * hundred ops.  An empty stage gets a "no ops" placeholder so that it
- * still shows. */
-static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, int k,
+ * still shows, unless hide (many empty stages, quotient.h): then it is
+ * left out, and the edges skip it. */
+static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, int k, bool hide,
                             Agraph_t **cluster, Agnode_t **node, sc_error *err)
 {
 	int *depth = sc_calloc_n((size_t)gr->n, sizeof *depth);
@@ -132,7 +133,7 @@ static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, i
 		}
 	}
 	for (int s = 0; s < k; s++)
-		if (!deep[s]) {
+		if (!deep[s] && !hide) {
 			char name[32];
 			snprintf(name, sizeof name, "empty%d", s + 1);
 			if (!(deep[s] = shallow[s] = agnode(cluster[s], name, 1)))
@@ -140,11 +141,15 @@ static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, i
 			agset(deep[s], "label", "no ops");
 			agset(deep[s], "style", "dashed,rounded");
 		}
-	for (int s = 0; s + 1 < k; s++) {
-		Agedge_t *e = agedge(g, deep[s], shallow[s + 1], "order", 1);
-		if (!e)
+	for (int s = 0, prev = -1; s < k; s++) {
+		if (!deep[s])
+			continue; /* hidden */
+		Agedge_t *e = prev >= 0 ? agedge(g, deep[prev], shallow[s], "order", 1) : NULL;
+		if (prev >= 0 && !e)
 			goto nomem;
-		agset(e, "style", "invis");
+		if (e)
+			agset(e, "style", "invis");
+		prev = s;
 	}
 	goto out;
 nomem:
@@ -175,10 +180,13 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 		b = (strbuf){.s = text, .size = 8192};
 		char line[160], num[32], where[96];
 		if (q) {
-			snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
-			         q->k == 1 ? "" : "s",
-			         sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-			         sc_quotient_bottleneck_stages(q, where, sizeof where));
+			int len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s",
+			                   q->k, q->k == 1 ? "" : "s",
+			                   sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
+			                   sc_quotient_bottleneck_stages(q, where, sizeof where));
+			if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
+				snprintf(line + len, sizeof line - (size_t)len,
+				         "; %d empty stages not drawn", sc_quotient_empty(q));
 		} else {
 			double total = 0;
 			for (int v = 0; v < gr->n; v++)
@@ -198,7 +206,10 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 		if (!b.full) /* a very long title: keep the picture, drop the caption */
 			gv_set_html(g, g, "label", text);
 	}
+	bool hide = q && sc_quotient_hides_empty(q);
 	for (int s = 0; q && s < q->k; s++) {
+		if (hide && q->st[s].ops == 0)
+			continue;
 		char name[32];
 		snprintf(name, sizeof name, "cluster_s%d", s + 1);
 		Agraph_t *c = cluster[s] = agsubg(g, name, 1);
@@ -270,7 +281,7 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 			}
 		}
 	if (q)
-		st = keep_order(g, gr, stage, q->k, cluster, node, err);
+		st = keep_order(g, gr, stage, q->k, hide, cluster, node, err);
 out:
 	free(text);
 	free(node);

@@ -124,9 +124,13 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 		        over + 1, sc_quotient_fmt_bytes(q->st[over].param, p, sizeof p),
 		        sc_quotient_fmt_bytes(q->memory, m, sizeof m));
 	else if (isfinite(q->memory))
-		snprintf(line + len, sizeof line - (size_t)len, "; memory limit %s per stage (%s)",
-		         sc_quotient_fmt_bytes(q->memory, m, sizeof m),
-		         sc_mem_policy_name(q->policy));
+		len += snprintf(line + len, sizeof line - (size_t)len,
+		                "; memory limit %s per stage (%s)",
+		                sc_quotient_fmt_bytes(q->memory, m, sizeof m),
+		                sc_mem_policy_name(q->policy));
+	if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
+		snprintf(line + len, sizeof line - (size_t)len, "; %d empty stages not drawn",
+		         sc_quotient_empty(q));
 	gv_training tr = {.ops = q->ops,
 	                  .backward_ops = q->backward_ops,
 	                  .orphans = q->orphans,
@@ -166,7 +170,13 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 		else
 			gv_set_html(g, g, "label", text);
 	}
+	/* a picture leaves out empty stages when there are many (quotient.h);
+	 * the layout for the terminal keeps every stage */
+	bool hide = picture && sc_quotient_hides_empty(q);
+	Agnode_t *prev = NULL;
 	for (int st = 0; st < q->k; st++) {
+		if (hide && q->st[st].ops == 0)
+			continue;
 		char name[32];
 		snprintf(name, sizeof name, "s%d", st + 1);
 		s->node[st] = agnode(g, name, 1);
@@ -178,15 +188,17 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 			return sc_error_set(err, SC_ERR_INTERNAL, "stage %d's label is too long",
 			                    st + 1);
 		gv_set_html(s->node[st], g, "label", text);
-	}
-	/* the pipeline reads left to right even where no data flows between
-	 * neighbouring stages: an invisible edge s -> s+1 keeps their order */
-	for (int st = 0; st + 1 < q->k; st++) {
-		Agedge_t *ge = agedge(g, s->node[st], s->node[st + 1], "order", 1);
-		if (!ge)
-			return sc_error_nomem(err, "the Graphviz graph");
-		agsafeset(ge, "style", "invis", "");
-		agsafeset(ge, "weight", "5", "1");
+		/* the pipeline reads left to right even where no data flows
+		 * between neighbouring stages: an invisible edge keeps their
+		 * order */
+		if (prev) {
+			Agedge_t *ge = agedge(g, prev, s->node[st], "order", 1);
+			if (!ge)
+				return sc_error_nomem(err, "the Graphviz graph");
+			agsafeset(ge, "style", "invis", "");
+			agsafeset(ge, "weight", "5", "1");
+		}
+		prev = s->node[st];
 	}
 	double most = 0;
 	for (int i = 0; i < q->nedges; i++)

@@ -128,6 +128,19 @@ bool sc_quotient_at_bottleneck(const sc_quotient *q, int s)
 	return s == q->bottleneck || sc_cost_at_bottleneck(q->st[s].cost, q->bottleneck_cost);
 }
 
+int sc_quotient_empty(const sc_quotient *q)
+{
+	int n = 0;
+	for (int s = 0; s < q->k; s++)
+		n += q->st[s].ops == 0;
+	return n;
+}
+
+bool sc_quotient_hides_empty(const sc_quotient *q)
+{
+	return sc_quotient_empty(q) > SC_QUOTIENT_EMPTY_SHOWN;
+}
+
 char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size)
 {
 	int n = 0;

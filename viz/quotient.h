@@ -85,6 +85,15 @@ bool sc_quotient_at_bottleneck(const sc_quotient *q, int s);
  * into buf; returns buf. */
 char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size);
 
+/* Empty stages (no ops) in q, and whether pictures leave them out: when
+ * there are more than SC_QUOTIENT_EMPTY_SHOWN of them (k far above the
+ * ops: a million stages would be a million boxes), the stage graph and the
+ * full picture draw only the stages with ops, and their caption says how
+ * many empty ones were left out. */
+#define SC_QUOTIENT_EMPTY_SHOWN 16
+int sc_quotient_empty(const sc_quotient *q);
+bool sc_quotient_hides_empty(const sc_quotient *q);
+
 /* Frees q.  sc_quotient_free(NULL) does nothing. */
 void sc_quotient_free(sc_quotient *q);
 

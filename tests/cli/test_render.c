@@ -666,3 +666,33 @@ Test(render, every_tied_bottleneck_stage_is_marked)
 	cr_assert_eq(marked, 3, "%d stages marked", marked);
 	free(text);
 }
+
+/* k far above the ops (issue 27: k = 1 000 000 drew a million empty boxes,
+ * 184 s and 8 GB): past 16 empty stages only the stages with ops are drawn
+ * and the caption says how many were left out; 14 empty stages still are. */
+Test(render, many_empty_stages_are_left_out)
+{
+	char out[512];
+	in_dir(out, sizeof out, "million.svg");
+	int st = ts_runf(NULL, NULL, "render samples/paper/figure2.dot -k 1000000 -o '%s'", out);
+	cr_assert_eq(st, 0);
+	char *svg = slurp(out, NULL);
+	cr_assert(strstr(svg, "999996 empty stages not drawn"), "no note in the caption");
+	cr_assert(strstr(svg, ">stage 4<"), "stage 4 missing");
+	cr_assert_null(strstr(svg, ">stage 5<"), "an empty stage was drawn");
+	free(svg);
+	in_dir(out, sizeof out, "million_full.svg");
+	st = ts_runf(NULL, NULL, "render samples/paper/figure2.dot -k 1000000 --full -o '%s'", out);
+	cr_assert_eq(st, 0);
+	svg = slurp(out, NULL);
+	cr_assert(strstr(svg, "999996 empty stages not drawn"));
+	cr_assert_null(strstr(svg, "no ops"), "an empty stage was drawn");
+	free(svg);
+	in_dir(out, sizeof out, "twenty.svg");
+	st = ts_runf(NULL, NULL, "render samples/paper/figure2.dot -k 20 -o '%s'", out);
+	cr_assert_eq(st, 0);
+	svg = slurp(out, NULL);
+	cr_assert(strstr(svg, ">stage 20<"), "the empty stages of k = 20 are not drawn");
+	cr_assert_null(strstr(svg, "not drawn"));
+	free(svg);
+}
