@@ -19,6 +19,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gv.h"
 
+#include <cairo.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -257,6 +259,19 @@ sc_status gv_render(gv_session *s, const char *format, const char *path, double 
 			if (scale)
 				*scale = z;
 		}
+		/* Graphviz's cairo plugin draws on after it fails to make its
+		 * surface, and crashes: make sure the pixels fit first (96 dpi,
+		 * 4 bytes each) */
+		int pw = (int)ceil(w * z * 96 / 72) + 2, ph = (int)ceil(h * z * 96 / 72) + 2;
+		cairo_surface_t *probe = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pw, ph);
+		cairo_status_t cs = cairo_surface_status(probe);
+		cairo_surface_destroy(probe);
+		if (cs != CAIRO_STATUS_SUCCESS)
+			return sc_error_set(
+			        err, SC_ERR_NOMEM,
+			        "%s: not enough memory for a %d x %d pixel %s (%s); try "
+			        "svg or pdf",
+			        path, pw, ph, format, cairo_status_to_string(cs));
 	}
 	char *data = NULL;
 	size_t len = 0;
