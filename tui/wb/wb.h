@@ -208,7 +208,12 @@ struct wb {
 		char what[200];  /* what it is ("the best found (dpl)", a file) */
 		int top;         /* the first line shown */
 	} cmp;
+	/* the recovery file (wb_recover.c): this session's slot, locked
+	 * through recover_lock (a descriptor, valid while recover[0]) */
 	char recover[4096];         /* the recovery file's path, or "" */
+	int recover_lock;           /* the slot's lock file, open and locked */
+	bool recover_left;          /* recover holds a dead session's edits */
+	char recover_note[320];     /* said when the status line is free */
 	double recover_t;           /* when it was last written */
 	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
@@ -440,20 +445,47 @@ void wb_answer_get(const wb *w, wb_answer *a);
 
 /* --- the recovery file (wb_recover.c) --- */
 
-/* Sets w->recover for the graph's path and k (creating its directory), or
- * "" when there is no state directory. */
-void wb_recover_path(wb *w);
+/* The name (no directory) of recovery slot slot (1, 2, ...) for the graph
+ * at full (an absolute path) and k, into buf: "<full, '/' made '%'>-k<k>"
+ * then ".<slot>" for slots after the first, then ".json" (slot 1's name is
+ * the one every version before slots used); when that name and its lock
+ * file's ("." + the name with ".lock" for ".json") would not fit in
+ * NAME_MAX, the end of full (from a '/' where one is near) then '~' and 16
+ * hex digits of a hash of all of full stand for it.  Returns false when
+ * buf is too small.  Pure; thread-safe. */
+bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot);
+/* Takes this session's recovery slot for the graph's path and k (giving up
+ * any slot held): a slot is a recovery file and its lock file; the lock is
+ * held until wb_recover_close or exit, so another workbench on the same
+ * graph and k sees the slot is taken and leaves it alone.  With leftover
+ * (at the start) a free slot that holds a file of a session that died is
+ * preferred (w->recover_left, for wb_recover_offer), else a free slot
+ * with no file (never another session's file).  Sets w->recover to the
+ * file's path, or "" when there is none to be had; what went wrong, or
+ * a non-regular file left alone in a slot, waits in w->recover_note.
+ * Nothing it opens can block. */
+void wb_recover_open(wb *w, bool leftover);
+/* Gives up the slot: its lock file is removed and unlocked; the recovery
+ * file, if any, stays.  A no-op without a slot. */
+void wb_recover_close(wb *w);
 /* When w->recover_due: writes the recovery file while the partition is
  * edited, on a thread of its own unless wait is set (then at once, after
  * any write under way); removes it when the partition is back at the
- * baseline.  Never while the recovery offer waits for its answer. */
+ * baseline.  Never while the recovery offer waits for its answer.  The
+ * file is written beside and renamed into place, never through whatever
+ * is at its path (a FIFO there is left alone and the write fails). */
 void wb_recover_write(wb *w, bool wait);
+/* The loop's turn at time now: writes when due and two seconds have passed
+ * since the last write; a failed write, or w->recover_note, is said once
+ * the status line is free. */
+void wb_recover_tick(wb *w, double now);
 /* Removes the recovery file (after a save or a deliberate quit). */
 void wb_recover_clear(wb *w);
 /* Waits for a write under way (the graph must outlive the writer). */
 void wb_recover_wait(void);
-/* When a valid recovery file for this graph and k exists, asks whether to
- * restore it and returns true; then(w) runs after the answer. */
+/* When the slot holds a dead session's valid recovery file for this graph
+ * and k, asks whether to restore it and returns true; then(w) runs after
+ * the answer. */
 bool wb_recover_offer(wb *w, void (*then)(wb *w));
 
 /* --- save, load, quit (wb_files.c) --- */

@@ -4,11 +4,32 @@
  * While the partition has unsaved edits it is written (at most every two
  * seconds, atomically) to $XDG_STATE_HOME/stagecut/ (default
  * ~/.local/state/stagecut/), under a name made from the graph's full path
- * and k; a save, a deliberate quit, or coming back to the baseline (an
- * undo, a settings change that replaced the edits: w->edited false)
- * removes it.  A killed terminal or a crash leaves it, and the next start
- * on the same graph and k offers it, unless it holds the partition that
- * start shows anyway.
+ * and k (wb_recover_name: the path itself while the name fits in
+ * NAME_MAX, else its end and a hash of all of it); a save, a deliberate
+ * quit, or coming back to the baseline (an undo, a settings change that
+ * replaced the edits: w->edited false) removes it.  A killed terminal or
+ * a crash leaves it, and the next start on the same graph and k offers
+ * it, unless it holds the partition that start shows anyway.
+ *
+ * Several workbenches may run on the same graph and k, so each takes a
+ * slot of its own: slot 1 is the plain name, slot n the name with ".n"
+ * before ".json".  A slot is taken by locking its lock file (a hidden
+ * ".<name>.lock" beside it, fcntl F_SETLK) for as long as the session
+ * runs; the recovery file itself cannot carry the lock, as every write
+ * renames a new file over it.  A slot whose lock nobody holds belongs to
+ * nobody: its recovery file, if any, is a dead session's and may be
+ * offered; a held slot is a live session's and is never read, offered or
+ * removed by another.  The lock file is removed (while held) when the
+ * session ends; whoever locks a lock file checks afterwards that it is
+ * still the file at that name, so one removed between its open and its
+ * lock is not mistaken for the slot.
+ *
+ * Anything at a slot's names other than a regular file (a FIFO, a device,
+ * a directory, a symbolic link) is left alone and the slot skipped, with
+ * a note on the status line; nothing here opens a file in a way that can
+ * block (O_NONBLOCK, O_NOFOLLOW, then fstat), and the writer renames a
+ * file written beside into place rather than writing through the name.
+ *
  * Files are written on a thread of their own from a snapshot of the stages,
  * so a big graph's JSON never delays a key press.  The loop (workbench.c)
  * decides when to write; saving is in wb_files.c.
@@ -17,9 +38,12 @@
  * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +55,167 @@
 #include "core/partition.h"
 #include "tui/wb/wb.h"
 
-void wb_recover_path(wb *w)
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* How many workbenches may keep recovery files on one graph and k. */
+enum { SLOTS = 32 };
+/* A hashed name keeps at most this much of the end of the path. */
+enum { KEPT = 96 };
+
+/* FNV-1a, 64 bits: names, not security. */
+static uint64_t hash_of(const char *s)
 {
-	char full[PATH_MAX], dir[512];
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	if (state && *state)
-		snprintf(dir, sizeof dir, "%s/stagecut", state);
-	else if (home && *home)
-		snprintf(dir, sizeof dir, "%s/.local/state/stagecut", home);
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
+{
+	char tail[48];
+	if (slot > 1)
+		snprintf(tail, sizeof tail, "-k%d.%d.json", k, slot);
 	else
-		return;
-	if (!realpath(w->path, full))
-		return;
+		snprintf(tail, sizeof tail, "-k%d.json", k);
+	size_t n = strlen(full), t = strlen(tail);
+	/* the lock file's name is the longer by its leading '.' */
+	if (n + t + 1 <= NAME_MAX) {
+		if (n + t + 1 > size)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = full[i] == '/' ? '%' : full[i];
+		memcpy(buf + n, tail, t + 1);
+		return true;
+	}
+	/* the end of the path, from a '/' when one is near the cut, so that it
+	 * starts with a whole directory's name */
+	const char *end = full + n - KEPT;
+	const char *slash = strchr(end, '/');
+	if (slash && slash - end < KEPT / 2)
+		end = slash;
+	char kept[KEPT + 1];
+	size_t m = 0;
+	for (; *end; end++)
+		kept[m++] = *end == '/' ? '%' : *end;
+	kept[m] = '\0';
+	int len =
+	        snprintf(buf, size, "%s~%016llx%s", kept, (unsigned long long)hash_of(full), tail);
+	return len >= 0 && (size_t)len < size;
+}
+
+/* The lock file of the recovery file at path: ".<name>.lock" beside it
+ * (name without ".json"). */
+static bool lock_path(char *buf, size_t size, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t name = strlen(path + dir);
+	if (name > 5 && strcmp(path + dir + name - 5, ".json") == 0)
+		name -= 5;
+	int len = snprintf(buf, size, "%.*s.%.*s.lock", (int)dir, path, (int)name, path + dir);
+	return len >= 0 && (size_t)len < size;
+}
+
+/* What a file of mode m is, for a note ("a FIFO"). */
+static const char *kind_of(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "a special file";
+}
+
+/* Removes path when it is a regular file (a recovery file; anything else
+ * put there is not ours). */
+static void remove_file(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
+/* Locks the lock file at lock, creating it; returns its descriptor, or -1
+ * when a live workbench holds it, it cannot be made, or something other
+ * than a regular file is there (*odd then says what). */
+static int lock_slot(const char *lock, const char **odd)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		struct stat ls, fs, ps;
+		if (lstat(lock, &ls) == 0 && !S_ISREG(ls.st_mode)) {
+			*odd = kind_of(ls.st_mode);
+			return -1;
+		}
+		int fd = open(lock,
+		              O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		              0600);
+		if (fd < 0)
+			return -1;
+		struct flock fl = {
+		        .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+		if (fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode) || fcntl(fd, F_SETLK, &fl) != 0) {
+			close(fd);
+			return -1;
+		}
+		/* its owner may have removed it between the open and the lock:
+		 * then this lock is on a file nobody else will see; again */
+		if (stat(lock, &ps) == 0 && ps.st_dev == fs.st_dev && ps.st_ino == fs.st_ino)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* Gives up a slot taken by lock_slot: removes its lock file while still
+ * holding it, then unlocks it by closing. */
+static void unlock_slot(const char *path, int fd)
+{
+	char lock[PATH_MAX + 16];
+	if (lock_path(lock, sizeof lock, path))
+		unlink(lock);
+	close(fd);
+}
+
+void wb_recover_close(wb *w)
+{
+	wb_recover_wait();
+	if (w->recover[0])
+		unlock_slot(w->recover, w->recover_lock);
+	w->recover[0] = '\0';
+	w->recover_left = false;
+}
+
+/* The state directory ($XDG_STATE_HOME/stagecut), made if missing, into
+ * dir; false with a note in w when there is none. */
+static bool state_dir(wb *w, char *dir, size_t size)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	int len;
+	if (state && *state)
+		len = snprintf(dir, size, "%s/stagecut", state);
+	else if (home && *home)
+		len = snprintf(dir, size, "%s/.local/state/stagecut", home);
+	else {
+		snprintf(w->recover_note, sizeof w->recover_note,
+		         "no recovery file for unsaved edits: neither XDG_STATE_HOME nor HOME is "
+		         "set");
+		return false;
+	}
+	if (len < 0 || (size_t)len >= size) {
+		snprintf(w->recover_note, sizeof w->recover_note,
+		         "no recovery file for unsaved edits: the state directory's path is too "
+		         "long");
+		return false;
+	}
 	/* mkdir -p */
 	for (char *p = dir + 1; *p; p++)
 		if (*p == '/') {
@@ -51,12 +224,113 @@ void wb_recover_path(wb *w)
 			*p = '/';
 		}
 	mkdir(dir, 0700);
-	char name[1024];
-	size_t j = 0;
-	for (const char *c = full; *c && j + 2 < sizeof name; c++)
-		name[j++] = *c == '/' ? '%' : *c;
-	name[j] = '\0';
-	snprintf(w->recover, sizeof w->recover, "%s/%s-k%d.json", dir, name, w->set.k);
+	struct stat st;
+	const char *why = stat(dir, &st) != 0    ? strerror(errno)
+	                  : !S_ISDIR(st.st_mode) ? "not a directory"
+	                                         : NULL;
+	if (why)
+		snprintf(w->recover_note, sizeof w->recover_note,
+		         "no recovery file for unsaved edits: %s: %.200s", why, dir);
+	return !why;
+}
+
+/* Slot n's recovery file for full and k, in dir, into path. */
+static bool slot_path(char *path, size_t size, const char *dir, const char *full, int k, int n)
+{
+	char name[NAME_MAX + 1];
+	if (!wb_recover_name(name, sizeof name, full, k, n))
+		return false;
+	size_t d = strlen(dir), m = strlen(name);
+	if (d + 1 + m >= size)
+		return false;
+	memcpy(path, dir, d);
+	path[d] = '/';
+	memcpy(path + d + 1, name, m + 1);
+	return true;
+}
+
+void wb_recover_open(wb *w, bool leftover)
+{
+	wb_recover_close(w);
+	char dir[PATH_MAX], full[PATH_MAX];
+	if (!state_dir(w, dir, sizeof dir))
+		return;
+	if (!realpath(w->path, full)) {
+		snprintf(w->recover_note, sizeof w->recover_note,
+		         "no recovery file for unsaved edits: %s: %.200s", strerror(errno),
+		         w->path);
+		return;
+	}
+	int own = -1, own_slot = 0, busy = 0;
+	bool own_left = false;
+	const char *odd = NULL;
+	char path[sizeof w->recover], lock[sizeof w->recover + 16], odd_at[sizeof lock];
+	/* with leftover, every slot is looked at for a dead session's file;
+	 * else the first free slot with none will do */
+	for (int n = 1; n <= SLOTS && !(own >= 0 && (own_left || !leftover)); n++) {
+		if (!slot_path(path, sizeof path, dir, full, w->set.k, n) ||
+		    !lock_path(lock, sizeof lock, path))
+			break;
+		struct stat st;
+		bool file = false;
+		if (lstat(path, &st) == 0) {
+			if (!S_ISREG(st.st_mode)) {
+				if (!odd) {
+					odd = kind_of(st.st_mode);
+					snprintf(odd_at, sizeof odd_at, "%s", path);
+				}
+				continue;
+			}
+			file = true;
+		}
+		if (file && !leftover)
+			continue; /* another session's file, alive or not: not ours */
+		if (!file && own >= 0)
+			continue; /* a free slot is held already */
+		const char *odd_lock = NULL;
+		int fd = lock_slot(lock, &odd_lock);
+		if (fd < 0) {
+			if (odd_lock && !odd) {
+				odd = odd_lock;
+				snprintf(odd_at, sizeof odd_at, "%s", lock);
+			}
+			busy += !odd_lock;
+			continue;
+		}
+		/* held now; its file may have gone since (its owner quit) */
+		bool now = lstat(path, &st) == 0;
+		if ((now && !S_ISREG(st.st_mode)) || (!now && own >= 0)) {
+			unlock_slot(path, fd);
+			continue;
+		}
+		if (own >= 0) {
+			slot_path(path, sizeof path, dir, full, w->set.k, own_slot);
+			unlock_slot(path, own);
+			slot_path(path, sizeof path, dir, full, w->set.k, n);
+		}
+		own = fd;
+		own_slot = n;
+		own_left = now;
+	}
+	if (own < 0) {
+		if (odd)
+			snprintf(w->recover_note, sizeof w->recover_note,
+			         "no recovery file for unsaved edits: left alone %s at %.200s", odd,
+			         odd_at);
+		else
+			snprintf(w->recover_note, sizeof w->recover_note,
+			         "no recovery file for unsaved edits: all %d names for this graph "
+			         "and "
+			         "k are taken (%d by running workbenches)",
+			         SLOTS, busy);
+		return;
+	}
+	slot_path(w->recover, sizeof w->recover, dir, full, w->set.k, own_slot);
+	w->recover_lock = own;
+	w->recover_left = own_left;
+	if (odd)
+		snprintf(w->recover_note, sizeof w->recover_note,
+		         "recovery: left alone %s where a recovery file goes: %.200s", odd, odd_at);
 }
 
 /* What the writer thread owns: a snapshot of the stages (freed by it). */
@@ -68,17 +342,47 @@ typedef struct recover_job {
 } recover_job;
 
 static atomic_bool recover_busy;
+/* why the last write failed, or "": the writer's while recover_busy, the
+ * loop's after */
+static char recover_failed[280];
 
+/* Writes the snapshot into a new hidden file beside the recovery file and
+ * renames it into place, unless something other than a regular file took
+ * the name meanwhile (never written through: a FIFO would block). */
 static bool write_snapshot(recover_job *r)
 {
+	char tmp[sizeof r->path + 16];
+	const char *slash = strrchr(r->path, '/');
+	int dir = slash ? (int)(slash - r->path) : 0;
+	snprintf(tmp, sizeof tmp, "%.*s/.tmp-XXXXXX", dir, r->path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(recover_failed, sizeof recover_failed, "%s", strerror(errno));
+		return false;
+	}
+	close(fd);
 	sc_error err;
 	sc_costs *c = sc_costs_new(r->g, &r->set, &err);
 	bool ok = c;
 	if (c) {
 		sc_costs_eval(c, r->stage);
-		ok = sc_part_write(r->path, r->g, r->stage, r->set.k, c, &err) == SC_OK;
+		ok = sc_part_write(tmp, r->g, r->stage, r->set.k, c, &err) == SC_OK;
 		sc_costs_free(c);
 	}
+	struct stat st;
+	if (!ok) {
+		snprintf(recover_failed, sizeof recover_failed, "%.200s", err.msg);
+	} else if (lstat(r->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(recover_failed, sizeof recover_failed, "%s is in its place: %.200s",
+		         kind_of(st.st_mode), r->path);
+		ok = false;
+	} else if (rename(tmp, r->path) != 0) {
+		snprintf(recover_failed, sizeof recover_failed, "%s: %.200s", strerror(errno),
+		         r->path);
+		ok = false;
+	}
+	if (!ok)
+		unlink(tmp);
 	return ok;
 }
 
@@ -113,7 +417,7 @@ void wb_recover_write(wb *w, bool wait)
 	if (!w->edited) {
 		/* back at the baseline (an undo, a save, a settings change that
 		 * replaced the edits): nothing is left to recover */
-		unlink(w->recover);
+		remove_file(w->recover);
 		w->recover_due = false;
 		return;
 	}
@@ -141,11 +445,27 @@ void wb_recover_write(wb *w, bool wait)
 	pthread_attr_destroy(&attr);
 }
 
+void wb_recover_tick(wb *w, double now)
+{
+	if (w->recover_due && now - w->recover_t > 2)
+		wb_recover_write(w, false);
+	if (!atomic_load(&recover_busy) && recover_failed[0]) {
+		snprintf(w->recover_note, sizeof w->recover_note, "recovery file not written: %s",
+		         recover_failed);
+		recover_failed[0] = '\0';
+	}
+	/* after the start-up's messages, not in place of them */
+	if (w->recover_note[0] && !wb_msg_fresh(w, now)) {
+		wb_say(w, "%s", w->recover_note);
+		w->recover_note[0] = '\0';
+	}
+}
+
 void wb_recover_clear(wb *w)
 {
 	wb_recover_wait();
 	if (w->recover[0])
-		unlink(w->recover);
+		remove_file(w->recover);
 	w->recover_due = false;
 }
 
@@ -170,21 +490,42 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 	return WB_HANDLED | WB_REDRAW;
 }
 
+/* Reads the slot's file into rs: opened without blocking and checked to be
+ * a regular file first, then read through that descriptor (/dev/fd/N opens
+ * the file it names), so that a FIFO put there meanwhile cannot block. */
+static bool read_left(wb *w, int *rs)
+{
+	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok) {
+		char via[32];
+		snprintf(via, sizeof via, "/dev/fd/%d", fd);
+		int k2;
+		sc_error err;
+		ok = sc_part_load(access(via, R_OK) == 0 ? via : w->recover, w->g, w->set.k, &k2,
+		                  rs, NULL, &err) == SC_OK;
+	}
+	close(fd);
+	return ok;
+}
+
 bool wb_recover_offer(wb *w, void (*then)(wb *w))
 {
-	if (!w->recover[0] || access(w->recover, R_OK) != 0)
+	if (!w->recover[0] || !w->recover_left)
 		return false;
-	int k2;
-	sc_error err;
+	w->recover_left = false;
 	int *rs = sc_part_new(w->g);
-	if (!rs || sc_part_load(w->recover, w->g, w->set.k, &k2, rs, NULL, &err) != SC_OK) {
+	if (!rs || !read_left(w, rs)) {
 		free(rs);
 		return false;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0) {
 		/* the partition this start shows anyway: nothing to offer */
 		free(rs);
-		unlink(w->recover);
+		remove_file(w->recover);
 		return false;
 	}
 	free(w->recovered);

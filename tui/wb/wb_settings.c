@@ -289,7 +289,7 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 	}
 	free(st);
 	if (k_changed)
-		wb_recover_path(w);
+		wb_recover_open(w, false);
 	w->recover_due = true;
 	w->simple = sc_bound_simple(w->g, w->set.k);
 	wb_reset_best(w);

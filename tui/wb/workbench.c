@@ -195,8 +195,7 @@ static void run(wb *w)
 		if (dead_polls > 50)
 			hangup = 1;
 		double t = sc_clock_now(), t_handled = t;
-		if (w->recover_due && t - w->recover_t > 2)
-			wb_recover_write(w, false);
+		wb_recover_tick(w, t);
 		/* a new message, a running job's elapsed time, a message that
 		 * has just expired */
 		dirty = dirty || w->msg_t > last ||
@@ -283,7 +282,7 @@ int ui_workbench(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	wb_recover_path(&w);
+	wb_recover_open(&w, true);
 	/* the search starts once the recovery offer (if any) is answered, so
 	 * a restored partition is in place before it ends; the first screen
 	 * at once after, its title counting the search (were it drawn before,
@@ -303,6 +302,7 @@ int ui_workbench(const ui_opts *o)
 	delscreen(scr);
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
+	wb_recover_close(&w);
 	wb_quotient_free();
 	wb_timeline_free(&w);
 	sc_ladder_free(w.ladder);

@@ -1,0 +1,224 @@
+/*
+ * test_wb_recover.c - the recovery file driven in tmux, where the tester
+ * found it wanting: two workbenches at once on one graph and k (the second
+ * neither offers nor removes the first's live edits and keeps its own file
+ * beside them; both quit clean, nothing is left), a graph whose path is
+ * over 300 characters (its edits are kept and offered after a SIGKILL),
+ * and a FIFO where the recovery file goes (left alone, said once, never a
+ * freeze: q quits at once).
+ */
+#define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/support.h"
+#include "tui/wb/wb.h"
+
+#define FIG2 "samples/paper/figure2.dot"
+
+static char state[64]; /* XDG_STATE_HOME of every test */
+
+static void make_state(void)
+{
+	ts_make_dir(state, "sc-wbrecover");
+}
+
+static void remove_state(void)
+{
+	ts_remove_dir(state);
+}
+
+TestSuite(wbrecover, .init = make_state, .fini = remove_state);
+
+static void nap(double seconds)
+{
+	struct timespec t = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
+	nanosleep(&t, NULL);
+}
+
+/* Starts the workbench on graph, with the state directory, and waits for
+ * its first screen. */
+static void start(ts_tmux *t, const char *graph)
+{
+	char cmd[1024], env[256];
+	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), graph);
+	snprintf(env, sizeof env, "TERM=xterm-256color XDG_STATE_HOME=%s", state);
+	ts_tmux_start(t, 100, 30, env, cmd);
+	free(ts_tmux_wait(t, "bottleneck 8.0000", 5));
+}
+
+/* The entries of the state directory's stagecut/: the regular files whose
+ * names end in ".json" (recovery files), or with all every entry, hidden
+ * ones (lock files) and FIFOs too. */
+static int entries(bool all)
+{
+	char dir[128], p[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/stagecut", state);
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		n += all ||
+		     (e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".json") &&
+		      lstat(p, &st) == 0 && S_ISREG(st.st_mode));
+	}
+	closedir(d);
+	return n;
+}
+
+/* Waits up to 5 s (the file is written within 2 s of an edit) until there
+ * are n recovery files. */
+static void wait_files(int n)
+{
+	for (int i = 0; i < 100 && entries(false) != n; i++)
+		nap(0.05);
+	cr_assert_eq(entries(false), n, "recovery files");
+}
+
+/* Adopts the best partition found (7; the file's own is 8): an edit. */
+static void edit(ts_tmux *t)
+{
+	free(ts_tmux_wait(t, "best 7.0000", 10));
+	ts_tmux_keys(t, "a");
+	free(ts_tmux_wait(t, "bottleneck 7.0000", 5));
+}
+
+/* Quits with unsaved edits: q asks, q again quits. */
+static void quit_edited(ts_tmux *t)
+{
+	ts_tmux_keys(t, "q");
+	free(ts_tmux_wait(t, "unsaved changes", 5));
+	ts_tmux_keys(t, "q");
+	free(ts_tmux_wait(t, "EXIT=0", 5));
+	ts_tmux_stop(t);
+}
+
+/* Waits until t is idle and checks that it offered nothing. */
+static void no_offer(ts_tmux *t)
+{
+	char *s = ts_tmux_idle(t, 20);
+	cr_assert_null(strstr(s, "recovered"), "offered a live workbench's edits:\n%s", s);
+	free(s);
+}
+
+Test(wbrecover, two_workbenches_on_one_graph_and_k_keep_apart, .timeout = 90)
+{
+	ts_tmux a, b;
+	start(&a, FIG2);
+	edit(&a);
+	wait_files(1);
+	/* a second one, while the first runs: its file is not offered, and a
+	 * quit with nothing unsaved leaves it */
+	start(&b, FIG2);
+	no_offer(&b);
+	ts_tmux_quit(&b);
+	cr_assert_eq(entries(false), 1, "the first one's edits were removed");
+	/* again, with edits of its own: kept beside the first one's */
+	start(&b, FIG2);
+	no_offer(&b);
+	edit(&b);
+	wait_files(2);
+	quit_edited(&b);
+	cr_assert_eq(entries(false), 1, "the second one's quit removed the wrong file");
+	/* the first one still runs, and its quit leaves nothing */
+	char *s = ts_tmux_screen(&a);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	quit_edited(&a);
+	cr_assert_eq(entries(true), 0, "left behind");
+}
+
+/* The graph at a path of more than 300 characters, into path. */
+static void deep_graph(char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s", state);
+	for (int i = 0; i < 6; i++) {
+		n += snprintf(path + n, size - (size_t)n,
+		              "/%d-a-directory-with-a-long-name-"
+		              "to-make-the-path-long",
+		              i);
+		cr_assert_eq(mkdir(path, 0700), 0, "%s", path);
+	}
+	char *text = ts_slurp(FIG2, NULL);
+	cr_assert(text);
+	snprintf(path + n, size - (size_t)n, "/figure2.dot");
+	ts_write_text(path, text);
+	free(text);
+	cr_assert_gt(strlen(path), 300);
+}
+
+Test(wbrecover, a_graph_path_over_300_characters_has_a_recovery_file, .timeout = 60)
+{
+	char graph[1024], cmd[2048], env[256], pidfile[128];
+	deep_graph(graph, sizeof graph);
+	/* the workbench's pid, for a SIGKILL: the shell writes its own, then
+	 * becomes the workbench */
+	snprintf(pidfile, sizeof pidfile, "%s/pid", state);
+	snprintf(cmd, sizeof cmd, "sh -c 'echo \\$\\$ > %s; exec %s %s'", pidfile, ts_program(),
+	         graph);
+	snprintf(env, sizeof env, "TERM=xterm-256color XDG_STATE_HOME=%s", state);
+	ts_tmux t;
+	ts_tmux_start(&t, 100, 30, env, cmd);
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	edit(&t);
+	wait_files(1);
+	char *pid = ts_slurp(pidfile, NULL);
+	cr_assert(pid && atoi(pid) > 1, "%s", pid ? pid : "(no pid)");
+	cr_assert_eq(kill((pid_t)atoi(pid), SIGKILL), 0);
+	free(pid);
+	char *s = ts_tmux_wait(&t, "EXIT=", 5);
+	cr_assert(strstr(s, "EXIT=137"), "%s", s);
+	free(s);
+	ts_tmux_stop(&t);
+	/* no lock is held now (the killed one's lock file is still there) */
+	start(&t, graph);
+	free(ts_tmux_wait(&t, "recovered", 5));
+	ts_tmux_keys(&t, "r");
+	s = ts_tmux_wait(&t, "recovered from an earlier session (unsaved)", 5);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	quit_edited(&t);
+	cr_assert_eq(entries(true), 0, "left behind");
+}
+
+Test(wbrecover, a_fifo_at_the_recovery_file_is_left_alone, .timeout = 60)
+{
+	char full[PATH_MAX], name[NAME_MAX + 1], fifo[PATH_MAX + 400];
+	cr_assert(realpath(FIG2, full));
+	cr_assert(wb_recover_name(name, sizeof name, full, 3, 1));
+	snprintf(fifo, sizeof fifo, "%s/stagecut", state);
+	cr_assert_eq(mkdir(fifo, 0700), 0);
+	snprintf(fifo, sizeof fifo, "%s/stagecut/%s", state, name);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	/* it opens (reading the FIFO for an offer would wait for a writer
+	 * forever) and q quits at once */
+	ts_tmux t;
+	start(&t, FIG2);
+	ts_tmux_quit(&t);
+	/* it says so once the start-up's messages are done, and keeps edits
+	 * in a file of its own */
+	start(&t, FIG2);
+	free(ts_tmux_wait(&t, "left alone a FIFO", 15));
+	edit(&t);
+	wait_files(1);
+	quit_edited(&t);
+	struct stat st;
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	cr_assert_eq(entries(false), 0);
+	cr_assert_eq(entries(true), 1, "only the FIFO is left");
+}
