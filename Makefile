@@ -56,6 +56,10 @@ deps:
 stagecut: $(BUILD)/tui/main.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
+# the program as built in $(BUILD): under the sanitizers, build-asan/stagecut
+$(BUILD)/stagecut: $(BUILD)/tui/main.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 $(BUILD)/libstagecut.a: $(LIB_OBJ)
 	@rm -f $@
 	@echo "  AR      $@"
@@ -126,13 +130,17 @@ ASAN_BUILD := build-asan
 SANFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SANITIZE="$(SANFLAGS)" \
-		$(ASAN_BUILD)/unit-tests
+		$(ASAN_BUILD)/unit-tests $(ASAN_BUILD)/stagecut
 
 asan-test: asan-build
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STAGECUT_TEST_SHORT=1 \
 		$(ASAN_BUILD)/unit-tests --jobs 2
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STAGECUT=$(ASAN_BUILD)/stagecut \
+		$(BUILD)/cli-tests --filter 'bad_input/every_case_fails_cleanly'
 
 # The program under valgrind (memcheck) on the bad-input corpus and a round
 # of good runs of every command; any memory error or definite leak fails.

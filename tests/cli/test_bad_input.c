@@ -476,3 +476,18 @@ Test(bad_input, a_reader_closing_early_is_exit_2_not_sigpipe)
 	cr_assert(strstr(err, "stagecut: standard output: cannot write"), "%s", err);
 	free(err);
 }
+
+/* The README states how many cases the corpus holds (issue 27: "with the
+ * count in the README"); it stays true as cases are added. */
+Test(bad_input, the_readme_counts_the_corpus)
+{
+	bad_manifest m = manifest_read();
+	char *readme = ts_slurp("README.md", NULL);
+	cr_assert(readme);
+	const char *at = strstr(readme, "tests/bad/MANIFEST: ");
+	cr_assert(at, "README.md does not count the corpus");
+	int said = atoi(at + strlen("tests/bad/MANIFEST: "));
+	cr_assert_eq(said, m.n, "README.md says %d cases, tests/bad/MANIFEST has %d", said, m.n);
+	free(readme);
+	manifest_free(&m);
+}
