@@ -743,6 +743,45 @@ static bool foldable(const loader *L, const Onnx__NodeProto *nd, const int *tin,
 	return present > 0;
 }
 
+/* Whether t's shape is known, every dim >= 0, and its element count passes
+ * 2^62 (sc_onnx_numel): a symbolic dim set too large (--dim), never a shape
+ * to cost as unknown. */
+static bool overflows(const sc_onnx_tensor *t)
+{
+	if (!t || !t->known)
+		return false;
+	for (int i = 0; i < t->rank; i++)
+		if (t->dim[i] < 0)
+			return false;
+	return sc_onnx_numel(t) < 0;
+}
+
+/* Fails the load for tensor name (what: "an input of the model", "an
+ * output of op 'X'") whose size overflows (overflows()), naming the
+ * symbolic dims --dim set, which are the usual cause. */
+static sc_status overflow_error(loader *L, const char *name, const char *what, const char *op,
+                                const sc_onnx_tensor *t)
+{
+	char dims[SC_ONNX_MAX_RANK * 24], given[400];
+	size_t at = 0;
+	for (int i = 0; i < t->rank; i++)
+		at += (size_t)snprintf(dims + at, sizeof dims - at, "%s%lld", i ? " x " : "",
+		                       (long long)t->dim[i]);
+	at = 0;
+	given[0] = '\0';
+	const sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->ndims && at < 300; i++)
+		if (r->dim_given[i])
+			at += (size_t)snprintf(given + at, sizeof given - at, "%s%s=%lld",
+			                       at ? ", " : "with --dim ", r->dim_name[i],
+			                       r->dim_value[i]);
+	return sc_error_set(L->err, SC_ERR_INPUT,
+	                    "%s: %s%sa tensor's size overflows: '%s' (%s%s%s%s) would be %s, "
+	                    "more than 2^62 elements",
+	                    L->path, given, at ? " " : "", name, what, op ? " '" : "", op ? op : "",
+	                    op ? "'" : "", dims);
+}
+
 static sc_status note_unknown(loader *L, const char *name)
 {
 	char **u = realloc(L->rep->unknown, (size_t)(L->rep->nunknown + 1) * sizeof *u);
@@ -790,6 +829,10 @@ typedef struct body_cost {
 	double param;  /* bytes of the initializers of the bodies */
 	bool unknown;  /* an op of the body has unknown shapes */
 	bool no_trips; /* a Loop whose trip count is not known counted once */
+	/* the first tensor of a body whose size overflows (overflows()), or
+	 * NULL: its name (the model's) and shape */
+	const char *big_name;
+	sc_onnx_tensor big;
 } body_cost;
 
 static const sc_onnx_tensor *scope_find(const loader *L, const scope *s, const char *name)
@@ -896,7 +939,13 @@ static bool run_body(loader *L, const scope *outer, const Onnx__GraphProto *g,
 			continue;
 		}
 		double flops = 0;
-		if (!sc_onnx_infer(nd, in, nin, outs, nout, &flops)) {
+		bool inferred = sc_onnx_infer(nd, in, nin, outs, nout, &flops);
+		for (int j = 0; j < nout && !c->big_name; j++)
+			if (overflows(outs[j])) {
+				c->big_name = s.name[first + j];
+				c->big = *outs[j];
+			}
+		if (!inferred) {
 			c->unknown = true;
 			continue;
 		}
@@ -954,6 +1003,11 @@ static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *n
 		c->flops += bc[take].flops;
 		c->param += bc[0].param + bc[1].param;
 		c->unknown |= bc[take].unknown;
+		for (int b = 0; b < 2 && !c->big_name; b++)
+			if (bc[b].big_name) {
+				c->big_name = bc[b].big_name;
+				c->big = bc[b].big;
+			}
 		c->no_trips |= bc[take].no_trips;
 		for (int i = 0; i < nres; i++)
 			if (!out[i]->known)
@@ -989,6 +1043,10 @@ static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *n
 		c->flops += trips * bc.flops;
 		c->param += bc.param;
 		c->unknown |= bc.unknown;
+		if (bc.big_name && !c->big_name) {
+			c->big_name = bc.big_name;
+			c->big = bc.big;
+		}
 		c->no_trips |= bc.no_trips || !known_trips;
 		int carried = nin - 2 > 0 ? nin - 2 : 0;
 		for (int i = 0; i < nres && i + 1 < 64; i++) {
@@ -1072,6 +1130,24 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 			else if (L->tens[t].consumers > 0 || j == 0)
 				shape_from_hint(L, L->tens[t].hint, out[j], names[v]);
 		}
+		for (int j = 0; j < nin; j++)
+			if (overflows(in[j]))
+				return overflow_error(L, L->tens[tin[j]].name,
+				                      L->tens[tin[j]].init >= 0 ? "an initializer"
+				                      : L->tens[tin[j]].producer >= 0
+				                              ? "an output of op"
+				                              : "an input of the model",
+				                      L->tens[tin[j]].producer >= 0
+				                              ? names[L->tens[tin[j]].producer]
+				                              : NULL,
+				                      in[j]);
+		for (int j = 0; j < nout; j++)
+			if (overflows(out[j]))
+				return overflow_error(L, nd->output[j], "an output of op", names[v],
+				                      out[j]);
+		if (bc.big_name)
+			return overflow_error(L, bc.big_name, "in the body of op", names[v],
+			                      &bc.big);
 		L->folded[v] = foldable(L, nd, tin, nin, in);
 		sc_op_size *sz = &sizes[v];
 		*sz = (sc_op_size){.kind = has_body(nd) ? SC_OPK_VIEW : op_kind(nd)};

@@ -90,6 +90,34 @@ Test(onnx, dim_and_unknown_warning)
 	free(err);
 }
 
+/* A dim whose tensors would hold more than 2^62 elements is refused (issue
+ * 27): every op once cost 0 with only a warning.  The largest that fits
+ * (2^59 x 8 = 2^62) still costs every op; one more is refused, naming the
+ * dim, the tensor and the model, and solve -o writes nothing. */
+Test(onnx, a_dim_that_overflows_a_tensor_is_refused)
+{
+	json_t *a = ts_run_json(0, "info --json " DIM " --dim N=576460752303423488");
+	json_t *o = ts_jget(a, "onnx");
+	cr_assert_eq(ts_jint(o, "unknown_ops"), 0);
+	cr_assert(ts_jnum(o, "flops") > 4e18);
+	json_decref(a);
+	char path[256], *out, *err;
+	ts_tpath(path, sizeof path, "keep.json");
+	ts_write_text(path, "keep");
+	int st = ts_runf(&out, &err, "solve " DIM " -k 2 --dim N=576460752303423489 -o %s", path);
+	cr_assert_eq(st, 2, "%s", err);
+	cr_assert_str_empty(out);
+	cr_assert_str_eq(err,
+	                 "stagecut: " DIM ": with --dim N=576460752303423489 a tensor's size "
+	                 "overflows: 'X' (an input of the model) would be 576460752303423489 x "
+	                 "8, more than 2^62 elements\n");
+	char *kept = ts_slurp(path, NULL);
+	cr_assert_str_eq(kept, "keep");
+	free(kept);
+	free(out);
+	free(err);
+}
+
 /* info's device lines give the profile's datasheet numbers, each in its
  * place (A100 SXM4 40GB: 312 TFLOP/s, 1555 GB/s, 40 GB, NVLink 600 GB/s);
  * they once came out with the memory and the link swapped for the FLOP/s
