@@ -15,9 +15,16 @@
 
 #include "fileio.h"
 #include "mem.h"
+#include "parse.h"
 #include "report.h"
 
 #define SC_PART_FORMAT "stagecut-partition/1"
+
+/* The 1-based stages a partition file's numbers are kept as: a number
+ * beyond them is kept as the nearer end (it is outside 1..k all the same);
+ * INT_MIN, one below, marks an op with no stage while reading. */
+#define STAGE_MAX INT_MAX
+#define STAGE_MIN (INT_MIN + 2)
 
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
 {
@@ -62,8 +69,12 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 	switch (v->kind) {
 	case SC_VIOL_NONE: snprintf(buf, size, "valid"); break;
 	case SC_VIOL_RANGE:
-		snprintf(buf, size, "op '%s' is in stage %d, outside 1..k", g->op_name[v->a],
-		         stage[v->a] + 1);
+		/* sc_part_read keeps stages beyond an int at its ends */
+		snprintf(buf, size, "op '%s' is in stage %d%s, outside 1..k", g->op_name[v->a],
+		         stage[v->a] + 1,
+		         stage[v->a] + 1 == STAGE_MAX   ? " or above"
+		         : stage[v->a] + 1 == STAGE_MIN ? " or below"
+		                                        : "");
 		break;
 	case SC_VIOL_EDGE:
 		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
@@ -182,14 +193,16 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 			                  path, name, g->source);
 			goto out;
 		}
-		if (!json_is_integer(val) || json_integer_value(val) < -1000000 ||
-		    json_integer_value(val) > 1000000) {
+		if (!json_is_integer(val)) {
 			st = sc_error_set(err, SC_ERR_INPUT,
-			                  "%s: the stage of op '%s' must be an integer", path,
-			                  name);
+			                  "%s: the stage of op '%s' must be an integer, not %s",
+			                  path, name, sc_json_kind(val));
 			goto out;
 		}
-		stage[v] = (int)json_integer_value(val) - 1;
+		/* any integer: one outside 1..k is an invalid partition, found by
+		 * sc_part_check, however far outside */
+		json_int_t s = json_integer_value(val);
+		stage[v] = (int)(s > STAGE_MAX ? STAGE_MAX : s < STAGE_MIN ? STAGE_MIN : s) - 1;
 	}
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] == INT_MIN) {

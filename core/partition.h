@@ -45,7 +45,9 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 
 /* Reads a partition file for g.  On success *k_out is the file's k and
  * stage[0..n) (caller-owned) holds 0-based stages; stages outside 1..k are
- * kept (as stage-1) for sc_part_check to report.  Fails with SC_ERR_INPUT
+ * kept (as stage-1) for sc_part_check to report, however far outside:
+ * one beyond an int as its nearer end (INT_MAX or INT_MIN + 2, 1-based,
+ * which sc_part_describe words "or above", "or below").  Fails with SC_ERR_INPUT
  * (message "path: ...") on malformed JSON, a wrong format tag, a missing or
  * non-integer k or stage, an op the graph lacks, or a graph op the file
  * lacks; SC_ERR_IO when the file cannot be read. */

@@ -343,7 +343,7 @@ Test(bad_input, failed_solve_keeps_existing_output, .timeout = 300)
 	}
 	closedir(d);
 	static const char *const parts[] = {"part_stage_range.json", "part_edge_back.json",
-	                                    "part_malformed.json"};
+	                                    "part_stage_huge.json", "part_malformed.json"};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
 		cmds = realloc(cmds, (size_t)(ncmds + 1) * sizeof *cmds);
 		cr_assert(cmds);
@@ -363,7 +363,10 @@ Test(bad_input, failed_solve_keeps_existing_output, .timeout = 300)
 		char *now = read_all(out);
 		int entries = count_entries(dir);
 		/* an invalid starting partition exits 1, bad input 2 */
-		int want = strstr(cmd, "part_stage_range") || strstr(cmd, "part_edge_back") ? 1 : 2;
+		int want = strstr(cmd, "part_stage_range") || strstr(cmd, "part_edge_back") ||
+		                           strstr(cmd, "part_stage_huge")
+		                   ? 1
+		                   : 2;
 		if (status != want || !now || strcmp(now, content) != 0 || entries != 1) {
 			r.failures++;
 			report_add(&r,
@@ -406,6 +409,22 @@ Test(bad_input, eval_reports_out_of_range_stage_as_invalid)
 	cr_assert_str_empty(err);
 	free(out);
 	free(err);
+	/* a stage above 1000000 is no different (issue 27), nor one beyond an
+	 * int, which is kept at the int's end */
+	snprintf(cmd, sizeof cmd, "%s eval samples/paper/figure2.dot %s/part_stage_huge.json",
+	         ts_program(), BAD_DIR);
+	status = ts_run(cmd, &out, &err);
+	cr_assert_eq(status, 1, "status %d, stderr '%s'", status, err);
+	cr_assert(strstr(out, "invalid: op 'y' is in stage 1000001, outside 1..k"), "stdout '%s'",
+	          out);
+	cr_assert_str_empty(err);
+	free(out);
+	free(err);
+	json_t *j = ts_run_json(
+	        1, "eval --json samples/paper/figure2.dot %s/part_stage_beyond_int.json", BAD_DIR);
+	cr_assert_str_eq(ts_jstr(j, "violation"),
+	                 "op 'a' is in stage -2147483646 or below, outside 1..k");
+	json_decref(j);
 }
 
 /* solve --partition, bounds --partition and render take a partition file
@@ -427,6 +446,12 @@ Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
 	         "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
 	        {"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
 	         "op 'y' is in stage 4, outside 1..k"},
+	        /* however far outside (issue 27: above 1000000 was "must be an
+	         * integer", exit 2); beyond an int it is kept at the int's end */
+	        {"solve samples/paper/figure2.dot", "part_stage_huge.json",
+	         "op 'y' is in stage 1000001, outside 1..k"},
+	        {"bounds samples/paper/figure2.dot --rungs simple", "part_stage_beyond_int.json",
+	         "op 'a' is in stage -2147483646 or below, outside 1..k"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char cmd[512], *out, *err, want[256];
