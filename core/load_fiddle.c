@@ -95,17 +95,14 @@ static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 	return true;
 }
 
-static sc_graph *load_fiddle(const char *path, sc_error *err)
+static sc_graph *load_fiddle(const char *path, const char *data, size_t len, sc_error *err)
 {
 	json_error_t jerr;
 	/* a repeated key would silently keep one of its values */
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
-		else
-			sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
-			             jerr.line, jerr.column, jerr.text);
+		sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path, jerr.line,
+		             jerr.column, jerr.text);
 		return NULL;
 	}
 	sc_graph *g = NULL;

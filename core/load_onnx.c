@@ -1576,19 +1576,15 @@ static int wire_nesting(const uint8_t *p, size_t len, int limit)
 	return deepest;
 }
 
-sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
+/* The model in data[0..len) (borrowed), the file path names. */
+static sc_graph *load_model(const char *path, const char *data, size_t len,
+                            const sc_load_opts *opts, sc_error *err)
 {
-	size_t len;
-	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
-	if (!data)
-		return NULL;
 	if (len == 0) {
-		free(data);
 		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 		return NULL;
 	}
 	if (wire_nesting((const uint8_t *)data, len, ONNX_MAX_NESTING) > ONNX_MAX_NESTING) {
-		free(data);
 		sc_error_set(
 		        err, SC_ERR_INPUT,
 		        "%s: subgraphs (If, Loop, Scan bodies) nest more than %d deep; stagecut "
@@ -1597,7 +1593,6 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 		return NULL;
 	}
 	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
-	free(data);
 	if (!m) {
 		sc_error_set(err, SC_ERR_INPUT,
 		             "%s: not an ONNX model: the protobuf is truncated or malformed", path);
@@ -1628,6 +1623,17 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	free(L.body_time);
 	free(L.body_param);
 	onnx__model_proto__free_unpacked(m, NULL);
+	return g;
+}
+
+sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
+{
+	size_t len;
+	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
+	if (!data)
+		return NULL;
+	sc_graph *g = load_model(path, data, len, opts, err);
+	free(data);
 	return g;
 }
 
@@ -1678,9 +1684,9 @@ static bool probe(const char *path, const char *head, size_t len)
 	return sc_has_extension(path, ".onnx");
 }
 
-static sc_graph *load_default(const char *path, sc_error *err)
+static sc_graph *load_default(const char *path, const char *data, size_t len, sc_error *err)
 {
-	return sc_load_onnx(path, NULL, err);
+	return load_model(path, data, len, NULL, err);
 }
 
 const sc_loader sc_loader_onnx = {.name = "onnx", .probe = probe, .load = load_default};
