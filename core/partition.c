@@ -70,26 +70,28 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 	case SC_VIOL_NONE: snprintf(buf, size, "valid"); break;
 	case SC_VIOL_RANGE:
 		/* sc_part_read keeps stages beyond an int at its ends */
-		snprintf(buf, size, "op '%s' is in stage %d%s, outside 1..k", g->op_name[v->a],
-		         stage[v->a] + 1,
-		         stage[v->a] + 1 == STAGE_MAX   ? " or above"
-		         : stage[v->a] + 1 == STAGE_MIN ? " or below"
-		                                        : "");
+		sc_msg_format(buf, size, "op '%s' is in stage %d%s, outside 1..k", g->op_name[v->a],
+		              stage[v->a] + 1,
+		              stage[v->a] + 1 == STAGE_MAX   ? " or above"
+		              : stage[v->a] + 1 == STAGE_MIN ? " or below"
+		                                             : "");
 		break;
 	case SC_VIOL_EDGE:
-		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
-		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		sc_msg_format(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
+		              g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
 	case SC_VIOL_MIRROR:
-		snprintf(buf, size,
-		         "edge '%s' -> '%s' goes from stage %d on to stage %d, but an edge between "
-		         "backward ops, one of them an orphan, never goes to a later stage",
-		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		sc_msg_format(
+		        buf, size,
+		        "edge '%s' -> '%s' goes from stage %d on to stage %d, but an edge between "
+		        "backward ops, one of them an orphan, never goes to a later stage",
+		        g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
 	case SC_VIOL_GROUP:
-		snprintf(buf, size, "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
-		         g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
-		         g->op_name[v->b], stage[v->b] + 1);
+		sc_msg_format(buf, size,
+		              "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
+		              g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
+		              g->op_name[v->b], stage[v->b] + 1);
 		break;
 	}
 }
@@ -301,7 +303,7 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 		                    "%s: the partition has k = %d, but k = %d is asked for", path,
 		                    k, want_k);
 	if (!sc_part_check(g, stage, k, &v)) {
-		char why[512];
+		char why[SC_PART_WHY_SIZE];
 		sc_part_describe(g, stage, &v, why, sizeof why);
 		if (viol)
 			*viol = v;

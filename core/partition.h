@@ -34,7 +34,10 @@ typedef struct sc_violation {
  * its out-edges, then its group).  Returns true when stage is valid. */
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
 
-/* Writes a one-line description of v (1-based stages) into buf. */
+/* Writes a one-line description of v (1-based stages) into buf; names are
+ * bounded as messages bound them (error.h), so SC_PART_WHY_SIZE bytes hold
+ * any description whole. */
+#define SC_PART_WHY_SIZE 1024
 void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
                       size_t size);
 

@@ -48,9 +48,10 @@ static void vput_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
 	char small[1024], *text = small;
 	va_list again;
 	va_copy(again, ap);
-	int len = vsnprintf(small, sizeof small, fmt, ap);
+	/* names quoted '%s' bounded (sc_msg_vformat) */
+	int len = sc_msg_vformat(small, sizeof small, fmt, ap);
 	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL)
-		vsnprintf(text, (size_t)len + 1, fmt, again);
+		sc_msg_vformat(text, (size_t)len + 1, fmt, again);
 	va_end(again);
 	if (!text)
 		text = small; /* out of memory: the line stays cut short */
@@ -125,23 +126,28 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 	return g;
 }
 
-/* names[0..n) (each followed by " (the output of OF)" when of is given)
- * joined by ", " into list, cut after about 400 characters with ", ..." */
+/* names[0..n) (each followed by " (the output of 'OF')" when of is given)
+ * joined by ", " into list, cut after about 400 characters with ", ...";
+ * a long name is bounded as messages bound quoted names (sc_msg_name).
+ * size must exceed 400 + 2 * SC_MSG_NAME_MAX + 80. */
 static void name_list(char *list, size_t size, char *const *names, char *const *of, int n)
 {
 	size_t at = 0;
 	list[0] = '\0';
-	for (int i = 0; i < n && at < 400; i++)
+	for (int i = 0; i < n && at < 400; i++) {
+		char one[SC_MSG_NAME_MAX + 40], from[SC_MSG_NAME_MAX + 40];
 		at += (size_t)snprintf(list + at, size - at,
 		                       of ? "%s%s (the output of %s)" : "%s%s", i ? ", " : "",
-		                       names[i], of ? of[i] : "");
-	if (at >= 400)
+		                       sc_msg_name(one, sizeof one, names[i]),
+		                       of ? sc_msg_name(from, sizeof from, of[i]) : "");
+	}
+	if (at >= 400 && at < size)
 		snprintf(list + at, size - at, ", ...");
 }
 
 static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *r)
 {
-	char list[640];
+	char list[400 + 2 * SC_MSG_NAME_MAX + 120];
 	if (r->nunknown > 0) {
 		name_list(list, sizeof list, r->unknown, NULL, r->nunknown);
 		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work and out; "

@@ -501,3 +501,75 @@ Test(bad_input, a_reader_closing_early_is_exit_2_not_sigpipe)
 	cr_assert(strstr(err, "stagecut: standard output: cannot write"), "%s", err);
 	free(err);
 }
+
+/* A name from the input is quoted in a message bounded (issue 27): its
+ * first SC_MSG_NAME_MAX (200) bytes, "...", its length, then the rest of
+ * the message, not 10 MB of name (nor a message cut off before its reason).
+ * msr-fiddle JSON takes names of any length; cgraph's quoted strings stop
+ * at 16384 bytes. */
+Test(bad_input, long_names_are_bounded_in_messages)
+{
+	char dir[64], json[128], cyc[128], dot[128], csv[128];
+	ts_make_dir(dir, "sc-longname");
+	snprintf(json, sizeof json, "%s/long.json", dir);
+	snprintf(cyc, sizeof cyc, "%s/cycle.json", dir);
+	snprintf(dot, sizeof dot, "%s/long.dot", dir);
+	snprintf(csv, sizeof csv, "%s/times.csv", dir);
+	size_t len = 10 * 1000 * 1000;
+	char *name = malloc(len + 1);
+	cr_assert(name);
+	memset(name, 'n', len);
+	name[len] = '\0';
+	FILE *f = fopen(json, "w");
+	cr_assert(f);
+	fprintf(f,
+	        "{\"maxFPGAs\": 2, \"nodes\": [{\"id\": 1, \"name\": \"%s\", \"fpgaLatency\": "
+	        "-1, \"size\": 0}], \"edges\": []}\n",
+	        name);
+	fclose(f);
+	f = fopen(cyc, "w");
+	cr_assert(f);
+	fprintf(f,
+	        "{\"maxFPGAs\": 2, \"nodes\": [{\"id\": 1, \"name\": \"%s\", \"fpgaLatency\": 1, "
+	        "\"size\": 0}, {\"id\": 2, \"name\": \"b\", \"fpgaLatency\": 1, \"size\": 0}], "
+	        "\"edges\": [{\"sourceId\": 1, \"destId\": 2, \"cost\": 0}, {\"sourceId\": 2, "
+	        "\"destId\": 1, \"cost\": 0}]}\n",
+	        name);
+	fclose(f);
+	f = fopen(csv, "w");
+	cr_assert(f);
+	fprintf(f, "%s,3\n", name);
+	fclose(f);
+	f = fopen(dot, "w");
+	cr_assert(f);
+	fprintf(f, "digraph g { \"%.16000s\" [work = -1]; }\n", name);
+	fclose(f);
+	char head[SC_MSG_NAME_MAX + 1];
+	memset(head, 'n', SC_MSG_NAME_MAX);
+	head[SC_MSG_NAME_MAX] = '\0';
+	static const char *const fmt[] = {"info %s", "info %s",
+	                                  "info samples/paper/figure2.dot --times %s", "info %s"};
+	const char *path[] = {json, cyc, csv, dot};
+	const char *tail[] = {
+	        "... (10000000 bytes)' attribute 'fpgaLatency': -1 is negative (it must be a "
+	        "finite number >= 0)\n",
+	        "... (10000000 bytes)' -> 'b' -> '",
+	        "... (10000000 bytes)' names no op of figure2.dot\n",
+	        "... (16000 bytes)' attribute 'work': '-1' is not a finite number >= 0\n",
+	};
+	for (int i = 0; i < 4; i++) {
+		char args[256], *out, *err;
+		snprintf(args, sizeof args, fmt[i], path[i]);
+		int st = ts_runf(&out, &err, "%s", args);
+		cr_assert_eq(st, 2, "%s: %d", args, st);
+		cr_assert_lt(strlen(err), 1024, "%s: %zu bytes on stderr", args, strlen(err));
+		char want[SC_MSG_NAME_MAX + 160];
+		snprintf(want, sizeof want, "'%s%s", head, tail[i]);
+		cr_assert(strstr(err, want), "%s: %s", args, err);
+		cr_assert(strstr(err, path[i]), "%s: %s", args, err);
+		free(out);
+		free(err);
+	}
+	free(name);
+	ts_remove_dir(dir);
+}

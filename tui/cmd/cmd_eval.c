@@ -64,7 +64,7 @@ int ui_cmd_eval(const ui_opts *o)
 	sc_settings set = g->settings;
 	set.k = k;
 	bool valid = st == SC_OK;
-	char why[512];
+	char why[SC_PART_WHY_SIZE];
 	sc_part_describe(g, stage, &viol, why, sizeof why);
 	/* costs are meaningful unless a stage number is out of range */
 	if (viol.kind != SC_VIOL_RANGE) {

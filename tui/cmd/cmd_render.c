@@ -142,7 +142,7 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		memcpy(stage, g->init_stage, (size_t)g->n * sizeof *stage);
 		sc_violation viol;
 		if (!sc_part_check(g, stage, set->k, &viol)) {
-			char why[512];
+			char why[SC_PART_WHY_SIZE];
 			sc_part_describe(g, stage, &viol, why, sizeof why);
 			ui_error("%s: the file's own stages are invalid: %s", g->source, why);
 			return UI_EXIT_INFEASIBLE;
