@@ -4,12 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "partition.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -127,34 +125,22 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
-	/* open it here rather than in jansson, for the same messages as graph
+	/* read it here rather than in jansson, for the same messages as graph
 	 * files (and a directory is not "malformed JSON") */
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0) {
-		if (S_ISDIR(sb.st_mode)) {
-			fclose(f);
-			return sc_error_set(err, SC_ERR_IO,
-			                    "%s: is a directory, not a partition file", path);
-		}
-		if (S_ISREG(sb.st_mode) && sb.st_size == 0) {
-			fclose(f);
-			return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
-		}
+	size_t len;
+	char *text = sc_file_read_all(path, "a partition file", &len, err);
+	if (!text)
+		return err ? err->code : SC_ERR_IO;
+	if (len == 0) {
+		free(text);
+		return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 	}
 	json_error_t jerr;
 	/* a repeated op name would silently keep one of its stages */
-	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	bool readerr = ferror(f);
-	fclose(f);
-	if (!root) {
-		if (readerr)
-			return sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
-		return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
-		                    jerr.line, jerr.column, jerr.text);
-	}
+	json_t *root = sc_json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (!root)
+		return sc_json_error(err, path, &jerr);
 	sc_status st = SC_OK;
 	json_t *fmt = json_object_get(root, "format");
 	json_t *jk = json_object_get(root, "k");
@@ -170,8 +156,8 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 		                  SC_PART_FORMAT);
 		goto out;
 	}
-	if (!json_is_integer(jk) || json_integer_value(jk) < 1 ||
-	    json_integer_value(jk) > 1000000) {
+	json_int_t k64;
+	if (!sc_json_whole(jk, &k64, NULL) || k64 < 1 || k64 > 1000000) {
 		st = sc_error_set(err, SC_ERR_INPUT,
 		                  "%s: \"k\" must be an integer from 1 to 1000000", path);
 		goto out;
@@ -182,7 +168,7 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 		                  path);
 		goto out;
 	}
-	int k = (int)json_integer_value(jk);
+	int k = (int)k64;
 	for (int v = 0; v < g->n; v++)
 		stage[v] = INT_MIN;
 	const char *name;
@@ -195,15 +181,20 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 			                  path, name, g->source);
 			goto out;
 		}
-		if (!json_is_integer(val)) {
+		/* any integer (a whole number, however written): one outside 1..k
+		 * is an invalid partition, found by sc_part_check, however far
+		 * outside */
+		json_int_t s;
+		if (!sc_json_whole(val, &s, NULL)) {
+			char what[40];
+			if (json_is_number(val))
+				snprintf(what, sizeof what, "%.17g", json_number_value(val));
 			st = sc_error_set(err, SC_ERR_INPUT,
 			                  "%s: the stage of op '%s' must be an integer, not %s",
-			                  path, name, sc_json_kind(val));
+			                  path, name,
+			                  json_is_number(val) ? what : sc_json_kind(val));
 			goto out;
 		}
-		/* any integer: one outside 1..k is an invalid partition, found by
-		 * sc_part_check, however far outside */
-		json_int_t s = json_integer_value(val);
 		stage[v] = (int)(s > STAGE_MAX ? STAGE_MAX : s < STAGE_MIN ? STAGE_MIN : s) - 1;
 	}
 	for (int v = 0; v < g->n; v++)

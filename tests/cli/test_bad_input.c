@@ -452,6 +452,10 @@ Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
 	         "op 'y' is in stage 1000001, outside 1..k"},
 	        {"bounds samples/paper/figure2.dot --rungs simple", "part_stage_beyond_int.json",
 	         "op 'a' is in stage -2147483646 or below, outside 1..k"},
+	        /* beyond 64 bits, read as the real it is (issue 27: "too big
+	         * integer", exit 2) */
+	        {"solve samples/paper/figure2.dot", "part_stage_beyond_int64.json",
+	         "op 'y' is in stage 2147483647 or above, outside 1..k"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char cmd[512], *out, *err, want[256];

@@ -442,3 +442,41 @@ Test(info, a_graph_from_a_pipe_loads_as_the_file_does)
 	free(out);
 	free(err);
 }
+
+/* A valid JSON number loads however large (issue 27): jansson refuses an
+ * integer beyond 64 bits ("too big integer") unless asked to read it as a
+ * real, which is what an msr-fiddle latency or size and an ONNX Runtime
+ * profile's "dur" and "ts" are.  A whole number counts as an integer
+ * however it is written (an id 2.0, a stage 1.0). */
+Test(info, integers_beyond_64_bits_load_as_reals)
+{
+	char json[256], ort[256], part[256];
+	ts_tpath(json, sizeof json, "big.json");
+	ts_tpath(ort, sizeof ort, "big.ort.json");
+	ts_tpath(part, sizeof part, "big.part.json");
+	ts_write_text(json,
+	              "{\"maxFPGAs\": 2, \"nodes\": [\n"
+	              " {\"id\": 1, \"name\": \"a\", \"fpgaLatency\": 100000000000000000000,\n"
+	              "  \"size\": 300000000000000000000},\n"
+	              " {\"id\": 2.0, \"name\": \"b\", \"fpgaLatency\": 1, \"size\": 0}],\n"
+	              " \"edges\": [{\"sourceId\": 1, \"destId\": 2, \"cost\": 2}]}\n");
+	json_t *j = ts_run_json(0, "info --json %s", json);
+	cr_assert_eq(ts_jnum(j, "total_work"), 1e20 + 1);
+	cr_assert_eq(ts_jnum(j, "total_param"), 3e20);
+	cr_assert_eq(ts_jint(j, "edges"), 1);
+	json_decref(j);
+	ts_write_text(ort, "[{\"cat\": \"Node\", \"name\": \"a_kernel_time\", \"ts\": "
+	                   "100000000000000000000, \"dur\": 200000000000000000000, \"ph\": \"X\", "
+	                   "\"args\": {\"op_name\": \"Relu\"}}]\n");
+	j = ts_run_json(0, "info --json " FIGURE2 " --times %s", ort);
+	json_t *f = ts_run_json(0, "info --json " FIGURE2);
+	cr_assert_eq(ts_jnum(j, "total_work"), 2e20 + ts_jnum(f, "total_work") - 1); /* a: 1 */
+	json_decref(j);
+	json_decref(f);
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2.0, \"stages\": "
+	                    "{\"a\": 1.0, \"b\": 2}}\n");
+	j = ts_run_json(0, "eval --json %s %s", json, part);
+	cr_assert_eq(ts_jint(j, "k"), 2);
+	cr_assert(ts_jbool(j, "valid"));
+	json_decref(j);
+}
