@@ -16,9 +16,11 @@
 #include "core/report.h"
 
 /* Messages and reports quote names and values from the input, which may
- * hold newlines, control bytes (ESC starts a terminal escape) or bytes that
- * are not UTF-8: print those escaped (\n, \t, \xHH) so that a line is
- * always exactly one line of plain text. */
+ * hold newlines, control characters (ESC starts a terminal escape, and so
+ * does U+009B, CSI, on terminals that take the C1 controls U+0080-U+009F
+ * in UTF-8) or bytes that are not UTF-8: print those escaped (\n, \t,
+ * \xHH for each byte: a C1 control is \xc2\xHH) so that a line is always
+ * exactly one line of plain text. */
 static void put_escaped(const char *text, FILE *f)
 {
 	const unsigned char *s = (const unsigned char *)text;
@@ -26,6 +28,9 @@ static void put_escaped(const char *text, FILE *f)
 		int len = sc_utf8_length((const char *)s);
 		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
 			fputc(*s, f);
+		} else if (len == 2 && s[0] == 0xc2 && s[1] <= 0x9f) {
+			fprintf(f, "\\x%02x\\x%02x", s[0], s[1]); /* C1 control */
+			s++;
 		} else if (len > 1) {
 			fwrite(s, 1, (size_t)len, f);
 			s += len - 1;

@@ -331,3 +331,37 @@ Test(eval, op_names_are_escaped_on_stdout)
 	                 "edge 'a\x1b[31m\tb' -> 'c' goes from stage 2 back to stage 1");
 	json_decref(j);
 }
+
+/* A C1 control in a name (U+0080-U+009F; U+009B is CSI, which starts a
+ * terminal escape where C1 controls are taken in UTF-8) is escaped in a
+ * report line on stdout, as C0 ones are (issue 27), while other non-ASCII
+ * characters (U+00A0, the same first byte) print as they are. */
+Test(eval, c1_controls_in_names_are_escaped_on_stdout)
+{
+	char dot[256], part[256], *out, *err;
+	ts_tpath(dot, sizeof dot, "c1.dot");
+	ts_tpath(part, sizeof part, "c1.json");
+	ts_write_text(dot, "digraph g { \"x\xc2\x9b"
+	                   "31m\" [work = 1]; \"nb\xc2\xa0sp\" [work = 1]; "
+	                   "\"nb\xc2\xa0sp\" -> \"x\xc2\x9b"
+	                   "31m\"; }\n");
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"x\xc2\x9b"
+	                    "31m\": 3, \"nb\xc2\xa0sp\": 1}}\n");
+	int st = ts_runf(&out, &err, "eval %s %s", dot, part);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(out, "invalid: op 'x\\xc2\\x9b31m' is in stage 3, outside 1..k"), "%s",
+	          out);
+	cr_assert_null(strstr(out, "\xc2\x9b"), "%s", out);
+	free(out);
+	free(err);
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"x\xc2\x9b"
+	                    "31m\": 1, \"nb\xc2\xa0sp\": 2}}\n");
+	st = ts_runf(&out, &err, "eval %s %s", dot, part);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(out, "edge 'nb\xc2\xa0sp' -> 'x\\xc2\\x9b31m' goes from stage 2 back"),
+	          "%s", out);
+	free(out);
+	free(err);
+}
