@@ -166,3 +166,15 @@ bool sc_json_whole(const json_t *v, json_int_t *out, bool *exact)
 	                                     : (json_int_t)x;
 	return true;
 }
+
+json_t *sc_json_text(const char *text)
+{
+	if (!text)
+		return json_null();
+	if (sc_utf8_valid(text, NULL))
+		return json_string(text);
+	char *copy = sc_utf8_escape(text);
+	json_t *v = copy ? json_string(copy) : NULL;
+	free(copy);
+	return v;
+}

@@ -41,6 +41,12 @@ char *sc_utf8_escape(const char *text);
  * string", "a number", "a boolean", "null", or "missing" for NULL. */
 const char *sc_json_kind(const json_t *v);
 
+/* A JSON string of text: text itself when it is valid UTF-8, else its
+ * escaped copy (sc_utf8_escape: each stray byte as \xHH), since jansson
+ * refuses a string that is not UTF-8 (a path given on the command line may
+ * be anything); null for NULL.  NULL only when out of memory. */
+json_t *sc_json_text(const char *text);
+
 /* json_loadb(data, len, flags, jerr), except that a valid number jansson
  * would refuse as an integer too large for 64 bits ("too big integer") is
  * read as the real number it is: on that error the text is read again with

@@ -212,12 +212,20 @@ out:
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err)
 {
+	/* the loaders refuse names JSON cannot hold; say so, should one come
+	 * another way, rather than take jansson's refusal for out of memory */
+	for (int v = 0; v < g->n; v++)
+		if (!sc_utf8_valid(g->op_name[v], NULL))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: op '%s': the name is not valid UTF-8, which a "
+			                    "partition file cannot hold",
+			                    path, g->op_name[v]);
 	json_t *root = json_object();
 	json_t *map = json_object();
 	if (!root || !map)
 		goto nomem;
 	json_object_set_new(root, "format", json_string(SC_PART_FORMAT));
-	json_object_set_new(root, "graph", json_string(g->name));
+	json_object_set_new(root, "graph", sc_json_text(g->name));
 	json_object_set_new(root, "k", json_integer(k));
 	if (costs) {
 		int at;

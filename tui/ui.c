@@ -227,10 +227,9 @@ bool ui_print_json(json_t *v)
 	char *text = v ? json_dumps(v, SC_JSON_FLAGS) : NULL;
 	json_decref(v);
 	if (!text) {
-		/* jansson refuses a string that is not UTF-8 (a path given on the
-		 * command line) as it refuses when out of memory */
-		ui_error("cannot write the JSON output: a name or path in it is not UTF-8, or out "
-		         "of memory");
+		/* every string in it is UTF-8 (names are checked at load, paths
+		 * go in through sc_json_text), so this is out of memory */
+		ui_error("out of memory while writing the JSON output");
 		return false;
 	}
 	puts(text);

@@ -297,8 +297,9 @@ Test(eval, eval_policy_and_memory_overrides_on_residual)
 	json_decref(r);
 }
 
-/* An op name holding ESC and TAB (valid UTF-8, so it loads; after 512 bytes,
- * so the binary-data check does not see it): eval's "invalid:" line on
+/* An op name holding ESC and TAB (valid UTF-8, so it loads, here after 512
+ * bytes of comment; test_info.c loads one nearer the start): eval's
+ * "invalid:" line on
  * stdout names it escaped, as stderr does, never with the raw bytes that a
  * terminal would obey; --json keeps the real name (JSON escapes it). */
 Test(eval, op_names_are_escaped_on_stdout)
@@ -364,4 +365,20 @@ Test(eval, c1_controls_in_names_are_escaped_on_stdout)
 	          "%s", out);
 	free(out);
 	free(err);
+}
+
+/* A path that is not UTF-8 goes into the JSON escaped (issue 27: jansson
+ * refused it and the program said "out of memory"). */
+Test(eval, a_path_not_utf8_is_escaped_in_json)
+{
+	char part[256];
+	ts_tpath(part, sizeof part, "p\xe9.json");
+	ts_write_text(part,
+	              "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"h1\": 1, "
+	              "\"h2\": 1, \"h3\": 1, \"h4\": 1, \"l1\": 2, \"l2\": 2, \"l3\": 2, "
+	              "\"l4\": 2}}\n");
+	json_t *j = ts_run_json(0, "eval --json " LEMMA_B2 " '%s'", part);
+	const char *got = ts_jstr(j, "partition");
+	cr_assert(strstr(got, "/p\\xe9.json"), "%s", got);
+	json_decref(j);
 }
