@@ -460,6 +460,82 @@ static sc_status count_types(loader *L)
 	return SC_OK;
 }
 
+/* Fails when text (what: "the name", "the op type") of node index at in
+ * where ("" for the main graph, else " in a subgraph of node N") is not
+ * valid UTF-8, naming the node's name unless that is text. */
+static sc_status check_text(loader *L, const char *text, const char *what, size_t at,
+                            const char *node, const char *where)
+{
+	size_t bad;
+	if (!text || sc_utf8_valid(text, &bad))
+		return SC_OK;
+	bool named = node && *node && node != text; /* not the name at fault */
+	return sc_error_set(L->err, SC_ERR_INPUT,
+	                    "%s: node %zu%s%s%s%s: %s '%s' is not valid UTF-8 (byte 0x%02x at "
+	                    "offset %zu), which partition files and JSON output cannot hold",
+	                    L->path, at, where, named ? " ('" : "", named ? node : "",
+	                    named ? "')" : "", what, text, (unsigned char)text[bad], bad);
+}
+
+/* The symbolic dims of value infos vi[0..n) that are not valid UTF-8. */
+static sc_status check_dims(loader *L, Onnx__ValueInfoProto *const *vi, size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		const Onnx__TensorShapeProto *sh = hint_shape(vi[i]);
+		for (size_t d = 0; sh && d < sh->n_dim; d++) {
+			const char *p =
+			        sh->dim[d]->value_case ==
+			                        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+			                ? sh->dim[d]->dim_param
+			                : NULL;
+			size_t bad;
+			if (p && !sc_utf8_valid(p, &bad))
+				return sc_error_set(L->err, SC_ERR_INPUT,
+				                    "%s: tensor '%s'%s: the symbolic dim '%s' is "
+				                    "not valid UTF-8 "
+				                    "(byte 0x%02x at offset %zu), which JSON "
+				                    "output cannot hold",
+				                    L->path, vi[i]->name ? vi[i]->name : "", where,
+				                    p, (unsigned char)p[bad], bad);
+		}
+	}
+	return SC_OK;
+}
+
+/* Names stagecut writes (op names and types in partition files, DOT and
+ * JSON; symbolic dims in info's JSON) must be UTF-8, as a DOT graph's are
+ * (load_dot.c): refused here, at load, rather than found unwritable later.
+ * Subgraphs too (their op types are counted, their dims reported), to
+ * depth ONNX_MAX_DEPTH. */
+static sc_status check_names(loader *L, const Onnx__GraphProto *g, const char *where, int depth)
+{
+	if (check_dims(L, g->input, g->n_input, where) != SC_OK ||
+	    check_dims(L, g->output, g->n_output, where) != SC_OK ||
+	    check_dims(L, g->value_info, g->n_value_info, where) != SC_OK)
+		return L->err->code;
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *nd = g->node[i];
+		if (check_text(L, nd->name, "the name", i, nd->name, where) != SC_OK ||
+		    check_text(L, nd->op_type, "the op type", i, nd->name, where) != SC_OK)
+			return L->err->code;
+		if (depth >= ONNX_MAX_DEPTH)
+			continue;
+		char inner[64];
+		snprintf(inner, sizeof inner, " in a subgraph of node %zu", i);
+		for (size_t a = 0; a < nd->n_attribute; a++) {
+			const Onnx__AttributeProto *at = nd->attribute[a];
+			if (at->g &&
+			    check_names(L, at->g, depth ? where : inner, depth + 1) != SC_OK)
+				return L->err->code;
+			for (size_t k = 0; k < at->n_graphs; k++)
+				if (check_names(L, at->graphs[k], depth ? where : inner,
+				                depth + 1) != SC_OK)
+					return L->err->code;
+		}
+	}
+	return SC_OK;
+}
+
 /* op names: node.name, or "<op_type>_<index>"; a name used before gets
  * "~<index>" (the node's index in the graph) */
 static char **op_names(loader *L)
@@ -1428,7 +1504,8 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	    sc_device_get(L->opts ? L->opts->device : NULL, &L->rep->device, L->err) != SC_OK ||
 	    choose_precision(L) != SC_OK)
 		return NULL;
-	if (collect_tensors(L) != SC_OK || count_types(L) != SC_OK)
+	if (check_names(L, L->graph, "", 0) != SC_OK || collect_tensors(L) != SC_OK ||
+	    count_types(L) != SC_OK)
 		return NULL;
 	char **names = op_names(L);
 	if (!names) {
