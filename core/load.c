@@ -42,6 +42,41 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 	return g;
 }
 
+/* The offset in head[0..len) of its first byte that only binary data
+ * holds: a NUL, or a control byte other than blanks (C0, DEL) outside a
+ * quoted string ("...", with backslash escapes, as DOT and JSON write them)
+ * and a DOT comment (//, #, slash-star); len when there is none. */
+static size_t binary_at(const char *head, size_t len)
+{
+	enum { CODE, QUOTED, ESCAPE, LINE, BLOCK } state = CODE;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)head[i];
+		char next = i + 1 < len ? head[i + 1] : '\0';
+		if (c == 0)
+			return i;
+		switch (state) {
+		case CODE:
+			if ((c < 0x20 && !isspace(c)) || c == 0x7f)
+				return i;
+			if (c == '"')
+				state = QUOTED;
+			else if (c == '#' || (c == '/' && next == '/'))
+				state = LINE;
+			else if (c == '/' && next == '*')
+				state = BLOCK, i++;
+			break;
+		case QUOTED: state = c == '\\' ? ESCAPE : c == '"' ? CODE : QUOTED; break;
+		case ESCAPE: state = QUOTED; break;
+		case LINE: state = c == '\n' ? CODE : LINE; break;
+		case BLOCK:
+			if (c == '*' && next == '/')
+				state = CODE, i++;
+			break;
+		}
+	}
+	return len;
+}
+
 sc_graph *sc_load(const char *path, sc_error *err)
 {
 	if (sc_has_extension(path, ".onnx"))
@@ -64,18 +99,18 @@ sc_graph *sc_load(const char *path, sc_error *err)
 		             at > 0 ? " (it holds only blanks)" : "");
 		goto done;
 	}
-	/* a NUL or a control byte other than blanks means binary data (or UTF-16),
-	 * which no loader reads; say so instead of quoting the byte as a token */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)head[i];
-		if ((c < 0x20 && !isspace(c)) || c == 0x7f) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: binary data (byte 0x%02x at offset %zu), not a DOT or "
-			             "msr-fiddle JSON graph (an ONNX model is known by its name "
-			             "ending in .onnx)",
-			             path, c, at + i);
-			goto done;
-		}
+	/* a NUL, or a control byte other than blanks outside a quoted string
+	 * or a comment, means binary data (or UTF-16), which no loader reads;
+	 * say so instead of quoting the byte as a token.  Inside quotes it is
+	 * part of a name, which may hold any character but NUL (stagecut(1),
+	 * DOT) */
+	size_t bad = binary_at(head, len);
+	if (bad < len) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: binary data (byte 0x%02x at offset %zu), not a DOT or msr-fiddle "
+		             "JSON graph (an ONNX model is known by its name ending in .onnx)",
+		             path, (unsigned char)head[bad], at + bad);
+		goto done;
 	}
 	for (size_t l = 0; l < NLOADERS; l++)
 		if (loaders[l]->probe(path, head, len)) {

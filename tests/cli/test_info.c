@@ -480,3 +480,30 @@ Test(info, integers_beyond_64_bits_load_as_reals)
 	cr_assert(ts_jbool(j, "valid"));
 	json_decref(j);
 }
+
+/* A DOT name may hold control characters (stagecut(1), DOT), wherever it
+ * is in the file (issue 27: within the first 512 bytes the file was taken
+ * for binary data); messages quote them escaped.  Outside a quoted string
+ * a control byte is still binary data. */
+Test(info, control_characters_in_dot_names_load)
+{
+	char dot[256], bin[256];
+	ts_tpath(dot, sizeof dot, "ctl.dot");
+	ts_tpath(bin, sizeof bin, "bin.dot");
+	ts_write_text(dot, "digraph g { \"a\x1b[31m\x01\" [work = 1]; b [work = 2]; "
+	                   "\"a\x1b[31m\x01\" -> b; }\n");
+	json_t *j = ts_run_json(0, "info --json %s", dot);
+	cr_assert_eq(ts_jint(j, "ops"), 2);
+	json_decref(j);
+	char *out, *err;
+	ts_write_text(dot, "digraph g { \"a\x1b[31m\x01\" [work = -1]; }\n");
+	cr_assert_eq(ts_runf(&out, &err, "info %s", dot), 2);
+	cr_assert(strstr(err, "node 'a\\x1b[31m\\x01' attribute 'work': '-1'"), "%s", err);
+	free(out);
+	free(err);
+	ts_write_text(bin, "digraph g { a\x1b [work = 1]; }\n");
+	cr_assert_eq(ts_runf(&out, &err, "info %s", bin), 2);
+	cr_assert(strstr(err, "binary data (byte 0x1b at offset 13)"), "%s", err);
+	free(out);
+	free(err);
+}
