@@ -93,7 +93,7 @@ sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *s
 	}
 	sc_violation viol;
 	if (!sc_part_check(g, stage, set->k, &viol)) {
-		char what[512];
+		char what[SC_PART_WHY_SIZE];
 		sc_part_describe(g, stage, &viol, what, sizeof what);
 		sc_error_set(err, SC_ERR_INPUT, "cannot edit an invalid partition: %s", what);
 		return NULL;

@@ -291,7 +291,7 @@ static void name_cycle(const sc_graph *g, const bool *left, const char *source, 
 	int first = seen_at[v];
 	int clen = len - first;
 	/* walk[first..len) follows predecessors; print it in edge direction */
-	char buf[700];
+	char buf[7 * (SC_MSG_NAME_MAX + 30) + 64]; /* up to seven names, bounded */
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int i = 0; i <= clen; i++) {
@@ -301,8 +301,8 @@ static void name_cycle(const sc_graph *g, const bool *left, const char *source, 
 			i = clen - 2;
 		}
 		int op = walk[first + (clen - i) % clen];
-		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s'%s'", i ? " -> " : "",
-		                         g->op_name[op]);
+		used += (size_t)sc_msg_format(buf + used, sizeof buf - used, "%s'%s'",
+		                              i ? " -> " : "", g->op_name[op]);
 		if (used >= sizeof buf)
 			break;
 	}

@@ -42,61 +42,84 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 	return g;
 }
 
+/* The offset in head[0..len) of its first byte that only binary data
+ * holds: a NUL, or a control byte other than blanks (C0, DEL) outside a
+ * quoted string ("...", with backslash escapes, as DOT and JSON write them)
+ * and a DOT comment (//, #, slash-star); len when there is none. */
+static size_t binary_at(const char *head, size_t len)
+{
+	enum { CODE, QUOTED, ESCAPE, LINE, BLOCK } state = CODE;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)head[i];
+		char next = i + 1 < len ? head[i + 1] : '\0';
+		if (c == 0)
+			return i;
+		switch (state) {
+		case CODE:
+			if ((c < 0x20 && !isspace(c)) || c == 0x7f)
+				return i;
+			if (c == '"')
+				state = QUOTED;
+			else if (c == '#' || (c == '/' && next == '/'))
+				state = LINE;
+			else if (c == '/' && next == '*')
+				state = BLOCK, i++;
+			break;
+		case QUOTED: state = c == '\\' ? ESCAPE : c == '"' ? CODE : QUOTED; break;
+		case ESCAPE: state = QUOTED; break;
+		case LINE: state = c == '\n' ? CODE : LINE; break;
+		case BLOCK:
+			if (c == '*' && next == '/')
+				state = CODE, i++;
+			break;
+		}
+	}
+	return len;
+}
+
 sc_graph *sc_load(const char *path, sc_error *err)
 {
 	if (sc_has_extension(path, ".onnx"))
 		return sc_load_onnx(path, NULL, err);
-	FILE *f = sc_file_open_read(path, "a graph file", err);
-	if (!f)
+	/* read once: a pipe cannot be read again by the loader after the probe */
+	size_t size;
+	char *data = sc_file_read_all(path, "a graph file", &size, err);
+	if (!data)
 		return NULL;
 	/* the probes see the first bytes after any leading blanks, however many
 	 * blanks there are (a file of 600 spaces and then a graph is not empty) */
-	char head[512];
-	size_t len = 0;
-	long at = 0; /* offset of head[0] in the file */
-	bool blank = true;
-	while (len < sizeof head) {
-		size_t got = fread(head + len, 1, sizeof head - len, f);
-		if (got == 0)
-			break;
-		if (blank) {
-			size_t i = 0;
-			while (i < got && isspace((unsigned char)head[i]))
-				i++;
-			at += (long)i;
-			memmove(head, head + i, got - i);
-			got -= i;
-			blank = got == 0;
-		}
-		len += got;
-	}
-	bool readerr = ferror(f);
-	fclose(f);
-	if (readerr) {
-		sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
-		return NULL;
-	}
+	size_t at = 0; /* offset of head[0] in the file */
+	while (at < size && isspace((unsigned char)data[at]))
+		at++;
+	const char *head = data + at;
+	size_t len = size - at < 512 ? size - at : 512;
+	sc_graph *g = NULL;
 	if (len == 0) {
 		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty%s", path,
 		             at > 0 ? " (it holds only blanks)" : "");
-		return NULL;
+		goto done;
 	}
-	/* a NUL or a control byte other than blanks means binary data (or UTF-16),
-	 * which no loader reads; say so instead of quoting the byte as a token */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)head[i];
-		if ((c < 0x20 && !isspace(c)) || c == 0x7f) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: binary data (byte 0x%02x at offset %ld), not a DOT or "
-			             "msr-fiddle JSON graph",
-			             path, c, at + (long)i);
-			return NULL;
-		}
+	/* a NUL, or a control byte other than blanks outside a quoted string
+	 * or a comment, means binary data (or UTF-16), which no loader reads;
+	 * say so instead of quoting the byte as a token.  Inside quotes it is
+	 * part of a name, which may hold any character but NUL (stagecut(1),
+	 * DOT) */
+	size_t bad = binary_at(head, len);
+	if (bad < len) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: binary data (byte 0x%02x at offset %zu), not a DOT or msr-fiddle "
+		             "JSON graph (an ONNX model is known by its name ending in .onnx)",
+		             path, (unsigned char)head[bad], at + bad);
+		goto done;
 	}
 	for (size_t l = 0; l < NLOADERS; l++)
-		if (loaders[l]->probe(path, head, len))
-			return loaders[l]->load(path, err);
+		if (loaders[l]->probe(path, head, len)) {
+			g = loaders[l]->load(path, data, size, err);
+			goto done;
+		}
 	sc_error_set(err, SC_ERR_INPUT,
 	             "%s: unknown format (expected a DOT digraph or msr-fiddle JSON)", path);
-	return NULL;
+done:
+	free(data);
+	return g;
 }

@@ -4,8 +4,9 @@
  * Each format is an sc_loader: a probe that says from the file name and its
  * first bytes whether the format applies, and a load function.  sc_load picks
  * one: by extension (.dot/.gv, .json) when it has a known one, else by
- * content.  Every failure is one line naming the file, and the line, op and
- * attribute where known.
+ * content.  The file is read once, into memory, and parsed from there, so
+ * that a pipe (/dev/stdin) loads as a regular file does.  Every failure is
+ * one line naming the file, and the line, op and attribute where known.
  */
 #ifndef SC_LOAD_H
 #define SC_LOAD_H
@@ -21,8 +22,10 @@ typedef struct sc_loader {
 	/* true when this loader reads the file: by extension of path or by its
 	 * first len bytes in head */
 	bool (*probe)(const char *path, const char *head, size_t len);
-	/* loads path; returns NULL with err set on failure */
-	sc_graph *(*load)(const char *path, sc_error *err);
+	/* loads the graph in data[0..len) (the whole of path, read once by
+	 * sc_load, with a NUL after it; path names it in messages); returns
+	 * NULL with err set on failure */
+	sc_graph *(*load)(const char *path, const char *data, size_t len, sc_error *err);
 } sc_loader;
 
 extern const sc_loader sc_loader_dot;

@@ -26,7 +26,6 @@
 #include "load.h"
 
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -104,12 +103,11 @@ static bool parse_int(const char *text, long lo, long hi, long *out)
 	return true;
 }
 
-/* Scans f with the rules of cgraph's lexer (lib/cgraph/scan.l, Graphviz
- * 2.42) for what starts and ends comments and strings, and fails when the
- * file ends inside a comment, a quoted string or an HTML string, or has '@'
- * outside them (see the top of the file), or has a NUL byte.  Leaves f
- * rewound. */
-static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
+/* Scans data[0..len) with the rules of cgraph's lexer (lib/cgraph/scan.l,
+ * Graphviz 2.42) for what starts and ends comments and strings, and fails
+ * when the file ends inside a comment, a quoted string or an HTML string,
+ * or has '@' outside them (see the top of the file), or has a NUL byte. */
+static sc_status check_lexical(const char *data, size_t len, const char *path, sc_error *err)
 {
 	enum { CODE, SLASH, LINE_COMMENT, COMMENT, STAR, QUOTED, ESCAPE, HTML } state = CODE;
 	static const char *const what[] = {
@@ -120,12 +118,11 @@ static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
 	        [HTML] = "HTML string (no closing '>')",
 	};
 	long line = 1, start = 1, nest = 0;
-	int c;
-	while ((c = getc(f)) != EOF) {
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)data[i];
 		/* cgraph reads by lines with fgets, so a NUL byte cuts its line
 		 * short: the lexer would not see what this scan sees */
 		if (c == '\0') {
-			rewind(f);
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
 			        "%s: binary data (byte 0x00 in line %ld), not a DOT graph", path,
@@ -158,7 +155,6 @@ static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
 				nest = 1;
 				start = line;
 			} else if (c == '@') {
-				rewind(f);
 				return sc_error_set(
 				        err, SC_ERR_INPUT,
 				        "%s: '@' in line %ld outside a string (Graphviz "
@@ -191,10 +187,6 @@ static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
 		if (c == '\n')
 			line++;
 	}
-	bool readerr = ferror(f);
-	rewind(f);
-	if (readerr)
-		return sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
 	if (state >= COMMENT)
 		return sc_error_set(err, SC_ERR_INPUT, "%s: unterminated %s starting in line %ld",
 		                    path, what[state], start);
@@ -208,13 +200,10 @@ static sc_status check_lexical(FILE *f, const char *path, sc_error *err)
  * the program itself taking under 60), taken as 9 times plus 8 MiB; near
  * the edge a load that would just fit is refused.  With no limit on the
  * address space malloc only reserves, so this costs nothing. */
-static sc_status check_room(FILE *f, const char *path, sc_error *err)
+static sc_status check_room(size_t len, const char *path, sc_error *err)
 {
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		return SC_OK;
-	size_t need = (size_t)st.st_size * 9 + ((size_t)8 << 20);
-	if ((off_t)(need / 9) < st.st_size) /* overflow */
+	size_t need = len * 9 + ((size_t)8 << 20);
+	if (need / 9 < len) /* overflow */
 		need = SIZE_MAX;
 	void *room = malloc(need);
 	if (!room)
@@ -264,15 +253,15 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 	return SC_OK;
 }
 
-static sc_graph *load_dot(const char *path, sc_error *err)
+static sc_graph *load_dot(const char *path, const char *data, size_t len, sc_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	if (check_lexical(data, len, path, err) != SC_OK || check_room(len, path, err) != SC_OK)
 		return NULL;
-	}
-	if (check_lexical(f, path, err) != SC_OK || check_room(f, path, err) != SC_OK) {
-		fclose(f);
+	/* cgraph reads a FILE: the file's bytes, already in memory */
+	FILE *f = fmemopen((void *)data, len, "r");
+	if (!f) {
+		sc_error_set(err, errno == ENOMEM ? SC_ERR_NOMEM : SC_ERR_IO, "%s: cannot read: %s",
+		             path, strerror(errno));
 		return NULL;
 	}
 	dot_errbuf[0] = '\0';

@@ -79,6 +79,14 @@ static bool get_number(json_t *obj, const char *key, double def, double *out, ch
 	return true;
 }
 
+/* An id or a color: a whole number, however written (sc_json_whole), that
+ * is exactly the number written (at most 2^53 when read as a real). */
+static bool whole(const json_t *v, json_int_t *out)
+{
+	bool exact;
+	return sc_json_whole(v, out, &exact) && exact;
+}
+
 /* Reads member key of obj as a flag (a boolean, or a number: 0 is false)
  * into *out; a missing member gives def.  False for any other value. */
 static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
@@ -95,17 +103,13 @@ static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 	return true;
 }
 
-static sc_graph *load_fiddle(const char *path, sc_error *err)
+static sc_graph *load_fiddle(const char *path, const char *data, size_t len, sc_error *err)
 {
 	json_error_t jerr;
 	/* a repeated key would silently keep one of its values */
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = sc_json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			sc_error_set(err, SC_ERR_IO, "%s: %s", path, jerr.text);
-		else
-			sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
-			             jerr.line, jerr.column, jerr.text);
+		sc_json_error(err, path, &jerr);
 		return NULL;
 	}
 	sc_graph *g = NULL;
@@ -182,19 +186,27 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 			             i, sc_json_kind(nd));
 			goto done;
 		}
-		json_t *id = json_object_get(nd, "id");
-		if (!json_is_integer(id)) {
+		json_int_t id;
+		json_t *jid = json_object_get(nd, "id");
+		if (json_is_number(jid) && !whole(jid, &id)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: nodes[%d]: \"id\" %.17g is not an integer stagecut "
+			             "holds exactly (ids must be)",
+			             path, i, json_number_value(jid));
+			goto done;
+		}
+		if (!whole(jid, &id)) {
 			sc_error_set(err, SC_ERR_INPUT, "%s: nodes[%d] has no integer \"id\"", path,
 			             i);
 			goto done;
 		}
 		json_t *jname = json_object_get(nd, "name");
 		char fallback[32];
-		snprintf(fallback, sizeof fallback, "node%lld", (long long)json_integer_value(id));
+		snprintf(fallback, sizeof fallback, "node%lld", (long long)id);
 		if (jname && !json_is_string(jname)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: node %lld: \"name\" is %s, not a string", path,
-			             (long long)json_integer_value(id), sc_json_kind(jname));
+			             (long long)id, sc_json_kind(jname));
 			goto done;
 		}
 		const char *name = jname ? json_string_value(jname) : fallback;
@@ -232,14 +244,15 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		json_t *cc = json_object_get(nd, "colorClass");
 		char group[40] = "";
 		if (cc && !json_is_null(cc)) {
-			if (!json_is_integer(cc)) {
+			json_int_t color;
+			if (!whole(cc, &color)) {
 				sc_error_set(err, SC_ERR_INPUT,
-				             "%s: node '%s' attribute 'colorClass': not an integer",
+				             "%s: node '%s' attribute 'colorClass': not an integer "
+				             "(of at most 2^53)",
 				             path, name);
 				goto done;
 			}
-			snprintf(group, sizeof group, "color%lld",
-			         (long long)json_integer_value(cc));
+			snprintf(group, sizeof group, "color%lld", (long long)color);
 		}
 		bool backward;
 		if (!get_flag(nd, "isBackwardNode", false, &backward)) {
@@ -252,7 +265,7 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
 		if (v < 0 || (backward && sc_builder_set_backward(b, v, err) != SC_OK))
 			goto done;
-		ids[i] = (id_index){json_integer_value(id), v};
+		ids[i] = (id_index){id, v};
 	}
 	qsort(ids, (size_t)n, sizeof *ids, cmp_id);
 	for (int i = 1; i < n; i++)
@@ -264,14 +277,14 @@ static sc_graph *load_fiddle(const char *path, sc_error *err)
 	size_t ne = json_array_size(edges);
 	for (size_t e = 0; e < ne; e++) {
 		json_t *ed = json_array_get(edges, e);
-		json_t *src = json_object_get(ed, "sourceId"), *dst = json_object_get(ed, "destId");
-		if (!json_is_object(ed) || !json_is_integer(src) || !json_is_integer(dst)) {
+		json_int_t s_id, d_id;
+		if (!json_is_object(ed) || !whole(json_object_get(ed, "sourceId"), &s_id) ||
+		    !whole(json_object_get(ed, "destId"), &d_id)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: edges[%zu] needs integer \"sourceId\" and \"destId\"",
 			             path, e);
 			goto done;
 		}
-		json_int_t s_id = json_integer_value(src), d_id = json_integer_value(dst);
 		int s = find_id(ids, n, s_id), d = find_id(ids, n, d_id);
 		if (s < 0 || d < 0) {
 			sc_error_set(err, SC_ERR_INPUT,

@@ -460,6 +460,82 @@ static sc_status count_types(loader *L)
 	return SC_OK;
 }
 
+/* Fails when text (what: "the name", "the op type") of node index at in
+ * where ("" for the main graph, else " in a subgraph of node N") is not
+ * valid UTF-8, naming the node's name unless that is text. */
+static sc_status check_text(loader *L, const char *text, const char *what, size_t at,
+                            const char *node, const char *where)
+{
+	size_t bad;
+	if (!text || sc_utf8_valid(text, &bad))
+		return SC_OK;
+	bool named = node && *node && node != text; /* not the name at fault */
+	return sc_error_set(L->err, SC_ERR_INPUT,
+	                    "%s: node %zu%s%s%s%s: %s '%s' is not valid UTF-8 (byte 0x%02x at "
+	                    "offset %zu), which partition files and JSON output cannot hold",
+	                    L->path, at, where, named ? " ('" : "", named ? node : "",
+	                    named ? "')" : "", what, text, (unsigned char)text[bad], bad);
+}
+
+/* The symbolic dims of value infos vi[0..n) that are not valid UTF-8. */
+static sc_status check_dims(loader *L, Onnx__ValueInfoProto *const *vi, size_t n, const char *where)
+{
+	for (size_t i = 0; i < n; i++) {
+		const Onnx__TensorShapeProto *sh = hint_shape(vi[i]);
+		for (size_t d = 0; sh && d < sh->n_dim; d++) {
+			const char *p =
+			        sh->dim[d]->value_case ==
+			                        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+			                ? sh->dim[d]->dim_param
+			                : NULL;
+			size_t bad;
+			if (p && !sc_utf8_valid(p, &bad))
+				return sc_error_set(L->err, SC_ERR_INPUT,
+				                    "%s: tensor '%s'%s: the symbolic dim '%s' is "
+				                    "not valid UTF-8 "
+				                    "(byte 0x%02x at offset %zu), which JSON "
+				                    "output cannot hold",
+				                    L->path, vi[i]->name ? vi[i]->name : "", where,
+				                    p, (unsigned char)p[bad], bad);
+		}
+	}
+	return SC_OK;
+}
+
+/* Names stagecut writes (op names and types in partition files, DOT and
+ * JSON; symbolic dims in info's JSON) must be UTF-8, as a DOT graph's are
+ * (load_dot.c): refused here, at load, rather than found unwritable later.
+ * Subgraphs too (their op types are counted, their dims reported), to
+ * depth ONNX_MAX_DEPTH. */
+static sc_status check_names(loader *L, const Onnx__GraphProto *g, const char *where, int depth)
+{
+	if (check_dims(L, g->input, g->n_input, where) != SC_OK ||
+	    check_dims(L, g->output, g->n_output, where) != SC_OK ||
+	    check_dims(L, g->value_info, g->n_value_info, where) != SC_OK)
+		return L->err->code;
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *nd = g->node[i];
+		if (check_text(L, nd->name, "the name", i, nd->name, where) != SC_OK ||
+		    check_text(L, nd->op_type, "the op type", i, nd->name, where) != SC_OK)
+			return L->err->code;
+		if (depth >= ONNX_MAX_DEPTH)
+			continue;
+		char inner[64];
+		snprintf(inner, sizeof inner, " in a subgraph of node %zu", i);
+		for (size_t a = 0; a < nd->n_attribute; a++) {
+			const Onnx__AttributeProto *at = nd->attribute[a];
+			if (at->g &&
+			    check_names(L, at->g, depth ? where : inner, depth + 1) != SC_OK)
+				return L->err->code;
+			for (size_t k = 0; k < at->n_graphs; k++)
+				if (check_names(L, at->graphs[k], depth ? where : inner,
+				                depth + 1) != SC_OK)
+					return L->err->code;
+		}
+	}
+	return SC_OK;
+}
+
 /* op names: node.name, or "<op_type>_<index>"; a name used before gets
  * "~<index>" (the node's index in the graph) */
 static char **op_names(loader *L)
@@ -743,6 +819,45 @@ static bool foldable(const loader *L, const Onnx__NodeProto *nd, const int *tin,
 	return present > 0;
 }
 
+/* Whether t's shape is known, every dim >= 0, and its element count passes
+ * 2^62 (sc_onnx_numel): a symbolic dim set too large (--dim), never a shape
+ * to cost as unknown. */
+static bool overflows(const sc_onnx_tensor *t)
+{
+	if (!t || !t->known)
+		return false;
+	for (int i = 0; i < t->rank; i++)
+		if (t->dim[i] < 0)
+			return false;
+	return sc_onnx_numel(t) < 0;
+}
+
+/* Fails the load for tensor name (what: "an input of the model", "an
+ * output of op 'X'") whose size overflows (overflows()), naming the
+ * symbolic dims --dim set, which are the usual cause. */
+static sc_status overflow_error(loader *L, const char *name, const char *what, const char *op,
+                                const sc_onnx_tensor *t)
+{
+	char dims[SC_ONNX_MAX_RANK * 24], given[400];
+	size_t at = 0;
+	for (int i = 0; i < t->rank; i++)
+		at += (size_t)snprintf(dims + at, sizeof dims - at, "%s%lld", i ? " x " : "",
+		                       (long long)t->dim[i]);
+	at = 0;
+	given[0] = '\0';
+	const sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->ndims && at < 300; i++)
+		if (r->dim_given[i])
+			at += (size_t)snprintf(given + at, sizeof given - at, "%s%s=%lld",
+			                       at ? ", " : "with --dim ", r->dim_name[i],
+			                       r->dim_value[i]);
+	return sc_error_set(L->err, SC_ERR_INPUT,
+	                    "%s: %s%sa tensor's size overflows: '%s' (%s%s%s%s) would be %s, "
+	                    "more than 2^62 elements",
+	                    L->path, given, at ? " " : "", name, what, op ? " '" : "", op ? op : "",
+	                    op ? "'" : "", dims);
+}
+
 static sc_status note_unknown(loader *L, const char *name)
 {
 	char **u = realloc(L->rep->unknown, (size_t)(L->rep->nunknown + 1) * sizeof *u);
@@ -790,6 +905,10 @@ typedef struct body_cost {
 	double param;  /* bytes of the initializers of the bodies */
 	bool unknown;  /* an op of the body has unknown shapes */
 	bool no_trips; /* a Loop whose trip count is not known counted once */
+	/* the first tensor of a body whose size overflows (overflows()), or
+	 * NULL: its name (the model's) and shape */
+	const char *big_name;
+	sc_onnx_tensor big;
 } body_cost;
 
 static const sc_onnx_tensor *scope_find(const loader *L, const scope *s, const char *name)
@@ -896,7 +1015,13 @@ static bool run_body(loader *L, const scope *outer, const Onnx__GraphProto *g,
 			continue;
 		}
 		double flops = 0;
-		if (!sc_onnx_infer(nd, in, nin, outs, nout, &flops)) {
+		bool inferred = sc_onnx_infer(nd, in, nin, outs, nout, &flops);
+		for (int j = 0; j < nout && !c->big_name; j++)
+			if (overflows(outs[j])) {
+				c->big_name = s.name[first + j];
+				c->big = *outs[j];
+			}
+		if (!inferred) {
 			c->unknown = true;
 			continue;
 		}
@@ -954,6 +1079,11 @@ static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *n
 		c->flops += bc[take].flops;
 		c->param += bc[0].param + bc[1].param;
 		c->unknown |= bc[take].unknown;
+		for (int b = 0; b < 2 && !c->big_name; b++)
+			if (bc[b].big_name) {
+				c->big_name = bc[b].big_name;
+				c->big = bc[b].big;
+			}
 		c->no_trips |= bc[take].no_trips;
 		for (int i = 0; i < nres; i++)
 			if (!out[i]->known)
@@ -989,6 +1119,10 @@ static bool control_flow(loader *L, const scope *outer, const Onnx__NodeProto *n
 		c->flops += trips * bc.flops;
 		c->param += bc.param;
 		c->unknown |= bc.unknown;
+		if (bc.big_name && !c->big_name) {
+			c->big_name = bc.big_name;
+			c->big = bc.big;
+		}
 		c->no_trips |= bc.no_trips || !known_trips;
 		int carried = nin - 2 > 0 ? nin - 2 : 0;
 		for (int i = 0; i < nres && i + 1 < 64; i++) {
@@ -1072,6 +1206,24 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 			else if (L->tens[t].consumers > 0 || j == 0)
 				shape_from_hint(L, L->tens[t].hint, out[j], names[v]);
 		}
+		for (int j = 0; j < nin; j++)
+			if (overflows(in[j]))
+				return overflow_error(L, L->tens[tin[j]].name,
+				                      L->tens[tin[j]].init >= 0 ? "an initializer"
+				                      : L->tens[tin[j]].producer >= 0
+				                              ? "an output of op"
+				                              : "an input of the model",
+				                      L->tens[tin[j]].producer >= 0
+				                              ? names[L->tens[tin[j]].producer]
+				                              : NULL,
+				                      in[j]);
+		for (int j = 0; j < nout; j++)
+			if (overflows(out[j]))
+				return overflow_error(L, nd->output[j], "an output of op", names[v],
+				                      out[j]);
+		if (bc.big_name)
+			return overflow_error(L, bc.big_name, "in the body of op", names[v],
+			                      &bc.big);
 		L->folded[v] = foldable(L, nd, tin, nin, in);
 		sc_op_size *sz = &sizes[v];
 		*sz = (sc_op_size){.kind = has_body(nd) ? SC_OPK_VIEW : op_kind(nd)};
@@ -1352,7 +1504,8 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	    sc_device_get(L->opts ? L->opts->device : NULL, &L->rep->device, L->err) != SC_OK ||
 	    choose_precision(L) != SC_OK)
 		return NULL;
-	if (collect_tensors(L) != SC_OK || count_types(L) != SC_OK)
+	if (check_names(L, L->graph, "", 0) != SC_OK || collect_tensors(L) != SC_OK ||
+	    count_types(L) != SC_OK)
 		return NULL;
 	char **names = op_names(L);
 	if (!names) {
@@ -1500,19 +1653,15 @@ static int wire_nesting(const uint8_t *p, size_t len, int limit)
 	return deepest;
 }
 
-sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
+/* The model in data[0..len) (borrowed), the file path names. */
+static sc_graph *load_model(const char *path, const char *data, size_t len,
+                            const sc_load_opts *opts, sc_error *err)
 {
-	size_t len;
-	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
-	if (!data)
-		return NULL;
 	if (len == 0) {
-		free(data);
 		sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 		return NULL;
 	}
 	if (wire_nesting((const uint8_t *)data, len, ONNX_MAX_NESTING) > ONNX_MAX_NESTING) {
-		free(data);
 		sc_error_set(
 		        err, SC_ERR_INPUT,
 		        "%s: subgraphs (If, Loop, Scan bodies) nest more than %d deep; stagecut "
@@ -1521,7 +1670,6 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 		return NULL;
 	}
 	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
-	free(data);
 	if (!m) {
 		sc_error_set(err, SC_ERR_INPUT,
 		             "%s: not an ONNX model: the protobuf is truncated or malformed", path);
@@ -1552,6 +1700,17 @@ sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err
 	free(L.body_time);
 	free(L.body_param);
 	onnx__model_proto__free_unpacked(m, NULL);
+	return g;
+}
+
+sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
+{
+	size_t len;
+	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
+	if (!data)
+		return NULL;
+	sc_graph *g = load_model(path, data, len, opts, err);
+	free(data);
 	return g;
 }
 
@@ -1602,9 +1761,9 @@ static bool probe(const char *path, const char *head, size_t len)
 	return sc_has_extension(path, ".onnx");
 }
 
-static sc_graph *load_default(const char *path, sc_error *err)
+static sc_graph *load_default(const char *path, const char *data, size_t len, sc_error *err)
 {
-	return sc_load_onnx(path, NULL, err);
+	return load_model(path, data, len, NULL, err);
 }
 
 const sc_loader sc_loader_onnx = {.name = "onnx", .probe = probe, .load = load_default};

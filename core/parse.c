@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
 
 bool sc_has_extension(const char *path, const char *ext)
@@ -123,4 +124,57 @@ const char *sc_json_kind(const json_t *v)
 	case JSON_FALSE: return "a boolean";
 	default: return v ? "null" : "missing";
 	}
+}
+
+json_t *sc_json_loadb(const char *data, size_t len, size_t flags, json_error_t *jerr)
+{
+	json_t *root = json_loadb(data, len, flags, jerr);
+	if (!root && json_error_code(jerr) == json_error_numeric_overflow &&
+	    strstr(jerr->text, "too big integer"))
+		root = json_loadb(data, len, flags | JSON_DECODE_INT_AS_REAL, jerr);
+	return root;
+}
+
+sc_status sc_json_error(sc_error *err, const char *path, const json_error_t *jerr)
+{
+	if (json_error_code(jerr) == json_error_numeric_overflow)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s:%d:%d: a number too large to hold (beyond 1.8e308): %s",
+		                    path, jerr->line, jerr->column, jerr->text);
+	return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path, jerr->line,
+	                    jerr->column, jerr->text);
+}
+
+bool sc_json_whole(const json_t *v, json_int_t *out, bool *exact)
+{
+	if (exact)
+		*exact = true;
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return true;
+	}
+	if (!json_is_real(v))
+		return false;
+	double x = json_real_value(v);
+	if (x != floor(x))
+		return false;
+	if (exact)
+		*exact = fabs(x) <= 9007199254740992.0; /* 2^53 */
+	/* 2^63 is the first double past the int64 range */
+	*out = x >= 9223372036854775808.0    ? INT64_MAX
+	       : x <= -9223372036854775808.0 ? INT64_MIN
+	                                     : (json_int_t)x;
+	return true;
+}
+
+json_t *sc_json_text(const char *text)
+{
+	if (!text)
+		return json_null();
+	if (sc_utf8_valid(text, NULL))
+		return json_string(text);
+	char *copy = sc_utf8_escape(text);
+	json_t *v = copy ? json_string(copy) : NULL;
+	free(copy);
+	return v;
 }

@@ -4,20 +4,25 @@
 #define _POSIX_C_SOURCE 200809L
 #include "partition.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "fileio.h"
 #include "mem.h"
+#include "parse.h"
 #include "report.h"
 
 #define SC_PART_FORMAT "stagecut-partition/1"
+
+/* The 1-based stages a partition file's numbers are kept as: a number
+ * beyond them is kept as the nearer end (it is outside 1..k all the same);
+ * INT_MIN, one below, marks an op with no stage while reading. */
+#define STAGE_MAX INT_MAX
+#define STAGE_MIN (INT_MIN + 2)
 
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v)
 {
@@ -62,23 +67,29 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 	switch (v->kind) {
 	case SC_VIOL_NONE: snprintf(buf, size, "valid"); break;
 	case SC_VIOL_RANGE:
-		snprintf(buf, size, "op '%s' is in stage %d, outside 1..k", g->op_name[v->a],
-		         stage[v->a] + 1);
+		/* sc_part_read keeps stages beyond an int at its ends */
+		sc_msg_format(buf, size, "op '%s' is in stage %d%s, outside 1..k", g->op_name[v->a],
+		              stage[v->a] + 1,
+		              stage[v->a] + 1 == STAGE_MAX   ? " or above"
+		              : stage[v->a] + 1 == STAGE_MIN ? " or below"
+		                                             : "");
 		break;
 	case SC_VIOL_EDGE:
-		snprintf(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
-		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		sc_msg_format(buf, size, "edge '%s' -> '%s' goes from stage %d back to stage %d",
+		              g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
 	case SC_VIOL_MIRROR:
-		snprintf(buf, size,
-		         "edge '%s' -> '%s' goes from stage %d on to stage %d, but an edge between "
-		         "backward ops, one of them an orphan, never goes to a later stage",
-		         g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
+		sc_msg_format(
+		        buf, size,
+		        "edge '%s' -> '%s' goes from stage %d on to stage %d, but an edge between "
+		        "backward ops, one of them an orphan, never goes to a later stage",
+		        g->op_name[v->a], g->op_name[v->b], stage[v->a] + 1, stage[v->b] + 1);
 		break;
 	case SC_VIOL_GROUP:
-		snprintf(buf, size, "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
-		         g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
-		         g->op_name[v->b], stage[v->b] + 1);
+		sc_msg_format(buf, size,
+		              "group '%s' is split: '%s' is in stage %d, '%s' in stage %d",
+		              g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
+		              g->op_name[v->b], stage[v->b] + 1);
 		break;
 	}
 }
@@ -114,34 +125,22 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
-	/* open it here rather than in jansson, for the same messages as graph
+	/* read it here rather than in jansson, for the same messages as graph
 	 * files (and a directory is not "malformed JSON") */
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return sc_error_set(err, SC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0) {
-		if (S_ISDIR(sb.st_mode)) {
-			fclose(f);
-			return sc_error_set(err, SC_ERR_IO,
-			                    "%s: is a directory, not a partition file", path);
-		}
-		if (S_ISREG(sb.st_mode) && sb.st_size == 0) {
-			fclose(f);
-			return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
-		}
+	size_t len;
+	char *text = sc_file_read_all(path, "a partition file", &len, err);
+	if (!text)
+		return err ? err->code : SC_ERR_IO;
+	if (len == 0) {
+		free(text);
+		return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 	}
 	json_error_t jerr;
 	/* a repeated op name would silently keep one of its stages */
-	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	bool readerr = ferror(f);
-	fclose(f);
-	if (!root) {
-		if (readerr)
-			return sc_error_set(err, SC_ERR_IO, "%s: cannot read", path);
-		return sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path,
-		                    jerr.line, jerr.column, jerr.text);
-	}
+	json_t *root = sc_json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (!root)
+		return sc_json_error(err, path, &jerr);
 	sc_status st = SC_OK;
 	json_t *fmt = json_object_get(root, "format");
 	json_t *jk = json_object_get(root, "k");
@@ -157,8 +156,8 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 		                  SC_PART_FORMAT);
 		goto out;
 	}
-	if (!json_is_integer(jk) || json_integer_value(jk) < 1 ||
-	    json_integer_value(jk) > 1000000) {
+	json_int_t k64;
+	if (!sc_json_whole(jk, &k64, NULL) || k64 < 1 || k64 > 1000000) {
 		st = sc_error_set(err, SC_ERR_INPUT,
 		                  "%s: \"k\" must be an integer from 1 to 1000000", path);
 		goto out;
@@ -169,7 +168,7 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 		                  path);
 		goto out;
 	}
-	int k = (int)json_integer_value(jk);
+	int k = (int)k64;
 	for (int v = 0; v < g->n; v++)
 		stage[v] = INT_MIN;
 	const char *name;
@@ -182,14 +181,21 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 			                  path, name, g->source);
 			goto out;
 		}
-		if (!json_is_integer(val) || json_integer_value(val) < -1000000 ||
-		    json_integer_value(val) > 1000000) {
+		/* any integer (a whole number, however written): one outside 1..k
+		 * is an invalid partition, found by sc_part_check, however far
+		 * outside */
+		json_int_t s;
+		if (!sc_json_whole(val, &s, NULL)) {
+			char what[40];
+			if (json_is_number(val))
+				snprintf(what, sizeof what, "%.17g", json_number_value(val));
 			st = sc_error_set(err, SC_ERR_INPUT,
-			                  "%s: the stage of op '%s' must be an integer", path,
-			                  name);
+			                  "%s: the stage of op '%s' must be an integer, not %s",
+			                  path, name,
+			                  json_is_number(val) ? what : sc_json_kind(val));
 			goto out;
 		}
-		stage[v] = (int)json_integer_value(val) - 1;
+		stage[v] = (int)(s > STAGE_MAX ? STAGE_MAX : s < STAGE_MIN ? STAGE_MIN : s) - 1;
 	}
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] == INT_MIN) {
@@ -206,12 +212,20 @@ out:
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err)
 {
+	/* the loaders refuse names JSON cannot hold; say so, should one come
+	 * another way, rather than take jansson's refusal for out of memory */
+	for (int v = 0; v < g->n; v++)
+		if (!sc_utf8_valid(g->op_name[v], NULL))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: op '%s': the name is not valid UTF-8, which a "
+			                    "partition file cannot hold",
+			                    path, g->op_name[v]);
 	json_t *root = json_object();
 	json_t *map = json_object();
 	if (!root || !map)
 		goto nomem;
 	json_object_set_new(root, "format", json_string(SC_PART_FORMAT));
-	json_object_set_new(root, "graph", json_string(g->name));
+	json_object_set_new(root, "graph", sc_json_text(g->name));
 	json_object_set_new(root, "k", json_integer(k));
 	if (costs) {
 		int at;
@@ -288,7 +302,7 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 		                    "%s: the partition has k = %d, but k = %d is asked for", path,
 		                    k, want_k);
 	if (!sc_part_check(g, stage, k, &v)) {
-		char why[512];
+		char why[SC_PART_WHY_SIZE];
 		sc_part_describe(g, stage, &v, why, sizeof why);
 		if (viol)
 			*viol = v;

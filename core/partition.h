@@ -34,7 +34,10 @@ typedef struct sc_violation {
  * its out-edges, then its group).  Returns true when stage is valid. */
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
 
-/* Writes a one-line description of v (1-based stages) into buf. */
+/* Writes a one-line description of v (1-based stages) into buf; names are
+ * bounded as messages bound them (error.h), so SC_PART_WHY_SIZE bytes hold
+ * any description whole. */
+#define SC_PART_WHY_SIZE 1024
 void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v, char *buf,
                       size_t size);
 
@@ -45,7 +48,9 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 
 /* Reads a partition file for g.  On success *k_out is the file's k and
  * stage[0..n) (caller-owned) holds 0-based stages; stages outside 1..k are
- * kept (as stage-1) for sc_part_check to report.  Fails with SC_ERR_INPUT
+ * kept (as stage-1) for sc_part_check to report, however far outside:
+ * one beyond an int as its nearer end (INT_MAX or INT_MIN + 2, 1-based,
+ * which sc_part_describe words "or above", "or below").  Fails with SC_ERR_INPUT
  * (message "path: ...") on malformed JSON, a wrong format tag, a missing or
  * non-integer k or stage, an op the graph lacks, or a graph op the file
  * lacks; SC_ERR_IO when the file cannot be read. */

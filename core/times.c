@@ -266,10 +266,9 @@ done:
 static sc_times *read_ort(const char *path, const char *text, size_t len, sc_error *err)
 {
 	json_error_t jerr;
-	json_t *root = json_loadb(text, len, 0, &jerr);
+	json_t *root = sc_json_loadb(text, len, 0, &jerr);
 	if (!root) {
-		sc_error_set(err, SC_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", path, jerr.line,
-		             jerr.column, jerr.text);
+		sc_json_error(err, path, &jerr);
 		return NULL;
 	}
 	sc_times *t = NULL;

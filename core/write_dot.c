@@ -38,8 +38,40 @@ static sc_status check_room(const sc_graph *g, const char *path, sc_error *err)
 	return SC_OK;
 }
 
+/* Whether cgraph writes text so that it reads it back the same.  Its
+ * writer escapes only '"' (as \"), and its reader (scan.l) takes \" for a
+ * quote, \\ for two backslashes and drops a backslash before a newline:
+ * so an odd run of backslashes before a quote, a newline or the end of the
+ * text comes back otherwise (a name read from DOT never has one). */
+static bool dot_faithful(const char *text)
+{
+	size_t run = 0;
+	for (const char *p = text;; p++) {
+		if (*p == '\\') {
+			run++;
+			continue;
+		}
+		if (run % 2 == 1 && (*p == '"' || *p == '\n' || *p == '\0'))
+			return false;
+		run = 0;
+		if (!*p)
+			return true;
+	}
+}
+
 sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err)
 {
+	for (int v = 0; v < g->n; v++)
+		if (!dot_faithful(g->op_name[v]) ||
+		    (g->group[v] >= 0 && !dot_faithful(g->group_name[g->group[v]])))
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: op '%s' of %s: %s ends in a backslash or has one just before "
+			        "a quote or a line break, which DOT cannot hold (Graphviz would "
+			        "read "
+			        "it back otherwise); nothing written",
+			        path, g->op_name[v], g->source,
+			        dot_faithful(g->op_name[v]) ? "its group's name" : "the name");
 	sc_status room = check_room(g, path, err);
 	if (room != SC_OK)
 		return room;

@@ -10,7 +10,10 @@
 /* Writes g as a DOT digraph to path atomically: graph attributes k,
  * bandwidth, memory, memory_policy (those that differ from the defaults),
  * node attributes work, param, out, group, and stage (1-based) when stage is
- * not NULL.  Numbers are written with 17 significant digits. */
+ * not NULL.  Numbers are written with 17 significant digits.  Fails
+ * (SC_ERR_INPUT, nothing written) for a name DOT cannot hold: an odd run
+ * of backslashes before a quote, a line break or the name's end (one from
+ * JSON or ONNX; a name read from DOT never has one). */
 sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err);
 
 #endif

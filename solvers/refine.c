@@ -599,7 +599,7 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 		if (s->k_asked > s->set.k && sc_part_check(s->g, start, s->k_asked, NULL))
 			compact_stages(start, s->g->n, s->k_asked);
 		if (!sc_part_check(s->g, start, s->set.k, &v)) {
-			char why[300];
+			char why[SC_PART_WHY_SIZE];
 			sc_part_describe(s->g, start, &v, why, sizeof why);
 			free(start);
 			return sc_error_set(err, SC_ERR_INPUT,

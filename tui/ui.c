@@ -16,9 +16,11 @@
 #include "core/report.h"
 
 /* Messages and reports quote names and values from the input, which may
- * hold newlines, control bytes (ESC starts a terminal escape) or bytes that
- * are not UTF-8: print those escaped (\n, \t, \xHH) so that a line is
- * always exactly one line of plain text. */
+ * hold newlines, control characters (ESC starts a terminal escape, and so
+ * does U+009B, CSI, on terminals that take the C1 controls U+0080-U+009F
+ * in UTF-8) or bytes that are not UTF-8: print those escaped (\n, \t,
+ * \xHH for each byte: a C1 control is \xc2\xHH) so that a line is always
+ * exactly one line of plain text. */
 static void put_escaped(const char *text, FILE *f)
 {
 	const unsigned char *s = (const unsigned char *)text;
@@ -26,6 +28,9 @@ static void put_escaped(const char *text, FILE *f)
 		int len = sc_utf8_length((const char *)s);
 		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
 			fputc(*s, f);
+		} else if (len == 2 && s[0] == 0xc2 && s[1] <= 0x9f) {
+			fprintf(f, "\\x%02x\\x%02x", s[0], s[1]); /* C1 control */
+			s++;
 		} else if (len > 1) {
 			fwrite(s, 1, (size_t)len, f);
 			s += len - 1;
@@ -48,9 +53,10 @@ static void vput_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
 	char small[1024], *text = small;
 	va_list again;
 	va_copy(again, ap);
-	int len = vsnprintf(small, sizeof small, fmt, ap);
+	/* names quoted '%s' bounded (sc_msg_vformat) */
+	int len = sc_msg_vformat(small, sizeof small, fmt, ap);
 	if (len >= (int)sizeof small && (text = malloc((size_t)len + 1)) != NULL)
-		vsnprintf(text, (size_t)len + 1, fmt, again);
+		sc_msg_vformat(text, (size_t)len + 1, fmt, again);
 	va_end(again);
 	if (!text)
 		text = small; /* out of memory: the line stays cut short */
@@ -125,23 +131,28 @@ sc_graph *ui_load(const char *path, const ui_opts *o, int *status)
 	return g;
 }
 
-/* names[0..n) (each followed by " (the output of OF)" when of is given)
- * joined by ", " into list, cut after about 400 characters with ", ..." */
+/* names[0..n) (each followed by " (the output of 'OF')" when of is given)
+ * joined by ", " into list, cut after about 400 characters with ", ...";
+ * a long name is bounded as messages bound quoted names (sc_msg_name).
+ * size must exceed 400 + 2 * SC_MSG_NAME_MAX + 80. */
 static void name_list(char *list, size_t size, char *const *names, char *const *of, int n)
 {
 	size_t at = 0;
 	list[0] = '\0';
-	for (int i = 0; i < n && at < 400; i++)
+	for (int i = 0; i < n && at < 400; i++) {
+		char one[SC_MSG_NAME_MAX + 40], from[SC_MSG_NAME_MAX + 40];
 		at += (size_t)snprintf(list + at, size - at,
 		                       of ? "%s%s (the output of %s)" : "%s%s", i ? ", " : "",
-		                       names[i], of ? of[i] : "");
-	if (at >= 400)
+		                       sc_msg_name(one, sizeof one, names[i]),
+		                       of ? sc_msg_name(from, sizeof from, of[i]) : "");
+	}
+	if (at >= 400 && at < size)
 		snprintf(list + at, size - at, ", ...");
 }
 
 static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *r)
 {
-	char list[640];
+	char list[400 + 2 * SC_MSG_NAME_MAX + 120];
 	if (r->nunknown > 0) {
 		name_list(list, sizeof list, r->unknown, NULL, r->nunknown);
 		ui_error("warning: %s: %d op%s of unknown shape or type cost 0 (work and out; "
@@ -216,10 +227,9 @@ bool ui_print_json(json_t *v)
 	char *text = v ? json_dumps(v, SC_JSON_FLAGS) : NULL;
 	json_decref(v);
 	if (!text) {
-		/* jansson refuses a string that is not UTF-8 (a path given on the
-		 * command line) as it refuses when out of memory */
-		ui_error("cannot write the JSON output: a name or path in it is not UTF-8, or out "
-		         "of memory");
+		/* every string in it is UTF-8 (names are checked at load, paths
+		 * go in through sc_json_text), so this is out of memory */
+		ui_error("out of memory while writing the JSON output");
 		return false;
 	}
 	puts(text);

@@ -96,9 +96,11 @@ void ui_search_params(const ui_opts *o, sc_search_params *p);
 int ui_exit_status(sc_status st);
 
 /* Prints "stagecut: MESSAGE" on stderr, then a newline; MESSAGE is fmt
- * formatted with newlines, control bytes (ESC, TAB) and bytes that are not
- * UTF-8 escaped as \n, \t, \xHH, so it is one line of plain text whatever
- * names from the input it quotes. */
+ * formatted (quoted names bounded: sc_msg_vformat) with newlines, control
+ * characters (ESC, TAB; the C1 controls U+0080-U+009F as the bytes of
+ * their UTF-8, \xc2\xHH) and bytes that are not UTF-8 escaped as \n, \t,
+ * \xHH, so it is one line of plain text whatever names from the input it
+ * quotes. */
 void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints one line of a report on stdout, escaped as ui_error escapes (fmt

@@ -66,7 +66,10 @@ void sb_add_escaped(strbuf *b, const char *text)
 		default:
 			if (*p >= 0x80) {
 				int len = utf8_len(p);
-				if (len) {
+				if (len == 2 && p[0] == 0xc2 && p[1] <= 0x9f) {
+					sb_add(b, "?"); /* a C1 control, as a C0 one */
+					p++;
+				} else if (len) {
 					sb_add(b, "%.*s", len, (const char *)p);
 					p += len - 1;
 				} else {

@@ -87,7 +87,8 @@ typedef struct strbuf {
 void sb_add(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends text with the characters HTML-like labels reserve escaped, and
- * bytes that are not printable ASCII or part of UTF-8 replaced by '?'. */
+ * control characters (C0, DEL and the C1 controls U+0080-U+009F) and bytes
+ * that are not part of UTF-8 replaced by '?'. */
 void sb_add_escaped(strbuf *b, const char *text);
 
 struct sc_caption;

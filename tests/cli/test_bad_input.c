@@ -343,7 +343,7 @@ Test(bad_input, failed_solve_keeps_existing_output, .timeout = 300)
 	}
 	closedir(d);
 	static const char *const parts[] = {"part_stage_range.json", "part_edge_back.json",
-	                                    "part_malformed.json"};
+	                                    "part_stage_huge.json", "part_malformed.json"};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
 		cmds = realloc(cmds, (size_t)(ncmds + 1) * sizeof *cmds);
 		cr_assert(cmds);
@@ -363,7 +363,10 @@ Test(bad_input, failed_solve_keeps_existing_output, .timeout = 300)
 		char *now = read_all(out);
 		int entries = count_entries(dir);
 		/* an invalid starting partition exits 1, bad input 2 */
-		int want = strstr(cmd, "part_stage_range") || strstr(cmd, "part_edge_back") ? 1 : 2;
+		int want = strstr(cmd, "part_stage_range") || strstr(cmd, "part_edge_back") ||
+		                           strstr(cmd, "part_stage_huge")
+		                   ? 1
+		                   : 2;
 		if (status != want || !now || strcmp(now, content) != 0 || entries != 1) {
 			r.failures++;
 			report_add(&r,
@@ -406,6 +409,22 @@ Test(bad_input, eval_reports_out_of_range_stage_as_invalid)
 	cr_assert_str_empty(err);
 	free(out);
 	free(err);
+	/* a stage above 1000000 is no different (issue 27), nor one beyond an
+	 * int, which is kept at the int's end */
+	snprintf(cmd, sizeof cmd, "%s eval samples/paper/figure2.dot %s/part_stage_huge.json",
+	         ts_program(), BAD_DIR);
+	status = ts_run(cmd, &out, &err);
+	cr_assert_eq(status, 1, "status %d, stderr '%s'", status, err);
+	cr_assert(strstr(out, "invalid: op 'y' is in stage 1000001, outside 1..k"), "stdout '%s'",
+	          out);
+	cr_assert_str_empty(err);
+	free(out);
+	free(err);
+	json_t *j = ts_run_json(
+	        1, "eval --json samples/paper/figure2.dot %s/part_stage_beyond_int.json", BAD_DIR);
+	cr_assert_str_eq(ts_jstr(j, "violation"),
+	                 "op 'a' is in stage -2147483646 or below, outside 1..k");
+	json_decref(j);
 }
 
 /* solve --partition, bounds --partition and render take a partition file
@@ -427,6 +446,16 @@ Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
 	         "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
 	        {"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
 	         "op 'y' is in stage 4, outside 1..k"},
+	        /* however far outside (issue 27: above 1000000 was "must be an
+	         * integer", exit 2); beyond an int it is kept at the int's end */
+	        {"solve samples/paper/figure2.dot", "part_stage_huge.json",
+	         "op 'y' is in stage 1000001, outside 1..k"},
+	        {"bounds samples/paper/figure2.dot --rungs simple", "part_stage_beyond_int.json",
+	         "op 'a' is in stage -2147483646 or below, outside 1..k"},
+	        /* beyond 64 bits, read as the real it is (issue 27: "too big
+	         * integer", exit 2) */
+	        {"solve samples/paper/figure2.dot", "part_stage_beyond_int64.json",
+	         "op 'y' is in stage 2147483647 or above, outside 1..k"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char cmd[512], *out, *err, want[256];
@@ -490,4 +519,76 @@ Test(bad_input, the_readme_counts_the_corpus)
 	cr_assert_eq(said, m.n, "README.md says %d cases, tests/bad/MANIFEST has %d", said, m.n);
 	free(readme);
 	manifest_free(&m);
+}
+
+/* A name from the input is quoted in a message bounded (issue 27): its
+ * first SC_MSG_NAME_MAX (200) bytes, "...", its length, then the rest of
+ * the message, not 10 MB of name (nor a message cut off before its reason).
+ * msr-fiddle JSON takes names of any length; cgraph's quoted strings stop
+ * at 16384 bytes. */
+Test(bad_input, long_names_are_bounded_in_messages)
+{
+	char dir[64], json[128], cyc[128], dot[128], csv[128];
+	ts_make_dir(dir, "sc-longname");
+	snprintf(json, sizeof json, "%s/long.json", dir);
+	snprintf(cyc, sizeof cyc, "%s/cycle.json", dir);
+	snprintf(dot, sizeof dot, "%s/long.dot", dir);
+	snprintf(csv, sizeof csv, "%s/times.csv", dir);
+	size_t len = 10 * 1000 * 1000;
+	char *name = malloc(len + 1);
+	cr_assert(name);
+	memset(name, 'n', len);
+	name[len] = '\0';
+	FILE *f = fopen(json, "w");
+	cr_assert(f);
+	fprintf(f,
+	        "{\"maxFPGAs\": 2, \"nodes\": [{\"id\": 1, \"name\": \"%s\", \"fpgaLatency\": "
+	        "-1, \"size\": 0}], \"edges\": []}\n",
+	        name);
+	fclose(f);
+	f = fopen(cyc, "w");
+	cr_assert(f);
+	fprintf(f,
+	        "{\"maxFPGAs\": 2, \"nodes\": [{\"id\": 1, \"name\": \"%s\", \"fpgaLatency\": 1, "
+	        "\"size\": 0}, {\"id\": 2, \"name\": \"b\", \"fpgaLatency\": 1, \"size\": 0}], "
+	        "\"edges\": [{\"sourceId\": 1, \"destId\": 2, \"cost\": 0}, {\"sourceId\": 2, "
+	        "\"destId\": 1, \"cost\": 0}]}\n",
+	        name);
+	fclose(f);
+	f = fopen(csv, "w");
+	cr_assert(f);
+	fprintf(f, "%s,3\n", name);
+	fclose(f);
+	f = fopen(dot, "w");
+	cr_assert(f);
+	fprintf(f, "digraph g { \"%.16000s\" [work = -1]; }\n", name);
+	fclose(f);
+	char head[SC_MSG_NAME_MAX + 1];
+	memset(head, 'n', SC_MSG_NAME_MAX);
+	head[SC_MSG_NAME_MAX] = '\0';
+	static const char *const fmt[] = {"info %s", "info %s",
+	                                  "info samples/paper/figure2.dot --times %s", "info %s"};
+	const char *path[] = {json, cyc, csv, dot};
+	const char *tail[] = {
+	        "... (10000000 bytes)' attribute 'fpgaLatency': -1 is negative (it must be a "
+	        "finite number >= 0)\n",
+	        "... (10000000 bytes)' -> 'b' -> '",
+	        "... (10000000 bytes)' names no op of figure2.dot\n",
+	        "... (16000 bytes)' attribute 'work': '-1' is not a finite number >= 0\n",
+	};
+	for (int i = 0; i < 4; i++) {
+		char args[256], *out, *err;
+		snprintf(args, sizeof args, fmt[i], path[i]);
+		int st = ts_runf(&out, &err, "%s", args);
+		cr_assert_eq(st, 2, "%s: %d", args, st);
+		cr_assert_lt(strlen(err), 1024, "%s: %zu bytes on stderr", args, strlen(err));
+		char want[SC_MSG_NAME_MAX + 160];
+		snprintf(want, sizeof want, "'%s%s", head, tail[i]);
+		cr_assert(strstr(err, want), "%s: %s", args, err);
+		cr_assert(strstr(err, path[i]), "%s: %s", args, err);
+		free(out);
+		free(err);
+	}
+	free(name);
+	ts_remove_dir(dir);
 }

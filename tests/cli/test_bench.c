@@ -174,6 +174,31 @@ Test(bench, parts_merge_into_the_whole)
 	json_decref(tb);
 	free(a);
 	free(b);
+
+	/* one file given twice counted its records twice (issue 27): refused,
+	 * by any name of it (another path, a symbolic or a hard link) */
+	char sym[256], hard[256], dot[300];
+	snprintf(sym, sizeof sym, "%s/sym.jsonl", dir);
+	snprintf(hard, sizeof hard, "%s/hard.jsonl", dir);
+	snprintf(dot, sizeof dot, "%s/./p1.jsonl", dir);
+	cr_assert_eq(symlink(p1, sym), 0);
+	cr_assert_eq(link(p1, hard), 0);
+	const char *again[] = {p1, dot, sym, hard};
+	for (int i = 0; i < 4; i++) {
+		char *out, *err;
+		int st = ts_runf(&out, &err, "bench --merge '%s' '%s' '%s' --json", p1, p2,
+		                 again[i]);
+		cr_assert_eq(st, 2, "%s: %s", again[i], err);
+		cr_assert_str_empty(out);
+		char want[1024];
+		snprintf(want, sizeof want,
+		         "stagecut: bench: --merge: %s and %s are the same file; give each results "
+		         "file once (its records would count twice)\n",
+		         p1, again[i]);
+		cr_assert_str_eq(err, want);
+		free(out);
+		free(err);
+	}
 }
 
 Test(bench, interrupt_stops_workers_and_exits_130)

@@ -297,8 +297,9 @@ Test(eval, eval_policy_and_memory_overrides_on_residual)
 	json_decref(r);
 }
 
-/* An op name holding ESC and TAB (valid UTF-8, so it loads; after 512 bytes,
- * so the binary-data check does not see it): eval's "invalid:" line on
+/* An op name holding ESC and TAB (valid UTF-8, so it loads, here after 512
+ * bytes of comment; test_info.c loads one nearer the start): eval's
+ * "invalid:" line on
  * stdout names it escaped, as stderr does, never with the raw bytes that a
  * terminal would obey; --json keeps the real name (JSON escapes it). */
 Test(eval, op_names_are_escaped_on_stdout)
@@ -329,5 +330,55 @@ Test(eval, op_names_are_escaped_on_stdout)
 	json_t *j = ts_run_json(1, "eval --json %s %s", g, p);
 	cr_assert_str_eq(ts_jstr(j, "violation"),
 	                 "edge 'a\x1b[31m\tb' -> 'c' goes from stage 2 back to stage 1");
+	json_decref(j);
+}
+
+/* A C1 control in a name (U+0080-U+009F; U+009B is CSI, which starts a
+ * terminal escape where C1 controls are taken in UTF-8) is escaped in a
+ * report line on stdout, as C0 ones are (issue 27), while other non-ASCII
+ * characters (U+00A0, the same first byte) print as they are. */
+Test(eval, c1_controls_in_names_are_escaped_on_stdout)
+{
+	char dot[256], part[256], *out, *err;
+	ts_tpath(dot, sizeof dot, "c1.dot");
+	ts_tpath(part, sizeof part, "c1.json");
+	ts_write_text(dot, "digraph g { \"x\xc2\x9b"
+	                   "31m\" [work = 1]; \"nb\xc2\xa0sp\" [work = 1]; "
+	                   "\"nb\xc2\xa0sp\" -> \"x\xc2\x9b"
+	                   "31m\"; }\n");
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"x\xc2\x9b"
+	                    "31m\": 3, \"nb\xc2\xa0sp\": 1}}\n");
+	int st = ts_runf(&out, &err, "eval %s %s", dot, part);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(out, "invalid: op 'x\\xc2\\x9b31m' is in stage 3, outside 1..k"), "%s",
+	          out);
+	cr_assert_null(strstr(out, "\xc2\x9b"), "%s", out);
+	free(out);
+	free(err);
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"x\xc2\x9b"
+	                    "31m\": 1, \"nb\xc2\xa0sp\": 2}}\n");
+	st = ts_runf(&out, &err, "eval %s %s", dot, part);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(out, "edge 'nb\xc2\xa0sp' -> 'x\\xc2\\x9b31m' goes from stage 2 back"),
+	          "%s", out);
+	free(out);
+	free(err);
+}
+
+/* A path that is not UTF-8 goes into the JSON escaped (issue 27: jansson
+ * refused it and the program said "out of memory"). */
+Test(eval, a_path_not_utf8_is_escaped_in_json)
+{
+	char part[256];
+	ts_tpath(part, sizeof part, "p\xe9.json");
+	ts_write_text(part,
+	              "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": {\"h1\": 1, "
+	              "\"h2\": 1, \"h3\": 1, \"h4\": 1, \"l1\": 2, \"l2\": 2, \"l3\": 2, "
+	              "\"l4\": 2}}\n");
+	json_t *j = ts_run_json(0, "eval --json " LEMMA_B2 " '%s'", part);
+	const char *got = ts_jstr(j, "partition");
+	cr_assert(strstr(got, "/p\\xe9.json"), "%s", got);
 	json_decref(j);
 }

@@ -403,3 +403,107 @@ Test(info, info_reports_the_contraction)
 	          out);
 	free(out);
 }
+
+/* A graph read from a pipe (/dev/stdin) loads as the file does (issue 27):
+ * the file was opened once to choose the loader and once more to load it,
+ * and the second read of the pipe found nothing.  DOT and msr-fiddle JSON,
+ * by content (the name has no extension). */
+Test(info, a_graph_from_a_pipe_loads_as_the_file_does)
+{
+	const char *files[] = {LEMMA_B2, BERT3_OP};
+	for (int i = 0; i < 2; i++) {
+		char cmd[512], *out, *err;
+		snprintf(cmd, sizeof cmd, "cat %s | %s info --json /dev/stdin", files[i],
+		         ts_program());
+		int st = ts_run(cmd, &out, &err);
+		cr_assert_eq(st, 0, "%s: %s", files[i], err);
+		cr_assert_str_empty(err);
+		json_error_t jerr;
+		json_t *piped = json_loads(out, 0, &jerr);
+		cr_assert(piped, "%s: %s", files[i], out);
+		json_t *direct = ts_run_json(0, "info --json %s", files[i]);
+		const char *keys[] = {"ops", "edges", "total_work", "total_param", "total_out"};
+		for (int j = 0; j < 5; j++)
+			cr_assert_eq(ts_jnum(piped, keys[j]), ts_jnum(direct, keys[j]), "%s %s",
+			             files[i], keys[j]);
+		json_decref(piped);
+		json_decref(direct);
+		free(out);
+		free(err);
+	}
+	char cmd[512], *out, *err;
+	snprintf(cmd, sizeof cmd, "cat %s | %s solve /dev/stdin -k 4 --json", LEMMA_B2,
+	         ts_program());
+	cr_assert_eq(ts_run(cmd, &out, &err), 0, "%s", err);
+	json_t *s = json_loads(out, 0, NULL);
+	cr_assert(s, "%s", out);
+	cr_assert_eq(ts_jnum(s, "bottleneck"), 1);
+	json_decref(s);
+	free(out);
+	free(err);
+}
+
+/* A valid JSON number loads however large (issue 27): jansson refuses an
+ * integer beyond 64 bits ("too big integer") unless asked to read it as a
+ * real, which is what an msr-fiddle latency or size and an ONNX Runtime
+ * profile's "dur" and "ts" are.  A whole number counts as an integer
+ * however it is written (an id 2.0, a stage 1.0). */
+Test(info, integers_beyond_64_bits_load_as_reals)
+{
+	char json[256], ort[256], part[256];
+	ts_tpath(json, sizeof json, "big.json");
+	ts_tpath(ort, sizeof ort, "big.ort.json");
+	ts_tpath(part, sizeof part, "big.part.json");
+	ts_write_text(json,
+	              "{\"maxFPGAs\": 2, \"nodes\": [\n"
+	              " {\"id\": 1, \"name\": \"a\", \"fpgaLatency\": 100000000000000000000,\n"
+	              "  \"size\": 300000000000000000000},\n"
+	              " {\"id\": 2.0, \"name\": \"b\", \"fpgaLatency\": 1, \"size\": 0}],\n"
+	              " \"edges\": [{\"sourceId\": 1, \"destId\": 2, \"cost\": 2}]}\n");
+	json_t *j = ts_run_json(0, "info --json %s", json);
+	cr_assert_eq(ts_jnum(j, "total_work"), 1e20 + 1);
+	cr_assert_eq(ts_jnum(j, "total_param"), 3e20);
+	cr_assert_eq(ts_jint(j, "edges"), 1);
+	json_decref(j);
+	ts_write_text(ort, "[{\"cat\": \"Node\", \"name\": \"a_kernel_time\", \"ts\": "
+	                   "100000000000000000000, \"dur\": 200000000000000000000, \"ph\": \"X\", "
+	                   "\"args\": {\"op_name\": \"Relu\"}}]\n");
+	j = ts_run_json(0, "info --json " FIGURE2 " --times %s", ort);
+	json_t *f = ts_run_json(0, "info --json " FIGURE2);
+	cr_assert_eq(ts_jnum(j, "total_work"), 2e20 + ts_jnum(f, "total_work") - 1); /* a: 1 */
+	json_decref(j);
+	json_decref(f);
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2.0, \"stages\": "
+	                    "{\"a\": 1.0, \"b\": 2}}\n");
+	j = ts_run_json(0, "eval --json %s %s", json, part);
+	cr_assert_eq(ts_jint(j, "k"), 2);
+	cr_assert(ts_jbool(j, "valid"));
+	json_decref(j);
+}
+
+/* A DOT name may hold control characters (stagecut(1), DOT), wherever it
+ * is in the file (issue 27: within the first 512 bytes the file was taken
+ * for binary data); messages quote them escaped.  Outside a quoted string
+ * a control byte is still binary data. */
+Test(info, control_characters_in_dot_names_load)
+{
+	char dot[256], bin[256];
+	ts_tpath(dot, sizeof dot, "ctl.dot");
+	ts_tpath(bin, sizeof bin, "bin.dot");
+	ts_write_text(dot, "digraph g { \"a\x1b[31m\x01\" [work = 1]; b [work = 2]; "
+	                   "\"a\x1b[31m\x01\" -> b; }\n");
+	json_t *j = ts_run_json(0, "info --json %s", dot);
+	cr_assert_eq(ts_jint(j, "ops"), 2);
+	json_decref(j);
+	char *out, *err;
+	ts_write_text(dot, "digraph g { \"a\x1b[31m\x01\" [work = -1]; }\n");
+	cr_assert_eq(ts_runf(&out, &err, "info %s", dot), 2);
+	cr_assert(strstr(err, "node 'a\\x1b[31m\\x01' attribute 'work': '-1'"), "%s", err);
+	free(out);
+	free(err);
+	ts_write_text(bin, "digraph g { a\x1b [work = 1]; }\n");
+	cr_assert_eq(ts_runf(&out, &err, "info %s", bin), 2);
+	cr_assert(strstr(err, "binary data (byte 0x1b at offset 13)"), "%s", err);
+	free(out);
+	free(err);
+}

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support.h"
 
@@ -86,6 +87,34 @@ Test(onnx, dim_and_unknown_warning)
 	cr_assert(strstr(err, "mystery"), "%s", err);
 	cr_assert(strstr(out, "unknown cost   2 ops: mystery after"), "%s", out);
 	cr_assert(strstr(out, "time unit: microseconds"), "%s", out);
+	free(out);
+	free(err);
+}
+
+/* A dim whose tensors would hold more than 2^62 elements is refused (issue
+ * 27): every op once cost 0 with only a warning.  The largest that fits
+ * (2^59 x 8 = 2^62) still costs every op; one more is refused, naming the
+ * dim, the tensor and the model, and solve -o writes nothing. */
+Test(onnx, a_dim_that_overflows_a_tensor_is_refused)
+{
+	json_t *a = ts_run_json(0, "info --json " DIM " --dim N=576460752303423488");
+	json_t *o = ts_jget(a, "onnx");
+	cr_assert_eq(ts_jint(o, "unknown_ops"), 0);
+	cr_assert(ts_jnum(o, "flops") > 4e18);
+	json_decref(a);
+	char path[256], *out, *err;
+	ts_tpath(path, sizeof path, "keep.json");
+	ts_write_text(path, "keep");
+	int st = ts_runf(&out, &err, "solve " DIM " -k 2 --dim N=576460752303423489 -o %s", path);
+	cr_assert_eq(st, 2, "%s", err);
+	cr_assert_str_empty(out);
+	cr_assert_str_eq(err,
+	                 "stagecut: " DIM ": with --dim N=576460752303423489 a tensor's size "
+	                 "overflows: 'X' (an input of the model) would be 576460752303423489 x "
+	                 "8, more than 2^62 elements\n");
+	char *kept = ts_slurp(path, NULL);
+	cr_assert_str_eq(kept, "keep");
+	free(kept);
 	free(out);
 	free(err);
 }
@@ -310,4 +339,75 @@ Test(onnx, swin_t_costs_every_op_and_folds_its_shape_arithmetic)
 	        ts_run_json(0, "solve --json samples/torchvision/swin_t.onnx -k 4 --device h100");
 	cr_assert(json_is_true(ts_jget(s, "optimal")));
 	json_decref(s);
+}
+
+/* Names of an ONNX model (issue 27).  One that is not UTF-8 once loaded,
+ * then failed solve -o as "out of memory" (jansson refuses the key): it is
+ * refused at load (tests/bad/MANIFEST), so -o keeps its file.  Names DOT
+ * holds (a quote, backslashes, a newline, a tab, ESC, a C1 control, U+00E9)
+ * survive info -o g.dot and the load of g.dot, name for name; one DOT
+ * cannot hold (a trailing backslash) is refused by info -o, which writes
+ * nothing.  The 1000-byte name of the op of unknown type is bounded in
+ * the warning.  tests/data/onnx_odd_names.onnx and the bad models are made
+ * by scripts/make_onnx_names.py. */
+Test(onnx, names_load_write_and_read_back_or_are_refused)
+{
+	char keep[256], *out, *err;
+	ts_tpath(keep, sizeof keep, "keep.json");
+	ts_write_text(keep, "keep");
+	int st = ts_runf(&out, &err, "solve tests/bad/onnx_name_not_utf8.onnx -k 2 -o %s", keep);
+	cr_assert_eq(st, 2, "%s", err);
+	cr_assert(strstr(err, "not valid UTF-8"), "%s", err);
+	cr_assert_null(strstr(err, "out of memory"), "%s", err);
+	char *kept = ts_slurp(keep, NULL);
+	cr_assert_str_eq(kept, "keep");
+	free(kept);
+	free(out);
+	free(err);
+
+	char dot[256], p0[256], p1[256];
+	ts_tpath(dot, sizeof dot, "odd.dot");
+	ts_tpath(p0, sizeof p0, "odd0.json");
+	ts_tpath(p1, sizeof p1, "odd1.json");
+	st = ts_runf(&out, &err, "info tests/data/onnx_odd_names.onnx -o %s", dot);
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(err, "1 op of unknown shape or type cost 0"), "%s", err);
+	cr_assert(strstr(err, "LLLL... (1000 bytes)\n"), "%s", err);
+	cr_assert_lt(strlen(err), 600, "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "solve tests/data/onnx_odd_names.onnx -k 2 -o %s", p0), 0,
+	             "%s", err);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "solve %s -k 2 -o %s", dot, p1), 0, "%s", err);
+	free(err);
+	json_t *a = json_load_file(p0, 0, NULL), *b = json_load_file(p1, 0, NULL);
+	cr_assert(a && b);
+	json_t *sa = ts_jget(a, "stages"), *sb = ts_jget(b, "stages");
+	cr_assert_eq(json_object_size(sa), 9);
+	cr_assert_eq(json_object_size(sb), 9);
+	const char *name;
+	json_t *v;
+	json_object_foreach(sa, name, v)
+	        cr_assert(json_object_get(sb, name), "'%s' did not come back from DOT", name);
+	cr_assert(json_object_get(sa, "esc\x1b[31m") &&
+	          json_object_get(sa, "csi\xc2\x9b"
+	                              "31m") &&
+	          json_object_get(sa, "two\\\\\"quoted") && json_object_get(sa, "new\nline"));
+	json_decref(a);
+	json_decref(b);
+
+	char json[256], bad[256];
+	ts_tpath(json, sizeof json, "backslash.json");
+	ts_tpath(bad, sizeof bad, "backslash.dot");
+	ts_write_text(json, "{\"nodes\": [{\"id\": 1, \"name\": \"end\\\\\", \"fpgaLatency\": 1}], "
+	                    "\"edges\": []}\n");
+	st = ts_runf(&out, &err, "info %s -o %s", json, bad);
+	cr_assert_eq(st, 2, "%s", err);
+	cr_assert(strstr(err, "op 'end\\' of "), "%s", err);
+	cr_assert(strstr(err, "which DOT cannot hold"), "%s", err);
+	cr_assert_str_empty(out);
+	cr_assert_eq(access(bad, F_OK), -1, "%s was written", bad);
+	free(out);
+	free(err);
 }

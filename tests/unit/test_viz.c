@@ -24,6 +24,7 @@
 #include "core/write_dot.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
+#include "viz/gv.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
 
@@ -774,4 +775,20 @@ Test(viz, training_picture_caption_costs_and_volumes)
 	cr_assert_null(strstr(svg, ">fw "));
 	free(svg);
 	sc_quotient_free(q);
+}
+
+/* Labels replace control characters by '?': C0, DEL and (issue 27) the C1
+ * controls U+0080-U+009F, which are two bytes in UTF-8; other characters,
+ * U+00A0 of the same first byte among them, are kept. */
+Test(viz, labels_replace_c0_and_c1_controls)
+{
+	char mem[128];
+	strbuf b = {.s = mem, .size = sizeof mem};
+	sb_add_escaped(&b, "a\x1b[b\x7f"
+	                   "c\xc2\x9b"
+	                   "d\xc2\x80"
+	                   "e\xc2\xa0"
+	                   "f<\xff");
+	cr_assert_str_eq(mem, "a?[b?c?d?e\xc2\xa0"
+	                      "f&lt;?");
 }

@@ -344,11 +344,35 @@ static run_result run_workers(const sc_testbed_instance *todo, int ntodo,
 
 /* ---- the command ------------------------------------------------------------ */
 
+/* Whether o's results files are distinct files: the same file named twice
+ * (by any path or link to it: the same device and inode) would count its
+ * records twice.  Prints the error when not.  A file that cannot be
+ * stat'ed is left to the reader to report. */
+static bool distinct_files(const ui_opts *o)
+{
+	struct stat si, sj;
+	for (int i = 1; i < o->npos; i++) {
+		if (stat(o->pos[i], &si) != 0)
+			continue;
+		for (int j = 0; j < i; j++)
+			if (stat(o->pos[j], &sj) == 0 && si.st_dev == sj.st_dev &&
+			    si.st_ino == sj.st_ino) {
+				ui_error("bench: --merge: %s and %s are the same file; give each "
+				         "results file once (its records would count twice)",
+				         o->pos[j], o->pos[i]);
+				return false;
+			}
+	}
+	return true;
+}
+
 static int merge(const ui_opts *o)
 {
 	sc_testbed_records rs = {0};
 	sc_error err;
 	int status = UI_EXIT_OK;
+	if (!distinct_files(o))
+		return UI_EXIT_INPUT;
 	for (int i = 0; i < o->npos; i++)
 		if (sc_testbed_read(o->pos[i], true, &rs, &err) != SC_OK) {
 			bench_error(&err);

@@ -19,6 +19,7 @@
 #include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
+#include "core/parse.h"
 #include "solvers/jobs.h"
 #include "core/clock.h"
 #include "solvers/ladder.h"
@@ -361,7 +362,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		                    better ? json_real(upper) : json_null());
 		json_object_set_new(root, "better_partition_gain", json_num(gain));
 		json_object_set_new(root, "partition_written",
-		                    written ? json_string(written) : json_null());
+		                    written ? sc_json_text(written) : json_null());
 		json_object_set_new(root, "stages_used", json_integer(stages));
 		if (zero)
 			json_object_set_new(root, "note", json_string(ZERO_NOTE));

@@ -12,6 +12,7 @@
 
 #include "tui/ui.h"
 #include "core/cost.h"
+#include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "core/timeline.h"
@@ -64,7 +65,7 @@ int ui_cmd_eval(const ui_opts *o)
 	sc_settings set = g->settings;
 	set.k = k;
 	bool valid = st == SC_OK;
-	char why[512];
+	char why[SC_PART_WHY_SIZE];
 	sc_part_describe(g, stage, &viol, why, sizeof why);
 	/* costs are meaningful unless a stage number is out of range */
 	if (viol.kind != SC_VIOL_RANGE) {
@@ -99,9 +100,9 @@ int ui_cmd_eval(const ui_opts *o)
 	}
 
 	if (o->json) {
-		json_t *root = json_pack("{s:s, s:s, s:i, s:b, s:b}", "graph", g->name, "partition",
-		                         o->pos[1], "k", k, "valid", (int)valid, "feasible",
-		                         (int)feasible);
+		json_t *root = json_pack("{s:s, s:o, s:i, s:b, s:b}", "graph", g->name, "partition",
+		                         sc_json_text(o->pos[1]), "k", k, "valid", (int)valid,
+		                         "feasible", (int)feasible);
 		if (!valid || !feasible)
 			json_object_set_new(root, "violation", json_string(why));
 		if (c) {

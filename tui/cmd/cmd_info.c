@@ -154,17 +154,20 @@ static json_t *onnx_json(const sc_onnx_report *r)
 		json_object_set_new(ceff, kn, json_real(d->compute_eff[k]));
 		json_object_set_new(meff, kn, json_real(d->mem_eff[k]));
 	}
-	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:s, s:o, s:o, s:i, s:s, s:s, s:s, "
-	                 "s:{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:s}}",
+	/* a profile's name and texts, and a model's input quoted in
+	 * precision_why, may not be UTF-8: sc_json_text */
+	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:i, s:s, s:s, s:o, "
+	                 "s:{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:o}}",
 	                 "ops_by_type", types, "flops", r->flops, "param_bytes", r->param_bytes,
 	                 "unknown_ops", r->nunknown, "unknown", unknown, "folded_ops", r->nfolded,
-	                 "ops_by_kind", kinds, "device", d->name, "dims", dims, "underived_dims",
-	                 underived, "opset", r->opset, "time_unit", "microseconds", "precision",
-	                 sc_precision_name(r->precision), "precision_why", r->precision_why,
-	                 "device_profile", "flops_per_s", d->peak[r->precision],
-	                 "mem_bandwidth_bytes_per_s", d->mem_bandwidth, "memory_bytes", d->memory,
-	                 "link_bandwidth_bytes_per_s", d->link_bandwidth, "overhead_us", overhead,
-	                 "compute_eff", ceff, "mem_eff", meff, "calibration", d->calibration);
+	                 "ops_by_kind", kinds, "device", sc_json_text(d->name), "dims", dims,
+	                 "underived_dims", underived, "opset", r->opset, "time_unit",
+	                 "microseconds", "precision", sc_precision_name(r->precision),
+	                 "precision_why", sc_json_text(r->precision_why), "device_profile",
+	                 "flops_per_s", d->peak[r->precision], "mem_bandwidth_bytes_per_s",
+	                 d->mem_bandwidth, "memory_bytes", d->memory, "link_bandwidth_bytes_per_s",
+	                 d->link_bandwidth, "overhead_us", overhead, "compute_eff", ceff, "mem_eff",
+	                 meff, "calibration", sc_json_text(d->calibration));
 }
 
 static void onnx_print(const sc_onnx_report *r)
@@ -258,11 +261,11 @@ static json_t *costs_json(const sc_graph *g, const sc_onnx_report *r)
 {
 	cost_cover c;
 	cover_of(g, &c);
-	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:f}", "origin",
-	                 g->cost_origin ? g->cost_origin : "the file's numbers", "ops_measured",
-	                 c.measured, "ops_modelled", c.modelled, "ops_from_file", c.from_file,
-	                 "ops_folded", r->filled ? r->nfolded : 0, "measured_work_share",
-	                 c.work > 0 ? c.measured_work / c.work : 0.0);
+	return json_pack("{s:o, s:i, s:i, s:i, s:i, s:f}", "origin",
+	                 sc_json_text(g->cost_origin ? g->cost_origin : "the file's numbers"),
+	                 "ops_measured", c.measured, "ops_modelled", c.modelled, "ops_from_file",
+	                 c.from_file, "ops_folded", r->filled ? r->nfolded : 0,
+	                 "measured_work_share", c.work > 0 ? c.measured_work / c.work : 0.0);
 }
 
 /* when the work is modelled or measured (g->cost_origin set) */

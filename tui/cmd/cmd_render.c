@@ -23,6 +23,7 @@
 
 #include "tui/ui.h"
 #include "core/cost.h"
+#include "core/parse.h"
 #include "core/load.h"
 #include "core/mem.h"
 #include "core/partition.h"
@@ -142,7 +143,7 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		memcpy(stage, g->init_stage, (size_t)g->n * sizeof *stage);
 		sc_violation viol;
 		if (!sc_part_check(g, stage, set->k, &viol)) {
-			char why[512];
+			char why[SC_PART_WHY_SIZE];
 			sc_part_describe(g, stage, &viol, why, sizeof why);
 			ui_error("%s: the file's own stages are invalid: %s", g->source, why);
 			return UI_EXIT_INFEASIBLE;
@@ -237,9 +238,10 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 		goto out;
 	}
 	if (o->json) {
-		json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s}", "graph", g->name,
-		                         "output", o->output, "format", format, "picture",
-		                         "timeline", "k", set->k, "partition", from);
+		json_t *root =
+		        json_pack("{s:s, s:o, s:s, s:s, s:i, s:o}", "graph", g->name, "output",
+		                  sc_json_text(o->output), "format", format, "picture", "timeline",
+		                  "k", set->k, "partition", sc_json_text(from));
 		json_t *tj = sc_report_timeline(tl, g->time_unit);
 		if (!root || !tj) {
 			json_decref(root);
@@ -398,10 +400,11 @@ int ui_cmd_render(const ui_opts *o)
 		        o->output, format, 100 * scale);
 	double gap = sc_caption_gap(objective, cap.lower);
 	if (o->json) {
-		json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "graph", g->name, "output",
-		                         o->output, "format", format, "picture", picture);
+		json_t *root =
+		        json_pack("{s:s, s:o, s:s, s:s}", "graph", g->name, "output",
+		                  sc_json_text(o->output), "format", format, "picture", picture);
 		json_object_set_new(root, "k", staged ? json_integer(set.k) : json_null());
-		json_object_set_new(root, "partition", from ? json_string(from) : json_null());
+		json_object_set_new(root, "partition", from ? sc_json_text(from) : json_null());
 		json_object_set_new(root, "bottleneck",
 		                    staged ? json_real(bottleneck) : json_null());
 		json_object_set_new(root, "bottleneck_stage",

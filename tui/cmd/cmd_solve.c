@@ -15,6 +15,7 @@
 #include "tui/ui.h"
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "solvers/search.h"
@@ -268,7 +269,7 @@ int ui_cmd_solve(const ui_opts *o)
 		json_object_set_new(root, "gap", isfinite(gap) ? json_real(gap) : json_null());
 		json_object_set_new(root, "proof_seconds", json_real(pf.seconds));
 		json_object_set_new(root, "partition",
-		                    feasible && o->output ? json_string(o->output) : json_null());
+		                    feasible && o->output ? sc_json_text(o->output) : json_null());
 		json_t *pins = json_array();
 		for (int v = 0; pin && v < g->n; v++)
 			if (pin[v] >= 0)

@@ -39,7 +39,7 @@
 static sc_quotient *quot;
 static sc_layout *lay;
 static unsigned lay_version = ~0u;
-static char lay_error[1024];
+static char lay_error[sizeof(((sc_error *)0)->msg)];
 static bool matrix_shown; /* the last drawing of the view was the matrix */
 
 void wb_quotient_free(void)
