@@ -28,6 +28,9 @@ echo
 echo "== render: stage graph of 10 000 ops, every op of 2 000 and of resnet50"
 perf/perf_render.sh
 echo
+echo "== memory: peak resident memory of every command on 100 000 ops, against 10 KiB per op"
+perf/perf_memory.sh 100000
+echo
 echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
 perf/perf_onnx.sh
 echo

@@ -413,3 +413,34 @@ Test(mip, a_lower_bound_at_the_optimum_is_solved, .timeout = 120)
 	}
 	sc_graph_free(g);
 }
+
+/* A MIP whose model would take more than a solve may (10 KiB per op, at
+ * least 1 GiB; issue 27: the ladder's MIPs took 2.2 GB on 100 000 ops) is
+ * refused before CBC runs, with its estimate: here a chain of 2 000 ops at
+ * 300 blocks (1.2 KB x 3 999 units and edges x 300 = 1.4 GB). */
+Test(mip, a_model_too_large_for_the_memory_is_refused, .timeout = 120)
+{
+	sc_builder *b = sc_builder_new();
+	sc_error err;
+	int prev = -1;
+	for (int i = 0; i < 2000; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "c%d", i);
+		int v = sc_builder_add_op(b, name, 1, 0, 1, NULL, &err);
+		cr_assert(v >= 0, "%s", err.msg);
+		if (prev >= 0)
+			cr_assert_eq(sc_builder_add_edge(b, prev, v, &err), SC_OK);
+		prev = v;
+	}
+	sc_graph *g = sc_builder_finish(b, "chain", "chain", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	sc_settings set = g->settings;
+	set.k = 300;
+	sc_mip_params p = {.rung = SC_RUNG_EXACT, .k = 300, .upper = INFINITY, .time_limit = 1};
+	sc_mip_result res;
+	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_ERR_LIMIT);
+	cr_assert(strstr(err.msg, "would take about 1.4 GB") && strstr(err.msg, "2000 units"), "%s",
+	          err.msg);
+	sc_graph_free(g);
+}
