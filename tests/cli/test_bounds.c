@@ -696,3 +696,41 @@ Test(bounds, time_bounds_the_whole_run_on_a_large_graph, .timeout = 60)
 	}
 	json_decref(r);
 }
+
+/* A rung that ends in error is named in the verdict and in JSON
+ * (failed_rungs, issue 31); with every solver process crashing (the tests'
+ * STAGECUT_TEST_CRASH), all four MIP rungs are named, and the verdict still
+ * stands on the simple bound and the exact DP. */
+Test(bounds, rungs_in_error_are_named_in_the_verdict, .timeout = 60)
+{
+	char *out, *err;
+	int st = ts_runf(&out, &err, "bounds " FIGURE2 " -k 2 --all-rungs --json");
+	cr_assert_eq(st, 0, "%s", err);
+	json_t *r = json_loads(out, 0, NULL);
+	cr_assert(r);
+	cr_assert_eq(json_array_size(json_object_get(r, "failed_rungs")), 0);
+	json_decref(r);
+	free(out);
+	free(err);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "STAGECUT_TEST_CRASH=1 %s bounds " FIGURE2 " -k 2 --all-rungs",
+	         ts_program());
+	st = ts_run(cmd, &out, &err);
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(out, "4 rungs in error (bottleneck, guess, exact, cover)"), "%s", out);
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof cmd,
+	         "STAGECUT_TEST_CRASH=1 %s bounds " FIGURE2 " -k 2 --all-rungs --json",
+	         ts_program());
+	st = ts_run(cmd, &out, &err);
+	cr_assert_eq(st, 0, "%s", err);
+	r = json_loads(out, 0, NULL);
+	cr_assert(r, "%s", out);
+	json_t *f = json_object_get(r, "failed_rungs");
+	cr_assert_eq(json_array_size(f), 4);
+	cr_assert_str_eq(json_string_value(json_array_get(f, 1)), "guess");
+	json_decref(r);
+	free(out);
+	free(err);
+}

@@ -364,6 +364,15 @@ int ui_cmd_bounds(const ui_opts *o)
 		json_object_set_new(root, "partition_written",
 		                    written ? sc_json_text(written) : json_null());
 		json_object_set_new(root, "stages_used", json_integer(stages));
+		json_t *failed = json_array();
+		for (int r = 0; r < SC_RUNG_COUNT; r++) {
+			sc_rung_info ri;
+			sc_ladder_info(l, (sc_rung)r, &ri);
+			if ((rungs & (1u << r)) && ri.state == SC_RS_FAILED)
+				json_array_append_new(failed,
+				                      json_string(sc_rung_name((sc_rung)r)));
+		}
+		json_object_set_new(root, "failed_rungs", failed);
 		if (zero)
 			json_object_set_new(root, "note", json_string(ZERO_NOTE));
 		/* the settings the bounds hold for (render --bounds checks them) */
@@ -429,6 +438,24 @@ int ui_cmd_bounds(const ui_opts *o)
 	else if (isfinite(about))
 		printf("certified gap %s (%s / best lower bound - 1)%s\n",
 		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
+	/* a rung in error is named in the verdict: the gap above stands on
+	 * the others (a failed rung keeps the floor it had) */
+	char failed[128] = "";
+	int nfailed = 0;
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		if ((rungs & (1u << r)) && ri.state == SC_RS_FAILED) {
+			size_t at = strlen(failed);
+			snprintf(failed + at, sizeof failed - at, "%s%s", nfailed++ ? ", " : "",
+			         sc_rung_name((sc_rung)r));
+		}
+	}
+	if (nfailed)
+		printf("%d rung%s in error (%s): the bounds above stand on the others, and %s "
+		       "the floor it had\n",
+		       nfailed, nfailed == 1 ? "" : "s", failed,
+		       nfailed == 1 ? "it keeps" : "each keeps");
 	if (better) {
 		/* its proof, else its own gap */
 		char gain_text[80] = "", its[80];
