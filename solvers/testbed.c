@@ -513,6 +513,17 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, &optimal_dp,
 		                   &run);
 	double upper = best, lower = NAN;
+	/* a method that proved its result optimal and found none: the exact
+	 * DP's proof that no partition fits */
+	bool optimal_dp_none = false;
+	const char *mname;
+	json_t *mrow;
+	json_object_foreach(methods, mname, mrow)
+	{
+		optimal_dp_none =
+		        optimal_dp_none || (json_is_null(json_object_get(mrow, "bottleneck")) &&
+		                            json_is_true(json_object_get(mrow, "optimal")));
+	}
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
 	sc_engine *e = run_stopped(&run) ? NULL : sc_engine_new(mip_slots, &err);
@@ -562,6 +573,10 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "lower", isfinite(lower) ? json_real(lower) : json_null());
 	json_object_set_new(rec, "proven_optimal",
 	                    json_boolean(isfinite(upper) && lower >= upper * (1 - 1e-9)));
+	/* no partition fits, proven (a rung's bound is infinite, or the exact
+	 * DP found none): not the same as none found (issue 31) */
+	bool none = !isfinite(upper) && (isinf(lower) || (optimal_dp_none && !isfinite(best)));
+	json_object_set_new(rec, "none_fits", json_boolean(none));
 	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));
 	free(stage);
 	free(best_stage);

@@ -537,3 +537,43 @@ Test(bench, a_device_as_the_results_file_is_written_through, .timeout = 30)
 	cr_assert(strstr(err, "No space left on device"), "%s", err);
 	free(err);
 }
+
+/* none_fits (issue 31): true only when it is proven that no partition fits
+ * (by a rung or the exact DP), false where the search merely found none.
+ * tight_none.dot fits no 4 stages (its exact MIP and DP prove it);
+ * tight_feasible.dot does. */
+Test(bench, none_fits_only_when_proven)
+{
+	static const struct {
+		const char *methods, *rungs;
+		bool none; /* for tight_none.dot */
+	} runs[] = {{"brkga", "simple,bottleneck,guess,exact,cover", true},
+	            {"exact", "simple", true},
+	            {"brkga", "simple", false}};
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		char out[256];
+		snprintf(out, sizeof out, "%s/fits%zu.jsonl", dir, i);
+		char *o, *e;
+		int st = ts_runf(
+		        &o, &e,
+		        "bench tests/data/tight_none.dot tests/data/tight_feasible.dot -k 4 "
+		        "-t 10 --methods %s --rungs %s -o %s",
+		        runs[i].methods, runs[i].rungs, out);
+		cr_assert_eq(st, 0, "%s", e);
+		free(o);
+		free(e);
+		json_t *all = records(out);
+		cr_assert_eq(json_array_size(all), 2);
+		size_t j;
+		json_t *r;
+		json_array_foreach(all, j, r)
+		{
+			bool none = strstr(json_string_value(json_object_get(r, "name")), "none");
+			cr_assert_eq(json_is_true(json_object_get(r, "none_fits")),
+			             none && runs[i].none, "%s, --methods %s --rungs %s",
+			             json_string_value(json_object_get(r, "name")), runs[i].methods,
+			             runs[i].rungs);
+		}
+		json_decref(all);
+	}
+}
