@@ -19,6 +19,8 @@
 static const sc_loader *const loaders[] = {&sc_loader_fiddle, &sc_loader_dot};
 #define NLOADERS (sizeof loaders / sizeof loaders[0])
 
+static sc_graph *load_until(const char *path, double deadline, sc_error *err);
+
 sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err)
 {
 	if (sc_has_extension(path, ".onnx"))
@@ -30,7 +32,7 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 		             path);
 		return NULL;
 	}
-	sc_graph *g = sc_load(path, err);
+	sc_graph *g = load_until(path, opts ? opts->deadline : 0, err);
 	if (!g || !opts || !opts->times)
 		return g;
 	/* measured times by op name */
@@ -79,6 +81,12 @@ static size_t binary_at(const char *head, size_t len)
 
 sc_graph *sc_load(const char *path, sc_error *err)
 {
+	return load_until(path, 0, err);
+}
+
+/* sc_load, the DOT parse stopping past deadline (0: none) */
+static sc_graph *load_until(const char *path, double deadline, sc_error *err)
+{
 	if (sc_has_extension(path, ".onnx"))
 		return sc_load_onnx(path, NULL, err);
 	/* read once: a pipe cannot be read again by the loader after the probe */
@@ -114,7 +122,7 @@ sc_graph *sc_load(const char *path, sc_error *err)
 	}
 	for (size_t l = 0; l < NLOADERS; l++)
 		if (loaders[l]->probe(path, head, len)) {
-			g = loaders[l]->load(path, data, size, err);
+			g = loaders[l]->load(path, data, size, deadline, err);
 			goto done;
 		}
 	sc_error_set(err, SC_ERR_INPUT,

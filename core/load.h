@@ -23,9 +23,11 @@ typedef struct sc_loader {
 	 * first len bytes in head */
 	bool (*probe)(const char *path, const char *head, size_t len);
 	/* loads the graph in data[0..len) (the whole of path, read once by
-	 * sc_load, with a NUL after it; path names it in messages); returns
-	 * NULL with err set on failure */
-	sc_graph *(*load)(const char *path, const char *data, size_t len, sc_error *err);
+	 * sc_load, with a NUL after it; path names it in messages), stopping
+	 * with SC_ERR_LIMIT past deadline (sc_clock_now(); 0: none) where it
+	 * can; returns NULL with err set on failure */
+	sc_graph *(*load)(const char *path, const char *data, size_t len, double deadline,
+	                  sc_error *err);
 } sc_loader;
 
 extern const sc_loader sc_loader_dot;
@@ -45,6 +47,9 @@ typedef struct sc_load_opts {
 	 * every format; the report, when not NULL, is filled */
 	const char *times;
 	struct sc_times_report *times_report;
+	/* sc_clock_now() past which reading a DOT file stops (SC_ERR_LIMIT:
+	 * -t counts loading, and cgraph's parse is nearly all of it); 0: none */
+	double deadline;
 } sc_load_opts;
 
 /* Loads an ONNX model with opts (NULL: the defaults).  Returns NULL with err

@@ -25,6 +25,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
 
+#include "clock.h"
+
 #include <stdint.h>
 
 #include <ctype.h>
@@ -253,7 +255,25 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 	return SC_OK;
 }
 
-static sc_graph *load_dot(const char *path, const char *data, size_t len, sc_error *err)
+/* cgraph reads through its discipline's afread: this one stops at the
+ * deadline of the load (read_deadline), an end of input cgraph then
+ * reports as a syntax error, which load_dot turns into the time limit.
+ * (cgraph's parser has global state anyway: loading is not thread-safe.) */
+static bool out_of_time;
+static double read_deadline;
+static Agiodisc_t timed_io;
+
+static int timed_read(void *chan, char *buf, int size)
+{
+	if (read_deadline > 0 && sc_clock_now() > read_deadline) {
+		out_of_time = true;
+		return 0;
+	}
+	return AgIoDisc.afread(chan, buf, size);
+}
+
+static sc_graph *load_dot(const char *path, const char *data, size_t len, double deadline,
+                          sc_error *err)
 {
 	if (check_lexical(data, len, path, err) != SC_OK || check_room(len, path, err) != SC_OK)
 		return NULL;
@@ -273,7 +293,12 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, sc_err
 	/* line 1 and no file name: a "#line N \"name\"" directive in an
 	 * earlier file would otherwise name that file in this one's errors */
 	agsetfile(NULL);
-	Agraph_t *g = agread(f, NULL);
+	out_of_time = false;
+	read_deadline = deadline;
+	timed_io = AgIoDisc;
+	timed_io.afread = timed_read;
+	Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &timed_io};
+	Agraph_t *g = agread(f, &disc);
 	/* cgraph stops after the first graph; anything after it (a second graph
 	 * or stray text) would be silently ignored, so read on and refuse it.
 	 * Read on to the end of the file: cgraph reads by lines and would parse
@@ -281,15 +306,26 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, sc_err
 	bool first_failed = dot_errbuf[0] != '\0';
 	Agraph_t *extra = NULL, *more;
 	if (g)
-		while ((more = agread(f, NULL)) != NULL) {
+		while ((more = agread(f, &disc)) != NULL) {
 			if (extra)
 				agclose(more);
 			else
 				extra = more;
 		}
+	long read = ftell(f);
 	fclose(f);
 	agseterrf(old);
 	agseterr(oldlvl);
+	if (out_of_time) {
+		if (extra)
+			agclose(extra);
+		if (g)
+			agclose(g);
+		sc_error_set(err, SC_ERR_LIMIT,
+		             "%s: the time limit ran out while loading, %.0f%% of the file read",
+		             path, len ? 100.0 * (double)read / (double)len : 100.0);
+		return NULL;
+	}
 	if (extra && first_failed) {
 		agclose(extra); /* the first graph's own error comes first */
 		extra = NULL;

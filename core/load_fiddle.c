@@ -103,8 +103,10 @@ static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 	return true;
 }
 
-static sc_graph *load_fiddle(const char *path, const char *data, size_t len, sc_error *err)
+static sc_graph *load_fiddle(const char *path, const char *data, size_t len, double deadline,
+                             sc_error *err)
 {
+	(void)deadline; /* jansson parses a whole file in a blink */
 	json_error_t jerr;
 	/* a repeated key would silently keep one of its values */
 	json_t *root = sc_json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);

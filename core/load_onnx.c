@@ -1761,8 +1761,10 @@ static bool probe(const char *path, const char *head, size_t len)
 	return sc_has_extension(path, ".onnx");
 }
 
-static sc_graph *load_default(const char *path, const char *data, size_t len, sc_error *err)
+static sc_graph *load_default(const char *path, const char *data, size_t len, double deadline,
+                              sc_error *err)
 {
+	(void)deadline; /* protobuf-c unpacks a model at once */
 	return load_model(path, data, len, NULL, err);
 }
 

@@ -193,7 +193,8 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	                   .ndims = o->ndims,
 	                   .dim_name = names,
 	                   .dim_value = o->dim_value,
-	                   .report = report};
+	                   .report = report,
+	                   .deadline = o->time_limit > 0 ? o->started + o->time_limit : 0};
 	sc_graph *g = sc_load_with(path, &lo, err);
 	if (g && report->filled)
 		warn_onnx(path, o, report);
@@ -207,7 +208,8 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 	sc_graph *g = ui_load_file(path, o, report, &err);
 	if (!g) {
 		ui_error("%s", err.msg);
-		*status = UI_EXIT_INPUT;
+		/* -t ran out while loading: nothing decided, not bad input */
+		*status = err.code == SC_ERR_LIMIT ? UI_EXIT_UNDECIDED : UI_EXIT_INPUT;
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);

@@ -76,7 +76,8 @@ typedef struct ui_opts {
 	long long dim_value[UI_MAX_DIMS];
 	char dim_name[UI_MAX_DIMS][128]; /* copies: ui_opts may be copied */
 	int npos;
-	char **pos; /* positional arguments (borrowed from argv) */
+	char **pos;     /* positional arguments (borrowed from argv) */
+	double started; /* sc_clock_now() when the options were read: -t counts from it */
 } ui_opts;
 
 /* Applies the options that override settings (-k, -B, -M, --memory-policy,

@@ -27,6 +27,7 @@
 #include "tui/cmd/cli.h"
 
 #include "tui/wb/workbench.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -627,6 +628,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	snprintf(pre, sizeof pre, "%s%s", strcmp(cmd, "stagecut") == 0 ? "" : cmd,
 	         strcmp(cmd, "stagecut") == 0 ? "" : ": ");
 	memset(o, 0, sizeof *o);
+	o->started = sc_clock_now();
 	o->memory = -1;
 	o->policy = -1;
 	o->schedule = -1;
