@@ -182,6 +182,11 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 	}
 }
 
+double ui_deadline(const ui_opts *o)
+{
+	return o->time_limit > 0 ? o->started + o->time_limit : 0;
+}
+
 sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *report, sc_error *err)
 {
 	const char *names[UI_MAX_DIMS];
@@ -194,7 +199,7 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	                   .dim_name = names,
 	                   .dim_value = o->dim_value,
 	                   .report = report,
-	                   .deadline = o->time_limit > 0 ? o->started + o->time_limit : 0};
+	                   .deadline = ui_deadline(o)};
 	sc_graph *g = sc_load_with(path, &lo, err);
 	if (g && report->filled)
 		warn_onnx(path, o, report);

@@ -84,6 +84,10 @@ typedef struct ui_opts {
  * --schedule) to s. */
 void ui_opts_apply(const ui_opts *o, sc_settings *s);
 
+/* When -t runs out (sc_clock_now() time: o->started plus --time), or 0
+ * without --time.  -t bounds a command's whole run, loading included. */
+double ui_deadline(const ui_opts *o);
+
 /* Fills p with the search defaults (sc_search_params_init) overridden by
  * o's search options: --method, --seed, --time, --evals, the BRKGA
  * parameters, --ideal-limit and --no-refine.  An option a command does not

@@ -178,11 +178,25 @@ static bool write_best(const char *path, const sc_graph *g, const sc_settings *s
 	return false;
 }
 
+/* The requested rungs that ended in error, in ladder order, into out;
+ * returns how many. */
+static int rungs_in_error(const sc_ladder *l, unsigned rungs, sc_rung *out)
+{
+	int n = 0;
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		if ((rungs & (1u << r)) && ri.state == SC_RS_FAILED)
+			out[n++] = (sc_rung)r;
+	}
+	return n;
+}
+
 int ui_cmd_bounds(const ui_opts *o)
 {
 	/* -t T bounds the whole run, loading included: the search a quarter
 	 * of it at most, the rungs the rest (each at most T) */
-	double t0 = sc_clock_now(), deadline = o->time_limit > 0 ? t0 + o->time_limit : 0;
+	double deadline = ui_deadline(o);
 	int status = UI_EXIT_OK;
 	unsigned rungs = SC_RUNGS_ALL;
 	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
@@ -364,14 +378,11 @@ int ui_cmd_bounds(const ui_opts *o)
 		json_object_set_new(root, "partition_written",
 		                    written ? sc_json_text(written) : json_null());
 		json_object_set_new(root, "stages_used", json_integer(stages));
+		sc_rung in_error[SC_RUNG_COUNT];
+		int nerror = rungs_in_error(l, rungs, in_error);
 		json_t *failed = json_array();
-		for (int r = 0; r < SC_RUNG_COUNT; r++) {
-			sc_rung_info ri;
-			sc_ladder_info(l, (sc_rung)r, &ri);
-			if ((rungs & (1u << r)) && ri.state == SC_RS_FAILED)
-				json_array_append_new(failed,
-				                      json_string(sc_rung_name((sc_rung)r)));
-		}
+		for (int i = 0; i < nerror; i++)
+			json_array_append_new(failed, json_string(sc_rung_name(in_error[i])));
 		json_object_set_new(root, "failed_rungs", failed);
 		if (zero)
 			json_object_set_new(root, "note", json_string(ZERO_NOTE));
@@ -440,16 +451,13 @@ int ui_cmd_bounds(const ui_opts *o)
 		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
 	/* a rung in error is named in the verdict: the gap above stands on
 	 * the others (a failed rung keeps the floor it had) */
+	sc_rung in_error[SC_RUNG_COUNT];
+	int nfailed = rungs_in_error(l, rungs, in_error);
 	char failed[128] = "";
-	int nfailed = 0;
-	for (int r = 0; r < SC_RUNG_COUNT; r++) {
-		sc_rung_info ri;
-		sc_ladder_info(l, (sc_rung)r, &ri);
-		if ((rungs & (1u << r)) && ri.state == SC_RS_FAILED) {
-			size_t at = strlen(failed);
-			snprintf(failed + at, sizeof failed - at, "%s%s", nfailed++ ? ", " : "",
-			         sc_rung_name((sc_rung)r));
-		}
+	for (int i = 0; i < nfailed; i++) {
+		size_t at = strlen(failed);
+		snprintf(failed + at, sizeof failed - at, "%s%s", i ? ", " : "",
+		         sc_rung_name(in_error[i]));
 	}
 	if (nfailed)
 		printf("%d rung%s in error (%s): the bounds above stand on the others, and %s "

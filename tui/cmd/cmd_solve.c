@@ -79,7 +79,7 @@ static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
 int ui_cmd_solve(const ui_opts *o)
 {
 	/* -t bounds the whole run, loading included */
-	double t0 = sc_clock_now();
+	double deadline = ui_deadline(o);
 	int status = UI_EXIT_OK;
 	sc_graph *g = ui_load(o->pos[0], o, &status);
 	if (!g)
@@ -100,7 +100,7 @@ int ui_cmd_solve(const ui_opts *o)
 	sc_search_params p;
 	ui_search_params(o, &p);
 	if (o->time_limit > 0)
-		p.time_limit = fmax(0.05, o->time_limit - (sc_clock_now() - t0));
+		p.time_limit = fmax(0.05, deadline - sc_clock_now());
 	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
 	stage = sc_part_new(g);
 	start = o->partition ? sc_part_new(g) : NULL;
@@ -168,7 +168,7 @@ int ui_cmd_solve(const ui_opts *o)
 	               .within = optimal ? 0 : NAN,
 	               .lower = optimal ? best : NAN};
 	/* the exact MIP's time: what --time leaves (UI_PROOF_SECONDS without) */
-	double left = o->time_limit > 0 ? o->time_limit - (sc_clock_now() - t0) : UI_PROOF_SECONDS;
+	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
 	bool decided = false; /* the exact MIP ran on an empty search (below) */
 	if (!feasible && !optimal && !o->no_proof && !ui_interrupted()) {
 		/* the search found nothing that fits, which proves nothing (issue
