@@ -413,10 +413,11 @@ static int timed_rungs(unsigned mask)
 /* Each method without refinement, as the paper compares them, each given
  * an even share of the time left until methods_end; the best partition
  * found goes to best_stage.  Returns its bottleneck (INFINITY when none);
- * *optimal_dp tells whether a method proved its result optimal. */
+ * *optimal_dp tells whether a method proved its result optimal, *none_dp
+ * whether one proved that no partition fits (the exact DP finding none). */
 static double run_methods(const sc_graph *g, const sc_settings *set, const sc_testbed_config *c,
                           double methods_end, json_t *methods, int *stage, int *best_stage,
-                          bool *optimal_dp, run_ctx *r)
+                          bool *optimal_dp, bool *none_dp, run_ctx *r)
 {
 	double best = INFINITY;
 	sc_error err;
@@ -456,6 +457,7 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 				memcpy(best_stage, stage, (size_t)g->n * sizeof *stage);
 			}
 			*optimal_dp = *optimal_dp || (optimal && isfinite(v));
+			*none_dp = *none_dp || (optimal && !isfinite(v));
 			sc_search_free(s);
 		}
 		json_object_set_new(methods, c->m[i].name, row);
@@ -505,25 +507,14 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "simple", json_real(sc_bound_simple(g, inst->k)));
 	int *stage = sc_part_new(g);
 	int *best_stage = sc_part_new(g);
-	bool optimal_dp = false;
+	bool optimal_dp = false, none_dp = false;
 	json_t *methods = json_object();
 	json_object_set_new(rec, "methods", methods);
 	double best = INFINITY;
 	if (stage && best_stage)
 		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, &optimal_dp,
-		                   &run);
+		                   &none_dp, &run);
 	double upper = best, lower = NAN;
-	/* a method that proved its result optimal and found none: the exact
-	 * DP's proof that no partition fits */
-	bool optimal_dp_none = false;
-	const char *mname;
-	json_t *mrow;
-	json_object_foreach(methods, mname, mrow)
-	{
-		optimal_dp_none =
-		        optimal_dp_none || (json_is_null(json_object_get(mrow, "bottleneck")) &&
-		                            json_is_true(json_object_get(mrow, "optimal")));
-	}
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
 	sc_engine *e = run_stopped(&run) ? NULL : sc_engine_new(mip_slots, &err);
@@ -575,7 +566,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	                    json_boolean(isfinite(upper) && lower >= upper * (1 - 1e-9)));
 	/* no partition fits, proven (a rung's bound is infinite, or the exact
 	 * DP found none): not the same as none found (issue 31) */
-	bool none = !isfinite(upper) && (isinf(lower) || (optimal_dp_none && !isfinite(best)));
+	bool none = !isfinite(upper) && (isinf(lower) || (none_dp && !isfinite(best)));
 	json_object_set_new(rec, "none_fits", json_boolean(none));
 	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));
 	free(stage);
