@@ -204,15 +204,11 @@ static sc_status check_lexical(const char *data, size_t len, const char *path, s
  * address space malloc only reserves, so this costs nothing. */
 static sc_status check_room(size_t len, const char *path, sc_error *err)
 {
-	size_t need = len * 9 + ((size_t)8 << 20);
-	if (need / 9 < len) /* overflow */
-		need = SIZE_MAX;
-	void *room = malloc(need);
-	if (!room)
+	double need = (double)len * 9 + (8 << 20);
+	if (!sc_mem_room(need))
 		return sc_error_set(err, SC_ERR_NOMEM,
-		                    "%s: out of memory: loading this graph needs about %zu MiB",
-		                    path, need >> 20);
-	free(room);
+		                    "%s: out of memory: loading this graph needs about %.0f MiB",
+		                    path, need / (1 << 20));
 	return SC_OK;
 }
 

@@ -29,12 +29,10 @@ static void num(char *buf, size_t size, double x)
 static sc_status check_room(const sc_graph *g, const char *path, sc_error *err)
 {
 	double need = 728.0 * g->n + 250.0 * g->m + (8 << 20);
-	void *room = need < (double)SIZE_MAX / 2 ? malloc((size_t)need) : NULL;
-	if (!room)
+	if (!sc_mem_room(need))
 		return sc_error_set(err, SC_ERR_NOMEM,
 		                    "%s: out of memory: writing %d ops as DOT needs about %.0f MiB",
 		                    path, g->n, need / (1 << 20));
-	free(room);
 	return SC_OK;
 }
 
