@@ -369,34 +369,39 @@ static void cancel_rung(sc_ladder *l, sc_rung r)
 }
 
 /* Kills what still runs of a MIP rung GRACE_MS past its deadline (its start
- * plus the time limit): the limit holds for the rung as a whole. */
+ * plus the time limit, or the whole run's deadline if sooner: the limit
+ * holds for the rung as a whole), and once the whole run's deadline is
+ * past, takes back what has not started. */
 static void check_deadlines(sc_ladder *l, double now)
 {
-	if (l->p.deadline > 0 && now >= l->p.deadline) {
-		/* the whole run's end: nothing more starts, and what runs stops
-		 * a grace second later; each rung keeps the bound it has */
+	double T = l->p.time_limit, D = l->p.deadline, grace = GRACE_MS / 1000.0;
+	bool over = D > 0 && now >= D; /* the whole run's end: nothing more starts */
+	if (over)
 		l->guess_closed = true;
-		for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++) {
-			bool queued = r == SC_RUNG_GUESS ? l->guess_added > 0 : l->job[r] >= 0;
-			if (finished(l->info[r].state) || l->timed_out[r])
+	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++) {
+		if (finished(l->info[r].state) || l->timed_out[r])
+			continue;
+		if (l->started[r] == 0) {
+			if (!over)
 				continue;
-			if (l->started[r] == 0 && !queued && r != SC_RUNG_GUESS)
-				l->info[r].state = SC_RS_STOPPED; /* never ran: its floor */
-			else if (l->started[r] == 0 || now > l->p.deadline + GRACE_MS / 1000.0) {
-				l->timed_out[r] = true; /* queued, or still running */
-				cancel_rung(l, (sc_rung)r);
+			/* never ran: its floor is its bound; queued: taken back */
+			bool queued = r == SC_RUNG_GUESS ? l->guess_added > 0 : l->job[r] >= 0;
+			if (!queued && r != SC_RUNG_GUESS) {
+				l->info[r].state = SC_RS_STOPPED;
+				continue;
 			}
+		} else {
+			/* running: stopped a grace second past its own deadline or
+			 * the whole run's, whichever comes first */
+			double due = T > 0 ? l->started[r] + T : INFINITY;
+			if (D > 0 && D < due)
+				due = D;
+			if (!(now > due + grace))
+				continue;
 		}
+		l->timed_out[r] = true;
+		cancel_rung(l, (sc_rung)r);
 	}
-	double T = l->p.time_limit;
-	if (T <= 0)
-		return;
-	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++)
-		if (l->started[r] > 0 && !finished(l->info[r].state) && !l->timed_out[r] &&
-		    now > l->started[r] + T + GRACE_MS / 1000.0) {
-			l->timed_out[r] = true;
-			cancel_rung(l, (sc_rung)r);
-		}
 }
 
 /* Whether a proof of upper is exact: the exact DP's (the caller's word),
