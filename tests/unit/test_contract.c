@@ -43,6 +43,34 @@ static void edge(sc_builder *b, int from, int to)
 	cr_assert(sc_builder_add_edge(b, from, to, &err) == SC_OK, "%s", err.msg);
 }
 
+/* The graph built in b, under the memory case mem_case for its
+ * total_param parameter bytes: unlimited, a limit all of them fit (hard or
+ * overflow), or half of them (binding). */
+static sc_graph *finish(sc_builder *b, double total_param, int mem_case, const char *name)
+{
+	sc_settings set;
+	sc_settings_init(&set);
+	switch (mem_case) {
+	case MEM_LOOSE_HARD:
+	case MEM_LOOSE_OVERFLOW:
+		set.memory = total_param;
+		set.policy = mem_case == MEM_LOOSE_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		break;
+	case MEM_TIGHT_HARD:
+	case MEM_TIGHT_OVERFLOW:
+		set.memory = floor(total_param / 2);
+		set.policy = mem_case == MEM_TIGHT_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		break;
+	default: break;
+	}
+	sc_builder_set_settings(b, &set);
+	sc_error err;
+	sc_graph *g = sc_builder_finish(b, name, name, &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	return g;
+}
+
 /* A random core of `core` ops with zero-work leaves, chain links and
  * isolated ops around it, total ops at most max_ops. */
 static sc_graph *leafy_graph(ts_rng *r, int core, int max_ops, int mem_case)
@@ -94,27 +122,7 @@ static sc_graph *leafy_graph(ts_rng *r, int core, int max_ops, int mem_case)
 		}
 		total_param += p;
 	}
-	sc_settings set;
-	sc_settings_init(&set);
-	switch (mem_case) {
-	case MEM_LOOSE_HARD:
-	case MEM_LOOSE_OVERFLOW:
-		set.memory = total_param;
-		set.policy = mem_case == MEM_LOOSE_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		break;
-	case MEM_TIGHT_HARD:
-	case MEM_TIGHT_OVERFLOW:
-		set.memory = floor(total_param / 2);
-		set.policy = mem_case == MEM_TIGHT_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		break;
-	default: break;
-	}
-	sc_builder_set_settings(b, &set);
-	sc_error err;
-	sc_graph *g = sc_builder_finish(b, "leafy", "leafy", &err);
-	cr_assert(g, "%s", err.msg);
-	sc_builder_free(b);
-	return g;
+	return finish(b, total_param, mem_case, "leafy");
 }
 
 /* The best objective over the valid partitions that keep every unit of u
@@ -160,6 +168,22 @@ static bool all_fired(const int *fired)
 	return true;
 }
 
+/* The best partition keeping every unit of u whole is the brute-force
+ * optimum, and the exact DP (which contracts g itself) reaches it too. */
+static void keeps_the_optimum(const sc_graph *g, const sc_units *u, int k, int t, int mc)
+{
+	double brute = ts_brute_optimum(g, k, NULL);
+	double kept = brute_on_units(g, u, k);
+	cr_assert(same(kept, brute),
+	          "trial %d, memory case %d, k=%d: contracted optimum %.17g, brute force %.17g", t,
+	          mc, k, kept, brute);
+	bool optimal = false;
+	double dp = ts_search(g, k, "exact", 1, 0, NULL, &optimal);
+	cr_assert(optimal);
+	cr_assert(same(dp, brute), "trial %d, memory case %d, k=%d: exact %.17g, brute %.17g", t,
+	          mc, k, dp, brute);
+}
+
 Test(contract, every_rule_keeps_the_optimum, .timeout = 300)
 {
 	ts_rng r = {13};
@@ -191,18 +215,7 @@ Test(contract, every_rule_keeps_the_optimum, .timeout = 300)
 				else if (holding > 1)
 					merged_param_ops++;
 			}
-			double brute = ts_brute_optimum(g, k, NULL);
-			double kept = brute_on_units(g, u, k);
-			cr_assert(same(kept, brute),
-			          "trial %d, memory case %d, k=%d: contracted optimum %.17g, brute "
-			          "force %.17g",
-			          t, mc, k, kept, brute);
-			bool optimal = false;
-			double dp = ts_search(g, k, "exact", 1, 0, NULL, &optimal);
-			cr_assert(optimal);
-			cr_assert(same(dp, brute),
-			          "trial %d, memory case %d, k=%d: exact %.17g, brute %.17g", t, mc,
-			          k, dp, brute);
+			keeps_the_optimum(g, u, k, t, mc);
 			sc_units_free(u);
 			sc_graph_free(g);
 		}
@@ -402,27 +415,7 @@ static sc_graph *leafy_training_graph(ts_rng *r, int core, int max_ops, int mem_
 		}
 	}
 #undef PAIR
-	sc_settings set;
-	sc_settings_init(&set);
-	switch (mem_case) {
-	case MEM_LOOSE_HARD:
-	case MEM_LOOSE_OVERFLOW:
-		set.memory = total_param;
-		set.policy = mem_case == MEM_LOOSE_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		break;
-	case MEM_TIGHT_HARD:
-	case MEM_TIGHT_OVERFLOW:
-		set.memory = floor(total_param / 2);
-		set.policy = mem_case == MEM_TIGHT_HARD ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		break;
-	default: break;
-	}
-	sc_builder_set_settings(b, &set);
-	sc_error err;
-	sc_graph *g = sc_builder_finish(b, "leafy-training", "leafy-training", &err);
-	cr_assert(g, "%s", err.msg);
-	sc_builder_free(b);
-	return g;
+	return finish(b, total_param, mem_case, "leafy-training");
 }
 
 /* On training graphs the rules read the order arcs for validity and the
@@ -460,18 +453,7 @@ Test(contract, training_rules_keep_the_optimum, .timeout = 300)
 				                     plain->ops_off[x + 1] - plain->ops_off[x])
 					arcless_joins++;
 			}
-			double brute = ts_brute_optimum(g, k, NULL);
-			double kept = brute_on_units(g, u, k);
-			cr_assert(same(kept, brute),
-			          "trial %d, memory case %d, k=%d: contracted optimum %.17g, brute "
-			          "force %.17g",
-			          t, mc, k, kept, brute);
-			bool optimal = false;
-			double dp = ts_search(g, k, "exact", 1, 0, NULL, &optimal);
-			cr_assert(optimal);
-			cr_assert(same(dp, brute),
-			          "trial %d, memory case %d, k=%d: exact %.17g, brute %.17g", t, mc,
-			          k, dp, brute);
+			keeps_the_optimum(g, u, k, t, mc);
 			sc_settings gp = g->settings;
 			gp.schedule = SC_SCHEDULE_GPIPE;
 			sc_units *ug = sc_units_new(g, true, &gp, NULL);
