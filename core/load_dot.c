@@ -32,6 +32,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,14 +257,31 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 /* cgraph reads through its discipline's afread: this one stops at the
  * deadline of the load (read_deadline), an end of input cgraph then
  * reports as a syntax error, which load_dot turns into the time limit.
+ * What was read must still be freed by cgraph (in its parser when it
+ * stops, in agclose after a whole read) and turned into a graph, which
+ * on generated graphs of 10^5 ops takes about 0.7 times the parse
+ * (0.73 s to free and 0.22 s to build after a parse of 1.3 s): the read
+ * stops where what it read could no longer be undone by the deadline.
  * (cgraph's parser has global state anyway: loading is not thread-safe.) */
+#define AFTER_PARSE 0.8
 static bool out_of_time;
-static double read_deadline;
+static double read_started, read_deadline;
 static Agiodisc_t timed_io;
+
+/* cgraph frees a graph as millions of small blocks, which glibc's malloc
+ * gathers again at the next large allocation (0.09 s after 10^5 ops):
+ * gathered here, it is the load's time, and the memory goes back. */
+static void release_freed(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
 
 static int timed_read(void *chan, char *buf, int size)
 {
-	if (read_deadline > 0 && sc_clock_now() > read_deadline) {
+	double now = sc_clock_now();
+	if (read_deadline > 0 && now + AFTER_PARSE * (now - read_started) > read_deadline) {
 		out_of_time = true;
 		return 0;
 	}
@@ -291,6 +311,7 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, double
 	agsetfile(NULL);
 	out_of_time = false;
 	read_deadline = deadline;
+	read_started = sc_clock_now();
 	timed_io = AgIoDisc;
 	timed_io.afread = timed_read;
 	Agdisc_t disc = {&AgMemDisc, &AgIdDisc, &timed_io};
@@ -317,6 +338,7 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, double
 			agclose(extra);
 		if (g)
 			agclose(g);
+		release_freed();
 		sc_error_set(err, SC_ERR_LIMIT,
 		             "%s: the time limit ran out while loading, %.0f%% of the file read",
 		             path, len ? 100.0 * (double)read / (double)len : 100.0);
@@ -473,6 +495,7 @@ done:
 	free(stage);
 	sc_builder_free(b);
 	agclose(g);
+	release_freed();
 	return out;
 }
 

@@ -256,7 +256,7 @@ sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, i
 			goto nomem;
 	json_object_set_new(root, "stages", map);
 	map = NULL;
-	char *text = json_dumps(root, SC_JSON_FLAGS);
+	char *text = sc_json_dumps(root, SC_JSON_FLAGS);
 	json_decref(root);
 	if (!text)
 		return sc_error_nomem(err, "the partition file");

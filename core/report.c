@@ -4,7 +4,9 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 json_t *sc_report_stages(const sc_costs *c)
 {
@@ -117,4 +119,44 @@ fail:
 	json_decref(lanes);
 	json_decref(root);
 	return NULL;
+}
+
+/* A C1 character is 0xC2 0x80..0x9F in UTF-8; outside strings JSON text is
+ * ASCII, so each such pair (and each DEL) is inside a string. */
+static size_t controls_at(const char *t, size_t i)
+{
+	const unsigned char *u = (const unsigned char *)t + i;
+	if (u[0] == 0x7f)
+		return 1;
+	return u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f ? 2 : 0;
+}
+
+char *sc_json_dumps(const json_t *v, size_t flags)
+{
+	char *text = json_dumps(v, flags);
+	if (!text)
+		return NULL;
+	size_t len = strlen(text), extra = 0;
+	for (size_t i = 0; i < len; i++)
+		if (controls_at(text, i))
+			extra += 6;
+	if (!extra)
+		return text;
+	char *out = malloc(len + extra + 1);
+	if (out) {
+		size_t o = 0;
+		for (size_t i = 0; i < len; i++) {
+			size_t n = controls_at(text, i);
+			if (!n) {
+				out[o++] = text[i];
+				continue;
+			}
+			unsigned code = n == 1 ? 0x7f : (unsigned char)text[i + 1];
+			o += (size_t)snprintf(out + o, 7, "\\u%04x", code);
+			i += n - 1;
+		}
+		out[o] = '\0';
+	}
+	free(text);
+	return out;
 }

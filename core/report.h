@@ -16,7 +16,6 @@
  * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
-/* Flags for json_dumps: exact doubles (17 digits), keys in insertion order. */
 /* For a training graph, an object {"schedule": "1f1b"|"gpipe", "gpipe": the
  * GPipe objective, "max_cost_fw", "max_cost_fw_stage", "max_cost_bw",
  * "max_cost_bw_stage"}; NULL for an inference graph. */
@@ -31,6 +30,14 @@ json_t *sc_report_objective(const sc_costs *c);
  * "compute" or "send"), "start", "end"}}}; NULL when out of memory. */
 json_t *sc_report_timeline(const sc_timeline *t, const char *unit);
 
+/* Flags for json_dumps: exact doubles (17 digits), keys in insertion order. */
 #define SC_JSON_FLAGS (JSON_REAL_PRECISION(17) | JSON_INDENT(2))
+
+/* json_dumps(v, flags), with the C1 control characters (U+0080..U+009F)
+ * and DEL escaped as \u0080.. and \u007f as well: JSON allows them raw,
+ * but a terminal showing the file acts on them (U+009B starts a control
+ * sequence).  Other text is left as jansson writes it.  A new string for
+ * free(), or NULL when out of memory. */
+char *sc_json_dumps(const json_t *v, size_t flags);
 
 #endif

@@ -31,6 +31,9 @@ echo
 echo "== memory: peak resident memory of every command on 100 000 ops, against 10 KiB per op"
 perf/perf_memory.sh 100000
 echo
+echo "== time limits: how far past -t solve and bounds end on 100 000 ops (median of 3)"
+perf/perf_deadline.sh 100000 3
+echo
 echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
 perf/perf_onnx.sh
 echo

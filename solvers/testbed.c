@@ -24,6 +24,7 @@
 #include "core/clock.h"
 #include "core/load.h"
 #include "core/partition.h"
+#include "core/report.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
 
@@ -336,7 +337,7 @@ sc_status sc_testbed_select(const sc_testbed_records *all, const char *key,
 
 sc_status sc_testbed_append(int fd, const json_t *rec, sc_error *err)
 {
-	char *text = json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	char *text = sc_json_dumps(rec, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	if (!text)
 		return nomem(err);
 	size_t len = strlen(text);

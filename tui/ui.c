@@ -231,7 +231,7 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 
 bool ui_print_json(json_t *v)
 {
-	char *text = v ? json_dumps(v, SC_JSON_FLAGS) : NULL;
+	char *text = v ? sc_json_dumps(v, SC_JSON_FLAGS) : NULL;
 	json_decref(v);
 	if (!text) {
 		/* every string in it is UTF-8 (names are checked at load, paths

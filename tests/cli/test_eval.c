@@ -367,6 +367,49 @@ Test(eval, c1_controls_in_names_are_escaped_on_stdout)
 	free(err);
 }
 
+/* The same in JSON (issue 27: JSON allows C1 controls raw, and a terminal
+ * showing --json or a partition file acted on them): --json and the
+ * partition file escape them as \u009b, U+00A0 stays as it is, and the file
+ * reads back to the same names. */
+Test(eval, c1_controls_in_names_are_escaped_in_json)
+{
+	char dot[256], part[256], *out, *err;
+	ts_tpath(dot, sizeof dot, "c1j.dot");
+	ts_tpath(part, sizeof part, "c1j.json");
+	ts_write_text(dot, "digraph g { k = 2; \"x\xc2\x9b"
+	                   "31m\" [work = 1]; \"nb\xc2\xa0sp\" [work = 2]; "
+	                   "\"x\xc2\x9b"
+	                   "31m\" -> \"nb\xc2\xa0sp\"; }\n");
+	int st = ts_runf(&out, &err, "solve %s -o %s", dot, part);
+	cr_assert_eq(st, 0, "%s", err);
+	free(out);
+	free(err);
+	char *text = ts_slurp(part, NULL);
+	cr_assert(strstr(text, "\"x\\u009b31m\": 1") && strstr(text, "\"nb\xc2\xa0sp\": 2"), "%s",
+	          text);
+	cr_assert_null(strstr(text, "\xc2\x9b"), "%s", text);
+	free(text);
+	st = ts_runf(&out, &err, "eval --json %s %s", dot, part);
+	cr_assert_eq(st, 0, "the file reads back: %s", err);
+	cr_assert_null(strstr(out, "\xc2\x9b"), "%s", out);
+	free(out);
+	free(err);
+	/* a violation names the op in --json */
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"x\xc2\x9b"
+	                    "31m\": 2, \"nb\xc2\xa0sp\": 1}}\n");
+	st = ts_runf(&out, &err, "eval --json %s %s", dot, part);
+	cr_assert_eq(st, 1, "%s", err);
+	cr_assert(strstr(out, "x\\u009b31m") && !strstr(out, "\xc2\x9b"), "%s", out);
+	json_t *j = json_loads(out, 0, NULL);
+	cr_assert(j && strstr(ts_jstr(j, "violation"), "'x\xc2\x9b"
+	                                               "31m'"),
+	          "the escape is JSON's: %s", out);
+	json_decref(j);
+	free(out);
+	free(err);
+}
+
 /* A path that is not UTF-8 goes into the JSON escaped (issue 27: jansson
  * refused it and the program said "out of memory"). */
 Test(eval, a_path_not_utf8_is_escaped_in_json)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/partition.h"
+#include "core/report.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
 
@@ -164,4 +165,24 @@ Test(partition, file_round_trip_and_atomic_replace)
 	free(stage);
 	free(back);
 	sc_graph_free(g);
+}
+
+/* JSON text escapes DEL and the C1 controls (U+0080..U+009F, both ends)
+ * but not U+00A0, whose first byte is the same, nor ASCII (issue 27). */
+Test(partition, json_text_escapes_the_controls_a_terminal_acts_on)
+{
+	json_t *v = json_string("a\x7f"
+	                        "b\xc2\x80"
+	                        "c\xc2\x9f"
+	                        "d\xc2\xa0"
+	                        "e\xc2\x9b");
+	cr_assert_not_null(v);
+	char *text = sc_json_dumps(v, JSON_ENCODE_ANY);
+	cr_assert_str_eq(text, "\"a\\u007fb\\u0080c\\u009fd\xc2\xa0"
+	                       "e\\u009b\"");
+	json_t *back = json_loads(text, JSON_DECODE_ANY, NULL);
+	cr_assert(back && json_equal(back, v), "reads back to the same string");
+	json_decref(back);
+	free(text);
+	json_decref(v);
 }
