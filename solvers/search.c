@@ -24,6 +24,7 @@
 #include "core/cost.h"
 #include "core/mem.h"
 #include "core/partition.h"
+#include "first_fit.h"
 #include "simple.h"
 
 void sc_search_params_init(sc_search_params *p)
@@ -171,18 +172,36 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 	sc_search_offer(s, unit_stage, v);
 }
 
-sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err)
+/* The equal-work split: sc_greedy_split on an inference graph without pins,
+ * else the slicer's equal-work split of the units' topological order. */
+static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, sc_error *err)
 {
 	if (!sc_graph_is_training(s->g) && !s->units->pin)
 		return sc_greedy_split(s->g, s->set.k, op_stage, err);
+	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
+	sc_units_expand(s->units, unit_stage, op_stage);
+	return SC_OK;
+}
+
+sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err)
+{
 	int *unit_stage =
 	        sc_malloc_n((size_t)(s->units->n > 0 ? s->units->n : 1), sizeof *unit_stage);
 	if (!unit_stage)
 		return sc_error_nomem(err, "a first partition");
-	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
-	sc_units_expand(s->units, unit_stage, op_stage);
+	sc_status st = equal_work_split(s, unit_stage, op_stage, err);
+	if (st == SC_OK && s->set.policy == SC_MEM_HARD && isfinite(s->set.memory)) {
+		sc_costs *c = s->offer_costs;
+		sc_costs_eval(c, op_stage);
+		bool found = false;
+		if (!sc_costs_feasible(c))
+			st = sc_first_fit(s->units, s->orderer, s->set.k, s->set.memory, unit_stage,
+			                  &found, err);
+		if (found)
+			sc_units_expand(s->units, unit_stage, op_stage);
+	}
 	free(unit_stage);
-	return SC_OK;
+	return st;
 }
 
 void sc_search_fail(sc_search *s, const sc_error *err)
@@ -241,6 +260,27 @@ sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_
 	return SC_OK;
 }
 
+/* Under a hard memory limit, the search starts from a partition that fits
+ * when the first split finds one (issue 31): a method that finds nothing
+ * feasible then still ends with it, and refinement works from it.  Not
+ * from a partition given (p.start): the refinement starts from that one. */
+static sc_status start_within_memory(sc_search *s, sc_error *err)
+{
+	if (s->p.start || s->set.policy != SC_MEM_HARD || !isfinite(s->set.memory))
+		return SC_OK;
+	int *st = sc_part_new(s->g);
+	if (!st)
+		return sc_error_nomem(err, "a first partition");
+	sc_status r = sc_search_first_split(s, st, err);
+	if (r == SC_OK) {
+		sc_costs_eval(s->offer_costs, st);
+		if (sc_costs_feasible(s->offer_costs))
+			sc_search_offer_ops(s, st, NAN);
+	}
+	free(st);
+	return r;
+}
+
 sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
                            const sc_method *m, const sc_phase *refine, sc_error *err)
 {
@@ -273,7 +313,7 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 		sc_error_nomem(err, "the search");
 		return NULL;
 	}
-	if (setup(s, m, err) != SC_OK) {
+	if (setup(s, m, err) != SC_OK || start_within_memory(s, err) != SC_OK) {
 		sc_search_free(s);
 		return NULL;
 	}

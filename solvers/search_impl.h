@@ -134,8 +134,10 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 /* A valid first partition of the ops into s->set.k stages, by equal work,
  * into op_stage: sc_greedy_split (simple.h) on an inference graph; on a
  * training graph, whose order arcs are not its edges, the equal-work split
- * of the units' topological order (valid by construction).  SC_OK, or
- * SC_ERR_NOMEM with err set. */
+ * of the units' topological order (valid by construction).  Under a hard
+ * memory limit that this split breaks, the first-fit partition
+ * (first_fit.h) instead when one fits (issue 31: refinement then works from
+ * a feasible start).  SC_OK, or SC_ERR_NOMEM with err set. */
 sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err);
 
 /* The excess of the partition c holds: the parameter bytes over the memory

@@ -212,15 +212,41 @@ Test(solve_proof, a_named_method_is_not_proven_unless_asked)
 	json_decref(r);
 }
 
+/* Under a tight hard limit a search starts from the first-fit partition
+ * (issue 31): kahn's one order, sliced, fits nowhere in tight_feasible.dot,
+ * and kahn without refinement still ends with a partition that fits (it
+ * exited 3, "found nothing", before), no better than the optimum. */
+Test(solve_proof, a_search_starts_from_a_first_fit_partition)
+{
+	const char *fits = "tests/data/tight_feasible.dot";
+	json_t *x = ts_run_json(0, "solve %s -k 3 -m exact --json", fits);
+	const char *methods[] = {"kahn", "slice", "dpl", "mla"};
+	for (int m = 0; m < 4; m++) {
+		json_t *r = ts_run_json(0, "solve %s -k 3 -m %s --no-refine --no-proof --json",
+		                        fits, methods[m]);
+		cr_assert(ts_jbool(r, "feasible"), "%s", methods[m]);
+		cr_assert_geq(ts_jnum(r, "bottleneck"), ts_jnum(x, "bottleneck") * (1 - 1e-9), "%s",
+		              methods[m]);
+		json_t *stages = json_object_get(r, "stages");
+		size_t i;
+		json_t *st;
+		json_array_foreach(stages, i, st)
+		        cr_assert_leq(ts_jnum(st, "param"), 87, "%s, stage %zu", methods[m], i + 1);
+		json_decref(r);
+	}
+	json_decref(x);
+}
+
 /* "No partition fits" and exit 1 only when it is proven (issue 31): a
  * search that finds nothing asks the exact MIP, which finds a partition
  * (exit 0) or proves none fits (exit 1, naming the proof); found nothing
  * and proved nothing is exit 3. */
 Test(solve_proof, nothing_fits_only_when_proven)
 {
-	const char *fits = "tests/data/tight_feasible.dot", *none = "tests/data/tight_none.dot";
+	const char *fits = "tests/data/tight_firstfit_misses.dot",
+	           *none = "tests/data/tight_none.dot";
 	char *err = NULL;
-	/* kahn's one order finds nothing within the limit here */
+	/* kahn's one order and first fit find nothing within the limit here */
 	int st = ts_runf(NULL, &err, "solve %s -k 3 -m kahn --no-refine --no-proof", fits);
 	cr_assert_eq(st, 3, "%s", err);
 	cr_assert(strstr(err, "none is proven impossible (--no-proof)"), "%s", err);

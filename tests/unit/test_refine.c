@@ -134,8 +134,7 @@ static bool check_result(const sc_graph *g, int k, const char *name, const int *
  *    and refinement re-slices it when a method's partition is over the
  *    limit (refine.c).
  * The counts below are regression guards on these seeded graphs, not
- * theorems: repair must rescue kahn often (before it was kept, kahn found
- * nothing whenever its one equal-work cut broke the limit), and, since the
+ * theorems: kahn alone must fit often (with the first-fit start), and, since the
  * repair's last resort slices other orders, every method fits on every
  * graph here where something fits (before it, the one-order methods missed
  * 4-5%). */
@@ -146,7 +145,7 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 	                                      "mla",  "mla-weighted", "refine", NULL};
 	enum { NM = sizeof methods / sizeof *methods };
 	ts_rng r = {4242};
-	int cases = 0, binding = 0, found[NM] = {0}, rescued[NM] = {0};
+	int cases = 0, binding = 0, found[NM] = {0}, rescued[NM] = {0}, alone[NM] = {0};
 	for (int t = 0; cases < 400; t++) {
 		int k = 2 + ts_below(&r, 3);
 		sc_graph *g = tight_graph(&r, k, ts_uniform(&r) * 0.6);
@@ -172,6 +171,7 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 			cr_assert(!(on > off), "%s: refinement made %.17g into %.17g", what, off,
 			          on);
 			rescued[h] += isinf(off) && isfinite(on);
+			alone[h] += isfinite(off);
 			if (!methods[h])
 				cr_assert(fabs(on - opt) <= 1e-9 * (1 + opt),
 				          "%s: %.17g, the optimum %.17g", what, on, opt);
@@ -189,8 +189,11 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 		 * one-order methods missed 4-5%) */
 		cr_assert_eq(found[h], cases, "%s fits only %d of %d", name, found[h], cases);
 	}
-	cr_assert_gt(rescued[0], cases / 5, "refinement rescues kahn in only %d of %d", rescued[0],
-	             cases);
+	/* kahn alone: its one order, sliced, or else the first-fit start
+	 * (first_fit.h, issue 31): 394 of these 400 when written; before the
+	 * first fit 154, and refinement rescued the other 246 */
+	cr_log_info("kahn alone fits %d of %d, refinement rescues %d", alone[0], cases, rescued[0]);
+	cr_assert_geq(alone[0], cases * 95 / 100, "kahn alone fits only %d of %d", alone[0], cases);
 
 	/* chains: every method fits whenever anything does */
 	int chains = 0;

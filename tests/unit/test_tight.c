@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/first_fit.h"
 #include "solvers/search.h"
 #include "tests/support.h"
 
@@ -81,4 +82,86 @@ Test(tight, every_method_under_a_tight_hard_limit, .timeout = 300)
 	/* both kinds were drawn */
 	cr_assert_gt(feasible, 0);
 	cr_assert_gt(infeasible, 0);
+}
+
+/* First fit (first_fit.h) on random graphs under a tight hard limit, with
+ * pins on some: what it returns is valid, keeps the pins and fits M; it
+ * finds nothing where nothing fits (brute force), and it finds a partition
+ * on most graphs where one fits and the equal-work split does not (that is
+ * what it is for: refinement then starts from a feasible partition). */
+Test(tight, first_fit_fits_or_says_nothing, .timeout = 120)
+{
+	ts_rng r = {3131};
+	int trials = ts_trials(300), feasible = 0, found_n = 0;
+	for (int t = 0; t < trials; t++) {
+		ts_graph_spec spec = {.n = 6 + ts_below(&r, 5),
+		                      .edge_p = 0.25,
+		                      .group_p = t % 3 == 0 ? 0.2 : 0,
+		                      .ngroups = 2,
+		                      .integer_weights = true};
+		sc_settings_init(&spec.settings);
+		sc_graph *g = t % 4 == 3 ? ts_random_training_graph(&r, &spec)
+		                         : ts_random_graph(&r, &spec);
+		int k = 2 + t % 3, n = g->n;
+		double total = 0;
+		for (int v = 0; v < n; v++)
+			total += g->param[v];
+		g->settings.memory = total / k + ts_uniform(&r) * (total / (k - 1) - total / k);
+		g->settings.policy = SC_MEM_HARD;
+		g->settings.k = k;
+		/* one op pinned in every third trial */
+		int *pin = NULL;
+		if (t % 3 == 1) {
+			pin = malloc((size_t)n * sizeof *pin);
+			cr_assert(pin);
+			for (int v = 0; v < n; v++)
+				pin[v] = -1;
+			pin[ts_below(&r, n)] = ts_below(&r, k);
+		}
+		double brute = ts_brute_optimum_pinned(g, k, g->settings.schedule, pin, NULL);
+		sc_settings set = g->settings;
+		set.pin = pin;
+		sc_error err;
+		sc_units *u = sc_units_new(g, false, &set, &err);
+		if (!u) { /* pins that cannot hold */
+			cr_assert(isinf(brute), "trial %d: %s", t, err.msg);
+			free(pin);
+			sc_graph_free(g);
+			continue;
+		}
+		sc_orderer *o = sc_orderer_new(u, &err);
+		int *us = malloc((size_t)u->n * sizeof *us),
+		    *stage = malloc((size_t)n * sizeof *stage);
+		cr_assert(o && us && stage);
+		bool found;
+		cr_assert_eq(sc_first_fit(u, o, k, g->settings.memory, us, &found, &err), SC_OK);
+		if (isfinite(brute))
+			feasible++;
+		if (found) {
+			found_n++;
+			cr_assert(isfinite(brute), "trial %d: first fit fits where nothing does",
+			          t);
+			sc_units_expand(u, us, stage);
+			cr_assert(ts_valid(g, stage, k), "trial %d: invalid", t);
+			for (int v = 0; pin && v < n; v++)
+				cr_assert(pin[v] < 0 || stage[v] == pin[v],
+				          "trial %d: a pin broken", t);
+			double *param = calloc((size_t)k, sizeof *param);
+			for (int v = 0; v < n; v++)
+				param[stage[v]] += g->param[v];
+			for (int s = 0; s < k; s++)
+				cr_assert_leq(param[s], g->settings.memory, "trial %d, stage %d", t,
+				              s + 1);
+			free(param);
+		}
+		free(us);
+		free(stage);
+		free(pin);
+		sc_orderer_free(o);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	/* 216 of 219 without pins when written */
+	cr_assert_gt(feasible, trials / 4, "the trials have feasible cases");
+	cr_assert_geq(found_n, 0.9 * feasible, "first fit found %d of %d", found_n, feasible);
 }
