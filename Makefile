@@ -43,7 +43,8 @@ CLI_SRC     := $(wildcard tests/cli/*.c)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
-SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o $(BUILD)/tests/support_tmux.o
+SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o $(BUILD)/tests/support_mip.o \
+                $(BUILD)/tests/support_tmux.o
 
 .PHONY: all deps run test unit-test cli-test tui-test asan-build asan-test valgrind-test bench perf install \
         uninstall clean format format-check house-test

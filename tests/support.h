@@ -70,6 +70,20 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
 double ts_brute_optimum_pinned(const sc_graph *g, int k, sc_schedule sched, const int *pin,
                                int *best);
 
+/* The oracle of the MIP relaxations (support_mip.c): the three-block
+ * model's optimum by enumeration over every assignment of the ops to
+ * blocks 0, 1, 2 that ts_valid accepts as a 3-stage partition, the middle
+ * doing at least L: guess 0 is the bottleneck model (000 section 3.2),
+ * guess j in 1..k the guess model with the middle block as stage j of k
+ * (section 3.3), the outer blocks' costs averaged over their stages.  On
+ * an inference or a training graph alike. */
+double ts_three_block_brute(const sc_graph *g, int k, int guess, double L);
+
+/* The simple bound the MIPs use, on the contracted units (units.h): the
+ * largest unit's work or the total over k, whichever is larger; *merged
+ * (when not NULL) says whether the safe rules merged any unit. */
+double ts_unit_bound(const sc_graph *g, int k, bool *merged);
+
 /* How many trials a randomized test makes: n, or a tenth of it (at least
  * 1) when STAGECUT_TEST_SHORT is set, as in the sanitizer run of `make
  * test`, where each solver process costs many times more. */

@@ -14,23 +14,14 @@
  * the same few helpers (bounds_json, bounds_text, rung, num, scratch);
  * split by topic, each file would repeat them.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <criterion/criterion.h>
-#include <jansson.h>
-#include <math.h>
+#include "tests/cli/cli_test.h"
+
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/clock.h"
 #include "solvers/mip.h"
-#include "tests/support.h"
-
-#define FIGURE2 "samples/paper/figure2.dot"
 
 static json_t *bounds_json(const char *args, int want)
 {

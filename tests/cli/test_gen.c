@@ -11,30 +11,7 @@
  * real-valued inputs are compared to a relative 1e-9.  Split from the former
  * test_commands.c; the other commands' tests are test_<command>.c beside it.
  */
-#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath */
-#include <criterion/criterion.h>
-#include <ctype.h>
-#include <dirent.h>
-#include <jansson.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "core/graph.h"
-#include "tests/support.h"
-
-#define FIGURE2 "samples/paper/figure2.dot"
-#define RESIDUAL "samples/small/residual.dot"
-#define LEMMA_B2 "samples/paper/lemma_b2.dot"
-#define FIDDLE "samples/msr-fiddle/"
-#define RESNET_OP FIDDLE "operator/resnet50_inference.json"
-#define BERT3_OP FIDDLE "operator/bert_l-3_inference.json"
-#define MAN_PAGE "man/stagecut.1"
+#include "tests/cli/cli_test.h"
 
 TestSuite(gen, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
 

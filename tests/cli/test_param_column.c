@@ -9,17 +9,7 @@
  * holds 8, 10 and 7 bytes; residual.dot's conv1 and conv2 hold 60 each
  * (120 together, over its hard limit of 100) and mm_a and mm_b 30 each.
  */
-#define _XOPEN_SOURCE 700
-#include <criterion/criterion.h>
-#include <jansson.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tests/support.h"
-
-#define FIGURE2 "samples/paper/figure2.dot"
-#define RESIDUAL "samples/small/residual.dot"
+#include "tests/cli/cli_test.h"
 
 TestSuite(param_column, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
 

@@ -5,15 +5,7 @@
  * comment), and the pictures: the SVG parsed back for its lanes and compute
  * segments, a PNG's signature and size.
  */
-#include <criterion/criterion.h>
-#include <jansson.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tests/support.h"
-
-#define FIGURE2 "samples/paper/figure2.dot"
+#include "tests/cli/cli_test.h"
 
 TestSuite(timeline, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
 

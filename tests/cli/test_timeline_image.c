@@ -7,16 +7,9 @@
  * caption's period equal to eval --timeline --json's; a PNG's signature and
  * IHDR size, a PDF's header, and a refused format.
  */
-#include <criterion/criterion.h>
-#include <jansson.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "tests/cli/cli_test.h"
 
-#include "tests/support.h"
 #include "viz/timeline_draw.h"
-
-#define FIGURE2 "samples/paper/figure2.dot"
 
 TestSuite(timeline_image, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 60);
 

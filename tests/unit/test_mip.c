@@ -45,110 +45,6 @@ static double guess_min(const sc_graph *g, int k)
 	return v;
 }
 
-/* Costs of a superblock for the guess model, computed from the ops: its
- * work, the tensors leaving it (first) or entering it (last), each once,
- * and the overflow of its stages taken together. */
-static double super_cost(const sc_graph *g, const sc_settings *set, const bool *in, bool first,
-                         int stages, bool *fits)
-{
-	double work = 0, param = 0, io = 0;
-	for (int u = 0; u < g->n; u++) {
-		if (in[u]) {
-			work += g->work[u];
-			param += g->param[u];
-		}
-		bool cross = false;
-		for (int e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
-			if (first ? in[u] && !in[g->succ[e]] : !in[u] && in[g->succ[e]])
-				cross = true;
-		if (cross)
-			io += g->out[u];
-	}
-	double cap = stages * set->memory;
-	*fits = !(set->policy == SC_MEM_HARD && param > cap);
-	double over = set->policy == SC_MEM_OVERFLOW && param > cap ? (param - cap) : 0;
-	return work + (io + over) / set->bandwidth;
-}
-
-/* The three-block relaxations by enumeration: every assignment of the ops
- * to blocks 0, 1, 2 in pipeline order with groups together and the middle
- * doing at least L.  guess 0 means the bottleneck model. */
-static double relaxation_brute(const sc_graph *g, int k, int guess, double L)
-{
-	sc_settings set = g->settings;
-	int n = g->n;
-	int *a = calloc((size_t)n, sizeof *a);
-	bool *in0 = malloc((size_t)n), *in1 = malloc((size_t)n), *in2 = malloc((size_t)n);
-	double best = INFINITY;
-	for (;;) {
-		bool ok = true;
-		for (int u = 0; u < n && ok; u++)
-			for (int e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
-				if (a[u] > a[g->succ[e]])
-					ok = false;
-		for (int u = 0; u < n && ok; u++)
-			for (int v = 0; v < n; v++)
-				if (g->group[u] >= 0 && g->group[u] == g->group[v] && a[u] != a[v])
-					ok = false;
-		if (guess == 1)
-			for (int u = 0; u < n; u++)
-				ok = ok && a[u] != 0;
-		if (guess == k)
-			for (int u = 0; u < n; u++)
-				ok = ok && a[u] != 2;
-		double w1 = 0, p1 = 0, prest = 0;
-		for (int u = 0; u < n; u++) {
-			in0[u] = a[u] == 0;
-			in1[u] = a[u] == 1;
-			in2[u] = a[u] == 2;
-			w1 += in1[u] ? g->work[u] : 0;
-			p1 += in1[u] ? g->param[u] : 0;
-			prest += in1[u] ? 0 : g->param[u];
-		}
-		ok = ok && w1 >= L * (1 - 1e-9);
-		if (set.policy == SC_MEM_HARD)
-			ok = ok && p1 <= set.memory && (guess > 0 || prest <= (k - 1) * set.memory);
-		if (ok) {
-			double v = sc_cost_of_set(g, &set, in1);
-			bool f0 = true, f2 = true;
-			if (guess > 1)
-				v = fmax(v, super_cost(g, &set, in0, true, guess - 1, &f0) /
-				                    (guess - 1));
-			if (guess > 0 && guess < k)
-				v = fmax(v, super_cost(g, &set, in2, false, k - guess, &f2) /
-				                    (k - guess));
-			if (f0 && f2 && v < best)
-				best = v;
-		}
-		int i = 0;
-		while (i < n && a[i] == 2)
-			a[i++] = 0;
-		if (i == n)
-			break;
-		a[i]++;
-	}
-	free(a);
-	free(in0);
-	free(in1);
-	free(in2);
-	return best;
-}
-
-static double unit_bound(const sc_graph *g, int k, bool *merged)
-{
-	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
-	sc_units *plain = sc_units_new(g, false, &g->settings, NULL);
-	*merged = u->n != plain->n;
-	double total = 0, largest = 0;
-	for (int i = 0; i < u->n; i++) {
-		total += u->work[i];
-		largest = fmax(largest, u->work[i]);
-	}
-	sc_units_free(u);
-	sc_units_free(plain);
-	return fmax(largest, total / k);
-}
-
 Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 {
 	ts_rng r = {4242};
@@ -171,14 +67,14 @@ Test(mip, models_equal_their_enumeration_and_bound_the_optimum, .timeout = 600)
 		int *best = malloc((size_t)g->n * sizeof *best);
 		double opt = ts_brute_optimum(g, k, best);
 		bool merged;
-		double L = unit_bound(g, k, &merged);
+		double L = ts_unit_bound(g, k, &merged);
 
 		sc_mip_result b = solve(g, k, SC_RUNG_BOTTLENECK, 0, INFINITY, NULL);
 		double gmin = guess_min(g, k);
-		double bb = relaxation_brute(g, k, 0, L);
+		double bb = ts_three_block_brute(g, k, 0, L);
 		double gb = INFINITY;
 		for (int j = 1; j <= k; j++)
-			gb = fmin(gb, relaxation_brute(g, k, j, L));
+			gb = fmin(gb, ts_three_block_brute(g, k, j, L));
 		/* the models are exactly the relaxations (merging trivial ops
 		 * can only raise them, and never above the optimum) */
 		if (!merged) {

@@ -60,98 +60,6 @@ static sc_mip_result solve(const sc_graph *g, int k, sc_rung rung, int guess, do
 	return res;
 }
 
-/* The unit simple bound the MIPs use (units merge groups, and ops a cycle
- * of order arcs through a group ties to it). */
-static double unit_bound(const sc_graph *g, int k)
-{
-	sc_units *u = sc_units_new(g, true, &g->settings, NULL);
-	cr_assert(u);
-	double total = 0, largest = 0;
-	for (int i = 0; i < u->n; i++) {
-		total += u->work[i];
-		largest = fmax(largest, u->work[i]);
-	}
-	sc_units_free(u);
-	return fmax(largest, total / k);
-}
-
-/* A superblock of `stages` stages: its work, each tensor crossing its
- * boundary once (leaving or entering, in either direction: on a training
- * graph a block may read from later blocks), and the overflow of its stages
- * taken together. */
-static double super_cost(const sc_graph *g, const sc_settings *set, const bool *in, int stages,
-                         bool *fits)
-{
-	double work = 0, param = 0, io = 0;
-	for (int u = 0; u < g->n; u++) {
-		if (in[u]) {
-			work += g->work[u];
-			param += g->param[u];
-		}
-		bool cross = false;
-		for (int e = g->succ_off[u]; e < g->succ_off[u + 1]; e++)
-			cross = cross || in[u] != in[g->succ[e]];
-		if (cross)
-			io += g->out[u];
-	}
-	double cap = stages * set->memory;
-	*fits = !(set->policy == SC_MEM_HARD && param > cap);
-	double over = set->policy == SC_MEM_OVERFLOW && param > cap ? (param - cap) : 0;
-	return work + (io + over) / set->bandwidth;
-}
-
-/* The three-block relaxations by enumeration over every assignment to
- * blocks 0, 1, 2 that ts_valid accepts as a 3-stage partition, the middle
- * doing at least L; guess 0 is the bottleneck model. */
-static double relaxation_brute(const sc_graph *g, int k, int guess, double L)
-{
-	sc_settings set = g->settings;
-	int n = g->n;
-	int *a = calloc((size_t)n, sizeof *a);
-	bool *in[3];
-	for (int b = 0; b < 3; b++)
-		in[b] = malloc((size_t)n);
-	double best = INFINITY;
-	for (;;) {
-		bool ok = ts_valid(g, a, 3);
-		for (int u = 0; u < n; u++)
-			ok = ok && !(guess == 1 && a[u] == 0) && !(guess == k && a[u] == 2);
-		double w1 = 0, p1 = 0, prest = 0;
-		for (int u = 0; u < n; u++) {
-			for (int b = 0; b < 3; b++)
-				in[b][u] = a[u] == b;
-			w1 += in[1][u] ? g->work[u] : 0;
-			p1 += in[1][u] ? g->param[u] : 0;
-			prest += in[1][u] ? 0 : g->param[u];
-		}
-		ok = ok && w1 >= L * (1 - 1e-9);
-		if (set.policy == SC_MEM_HARD)
-			ok = ok && p1 <= set.memory && (guess > 0 || prest <= (k - 1) * set.memory);
-		if (ok) {
-			double v = sc_cost_of_set(g, &set, in[1]);
-			bool f0 = true, f2 = true;
-			if (guess > 1)
-				v = fmax(v,
-				         super_cost(g, &set, in[0], guess - 1, &f0) / (guess - 1));
-			if (guess > 0 && guess < k)
-				v = fmax(v,
-				         super_cost(g, &set, in[2], k - guess, &f2) / (k - guess));
-			if (f0 && f2 && v < best)
-				best = v;
-		}
-		int i = 0;
-		while (i < n && a[i] == 2)
-			a[i++] = 0;
-		if (i == n)
-			break;
-		a[i]++;
-	}
-	free(a);
-	for (int b = 0; b < 3; b++)
-		free(in[b]);
-	return best;
-}
-
 static bool close_or_both_inf(double a, double b)
 {
 	return (isinf(a) && isinf(b)) || fabs(a - b) <= 1e-6 * (1 + fabs(b));
@@ -167,20 +75,20 @@ Test(train_mip, rungs_bound_the_optimum_and_equal_their_enumeration, .timeout = 
 		hard += g->settings.policy == SC_MEM_HARD;
 		int *best = malloc((size_t)g->n * sizeof *best);
 		double opt = ts_brute_optimum(g, k, best);
-		double L = unit_bound(g, k);
+		double L = ts_unit_bound(g, k, NULL);
 
 		double simple = sc_bound_simple(g, k);
 		cr_assert_leq(simple, opt * (1 + 1e-9), "simple %.10g > optimum %.10g (t %d)",
 		              simple, opt, t);
 		sc_mip_result b = solve(g, k, SC_RUNG_BOTTLENECK, 0, INFINITY, NULL);
-		double bb = relaxation_brute(g, k, 0, L);
+		double bb = ts_three_block_brute(g, k, 0, L);
 		cr_assert(close_or_both_inf(b.bound, bb),
 		          "bottleneck MIP %.10g, enumeration %.10g (t %d)", b.bound, bb, t);
 		double gmin = INFINITY, gb = INFINITY;
 		for (int j = 1; j <= k; j++) {
 			sc_mip_result gj = solve(g, k, SC_RUNG_GUESS, j, INFINITY, NULL);
 			cr_assert(gj.status == SC_MIP_OPTIMAL || gj.status == SC_MIP_INFEASIBLE);
-			double e = relaxation_brute(g, k, j, L);
+			double e = ts_three_block_brute(g, k, j, L);
 			cr_assert(close_or_both_inf(gj.bound, e),
 			          "guess %d MIP %.10g, enumeration %.10g (t %d)", j, gj.bound, e,
 			          t);
