@@ -16,25 +16,19 @@
 #include "fileio.h"
 #include "times.h"
 
-static const sc_loader *const loaders[] = {&sc_loader_fiddle, &sc_loader_dot};
+/* in the order ties go: content over extension, then first listed */
+static const sc_loader *const loaders[] = {&sc_loader_onnx, &sc_loader_fiddle, &sc_loader_dot};
 #define NLOADERS (sizeof loaders / sizeof loaders[0])
 
-static sc_graph *load_until(const char *path, double deadline, sc_error *err);
+static sc_graph *load_from(const char *path, const sc_load_opts *opts, const sc_loader **used,
+                           sc_error *err);
 
 sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err)
 {
-	if (sc_has_extension(path, ".onnx"))
-		return sc_load_onnx(path, opts, err);
-	if (opts && (opts->device || opts->precision || opts->ndims > 0)) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "%s: --device, --precision and --dim apply to ONNX models (.onnx) "
-		             "only; this file's costs are in it",
-		             path);
-		return NULL;
-	}
-	sc_graph *g = load_until(path, opts ? opts->deadline : 0, err);
-	if (!g || !opts || !opts->times)
-		return g;
+	const sc_loader *used;
+	sc_graph *g = load_from(path, opts, &used, err);
+	if (!g || !opts || !opts->times || used == &sc_loader_onnx)
+		return g; /* (the ONNX loader takes the times itself, by its names) */
 	/* measured times by op name */
 	if (sc_times_load(g, opts->times, NULL, NULL, opts->times_report, err) != SC_OK ||
 	    sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
@@ -81,14 +75,30 @@ static size_t binary_at(const char *head, size_t len)
 
 sc_graph *sc_load(const char *path, sc_error *err)
 {
-	return load_until(path, 0, err);
+	const sc_loader *used;
+	return load_from(path, NULL, &used, err);
 }
 
-/* sc_load, the DOT parse stopping past deadline (0: none) */
-static sc_graph *load_until(const char *path, double deadline, sc_error *err)
+/* The loader whose probe is surest of the file (DOT when none is). */
+static const sc_loader *choose(const char *path, const char *head, size_t len)
 {
-	if (sc_has_extension(path, ".onnx"))
-		return sc_load_onnx(path, NULL, err);
+	const sc_loader *best = &sc_loader_dot;
+	int surest = SC_PROBE_NO;
+	for (size_t l = 0; l < NLOADERS; l++) {
+		int p = loaders[l]->probe(path, head, len);
+		if (p > surest) {
+			surest = p;
+			best = loaders[l];
+		}
+	}
+	return best;
+}
+
+/* sc_load_with without the measured times; *used: the loader chosen */
+static sc_graph *load_from(const char *path, const sc_load_opts *opts, const sc_loader **used,
+                           sc_error *err)
+{
+	*used = NULL;
 	/* read once: a pipe cannot be read again by the loader after the probe */
 	size_t size;
 	char *data = sc_file_read_all(path, "a graph file", &size, err);
@@ -107,26 +117,28 @@ static sc_graph *load_until(const char *path, double deadline, sc_error *err)
 		             at > 0 ? " (it holds only blanks)" : "");
 		goto done;
 	}
+	const sc_loader *l = *used = choose(path, head, len);
+	if (l != &sc_loader_onnx && opts && (opts->device || opts->precision || opts->ndims > 0)) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: --device, --precision and --dim apply to ONNX models only; this "
+		             "file's costs are in it",
+		             path);
+		goto done;
+	}
 	/* a NUL, or a control byte other than blanks outside a quoted string
-	 * or a comment, means binary data (or UTF-16), which no loader reads;
-	 * say so instead of quoting the byte as a token.  Inside quotes it is
-	 * part of a name, which may hold any character but NUL (stagecut(1),
-	 * DOT) */
-	size_t bad = binary_at(head, len);
+	 * or a comment, means binary data (or UTF-16), which no text loader
+	 * reads; say so instead of quoting the byte as a token.  Inside quotes
+	 * it is part of a name, which may hold any character but NUL
+	 * (stagecut(1), DOT) */
+	size_t bad = l->text ? binary_at(head, len) : len;
 	if (bad < len) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "%s: binary data (byte 0x%02x at offset %zu), not a DOT or msr-fiddle "
-		             "JSON graph (an ONNX model is known by its name ending in .onnx)",
+		             "%s: binary data (byte 0x%02x at offset %zu), not a DOT graph, "
+		             "msr-fiddle JSON or an ONNX model",
 		             path, (unsigned char)head[bad], at + bad);
 		goto done;
 	}
-	for (size_t l = 0; l < NLOADERS; l++)
-		if (loaders[l]->probe(path, head, len)) {
-			g = loaders[l]->load(path, data, size, deadline, err);
-			goto done;
-		}
-	sc_error_set(err, SC_ERR_INPUT,
-	             "%s: unknown format (expected a DOT digraph or msr-fiddle JSON)", path);
+	g = l->load(path, data, size, opts, err);
 done:
 	free(data);
 	return g;

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <graphviz/cgraph.h>
 
@@ -74,11 +75,17 @@ static const char *clean_error(void)
 	return *s ? s : "malformed DOT";
 }
 
-static bool probe_dot(const char *path, const char *head, size_t len)
+/* A DOT file begins with a comment or with [strict] (di)graph, in any case. */
+static int probe_dot(const char *path, const char *head, size_t len)
 {
-	(void)head;
-	(void)len;
-	return !sc_has_extension(path, ".json");
+	static const char *const first[] = {"strict", "digraph", "graph", "//", "/*", "#"};
+	for (size_t i = 0; i < sizeof first / sizeof *first; i++) {
+		size_t n = strlen(first[i]);
+		if (len >= n && strncasecmp(head, first[i], n) == 0)
+			return SC_PROBE_CONTENT;
+	}
+	return sc_has_extension(path, ".dot") || sc_has_extension(path, ".gv") ? SC_PROBE_EXTENSION
+	                                                                       : SC_PROBE_NO;
 }
 
 /* The value of attribute name on object obj, or NULL when absent or empty. */
@@ -288,9 +295,10 @@ static int timed_read(void *chan, char *buf, int size)
 	return AgIoDisc.afread(chan, buf, size);
 }
 
-static sc_graph *load_dot(const char *path, const char *data, size_t len, double deadline,
+static sc_graph *load_dot(const char *path, const char *data, size_t len, const sc_load_opts *opts,
                           sc_error *err)
 {
+	double deadline = opts ? opts->deadline : 0;
 	if (check_lexical(data, len, path, err) != SC_OK || check_room(len, path, err) != SC_OK)
 		return NULL;
 	/* cgraph reads a FILE: the file's bytes, already in memory */
@@ -501,6 +509,7 @@ done:
 
 const sc_loader sc_loader_dot = {
         .name = "dot",
+        .text = true,
         .probe = probe_dot,
         .load = load_dot,
 };

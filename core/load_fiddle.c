@@ -23,16 +23,11 @@
 
 #include "mem.h"
 
-static bool probe_fiddle(const char *path, const char *head, size_t len)
+static int probe_fiddle(const char *path, const char *head, size_t len)
 {
-	if (sc_has_extension(path, ".json"))
-		return true;
-	if (sc_has_extension(path, ".dot") || sc_has_extension(path, ".gv"))
-		return false;
-	size_t i = 0;
-	while (i < len && isspace((unsigned char)head[i]))
-		i++;
-	return i < len && head[i] == '{';
+	if (len > 0 && head[0] == '{')
+		return SC_PROBE_CONTENT;
+	return sc_has_extension(path, ".json") ? SC_PROBE_EXTENSION : SC_PROBE_NO;
 }
 
 typedef struct id_index {
@@ -103,10 +98,10 @@ static bool get_flag(json_t *obj, const char *key, bool def, bool *out)
 	return true;
 }
 
-static sc_graph *load_fiddle(const char *path, const char *data, size_t len, double deadline,
-                             sc_error *err)
+static sc_graph *load_fiddle(const char *path, const char *data, size_t len,
+                             const sc_load_opts *opts, sc_error *err)
 {
-	(void)deadline; /* jansson parses a whole file in a blink */
+	(void)opts; /* jansson parses a whole file in a blink; the costs are in it */
 	json_error_t jerr;
 	/* a repeated key would silently keep one of its values */
 	json_t *root = sc_json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -338,6 +333,7 @@ done:
 
 const sc_loader sc_loader_fiddle = {
         .name = "fiddle-json",
+        .text = true,
         .probe = probe_fiddle,
         .load = load_fiddle,
 };

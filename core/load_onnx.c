@@ -1703,17 +1703,6 @@ static sc_graph *load_model(const char *path, const char *data, size_t len,
 	return g;
 }
 
-sc_graph *sc_load_onnx(const char *path, const sc_load_opts *opts, sc_error *err)
-{
-	size_t len;
-	char *data = sc_file_read_all(path, "an ONNX model", &len, err);
-	if (!data)
-		return NULL;
-	sc_graph *g = load_model(path, data, len, opts, err);
-	free(data);
-	return g;
-}
-
 int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k)
 {
 	int n = 0;
@@ -1755,17 +1744,16 @@ void sc_onnx_report_fini(sc_onnx_report *r)
 	memset(r, 0, sizeof *r);
 }
 
-static bool probe(const char *path, const char *head, size_t len)
+/* A model as torch.onnx and onnx.save write it begins with its first
+ * field, ir_version (field 1, a varint: the byte 0x08); producer_name and
+ * producer_version (0x12, 0x1a) may come first in other writers.  No text
+ * format begins with these control bytes. */
+static int probe(const char *path, const char *head, size_t len)
 {
-	(void)head, (void)len;
-	return sc_has_extension(path, ".onnx");
+	if (len > 0 && (head[0] == 0x08 || head[0] == 0x12 || head[0] == 0x1a))
+		return SC_PROBE_CONTENT;
+	return sc_has_extension(path, ".onnx") ? SC_PROBE_EXTENSION : SC_PROBE_NO;
 }
 
-static sc_graph *load_default(const char *path, const char *data, size_t len, double deadline,
-                              sc_error *err)
-{
-	(void)deadline; /* protobuf-c unpacks a model at once */
-	return load_model(path, data, len, NULL, err);
-}
-
-const sc_loader sc_loader_onnx = {.name = "onnx", .probe = probe, .load = load_default};
+const sc_loader sc_loader_onnx = {
+        .name = "onnx", .text = false, .probe = probe, .load = load_model};

@@ -512,10 +512,63 @@ Test(load_onnx, bad_models)
 	fwrite(buf, 1, n - 7, f);
 	fclose(f);
 	expect_error("/tmp/stagecut-test-trunc.onnx", "truncated or malformed");
-	f = fopen("/tmp/stagecut-test-text.onnx", "wb");
+	/* binary bytes that no probe knows, named .onnx: the ONNX loader says
+	 * what is wrong (the name is the only hint) */
+	f = fopen("/tmp/stagecut-test-junk.onnx", "wb");
+	fputs("\x01\x02 junk", f);
+	fclose(f);
+	expect_error("/tmp/stagecut-test-junk.onnx", "not an ONNX model");
+}
+
+/* The format is told by the content, the name only a hint (issue 30): a DOT
+ * graph named .onnx loads as DOT, an ONNX model named .dot or with no
+ * extension loads as ONNX, msr-fiddle JSON named .dot as JSON. */
+Test(load_onnx, the_format_is_told_by_the_content)
+{
+	sc_error err;
+	FILE *f = fopen("/tmp/stagecut-test-text.onnx", "wb");
 	fputs("digraph g { a -> b }\n", f);
 	fclose(f);
-	expect_error("/tmp/stagecut-test-text.onnx", "not an ONNX model");
+	sc_graph *g = sc_load("/tmp/stagecut-test-text.onnx", &err);
+	cr_assert(g, "%s", err.msg);
+	cr_assert_eq(g->n, 2);
+	sc_graph_free(g);
+	unlink("/tmp/stagecut-test-text.onnx");
+
+	model x;
+	model_init(&x, 13);
+	int64_t xd[] = {2, 8};
+	input(&x, "X", 2, xd, NULL);
+	char *ri[] = {"X"}, *ro[] = {"Y"};
+	node(&x, "r", "Relu", 1, ri, 1, ro);
+	const char *good = save(&x, "named.onnx");
+	g = sc_load(good, &err);
+	cr_assert(g, "%s", err.msg);
+	int n = g->n;
+	sc_graph_free(g);
+	const char *names[] = {"/tmp/stagecut-test-model.dot", "/tmp/stagecut-test-model"};
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(rename(good, names[i]), 0);
+		good = names[i];
+		g = sc_load(good, &err);
+		cr_assert(g, "%s: %s", good, err.msg);
+		cr_assert_eq(g->n, n, "%s", good);
+		cr_assert_str_eq(g->op_name[0], "r");
+		sc_graph_free(g);
+	}
+	unlink(good);
+
+	f = fopen("/tmp/stagecut-test-fiddle.dot", "wb");
+	fputs("{\"nodes\": [{\"id\": 1, \"name\": \"a\", \"fpgaLatency\": 2}], "
+	      "\"edges\": []}\n",
+	      f);
+	fclose(f);
+	g = sc_load("/tmp/stagecut-test-fiddle.dot", &err);
+	cr_assert(g, "%s", err.msg);
+	cr_assert_eq(g->n, 1);
+	cr_assert_float_eq(g->work[0], 2, 1e-12);
+	sc_graph_free(g);
+	unlink("/tmp/stagecut-test-fiddle.dot");
 }
 
 Test(load_onnx, pad_from_an_attribute)

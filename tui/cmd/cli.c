@@ -467,10 +467,12 @@ static void usage_main(FILE *f)
 	fprintf(f,
 	        "       stagecut COMMAND --help\n"
 	        "       stagecut --version\n\n"
-	        "Splits a model's computation graph (DOT or msr-fiddle JSON) into k pipeline\n"
-	        "stages so that the slowest stage is as fast as possible.\n"
+	        "Splits a model's computation graph (DOT, msr-fiddle JSON or ONNX; the format\n"
+	        "is told by the content) into k pipeline stages so that the slowest stage is\n"
+	        "as fast as possible.\n"
 	        "Exit status: 0 success, 1 no valid or feasible partition, 2 bad input or usage,\n"
-	        "3 solve found no partition that fits and none is proven impossible.\n"
+	        "3 nothing decided: solve found no partition that fits and none is proven\n"
+	        "impossible, or -t ran out while loading.\n"
 	        "See stagecut(1).\n");
 }
 
