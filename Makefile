@@ -3,6 +3,7 @@
 #   make run      install missing packages, build, open the workbench on a sample
 #   make test     install missing packages, build, run every test
 #   make bench    benchmarks in perf/ (figures quoted in the issues); make perf is the same
+#   make coverage line coverage of the unit and CLI tests (lcov)
 #   make fuzz     fuzz every input parser for FUZZ_TIME seconds each (60)
 #   make install  PREFIX=/usr/local DESTDIR=
 
@@ -46,7 +47,7 @@ TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o $(BUILD)/tests/support_mip.o \
                 $(BUILD)/tests/support_tmux.o
 
-.PHONY: all deps run test unit-test cli-test tui-test asan-build asan-test valgrind-test bench perf install \
+.PHONY: all deps run test unit-test cli-test tui-test asan-build asan-test valgrind-test coverage bench perf install \
         uninstall clean format format-check house-test
 
 all: stagecut
@@ -143,6 +144,25 @@ asan-test: asan-build
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 STAGECUT=$(ASAN_BUILD)/stagecut \
 		$(BUILD)/cli-tests --filter 'bad_input/every_case_fails_cleanly'
 
+# make coverage: the unit tests (a tenth of the random trials, as under the
+# sanitizers) and the CLI tests on a build with gcov's counters (build-cov,
+# -O1), then lcov's line and function coverage of core/, solvers/, viz/ and
+# tui/: the summary printed (the figure in README.md), the report in
+# build-cov/html/index.html.  The terminal tests are not run (tmux drives
+# them one at a time, twice as long again).
+COV_BUILD := build-cov
+coverage: deps
+	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) SANITIZE="--coverage -O1" \
+		$(COV_BUILD)/unit-tests $(COV_BUILD)/cli-tests $(COV_BUILD)/stagecut
+	@lcov --quiet --zerocounters --directory $(COV_BUILD)
+	STAGECUT_TEST_SHORT=1 $(COV_BUILD)/unit-tests --jobs 2
+	STAGECUT=$(COV_BUILD)/stagecut $(COV_BUILD)/cli-tests --jobs 2
+	@lcov --quiet --capture --directory $(COV_BUILD) --output-file $(COV_BUILD)/all.info
+	@lcov --quiet --extract $(COV_BUILD)/all.info '$(CURDIR)/core/*' '$(CURDIR)/solvers/*' \
+		'$(CURDIR)/viz/*' '$(CURDIR)/tui/*' --output-file $(COV_BUILD)/coverage.info
+	@genhtml --quiet --output-directory $(COV_BUILD)/html $(COV_BUILD)/coverage.info
+	@lcov --summary $(COV_BUILD)/coverage.info
+
 # The program under valgrind (memcheck) on the bad-input corpus and a round
 # of good runs of every command; any memory error or definite leak fails.
 # `make test` runs an eighth of the corpus (VALGRIND_QUICK=1, every eighth
@@ -195,7 +215,7 @@ house-test: stagecut
 	scripts/check_house.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-fuzz-regress stagecut
+	rm -rf $(BUILD) $(ASAN_BUILD) $(COV_BUILD) build-fuzz build-fuzz-regress stagecut
 
 # make fuzz (libFuzzer, clang) and make fuzz-regress (the saved inputs under
 # ASan and UBSan, run by make test): tests/fuzz/README.md.  The replay links

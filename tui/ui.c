@@ -398,6 +398,22 @@ void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f)
 		        ui_num(gp, t, sizeof t));
 }
 
+void ui_progress(const char *fmt, ...)
+{
+	fputs("\r\033[K", stderr);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+void ui_progress_done(void)
+{
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
 void ui_print_dp_progress(const sc_progress *p)
 {
 	if (p->layers > 0)

@@ -187,6 +187,14 @@ void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f);
  * table of eval and solve. */
 void ui_print_stage_table(const sc_costs *c, FILE *f);
 
+/* The one live progress line on standard error (solve, bounds, bench,
+ * render, the proof): ui_progress starts it anew with fmt (printf-like:
+ * back to the start of the terminal's line, which is erased), what else is
+ * written to stderr before the next call continues it, and
+ * ui_progress_done clears it.  Callers write it only to a terminal. */
+void ui_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ui_progress_done(void);
+
 /* Appends the exact DP's progress (ideals enumerated and filled, layers
  * done) to a progress line on stderr when p comes from the DP (p->layers >
  * 0); prints nothing otherwise.  For solve's and bounds' live lines. */

@@ -233,7 +233,7 @@ static void show_progress(worker_status *status, char (*last)[112], int nw, int 
 	}
 	if (len >= cols)
 		line[cols - 1] = '\0';
-	fprintf(stderr, "\r\033[K%s", line);
+	ui_progress("%s", line);
 }
 
 /* How the run of the workers ended. */
@@ -334,7 +334,7 @@ static run_result run_workers(const sc_testbed_instance *todo, int ntodo,
 		usleep(50000);
 	}
 	if (tty)
-		fputs("\r\033[K", stderr);
+		ui_progress_done();
 	if (rfd >= 0)
 		close(rfd);
 	free(last);

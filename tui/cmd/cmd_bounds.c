@@ -29,7 +29,7 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 	if (!tty || t - *last < 0.2)
 		return;
 	*last = t;
-	fputs("\r\033[K", stderr);
+	ui_progress("%s", "");
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		if (!(rungs & (1u << r)))
 			continue;
@@ -275,15 +275,15 @@ int ui_cmd_bounds(const ui_opts *o)
 			if (tty && ji.elapsed - last >= 0.2) {
 				char b[32];
 				last = ji.elapsed;
-				fprintf(stderr, "\r\033[Ksearch %s: %ld evals, best %s, %.1f s",
-				        ji.search.phase, ji.search.evals,
-				        ui_num(ji.search.best, b, sizeof b), ji.elapsed);
+				ui_progress("search %s: %ld evals, best %s, %.1f s",
+				            ji.search.phase, ji.search.evals,
+				            ui_num(ji.search.best, b, sizeof b), ji.elapsed);
 				ui_print_dp_progress(&ji.search);
 				fflush(stderr);
 			}
 		} while (!sc_job_finished(ji.state));
 		if (tty)
-			fputs("\r\033[K", stderr);
+			ui_progress_done();
 		if (ji.state == SC_JOB_FAILED) {
 			ui_error("bounds: %s: %s", g->source, ji.message);
 			status = UI_EXIT_INPUT;
@@ -308,7 +308,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	ladder_view view = {.l = l, .rungs = rungs, .tty = tty, .last = -1};
 	sc_ladder_wait(e, l, ladder_turn, &view);
 	if (tty)
-		fputs("\r\033[K", stderr);
+		ui_progress_done();
 	/* stage keeps the partition as given or found unless the exact MIP
 	 * found a better one */
 	double best_upper = sc_ladder_upper(l, NULL);

@@ -166,11 +166,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		if (tty) {
 			sc_progress pr;
 			sc_search_progress(s, &pr);
-			fprintf(stderr, "\r\033[Ksearch %s: %ld evals, %.1f s", pr.phase, pr.evals,
-			        pr.elapsed);
+			ui_progress("search %s: %ld evals, %.1f s", pr.phase, pr.evals, pr.elapsed);
 		}
 	if (tty)
-		fputs("\r\033[K", stderr);
+		ui_progress_done();
 	ui_release_interrupts(&saved);
 	int status = UI_EXIT_OK;
 	bool optimal;

@@ -32,8 +32,8 @@ static void show_progress(sc_search *s, bool tty, double *last)
 		return;
 	*last = p.elapsed;
 	char b[32];
-	fprintf(stderr, "\r\033[K%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
-	        isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
+	ui_progress("%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
+	            isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
 	ui_print_dp_progress(&p);
 	fflush(stderr);
 }

@@ -56,9 +56,8 @@ static bool proof_turn(void *ctx)
 		sc_rung_info ri;
 		sc_ladder_info(v->l, SC_RUNG_EXACT, &ri);
 		char b[32];
-		fprintf(stderr, "\r\033[Kproof: exact MIP, lower bound %s, %.1f s",
-		        ui_num(sc_ladder_lower(v->l), b, sizeof b), now - v->start);
-		fflush(stderr);
+		ui_progress("proof: exact MIP, lower bound %s, %.1f s",
+		            ui_num(sc_ladder_lower(v->l), b, sizeof b), now - v->start);
 	}
 	return ui_interrupted();
 }
@@ -103,7 +102,7 @@ void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double 
 	proof_view view = {.l = l, .tty = tty, .start = t0, .last = -1};
 	sc_ladder_wait(e, l, proof_turn, &view);
 	if (tty)
-		fputs("\r\033[K", stderr);
+		ui_progress_done();
 	double best = sc_ladder_upper(l, NULL);
 	if (best < upper) {
 		sc_ladder_upper(l, stage);
