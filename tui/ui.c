@@ -103,7 +103,8 @@ void ui_search_params(const ui_opts *o, sc_search_params *p)
 	if (o->method)
 		p->method = o->method;
 	p->seed = o->seed;
-	p->time_limit = o->time_limit;
+	/* no time limit: -t is the whole command's budget, which each command
+	 * shares out between its search and the rest (solve, bounds) */
 	p->evals = o->evals;
 	p->population = o->population;
 	p->generations = o->generations;

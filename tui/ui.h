@@ -89,10 +89,11 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s);
 double ui_deadline(const ui_opts *o);
 
 /* Fills p with the search defaults (sc_search_params_init) overridden by
- * o's search options: --method, --seed, --time, --evals, the BRKGA
- * parameters, --ideal-limit and --no-refine.  An option a command does not
- * take is unset in o and leaves the default; a command that gives one of
- * them another meaning (bounds' --time) overrides the field after. */
+ * o's search options: --method, --seed, --evals, the BRKGA parameters,
+ * --ideal-limit and --no-refine.  An option a command does not take is
+ * unset in o and leaves the default.  Not --time: it bounds the whole
+ * command (ui_deadline), and each command gives its search the share it
+ * decides (solve what loading left, bounds a quarter at most). */
 void ui_search_params(const ui_opts *o, sc_search_params *p);
 
 /* The exit status for a failed library call: UI_EXIT_INFEASIBLE for

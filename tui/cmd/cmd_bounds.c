@@ -254,11 +254,9 @@ int ui_cmd_bounds(const ui_opts *o)
 	} else {
 		sc_search_params p;
 		ui_search_params(o, &p);
-		if (deadline > 0)
+		if (deadline > 0) /* a quarter of -t at most */
 			p.time_limit =
 			        fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
-		else
-			p.time_limit = 0;
 		int id = sc_engine_add_search(e, g, &set, &p, &err);
 		if (id < 0) {
 			ui_error("bounds: %s: %s", g->source, err.msg);
