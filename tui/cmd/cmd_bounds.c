@@ -192,6 +192,175 @@ static int rungs_in_error(const sc_ladder *l, unsigned rungs, sc_rung *out)
 	return n;
 }
 
+/* What bounds found, for the two printers: computed once by ui_cmd_bounds,
+ * printed as text or as JSON (the man page's keys, in order). */
+typedef struct bounds_report {
+	const sc_graph *g;
+	const sc_settings *set;
+	const sc_ladder *l;
+	unsigned rungs;        /* the rungs asked for */
+	const char *partition; /* -p, or NULL */
+	const char *method;    /* the upper bound's search, or "partition" */
+	double mine;           /* -p: your partition's objective (INFINITY over a hard limit) */
+	double mine_gap;       /* -p: its certified gap */
+	double upper, lower;   /* the best partition's objective; the best lower bound */
+	const char *lower_by;  /* "ladder" or "dp" */
+	double search_seconds;
+	bool improved;         /* the exact MIP found a better partition than the upper bound's */
+	bool ub_optimal;       /* the search's partition is proven optimal (the exact DP) */
+	bool feasible;         /* some partition fits */
+	const char *proven_by; /* what proved the best partition optimal, or NULL */
+	double within;         /* the proof's tolerance (sc_ladder_proof_tolerance) */
+	double gap;            /* the upper bound's certified gap */
+	bool better;           /* -p: a better partition than yours was found */
+	double gain;           /* -p: by how much, relative to yours */
+	double about;          /* what the report is about: your partition, else upper */
+	bool zero;             /* it costs 0 */
+	int stages;            /* the stages that can be non-empty */
+	const char *written;   /* -o, when written */
+} bounds_report;
+
+/* bounds --json; false when stdout fails. */
+static bool print_json(const bounds_report *r)
+{
+	bool yours = r->partition != NULL;
+	json_t *root = json_pack("{s:s, s:i}", "graph", r->g->name, "k", r->set->k);
+	json_object_set_new(root, "partition_bottleneck",
+	                    yours && isfinite(r->mine) ? json_real(r->mine) : json_null());
+	json_object_set_new(root, "partition_gap", json_num(r->mine_gap));
+	json_object_set_new(root, "upper_bound", r->feasible ? json_real(r->upper) : json_null());
+	json_object_set_new(root, "upper_bound_method",
+	                    json_string(r->improved ? sc_rung_name(SC_RUNG_EXACT) : r->method));
+	json_object_set_new(root, "upper_bound_optimal", json_boolean(r->ub_optimal));
+	json_object_set_new(root, "search_seconds", json_real(r->search_seconds));
+	json_object_set_new(root, "lower_bound",
+	                    isfinite(r->lower) ? json_real(r->lower) : json_null());
+	json_object_set_new(root, "lower_bound_by", json_string(r->lower_by));
+	json_object_set_new(root, "gap", json_num(r->gap));
+	json_object_set_new(root, "proven_by",
+	                    r->proven_by ? json_string(r->proven_by) : json_null());
+	json_object_set_new(root, "optimal_within", json_num(r->within));
+	json_object_set_new(root, "better_partition",
+	                    r->better ? json_real(r->upper) : json_null());
+	json_object_set_new(root, "better_partition_gain", json_num(r->gain));
+	json_object_set_new(root, "partition_written",
+	                    r->written ? sc_json_text(r->written) : json_null());
+	json_object_set_new(root, "stages_used", json_integer(r->stages));
+	sc_rung in_error[SC_RUNG_COUNT];
+	int nerror = rungs_in_error(r->l, r->rungs, in_error);
+	json_t *failed = json_array();
+	for (int i = 0; i < nerror; i++)
+		json_array_append_new(failed, json_string(sc_rung_name(in_error[i])));
+	json_object_set_new(root, "failed_rungs", failed);
+	if (r->zero)
+		json_object_set_new(root, "note", json_string(ZERO_NOTE));
+	/* the settings the bounds hold for (render --bounds checks them) */
+	json_object_set_new(root, "bandwidth", json_real(r->set->bandwidth));
+	json_object_set_new(root, "memory",
+	                    isinf(r->set->memory) ? json_null() : json_real(r->set->memory));
+	json_object_set_new(root, "memory_policy", json_string(sc_mem_policy_name(r->set->policy)));
+	if (sc_graph_is_training(r->g))
+		json_object_set_new(root, "schedule",
+		                    json_string(sc_schedule_name(r->set->schedule)));
+	json_object_set_new(root, "rungs",
+	                    json_rungs(r->l, r->rungs, r->feasible, r->upper, r->stages));
+	ui_json_costs(root, r->g);
+	return ui_print_json(root);
+}
+
+/* bounds' text report; false when stdout fails. */
+static bool print_text(const bounds_report *r)
+{
+	bool yours = r->partition != NULL;
+	char b[32], c2[32], proof[160];
+	if (yours && isfinite(r->mine))
+		ui_print_line("%s, k %d: your partition %s (%s)", r->g->name, r->set->k,
+		              ui_num(r->mine, b, sizeof b), r->partition);
+	else if (yours)
+		ui_print_line("%s, k %d: your partition breaks the hard memory limit (%s)",
+		              r->g->name, r->set->k, r->partition);
+	else
+		ui_print_line("%s, k %d: upper bound %s (%s%s)", r->g->name, r->set->k,
+		              r->feasible ? ui_num(r->upper, b, sizeof b) : "none",
+		              r->improved ? sc_rung_label(SC_RUNG_EXACT) : r->method,
+		              r->ub_optimal ? ", proven optimal" : "");
+	ui_print_costs(r->g);
+	if (sc_graph_is_training(r->g) && r->set->schedule == SC_SCHEDULE_GPIPE)
+		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
+		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
+		       "solves it\n");
+	if (r->stages < r->set->k)
+		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
+		       "bounds are those of %d stages, the other stages stay empty\n",
+		       r->stages, r->set->k, r->stages);
+	/* LB/UB: each bound over what the report is about (your partition) */
+	printf("  rung          lower bound     LB/UB  status            seconds\n");
+	for (int x = 0; x < SC_RUNG_COUNT; x++) {
+		if (!(r->rungs & (1u << x)))
+			continue;
+		sc_rung_info ri;
+		sc_ladder_info(r->l, (sc_rung)x, &ri);
+		printf("  %-12s %12s  %8s  %-16s %8.2f\n", sc_rung_name((sc_rung)x),
+		       ui_num(ri.value, b, sizeof b),
+		       isfinite(r->about)
+		               ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, r->about)), c2)
+		               : "-",
+		       ui_rung_status_name(ri.state), ri.seconds);
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
+			printf("      %s\n", ri.message);
+	}
+	double about_gap = yours && isfinite(r->mine) ? r->mine_gap : r->gap;
+	const char *subject = yours ? "your partition" : "the upper bound";
+	/* your partition's proof is the upper bound's while it is the best */
+	proof_text(proof, sizeof proof, subject, yours && r->improved ? NULL : r->proven_by,
+	           r->within);
+	if (r->zero)
+		printf("certified gap 0.00%%: %s\n", ZERO_NOTE);
+	else if (isfinite(r->about) && isinf(about_gap))
+		printf("certified gap unbounded: the best lower bound is 0\n");
+	else if (isfinite(r->about))
+		printf("certified gap %s (%s / best lower bound - 1)%s\n",
+		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
+	/* a rung in error is named in the verdict: the gap above stands on
+	 * the others (a failed rung keeps the floor it had) */
+	sc_rung in_error[SC_RUNG_COUNT];
+	int nfailed = rungs_in_error(r->l, r->rungs, in_error);
+	char failed[128] = "";
+	for (int i = 0; i < nfailed; i++) {
+		size_t at = strlen(failed);
+		snprintf(failed + at, sizeof failed - at, "%s%s", i ? ", " : "",
+		         sc_rung_name(in_error[i]));
+	}
+	if (nfailed)
+		printf("%d rung%s in error (%s): the bounds above stand on the others, and %s "
+		       "the floor it had\n",
+		       nfailed, nfailed == 1 ? "" : "s", failed,
+		       nfailed == 1 ? "it keeps" : "each keeps");
+	if (r->better) {
+		/* its proof, else its own gap */
+		char gain_text[80] = "", its[80];
+		if (!isnan(r->gain))
+			snprintf(gain_text, sizeof gain_text, ", %s better than yours",
+			         pct(r->gain, c2, sizeof c2));
+		proof_text(proof, sizeof proof, "it", r->proven_by, r->within);
+		snprintf(its, sizeof its, "; its certified gap %s",
+		         isinf(r->gap) ? "unbounded" : pct(r->gap, c2, sizeof c2));
+		/* as many digits as tell it from yours */
+		char yb[32];
+		if (isfinite(r->mine) &&
+		    strcmp(ui_num(r->upper, b, sizeof b), ui_num(r->mine, yb, sizeof yb)) == 0)
+			snprintf(b, sizeof b, "%.10g", r->upper);
+		printf("a better partition exists: %s (%s)%s%s\n", b, sc_rung_label(SC_RUNG_EXACT),
+		       gain_text, r->proven_by ? proof : its);
+	}
+	if (r->written)
+		ui_print_line("%s written to %s",
+		              r->better || !yours ? "best partition" : "your partition",
+		              r->written);
+	fflush(stdout);
+	return !ferror(stdout);
+}
+
 int ui_cmd_bounds(const ui_opts *o)
 {
 	/* -t T bounds the whole run, loading included: the search a quarter
@@ -332,16 +501,32 @@ int ui_cmd_bounds(const ui_opts *o)
 	} else {
 		proven_by = NULL;
 	}
-	double gap = gap_of(upper, lower);
+	bounds_report r = {.g = g,
+	                   .set = &set,
+	                   .l = l,
+	                   .rungs = rungs,
+	                   .partition = o->partition,
+	                   .method = method,
+	                   .mine = mine,
+	                   .upper = upper,
+	                   .lower = lower,
+	                   .lower_by = lower_by,
+	                   .search_seconds = search_seconds,
+	                   .improved = improved,
+	                   .ub_optimal = ub_optimal,
+	                   .feasible = feasible,
+	                   .proven_by = proven_by,
+	                   .within = within};
+	r.gap = gap_of(upper, lower);
 	/* your partition (-p): its own gap, and a better one found apart */
 	bool yours = o->partition != NULL;
-	double mine_gap = yours ? gap_of(mine, lower) : NAN;
-	bool better = yours && improved && feasible;
-	double gain = better && isfinite(mine) && mine > 0 ? (mine - upper) / mine : NAN;
+	r.mine_gap = yours ? gap_of(mine, lower) : NAN;
+	r.better = yours && improved && feasible;
+	r.gain = r.better && isfinite(mine) && mine > 0 ? (mine - upper) / mine : NAN;
 	/* what the report is about: your partition, else the upper bound */
-	double about = yours && isfinite(mine) ? mine : upper;
-	bool zero = feasible && about == 0;
-	int stages = sc_ladder_stages(l);
+	r.about = yours && isfinite(mine) ? mine : upper;
+	r.zero = feasible && r.about == 0;
+	r.stages = sc_ladder_stages(l);
 	if (!feasible) {
 		ui_error(
 		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
@@ -351,139 +536,8 @@ int ui_cmd_bounds(const ui_opts *o)
 	}
 	if (feasible && o->output && !write_best(o->output, g, &set, stage, &status))
 		goto out;
-	const char *written = feasible ? o->output : NULL;
-
-	if (o->json) {
-		json_t *root = json_pack("{s:s, s:i}", "graph", g->name, "k", set.k);
-		json_object_set_new(root, "partition_bottleneck",
-		                    yours && isfinite(mine) ? json_real(mine) : json_null());
-		json_object_set_new(root, "partition_gap", json_num(mine_gap));
-		json_object_set_new(root, "upper_bound", feasible ? json_real(upper) : json_null());
-		json_object_set_new(root, "upper_bound_method",
-		                    json_string(improved ? sc_rung_name(SC_RUNG_EXACT) : method));
-		json_object_set_new(root, "upper_bound_optimal", json_boolean(ub_optimal));
-		json_object_set_new(root, "search_seconds", json_real(search_seconds));
-		json_object_set_new(root, "lower_bound",
-		                    isfinite(lower) ? json_real(lower) : json_null());
-		json_object_set_new(root, "lower_bound_by", json_string(lower_by));
-		json_object_set_new(root, "gap", json_num(gap));
-		json_object_set_new(root, "proven_by",
-		                    proven_by ? json_string(proven_by) : json_null());
-		json_object_set_new(root, "optimal_within", json_num(within));
-		json_object_set_new(root, "better_partition",
-		                    better ? json_real(upper) : json_null());
-		json_object_set_new(root, "better_partition_gain", json_num(gain));
-		json_object_set_new(root, "partition_written",
-		                    written ? sc_json_text(written) : json_null());
-		json_object_set_new(root, "stages_used", json_integer(stages));
-		sc_rung in_error[SC_RUNG_COUNT];
-		int nerror = rungs_in_error(l, rungs, in_error);
-		json_t *failed = json_array();
-		for (int i = 0; i < nerror; i++)
-			json_array_append_new(failed, json_string(sc_rung_name(in_error[i])));
-		json_object_set_new(root, "failed_rungs", failed);
-		if (zero)
-			json_object_set_new(root, "note", json_string(ZERO_NOTE));
-		/* the settings the bounds hold for (render --bounds checks them) */
-		json_object_set_new(root, "bandwidth", json_real(set.bandwidth));
-		json_object_set_new(root, "memory",
-		                    isinf(set.memory) ? json_null() : json_real(set.memory));
-		json_object_set_new(root, "memory_policy",
-		                    json_string(sc_mem_policy_name(set.policy)));
-		if (sc_graph_is_training(g))
-			json_object_set_new(root, "schedule",
-			                    json_string(sc_schedule_name(set.schedule)));
-		json_object_set_new(root, "rungs", json_rungs(l, rungs, feasible, upper, stages));
-		ui_json_costs(root, g);
-		if (!ui_print_json(root))
-			status = UI_EXIT_INPUT;
-		goto out;
-	}
-	char b[32], c2[32], proof[160];
-	if (yours && isfinite(mine))
-		ui_print_line("%s, k %d: your partition %s (%s)", g->name, set.k,
-		              ui_num(mine, b, sizeof b), o->partition);
-	else if (yours)
-		ui_print_line("%s, k %d: your partition breaks the hard memory limit (%s)", g->name,
-		              set.k, o->partition);
-	else
-		ui_print_line("%s, k %d: upper bound %s (%s%s)", g->name, set.k,
-		              feasible ? ui_num(upper, b, sizeof b) : "none",
-		              improved ? sc_rung_label(SC_RUNG_EXACT) : method,
-		              ub_optimal ? ", proven optimal" : "");
-	ui_print_costs(g);
-	if (sc_graph_is_training(g) && set.schedule == SC_SCHEDULE_GPIPE)
-		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
-		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
-		       "solves it\n");
-	if (stages < set.k)
-		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
-		       "bounds are those of %d stages, the other stages stay empty\n",
-		       stages, set.k, stages);
-	/* LB/UB: each bound over what the report is about (your partition) */
-	printf("  rung          lower bound     LB/UB  status            seconds\n");
-	for (int r = 0; r < SC_RUNG_COUNT; r++) {
-		if (!(rungs & (1u << r)))
-			continue;
-		sc_rung_info ri;
-		sc_ladder_info(l, (sc_rung)r, &ri);
-		printf("  %-12s %12s  %8s  %-16s %8.2f\n", sc_rung_name((sc_rung)r),
-		       ui_num(ri.value, b, sizeof b),
-		       isfinite(about)
-		               ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, about)), c2)
-		               : "-",
-		       ui_rung_status_name(ri.state), ri.seconds);
-		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
-			printf("      %s\n", ri.message);
-	}
-	double about_gap = yours && isfinite(mine) ? mine_gap : gap;
-	const char *subject = yours ? "your partition" : "the upper bound";
-	/* your partition's proof is the upper bound's while it is the best */
-	proof_text(proof, sizeof proof, subject, yours && improved ? NULL : proven_by, within);
-	if (zero)
-		printf("certified gap 0.00%%: %s\n", ZERO_NOTE);
-	else if (isfinite(about) && isinf(about_gap))
-		printf("certified gap unbounded: the best lower bound is 0\n");
-	else if (isfinite(about))
-		printf("certified gap %s (%s / best lower bound - 1)%s\n",
-		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
-	/* a rung in error is named in the verdict: the gap above stands on
-	 * the others (a failed rung keeps the floor it had) */
-	sc_rung in_error[SC_RUNG_COUNT];
-	int nfailed = rungs_in_error(l, rungs, in_error);
-	char failed[128] = "";
-	for (int i = 0; i < nfailed; i++) {
-		size_t at = strlen(failed);
-		snprintf(failed + at, sizeof failed - at, "%s%s", i ? ", " : "",
-		         sc_rung_name(in_error[i]));
-	}
-	if (nfailed)
-		printf("%d rung%s in error (%s): the bounds above stand on the others, and %s "
-		       "the floor it had\n",
-		       nfailed, nfailed == 1 ? "" : "s", failed,
-		       nfailed == 1 ? "it keeps" : "each keeps");
-	if (better) {
-		/* its proof, else its own gap */
-		char gain_text[80] = "", its[80];
-		if (!isnan(gain))
-			snprintf(gain_text, sizeof gain_text, ", %s better than yours",
-			         pct(gain, c2, sizeof c2));
-		proof_text(proof, sizeof proof, "it", proven_by, within);
-		snprintf(its, sizeof its, "; its certified gap %s",
-		         isinf(gap) ? "unbounded" : pct(gap, c2, sizeof c2));
-		/* as many digits as tell it from yours */
-		char yb[32];
-		if (isfinite(mine) &&
-		    strcmp(ui_num(upper, b, sizeof b), ui_num(mine, yb, sizeof yb)) == 0)
-			snprintf(b, sizeof b, "%.10g", upper);
-		printf("a better partition exists: %s (%s)%s%s\n", b, sc_rung_label(SC_RUNG_EXACT),
-		       gain_text, proven_by ? proof : its);
-	}
-	if (written)
-		ui_print_line("%s written to %s",
-		              better || !yours ? "best partition" : "your partition", written);
-	fflush(stdout);
-	if (ferror(stdout))
+	r.written = feasible ? o->output : NULL;
+	if (o->json ? !print_json(&r) : !print_text(&r))
 		status = UI_EXIT_INPUT;
 out:
 	sc_ladder_free(l);
