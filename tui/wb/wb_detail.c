@@ -266,6 +266,15 @@ static int wrapped(const char *s, int y, int last, int cols, attr_t attr)
 	int start[1], len[1], used = 0, width = cols - 1;
 	const char *p = s;
 	attron(attr);
+	if (sc_names_width(s) <= width && y <= last) {
+		/* one row (wb_wrap counts bytes, and a name may hold more bytes
+		 * than cells) */
+		if (attr)
+			mvprintw(y, 0, "%-*s", cols, "");
+		mvprintw(y, 0, "%s", s);
+		attroff(attr);
+		return 1;
+	}
 	while (*p && y + used <= last && width > 4) {
 		if (wb_wrap(p, width, start, len, 1) == 0)
 			break;

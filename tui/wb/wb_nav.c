@@ -104,11 +104,12 @@ static int neighbour(const sc_graph *g, int v, bool succ, int i)
  * centred, as wide as the names need within the screen. */
 static void list_box(const wb *w, int rows, int cols, int *y0, int *x0, int *h, int *wd)
 {
-	int n = neighbour_count(w->g, nav.from, nav.succ), longest = 24;
+	/* a border, " stage NNN  ", the name, a space, a border */
+	int n = neighbour_count(w->g, nav.from, nav.succ), longest = 36;
 	for (int i = 0; i < n; i++) {
 		int nw = sc_names_width(w->g->op_name[neighbour(w->g, nav.from, nav.succ, i)]);
-		if (nw + 14 > longest)
-			longest = nw + 14;
+		if (nw + 15 > longest)
+			longest = nw + 15;
 	}
 	*h = (n < 12 ? n : 12) + 2;
 	if (*h > rows - 2)
@@ -136,11 +137,11 @@ static void list_draw(wb *w, int rows, int cols)
 	for (int r = 0; r < shown && nav.top + r < n; r++) {
 		int i = nav.top + r, u = neighbour(g, nav.from, nav.succ, i);
 		char name[512];
-		int nw = sc_names_fit(g->op_name[u], wd - 14, name, sizeof name);
+		int nw = sc_names_fit(g->op_name[u], wd - 15, name, sizeof name);
 		if (i == nav.sel)
 			attron(A_REVERSE);
 		mvprintw(y0 + 1 + r, x0 + 1, " stage %3d  %s%*s ", w->stage[u] + 1, name,
-		         wd - 14 - nw, "");
+		         wd - 15 - nw, "");
 		if (i == nav.sel)
 			attroff(A_REVERSE);
 	}
