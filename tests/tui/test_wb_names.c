@@ -174,7 +174,7 @@ Test(wbnames, jump_to_neighbours_back_and_forward, .timeout = 60)
 	                 "1 1 B a \xe2\x94\x80\xe2\x94\x80\xe2\x96\xb6[1]\xe2\x94\xac\xe2\x94\x80"
 	                 "\xe2\x96\xb6 hi 2 2 B v"),
 	          "a -> [1] -> v:\n%s", s);
-	ts_line_of(s, "2 B w", sq, sizeof sq);
+	ts_line_of(s, "2 B  w", sq, sizeof sq);
 	cr_assert(strstr(sq, "\xe2\x94\x94\xe2\x94\x80\xe2\x96\xb6 hi 2 2 B w"), "then w:\n%s", s);
 	free(s);
 	/* ) with two successors: the list, j Enter picks w */

@@ -169,7 +169,7 @@ static void neighbour_line(const wb *w, int v, int u, bool succ, int lo, int hi,
 	int a = succ ? v : u, b = succ ? u : v;
 	if (sc_graph_is_training(g))
 		snprintf(rule, sizeof rule, "  %-6s", rule_word(g, a, b));
-	int len = snprintf(buf, size, "%-2s %3d %9s%s ", pin_mark(w, v, u, a, b, lo, hi),
+	int len = snprintf(buf, size, "%-2s %3d %9s%s  ", pin_mark(w, v, u, a, b, lo, hi),
 	                   w->stage[u] + 1, bytes, rule);
 	int nw = sc_names_fit(g->op_name[u], wd - len, name, sizeof name);
 	snprintf(buf + len, size - (size_t)len, "%s%*s", name,
@@ -195,7 +195,7 @@ static void neighbourhood(const wb *w, int v, int y, int rows, int cols, int lo,
 	mvprintw(y, left + mid, "%.*s", right, "successors (read its tensor)");
 	attroff(A_BOLD);
 	char head[96];
-	snprintf(head, sizeof head, "  %4s %9s%s %s", "stage", "tensor", training ? "  rule  " : "",
+	snprintf(head, sizeof head, "  %4s %9s%s  %s", "stage", "tensor", training ? "  rule  " : "",
 	         "op");
 	/* the marks say which neighbours hold the range's ends */
 	mvprintw(y + 1, 0, "%.*s", left, head);
