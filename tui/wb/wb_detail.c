@@ -195,8 +195,8 @@ static void neighbourhood(const wb *w, int v, int y, int rows, int cols, int lo,
 	mvprintw(y, left + mid, "%.*s", right, "successors (read its tensor)");
 	attroff(A_BOLD);
 	char head[96];
-	snprintf(head, sizeof head, "  %4s %9s%s  %s", "stage", "tensor", training ? "  rule  " : "",
-	         "op");
+	snprintf(head, sizeof head, "  %4s %9s%s  %s", "stage", "tensor",
+	         training ? "  rule  " : "", "op");
 	/* the marks say which neighbours hold the range's ends */
 	mvprintw(y + 1, 0, "%.*s", left, head);
 	mvprintw(y + 1, left + mid, "%.*s", right, head);
