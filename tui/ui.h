@@ -50,6 +50,7 @@ typedef struct ui_opts {
 	const char *partition; /* --partition: a starting partition */
 	int npins;             /* solve: --pin OP=STAGE, borrowed from argv */
 	const char *pins[UI_MAX_PINS];
+	int align;  /* solve: --align DEPTH; 0 = none */
 	int nodes;  /* gen: 0 = not given */
 	int layers; /* gen: 0 = not given */
 	const char *model;

@@ -65,7 +65,7 @@ Test(wbkeys, no_key_is_bound_twice_where_it_works)
 	int n;
 	const wb_binding *b = wb_bindings(&n);
 	static const unsigned contexts[] = {WB_IN_OVERVIEW, WB_IN_NODES, WB_IN_QUOTIENT,
-	                                    WB_IN_SETTINGS, WB_IN_TOUR};
+	                                    WB_IN_SETTINGS, WB_IN_TOUR,  WB_IN_CHOOSE};
 	for (size_t c = 0; c < sizeof contexts / sizeof *contexts; c++)
 		for (int i = 0; i < n; i++)
 			for (const int *k = b[i].keys; *k; k++) {
@@ -136,6 +136,11 @@ Test(wbkeys, the_help_lists_every_key_of_the_views_once)
 	/* the help fits an 80x24 terminal without scrolling: its lines, two
 	 * notes and the box's top and bottom edges (it scrolls beyond) */
 	cr_expect_leq(lines + 2 + 2, 24, "%d help lines do not fit 80x24", lines);
+	/* and none of them wraps in the 80-column box (a border and a space
+	 * on each side) */
+	for (int j = 0; j < lines; j++)
+		cr_expect_leq(strlen(wb_help_line(WB_IN_VIEWS, j, line, sizeof line)), 76,
+		              "help line '%s' wraps at 80 columns", line);
 }
 
 /* The man page's workbench keys: ".TP" entries (".B LABEL", then the help

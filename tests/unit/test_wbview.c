@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
@@ -57,12 +58,14 @@ Test(wbview, node_orders_and_filter_match_a_plain_sort)
 		int *stage = malloc((size_t)g->n * sizeof *stage),
 		    *out = malloc((size_t)g->n * sizeof *out);
 		sc_greedy_split(g, k, stage, NULL);
-		int *by_work = wb_ops_by(g, g->work), *by_param = wb_ops_by(g, g->param);
+		int *by_name = sc_names_order(g->op_name, g->n);
+		int *by_work = wb_ops_by(g, by_name, g->work),
+		    *by_param = wb_ops_by(g, by_name, g->param);
 		const char *filter = filters[t % 5];
 		int only = t % 4 == 3 ? ts_below(&r, k) : -1;
 		for (int sort = 0; sort < WB_NSORTS; sort++) {
 			const int *by = sort == WB_SORT_PARAM ? by_param : by_work;
-			int m = wb_order_ops(g, stage, k, filter, only, sort, by, out);
+			int m = wb_order_ops(g, stage, k, filter, only, sort, by_name, by, out);
 			int want = 0;
 			for (int v = 0; v < g->n; v++)
 				want += contains_any_case(g->op_name[v], filter) &&
@@ -74,7 +77,7 @@ Test(wbview, node_orders_and_filter_match_a_plain_sort)
 			}
 			for (int i = 0; i + 1 < m; i++) {
 				int a = out[i], b = out[i + 1];
-				int byname = strcmp(g->op_name[a], g->op_name[b]);
+				int byname = sc_names_cmp(g->op_name[a], g->op_name[b]);
 				cr_assert_neq(a, b);
 				if (sort == WB_SORT_STAGE)
 					cr_assert(stage[a] < stage[b] ||
@@ -93,6 +96,7 @@ Test(wbview, node_orders_and_filter_match_a_plain_sort)
 					cr_assert_lt(byname, 0, "by name");
 			}
 		}
+		free(by_name);
 		free(by_work);
 		free(by_param);
 		free(stage);

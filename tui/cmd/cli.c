@@ -96,6 +96,7 @@ typedef enum ui_option_id {
 	OPT_TIMES,
 	OPT_TIMELINE,
 	OPT_BATCHES,
+	OPT_ALIGN,
 	OPT_COUNT
 } ui_option_id;
 
@@ -157,6 +158,9 @@ static const ui_option options[] = {
         {OPT_PIN, "pin", 0, "OP=STAGE",
          "keep op OP in stage STAGE (1..K) in every partition the search considers "
          "(repeatable)"},
+        {OPT_ALIGN, "align", 0, "DEPTH",
+         "solve: stage boundaries on the module boundaries at DEPTH (1: the top-level "
+         "modules); also solves without and reports the gap"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
@@ -221,7 +225,10 @@ static const ui_command commands[] = {
                         "FLOPs,\n"
                         "initializer bytes, the device, the dims and the ops of unknown cost; "
                         "-o writes\n"
-                        "the costed graph as DOT (times in microseconds).",
+                        "the costed graph as DOT (times in microseconds).  Lists the top-level "
+                        "modules\n"
+                        "read from the op names (ops, work share, parameters; stagecut(1), "
+                        "MODULES).",
                 .takes = OPTIONS(SETTINGS, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
@@ -251,18 +258,24 @@ static const ui_command commands[] = {
         },
         {
                 .name = "solve",
-                .synopsis = "solve FILE -k K [--method M] [-o OUT]",
+                .synopsis = "solve FILE -k K [--method M] [--align DEPTH] [-o OUT]",
                 .summary = "find a partition with a search (default: exact or brkga)",
                 .help = "Searches for a partition of FILE into K stages minimising the bottleneck "
                         "and\n"
                         "prints its stage table; -o writes the partition file that `eval` reads.\n"
                         "Progress goes to stderr when it is a terminal.  Exits 1 when no "
                         "partition\n"
-                        "satisfies a hard memory limit.  Methods:",
+                        "satisfies a hard memory limit.  --align DEPTH keeps every module at "
+                        "that\n"
+                        "depth (stagecut(1), MODULES) in one stage, so the partition can be "
+                        "exported as\n"
+                        "split points (`export`), and reports the gap to the best partition "
+                        "without.\n"
+                        "Methods:",
                 .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
                                  OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
                                  OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PROOF,
-                                 OPT_PARTITION, OPT_PIN, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_PARTITION, OPT_PIN, OPT_ALIGN, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_solve,
@@ -813,6 +826,11 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			if (!parse_count(pre, "batches", a, 1, 1000000, &x))
 				return false;
 			o->batches = (int)x;
+			break;
+		case OPT_ALIGN:
+			if (!parse_count(pre, "align", a, 1, 100000, &x))
+				return false;
+			o->align = (int)x;
 			break;
 		case OPT_METHODS: o->methods = a; break;
 		case OPT_JOBS:

@@ -15,6 +15,7 @@
 #include "tui/ui.h"
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/modules.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
@@ -76,6 +77,82 @@ static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
 	return true;
 }
 
+/* --align: the aligned problem's description and the unconstrained
+ * optimum it is compared with. */
+typedef struct align_run {
+	int depth;
+	int units;         /* distinct alignment units (modules) the ops fall in */
+	double free_best;  /* the objective without alignment (the better of its
+	                    * search and the aligned partition) */
+	bool free_optimal; /* free_best is proven optimal (the exact DP) */
+	const char *free_method;
+	double seconds;
+} align_run;
+
+/* Replaces *g by its copy aligned at o->align (core/modules.h), keeping
+ * the graph as loaded in *orig.  False after a message. */
+static bool align_graph(const ui_opts *o, sc_graph **g, sc_graph **orig, align_run *al)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_modules *m = sc_modules_new(*g, &err);
+	sc_graph *a = m ? sc_modules_aligned_graph(*g, m, o->align, &err) : NULL;
+	if (!a) {
+		ui_error("solve: %s: %s", (*g)->source, err.msg);
+		sc_modules_free(m);
+		return false;
+	}
+	al->depth = o->align;
+	char *seen = calloc((size_t)m->n, 1);
+	for (int v = 0; seen && v < (*g)->n; v++) {
+		int u = sc_modules_align_unit(m, *g, v, o->align);
+		if (u >= 0 && !seen[u]) {
+			seen[u] = 1;
+			al->units++;
+		}
+	}
+	free(seen);
+	sc_modules_free(m);
+	*orig = *g;
+	*g = a;
+	return true;
+}
+
+/* Solves the graph as loaded, without alignment, with the same method
+ * (best for refine) in what -t leaves; aligned is the aligned result, a
+ * partition of the same graph too. */
+static void solve_free(const ui_opts *o, const sc_graph *orig, const sc_settings *set,
+                       double deadline, double aligned, align_run *al)
+{
+	sc_search_params p;
+	ui_search_params(o, &p);
+	if (!p.method || strcmp(p.method, "refine") == 0)
+		p.method = "best";
+	p.start = NULL;
+	p.interrupted = ui_interrupted;
+	if (deadline > 0)
+		p.time_limit = fmax(0.05, deadline - sc_clock_now());
+	al->free_method = p.method;
+	al->free_best = aligned;
+	al->free_optimal = false;
+	sc_error err;
+	sc_search *s = sc_search_new(orig, set, &p, &err);
+	if (!s || sc_search_run(s, &err) != SC_OK) {
+		sc_search_free(s);
+		return;
+	}
+	bool optimal = false;
+	double v = sc_search_result(s, NULL, &optimal);
+	sc_progress pr;
+	sc_search_progress(s, &pr);
+	al->seconds = pr.elapsed;
+	if (v <= aligned) {
+		al->free_best = v;
+		al->free_optimal = optimal && isfinite(v);
+	}
+	sc_search_free(s);
+}
+
 int ui_cmd_solve(const ui_opts *o)
 {
 	/* -t bounds the whole run, loading included */
@@ -85,6 +162,8 @@ int ui_cmd_solve(const ui_opts *o)
 	if (!g)
 		return status;
 	sc_settings set = g->settings;
+	sc_graph *orig = NULL; /* --align: the graph as loaded (g is its aligned copy) */
+	align_run al = {0};
 	int *stage = NULL, *start = NULL, *pin = NULL;
 	sc_search *s = NULL;
 	sc_costs *c = NULL;
@@ -97,10 +176,15 @@ int ui_cmd_solve(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
+	if (o->align > 0 && !align_graph(o, &g, &orig, &al)) {
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
 	sc_search_params p;
 	ui_search_params(o, &p);
+	/* with --align, half of what -t leaves is for the unaligned solve */
 	if (o->time_limit > 0)
-		p.time_limit = fmax(0.05, deadline - sc_clock_now());
+		p.time_limit = fmax(0.05, (deadline - sc_clock_now()) / (orig ? 2 : 1));
 	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
 	stage = sc_part_new(g);
 	start = o->partition ? sc_part_new(g) : NULL;
@@ -225,6 +309,12 @@ int ui_cmd_solve(const ui_opts *o)
 			goto out;
 		}
 	}
+	if (orig && feasible && !ui_interrupted())
+		solve_free(o, orig, &set, deadline, best, &al);
+	/* the price of alignment: aligned / unaligned - 1 */
+	double align_gap = orig && feasible && al.free_best > 0 ? best / al.free_best - 1
+	                   : orig && feasible                   ? 0
+	                                                        : NAN;
 	if (!feasible && optimal) {
 		/* not bad input: the answer is that nothing fits, proven */
 		ui_error("solve: %s: no partition into %d stages keeps every stage within the hard "
@@ -277,6 +367,18 @@ int ui_cmd_solve(const ui_opts *o)
 				                      json_pack("{s:s, s:i}", "op", g->op_name[v],
 				                                "stage", pin[v] + 1));
 		json_object_set_new(root, "pins", pins);
+		if (orig)
+			json_object_set_new(
+			        root, "align",
+			        json_pack("{s:i, s:i, s:o, s:b, s:s, s:o, s:b, s:f}", "depth",
+			                  al.depth, "modules", al.units, "unaligned",
+			                  feasible ? json_real(al.free_best) : json_null(),
+			                  "unaligned_optimal", (int)al.free_optimal,
+			                  "unaligned_method",
+			                  al.free_method ? al.free_method : p.method, "gap",
+			                  isfinite(align_gap) ? json_real(align_gap) : json_null(),
+			                  "gap_proven", (int)(optimal && al.free_optimal),
+			                  "unaligned_seconds", al.seconds));
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
 		/* a training graph: the objective under the schedule, its parts */
 		if (feasible && sc_graph_is_training(g)) {
@@ -328,6 +430,17 @@ int ui_cmd_solve(const ui_opts *o)
 		printf("not proven: the exact MIP proved no lower bound in %.2f s\n", pf.seconds);
 	else if (pf.status == UI_PROOF_NO_TIME)
 		printf("not proven: --time left no time for the exact MIP\n");
+	if (orig) {
+		printf("aligned at depth %d: every one of %d modules in one stage; without "
+		       "alignment %s (%s)\n",
+		       al.depth, al.units, ui_num(al.free_best, b2, sizeof b2),
+		       al.free_optimal ? "proven optimal" : "the best found, not proven optimal");
+		printf("alignment costs %.2f%% (%s)\n", 100 * align_gap,
+		       optimal && al.free_optimal ? "proven: both optima"
+		       : optimal                  ? "at most: the unaligned optimum may be lower"
+		       : al.free_optimal          ? "at least: the aligned optimum may be lower"
+		                                  : "neither side proven");
+	}
 	if (o->output)
 		printf("partition written to %s\n", o->output);
 	if (ui_interrupted()) {
@@ -343,5 +456,6 @@ out:
 	free(start);
 	free(pin);
 	sc_graph_free(g);
+	sc_graph_free(orig);
 	return status;
 }

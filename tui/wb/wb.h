@@ -23,8 +23,8 @@
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
  * sample, the first partition), wb_draw.c (the frame), and one file per
  * view: wb_overview.c, wb_nodes.c, wb_quotient.c, wb_timeline.c; the node browser's op
- * detail pane (wb_detail.c) and the comparison of two partitions
- * (wb_compare.c).
+ * detail pane (wb_detail.c), moving from op to op with a history (wb_nav.c)
+ * and the comparison of two partitions (wb_compare.c).
  *
  * The layers (a file calls only files of its own layer or below, and the
  * calls inside a layer form no circle; scripts/check_house.sh checks it):
@@ -34,7 +34,7 @@
  *   2. wb_keytab.c: the key table's queries; calls nothing of tui/wb/.
  *   3. wb_jobs.c: searches and the ladder; calls the state.
  *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c,
- *      wb_overview.c, wb_files.c, wb_detail.c, wb_nodes.c, wb_quotient.c,
+ *      wb_overview.c, wb_files.c, wb_nav.c, wb_detail.c, wb_nodes.c, wb_quotient.c,
  *      wb_timeline.c, wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals and
  *      the services they share; they call layers 1-3 and each other only
  *      downwards in this order (the prompt is the bottom one).
@@ -321,15 +321,42 @@ bool wb_name_matches(const char *name, const char *filter);
  * filter in any case (all when NULL or "") and, when only >= 0, whose stage
  * is only, sorted by stage (WB_SORT_STAGE; then by name), decreasing work
  * or param (WB_SORT_WORK, WB_SORT_PARAM: by_value from wb_ops_by of that
- * value; ties by name) or name (WB_SORT_NAME), into out.  Returns their
- * number, or -1 when out of memory.  O(n + k). */
+ * value; ties by name) or name (WB_SORT_NAME), into out; by_name is every
+ * op in name order (sc_names_order: the natural order, Add2 before
+ * Add11).  Returns their number, or -1 when out of memory.  O(n + k). */
 int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
-                 const int *by_value, int *out);
-/* All ops by decreasing value[v] (g->work, g->param), ties by name (the
- * caller frees it), or NULL when out of memory.  O(n log n). */
-int *wb_ops_by(const sc_graph *g, const double *value);
+                 const int *by_name, const int *by_value, int *out);
+/* All ops by decreasing value[v] (g->work, g->param), ties in the order of
+ * by_name (the caller frees it), or NULL when out of memory.
+ * O(n log n). */
+int *wb_ops_by(const sc_graph *g, const int *by_name, const double *value);
 /* Opens the node browser on the ops of stage s alone (0-based). */
 unsigned wb_nodes_open_stage(wb *w, int s);
+/* Frees what the node browser keeps (its name order) at exit. */
+void wb_nodes_free(void);
+
+/* --- moving around the graph (wb_nav.c) --- */
+
+/* What going to op u means for the view that asked (the node browser
+ * selects it, listing it first if it must). */
+typedef void wb_nav_go(wb *w, int u);
+/* ( and ): op v's only predecessor (succ false) or successor, gone to at
+ * once through go and recorded; with several, the list of them opens (a
+ * modal, wb_nav_modal) and Enter goes to the one chosen; with none, the
+ * status line says so.  Returns a WB_* bitmask. */
+unsigned wb_nav_neighbour(wb *w, int v, bool succ, wb_nav_go *go);
+extern const wb_modal_ops wb_nav_modal;
+/* Records a step from op from to op to (what ( and ) do). */
+void wb_nav_went(int from, int to);
+/* { and }: the op before (after) the one stood on in the history, or -1
+ * at its start (end); cur is the op selected now: back from an op not in
+ * the history records it first. */
+int wb_nav_back(int cur);
+int wb_nav_forward(int cur);
+/* How many steps back and forward the history holds. */
+void wb_nav_places(int *back, int *forward);
+/* Forgets the history (another graph). */
+void wb_nav_forget(void);
 
 /* --- the op detail pane (wb_detail.c) --- */
 

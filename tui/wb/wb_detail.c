@@ -18,12 +18,15 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <curses.h>
+#include <langinfo.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
 /* Whether the graph has the edge a -> b (pred lists are sorted). */
@@ -88,8 +91,8 @@ void wb_range_pins(const sc_graph *g, const int *stage, int k, int v, int *lo, i
 
 /* One end's line: "earliest stage 2, held by edge a -> u (and 1 more): an
  * edge never goes to an earlier stage", or the first / last stage. */
-static void pin_line(const wb *w, const char *end, int at, const wb_pin *pin, bool first, char *buf,
-                     size_t size)
+static void pin_line(const wb *w, const char *end, int at, const wb_pin *pin, bool first, int fit,
+                     char *buf, size_t size)
 {
 	const sc_graph *g = w->g;
 	if (pin->by < 0) {
@@ -100,8 +103,16 @@ static void pin_line(const wb *w, const char *end, int at, const wb_pin *pin, bo
 	char more[48] = "";
 	if (pin->more)
 		snprintf(more, sizeof more, " (and %d more)", pin->more);
-	snprintf(buf, size, "%s stage %d, held by edge %s -> %s%s: %s", end, at + 1,
-	         g->op_name[pin->from], g->op_name[pin->to], more, sc_edge_rule_text(pin->rule));
+	/* the names fitted to fit cells when fit > 0 */
+	char from[512], to[512];
+	snprintf(from, sizeof from, "%s", g->op_name[pin->from]);
+	snprintf(to, sizeof to, "%s", g->op_name[pin->to]);
+	if (fit > 0) {
+		sc_names_fit(g->op_name[pin->from], fit, from, sizeof from);
+		sc_names_fit(g->op_name[pin->to], fit, to, sizeof to);
+	}
+	snprintf(buf, size, "%s stage %d, held by edge %s -> %s%s: %s", end, at + 1, from, to, more,
+	         sc_edge_rule_text(pin->rule));
 }
 
 /* A training graph's word for the rule of edge a -> b in the lists. */
@@ -134,88 +145,173 @@ static const char *pin_mark(const wb *w, int v, int u, int a, int b, int lo, int
 	return "";
 }
 
-/* One column of neighbours from row y, x0, width wd, at most rows rows:
- * a title, then per neighbour its pin mark, stage, tensor and name. */
-static void neighbours(const wb *w, int v, bool succ, int y, int x0, int wd, int rows, int lo,
-                       int hi)
+/* The neighbourhood's lines: box-drawing characters where the locale
+ * shows them, else ASCII (as wb_popup). */
+typedef struct art {
+	const char *h, *tee_down, *tee_left, *corner_up_left, *tee_right, *corner_up_right, *arrow;
+} art;
+
+static art art_of_locale(void)
+{
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") == 0)
+		return (art){"\u2500", "\u252c", "\u2524", "\u2518", "\u251c", "\u2514", "\u25b6"};
+	return (art){"-", "+", "+", "'", "+", "`", ">"};
+}
+
+/* One neighbour's line: its pin mark, stage, tensor, rule and name fitted
+ * into wd cells (the name with a middle ellipsis). */
+static void neighbour_line(const wb *w, int v, int u, bool succ, int lo, int hi, int wd, char *buf,
+                           size_t size)
+{
+	const sc_graph *g = w->g;
+	char bytes[32], rule[16] = "", name[512];
+	sc_quotient_fmt_bytes(succ ? g->out[v] : g->out[u], bytes, sizeof bytes);
+	int a = succ ? v : u, b = succ ? u : v;
+	if (sc_graph_is_training(g))
+		snprintf(rule, sizeof rule, "  %-6s", rule_word(g, a, b));
+	int len = snprintf(buf, size, "%-2s %3d %9s%s  ", pin_mark(w, v, u, a, b, lo, hi),
+	                   w->stage[u] + 1, bytes, rule);
+	int nw = sc_names_fit(g->op_name[u], wd - len, name, sizeof name);
+	snprintf(buf + len, size - (size_t)len, "%s%*s", name,
+	         wd - len - nw > 0 ? wd - len - nw : 0, "");
+}
+
+/* The neighbourhood from row y, at most rows rows: the predecessors on the
+ * left (pin mark, stage, tensor in, name), the op's stage in a box in the
+ * middle, the successors on the right, joined by lines: the predecessors
+ * fan in to the box on the first row, the successors fan out of it. */
+static void neighbourhood(const wb *w, int v, int y, int rows, int cols, int lo, int hi)
 {
 	const sc_graph *g = w->g;
 	bool training = sc_graph_is_training(g);
-	const int *off = succ ? g->succ_off : g->pred_off, *adj = succ ? g->succ : g->pred;
-	int n = off[v + 1] - off[v];
-	attron(A_BOLD);
-	mvprintw(y, x0, "%-*.*s", wd, wd, "");
-	mvprintw(y, x0, "%.*s", wd,
-	         succ ? "successors (read its tensor)" : "predecessors (their tensors in)");
-	attroff(A_BOLD);
-	if (rows < 2)
+	int np = sc_graph_indeg(g, v), ns = sc_graph_outdeg(g, v);
+	char box[16];
+	int bw = snprintf(box, sizeof box, "[%d]", w->stage[v] + 1);
+	int mid = 3 + bw + 4, left = (cols - 1 - mid) / 2, right = cols - 1 - mid - left;
+	if (left < 12 || rows < 3)
 		return;
+	attron(A_BOLD);
+	mvprintw(y, 0, "%.*s", left, "predecessors (their tensors in)");
+	mvprintw(y, left + mid, "%.*s", right, "successors (read its tensor)");
+	attroff(A_BOLD);
 	char head[96];
-	snprintf(head, sizeof head, "   %5s %10s%s  %s", "stage", "tensor",
+	snprintf(head, sizeof head, "  %4s %9s%s  %s", "stage", "tensor",
 	         training ? "  rule  " : "", "op");
 	/* the marks say which neighbours hold the range's ends */
-	mvprintw(y + 1, x0, "%.*s", wd, head);
-	for (int i = 0, r = 2; i < n && r < rows; i++, r++) {
-		int u = adj[off[v] + i];
-		if (r == rows - 1 && i < n - 1) {
-			mvprintw(y + r, x0, "%.*s", wd, "");
-			printw("   ... and %d more", n - i);
-			break;
+	mvprintw(y + 1, 0, "%.*s", left, head);
+	mvprintw(y + 1, left + mid, "%.*s", right, head);
+	art a = art_of_locale();
+	int shown = rows - 2;
+	/* a last row says how many more there are when they do not fit */
+	int sp = np > shown ? shown - 1 : np, ss = ns > shown ? shown - 1 : ns;
+	char line[1024];
+	for (int r = 0; r < shown; r++) {
+		int row = y + 2 + r;
+		if (r < sp) {
+			neighbour_line(w, v, g->pred[g->pred_off[v] + r], false, lo, hi, left, line,
+			               sizeof line);
+			mvprintw(row, 0, "%s", line);
+		} else if (r == sp && sp < np) {
+			mvprintw(row, 0, "   ... and %d more", np - sp);
 		}
-		char bytes[32], line[256], rule[16] = "";
-		sc_quotient_fmt_bytes(succ ? g->out[v] : g->out[u], bytes, sizeof bytes);
-		int a = succ ? v : u, b = succ ? u : v;
-		if (training)
-			snprintf(rule, sizeof rule, "  %-6s", rule_word(g, a, b));
-		snprintf(line, sizeof line, "%-2s %5d %10s%s  %s", pin_mark(w, v, u, a, b, lo, hi),
-		         w->stage[u] + 1, bytes, rule, g->op_name[u]);
-		mvprintw(y + r, x0, "%.*s", wd, line);
+		if (r < ss) {
+			neighbour_line(w, v, g->succ[g->succ_off[v] + r], true, lo, hi, right, line,
+			               sizeof line);
+			mvprintw(row, left + mid, "%s", line);
+		} else if (r == ss && ss < ns) {
+			mvprintw(row, left + mid, "   ... and %d more", ns - ss);
+		}
+		/* the lines: into the box on row 0 from every predecessor shown,
+		 * out of it to every successor shown */
+		move(row, left);
+		if (r < sp || (r == sp && sp < np)) {
+			bool last = r == (sp < np ? sp : sp - 1);
+			addstr(a.h);
+			addstr(r == 0 ? (last ? a.h : a.tee_down)
+			       : last ? a.corner_up_left
+			              : a.tee_left);
+			addstr(r == 0 ? a.arrow : " ");
+		} else {
+			addstr("   ");
+		}
+		if (r == 0) {
+			attron(A_REVERSE);
+			addstr(box);
+			attroff(A_REVERSE);
+		} else {
+			printw("%*s", bw, "");
+		}
+		if (r < ss || (r == ss && ss < ns)) {
+			bool last = r == (ss < ns ? ss : ss - 1);
+			addstr(r == 0 ? (last ? a.h : a.tee_down)
+			       : last ? a.corner_up_right
+			              : a.tee_right);
+			addstr(a.h);
+			addstr(a.arrow);
+			addstr(" ");
+		}
 	}
-	if (n == 0)
-		mvprintw(y + 2, x0, "%.*s", wd, "   none");
+	if (np == 0)
+		mvprintw(y + 2, 0, "%.*s", left, "   none");
+	if (ns == 0)
+		mvprintw(y + 2, left + mid, "%.*s", right, "   none");
 }
 
-/* Writes s from row y, on a second row (indented, from a space) when it
- * does not fit one and row y + 1 is at most last; returns the rows used
- * (0 past last). */
-static int wrapped(const char *s, int y, int last, int cols)
+/* Writes s from row y on, at most up to row last, with attr (a reversed
+ * row is filled to cols), wrapped at spaces (mid-word when a word is longer
+ * than a row), the rows after the first indented by 4; returns the rows
+ * used. */
+static int wrapped(const char *s, int y, int last, int cols, attr_t attr)
 {
-	if (y > last)
-		return 0;
-	int len = (int)strlen(s), fit = cols - 1;
-	if (len <= fit || y + 1 > last) {
-		mvprintw(y, 0, "%.*s", fit, s);
+	int start[1], len[1], used = 0, width = cols - 1;
+	const char *p = s;
+	attron(attr);
+	if (sc_names_width(s) <= width && y <= last) {
+		/* one row (wb_wrap counts bytes, and a name may hold more bytes
+		 * than cells) */
+		if (attr)
+			mvprintw(y, 0, "%-*s", cols, "");
+		mvprintw(y, 0, "%s", s);
+		attroff(attr);
 		return 1;
 	}
-	int cut = fit;
-	while (cut > 0 && s[cut] != ' ')
-		cut--;
-	if (cut == 0)
-		cut = fit;
-	mvprintw(y, 0, "%.*s", cut, s);
-	mvprintw(y + 1, 0, "    %.*s", fit - 4, s + cut + (s[cut] == ' '));
-	return 2;
+	while (*p && y + used <= last && width > 4) {
+		if (wb_wrap(p, width, start, len, 1) == 0)
+			break;
+		if (attr)
+			mvprintw(y + used, 0, "%-*s", cols, "");
+		mvprintw(y + used, used ? 4 : 0, "%.*s", len[0], p + start[0]);
+		p += start[0] + len[0];
+		while (*p == ' ')
+			p++;
+		used++;
+		width = cols - 5;
+	}
+	attroff(attr);
+	return used;
 }
 
 void wb_detail_draw(wb *w, int v, int y, int h, int cols)
 {
 	const sc_graph *g = w->g;
-	int lo, hi;
+	int lo, hi, last = y + h - 1;
 	wb_pin plo, phi;
 	wb_range_pins(g, w->stage, w->set.k, v, &lo, &hi, &plo, &phi);
-	char b1[32], b2[32], b3[32], line[512];
-	/* the title bar */
-	attron(A_REVERSE);
-	mvprintw(y, 0, "%-*s", cols, "");
+	char b1[32], b2[32], b3[32], line[1536];
+	/* the title bar: the name fitted in what the rest leaves (the
+	 * selection line above shows it whole), then wrapped if need be */
+	char rest[160], name[512];
 	if (lo == hi)
-		snprintf(line, sizeof line, " %s: stage %d, fixed there (Enter closes)",
-		         g->op_name[v], w->stage[v] + 1);
+		snprintf(rest, sizeof rest, ": stage %d, fixed there (Enter closes)",
+		         w->stage[v] + 1);
 	else
-		snprintf(line, sizeof line, " %s: stage %d, may move to %d-%d (Enter closes)",
-		         g->op_name[v], w->stage[v] + 1, lo + 1, hi + 1);
-	mvprintw(y, 0, "%.*s", cols, line);
-	attroff(A_REVERSE);
-	if (h < 2)
+		snprintf(rest, sizeof rest, ": stage %d, may move to %d-%d (Enter closes)",
+		         w->stage[v] + 1, lo + 1, hi + 1);
+	int room = cols - 3 - (int)strlen(rest);
+	sc_names_fit(g->op_name[v], room > 12 ? room : 12, name, sizeof name);
+	snprintf(line, sizeof line, " %s%s", name, rest);
+	int row = y + wrapped(line, y, y + 1 < last ? y + 1 : last, cols, A_REVERSE);
+	if (row > last)
 		return;
 	int len = snprintf(line, sizeof line, "work %s  param %s  out %s",
 	                   ui_num(g->work[v], b1, sizeof b1), ui_num(g->param[v], b2, sizeof b2),
@@ -229,15 +325,19 @@ void wb_detail_draw(wb *w, int v, int y, int h, int cols)
 	if (sc_graph_is_training(g) && len < (int)sizeof line)
 		snprintf(line + len, sizeof line - (size_t)len, "  %s pass%s",
 		         sc_graph_pass_name(g, v), g->orphan[v] ? ", orphan" : "");
-	mvprintw(y + 1, 0, "%.*s", cols - 1, line);
-	int row = y + 2;
-	pin_line(w, "earliest", lo, &plo, true, line, sizeof line);
-	row += wrapped(line, row, y + h - 1, cols);
-	pin_line(w, "latest", hi, &phi, false, line, sizeof line);
-	row += wrapped(line, row, y + h - 1, cols);
+	row += wrapped(line, row, row + 1 < last ? row + 1 : last, cols, 0);
+	/* each end's line whole when it takes at most 2 rows, else with the
+	 * names fitted to a quarter of the row each */
+	for (int end = 0; end < 2; end++) {
+		int start[1], len1[1];
+		pin_line(w, end ? "latest" : "earliest", end ? hi : lo, end ? &phi : &plo, !end, 0,
+		         line, sizeof line);
+		if (wb_wrap(line, cols - 5, start, len1, 1) > 2)
+			pin_line(w, end ? "latest" : "earliest", end ? hi : lo, end ? &phi : &plo,
+			         !end, cols / 4 > 12 ? cols / 4 : 12, line, sizeof line);
+		row += wrapped(line, row, row + 1 < last ? row + 1 : last, cols, 0);
+	}
 	if (row + 2 > y + h)
 		return;
-	int half = cols / 2;
-	neighbours(w, v, false, row, 0, half - 1, y + h - row, lo, hi);
-	neighbours(w, v, true, row, half, cols - half - 1, y + h - row, lo, hi);
+	neighbourhood(w, v, row, y + h - row, cols, lo, hi);
 }

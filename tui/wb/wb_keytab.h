@@ -29,6 +29,7 @@ enum {
 	WB_IN_SETTINGS = 8u,
 	WB_IN_TOUR = 16u,
 	WB_IN_COMPARE = 32u,
+	WB_IN_CHOOSE = 128u, /* the list of neighbours (wb_nav.c) */
 };
 
 /* The footers made from the WB_HINT rows. */

@@ -32,14 +32,69 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_lineedit.h"
 
 static const char *const sort_names[WB_NSORTS] = {"stage", "work", "name", "param"};
 
 /* the rows the list had when last drawn: what a page is */
 static int list_rows = 10;
+
+/* What the view keeps of its own beside struct wb: the ops in natural name
+ * order and the widths of the columns, made once per graph (names is the
+ * graph's name array, to know it again), and how far the name column is
+ * scrolled (Left, Right; 0 shows every name fitted with a middle
+ * ellipsis).  shown is the name column's width when last drawn. */
+static struct {
+	char *const *names;
+	int n;
+	int *by_name;
+	int longest;  /* the widest name, in cells */
+	int num_w[3]; /* the widest work, param, out as ui_num writes them */
+	int scroll;   /* the first cell of the names shown */
+	int shown;    /* the name column's width when last drawn */
+} nv;
+
+enum { SCROLL_STEP = 8 };
+
+/* Makes nv's order and widths for w's graph, when not made yet; false
+ * when out of memory. */
+static bool names_ready(const wb *w)
+{
+	const sc_graph *g = w->g;
+	if (nv.by_name && nv.names == g->op_name && nv.n == g->n)
+		return true;
+	free(nv.by_name);
+	nv.by_name = sc_names_order(g->op_name, g->n);
+	nv.names = g->op_name;
+	nv.n = g->n;
+	nv.longest = 2;
+	nv.num_w[0] = 4; /* "work" */
+	nv.num_w[1] = nv.num_w[2] = 5;
+	nv.scroll = 0;
+	for (int v = 0; v < g->n; v++) {
+		int nw = sc_names_width(g->op_name[v]);
+		if (nw > nv.longest)
+			nv.longest = nw;
+		const double *val[3] = {g->work, g->param, g->out};
+		for (int c = 0; c < 3; c++) {
+			char b[48];
+			int len = (int)strlen(ui_num(val[c][v], b, sizeof b));
+			if (len > nv.num_w[c])
+				nv.num_w[c] = len;
+		}
+	}
+	return nv.by_name != NULL;
+}
+
+void wb_nodes_free(void)
+{
+	free(nv.by_name);
+	memset(&nv, 0, sizeof nv);
+}
 
 /* qsort_r is not C11; a small merge sort keeps the order stable by name */
 static void sort_by_value(int *a, int *tmp, int n, const double *value)
@@ -86,7 +141,7 @@ static bool listed(const sc_graph *g, const int *stage, const char *filter, int 
 }
 
 int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
-                 const int *by_value, int *out)
+                 const int *by_name, const int *by_value, int *out)
 {
 	int n = g->n, m = 0;
 	if (sort == WB_SORT_STAGE) {
@@ -94,12 +149,12 @@ int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter,
 		if (!count)
 			return -1;
 		for (int i = 0; i < n; i++)
-			if (listed(g, stage, filter, only, g->by_name[i]))
-				count[stage[g->by_name[i]] + 1]++;
+			if (listed(g, stage, filter, only, by_name[i]))
+				count[stage[by_name[i]] + 1]++;
 		for (int s = 0; s < k; s++)
 			count[s + 1] += count[s];
 		for (int i = 0; i < n; i++) {
-			int v = g->by_name[i];
+			int v = by_name[i];
 			if (listed(g, stage, filter, only, v))
 				out[count[stage[v]]++] = v;
 		}
@@ -107,14 +162,14 @@ int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter,
 		free(count);
 		return m;
 	}
-	const int *src = sort == WB_SORT_WORK || sort == WB_SORT_PARAM ? by_value : g->by_name;
+	const int *src = sort == WB_SORT_WORK || sort == WB_SORT_PARAM ? by_value : by_name;
 	for (int i = 0; i < n; i++)
 		if (listed(g, stage, filter, only, src[i]))
 			out[m++] = src[i];
 	return m;
 }
 
-int *wb_ops_by(const sc_graph *g, const double *value)
+int *wb_ops_by(const sc_graph *g, const int *by_name, const double *value)
 {
 	int n = g->n;
 	int *a = sc_malloc_n((size_t)n, sizeof *a), *tmp = sc_malloc_n((size_t)n, sizeof *tmp);
@@ -123,7 +178,7 @@ int *wb_ops_by(const sc_graph *g, const double *value)
 		free(tmp);
 		return NULL;
 	}
-	memcpy(a, g->by_name, (size_t)n * sizeof *a);
+	memcpy(a, by_name, (size_t)n * sizeof *a);
 	sort_by_value(a, tmp, n, value);
 	free(tmp);
 	return a;
@@ -138,7 +193,7 @@ static bool value_order(wb *w)
 	if (w->by_work && w->by_param == param)
 		return true;
 	free(w->by_work);
-	w->by_work = wb_ops_by(w->g, param ? w->g->param : w->g->work);
+	w->by_work = wb_ops_by(w->g, nv.by_name, param ? w->g->param : w->g->work);
 	w->by_param = param;
 	if (!w->by_work)
 		w->node_sort = WB_SORT_NAME;
@@ -155,12 +210,14 @@ void wb_nodes_refresh(wb *w)
 		if (!w->order)
 			return;
 	}
+	if (!names_ready(w))
+		return;
 	if (w->node_sort == WB_SORT_WORK || w->node_sort == WB_SORT_PARAM)
 		value_order(w);
 	if (w->node_only > w->set.k)
 		w->node_only = 0; /* k changed under it */
 	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_only - 1, w->node_sort,
-	                     w->by_work, w->order);
+	                     nv.by_name, w->by_work, w->order);
 	if (m < 0)
 		return;
 	w->norder = m;
@@ -192,25 +249,85 @@ static void scroll_to_selection(wb *w, int rows)
 		w->node_top = 0;
 }
 
+/* The list's columns for a terminal cols wide: the name column as wide as
+ * the widest name when there is room, else what is left once the stage,
+ * range and work columns are placed (at least 12 cells); param and out
+ * follow when the names keep 40 cells (or all they need) beside them, the
+ * group takes the rest. */
+typedef struct columns {
+	int name, range;
+	bool param, out;
+} columns;
+
+static columns layout(const wb *w, int cols)
+{
+	columns c = {.range = 5};
+	int digits = w->set.k >= 100 ? 3 : w->set.k >= 10 ? 2 : 1;
+	if (2 * digits + 1 > c.range)
+		c.range = 2 * digits + 1;
+	int base = 2 + 6 + (sc_graph_is_training(w->g) ? 7 : 0) + 1 + c.range + 1 + nv.num_w[0];
+	int avail = cols - 1 - base, want = nv.longest < 40 ? nv.longest : 40;
+	if (avail - 1 - nv.num_w[1] >= want) {
+		c.param = true;
+		avail -= 1 + nv.num_w[1];
+	}
+	if (c.param && avail - 1 - nv.num_w[2] >= want) {
+		c.out = true;
+		avail -= 1 + nv.num_w[2];
+	}
+	c.name = nv.longest < avail ? nv.longest : avail;
+	if (c.name < 12)
+		c.name = 12;
+	return c;
+}
+
+/* Op v's name in the name column, width cells, padded: fitted with a
+ * middle ellipsis, or the cells from nv.scroll on when scrolled (an
+ * ellipsis at the end when more follows). */
+static void put_name(const char *name, int width)
+{
+	char buf[1024];
+	int got;
+	if (nv.scroll == 0) {
+		got = sc_names_fit(name, width, buf, sizeof buf);
+	} else if (sc_names_width(name) > nv.scroll + width) {
+		got = sc_names_cells(name, nv.scroll, width - 1, buf, sizeof buf);
+		size_t len = strlen(buf);
+		if (len + sizeof SC_NAMES_ELLIPSIS <= sizeof buf) {
+			memcpy(buf + len, SC_NAMES_ELLIPSIS, sizeof SC_NAMES_ELLIPSIS);
+			got++;
+		}
+	} else {
+		got = sc_names_cells(name, nv.scroll, width, buf, sizeof buf);
+	}
+	printw("%s%*s", buf, width - got, "");
+}
+
 /* The list from row y: its column titles, then rows ops from node_top; on a
  * training graph with a pass column after the stage. */
 static void list_draw(wb *w, int y, int rows, int cols)
 {
 	const sc_graph *g = w->g;
 	bool training = sc_graph_is_training(g);
-	char b1[32], b2[32], b3[32];
-	/* the fixed columns take 74 cells (81 with the pass); the name the rest */
-	int fixed = training ? 81 : 74;
-	int name_w = cols - fixed;
-	if (name_w < 12)
-		name_w = 12;
-	if (name_w > 48)
-		name_w = 48;
+	char b1[48], b2[48], b3[48];
+	columns c = layout(w, cols);
+	nv.shown = c.name;
+	if (nv.scroll > nv.longest - c.name)
+		nv.scroll = nv.longest - c.name > 0 ? nv.longest - c.name : 0;
+	char title[64] = "op";
+	if (nv.scroll)
+		snprintf(title, sizeof title, "op, from its cell %d (Left)", nv.scroll + 1);
 	attron(A_BOLD);
-	mvprintw(y, 0, "  %-*s %5s", name_w, "op", "stage");
+	mvprintw(y, 0, "  %-*.*s %5s", c.name, c.name, title, "stage");
 	if (training)
 		printw(" %-6s", "pass");
-	printw(" %9s %11s %11s %11s  %s", "range", "work", "param", "out", "group");
+	printw(" %*s %*s", c.range, "range", nv.num_w[0], "work");
+	if (c.param)
+		printw(" %*s", nv.num_w[1], "param");
+	if (c.out)
+		printw(" %*s", nv.num_w[2], "out");
+	if (g->ngroups > 0 && cols - 1 - getcurx(stdscr) >= 9)
+		printw("  group");
 	attroff(A_BOLD);
 	if (rows < 1)
 		return;
@@ -230,18 +347,54 @@ static void list_draw(wb *w, int y, int rows, int cols)
 			attron(A_REVERSE);
 		bool tied = w->stage[v] == at ||
 		            sc_cost_at_bottleneck(w->c->st[w->stage[v]].cost, w->c->st[at].cost);
-		mvprintw(y + 1 + r, 0, "%c %-*.*s %4d%c", tied ? '*' : ' ', name_w, name_w,
-		         g->op_name[v], w->stage[v] + 1, w->pinned[v] ? 'p' : ' ');
+		mvprintw(y + 1 + r, 0, "%c ", tied ? '*' : ' ');
+		put_name(g->op_name[v], c.name);
+		printw(" %4d%c", w->stage[v] + 1, w->pinned[v] ? 'p' : ' ');
 		if (training)
 			printw(" %-6s", pass_of(g, v));
-		printw(" %9s %11s %11s %11s", range, ui_num(g->work[v], b1, sizeof b1),
-		       ui_num(g->param[v], b2, sizeof b2), ui_num(g->out[v], b3, sizeof b3));
-		int room = cols - 2 - getcurx(stdscr);
-		if (room > 0 && g->group[v] >= 0)
-			printw("  %.*s", room, g->group_name[g->group[v]]);
+		printw(" %*s %*s", c.range, range, nv.num_w[0], ui_num(g->work[v], b1, sizeof b1));
+		if (c.param)
+			printw(" %*s", nv.num_w[1], ui_num(g->param[v], b2, sizeof b2));
+		if (c.out)
+			printw(" %*s", nv.num_w[2], ui_num(g->out[v], b3, sizeof b3));
+		int room = cols - 3 - getcurx(stdscr);
+		if (room >= 7 && g->group[v] >= 0) {
+			char gname[512];
+			sc_names_fit(g->group_name[g->group[v]], room, gname, sizeof gname);
+			printw("  %s", gname);
+		}
 		if (i == w->node_sel)
 			attroff(A_REVERSE);
 	}
+}
+
+/* The selection line of op v: its name, degrees, group, pass, where its
+ * work came from, the hint to open the detail. */
+static void selection_text(const wb *w, int v, char *buf, size_t size)
+{
+	const sc_graph *g = w->g;
+	size_t n = 0;
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (n < size)                                                                      \
+			n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                     \
+	} while (0)
+	ADD("%s: %d predecessors, %d successors", g->op_name[v], sc_graph_indeg(g, v),
+	    sc_graph_outdeg(g, v));
+	if (g->group[v] >= 0)
+		ADD(", group %s", g->group_name[g->group[v]]);
+	if (sc_graph_is_training(g))
+		ADD("%s", !g->backward[v] ? ", forward pass"
+		          : g->orphan[v]  ? ", backward pass, orphan (no forward op in its group)"
+		                          : ", backward pass");
+	/* where its work came from, when the file's own number it is not */
+	if (g->work_source)
+		ADD(", work %s", g->work_source[v] == SC_WORK_MEASURED ? "measured"
+		                 : g->work_source[v] == SC_WORK_MODEL  ? "modelled"
+		                                                       : "from the file");
+	if (!w->detail)
+		ADD("  (Enter: detail)");
+#undef ADD
 }
 
 static void nodes_draw(wb *w, int y, int h, int cols)
@@ -257,41 +410,32 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	if (w->npinned)
 		printw("  %d pinned (p)", w->npinned);
 	attroff(A_BOLD);
-	bool training = sc_graph_is_training(g);
 	bool sel = w->norder && w->node_sel < w->norder;
+	/* the selection line: wrapped (names may be long), at most 3 rows */
+	char line[1536];
+	int sel_rows = 0, start[3], len[3];
 	if (sel) {
-		int v = w->order[w->node_sel];
-		mvprintw(y + 1, 0, "%.*s: %d predecessors, %d successors%s%s", cols - 40,
-		         g->op_name[v], sc_graph_indeg(g, v), sc_graph_outdeg(g, v),
-		         g->group[v] >= 0 ? ", group " : "",
-		         g->group[v] >= 0 ? g->group_name[g->group[v]] : "");
-		if (training && getcurx(stdscr) < cols - 1)
-			printw("%.*s", cols - 1 - getcurx(stdscr),
-			       !g->backward[v] ? ", forward pass"
-			       : g->orphan[v]
-			               ? ", backward pass, orphan (no forward op in its group)"
-			               : ", backward pass");
-		/* where its work came from, when the file's own number it is not */
-		if (g->work_source && getcurx(stdscr) < cols - 20)
-			printw(", work %s", g->work_source[v] == SC_WORK_MEASURED ? "measured"
-			                    : g->work_source[v] == SC_WORK_MODEL  ? "modelled"
-			                                                         : "from the file");
-		if (!w->detail && getcurx(stdscr) < cols - 20)
-			printw("  (Enter: detail)");
+		selection_text(w, w->order[w->node_sel], line, sizeof line);
+		int need = wb_wrap(line, cols - 1, start, len, 3);
+		sel_rows = need < 3 ? need : 3;
+		if (sel_rows > h - 5)
+			sel_rows = h - 5 > 1 ? h - 5 : 1;
+		for (int i = 0; i < sel_rows; i++)
+			mvprintw(y + 1 + i, 0, "%.*s", len[i], line + start[i]);
 	}
-	/* the detail pane takes the lower half, at least 7 rows, leaving the
-	 * list 3 */
-	int pane = 0;
+	/* the detail pane takes the lower half, at least 12 rows (its lines
+	 * and a few neighbours), leaving the list 3 */
+	int pane = 0, top = 1 + (sel_rows ? sel_rows : 1);
 	if (w->detail && sel) {
-		pane = h / 2 > 7 ? h / 2 : 7;
-		if (pane > h - 6)
-			pane = h - 6;
+		pane = h / 2 > 12 ? h / 2 : 12;
+		if (pane > h - top - 4)
+			pane = h - top - 4;
 		if (pane < 3)
 			pane = 0;
 	}
-	int rows = h - 3 - pane;
+	int rows = h - top - 1 - pane;
 	list_rows = rows > 1 ? rows : 1;
-	list_draw(w, y + 2, rows, cols);
+	list_draw(w, y + top, rows, cols);
 	if (pane)
 		wb_detail_draw(w, w->order[w->node_sel], y + h - pane, pane, cols);
 }
@@ -449,6 +593,46 @@ static void pin_selected(wb *w)
 		wb_say(w, "unpinned %s; %d pinned", w->g->op_name[v], w->npinned);
 }
 
+/* Going to op u (( and ), the history): selected in the list, which lists
+ * every stage and drops its filter when u is not in it; the detail pane
+ * opens on it. */
+static void go_to(wb *w, int u)
+{
+	int i = 0;
+	while (i < w->norder && w->order[i] != u)
+		i++;
+	if (i == w->norder) {
+		w->filter[0] = '\0';
+		w->node_only = 0;
+		wb_nodes_refresh(w);
+		for (i = 0; i < w->norder && w->order[i] != u; i++)
+			;
+	}
+	if (i < w->norder)
+		w->node_sel = i;
+	w->detail = true;
+	int back, forward;
+	wb_nav_places(&back, &forward);
+	wb_say(w, "%s (stage %d); { back (%d), } forward (%d)", w->g->op_name[u], w->stage[u] + 1,
+	       back, forward);
+}
+
+/* { and }: a step through the history, or what it lacks. */
+static void step_history(wb *w, bool forward)
+{
+	if (!w->norder)
+		return;
+	int cur = w->order[w->node_sel];
+	int u = forward ? wb_nav_forward(cur) : wb_nav_back(cur);
+	if (u < 0) {
+		wb_say(w, forward ? "nothing to go forward to"
+		                  : "nothing to go back to; ( and ) go to "
+		                    "a predecessor, a successor");
+		return;
+	}
+	go_to(w, u);
+}
+
 static unsigned nodes_key(wb *w, wb_action a, int ch)
 {
 	int page = list_rows;
@@ -494,6 +678,19 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 		wb_say(w, "no op is pinned now");
 		break;
 	case WB_A_BOTTLENECK: bottleneck_op(w); break;
+	case WB_A_LEFT: nv.scroll = nv.scroll > SCROLL_STEP ? nv.scroll - SCROLL_STEP : 0; break;
+	case WB_A_RIGHT:
+		/* not past the end of the widest name */
+		if (nv.scroll + nv.shown < nv.longest)
+			nv.scroll += SCROLL_STEP;
+		break;
+	case WB_A_PRED:
+	case WB_A_SUCC:
+		if (!w->norder)
+			break;
+		return wb_nav_neighbour(w, w->order[w->node_sel], a == WB_A_SUCC, go_to);
+	case WB_A_BACK: step_history(w, false); break;
+	case WB_A_FORWARD: step_history(w, true); break;
 	case WB_A_VIEW:
 		/* leaving the list of one stage, or 2 on it: every stage again */
 		if (!w->node_only)

@@ -304,6 +304,7 @@ out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_recover_close(&w);
 	wb_quotient_free();
+	wb_nodes_free();
 	wb_timeline_free(&w);
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
