@@ -60,14 +60,12 @@ static bool units_whole(const sc_graph *g, const sc_modules *m, const int *stage
 			unit_stage[u] = stage[v];
 			unit_op[u] = v;
 		} else if (unit_stage[u] != stage[v]) {
-			char a[SC_MSG_NAME_MAX + 40], b[SC_MSG_NAME_MAX + 40];
 			sc_msg_format(
 			        why, size,
-			        "module '%s' (depth %d) is split: op %s in stage %d, op %s in "
+			        "module '%s' (depth %d) is split: op '%s' in stage %d, op '%s' in "
 			        "stage %d",
-			        m->m[u].name, m->m[u].depth,
-			        sc_msg_name(a, sizeof a, g->op_name[unit_op[u]]), unit_stage[u] + 1,
-			        sc_msg_name(b, sizeof b, g->op_name[v]), stage[v] + 1);
+			        m->m[u].name, m->m[u].depth, g->op_name[unit_op[u]],
+			        unit_stage[u] + 1, g->op_name[v], stage[v] + 1);
 			return false;
 		}
 	}
@@ -79,7 +77,6 @@ static bool units_whole(const sc_graph *g, const sc_modules *m, const int *stage
 static bool split_points(const sc_graph *g, const sc_modules *m, const int *stage, int k, int d,
                          const int *first_op, export_plan *plan, char *why, size_t size)
 {
-	char a[SC_MSG_NAME_MAX + 40], b[SC_MSG_NAME_MAX + 40];
 	int cur = -1, prev_op = -1;
 	for (int s = 0; s < k; s++)
 		plan->begin[s] = -1;
@@ -87,11 +84,11 @@ static bool split_points(const sc_graph *g, const sc_modules *m, const int *stag
 		if (!is_forward(g, v))
 			continue;
 		if (stage[v] < cur) {
-			sc_msg_format(why, size,
-			              "op %s of stage %d comes after op %s of stage %d in the op "
-			              "order, which the frameworks cut the program in",
-			              sc_msg_name(a, sizeof a, g->op_name[v]), stage[v] + 1,
-			              sc_msg_name(b, sizeof b, g->op_name[prev_op]), cur + 1);
+			sc_msg_format(
+			        why, size,
+			        "op '%s' of stage %d comes after op '%s' of stage %d in the op "
+			        "order, which the frameworks cut the program in",
+			        g->op_name[v], stage[v] + 1, g->op_name[prev_op], cur + 1);
 			return false;
 		}
 		if (stage[v] > cur) {
@@ -107,20 +104,16 @@ static bool split_points(const sc_graph *g, const sc_modules *m, const int *stag
 					if (in == 0)
 						sc_msg_format(
 						        why, size,
-						        "stage %d begins at op %s, which belongs "
+						        "stage %d begins at op '%s', which belongs "
 						        "to no module",
-						        stage[v] + 1,
-						        sc_msg_name(a, sizeof a, g->op_name[v]));
+						        stage[v] + 1, g->op_name[v]);
 					else
 						sc_msg_format(
 						        why, size,
-						        "stage %d begins at op %s, inside module "
-						        "'%s' (which begins at op %s)",
-						        stage[v] + 1,
-						        sc_msg_name(a, sizeof a, g->op_name[v]),
-						        m->m[in].name,
-						        sc_msg_name(b, sizeof b,
-						                    g->op_name[first_op[in]]));
+						        "stage %d begins at op '%s', inside module "
+						        "'%s' (which begins at op '%s')",
+						        stage[v] + 1, g->op_name[v], m->m[in].name,
+						        g->op_name[first_op[in]]);
 					return false;
 				}
 				plan->begin[stage[v]] = best;
@@ -340,11 +333,12 @@ int ui_cmd_export(const ui_opts *o)
 		if (o->align)
 			snprintf(depth, sizeof depth, "at depth %d", o->align);
 		else
-			snprintf(depth, sizeof depth,
-			         "at any depth from 1 to %d (at 1:", m->max_depth);
-		ui_error("export: %s: the partition is not aligned with the modules %s %s%s; solve "
-		         "--align DEPTH gives one that is",
-		         o->pos[1], depth, why, o->align ? "" : ")");
+			snprintf(depth, sizeof depth, "at any depth from 1 to %d (at 1",
+			         m->max_depth);
+		ui_error(
+		        "export: %s: the partition is not aligned with the modules %s: %s%s; solve "
+		        "--align DEPTH gives one that is",
+		        o->pos[1], depth, why, o->align ? "" : ")");
 		status = UI_EXIT_INFEASIBLE;
 		goto out;
 	}
