@@ -186,7 +186,7 @@ Test(solve_proof, never_a_false_proof_against_brute_force, .timeout = 120)
 /* solve --json's keys are the man page's, in its order. */
 Test(solve_proof, json_keys_follow_the_man_page)
 {
-	static const char *const optional[] = {"objective", "training", NULL};
+	static const char *const optional[] = {"objective", "training", "align", NULL};
 	char keys[40][40];
 	int n = ts_man_json_keys("solve", keys, 40);
 	cr_assert_geq(n, 20, "only %d keys in the man page", n);
@@ -195,6 +195,9 @@ Test(solve_proof, json_keys_follow_the_man_page)
 	json_decref(r);
 	r = ts_run_json(0, "solve samples/paper/figure2.dot --json");
 	ts_assert_man_order(r, keys, n, optional, "solve");
+	json_decref(r);
+	r = ts_run_json(0, "solve samples/onnx/resnet50.onnx -k 3 --align 1 --json");
+	ts_assert_man_order(r, keys, n, optional, "solve --align");
 	json_decref(r);
 }
 

@@ -160,7 +160,8 @@ static const ui_option options[] = {
          "(repeatable)"},
         {OPT_ALIGN, "align", 0, "DEPTH",
          "solve: stage boundaries on the module boundaries at DEPTH (1: the top-level "
-         "modules); also solves without and reports the gap"},
+         "modules); also solves without and reports the gap; export: the depth of the "
+         "split points (default: the smallest that works)"},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it"},
         {OPT_RUNGS, "rungs", 'r', "LIST",
@@ -168,7 +169,8 @@ static const ui_option options[] = {
         {OPT_ALL_RUNGS, "all-rungs", 0, NULL,
          "bounds: run every rung even once the upper bound is proven optimal"},
         {OPT_FORMAT, "format", 'T', "FORMAT",
-         "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension)"},
+         "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension); "
+         "export: pytorch or deepspeed"},
         {OPT_FULL, "full", 0, NULL,
          "render: every op, clustered by stage (default: the stage graph)"},
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
@@ -318,6 +320,34 @@ static const ui_command commands[] = {
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_bounds,
+        },
+        {
+                .name = "export",
+                .synopsis = "export FILE PARTITION --format pytorch|deepspeed [--align DEPTH] "
+                            "[-o OUT]",
+                .summary = "a partition as PyTorch split points or DeepSpeed layer boundaries",
+                .help = "Writes the partition file PARTITION of FILE as the split points a "
+                        "framework\n"
+                        "takes: pytorch, the split_spec of torch.distributed.pipelining "
+                        "(each stage\n"
+                        "from the second begins at a module, SplitPoint.BEGINNING); "
+                        "deepspeed, the\n"
+                        "modules in order as PipelineModule layers and the parts that cut "
+                        "them.  The\n"
+                        "partition must keep every module at the depth (--align, or the "
+                        "smallest that\n"
+                        "works) in one stage, follow the op order, and begin each stage "
+                        "where a module\n"
+                        "begins; otherwise export names the stage and the op or module that "
+                        "breaks it\n"
+                        "and exits 1 (solve --align DEPTH gives a partition that exports).  "
+                        "Writes to\n"
+                        "stdout, or to OUT with -o.",
+                .takes = OPTIONS(OPT_FORMAT, OPT_ALIGN, OPT_DEVICE, OPT_PRECISION, OPT_TIMES,
+                                 OPT_DIM, OPT_OUTPUT, OPT_HELP),
+                .min_pos = 2,
+                .max_pos = 2,
+                .run = ui_cmd_export,
         },
         {
                 .name = "render",

@@ -26,5 +26,6 @@ int ui_cmd_gen(const ui_opts *o);
 int ui_cmd_bounds(const ui_opts *o);
 int ui_cmd_render(const ui_opts *o);
 int ui_cmd_bench(const ui_opts *o);
+int ui_cmd_export(const ui_opts *o);
 
 #endif

@@ -332,10 +332,8 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 	int ntop = 0;
 	for (int c = m->m[0].first_child; c >= 0; c = m->m[c].next_sibling)
 		ntop++;
-	if (m->n == 1) {
-		printf("modules        none (no op name carries a module path)\n");
-		return;
-	}
+	if (m->n == 1)
+		return; /* no name has a module path: nothing to say */
 	printf("modules        %d top-level, %d in all, depth %d, from the op names; %d op%s "
 	       "in none\n",
 	       ntop, m->n - 1, m->max_depth, sc_modules_own_ops(m, 0),

@@ -1,0 +1,367 @@
+/*
+ * test_modules_cli.c - modules on the command line (issue 28): info's
+ * module table, solve --align against brute force and on vit_b_16, and
+ * export's split points (each stage begins at the module it names, every
+ * named module's ops in that stage) and its refusals.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/graph.h"
+#include "core/modules.h"
+#include "tests/support.h"
+
+TestSuite(modules_cli, .init = ts_scratch_init, .fini = ts_scratch_fini, .timeout = 120);
+
+/* ---- modules (stagecut(1), MODULES) ---------------------------------- */
+
+/* The module table by hand: ops, work share, parameters and children of
+ * each top-level module of a small DOT graph with torch.onnx names. */
+Test(modules_cli, info_by_hand)
+{
+	char dot[256];
+	ts_tpath(dot, sizeof dot, "mods.dot");
+	ts_write_text(dot,
+	              "digraph g { \"/enc/l0/a\" [work=1, param=10]; \"/enc/l0/b\" [work=2]; "
+	              "\"/enc/l1/c\" [work=3, param=5]; \"/head/d\" [work=4]; e [work=10]; "
+	              "\"/enc/l0/a\" -> \"/enc/l0/b\" -> \"/enc/l1/c\" -> \"/head/d\" -> e; }\n");
+	json_t *j = ts_run_json(0, "info --json %s", dot);
+	json_t *m = ts_jget(j, "modules");
+	cr_assert_eq(ts_jint(m, "count"), 4, "enc, enc.l0, enc.l1, head");
+	cr_assert_eq(ts_jint(m, "max_depth"), 2);
+	cr_assert_eq(ts_jint(m, "root_ops"), 1, "e");
+	json_t *pd = ts_jget(m, "per_depth");
+	cr_assert_eq(json_array_size(pd), 2);
+	cr_assert_eq(json_integer_value(json_array_get(pd, 0)), 2);
+	cr_assert_eq(json_integer_value(json_array_get(pd, 1)), 2);
+	json_t *top = ts_jget(m, "top");
+	cr_assert_eq(json_array_size(top), 2);
+	json_t *enc = json_array_get(top, 0), *head = json_array_get(top, 1);
+	cr_assert_str_eq(ts_jstr(enc, "name"), "enc");
+	cr_assert_eq(ts_jint(enc, "ops"), 3);
+	cr_assert_eq(ts_jnum(enc, "work"), 6);
+	cr_assert(ts_close_rel(ts_jnum(enc, "work_share"), 0.3, 1e-12));
+	cr_assert_eq(ts_jnum(enc, "param"), 15);
+	cr_assert_eq(ts_jint(enc, "children"), 2);
+	cr_assert_str_eq(ts_jstr(head, "name"), "head");
+	cr_assert_eq(ts_jint(head, "ops"), 1);
+	cr_assert(ts_close_rel(ts_jnum(head, "work_share"), 0.2, 1e-12));
+	cr_assert_eq(ts_jint(head, "children"), 0);
+	json_decref(j);
+	char *out;
+	cr_assert_eq(ts_runf(&out, NULL, "info %s", dot), 0);
+	cr_assert(strstr(out, "modules        2 top-level, 4 in all, depth 2"), "%s", out);
+	char line[256];
+	cr_assert(ts_line_of(out, "  enc ", line, sizeof line), "%s", out);
+	ts_squeeze(line, line, sizeof line);
+	cr_assert_str_eq(line, "enc 3 30.0% 15 2");
+	free(out);
+}
+
+/* resnet50's top-level modules and their op counts, counted from the op
+ * names of the DOT that info -o writes. */
+Test(modules_cli, info_resnet50_matches_its_names)
+{
+	char dot[256];
+	ts_tpath(dot, sizeof dot, "r50.dot");
+	json_t *j = ts_run_json(0, "info --json samples/onnx/resnet50.onnx -o %s", dot);
+	char *text = ts_slurp(dot, NULL);
+	cr_assert(text);
+	/* node statements: TAB "NAME" TAB [ ; names "/seg/..." count for seg */
+	char seg[16][32];
+	int count[16] = {0}, nseg = 0, root = 0;
+	for (char *p = text; (p = strstr(p, "\n\t\"")) != NULL; p++) {
+		char *q = strchr(p + 3, '"');
+		if (!q || q[1] != '\t' || q[2] != '[')
+			continue;
+		const char *name = p + 3;
+		const char *slash = memchr(name + 1, '/', (size_t)(q - name - 1));
+		if (name[0] != '/' || !slash) {
+			root++;
+			continue;
+		}
+		int len = (int)(slash - name - 1), s = 0;
+		while (s < nseg && (strncmp(seg[s], name + 1, (size_t)len) != 0 || seg[s][len]))
+			s++;
+		if (s == nseg) {
+			cr_assert_lt(nseg, 16);
+			snprintf(seg[nseg++], sizeof seg[0], "%.*s", len, name + 1);
+		}
+		count[s]++;
+	}
+	free(text);
+	json_t *m = ts_jget(j, "modules");
+	json_t *top = ts_jget(m, "top");
+	cr_assert_eq((int)json_array_size(top), nseg);
+	cr_assert_eq(ts_jint(m, "root_ops"), root);
+	double share = 0;
+	for (int s = 0; s < nseg; s++) {
+		json_t *t = json_array_get(top, (size_t)s);
+		cr_assert_str_eq(ts_jstr(t, "name"), seg[s], "top-level module %d", s);
+		cr_assert_eq(ts_jint(t, "ops"), count[s], "%s", seg[s]);
+		share += ts_jnum(t, "work_share");
+	}
+	cr_assert_str_eq(seg[3], "layer1");
+	cr_assert_leq(share, 1 + 1e-9);
+	json_decref(j);
+}
+
+/* ---- solve --align against brute force ---------------------------------- */
+
+/* Four modules in two levels: an op's module path by index; the unit at
+ * depth 1 is the top-level module, at depth 2 the innermost. */
+static const char *const paths[] = {"/a/a.0/", "/a/a.1/", "/b/", "/b/c/", ""};
+static const int top_of[] = {0, 0, 1, 1, -1};   /* depth 1: a, b, none */
+static const int unit2_of[] = {0, 1, 2, 3, -1}; /* depth 2: a.0, a.1, b, b.c */
+
+/* The best bottleneck over valid partitions whose ops of one unit share a
+ * stage (unit[v] < 0: free), by enumeration. */
+static double brute_aligned(const sc_graph *g, int k, const int *unit)
+{
+	int n = g->n, stage[12] = {0};
+	double best = INFINITY;
+	sc_settings set = g->settings;
+	set.k = k;
+	for (;;) {
+		bool ok = ts_valid(g, stage, k);
+		for (int a = 0; a < n && ok; a++)
+			for (int b = a + 1; b < n && ok; b++)
+				ok = unit[a] < 0 || unit[a] != unit[b] || stage[a] == stage[b];
+		if (ok) {
+			ts_cost c[8];
+			int at;
+			ts_costs(g, stage, &set, k, c);
+			double bn = ts_bottleneck(c, k, &at);
+			if (bn < best)
+				best = bn;
+		}
+		int i = 0;
+		while (i < n && ++stage[i] == k)
+			stage[i++] = 0;
+		if (i == n)
+			return best;
+	}
+}
+
+Test(modules_cli, align_matches_brute_force)
+{
+	ts_rng r = {.s = 28};
+	int trials = ts_trials(30), proven = 0;
+	for (int t = 0; t < trials; t++) {
+		int n = 4 + ts_below(&r, 4), k = 2 + ts_below(&r, 2), depth = 1 + ts_below(&r, 2);
+		int mod[12];
+		char dot[4096];
+		int used = snprintf(dot, sizeof dot, "digraph g { ");
+		for (int v = 0; v < n; v++) {
+			mod[v] = ts_below(&r, 5);
+			used += snprintf(dot + used, sizeof dot - (size_t)used,
+			                 "\"%sop%d\" [work=%d, out=%d]; ", paths[mod[v]], v,
+			                 1 + ts_below(&r, 9), ts_below(&r, 3));
+		}
+		for (int v = 1; v < n; v++)
+			for (int u = 0; u < v; u++)
+				if (ts_below(&r, 3) == 0 || u == v - 1)
+					used += snprintf(dot + used, sizeof dot - (size_t)used,
+					                 "\"%sop%d\" -> \"%sop%d\"; ",
+					                 paths[mod[u]], u, paths[mod[v]], v);
+		snprintf(dot + used, sizeof dot - (size_t)used, "}\n");
+		char path[256], part[256];
+		ts_write_text(ts_tpath(path, sizeof path, "al.dot"), dot);
+		ts_tpath(part, sizeof part, "al.json");
+		json_t *j = ts_run_json(0, "solve --json %s -k %d --align %d -o %s", path, k, depth,
+		                        part);
+		sc_graph *g = ts_load(path);
+		int unit[12], stage[12];
+		for (int v = 0; v < g->n; v++) {
+			/* the op's index from its name "...opN" */
+			int idx = atoi(strrchr(g->op_name[v], 'p') + 1);
+			unit[v] = depth == 1 ? top_of[mod[idx]] : unit2_of[mod[idx]];
+		}
+		double want = brute_aligned(g, k, unit);
+		double free_opt = ts_brute_optimum(g, k, NULL);
+		json_t *al = ts_jget(j, "align");
+		cr_assert_eq(ts_jint(al, "depth"), depth);
+		ts_read_partition(part, g, k, stage);
+		ts_assert_valid(g, stage, k, "aligned");
+		for (int a = 0; a < g->n; a++)
+			for (int b = 0; b < g->n; b++)
+				cr_assert(
+				        unit[a] < 0 || unit[a] != unit[b] || stage[a] == stage[b],
+				        "t %d: '%s' and '%s' share a module at depth %d but not a "
+				        "stage",
+				        t, g->op_name[a], g->op_name[b], depth);
+		double got = ts_jnum(j, "bottleneck");
+		cr_assert_geq(got, want * (1 - 1e-9) - 1e-12, "t %d: below the aligned optimum", t);
+		if (ts_jbool(j, "optimal")) {
+			proven++;
+			cr_assert(ts_close_rel(got, want, 1e-9), "t %d: %.17g, brute force %.17g",
+			          t, got, want);
+		}
+		double unal = ts_jnum(al, "unaligned");
+		cr_assert_geq(unal, free_opt * (1 - 1e-9) - 1e-12, "t %d", t);
+		if (ts_jbool(al, "unaligned_optimal"))
+			cr_assert(ts_close_rel(unal, free_opt, 1e-9),
+			          "t %d: %.17g, brute force %.17g", t, unal, free_opt);
+		if (ts_jbool(al, "gap_proven"))
+			cr_assert(ts_close_rel(ts_jnum(al, "gap"), want / free_opt - 1, 1e-9),
+			          "t %d", t);
+		sc_graph_free(g);
+		json_decref(j);
+	}
+	cr_assert_gt(proven, trials / 2, "only %d of %d proven", proven, trials);
+}
+
+/* ---- export ---------------------------------------------------------------- */
+
+/* vit_b_16 at depth 3 into 4 stages: aligned, the gap reported, and the
+ * split points begin each stage: the named module's first op is the
+ * stage's first op in the op order, and all the module's ops are in it. */
+Test(modules_cli, export_vit_b_16_split_points)
+{
+	char part[256], py[256];
+	ts_tpath(part, sizeof part, "vit.json");
+	ts_tpath(py, sizeof py, "vit.py");
+	json_t *j = ts_run_json(0, "solve --json samples/onnx/vit_b_16.onnx -k 4 --align 3 -o %s",
+	                        part);
+	json_t *al = ts_jget(j, "align");
+	cr_assert_geq(ts_jnum(j, "bottleneck"), ts_jnum(al, "unaligned") * (1 - 1e-12));
+	cr_assert(ts_jbool(j, "optimal"));
+	json_decref(j);
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err,
+	                     "export samples/onnx/vit_b_16.onnx %s --format pytorch -o %s", part,
+	                     py),
+	             0, "%s", err);
+	free(out);
+	free(err);
+	char *text = ts_slurp(py, NULL);
+	cr_assert(text);
+	sc_graph *g = ts_load("samples/onnx/vit_b_16.onnx");
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	ts_read_partition(part, g, 4, stage);
+	int named = 0;
+	for (char *p = strstr(text, "\n    \""); p; p = strstr(p + 1, "\n    \"")) {
+		char name[256];
+		int s;
+		cr_assert_eq(
+		        sscanf(p + 6, "%255[^\"]\": SplitPoint.BEGINNING,  # stage %d", name, &s),
+		        2, "%s", p);
+		/* the module's ops: names under "/" + its path, the torch.onnx
+		 * spelling of "encoder.layers.encoder_layer_3" */
+		char prefix[300] = "/";
+		int dots = 0;
+		for (const char *c = name; *c; c++) {
+			size_t l = strlen(prefix);
+			prefix[l] = *c == '.' ? '/' : *c;
+			prefix[l + 1] = '\0';
+			dots += *c == '.';
+		}
+		strcat(prefix, "/");
+		int first = -1, in = 0;
+		for (int v = 0; v < g->n; v++)
+			if (strncmp(g->op_name[v], prefix, strlen(prefix)) == 0) {
+				if (first < 0)
+					first = v;
+				cr_assert_eq(stage[v] + 1, s, "'%s' of %s is in stage %d",
+				             g->op_name[v], name, stage[v] + 1);
+				in++;
+			}
+		cr_assert_gt(in, 0, "module %s (%s) has no ops", name, prefix);
+		for (int v = 0; v < first; v++)
+			cr_assert_lt(stage[v] + 1, s, "op '%s' before %s is in stage %d",
+			             g->op_name[v], name, stage[v] + 1);
+		cr_assert_eq(dots, 2, "%s is at depth 3", name);
+		named++;
+	}
+	cr_assert_eq(named, 3, "one split point per stage from the second:\n%s", text);
+	free(text);
+	/* deepspeed: parts cut the layer list where the stages change */
+	cr_assert_eq(ts_runf(&out, &err, "export samples/onnx/vit_b_16.onnx %s --format deepspeed",
+	                     part),
+	             0, "%s", err);
+	char *pl = strstr(out, "\nparts = [");
+	cr_assert(pl, "%s", out);
+	int p0, p1, p2, p3, p4;
+	cr_assert_eq(sscanf(pl, "\nparts = [%d, %d, %d, %d, %d]", &p0, &p1, &p2, &p3, &p4), 5);
+	cr_assert_eq(p0, 0);
+	cr_assert(p0 < p1 && p1 < p2 && p2 < p3 && p3 < p4);
+	char want[64];
+	snprintf(want, sizeof want, "  # %d: stage 2\n", p1);
+	cr_assert(strstr(out, want), "layer %d begins stage 2:\n%s", p1, out);
+	snprintf(want, sizeof want, "  # %d: stage 1\n", p1 - 1);
+	cr_assert(strstr(out, want), "layer %d ends stage 1:\n%s", p1 - 1, out);
+	free(out);
+	free(err);
+	free(stage);
+	sc_graph_free(g);
+}
+
+/* A partition that splits a module, one that begins a stage inside a
+ * module, and bad usage: refused with the file, the stage and the op or
+ * module named, nothing written. */
+Test(modules_cli, export_refuses_unaligned_partitions)
+{
+	char dot[256], part[256], py[256];
+	ts_write_text(ts_tpath(dot, sizeof dot, "m.dot"),
+	              "digraph g { \"/a/x/Op\" [work=1]; \"/a/y/Op\" [work=1]; \"/b/Op\" [work=1]; "
+	              "\"/b/Op2\" [work=1]; \"/a/x/Op\" -> \"/a/y/Op\" -> \"/b/Op\" -> \"/b/Op2\"; "
+	              "}\n");
+	ts_tpath(part, sizeof part, "m.json");
+	ts_tpath(py, sizeof py, "m.py");
+	ts_write_text(py, "keep\n");
+	/* stage 2 begins at /b/Op2, inside b */
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"/a/x/Op\": 1, \"/a/y/Op\": 1, \"/b/Op\": 1, \"/b/Op2\": 2}}\n");
+	char *out, *err;
+	cr_assert_eq(
+	        ts_runf(&out, &err, "export %s %s --format pytorch --align 1 -o %s", dot, part, py),
+	        1, "%s", err);
+	cr_assert(strstr(err, part), "%s", err);
+	cr_assert(strstr(err, "module 'b' (depth 1) is split"), "%s", err);
+	free(out);
+	free(err);
+	char *kept = ts_slurp(py, NULL);
+	cr_assert_str_eq(kept, "keep\n", "nothing overwritten");
+	free(kept);
+	/* at depth 2 a.y begins stage 2: aligned; at depth 1 it splits a */
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"/a/x/Op\": 1, \"/a/y/Op\": 2, \"/b/Op\": 2, \"/b/Op2\": 2}}\n");
+	cr_assert_eq(ts_runf(&out, &err, "export %s %s --format pytorch", dot, part), 0, "%s", err);
+	cr_assert(strstr(out, "\"a.y\": SplitPoint.BEGINNING,  # stage 2"), "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(&out, &err, "export %s %s --format deepspeed --align 1", dot, part),
+	             1);
+	cr_assert(strstr(err, "module 'a' (depth 1) is split: op '/a/x/Op' in stage 1, op "
+	                      "'/a/y/Op' in stage 2"),
+	          "%s", err);
+	free(out);
+	free(err);
+	/* a stage that begins at an op of no module */
+	ts_write_text(dot, "digraph g { \"/a/Op\" [work=1]; Free [work=1]; \"/b/Op\" [work=1]; "
+	                   "\"/a/Op\" -> Free -> \"/b/Op\"; }\n");
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
+	                    "{\"/a/Op\": 1, \"Free\": 2, \"/b/Op\": 2}}\n");
+	cr_assert_eq(ts_runf(&out, &err, "export %s %s --format pytorch", dot, part), 1);
+	cr_assert(strstr(err, "stage 2 begins at op 'Free', which belongs to no module"), "%s",
+	          err);
+	free(out);
+	free(err);
+	/* bad usage: exit 2 */
+	cr_assert_eq(ts_runf(&out, &err, "export %s %s --format onnx", dot, part), 2);
+	cr_assert(strstr(err, "--format 'onnx' is not pytorch or deepspeed"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(ts_runf(&out, &err, "export %s %s", dot, part), 2);
+	free(out);
+	free(err);
+	cr_assert_eq(
+	        ts_runf(&out, &err, "export samples/paper/figure2.dot %s --format pytorch", part),
+	        2);
+	free(out);
+	free(err);
+}
