@@ -305,6 +305,7 @@ out:
 	wb_recover_close(&w);
 	wb_quotient_free();
 	wb_nodes_free();
+	wb_modules_free();
 	wb_timeline_free(&w);
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
@@ -315,6 +316,7 @@ out:
 	free(w.base_stage);
 	free(w.order);
 	free(w.by_work);
+	free(w.among);
 	sc_graph_free(g);
 	return status;
 }
