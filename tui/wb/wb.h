@@ -68,8 +68,11 @@ enum { WB_HANDLED = 1u, WB_REDRAW = 2u, WB_QUIT = 4u };
 /* A view: the screen below the header.  draw fills rows y .. y+h-1; key
  * gets the action decoded from ch in the view's context and returns a
  * WB_* bitmask (0: not its own, so the global actions get it); on_change is
- * called for every view after every change of the current partition.  Any
- * field but draw may be NULL. */
+ * called for every view after every change of the current partition.  A
+ * view's own state lives in it: init makes it at start-up (before the first
+ * partition; NULL: out of memory), the loop keeps it in w->view_state and
+ * the view reads it back with wb_view_state; fini frees it at exit (a NULL
+ * state too).  Any field but draw may be NULL. */
 typedef struct wb_view_ops {
 	const char *name;
 	unsigned in; /* the WB_IN_* context its keys are decoded in */
@@ -77,6 +80,8 @@ typedef struct wb_view_ops {
 	void (*draw)(wb *w, int y, int h, int cols);
 	unsigned (*key)(wb *w, wb_action a, int ch);
 	void (*on_change)(wb *w);
+	void *(*init)(wb *w);
+	void (*fini)(wb *w, void *state);
 } wb_view_ops;
 
 extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view, wb_timeline_view,
@@ -159,6 +164,7 @@ struct wb {
 	/* every view (wb_views, set at start-up): wb_changed calls their
 	 * on_change through this, so wb_state.c names no view */
 	const wb_view_ops *const *views;
+	void *view_state[WB_NVIEWS];          /* views[i]'s own state (its init's), or NULL */
 	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
 	int nmodal;
 	int pane;         /* overview: 0 stages, 1 ladder */
@@ -265,6 +271,10 @@ void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Whether the status line's message is still shown at time now. */
 bool wb_msg_fresh(const wb *w, double now);
+
+/* The state view v made with its init (NULL before start-up made it, or
+ * for a view without init); v is found in w->views.  O(WB_NVIEWS). */
+void *wb_view_state(const wb *w, const wb_view_ops *v);
 
 /* Called after every change of the current partition: re-reads the
  * editor, marks hand edits unsaved and tells every view in w->views (its
@@ -411,11 +421,6 @@ unsigned wb_export(wb *w);
 unsigned wb_quotient_toggle(wb *w);
 /* Frees the cached layout (at exit). */
 void wb_quotient_free(void);
-
-/* --- the module view (wb_modules.c) --- */
-
-/* Frees the module tree the view keeps (at exit). */
-void wb_modules_free(void);
 
 /* --- the timeline view (wb_timeline.c) --- */
 
