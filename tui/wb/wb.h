@@ -197,9 +197,6 @@ struct wb {
 	bool *among;          /* only the ops marked (a module's: i in view 5), or NULL */
 	char among_what[300]; /* what they are ("module layer2.1") */
 	bool detail;          /* the op detail pane is open */
-	/* quotient view: 0 the drawing unless it is crowded, then the matrix;
-	 * 1 always the drawing; 2 always the matrix */
-	int quot_show;
 	/* the timeline view (wb_timeline.c): the current partition's schedule
 	 * (as of part_version tl_version), each lane's segments that take time
 	 * in time order (lane s from tl_order[s * nseg / k], tl_count[s] of
@@ -419,8 +416,6 @@ unsigned wb_export(wb *w);
 /* The quotient view's m: the matrix of stage-to-stage volumes in place of
  * the drawing, or back. */
 unsigned wb_quotient_toggle(wb *w);
-/* Frees the cached layout (at exit). */
-void wb_quotient_free(void);
 
 /* --- the timeline view (wb_timeline.c) --- */
 

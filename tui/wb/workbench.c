@@ -308,7 +308,6 @@ int ui_workbench(const ui_opts *o)
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_recover_close(&w);
-	wb_quotient_free();
 	wb_nodes_free();
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->fini)
