@@ -197,15 +197,6 @@ struct wb {
 	bool *among;          /* only the ops marked (a module's: i in view 5), or NULL */
 	char among_what[300]; /* what they are ("module layer2.1") */
 	bool detail;          /* the op detail pane is open */
-	/* the timeline view (wb_timeline.c): the current partition's schedule
-	 * (as of part_version tl_version), each lane's segments that take time
-	 * in time order (lane s from tl_order[s * nseg / k], tl_count[s] of
-	 * them), the cursor's lane and place in it, the first lane shown */
-	struct sc_timeline *tl;
-	unsigned tl_version;
-	int *tl_order, *tl_count;
-	int tl_lane, tl_pos, tl_top;
-	char tl_error[160];
 	/* the comparison (wb_compare.c), while it is open */
 	struct {
 		int *stage;      /* the other partition, or NULL */
@@ -416,11 +407,6 @@ unsigned wb_export(wb *w);
 /* The quotient view's m: the matrix of stage-to-stage volumes in place of
  * the drawing, or back. */
 unsigned wb_quotient_toggle(wb *w);
-
-/* --- the timeline view (wb_timeline.c) --- */
-
-/* Frees the schedule the timeline view keeps (at exit). */
-void wb_timeline_free(wb *w);
 
 /* --- dispatch (wb_keys.c, the top layer) --- */
 

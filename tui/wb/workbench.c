@@ -312,7 +312,6 @@ out:
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->fini)
 			w.views[i]->fini(&w, w.view_state[i]);
-	wb_timeline_free(&w);
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
