@@ -9,6 +9,8 @@
  * values are sums of dyadic numbers, compared with ==; values from
  * real-valued inputs are compared to a relative 1e-9.  Split from the former
  * test_commands.c; the other commands' tests are test_<command>.c beside it.
+ * Longer than 600 lines: one test per sample and option, each with the
+ * values derived for it by hand.
  */
 #include "tests/cli/cli_test.h"
 

@@ -64,8 +64,9 @@ Test(wbkeys, no_key_is_bound_twice_where_it_works)
 {
 	int n;
 	const wb_binding *b = wb_bindings(&n);
-	static const unsigned contexts[] = {WB_IN_OVERVIEW, WB_IN_NODES, WB_IN_QUOTIENT,
-	                                    WB_IN_SETTINGS, WB_IN_TOUR,  WB_IN_CHOOSE};
+	static const unsigned contexts[] = {WB_IN_OVERVIEW, WB_IN_NODES,   WB_IN_QUOTIENT,
+	                                    WB_IN_TIMELINE, WB_IN_MODULES, WB_IN_SETTINGS,
+	                                    WB_IN_TOUR,     WB_IN_CHOOSE};
 	for (size_t c = 0; c < sizeof contexts / sizeof *contexts; c++)
 		for (int i = 0; i < n; i++)
 			for (const int *k = b[i].keys; *k; k++) {
@@ -82,7 +83,15 @@ Test(wbkeys, no_key_is_bound_twice_where_it_works)
 	cr_expect_eq(wb_key_action(WB_IN_NODES, '.'), WB_A_LATER);
 	cr_expect_eq(wb_key_action(WB_IN_QUOTIENT, 18), WB_A_REDO);
 	cr_expect_eq(wb_key_action(WB_IN_OVERVIEW, ' '), WB_A_NONE,
-	             "Space pages the node browser only");
+	             "Space pages the node browser and the module view only");
+	/* the module view's own keys, and the browser's it shares */
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, '+'), WB_A_EXPAND);
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, '-'), WB_A_COLLAPSE);
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, 'i'), WB_A_MODULE_OPS);
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, '/'), WB_A_FILTER);
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, '\n'), WB_A_OPEN);
+	cr_expect_eq(wb_key_action(WB_IN_MODULES, '5'), WB_A_VIEW);
+	cr_expect_eq(wb_key_action(WB_IN_NODES, 'i'), WB_A_NONE, "i is the module view's");
 }
 
 Test(wbkeys, footers_name_a_key_of_their_action)

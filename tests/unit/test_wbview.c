@@ -1,6 +1,7 @@
 /*
  * test_wbview.c - the workbench's view logic that needs no terminal: the
- * node browser's filter (any case), stage limit and orders, checked against
+ * node browser's filter (any case), stage limit, limit to a set of ops (a
+ * module's) and orders, checked against
  * a plain sort on random graphs and partitions; the detail pane's legal
  * range and the edges pinning its ends, against core's range and the rules
  * written here apart, on random inference and training graphs and on two
@@ -63,17 +64,26 @@ Test(wbview, node_orders_and_filter_match_a_plain_sort)
 		    *by_param = wb_ops_by(g, by_name, g->param);
 		const char *filter = filters[t % 5];
 		int only = t % 4 == 3 ? ts_below(&r, k) : -1;
+		/* every third graph: a random set of ops alone (a module's) */
+		bool *among = NULL;
+		if (t % 3 == 1) {
+			among = malloc((size_t)g->n * sizeof *among);
+			for (int v = 0; v < g->n; v++)
+				among[v] = ts_below(&r, 2);
+		}
 		for (int sort = 0; sort < WB_NSORTS; sort++) {
 			const int *by = sort == WB_SORT_PARAM ? by_param : by_work;
-			int m = wb_order_ops(g, stage, k, filter, only, sort, by_name, by, out);
+			int m = wb_order_ops(g, stage, k, filter, only, among, sort, by_name, by,
+			                     out);
 			int want = 0;
 			for (int v = 0; v < g->n; v++)
 				want += contains_any_case(g->op_name[v], filter) &&
-				        (only < 0 || stage[v] == only);
+				        (only < 0 || stage[v] == only) && (!among || among[v]);
 			cr_assert_eq(m, want, "every matching op once");
 			for (int i = 0; i < m; i++) {
 				cr_assert(contains_any_case(g->op_name[out[i]], filter));
 				cr_assert(only < 0 || stage[out[i]] == only);
+				cr_assert(!among || among[out[i]]);
 			}
 			for (int i = 0; i + 1 < m; i++) {
 				int a = out[i], b = out[i + 1];
@@ -96,6 +106,7 @@ Test(wbview, node_orders_and_filter_match_a_plain_sort)
 					cr_assert_lt(byname, 0, "by name");
 			}
 		}
+		free(among);
 		free(by_name);
 		free(by_work);
 		free(by_param);

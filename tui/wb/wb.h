@@ -22,9 +22,9 @@
  * file), wb_files.c (save, load, quit), wb_lineedit.c (prompts, popups),
  * wb_settings.c (the settings form), wb_tour.c, wb_sample.c (the default
  * sample, the first partition), wb_draw.c (the frame), and one file per
- * view: wb_overview.c, wb_nodes.c, wb_quotient.c, wb_timeline.c; the node browser's op
- * detail pane (wb_detail.c), moving from op to op with a history (wb_nav.c)
- * and the comparison of two partitions (wb_compare.c).
+ * view: wb_overview.c, wb_nodes.c, wb_quotient.c, wb_timeline.c, wb_modules.c; the node browser's
+ * op detail pane (wb_detail.c), moving from op to op with a history (wb_nav.c) and the comparison
+ * of two partitions (wb_compare.c).
  *
  * The layers (a file calls only files of its own layer or below, and the
  * calls inside a layer form no circle; scripts/check_house.sh checks it):
@@ -35,10 +35,9 @@
  *   3. wb_jobs.c: searches and the ladder; calls the state.
  *   4. wb_lineedit.c (the prompt), then wb_recover.c, wb_draw.c,
  *      wb_overview.c, wb_files.c, wb_nav.c, wb_detail.c, wb_nodes.c, wb_quotient.c,
- *      wb_timeline.c, wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals and
- *      the services they share; they call layers 1-3 and each other only
- *      downwards in this order (the prompt is the bottom one).
- *      A modal passes on a key by returning 0, never by calling the
+ *      wb_timeline.c, wb_modules.c, wb_compare.c, wb_settings.c, wb_tour.c: the views, the modals
+ * and the services they share; they call layers 1-3 and each other only downwards in this order
+ * (the prompt is the bottom one). A modal passes on a key by returning 0, never by calling the
  *      dispatcher; it opens another modal with wb_modal_push or wb_ask.
  *   5. wb_keys.c (dispatch, global actions, the help modal, the list of
  *      views) and workbench.c (start-up and the loop): they may call and
@@ -58,7 +57,7 @@
 #include "tui/ui.h"
 #include "tui/wb/wb_keytab.h"
 
-enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 4 };
+enum { WB_HISTORY = 64, WB_MODALS = 8, WB_NVIEWS = 5 };
 
 typedef struct wb wb;
 
@@ -69,8 +68,11 @@ enum { WB_HANDLED = 1u, WB_REDRAW = 2u, WB_QUIT = 4u };
 /* A view: the screen below the header.  draw fills rows y .. y+h-1; key
  * gets the action decoded from ch in the view's context and returns a
  * WB_* bitmask (0: not its own, so the global actions get it); on_change is
- * called for every view after every change of the current partition.  Any
- * field but draw may be NULL. */
+ * called for every view after every change of the current partition.  A
+ * view's own state lives in it: init makes it at start-up (before the first
+ * partition; NULL: out of memory), the loop keeps it in w->view_state and
+ * the view reads it back with wb_view_state; fini frees it at exit (a NULL
+ * state too).  Any field but draw may be NULL. */
 typedef struct wb_view_ops {
 	const char *name;
 	unsigned in; /* the WB_IN_* context its keys are decoded in */
@@ -78,11 +80,14 @@ typedef struct wb_view_ops {
 	void (*draw)(wb *w, int y, int h, int cols);
 	unsigned (*key)(wb *w, wb_action a, int ch);
 	void (*on_change)(wb *w);
+	void *(*init)(wb *w);
+	void (*fini)(wb *w, void *state);
 } wb_view_ops;
 
-extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view, wb_timeline_view;
+extern const wb_view_ops wb_overview_view, wb_nodes_view, wb_quotient_view, wb_timeline_view,
+        wb_modules_view;
 
-/* The views in the order of the keys 1 2 3 4 (wb_keys.c). */
+/* The views in the order of the keys 1 2 3 4 5 (wb_keys.c). */
 extern const wb_view_ops *const wb_views[WB_NVIEWS];
 
 /* A modal: drawn over the view (and the modals beneath it) in rows x cols;
@@ -159,6 +164,7 @@ struct wb {
 	/* every view (wb_views, set at start-up): wb_changed calls their
 	 * on_change through this, so wb_state.c names no view */
 	const wb_view_ops *const *views;
+	void *view_state[WB_NVIEWS];          /* views[i]'s own state (its init's), or NULL */
 	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
 	int nmodal;
 	int pane;         /* overview: 0 stages, 1 ladder */
@@ -188,19 +194,9 @@ struct wb {
 	int node_sel, node_top, node_sort; /* sort: WB_SORT_* */
 	char filter[64];                   /* matched in any case */
 	int node_only;                     /* the 1-based stage shown alone, 0: every stage */
-	bool detail;                       /* the op detail pane is open */
-	/* quotient view: 0 the drawing unless it is crowded, then the matrix;
-	 * 1 always the drawing; 2 always the matrix */
-	int quot_show;
-	/* the timeline view (wb_timeline.c): the current partition's schedule
-	 * (as of part_version tl_version), each lane's segments that take time
-	 * in time order (lane s from tl_order[s * nseg / k], tl_count[s] of
-	 * them), the cursor's lane and place in it, the first lane shown */
-	struct sc_timeline *tl;
-	unsigned tl_version;
-	int *tl_order, *tl_count;
-	int tl_lane, tl_pos, tl_top;
-	char tl_error[160];
+	bool *among;          /* only the ops marked (a module's: i in view 5), or NULL */
+	char among_what[300]; /* what they are ("module layer2.1") */
+	bool detail;          /* the op detail pane is open */
 	/* the comparison (wb_compare.c), while it is open */
 	struct {
 		int *stage;      /* the other partition, or NULL */
@@ -264,6 +260,10 @@ void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether the status line's message is still shown at time now. */
 bool wb_msg_fresh(const wb *w, double now);
 
+/* The state view v made with its init (NULL before start-up made it, or
+ * for a view without init); v is found in w->views.  O(WB_NVIEWS). */
+void *wb_view_state(const wb *w, const wb_view_ops *v);
+
 /* Called after every change of the current partition: re-reads the
  * editor, marks hand edits unsaved and tells every view in w->views (its
  * on_change; w->views may be NULL before start-up sets it). */
@@ -319,13 +319,18 @@ void wb_nodes_refresh(wb *w);
 bool wb_name_matches(const char *name, const char *filter);
 /* The node browser's order, without a terminal: the ops whose name contains
  * filter in any case (all when NULL or "") and, when only >= 0, whose stage
- * is only, sorted by stage (WB_SORT_STAGE; then by name), decreasing work
- * or param (WB_SORT_WORK, WB_SORT_PARAM: by_value from wb_ops_by of that
+ * is only, and, when among is not NULL, with among[v] set, sorted by stage (WB_SORT_STAGE; then by
+ * name), decreasing work or param (WB_SORT_WORK, WB_SORT_PARAM: by_value from wb_ops_by of that
  * value; ties by name) or name (WB_SORT_NAME), into out; by_name is every
  * op in name order (sc_names_order: the natural order, Add2 before
  * Add11).  Returns their number, or -1 when out of memory.  O(n + k). */
-int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
-                 const int *by_name, const int *by_value, int *out);
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only,
+                 const bool *among, int sort, const int *by_name, const int *by_value, int *out);
+/* Opens the node browser on ops[0 .. n) alone (a module's ops: i in the
+ * module view), every stage, no filter, what naming them in its title
+ * ("module layer2.1"); 2 in the browser lists every op again.  Returns a
+ * WB_* bitmask. */
+unsigned wb_nodes_open_ops(wb *w, const int *ops, int n, const char *what);
 /* All ops by decreasing value[v] (g->work, g->param), ties in the order of
  * by_name (the caller frees it), or NULL when out of memory.
  * O(n log n). */
@@ -402,13 +407,6 @@ unsigned wb_export(wb *w);
 /* The quotient view's m: the matrix of stage-to-stage volumes in place of
  * the drawing, or back. */
 unsigned wb_quotient_toggle(wb *w);
-/* Frees the cached layout (at exit). */
-void wb_quotient_free(void);
-
-/* --- the timeline view (wb_timeline.c) --- */
-
-/* Frees the schedule the timeline view keeps (at exit). */
-void wb_timeline_free(wb *w);
 
 /* --- dispatch (wb_keys.c, the top layer) --- */
 

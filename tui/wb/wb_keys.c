@@ -146,8 +146,8 @@ const wb_modal_ops wb_help_modal = {.name = "help", .draw = help_draw, .key = he
 
 /* --- the global actions --- */
 
-const wb_view_ops *const wb_views[WB_NVIEWS] = {&wb_overview_view, &wb_nodes_view,
-                                                &wb_quotient_view, &wb_timeline_view};
+const wb_view_ops *const wb_views[WB_NVIEWS] = {
+        &wb_overview_view, &wb_nodes_view, &wb_quotient_view, &wb_timeline_view, &wb_modules_view};
 
 static unsigned global_action(wb *w, wb_action a, int ch)
 {

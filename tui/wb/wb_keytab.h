@@ -25,7 +25,8 @@ enum {
 	WB_IN_NODES = 2u,
 	WB_IN_QUOTIENT = 4u,
 	WB_IN_TIMELINE = 64u,
-	WB_IN_VIEWS = 71u,
+	WB_IN_MODULES = 256u,
+	WB_IN_VIEWS = 327u, /* the five views' contexts */
 	WB_IN_SETTINGS = 8u,
 	WB_IN_TOUR = 16u,
 	WB_IN_COMPARE = 32u,
@@ -36,6 +37,7 @@ enum {
 enum {
 	WB_FOOT_MAIN,
 	WB_FOOT_NODES,
+	WB_FOOT_MODULES,
 	WB_FOOT_SETTINGS,
 	WB_FOOT_TOUR,
 	WB_FOOT_COMPARE,

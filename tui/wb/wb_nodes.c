@@ -19,6 +19,11 @@
  * The view's keys are wb_keys.def's WB_IN_NODES rows; what it leaves (j
  * and k are its own) goes to the global actions in wb_keys.c.
  *
+ * Longer than 600 lines: one view's list and its keys (the columns and the
+ * name scrolling, the moves and their messages, the filter, the history's
+ * steps, the limits to a stage or a module's ops) share its state; the
+ * pure order (wb_order_ops) is apart and tested without a terminal.
+ *
  * Layer: a view (layer 4 in wb.h): it calls the state, the prompt (the
  * filter) and the detail pane; its keys come decoded from the dispatcher,
  * which names wb_nodes_view, and wb_compare.c's wb_browse_action opens it
@@ -135,27 +140,36 @@ bool wb_name_matches(const char *name, const char *filter)
 	return false;
 }
 
-static bool listed(const sc_graph *g, const int *stage, const char *filter, int only, int v)
+/* the filters of wb_order_ops, in one place */
+typedef struct listing {
+	const char *filter;
+	int only;
+	const bool *among;
+} listing;
+
+static bool listed(const sc_graph *g, const int *stage, const listing *l, int v)
 {
-	return (only < 0 || stage[v] == only) && wb_name_matches(g->op_name[v], filter);
+	return (l->only < 0 || stage[v] == l->only) && (!l->among || l->among[v]) &&
+	       wb_name_matches(g->op_name[v], l->filter);
 }
 
-int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only, int sort,
-                 const int *by_name, const int *by_value, int *out)
+int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter, int only,
+                 const bool *among, int sort, const int *by_name, const int *by_value, int *out)
 {
+	const listing l = {.filter = filter, .only = only, .among = among};
 	int n = g->n, m = 0;
 	if (sort == WB_SORT_STAGE) {
 		int *count = calloc((size_t)k + 1, sizeof *count);
 		if (!count)
 			return -1;
 		for (int i = 0; i < n; i++)
-			if (listed(g, stage, filter, only, by_name[i]))
+			if (listed(g, stage, &l, by_name[i]))
 				count[stage[by_name[i]] + 1]++;
 		for (int s = 0; s < k; s++)
 			count[s + 1] += count[s];
 		for (int i = 0; i < n; i++) {
 			int v = by_name[i];
-			if (listed(g, stage, filter, only, v))
+			if (listed(g, stage, &l, v))
 				out[count[stage[v]]++] = v;
 		}
 		m = count[k - 1];
@@ -164,7 +178,7 @@ int wb_order_ops(const sc_graph *g, const int *stage, int k, const char *filter,
 	}
 	const int *src = sort == WB_SORT_WORK || sort == WB_SORT_PARAM ? by_value : by_name;
 	for (int i = 0; i < n; i++)
-		if (listed(g, stage, filter, only, src[i]))
+		if (listed(g, stage, &l, src[i]))
 			out[m++] = src[i];
 	return m;
 }
@@ -216,8 +230,8 @@ void wb_nodes_refresh(wb *w)
 		value_order(w);
 	if (w->node_only > w->set.k)
 		w->node_only = 0; /* k changed under it */
-	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_only - 1, w->node_sort,
-	                     nv.by_name, w->by_work, w->order);
+	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_only - 1, w->among,
+	                     w->node_sort, nv.by_name, w->by_work, w->order);
 	if (m < 0)
 		return;
 	w->norder = m;
@@ -404,6 +418,8 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	mvprintw(y, 0, "ops: %d of %d", w->norder, g->n);
 	if (w->node_only)
 		printw(" in stage %d (2: every stage)", w->node_only);
+	if (w->among)
+		printw(" in %s (2: every op)", w->among_what);
 	if (w->filter[0])
 		printw("  matching \"%s\"", w->filter);
 	printw("  sorted by %s", sort_names[w->node_sort]);
@@ -560,18 +576,50 @@ static void bottleneck_op(wb *w)
 	wb_say(w, "no op of the bottleneck stage %d is listed", at + 1);
 }
 
+/* Lifts the limit to a module's ops. */
+static void among_clear(wb *w)
+{
+	free(w->among);
+	w->among = NULL;
+	w->among_what[0] = '\0';
+}
+
 unsigned wb_nodes_open_stage(wb *w, int s)
 {
 	if (s < 0 || s >= w->set.k)
 		return WB_HANDLED;
 	w->view = &wb_nodes_view;
 	w->node_only = s + 1;
+	among_clear(w);
 	w->stage_sel = s;
 	w->node_sel = w->node_top = 0;
 	wb_nodes_refresh(w);
 	w->node_sel = w->node_top = 0;
 	wb_say(w, "stage %d: %d op%s (2 lists every stage)", s + 1, w->norder,
 	       w->norder == 1 ? "" : "s");
+	return WB_HANDLED | WB_REDRAW;
+}
+
+unsigned wb_nodes_open_ops(wb *w, const int *ops, int n, const char *what)
+{
+	if (!w->among)
+		w->among = sc_calloc_n((size_t)w->g->n, sizeof *w->among);
+	else
+		memset(w->among, 0, (size_t)w->g->n * sizeof *w->among);
+	if (!w->among) {
+		wb_say(w, "out of memory");
+		return WB_HANDLED | WB_REDRAW;
+	}
+	for (int i = 0; i < n; i++)
+		w->among[ops[i]] = true;
+	snprintf(w->among_what, sizeof w->among_what, "%s", what);
+	w->view = &wb_nodes_view;
+	w->node_only = 0;
+	w->filter[0] = '\0';
+	w->node_sel = w->node_top = 0;
+	wb_nodes_refresh(w);
+	w->node_sel = w->node_top = 0;
+	wb_say(w, "%s: %d op%s (2 lists every op)", what, w->norder, w->norder == 1 ? "" : "s");
 	return WB_HANDLED | WB_REDRAW;
 }
 
@@ -604,6 +652,7 @@ static void go_to(wb *w, int u)
 	if (i == w->norder) {
 		w->filter[0] = '\0';
 		w->node_only = 0;
+		among_clear(w);
 		wb_nodes_refresh(w);
 		for (i = 0; i < w->norder && w->order[i] != u; i++)
 			;
@@ -692,10 +741,12 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 	case WB_A_BACK: step_history(w, false); break;
 	case WB_A_FORWARD: step_history(w, true); break;
 	case WB_A_VIEW:
-		/* leaving the list of one stage, or 2 on it: every stage again */
-		if (!w->node_only)
+		/* leaving the list of one stage or one module, or 2 on it:
+		 * every op again */
+		if (!w->node_only && !w->among)
 			return 0;
 		w->node_only = 0;
+		among_clear(w);
 		wb_nodes_refresh(w);
 		return ch == '2' ? WB_HANDLED | WB_REDRAW : 0;
 	default: return 0;

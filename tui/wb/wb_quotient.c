@@ -19,6 +19,9 @@
  * a training graph the boxes and labels split costs and volumes by pass
  * (viz/canvas.h); the matrix gives both passes together.
  *
+ * Its state (the stage graph, its layout, what is shown) is its own,
+ * made by its init and freed by its fini (wb_view_ops), no file statics.
+ *
  * Layer: a view (layer 4 in wb.h): it calls the state, the prompt and
  * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
  */
@@ -36,19 +39,44 @@
 #include "viz/quotient.h"
 #include "tui/wb/wb.h"
 
-static sc_quotient *quot;
-static sc_layout *lay;
-static unsigned lay_version = ~0u;
-static char lay_error[sizeof(((sc_error *)0)->msg)];
-static bool matrix_shown; /* the last drawing of the view was the matrix */
+/* The view's own state (made by its init, freed by its fini): the stage
+ * graph and its layout as of partition lay_version, why the last layout
+ * failed, what the screen shows. */
+typedef struct quot_state {
+	sc_quotient *quot;
+	sc_layout *lay;
+	unsigned lay_version;
+	char lay_error[sizeof(((sc_error *)0)->msg)];
+	bool matrix_shown; /* the last drawing of the view was the matrix */
+	/* 0 the drawing unless it is crowded, then the matrix; 1 always the
+	 * drawing; 2 always the matrix */
+	int show;
+} quot_state;
 
-void wb_quotient_free(void)
+static void drop_layout(quot_state *qs)
 {
-	sc_layout_free(lay);
-	sc_quotient_free(quot);
-	lay = NULL;
-	quot = NULL;
-	lay_version = ~0u;
+	sc_layout_free(qs->lay);
+	sc_quotient_free(qs->quot);
+	qs->lay = NULL;
+	qs->quot = NULL;
+	qs->lay_version = ~0u;
+}
+
+static void *quotient_init(wb *w)
+{
+	(void)w;
+	quot_state *qs = calloc(1, sizeof *qs);
+	if (qs)
+		qs->lay_version = ~0u;
+	return qs;
+}
+
+static void quotient_fini(wb *w, void *state)
+{
+	(void)w;
+	if (state)
+		drop_layout(state);
+	free(state);
 }
 
 /* The export's caption: the graph, the partition on screen (its
@@ -69,20 +97,20 @@ static sc_caption caption_of(const wb *w, char *title, size_t size, char *what, 
 	                    .costs = w->g->cost_short};
 }
 
-static bool ensure_layout(wb *w)
+static bool ensure_layout(quot_state *qs, wb *w)
 {
-	if (lay && lay_version == w->part_version)
+	if (qs->lay && qs->lay_version == w->part_version)
 		return true;
-	wb_quotient_free();
+	drop_layout(qs);
 	sc_error err;
-	quot = sc_quotient_new(w->g, &w->set, w->stage, &err);
-	if (quot)
-		lay = sc_layout_quotient(quot, NULL, &err);
-	if (!quot || !lay) {
-		snprintf(lay_error, sizeof lay_error, "%s", err.msg);
+	qs->quot = sc_quotient_new(w->g, &w->set, w->stage, &err);
+	if (qs->quot)
+		qs->lay = sc_layout_quotient(qs->quot, NULL, &err);
+	if (!qs->quot || !qs->lay) {
+		snprintf(qs->lay_error, sizeof qs->lay_error, "%s", err.msg);
 		return false;
 	}
-	lay_version = w->part_version;
+	qs->lay_version = w->part_version;
 	return true;
 }
 
@@ -135,9 +163,9 @@ static int window_start(int sel, int n, int fit)
  * goes), then the stage's out bytes; the last row each stage's in bytes.
  * A window of rows and columns around the selected stage when k does not
  * fit. */
-static void matrix_draw(wb *w, int y, int h, int cols)
+static void matrix_draw(const quot_state *qs, wb *w, int y, int h, int cols)
 {
-	const sc_quotient *q = quot;
+	const sc_quotient *q = qs->quot;
 	int k = q->k;
 	double *vol = calloc((size_t)k * (size_t)k, sizeof *vol);
 	char *has = calloc((size_t)k * (size_t)k, 1);
@@ -245,6 +273,9 @@ static void crowd_text(const sc_canvas *cv, char *buf, size_t size)
 
 static void quotient_draw(wb *w, int y, int h, int cols)
 {
+	quot_state *qs = wb_view_state(w, &wb_quotient_view);
+	if (!qs)
+		return;
 	attron(A_BOLD);
 	if (sc_graph_is_training(w->g))
 		mvprintw(
@@ -256,19 +287,20 @@ static void quotient_draw(wb *w, int y, int h, int cols)
 	attroff(A_BOLD);
 	if (h < 3)
 		return;
-	if (!ensure_layout(w)) {
-		mvprintw(y + 2, 0, "cannot lay out the stage graph: %.*s", cols - 40, lay_error);
+	if (!ensure_layout(qs, w)) {
+		mvprintw(y + 2, 0, "cannot lay out the stage graph: %.*s", cols - 40,
+		         qs->lay_error);
 		return;
 	}
 	sc_error err;
-	sc_canvas *cv = sc_canvas_draw(lay, quot, cols, h - 1, &err);
+	sc_canvas *cv = sc_canvas_draw(qs->lay, qs->quot, cols, h - 1, &err);
 	if (!cv) {
 		mvprintw(y + 2, 0, "cannot draw the stage graph: %.*s", cols - 40, err.msg);
 		return;
 	}
 	bool crowded = cv->unlabelled + cv->merged + cv->hidden > 0;
-	matrix_shown = w->quot_show == 2 || (w->quot_show == 0 && crowded);
-	if (matrix_shown) {
+	qs->matrix_shown = qs->show == 2 || (qs->show == 0 && crowded);
+	if (qs->matrix_shown) {
 		char why[256] = "";
 		if (crowded)
 			crowd_text(cv, why, sizeof why);
@@ -279,11 +311,11 @@ static void quotient_draw(wb *w, int y, int h, int cols)
 		attroff(A_BOLD);
 		mvprintw(y + 1, 0, "%.*s", cols - 1, why);
 		printw("%.*s", cols - 1 - getcurx(stdscr), "m draws the graph; e exports it");
-		matrix_draw(w, y + 2, h - 2, cols);
+		matrix_draw(qs, w, y + 2, h - 2, cols);
 		return;
 	}
 	bool utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	int at = quot->bottleneck;
+	int at = qs->quot->bottleneck;
 	for (int r = 0; r < cv->rows; r++)
 		put_line(y + 1 + r, cv->line[r], utf8);
 	/* colour the bottleneck's box */
@@ -306,14 +338,17 @@ static unsigned export_answer(wb *w, const char *path, bool ok, int arg)
 		          ".pdf)");
 		return 0;
 	}
-	if (!ensure_layout(w)) {
-		wb_say(w, "not exported: %s", lay_error);
+	quot_state *qs = wb_view_state(w, &wb_quotient_view);
+	if (!qs)
+		return 0;
+	if (!ensure_layout(qs, w)) {
+		wb_say(w, "not exported: %s", qs->lay_error);
 		return 0;
 	}
 	char title[512], what[256];
 	sc_caption cap = caption_of(w, title, sizeof title, what, sizeof what);
 	sc_error err;
-	if (sc_render_quotient(quot, &cap, ext, path, NULL, &err) != SC_OK)
+	if (sc_render_quotient(qs->quot, &cap, ext, path, NULL, &err) != SC_OK)
 		wb_say(w, "not exported: %s", err.msg);
 	else
 		wb_say(w, "exported the stage graph to %s", path);
@@ -334,8 +369,11 @@ unsigned wb_export(wb *w)
 unsigned wb_quotient_toggle(wb *w)
 {
 	/* what the screen shows decides: the other one, from now on by hand */
-	bool matrix = w->quot_show == 2 || (w->quot_show == 0 && matrix_shown);
-	w->quot_show = matrix ? 1 : 2;
+	quot_state *qs = wb_view_state(w, &wb_quotient_view);
+	if (!qs)
+		return WB_HANDLED;
+	bool matrix = qs->show == 2 || (qs->show == 0 && qs->matrix_shown);
+	qs->show = matrix ? 1 : 2;
 	wb_say(w, matrix ? "the stage graph drawn (m: the matrix)"
 	                 : "the stage graph as a matrix (m: the drawing)");
 	return WB_HANDLED | WB_REDRAW;
@@ -351,4 +389,6 @@ const wb_view_ops wb_quotient_view = {.name = "quotient view",
                                       .in = WB_IN_QUOTIENT,
                                       .footer = WB_FOOT_MAIN,
                                       .draw = quotient_draw,
-                                      .key = quotient_key};
+                                      .key = quotient_key,
+                                      .init = quotient_init,
+                                      .fini = quotient_fini};

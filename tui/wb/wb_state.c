@@ -79,6 +79,14 @@ static bool differs_from_baseline(const wb *w)
 	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0;
 }
 
+void *wb_view_state(const wb *w, const wb_view_ops *v)
+{
+	for (int i = 0; w->views && i < WB_NVIEWS; i++)
+		if (w->views[i] == v)
+			return w->view_state[i];
+	return NULL;
+}
+
 void wb_changed(wb *w, bool by_hand)
 {
 	bool was_edited = w->edited;

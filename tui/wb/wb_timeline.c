@@ -12,6 +12,9 @@
  * the last row reads.  The schedule is rebuilt on every change of the
  * current partition (on_change), so a hand edit redraws it live.
  *
+ * The schedule and the cursor are the view's own state, made by its init
+ * and freed by its fini (wb_view_ops).
+ *
  * Calls wb_state.c (wb_say) and wb_draw.c (wb_attr) only.
  */
 #include <curses.h>
@@ -48,73 +51,101 @@ static void sort_lane(const sc_timeline *t, int *idx, int n)
 	}
 }
 
-void wb_timeline_free(wb *w)
+/* The view's own state (made by its init, freed by its fini): the current
+ * partition's schedule (as of part_version version), each lane's segments
+ * that take time in time order (lane s from order[s * nseg / k], count[s]
+ * of them), the cursor's lane and place in it, the first lane shown, why
+ * there is no schedule. */
+typedef struct tl_state {
+	sc_timeline *tl;
+	unsigned version;
+	int *order, *count;
+	int lane, pos, top;
+	char error[160];
+} tl_state;
+
+/* Forgets the schedule. */
+static void drop(tl_state *ts)
 {
-	sc_timeline_free(w->tl);
-	w->tl = NULL;
-	free(w->tl_order);
-	w->tl_order = NULL;
-	free(w->tl_count);
-	w->tl_count = NULL;
+	sc_timeline_free(ts->tl);
+	ts->tl = NULL;
+	free(ts->order);
+	ts->order = NULL;
+	free(ts->count);
+	ts->count = NULL;
 }
 
 /* Rebuilds the schedule of the current partition; keeps the cursor's lane
  * and place as far as they still exist. */
-static void rebuild(wb *w)
+static void rebuild(tl_state *ts, wb *w)
 {
-	wb_timeline_free(w);
-	w->tl_version = w->part_version;
+	drop(ts);
+	ts->version = w->part_version;
 	if (!w->c)
 		return;
 	sc_error err;
 	sc_timeline *t = sc_timeline_new(w->c, sc_timeline_default_batches(w->c->k),
 	                                 w->c->set.schedule, &err);
 	if (!t) {
-		snprintf(w->tl_error, sizeof w->tl_error, "%.150s", err.msg);
+		snprintf(ts->error, sizeof ts->error, "%.150s", err.msg);
 		return;
 	}
 	int per = t->nseg / t->k;
-	w->tl_order = malloc(sizeof *w->tl_order * (size_t)(t->nseg ? t->nseg : 1));
-	w->tl_count = calloc((size_t)t->k, sizeof *w->tl_count);
-	if (!w->tl_order || !w->tl_count) {
+	ts->order = malloc(sizeof *ts->order * (size_t)(t->nseg ? t->nseg : 1));
+	ts->count = calloc((size_t)t->k, sizeof *ts->count);
+	if (!ts->order || !ts->count) {
 		sc_timeline_free(t);
-		wb_timeline_free(w);
-		snprintf(w->tl_error, sizeof w->tl_error, "out of memory");
+		drop(ts);
+		snprintf(ts->error, sizeof ts->error, "out of memory");
 		return;
 	}
-	w->tl = t;
+	ts->tl = t;
 	/* each lane's segments that take time, in time order */
 	for (int i = 0; i < t->nseg; i++) {
 		const sc_segment *s = &t->seg[i];
 		if (s->end > s->start)
-			w->tl_order[s->stage * per + w->tl_count[s->stage]++] = i;
+			ts->order[s->stage * per + ts->count[s->stage]++] = i;
 	}
 	for (int s = 0; s < t->k; s++)
-		sort_lane(t, w->tl_order + s * per, w->tl_count[s]);
-	if (w->tl_lane >= t->k)
-		w->tl_lane = t->k - 1;
-	if (w->tl_lane < 0)
-		w->tl_lane = 0;
+		sort_lane(t, ts->order + s * per, ts->count[s]);
+	if (ts->lane >= t->k)
+		ts->lane = t->k - 1;
+	if (ts->lane < 0)
+		ts->lane = 0;
 }
 
-static void ensure(wb *w)
+static void ensure(tl_state *ts, wb *w)
 {
-	if (!w->tl || w->tl_version != w->part_version)
-		rebuild(w);
+	if (!ts->tl || ts->version != w->part_version)
+		rebuild(ts, w);
+}
+
+static void *timeline_init(wb *w)
+{
+	(void)w;
+	return calloc(1, sizeof(tl_state));
+}
+
+static void timeline_fini(wb *w, void *state)
+{
+	(void)w;
+	if (state)
+		drop(state);
+	free(state);
 }
 
 /* The selected segment's index in t->seg, or -1 when its lane is empty. */
-static int selected(wb *w)
+static int selected(tl_state *ts)
 {
-	const sc_timeline *t = w->tl;
-	int n = w->tl_count[w->tl_lane];
+	const sc_timeline *t = ts->tl;
+	int n = ts->count[ts->lane];
 	if (!n)
 		return -1;
-	if (w->tl_pos >= n)
-		w->tl_pos = n - 1;
-	if (w->tl_pos < 0)
-		w->tl_pos = 0;
-	return w->tl_order[w->tl_lane * (t->nseg / t->k) + w->tl_pos];
+	if (ts->pos >= n)
+		ts->pos = n - 1;
+	if (ts->pos < 0)
+		ts->pos = 0;
+	return ts->order[ts->lane * (t->nseg / t->k) + ts->pos];
 }
 
 static char kind_char(const sc_segment *s)
@@ -128,12 +159,14 @@ static char kind_char(const sc_segment *s)
 
 static void on_change(wb *w)
 {
-	rebuild(w);
+	tl_state *ts = wb_view_state(w, &wb_timeline_view);
+	if (ts)
+		rebuild(ts, w);
 }
 
-static void draw_lane(wb *w, int s, int y, int cols, int sel)
+static void draw_lane(const tl_state *ts, wb *w, int s, int y, int cols, int sel)
 {
-	const sc_timeline *t = w->tl;
+	const sc_timeline *t = ts->tl;
 	int per = t->nseg / t->k, width = cols - LABEL_W - 1;
 	bool bn = s == t->bottleneck_at;
 	if (bn)
@@ -143,8 +176,8 @@ static void draw_lane(wb *w, int s, int y, int cols, int sel)
 		wb_attr(w, WB_PAIR_BOTTLENECK, A_BOLD, false);
 	if (width < 1 || t->makespan <= 0)
 		return;
-	for (int i = 0; i < w->tl_count[s]; i++) {
-		int j = w->tl_order[s * per + i];
+	for (int i = 0; i < ts->count[s]; i++) {
+		int j = ts->order[s * per + i];
 		const sc_segment *g = &t->seg[j];
 		int x0 = (int)(g->start / t->makespan * width);
 		int x1 = (int)(g->end / t->makespan * width);
@@ -176,10 +209,13 @@ static void draw_lane(wb *w, int s, int y, int cols, int sel)
 
 static void timeline_draw(wb *w, int y, int h, int cols)
 {
-	ensure(w);
-	const sc_timeline *t = w->tl;
+	tl_state *ts = wb_view_state(w, &wb_timeline_view);
+	if (!ts)
+		return;
+	ensure(ts, w);
+	const sc_timeline *t = ts->tl;
 	if (!t) {
-		mvprintw(y, 0, "no timeline: %.*s", cols - 14, w->tl_error);
+		mvprintw(y, 0, "no timeline: %.*s", cols - 14, ts->error);
 		return;
 	}
 	char a[32], b[32], c[32], d[32], e[32];
@@ -198,18 +234,18 @@ static void timeline_draw(wb *w, int y, int h, int cols)
 	         t->training ? (t->schedule == SC_SCHEDULE_GPIPE ? " GPipe" : " 1F1B") : "",
 	         t->training ? "  = backward" : "");
 	mvprintw(y + 1, 0, "%.*s", cols - 1, leg);
-	int sel = selected(w);
+	int sel = selected(ts);
 	int lanes = h - 3; /* the figures, the legend, the cursor's row */
 	if (lanes < 1)
 		lanes = 1;
-	if (w->tl_lane < w->tl_top)
-		w->tl_top = w->tl_lane;
-	if (w->tl_lane >= w->tl_top + lanes)
-		w->tl_top = w->tl_lane - lanes + 1;
-	if (w->tl_top > 0 && w->tl_top + lanes > t->k)
-		w->tl_top = t->k > lanes ? t->k - lanes : 0;
-	for (int i = 0; i < lanes && w->tl_top + i < t->k; i++)
-		draw_lane(w, w->tl_top + i, y + 2 + i, cols, sel);
+	if (ts->lane < ts->top)
+		ts->top = ts->lane;
+	if (ts->lane >= ts->top + lanes)
+		ts->top = ts->lane - lanes + 1;
+	if (ts->top > 0 && ts->top + lanes > t->k)
+		ts->top = t->k > lanes ? t->k - lanes : 0;
+	for (int i = 0; i < lanes && ts->top + i < t->k; i++)
+		draw_lane(ts, w, ts->top + i, y + 2 + i, cols, sel);
 	if (h >= 4) {
 		char line[256] = "";
 		if (sel >= 0) {
@@ -220,7 +256,7 @@ static void timeline_draw(wb *w, int y, int h, int cols)
 			         sc_seg_kind_name(g->kind), ui_num(g->start, a, sizeof a),
 			         ui_num(g->end, b, sizeof b));
 		} else {
-			snprintf(line, sizeof line, "stage %d: nothing to do", w->tl_lane + 1);
+			snprintf(line, sizeof line, "stage %d: nothing to do", ts->lane + 1);
 		}
 		mvprintw(y + h - 1, 0, "%.*s", cols - 1, line);
 	}
@@ -229,27 +265,30 @@ static void timeline_draw(wb *w, int y, int h, int cols)
 static unsigned timeline_key(wb *w, wb_action a, int ch)
 {
 	(void)ch;
-	ensure(w);
-	if (!w->tl)
+	tl_state *ts = wb_view_state(w, &wb_timeline_view);
+	if (!ts)
+		return 0;
+	ensure(ts, w);
+	if (!ts->tl)
 		return 0;
 	switch (a) {
 	case WB_A_DOWN:
-		if (w->tl_lane + 1 < w->tl->k)
-			w->tl_lane++;
+		if (ts->lane + 1 < ts->tl->k)
+			ts->lane++;
 		break;
 	case WB_A_UP:
-		if (w->tl_lane > 0)
-			w->tl_lane--;
+		if (ts->lane > 0)
+			ts->lane--;
 		break;
 	case WB_A_LEFT:
-		if (w->tl_pos > 0)
-			w->tl_pos--;
+		if (ts->pos > 0)
+			ts->pos--;
 		break;
 	case WB_A_RIGHT:
-		if (w->tl_pos + 1 < w->tl_count[w->tl_lane])
-			w->tl_pos++;
+		if (ts->pos + 1 < ts->count[ts->lane])
+			ts->pos++;
 		break;
-	case WB_A_BOTTLENECK: w->tl_lane = w->tl->bottleneck_at; return 0; /* and the stage */
+	case WB_A_BOTTLENECK: ts->lane = ts->tl->bottleneck_at; return 0; /* and the stage */
 	default: return 0;
 	}
 	return WB_HANDLED | WB_REDRAW;
@@ -260,4 +299,6 @@ const wb_view_ops wb_timeline_view = {.name = "timeline",
                                       .footer = WB_FOOT_MAIN,
                                       .draw = timeline_draw,
                                       .key = timeline_key,
-                                      .on_change = on_change};
+                                      .on_change = on_change,
+                                      .init = timeline_init,
+                                      .fini = timeline_fini};

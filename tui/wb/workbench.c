@@ -246,12 +246,17 @@ int ui_workbench(const ui_opts *o)
 	if (w.set.k < 1)
 		w.set.k = 4;
 	sc_error err;
+	/* the views' own state, before the first partition reaches them */
+	bool views_made = true;
+	for (int i = 0; i < WB_NVIEWS; i++)
+		if (w.views[i]->init && !(w.view_state[i] = w.views[i]->init(&w)))
+			views_made = false;
 	int *first = sc_part_new(g);
 	w.best_stage = sc_part_new(g);
 	w.pinned = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *w.pinned);
 	w.eng = sc_engine_new(0, &err);
-	if (!first || !w.best_stage || !w.pinned || !w.eng) {
-		ui_error("%s", first && w.best_stage ? err.msg : "out of memory");
+	if (!first || !w.best_stage || !w.pinned || !w.eng || !views_made) {
+		ui_error("%s", w.eng ? "out of memory" : err.msg);
 		free(first);
 		status = UI_EXIT_INPUT;
 		goto out;
@@ -303,9 +308,10 @@ int ui_workbench(const ui_opts *o)
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_recover_close(&w);
-	wb_quotient_free();
 	wb_nodes_free();
-	wb_timeline_free(&w);
+	for (int i = 0; i < WB_NVIEWS; i++)
+		if (w.views[i]->fini)
+			w.views[i]->fini(&w, w.view_state[i]);
 	sc_ladder_free(w.ladder);
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
@@ -315,6 +321,7 @@ out:
 	free(w.base_stage);
 	free(w.order);
 	free(w.by_work);
+	free(w.among);
 	sc_graph_free(g);
 	return status;
 }
