@@ -769,16 +769,14 @@ int sc_slicer_last_mode(const sc_slicer *s)
 	return s->last_mode;
 }
 
-double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
+/* The positions of order's units and each op's last successor in it,
+ * which every segment cost reads. */
+static void set_order(sc_slicer *s, const int *order)
 {
 	const sc_units *u = s->u;
 	const sc_graph *g = s->g;
-	int n = s->n, k = s->k;
-	if (n == 0)
-		return 0;
-	s->until_poll = STOP_EVERY;
 	s->order = order;
-	for (int p = 0; p < n; p++)
+	for (int p = 0; p < s->n; p++)
 		s->pos[order[p]] = p;
 	for (int x = 0; x < g->n; x++) {
 		int last = -1;
@@ -789,6 +787,16 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 		}
 		s->maxsucc[x] = last;
 	}
+}
+
+double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
+{
+	const sc_units *u = s->u;
+	int n = s->n, k = s->k;
+	if (n == 0)
+		return 0;
+	s->until_poll = STOP_EVERY;
+	set_order(s, order);
 	if (s->stop && s->stop(s->stop_ctx))
 		return NAN;
 	s->pins_ok = pin_windows(s, order);
@@ -851,6 +859,9 @@ double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 {
 	if (s->n == 0)
 		return 0;
+	/* (this order's positions: the segment costs read them; they were the
+	 * last sliced order's, or unset before the first, issue 31) */
+	set_order(s, order);
 	/* an order against the pins keeps the plain split, which the search
 	 * then refuses (search.c) */
 	s->pins_ok = pin_windows(s, order);

@@ -276,6 +276,64 @@ Test(slice, equals_every_segmentation_on_training_graphs, .timeout = 240)
 	every_segmentation(124, true);
 }
 
+/* The equal-work split of an order says what its split costs, whatever
+ * order the slicer sliced before (issue 31: it read the positions of the
+ * last sliced order, or unset memory before the first slicing, so kahn's
+ * value and split depended on what had run before). */
+Test(slice, equal_work_costs_its_own_order)
+{
+	ts_rng r = {2727};
+	int checked = 0;
+	for (int t = 0; t < 300; t++) {
+		ts_graph_spec spec;
+		random_spec(&r, &spec, 9);
+		sc_graph *g = t % 3 == 2 ? ts_random_training_graph(&r, &spec)
+		                         : ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 4);
+		sc_units *u = sc_units_new(g, false, NULL, NULL);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_slicer *s = sc_slicer_new(u, &set, NULL);
+		sc_orderer *o = sc_orderer_new(u, NULL);
+		double *prio = malloc((size_t)u->n * sizeof *prio);
+		int *order = malloc((size_t)u->n * sizeof *order),
+		    *other = malloc((size_t)u->n * sizeof *other),
+		    *us = malloc((size_t)u->n * sizeof *us);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, other);
+		for (int i = 0; i < u->n; i++)
+			prio[i] = ts_uniform(&r);
+		sc_order_kahn(o, prio, order);
+		/* first (nothing sliced yet), then after slicing another order */
+		for (int round = 0; round < 2; round++) {
+			if (round == 1)
+				sc_slice(s, other, INFINITY, us);
+			double v = sc_slice_equal_work(s, order, us);
+			for (int p = 1; p < u->n; p++)
+				cr_assert_leq(us[order[p - 1]], us[order[p]],
+				              "a split of the order");
+			double cost = eval_units(g, u, us, k);
+			if (isfinite(v) || isfinite(cost)) {
+				cr_assert(fabs(cost - v) <= 1e-9 * (1 + v),
+				          "graph %d, round %d: equal work says %.17g, its split "
+				          "costs %.17g",
+				          t, round, v, cost);
+				checked++;
+			}
+		}
+		free(prio);
+		free(order);
+		free(other);
+		free(us);
+		sc_orderer_free(o);
+		sc_slicer_free(s);
+		sc_units_free(u);
+		sc_graph_free(g);
+	}
+	cr_assert_gt(checked, 300);
+}
+
 Test(slice, lemma_b2_bad_order_is_k_times_optimal)
 {
 	sc_graph *g = ts_load("samples/paper/lemma_b2.dot");
