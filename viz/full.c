@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "fold.h"
 #include "gv.h"
 #include "quotient.h"
 
@@ -43,6 +44,7 @@ static void defaults(Agraph_t *g)
 	agattr(g, AGRAPH, "color", "");
 	agattr(g, AGRAPH, "penwidth", "1");
 	agattr(g, AGRAPH, "margin", "");
+	agattr(g, AGRAPH, "peripheries", "1");
 	agattr(g, AGNODE, "shape", "box");
 	agattr(g, AGNODE, "style", "rounded,filled");
 	agattr(g, AGNODE, "fillcolor", "white");
@@ -93,175 +95,309 @@ static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 		       GV_COL_WARN);
 }
 
-/* Stages read left to right even where no data flows between them: an
- * invisible edge runs from the deepest op of each stage (longest path from
- * a source, counting every op) to the shallowest of the next.  Only k - 1
- * edges: tying every free source and sink of a stage to its neighbours
- * orders disconnected parts too, but makes dot take minutes on a few
- * hundred ops.  An empty stage gets a "no ops" placeholder so that it
- * still shows, unless hide (many empty stages, quotient.h): then it is
- * left out, and the edges skip it. */
-static sc_status keep_order(Agraph_t *g, const sc_graph *gr, const int *stage, int k, bool hide,
-                            Agraph_t **cluster, Agnode_t **node, sc_error *err)
+/* Where the picture's parts go.  A piece is the part of one stage in one
+ * column (a stage cut by a column break has two, the second headed
+ * "continued"); without a partition each column is one piece.  Pieces are
+ * numbered in flow order: stage by stage, column by column. */
+typedef struct full_plan {
+	const sc_graph *gr;
+	const int *stage;     /* NULL without a partition */
+	const sc_quotient *q; /* NULL likewise */
+	sc_fold *f;
+	bool hide;
+	int k;
+	int npieces;
+	int *first_piece;  /* k + 1: stage s's pieces are [first_piece[s], first_piece[s + 1]) */
+	int *piece_col;    /* piece -> its column */
+	int *piece_of;     /* op -> its piece */
+	Agraph_t **column; /* columns clusters, NULL entries with one column */
+	Agraph_t **piece;  /* npieces: the piece's cluster, or its column's */
+	Agnode_t **node;   /* n ops */
+	Agnode_t **empty;  /* npieces: an empty stage's placeholder, or NULL */
+} full_plan;
+
+/* Numbers the pieces of p->f's current cut; false when out of memory. */
+static bool plan_pieces(full_plan *p)
 {
-	int *depth = sc_calloc_n((size_t)gr->n, sizeof *depth);
-	Agnode_t **deep = calloc((size_t)k, sizeof *deep),
-	         **shallow = calloc((size_t)k, sizeof *shallow);
-	int *dmax = malloc((size_t)k * sizeof *dmax), *dmin = malloc((size_t)k * sizeof *dmin);
-	sc_status st = SC_OK;
-	if (!depth || !deep || !shallow || !dmax || !dmin)
-		goto nomem;
-	for (int i = 0; i < gr->n; i++) {
-		int v = gr->topo[i];
-		for (int j = gr->pred_off[v]; j < gr->pred_off[v + 1]; j++)
-			if (depth[gr->pred[j]] + 1 > depth[v])
-				depth[v] = depth[gr->pred[j]] + 1;
+	const sc_fold *f = p->f;
+	free(p->first_piece);
+	free(p->piece_col);
+	p->first_piece = calloc((size_t)p->k + 1, sizeof *p->first_piece);
+	if (!p->first_piece)
+		return false;
+	for (int s = 0; s < p->k; s++) {
+		int a = f->stage_start[s], b = f->stage_start[s + 1];
+		int count = b > a ? sc_fold_column(f, b - 1) - sc_fold_column(f, a) + 1 : 0;
+		p->first_piece[s + 1] = p->first_piece[s] + count;
 	}
-	for (int s = 0; s < k; s++) {
-		dmax[s] = -1;
-		dmin[s] = gr->n + 1;
+	p->npieces = p->first_piece[p->k];
+	p->piece_col = sc_calloc_n((size_t)p->npieces + 1, sizeof *p->piece_col);
+	if (!p->piece_col)
+		return false;
+	for (int s = 0; s < p->k; s++)
+		for (int i = p->first_piece[s]; i < p->first_piece[s + 1]; i++)
+			p->piece_col[i] =
+			        sc_fold_column(f, f->stage_start[s]) + i - p->first_piece[s];
+	for (int v = 0; v < p->gr->n; v++) {
+		int s = p->stage ? p->stage[v] : 0, l = f->level[v];
+		p->piece_of[v] = p->first_piece[s] + sc_fold_column(f, l) -
+		                 sc_fold_column(f, f->stage_start[s]);
 	}
-	for (int v = 0; v < gr->n; v++) {
-		int s = stage[v];
-		if (depth[v] > dmax[s]) {
-			dmax[s] = depth[v];
-			deep[s] = node[v];
-		}
-		if (depth[v] < dmin[s]) {
-			dmin[s] = depth[v];
-			shallow[s] = node[v];
-		}
-	}
-	for (int s = 0; s < k; s++)
-		if (!deep[s] && !hide) {
-			char name[32];
-			snprintf(name, sizeof name, "empty%d", s + 1);
-			if (!(deep[s] = shallow[s] = agnode(cluster[s], name, 1)))
-				goto nomem;
-			agset(deep[s], "label", "no ops");
-			agset(deep[s], "style", "dashed,rounded");
-		}
-	for (int s = 0, prev = -1; s < k; s++) {
-		if (!deep[s])
-			continue; /* hidden */
-		Agedge_t *e = prev >= 0 ? agedge(g, deep[prev], shallow[s], "order", 1) : NULL;
-		if (prev >= 0 && !e)
-			goto nomem;
-		if (e)
-			agset(e, "style", "invis");
-		prev = s;
-	}
-	goto out;
-nomem:
-	st = sc_error_nomem(err, "the Graphviz graph");
-out:
-	free(depth);
-	free(deep);
-	free(shallow);
-	free(dmax);
-	free(dmin);
-	return st;
+	return true;
 }
 
-static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const sc_quotient *q,
-                       const sc_caption *cap, sc_error *err)
+/* An invisible point that ties the layout together. */
+static Agnode_t *tie_node(Agraph_t *home, const char *name)
 {
+	Agnode_t *n = agnode(home, (char *)name, 1);
+	if (n) {
+		agsafeset(n, "shape", "point", "");
+		agsafeset(n, "style", "invis", "");
+		agsafeset(n, "width", "0.01", "");
+		agsafeset(n, "height", "0.01", "0.3");
+		agset(n, "label", "");
+	}
+	return n;
+}
+
+static bool tie(Agraph_t *g, Agnode_t *a, Agnode_t *b)
+{
+	Agedge_t *e = agedge(g, a, b, NULL, 1);
+	if (e)
+		agset(e, "style", "invis");
+	return e != NULL;
+}
+
+/* Keeps the flow in order.  Each column starts with an invisible head, the
+ * heads on one rank in column order (flat edges run left to right), each
+ * tied to the first ops of its column; between two pieces of one column an
+ * invisible divider is tied below every last op of the upper piece and
+ * above every first op of the lower one, so that no op of a later stage
+ * sits beside or above one of an earlier stage.  (The heads sit in the
+ * root graph: dot orders clusters as wholes and ignores flat edges between
+ * nodes inside them.)  A divider costs an edge
+ * per first and last op, where tying the ops of neighbouring pieces to one
+ * another directly would cost their product. */
+static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
+{
+	const sc_graph *gr = p->gr;
+	int C = p->f->columns;
+	bool *has_in = calloc((size_t)gr->n + 1, 1), *has_out = calloc((size_t)gr->n + 1, 1);
+	Agnode_t **head = calloc((size_t)C, sizeof *head), **div = NULL;
+	if (!has_in || !has_out || !head || !(div = calloc((size_t)p->npieces + 1, sizeof *div)))
+		goto nomem;
+	for (int v = 0; v < gr->n; v++)
+		for (int i = gr->succ_off[v]; i < gr->succ_off[v + 1]; i++)
+			if (p->piece_of[gr->succ[i]] == p->piece_of[v])
+				has_out[v] = has_in[gr->succ[i]] = true;
+	char name[32];
+	Agraph_t *heads = C > 1 ? agsubg(g, "heads", 1) : NULL;
+	if (C > 1 && !heads)
+		goto nomem;
+	if (heads) {
+		agsafeset(heads, "rank", "same", "");
+		agset(heads, "label", "");
+	}
+	for (int c = 0; C > 1 && c < C; c++) {
+		snprintf(name, sizeof name, "head%d", c + 1);
+		if (!(head[c] = tie_node(g, name)) || !agsubnode(heads, head[c], 1))
+			goto nomem;
+		if (c > 0 && !tie(g, head[c - 1], head[c]))
+			goto nomem;
+	}
+	/* a divider below every piece followed by another in its column */
+	for (int i = 0; i + 1 < p->npieces; i++)
+		if (p->piece_col[i] == p->piece_col[i + 1]) {
+			snprintf(name, sizeof name, "div%d", i + 1);
+			Agraph_t *home = C > 1 ? p->column[p->piece_col[i]] : g;
+			if (!(div[i] = tie_node(home, name)))
+				goto nomem;
+		}
+	for (int i = 0; i < p->npieces; i++)
+		if (p->empty[i]) {
+			bool first = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
+			Agnode_t *above = first ? head[p->piece_col[i]] : div[i - 1];
+			if ((above && !tie(g, above, p->empty[i])) ||
+			    (div[i] && !tie(g, p->empty[i], div[i])))
+				goto nomem;
+		}
+	for (int v = 0; v < gr->n; v++) {
+		int i = p->piece_of[v];
+		bool first = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
+		Agnode_t *above = first ? head[p->piece_col[i]] : div[i - 1];
+		if (!has_in[v] && above && !tie(g, above, p->node[v]))
+			goto nomem;
+		if (!has_out[v] && div[i] && !tie(g, p->node[v], div[i]))
+			goto nomem;
+	}
+	free(has_in);
+	free(has_out);
+	free(head);
+	free(div);
+	return SC_OK;
+nomem:
+	free(has_in);
+	free(has_out);
+	free(head);
+	free(div);
+	return sc_error_nomem(err, "the Graphviz graph");
+}
+
+/* The caption: cap's, with k and the bottleneck, or the graph's size. */
+static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char *text, size_t size)
+{
+	const sc_graph *gr = p->gr;
+	const sc_quotient *q = p->q;
+	strbuf b = {.s = text, .size = size};
+	char line[200], num[32], where[96];
+	int len;
+	if (q) {
+		len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
+		               q->k == 1 ? "" : "s",
+		               sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
+		               sc_quotient_bottleneck_stages(q, where, sizeof where));
+		if (p->hide && len < (int)sizeof line)
+			len += snprintf(line + len, sizeof line - (size_t)len,
+			                "; %d empty stages not drawn", sc_quotient_empty(q));
+	} else {
+		double total = 0;
+		for (int v = 0; v < gr->n; v++)
+			total += gr->work[v];
+		len = snprintf(line, sizeof line, "%d op%s, %d edge%s, total work %s", gr->n,
+		               gr->n == 1 ? "" : "s", gr->m, gr->m == 1 ? "" : "s",
+		               sc_quotient_fmt(total, num, sizeof num));
+	}
+	if (p->f->columns > 1 && len < (int)sizeof line)
+		snprintf(line + len, sizeof line - (size_t)len,
+		         "; read in %d columns, left to right", p->f->columns);
+	gv_training tr = {.ops = gr->n,
+	                  .backward_ops = gr->backward_ops,
+	                  .orphans = gr->orphans,
+	                  .schedule = q ? q->schedule : gr->settings.schedule,
+	                  .q = q,
+	                  .legend = true};
+	gv_caption(&b, cap, line, sc_graph_is_training(gr) ? &tr : NULL, q ? q->objective : NAN);
+	if (!b.full) /* a very long title: keep the picture, drop the caption */
+		gv_set_html(g, g, "label", text);
+}
+
+/* Makes the column clusters and the pieces' clusters, headed. */
+static sc_status make_clusters(Agraph_t *g, full_plan *p, char *text, size_t size, sc_error *err)
+{
+	const sc_quotient *q = p->q;
+	int C = p->f->columns;
+	char name[48];
+	for (int c = 0; C > 1 && c < C; c++) {
+		snprintf(name, sizeof name, "cluster_col%d", c + 1);
+		if (!(p->column[c] = agsubg(g, name, 1)))
+			return sc_error_nomem(err, "the Graphviz graph");
+		agset(p->column[c], "peripheries", "0");
+		agset(p->column[c], "label", ""); /* not the caption, which it inherits */
+	}
+	for (int i = 0; i < p->npieces; i++)
+		p->piece[i] = C > 1 ? p->column[p->piece_col[i]] : g;
+	for (int s = 0; q && s < q->k; s++)
+		for (int i = p->first_piece[s]; i < p->first_piece[s + 1]; i++) {
+			int part = i - p->first_piece[s];
+			if (part == 0)
+				snprintf(name, sizeof name, "cluster_s%d", s + 1);
+			else
+				snprintf(name, sizeof name, "cluster_s%d_%d", s + 1, part + 1);
+			Agraph_t *c = p->piece[i] = agsubg(p->piece[i], name, 1);
+			if (!c)
+				return sc_error_nomem(err, "the Graphviz graph");
+			bool bn = s == q->bottleneck;
+			strbuf b = {.s = text, .size = size};
+			if (part == 0)
+				stage_heading(q, s, &b);
+			else
+				sb_add(&b, "<B>stage %d</B>, continued", s + 1);
+			gv_set_html(c, g, "label", text);
+			agset(c, "style", "filled,rounded");
+			agset(c, "fillcolor", (char *)tint[s % NCOLOURS]);
+			agset(c, "color", bn ? GV_COL_BN_BORDER : (char *)border[s % NCOLOURS]);
+			agset(c, "penwidth", bn ? "3" : "1.2");
+			agset(c, "peripheries", "1");
+			agset(c, "margin", "10");
+			agsafeset(c, "fontsize", "12", "15");
+			if (q->st[s].ops == 0) {
+				snprintf(name, sizeof name, "empty%d", s + 1);
+				if (!(p->empty[i] = agnode(c, name, 1)))
+					return sc_error_nomem(err, "the Graphviz graph");
+				agset(p->empty[i], "label", "no ops");
+				agset(p->empty[i], "style", "dashed,rounded");
+			}
+		}
+	return SC_OK;
+}
+
+static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_error *err)
+{
+	const sc_graph *gr = p->gr;
+	const sc_quotient *q = p->q;
+	const int *stage = p->stage;
 	defaults(g);
+	agattr(g, AGRAPH, "rankdir", p->f->across ? "LR" : "TB");
 	char *text = malloc(8192);
-	Agnode_t **node = sc_calloc_n((size_t)gr->n, sizeof *node);
-	Agraph_t **cluster = q ? calloc((size_t)q->k, sizeof *cluster) : NULL;
 	sc_status st = SC_OK;
-	if (!text || !node || (q && !cluster)) {
+	if (!text || !plan_pieces(p)) {
 		st = sc_error_nomem(err, "the Graphviz graph");
 		goto out;
 	}
-	strbuf b;
-	if (cap && cap->title) {
-		b = (strbuf){.s = text, .size = 8192};
-		char line[160], num[32], where[96];
-		if (q) {
-			int len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s",
-			                   q->k, q->k == 1 ? "" : "s",
-			                   sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
-			                   sc_quotient_bottleneck_stages(q, where, sizeof where));
-			if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
-				snprintf(line + len, sizeof line - (size_t)len,
-				         "; %d empty stages not drawn", sc_quotient_empty(q));
-		} else {
-			double total = 0;
-			for (int v = 0; v < gr->n; v++)
-				total += gr->work[v];
-			snprintf(line, sizeof line, "%d op%s, %d edge%s, total work %s", gr->n,
-			         gr->n == 1 ? "" : "s", gr->m, gr->m == 1 ? "" : "s",
-			         sc_quotient_fmt(total, num, sizeof num));
-		}
-		gv_training tr = {.ops = gr->n,
-		                  .backward_ops = gr->backward_ops,
-		                  .orphans = gr->orphans,
-		                  .schedule = q ? q->schedule : gr->settings.schedule,
-		                  .q = q,
-		                  .legend = true};
-		gv_caption(&b, cap, line, sc_graph_is_training(gr) ? &tr : NULL,
-		           q ? q->objective : NAN);
-		if (!b.full) /* a very long title: keep the picture, drop the caption */
-			gv_set_html(g, g, "label", text);
+	free(p->column);
+	free(p->piece);
+	free(p->empty);
+	p->column = calloc((size_t)p->f->columns, sizeof *p->column);
+	p->piece = sc_calloc_n((size_t)p->npieces + 1, sizeof *p->piece);
+	p->empty = sc_calloc_n((size_t)p->npieces + 1, sizeof *p->empty);
+	if (!p->column || !p->piece || !p->empty) {
+		st = sc_error_nomem(err, "the Graphviz graph");
+		goto out;
 	}
-	bool hide = q && sc_quotient_hides_empty(q);
-	for (int s = 0; q && s < q->k; s++) {
-		if (hide && q->st[s].ops == 0)
-			continue;
-		char name[32];
-		snprintf(name, sizeof name, "cluster_s%d", s + 1);
-		Agraph_t *c = cluster[s] = agsubg(g, name, 1);
-		if (!c) {
-			st = sc_error_nomem(err, "the Graphviz graph");
-			goto out;
-		}
-		bool bn = s == q->bottleneck;
-		b = (strbuf){.s = text, .size = 8192};
-		stage_heading(q, s, &b);
-		gv_set_html(c, g, "label", text);
-		agset(c, "style", "filled,rounded");
-		agset(c, "fillcolor", (char *)tint[s % NCOLOURS]);
-		agset(c, "color", bn ? GV_COL_BN_BORDER : (char *)border[s % NCOLOURS]);
-		agset(c, "penwidth", bn ? "3" : "1.2");
-		agset(c, "margin", "10");
-		agsafeset(c, "fontsize", "12", "15");
-	}
+	if (cap && cap->title)
+		caption(g, p, cap, text, 8192);
+	if ((st = make_clusters(g, p, text, 8192, err)) != SC_OK)
+		goto out;
 	for (int v = 0; v < gr->n; v++) {
 		char name[32];
 		snprintf(name, sizeof name, "o%d", v);
-		Agraph_t *home = q ? cluster[stage[v]] : g;
-		node[v] = agnode(home, name, 1);
-		if (!node[v]) {
+		Agnode_t *n = p->node[v] = agnode(p->piece[p->piece_of[v]], name, 1);
+		if (!n) {
 			st = sc_error_nomem(err, "the Graphviz graph");
 			goto out;
 		}
-		b = (strbuf){.s = text, .size = 8192};
+		strbuf b = {.s = text, .size = 8192};
 		op_label(gr, v, &b);
 		if (b.full) { /* a name of kilobytes: its start will do */
 			b = (strbuf){.s = text, .size = 8192};
 			sb_add(&b, "o%d", v);
 		}
-		gv_set_html(node[v], g, "label", text);
+		gv_set_html(n, g, "label", text);
 		if (q)
-			agset(node[v], "color", (char *)border[stage[v] % NCOLOURS]);
+			agset(n, "color", (char *)border[stage[v] % NCOLOURS]);
 		if (gr->backward && gr->backward[v]) {
 			/* "class" names the pass in svg output (and is declared only
 			 * on training graphs, so inference output keeps its bytes) */
-			agsafeset(node[v], "style", GV_STYLE_BW_OP, "");
-			agsafeset(node[v], "fillcolor", GV_COL_BW_FILL, "");
-			agsafeset(node[v], "class", "backward", "");
+			agsafeset(n, "style", GV_STYLE_BW_OP, "");
+			agsafeset(n, "fillcolor", GV_COL_BW_FILL, "");
+			agsafeset(n, "class", "backward", "");
 		}
 	}
 	for (int v = 0; v < gr->n; v++)
 		for (int i = gr->succ_off[v]; i < gr->succ_off[v + 1]; i++) {
 			int w = gr->succ[i];
-			Agedge_t *e = agedge(g, node[v], node[w], NULL, 1);
+			Agedge_t *e = agedge(g, p->node[v], p->node[w], NULL, 1);
 			if (!e) {
 				st = sc_error_nomem(err, "the Graphviz graph");
 				goto out;
 			}
+			/* an edge to another column, or back to an earlier stage
+			 * (a training graph's backward pass), does not rank its
+			 * ops: the fold does */
+			if (sc_fold_column(p->f, p->f->level[v]) !=
+			            sc_fold_column(p->f, p->f->level[w]) ||
+			    (q && stage[w] < stage[v]))
+				agsafeset(e, "constraint", "false", "true");
 			if (q && stage[v] != stage[w] && gr->out[v] == 0) {
 				/* an order between stages that moves no data */
 				agset(e, "style", "dashed");
@@ -280,12 +416,140 @@ static sc_status build(Agraph_t *g, const sc_graph *gr, const int *stage, const 
 				agsafeset(e, "class", "backward", "");
 			}
 		}
-	if (q)
-		st = keep_order(g, gr, stage, q->k, hide, cluster, node, err);
+	st = keep_order(g, p, err);
 out:
 	free(text);
-	free(node);
-	free(cluster);
+	return st;
+}
+
+/* The fold's aim and limit: about as wide as a screen, and neither side
+ * more than SC_FULL_ASPECT_MAX times the other (full.h). */
+#define ASPECT_AIM 1.6
+
+/* What dot will make of a level, roughly, in points: the sum of its ops'
+ * extents across the flow and the largest along it (an op's box is its
+ * label's longest line, Helvetica at about 0.55 of its size per
+ * character, by two or three lines). */
+static sc_status level_sizes(const full_plan *p, double *across, double *along, sc_error *err)
+{
+	const sc_graph *gr = p->gr;
+	for (int v = 0; v < gr->n; v++) {
+		char w[32], o[32];
+		sc_quotient_fmt(gr->work[v], w, sizeof w);
+		sc_quotient_fmt_bytes(gr->out[v], o, sizeof o);
+		double wide = fmax(5.6 * (double)strlen(gr->op_name[v]),
+		                   4.5 * (double)(strlen(w) + strlen(o) + 14)) +
+		              12;
+		double tall = gr->backward && gr->backward[v] ? 42 : 31;
+		double a = p->f->across ? tall : wide, b = p->f->across ? wide : tall;
+		int l = p->f->level[v];
+		across[l] += a + 11;
+		along[l] = fmax(along[l], b);
+	}
+	(void)err;
+	return SC_OK;
+}
+
+/* The picture's width over height that dot will draw, roughly, with f cut
+ * as it is (level sizes from level_sizes). */
+static double estimate_aspect(const sc_fold *f, const double *across, const double *along,
+                              const bool *starts_stage)
+{
+	double sum_across = 0, most_along = 0;
+	for (int c = 0; c < f->columns; c++) {
+		double wide = 0, len = 60; /* the head's rank */
+		for (int l = f->col_start[c]; l < f->col_start[c + 1]; l++) {
+			wide = fmax(wide, across[l]);
+			len += along[l] + 25 + (starts_stage[l] ? 70 : 0);
+		}
+		sum_across += wide + 40;
+		most_along = fmax(most_along, len);
+	}
+	most_along += 60; /* the caption */
+	return f->across ? most_along / sum_across : sum_across / most_along;
+}
+
+/* The columns whose estimated aspect, times correction, is nearest the
+ * aim. */
+static int best_columns(sc_fold *f, const double *across, const double *along,
+                        const bool *starts_stage, double correction)
+{
+	int best = 1, most = f->levels < 400 ? f->levels : 400;
+	double best_off = INFINITY;
+	for (int c = 1; c <= most; c++) {
+		if (sc_fold_cut(f, c) != c)
+			continue;
+		double off = fabs(log(correction * estimate_aspect(f, across, along, starts_stage) /
+		                      ASPECT_AIM));
+		if (off < best_off) {
+			best_off = off;
+			best = c;
+		}
+	}
+	sc_fold_cut(f, best);
+	return best;
+}
+
+static void plan_fini(full_plan *p)
+{
+	sc_fold_free(p->f);
+	free(p->first_piece);
+	free(p->piece_col);
+	free(p->piece_of);
+	free(p->column);
+	free(p->piece);
+	free(p->node);
+	free(p->empty);
+}
+
+/* Builds and lays out the picture in s, folding it again (up to twice)
+ * when dot's drawing comes out too wide or too tall. */
+static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption *cap, sc_error *err)
+{
+	int L = p->f->levels;
+	double *across = sc_calloc_n((size_t)L + 1, sizeof *across),
+	       *along = sc_calloc_n((size_t)L + 1, sizeof *along);
+	bool *starts_stage = calloc((size_t)L + 1, 1);
+	sc_status st = SC_OK;
+	if (!across || !along || !starts_stage) {
+		st = sc_error_nomem(err, "the picture's levels");
+		goto out;
+	}
+	if ((st = level_sizes(p, across, along, err)) != SC_OK)
+		goto out;
+	for (int b = 1; b < p->k; b++)
+		if (p->f->stage_start[b] < L)
+			starts_stage[p->f->stage_start[b]] = true;
+	double correction = 1;
+	int tried[3] = {0};
+	for (int t = 0; t < 3; t++) {
+		int c = best_columns(p->f, across, along, starts_stage, correction);
+		for (int i = 0; i < t; i++)
+			if (tried[i] == c)
+				goto out; /* the last layout is as good as it gets */
+		tried[t] = c;
+		if (s->laid_out)
+			gvFreeLayout(s->gvc, s->g);
+		s->laid_out = false;
+		if (s->g)
+			agclose(s->g);
+		if (!(s->g = agopen("stages", Agdirected, NULL))) {
+			st = sc_error_nomem(err, "the Graphviz graph");
+			goto out;
+		}
+		if ((st = build(s->g, p, cap, err)) != SC_OK || (st = gv_layout(s, err)) != SC_OK)
+			goto out;
+		boxf bb = GD_bb(s->g);
+		double w = bb.UR.x - bb.LL.x, h = bb.UR.y - bb.LL.y;
+		double aspect = h > 0 ? w / h : 1;
+		if (aspect <= SC_FULL_ASPECT_MAX && aspect >= 1 / SC_FULL_ASPECT_MAX)
+			break;
+		correction = aspect / estimate_aspect(p->f, across, along, starts_stage);
+	}
+out:
+	free(across);
+	free(along);
+	free(starts_stage);
 	return st;
 }
 
@@ -307,20 +571,31 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 	sc_quotient *q = NULL;
 	if (stage && !(q = sc_quotient_new(g, set, stage, err)))
 		return err->code;
-	gv_session s;
-	sc_status st = gv_open(&s, err);
+	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1};
+	p.hide = q && sc_quotient_hides_empty(q);
+	p.piece_of = sc_calloc_n((size_t)g->n + 1, sizeof *p.piece_of);
+	p.node = sc_calloc_n((size_t)g->n + 1, sizeof *p.node);
+	gv_session s = {0};
+	sc_status st = SC_OK;
+	if (!p.piece_of || !p.node) {
+		st = sc_error_nomem(err, "the Graphviz graph");
+		goto out;
+	}
+	if (!(p.f = sc_fold_new(g, stage, p.k, p.hide, err))) {
+		st = err->code;
+		goto out;
+	}
+	st = gv_open(&s, err);
 	if (st == SC_OK)
 		st = gv_check_format(&s, format, path, err);
-	if (st == SC_OK && !(s.g = agopen("stages", Agdirected, NULL)))
-		st = sc_error_nomem(err, "the Graphviz graph");
 	if (st == SC_OK)
-		st = build(s.g, g, stage, q, cap, err);
-	if (st == SC_OK)
-		st = gv_layout(&s, err);
+		st = fold_and_lay_out(&s, &p, cap, err);
 	if (st == SC_OK)
 		st = gv_render(&s, format, path, scale, err);
 	if (s.gvc)
 		gv_close(&s);
+out:
+	plan_fini(&p);
 	sc_quotient_free(q);
 	return st;
 }

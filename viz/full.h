@@ -28,6 +28,11 @@
  * (perf/perf_render.sh), and more ops would not be read anyway. */
 #define SC_FULL_MAX_OPS 2000
 
+/* The picture is folded into columns (fold.h) until neither its width nor
+ * its height is more than this many times the other, where the graph
+ * allows (one level wider than that is drawn as it is). */
+#define SC_FULL_ASPECT_MAX 2.5
+
 /* Writes the picture of g to path in format (any Graphviz output format, as
  * for sc_render_quotient; atomically).  stage (0-based, below set->k) may
  * be NULL to draw the graph without stages; then cap's second line gives

@@ -1,0 +1,125 @@
+/*
+ * fold.c - the levels and columns of the full picture.  See fold.h.
+ *
+ * The level of an op is its stage's first level plus its depth inside the
+ * stage (the longest path to it through ops of its own stage), so each
+ * stage is a band of levels as tall as its own longest path, and the bands
+ * follow the stage order.  Edges inside a stage go down at least one level;
+ * edges from an earlier stage to a later one go down too; only the edges a
+ * training graph's backward pass sends to earlier stages go up.
+ */
+#include "fold.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/mem.h"
+
+sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty, sc_error *err)
+{
+	sc_fold *f = calloc(1, sizeof *f);
+	int *depth = NULL, *height = NULL, *count = NULL;
+	if (!f)
+		goto nomem;
+	f->n = g->n;
+	f->k = k;
+	f->columns = 1;
+	f->level = sc_calloc_n((size_t)g->n, sizeof *f->level);
+	f->stage_start = sc_calloc_n((size_t)k + 1, sizeof *f->stage_start);
+	f->col_start = calloc(2, sizeof *f->col_start);
+	depth = sc_calloc_n((size_t)g->n, sizeof *depth);
+	height = sc_calloc_n((size_t)k, sizeof *height);
+	if (!f->level || !f->stage_start || !f->col_start || !depth || !height)
+		goto nomem;
+	for (int i = 0; i < g->n; i++) {
+		int v = g->topo[i], s = stage ? stage[v] : 0;
+		for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
+			int u = g->pred[j];
+			if ((stage ? stage[u] : 0) == s && depth[u] + 1 > depth[v])
+				depth[v] = depth[u] + 1;
+		}
+		if (depth[v] + 1 > height[s])
+			height[s] = depth[v] + 1;
+	}
+	for (int s = 0; s < k; s++)
+		f->stage_start[s + 1] = f->stage_start[s] + (height[s] > 0 ? height[s]
+		                                             : skip_empty  ? 0
+		                                                           : 1);
+	f->levels = f->stage_start[k];
+	for (int v = 0; v < g->n; v++)
+		f->level[v] = f->stage_start[stage ? stage[v] : 0] + depth[v];
+	if (!(count = sc_calloc_n((size_t)f->levels + 1, sizeof *count)))
+		goto nomem;
+	for (int v = 0; v < g->n; v++)
+		if (++count[f->level[v]] > f->widest)
+			f->widest = count[f->level[v]];
+	f->across = f->levels < f->widest;
+	f->col_start[1] = f->levels;
+	free(depth);
+	free(height);
+	free(count);
+	return f;
+nomem:
+	free(depth);
+	free(height);
+	free(count);
+	sc_fold_free(f);
+	sc_error_nomem(err, "the picture's levels");
+	return NULL;
+}
+
+int sc_fold_cut(sc_fold *f, int columns)
+{
+	int L = f->levels;
+	if (columns > L)
+		columns = L;
+	if (columns < 1)
+		columns = 1;
+	int *cut = malloc(((size_t)columns + 1) * sizeof *cut);
+	if (!cut)
+		return f->columns; /* keep the fold as it was */
+	int made = 0;
+	cut[made++] = 0;
+	double len = (double)L / columns;
+	for (int c = 1; c < columns; c++) {
+		int ideal = (int)lround(c * len), best = ideal, dist = -1;
+		/* a cut at a stage boundary keeps the stage in one piece */
+		for (int s = 1; s < f->k; s++) {
+			int d = abs(f->stage_start[s] - ideal);
+			if (d <= len / 4 && (dist < 0 || d < dist)) {
+				best = f->stage_start[s];
+				dist = d;
+			}
+		}
+		if (best > cut[made - 1] && best < L)
+			cut[made++] = best;
+	}
+	cut[made] = L;
+	free(f->col_start);
+	f->col_start = cut;
+	f->columns = made;
+	return made;
+}
+
+int sc_fold_column(const sc_fold *f, int l)
+{
+	int lo = 0, hi = f->columns - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (f->col_start[mid] <= l)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+void sc_fold_free(sc_fold *f)
+{
+	if (!f)
+		return;
+	free(f->level);
+	free(f->stage_start);
+	free(f->col_start);
+	free(f);
+}
