@@ -507,3 +507,96 @@ Test(info, control_characters_in_dot_names_load)
 	free(out);
 	free(err);
 }
+
+/* ---- modules (stagecut(1), MODULES) ---------------------------------- */
+
+/* The module table by hand: ops, work share, parameters and children of
+ * each top-level module of a small DOT graph with torch.onnx names. */
+Test(info, modules_by_hand)
+{
+	char dot[256];
+	ts_tpath(dot, sizeof dot, "mods.dot");
+	ts_write_text(dot,
+	              "digraph g { \"/enc/l0/a\" [work=1, param=10]; \"/enc/l0/b\" [work=2]; "
+	              "\"/enc/l1/c\" [work=3, param=5]; \"/head/d\" [work=4]; e [work=10]; "
+	              "\"/enc/l0/a\" -> \"/enc/l0/b\" -> \"/enc/l1/c\" -> \"/head/d\" -> e; }\n");
+	json_t *j = ts_run_json(0, "info --json %s", dot);
+	json_t *m = ts_jget(j, "modules");
+	cr_assert_eq(ts_jint(m, "count"), 4, "enc, enc.l0, enc.l1, head");
+	cr_assert_eq(ts_jint(m, "max_depth"), 2);
+	cr_assert_eq(ts_jint(m, "root_ops"), 1, "e");
+	json_t *pd = ts_jget(m, "per_depth");
+	cr_assert_eq(json_array_size(pd), 2);
+	cr_assert_eq(json_integer_value(json_array_get(pd, 0)), 2);
+	cr_assert_eq(json_integer_value(json_array_get(pd, 1)), 2);
+	json_t *top = ts_jget(m, "top");
+	cr_assert_eq(json_array_size(top), 2);
+	json_t *enc = json_array_get(top, 0), *head = json_array_get(top, 1);
+	cr_assert_str_eq(ts_jstr(enc, "name"), "enc");
+	cr_assert_eq(ts_jint(enc, "ops"), 3);
+	cr_assert_eq(ts_jnum(enc, "work"), 6);
+	cr_assert(ts_close_rel(ts_jnum(enc, "work_share"), 0.3, 1e-12));
+	cr_assert_eq(ts_jnum(enc, "param"), 15);
+	cr_assert_eq(ts_jint(enc, "children"), 2);
+	cr_assert_str_eq(ts_jstr(head, "name"), "head");
+	cr_assert_eq(ts_jint(head, "ops"), 1);
+	cr_assert(ts_close_rel(ts_jnum(head, "work_share"), 0.2, 1e-12));
+	cr_assert_eq(ts_jint(head, "children"), 0);
+	json_decref(j);
+	char *out;
+	cr_assert_eq(ts_runf(&out, NULL, "info %s", dot), 0);
+	cr_assert(strstr(out, "modules        2 top-level, 4 in all, depth 2"), "%s", out);
+	char line[256];
+	cr_assert(ts_line_of(out, "  enc ", line, sizeof line), "%s", out);
+	ts_squeeze(line, line, sizeof line);
+	cr_assert_str_eq(line, "enc 3 30.0% 15 2");
+	free(out);
+}
+
+/* resnet50's top-level modules and their op counts, counted from the op
+ * names of the DOT that info -o writes. */
+Test(info, modules_of_resnet50_match_its_names)
+{
+	char dot[256];
+	ts_tpath(dot, sizeof dot, "r50.dot");
+	json_t *j = ts_run_json(0, "info --json samples/onnx/resnet50.onnx -o %s", dot);
+	char *text = ts_slurp(dot, NULL);
+	cr_assert(text);
+	/* node statements: TAB "NAME" TAB [ ; names "/seg/..." count for seg */
+	char seg[16][32];
+	int count[16] = {0}, nseg = 0, root = 0;
+	for (char *p = text; (p = strstr(p, "\n\t\"")) != NULL; p++) {
+		char *q = strchr(p + 3, '"');
+		if (!q || q[1] != '\t' || q[2] != '[')
+			continue;
+		const char *name = p + 3;
+		const char *slash = memchr(name + 1, '/', (size_t)(q - name - 1));
+		if (name[0] != '/' || !slash) {
+			root++;
+			continue;
+		}
+		int len = (int)(slash - name - 1), s = 0;
+		while (s < nseg && (strncmp(seg[s], name + 1, (size_t)len) != 0 || seg[s][len]))
+			s++;
+		if (s == nseg) {
+			cr_assert_lt(nseg, 16);
+			snprintf(seg[nseg++], sizeof seg[0], "%.*s", len, name + 1);
+		}
+		count[s]++;
+	}
+	free(text);
+	json_t *m = ts_jget(j, "modules");
+	json_t *top = ts_jget(m, "top");
+	cr_assert_eq((int)json_array_size(top), nseg);
+	cr_assert_eq(ts_jint(m, "root_ops"), root);
+	double share = 0;
+	for (int s = 0; s < nseg; s++) {
+		json_t *t = json_array_get(top, (size_t)s);
+		cr_assert_str_eq(ts_jstr(t, "name"), seg[s], "top-level module %d", s);
+		cr_assert_eq(ts_jint(t, "ops"), count[s], "%s", seg[s]);
+		share += ts_jnum(t, "work_share");
+	}
+	cr_assert_str_eq(seg[3], "layer1");
+	cr_assert_leq(share, 1 + 1e-9);
+	json_decref(j);
+}

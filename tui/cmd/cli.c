@@ -221,7 +221,10 @@ static const ui_command commands[] = {
                         "FLOPs,\n"
                         "initializer bytes, the device, the dims and the ops of unknown cost; "
                         "-o writes\n"
-                        "the costed graph as DOT (times in microseconds).",
+                        "the costed graph as DOT (times in microseconds).  Lists the top-level "
+                        "modules\n"
+                        "read from the op names (ops, work share, parameters; stagecut(1), "
+                        "MODULES).",
                 .takes = OPTIONS(SETTINGS, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tui/ui.h"
+#include "core/modules.h"
 #include "core/parse.h"
 #include "core/mem.h"
 #include "core/write_dot.h"
@@ -280,6 +281,89 @@ static void costs_print(const sc_graph *g, const sc_onnx_report *r)
 	       r->filled ? r->nfolded : 0, c.work > 0 ? 100 * c.measured_work / c.work : 0.0);
 }
 
+/* ---- modules (core/modules.h) ---------------------------------------------- */
+
+/* The text lists at most this many top-level modules; --json lists all. */
+#define INFO_TOP_ROWS 16
+
+typedef struct module_sums {
+	double work, param;
+	int children;
+} module_sums;
+
+static void module_sums_of(const sc_graph *g, const sc_modules *m, int i, module_sums *s)
+{
+	*s = (module_sums){0};
+	for (int j = m->m[i].first; j < m->m[i].end; j++) {
+		s->work += g->work[m->ops_sorted[j]];
+		s->param += g->param[m->ops_sorted[j]];
+	}
+	for (int c = m->m[i].first_child; c >= 0; c = m->m[c].next_sibling)
+		s->children++;
+}
+
+static json_t *modules_json(const sc_graph *g, const sc_modules *m, double total_work)
+{
+	json_t *top = json_array();
+	for (int c = m->m[0].first_child; c >= 0; c = m->m[c].next_sibling) {
+		module_sums s;
+		module_sums_of(g, m, c, &s);
+		json_array_append_new(top, json_pack("{s:o, s:i, s:f, s:f, s:f, s:i}", "name",
+		                                     sc_json_text(m->m[c].name), "ops",
+		                                     m->m[c].end - m->m[c].first, "work", s.work,
+		                                     "work_share",
+		                                     total_work > 0 ? s.work / total_work : 0.0,
+		                                     "param", s.param, "children", s.children));
+	}
+	json_t *per_depth = json_array();
+	for (int d = 1; d <= m->max_depth; d++) {
+		int c = 0;
+		for (int i = 1; i < m->n; i++)
+			c += m->m[i].depth == d;
+		json_array_append_new(per_depth, json_integer(c));
+	}
+	return json_pack("{s:i, s:i, s:o, s:i, s:o}", "count", m->n - 1, "max_depth", m->max_depth,
+	                 "per_depth", per_depth, "root_ops", sc_modules_own_ops(m, 0), "top", top);
+}
+
+static void modules_print(const sc_graph *g, const sc_modules *m, double total_work)
+{
+	char a[32];
+	int ntop = 0;
+	for (int c = m->m[0].first_child; c >= 0; c = m->m[c].next_sibling)
+		ntop++;
+	if (m->n == 1) {
+		printf("modules        none (no op name carries a module path)\n");
+		return;
+	}
+	printf("modules        %d top-level, %d in all, depth %d, from the op names; %d op%s "
+	       "in none\n",
+	       ntop, m->n - 1, m->max_depth, sc_modules_own_ops(m, 0),
+	       sc_modules_own_ops(m, 0) == 1 ? "" : "s");
+	printf("               per depth:");
+	for (int d = 1; d <= m->max_depth; d++) {
+		int c = 0;
+		for (int i = 1; i < m->n; i++)
+			c += m->m[i].depth == d;
+		printf(" %d at %d%s", c, d, d < m->max_depth ? "," : "");
+	}
+	printf(" (solve --align DEPTH)\n");
+	printf("  %-32s %7s %7s %12s %9s\n", "module", "ops", "work", "param bytes", "children");
+	int row = 0;
+	for (int c = m->m[0].first_child; c >= 0 && row < INFO_TOP_ROWS;
+	     c = m->m[c].next_sibling, row++) {
+		module_sums s;
+		module_sums_of(g, m, c, &s);
+		char name[SC_MSG_NAME_MAX + 40];
+		sc_msg_name(name, sizeof name, m->m[c].name);
+		snprintf(a, sizeof a, "%.4g", s.param);
+		ui_print_line("  %-32s %7d %6.1f%% %12s %9d", name, m->m[c].end - m->m[c].first,
+		              total_work > 0 ? 100 * s.work / total_work : 0.0, a, s.children);
+	}
+	if (ntop > INFO_TOP_ROWS)
+		printf("  ... and %d more (--json lists them all)\n", ntop - INFO_TOP_ROWS);
+}
+
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
@@ -313,6 +397,12 @@ int ui_cmd_info(const ui_opts *o)
 	sc_contract_report contraction;
 	sc_error cerr;
 	if (sc_contract_report_of(g, ideal_limit(g), &contraction, &cerr) != SC_OK) {
+		ui_error("%s", cerr.msg);
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
+	sc_modules *mods = sc_modules_new(g, &cerr);
+	if (!mods) {
 		ui_error("%s", cerr.msg);
 		sc_graph_free(g);
 		return UI_EXIT_INPUT;
@@ -357,6 +447,8 @@ int ui_cmd_info(const ui_opts *o)
 		if (root)
 			json_object_set_new(root, "contraction",
 			                    contraction_json(&contraction, ideal_limit(g)));
+		if (root)
+			json_object_set_new(root, "modules", modules_json(g, mods, s.work));
 		if (root && rep.filled)
 			json_object_set_new(root, "onnx", onnx_json(&rep));
 		if (root)
@@ -364,6 +456,7 @@ int ui_cmd_info(const ui_opts *o)
 		sc_onnx_report_fini(&rep);
 		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
 		free(source);
+		sc_modules_free(mods);
 		sc_graph_free(g);
 		return status;
 	}
@@ -399,6 +492,8 @@ int ui_cmd_info(const ui_opts *o)
 		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
 	}
 	contraction_print(g, &contraction);
+	modules_print(g, mods, s.work);
+	sc_modules_free(mods);
 	if (g->cost_origin)
 		costs_print(g, &rep);
 	if (rep.filled)
