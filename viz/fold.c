@@ -15,10 +15,12 @@
 
 #include "core/mem.h"
 
-sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty, sc_error *err)
+sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty, const int *box,
+                     sc_error *err)
 {
 	sc_fold *f = calloc(1, sizeof *f);
 	int *depth = NULL, *height = NULL, *count = NULL;
+	bool *seen = NULL;
 	if (!f)
 		goto nomem;
 	f->n = g->n;
@@ -35,8 +37,10 @@ sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty
 		int v = g->topo[i], s = stage ? stage[v] : 0;
 		for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++) {
 			int u = g->pred[j];
-			if ((stage ? stage[u] : 0) == s && depth[u] + 1 > depth[v])
-				depth[v] = depth[u] + 1;
+			/* one level per box passed through */
+			int step = box && box[u] == box[v] ? 0 : 1;
+			if ((stage ? stage[u] : 0) == s && depth[u] + step > depth[v])
+				depth[v] = depth[u] + step;
 		}
 		if (depth[v] + 1 > height[s])
 			height[s] = depth[v] + 1;
@@ -50,19 +54,29 @@ sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty
 		f->level[v] = f->stage_start[stage ? stage[v] : 0] + depth[v];
 	if (!(count = sc_calloc_n((size_t)f->levels + 1, sizeof *count)))
 		goto nomem;
-	for (int v = 0; v < g->n; v++)
+	/* a box counts once, on the level of its first op by index */
+	if (box && !(seen = calloc((size_t)g->n + 1, 1)))
+		goto nomem;
+	for (int v = 0; v < g->n; v++) {
+		if (box && seen[box[v]])
+			continue;
+		if (box)
+			seen[box[v]] = true;
 		if (++count[f->level[v]] > f->widest)
 			f->widest = count[f->level[v]];
+	}
 	f->across = f->levels < f->widest;
 	f->col_start[1] = f->levels;
 	free(depth);
 	free(height);
 	free(count);
+	free(seen);
 	return f;
 nomem:
 	free(depth);
 	free(height);
 	free(count);
+	free(seen);
 	sc_fold_free(f);
 	sc_error_nomem(err, "the picture's levels");
 	return NULL;
@@ -112,6 +126,41 @@ int sc_fold_column(const sc_fold *f, int l)
 			hi = mid - 1;
 	}
 	return lo;
+}
+
+double sc_fold_aspect(const sc_fold *f, const double *across, const double *along,
+                      const bool *starts_stage)
+{
+	double sum_across = 0, most_along = 0;
+	for (int c = 0; c < f->columns; c++) {
+		/* the column's head, and each stage's heading and divider */
+		double wide = 0, len = 60;
+		for (int l = f->col_start[c]; l < f->col_start[c + 1]; l++) {
+			wide = fmax(wide, across[l]);
+			len += along[l] + 25 + (starts_stage[l] ? 70 : 0);
+		}
+		sum_across += wide + 40;
+		most_along = fmax(most_along, len);
+	}
+	most_along += 60; /* the caption */
+	return f->across ? most_along / sum_across : sum_across / most_along;
+}
+
+int sc_fold_best(sc_fold *f, const double *across, const double *along, const bool *starts_stage,
+                 double aim)
+{
+	int best = 1, most = f->levels < 400 ? f->levels : 400;
+	double best_off = INFINITY;
+	for (int c = 1; c <= most; c++) {
+		if (sc_fold_cut(f, c) != c)
+			continue;
+		double off = fabs(log(sc_fold_aspect(f, across, along, starts_stage) / aim));
+		if (off < best_off) {
+			best_off = off;
+			best = c;
+		}
+	}
+	return sc_fold_cut(f, best);
 }
 
 void sc_fold_free(sc_fold *f)

@@ -36,12 +36,15 @@ typedef struct sc_fold {
 } sc_fold;
 
 /* The levels of g's ops under stage[0..n) (0-based, below k; NULL: one
- * stage, k must be 1).  A stage without ops takes one level (its "no ops"
+ * stage, k must be 1).  With box (op -> the box drawn for it, below n;
+ * may be NULL: a box per op), an edge inside a box takes no level, so
+ * that a box of many ops takes about one level.  A stage without ops takes one level (its "no ops"
  * placeholder) unless skip_empty.  The flow runs down (across false) when
  * there are at least as many levels as ops on the widest level, else
  * across.  Starts with one column.  Returns a new fold (sc_fold_free) or
  * NULL with err set (SC_ERR_NOMEM). */
-sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty, sc_error *err);
+sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty, const int *box,
+                     sc_error *err);
 
 /* Cuts f's levels into columns (clamped to 1..levels) of about equal
  * length: the cut before column c is at c * levels / columns, moved to the
@@ -51,6 +54,18 @@ int sc_fold_cut(sc_fold *f, int columns);
 
 /* The column of level l (0 <= l < f->levels). */
 int sc_fold_column(const sc_fold *f, int l);
+
+/* The width over height of f's picture as cut, roughly: across[l] and
+ * along[l] are level l's extent across the flow (its boxes side by side)
+ * and along it (its tallest box), in points; starts_stage[l] says a stage
+ * (a heading and a divider) starts at level l. */
+double sc_fold_aspect(const sc_fold *f, const double *across, const double *along,
+                      const bool *starts_stage);
+
+/* Cuts f into the columns (at most 400) whose sc_fold_aspect is nearest
+ * aim (on a log scale); returns their number. */
+int sc_fold_best(sc_fold *f, const double *across, const double *along, const bool *starts_stage,
+                 double aim);
 
 /* Frees f.  sc_fold_free(NULL) does nothing. */
 void sc_fold_free(sc_fold *f);

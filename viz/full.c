@@ -19,6 +19,7 @@
 #include "fold.h"
 #include "gv.h"
 #include "quotient.h"
+#include "boxes.h"
 
 /* stage colours (Tableau 10) for borders, with light tints for the
  * clusters; they repeat after ten stages, with the number to tell them
@@ -30,12 +31,13 @@ static const char *const tint[] = {"#edf2f8", "#fef3e8", "#eef6ed", "#f6f0f5", "
 #define NCOLOURS (int)(sizeof border / sizeof border[0])
 #define COL_CROSS "#2f3b4a"
 #define COL_INSIDE "#a3adba"
+#define COL_MODULE "#8d99a8"
 
 static void defaults(Agraph_t *g)
 {
 	gv_declare_defaults(g);
 	agattr(g, AGRAPH, "nodesep", "0.15");
-	agattr(g, AGRAPH, "ranksep", "0.35");
+	agattr(g, AGRAPH, "ranksep", "0.25");
 	agattr(g, AGRAPH, "labeljust", "c");
 	agattr(g, AGRAPH, "newrank", "true");
 	/* cluster attributes, declared on the root so subgraphs may set them */
@@ -58,12 +60,12 @@ static void defaults(Agraph_t *g)
 	agattr(g, AGEDGE, "penwidth", "0.8");
 }
 
-/* An op's label: its name, then work and output size in small print; on
- * a training graph a backward op says so (and whether it is an orphan). */
-static void op_label(const sc_graph *g, int v, strbuf *b)
+/* An op's label: its name (in a module's box, the end of it), then work and output size in small
+ * print; on a training graph a backward op says so (and whether it is an orphan). */
+static void op_label(const sc_graph *g, int v, const char *name, strbuf *b)
 {
 	char w[32], o[32];
-	sb_add_escaped(b, g->op_name[v]);
+	sb_add_escaped(b, name);
 	sb_add(b, "<BR/><FONT POINT-SIZE=\"8\">work %s &#183; out %s</FONT>",
 	       sc_quotient_fmt(g->work[v], w, sizeof w),
 	       sc_quotient_fmt_bytes(g->out[v], o, sizeof o));
@@ -98,23 +100,40 @@ static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 /* Where the picture's parts go.  A piece is the part of one stage in one
  * column (a stage cut by a column break has two, the second headed
  * "continued"); without a partition each column is one piece.  Pieces are
- * numbered in flow order: stage by stage, column by column. */
+ * numbered in flow order: stage by stage, column by column.  What is drawn
+ * are units (boxes.h): ops, or modules collapsed into one box each; a
+ * unit goes where its first op along the flow goes. */
 typedef struct full_plan {
 	const sc_graph *gr;
 	const int *stage;     /* NULL without a partition */
 	const sc_quotient *q; /* NULL likewise */
+	const sc_modules *mods;
+	sc_boxes *u;
+	int depth; /* modules at this depth are collapsed (0: none) */
 	sc_fold *f;
 	bool hide;
 	int k;
 	int npieces;
 	int *first_piece;  /* k + 1: stage s's pieces are [first_piece[s], first_piece[s + 1]) */
 	int *piece_col;    /* piece -> its column */
-	int *piece_of;     /* op -> its piece */
+	int *piece_of;     /* unit -> its piece */
 	Agraph_t **column; /* columns clusters, NULL entries with one column */
 	Agraph_t **piece;  /* npieces: the piece's cluster, or its column's */
-	Agnode_t **node;   /* n ops */
+	Agnode_t **node;   /* units */
 	Agnode_t **empty;  /* npieces: an empty stage's placeholder, or NULL */
 } full_plan;
+
+/* The stage of unit x (of its first op). */
+static int unit_stage(const full_plan *p, int x)
+{
+	return p->stage ? p->stage[p->u->op[x]] : 0;
+}
+
+/* The column of unit x. */
+static int unit_column(const full_plan *p, int x)
+{
+	return sc_fold_column(p->f, p->f->level[p->u->op[x]]);
+}
 
 /* Numbers the pieces of p->f's current cut; false when out of memory. */
 static bool plan_pieces(full_plan *p)
@@ -122,6 +141,7 @@ static bool plan_pieces(full_plan *p)
 	const sc_fold *f = p->f;
 	free(p->first_piece);
 	free(p->piece_col);
+	p->piece_col = NULL;
 	p->first_piece = calloc((size_t)p->k + 1, sizeof *p->first_piece);
 	if (!p->first_piece)
 		return false;
@@ -138,9 +158,9 @@ static bool plan_pieces(full_plan *p)
 		for (int i = p->first_piece[s]; i < p->first_piece[s + 1]; i++)
 			p->piece_col[i] =
 			        sc_fold_column(f, f->stage_start[s]) + i - p->first_piece[s];
-	for (int v = 0; v < p->gr->n; v++) {
-		int s = p->stage ? p->stage[v] : 0, l = f->level[v];
-		p->piece_of[v] = p->first_piece[s] + sc_fold_column(f, l) -
+	for (int x = 0; x < p->u->n; x++) {
+		int s = unit_stage(p, x);
+		p->piece_of[x] = p->first_piece[s] + unit_column(p, x) -
 		                 sc_fold_column(f, f->stage_start[s]);
 	}
 	return true;
@@ -170,26 +190,25 @@ static bool tie(Agraph_t *g, Agnode_t *a, Agnode_t *b)
 
 /* Keeps the flow in order.  Each column starts with an invisible head, the
  * heads on one rank in column order (flat edges run left to right), each
- * tied to the first ops of its column; between two pieces of one column an
- * invisible divider is tied below every last op of the upper piece and
- * above every first op of the lower one, so that no op of a later stage
- * sits beside or above one of an earlier stage.  (The heads sit in the
- * root graph: dot orders clusters as wholes and ignores flat edges between
- * nodes inside them.)  A divider costs an edge
- * per first and last op, where tying the ops of neighbouring pieces to one
- * another directly would cost their product. */
+ * tied to the first units of its column; between two pieces of one column
+ * an invisible divider is tied below every last unit of the upper piece
+ * and above every first unit of the lower one, so that nothing of a later
+ * stage sits beside or above something of an earlier stage.  A divider
+ * costs an edge per first and last unit, where tying the units of
+ * neighbouring pieces to one another directly would cost their product.
+ * (The heads sit in the root graph: dot orders clusters as wholes and
+ * ignores flat edges between nodes inside them.) */
 static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 {
-	const sc_graph *gr = p->gr;
+	const sc_boxes *u = p->u;
 	int C = p->f->columns;
-	bool *has_in = calloc((size_t)gr->n + 1, 1), *has_out = calloc((size_t)gr->n + 1, 1);
+	bool *has_in = calloc((size_t)u->n + 1, 1), *has_out = calloc((size_t)u->n + 1, 1);
 	Agnode_t **head = calloc((size_t)C, sizeof *head), **div = NULL;
 	if (!has_in || !has_out || !head || !(div = calloc((size_t)p->npieces + 1, sizeof *div)))
 		goto nomem;
-	for (int v = 0; v < gr->n; v++)
-		for (int i = gr->succ_off[v]; i < gr->succ_off[v + 1]; i++)
-			if (p->piece_of[gr->succ[i]] == p->piece_of[v])
-				has_out[v] = has_in[gr->succ[i]] = true;
+	for (int i = 0; i < u->nedges; i++)
+		if (p->piece_of[u->edge[i].from] == p->piece_of[u->edge[i].to])
+			has_out[u->edge[i].from] = has_in[u->edge[i].to] = true;
 	char name[32];
 	Agraph_t *heads = C > 1 ? agsubg(g, "heads", 1) : NULL;
 	if (C > 1 && !heads)
@@ -221,13 +240,13 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 			    (div[i] && !tie(g, p->empty[i], div[i])))
 				goto nomem;
 		}
-	for (int v = 0; v < gr->n; v++) {
-		int i = p->piece_of[v];
+	for (int x = 0; x < u->n; x++) {
+		int i = p->piece_of[x];
 		bool first = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
 		Agnode_t *above = first ? head[p->piece_col[i]] : div[i - 1];
-		if (!has_in[v] && above && !tie(g, above, p->node[v]))
+		if (!has_in[x] && above && !tie(g, above, p->node[x]))
 			goto nomem;
-		if (!has_out[v] && div[i] && !tie(g, p->node[v], div[i]))
+		if (!has_out[x] && div[i] && !tie(g, p->node[x], div[i]))
 			goto nomem;
 	}
 	free(has_in);
@@ -249,7 +268,7 @@ static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char
 	const sc_graph *gr = p->gr;
 	const sc_quotient *q = p->q;
 	strbuf b = {.s = text, .size = size};
-	char line[200], num[32], where[96];
+	char line[300], num[32], where[96];
 	int len;
 	if (q) {
 		len = snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
@@ -267,9 +286,19 @@ static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char
 		               gr->n == 1 ? "" : "s", gr->m, gr->m == 1 ? "" : "s",
 		               sc_quotient_fmt(total, num, sizeof num));
 	}
+	if (p->mods->n > 1 && len < (int)sizeof line) {
+		if (p->depth > 0 && p->depth <= p->mods->max_depth)
+			len += snprintf(line + len, sizeof line - (size_t)len,
+			                "; each module at depth %d drawn as one box (%d boxes)",
+			                p->depth, p->u->n);
+		else
+			len += snprintf(line + len, sizeof line - (size_t)len,
+			                "; ops boxed by module (%d modules, %d deep)",
+			                p->mods->n - 1, p->mods->max_depth);
+	}
 	if (p->f->columns > 1 && len < (int)sizeof line)
-		snprintf(line + len, sizeof line - (size_t)len,
-		         "; read in %d columns, left to right", p->f->columns);
+		snprintf(line + len, sizeof line - (size_t)len, "; read in %d %s", p->f->columns,
+		         p->f->across ? "rows, top to bottom" : "columns, left to right");
 	gv_training tr = {.ops = gr->n,
 	                  .backward_ops = gr->backward_ops,
 	                  .orphans = gr->orphans,
@@ -331,11 +360,133 @@ static sc_status make_clusters(Agraph_t *g, full_plan *p, char *text, size_t siz
 	return SC_OK;
 }
 
-static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_error *err)
+/* The box of module mod in piece i ("cluster_m<module>_<piece>", inside
+ * its parent's), made on first use; the piece's own for the root. */
+static Agraph_t *module_cluster(Agraph_t *g, full_plan *p, int mod, int i)
+{
+	if (mod <= 0)
+		return p->piece[i];
+	Agraph_t *parent = module_cluster(g, p, p->mods->m[mod].parent, i);
+	if (!parent)
+		return NULL;
+	char name[48];
+	snprintf(name, sizeof name, "cluster_m%d_%d", mod, i + 1);
+	Agraph_t *c = agsubg(parent, name, 0);
+	if (c || !(c = agsubg(parent, name, 1)))
+		return c;
+	char text[300];
+	strbuf b = {.s = text, .size = sizeof text};
+	sb_add_escaped(&b, p->mods->m[mod].label);
+	if (b.full)
+		snprintf(text, sizeof text, "module %d", mod);
+	agset(c, "label", text);
+	agset(c, "style", "rounded");
+	agset(c, "fillcolor", "");
+	agset(c, "color", COL_MODULE);
+	agset(c, "penwidth", "0.8");
+	agset(c, "peripheries", "1");
+	agset(c, "margin", "6");
+	agsafeset(c, "fontsize", "9", "15");
+	agsafeset(c, "labeljust", "l", "c");
+	return c;
+}
+
+/* A collapsed module's label: its name, ops, work and stages. */
+static void module_label(const full_plan *p, int x, strbuf *b)
+{
+	const sc_boxes *u = p->u;
+	char w[32];
+	sb_add(b, "<B>");
+	sb_add_escaped(b, p->mods->m[u->module[x]].name);
+	sb_add(b, "</B><BR/><FONT POINT-SIZE=\"8\">%d op%s &#183; work %s", u->ops[x],
+	       u->ops[x] == 1 ? "" : "s", sc_quotient_fmt(u->work[x], w, sizeof w));
+	if (p->q && u->lo[x] == u->hi[x])
+		sb_add(b, " &#183; stage %d", u->lo[x] + 1);
+	else if (p->q)
+		sb_add(b, " &#183; stages %d-%d", u->lo[x] + 1, u->hi[x] + 1);
+	sb_add(b, "</FONT>");
+}
+
+/* Makes unit x's node in its module's box. */
+static Agnode_t *unit_node(Agraph_t *g, full_plan *p, int x, char *text, size_t size)
 {
 	const sc_graph *gr = p->gr;
-	const sc_quotient *q = p->q;
-	const int *stage = p->stage;
+	const sc_boxes *u = p->u;
+	Agraph_t *home = module_cluster(g, p, u->home[x], p->piece_of[x]);
+	int v = u->op[x];
+	char name[32];
+	snprintf(name, sizeof name, u->module[x] >= 0 ? "m%d" : "o%d",
+	         u->module[x] >= 0 ? u->module[x] : v);
+	Agnode_t *n = home ? agnode(home, name, 1) : NULL;
+	if (!n)
+		return NULL;
+	strbuf b = {.s = text, .size = size};
+	if (u->module[x] >= 0)
+		module_label(p, x, &b);
+	else
+		op_label(gr, v, sc_boxes_op_label(gr, p->mods, p->u, v), &b);
+	if (b.full) { /* a name of kilobytes: its start will do */
+		b = (strbuf){.s = text, .size = size};
+		sb_add(&b, "%s", name);
+	}
+	gv_set_html(n, g, "label", text);
+	if (u->module[x] < 0 && sc_boxes_op_label(gr, p->mods, p->u, v) != gr->op_name[v])
+		agsafeset(n, "tooltip", gr->op_name[v], ""); /* the whole name, in svg */
+	if (u->module[x] >= 0) {
+		agsafeset(n, "penwidth", "1.6", "");
+		agsafeset(n, "shape", "box3d", "box");
+		agsafeset(n, "style", "filled", "rounded,filled");
+	}
+	if (p->q)
+		agset(n, "color", (char *)border[unit_stage(p, x) % NCOLOURS]);
+	if (u->module[x] < 0 && gr->backward && gr->backward[v]) {
+		/* "class" names the pass in svg output (and is declared only
+		 * on training graphs, so inference output keeps its bytes) */
+		agsafeset(n, "style", GV_STYLE_BW_OP, "");
+		agsafeset(n, "fillcolor", GV_COL_BW_FILL, "");
+		agsafeset(n, "class", "backward", "");
+	}
+	return n;
+}
+
+/* Draws the edges between units. */
+static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
+{
+	const sc_graph *gr = p->gr;
+	const sc_boxes *u = p->u;
+	for (int i = 0; i < u->nedges; i++) {
+		const sc_box_edge *ue = &u->edge[i];
+		Agedge_t *e = agedge(g, p->node[ue->from], p->node[ue->to], NULL, 1);
+		if (!e)
+			return sc_error_nomem(err, "the Graphviz graph");
+		int sf = unit_stage(p, ue->from), st = unit_stage(p, ue->to);
+		/* an edge to another column, or back to an earlier stage (a
+		 * training graph's backward pass), does not rank its ends: the
+		 * fold does */
+		if (unit_column(p, ue->from) != unit_column(p, ue->to) || st < sf)
+			agsafeset(e, "constraint", "false", "true");
+		if (p->q && sf != st && ue->bytes == 0) {
+			/* an order between stages that moves no data */
+			agset(e, "style", "dashed");
+		} else if (p->q && sf != st) {
+			char bytes[32];
+			agset(e, "color", COL_CROSS);
+			agset(e, "penwidth", "1.8");
+			agset(e, "arrowsize", "0.7");
+			agset(e, "label", sc_quotient_fmt_bytes(ue->bytes, bytes, sizeof bytes));
+		}
+		if (u->module[ue->to] < 0 && gr->backward && gr->backward[ue->head]) {
+			/* an edge into the backward pass (from either pass) */
+			agsafeset(e, "style", GV_STYLE_BW_EDGE, "");
+			agsafeset(e, "color", GV_COL_BW_EDGE, "");
+			agsafeset(e, "class", "backward", "");
+		}
+	}
+	return SC_OK;
+}
+
+static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_error *err)
+{
 	defaults(g);
 	agattr(g, AGRAPH, "rankdir", p->f->across ? "LR" : "TB");
 	char *text = malloc(8192);
@@ -358,65 +509,13 @@ static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_erro
 		caption(g, p, cap, text, 8192);
 	if ((st = make_clusters(g, p, text, 8192, err)) != SC_OK)
 		goto out;
-	for (int v = 0; v < gr->n; v++) {
-		char name[32];
-		snprintf(name, sizeof name, "o%d", v);
-		Agnode_t *n = p->node[v] = agnode(p->piece[p->piece_of[v]], name, 1);
-		if (!n) {
+	for (int x = 0; x < p->u->n; x++)
+		if (!(p->node[x] = unit_node(g, p, x, text, 8192))) {
 			st = sc_error_nomem(err, "the Graphviz graph");
 			goto out;
 		}
-		strbuf b = {.s = text, .size = 8192};
-		op_label(gr, v, &b);
-		if (b.full) { /* a name of kilobytes: its start will do */
-			b = (strbuf){.s = text, .size = 8192};
-			sb_add(&b, "o%d", v);
-		}
-		gv_set_html(n, g, "label", text);
-		if (q)
-			agset(n, "color", (char *)border[stage[v] % NCOLOURS]);
-		if (gr->backward && gr->backward[v]) {
-			/* "class" names the pass in svg output (and is declared only
-			 * on training graphs, so inference output keeps its bytes) */
-			agsafeset(n, "style", GV_STYLE_BW_OP, "");
-			agsafeset(n, "fillcolor", GV_COL_BW_FILL, "");
-			agsafeset(n, "class", "backward", "");
-		}
-	}
-	for (int v = 0; v < gr->n; v++)
-		for (int i = gr->succ_off[v]; i < gr->succ_off[v + 1]; i++) {
-			int w = gr->succ[i];
-			Agedge_t *e = agedge(g, p->node[v], p->node[w], NULL, 1);
-			if (!e) {
-				st = sc_error_nomem(err, "the Graphviz graph");
-				goto out;
-			}
-			/* an edge to another column, or back to an earlier stage
-			 * (a training graph's backward pass), does not rank its
-			 * ops: the fold does */
-			if (sc_fold_column(p->f, p->f->level[v]) !=
-			            sc_fold_column(p->f, p->f->level[w]) ||
-			    (q && stage[w] < stage[v]))
-				agsafeset(e, "constraint", "false", "true");
-			if (q && stage[v] != stage[w] && gr->out[v] == 0) {
-				/* an order between stages that moves no data */
-				agset(e, "style", "dashed");
-			} else if (q && stage[v] != stage[w]) {
-				char bytes[32];
-				agset(e, "color", COL_CROSS);
-				agset(e, "penwidth", "1.8");
-				agset(e, "arrowsize", "0.7");
-				agset(e, "label",
-				      sc_quotient_fmt_bytes(gr->out[v], bytes, sizeof bytes));
-			}
-			if (gr->backward && gr->backward[w]) {
-				/* an edge into the backward pass (from either pass) */
-				agsafeset(e, "style", GV_STYLE_BW_EDGE, "");
-				agsafeset(e, "color", GV_COL_BW_EDGE, "");
-				agsafeset(e, "class", "backward", "");
-			}
-		}
-	st = keep_order(g, p, err);
+	if ((st = unit_edges(g, p, err)) == SC_OK)
+		st = keep_order(g, p, err);
 out:
 	free(text);
 	return st;
@@ -425,74 +524,44 @@ out:
 /* The fold's aim and limit: about as wide as a screen, and neither side
  * more than SC_FULL_ASPECT_MAX times the other (full.h). */
 #define ASPECT_AIM 1.6
+/* how far off the aim a drawing may be before it is folded again: the
+ * slack keeps within SC_FULL_ASPECT_MAX */
+#define ASPECT_SLACK 1.5
 
-/* What dot will make of a level, roughly, in points: the sum of its ops'
- * extents across the flow and the largest along it (an op's box is its
+/* What dot will make of a level, roughly, in points: the sum of its
+ * units' extents across the flow and the largest along it (a box is its
  * label's longest line, Helvetica at about 0.55 of its size per
  * character, by two or three lines). */
-static sc_status level_sizes(const full_plan *p, double *across, double *along, sc_error *err)
+static void level_sizes(const full_plan *p, double *across, double *along)
 {
 	const sc_graph *gr = p->gr;
-	for (int v = 0; v < gr->n; v++) {
+	const sc_boxes *u = p->u;
+	for (int x = 0; x < u->n; x++) {
 		char w[32], o[32];
-		sc_quotient_fmt(gr->work[v], w, sizeof w);
-		sc_quotient_fmt_bytes(gr->out[v], o, sizeof o);
-		double wide = fmax(5.6 * (double)strlen(gr->op_name[v]),
-		                   4.5 * (double)(strlen(w) + strlen(o) + 14)) +
-		              12;
-		double tall = gr->backward && gr->backward[v] ? 42 : 31;
+		int v = u->op[x];
+		double wide, tall;
+		if (u->module[x] >= 0) {
+			wide = fmax(6.2 * (double)strlen(p->mods->m[u->module[x]].name), 150) + 16;
+			tall = 36;
+		} else {
+			sc_quotient_fmt(gr->work[v], w, sizeof w);
+			sc_quotient_fmt_bytes(gr->out[v], o, sizeof o);
+			wide = fmax(5.6 * (double)strlen(sc_boxes_op_label(gr, p->mods, p->u, v)),
+			            4.5 * (double)(strlen(w) + strlen(o) + 14)) +
+			       12;
+			tall = gr->backward && gr->backward[v] ? 42 : 31;
+		}
 		double a = p->f->across ? tall : wide, b = p->f->across ? wide : tall;
 		int l = p->f->level[v];
 		across[l] += a + 11;
 		along[l] = fmax(along[l], b);
 	}
-	(void)err;
-	return SC_OK;
-}
-
-/* The picture's width over height that dot will draw, roughly, with f cut
- * as it is (level sizes from level_sizes). */
-static double estimate_aspect(const sc_fold *f, const double *across, const double *along,
-                              const bool *starts_stage)
-{
-	double sum_across = 0, most_along = 0;
-	for (int c = 0; c < f->columns; c++) {
-		double wide = 0, len = 60; /* the head's rank */
-		for (int l = f->col_start[c]; l < f->col_start[c + 1]; l++) {
-			wide = fmax(wide, across[l]);
-			len += along[l] + 25 + (starts_stage[l] ? 70 : 0);
-		}
-		sum_across += wide + 40;
-		most_along = fmax(most_along, len);
-	}
-	most_along += 60; /* the caption */
-	return f->across ? most_along / sum_across : sum_across / most_along;
-}
-
-/* The columns whose estimated aspect, times correction, is nearest the
- * aim. */
-static int best_columns(sc_fold *f, const double *across, const double *along,
-                        const bool *starts_stage, double correction)
-{
-	int best = 1, most = f->levels < 400 ? f->levels : 400;
-	double best_off = INFINITY;
-	for (int c = 1; c <= most; c++) {
-		if (sc_fold_cut(f, c) != c)
-			continue;
-		double off = fabs(log(correction * estimate_aspect(f, across, along, starts_stage) /
-		                      ASPECT_AIM));
-		if (off < best_off) {
-			best_off = off;
-			best = c;
-		}
-	}
-	sc_fold_cut(f, best);
-	return best;
 }
 
 static void plan_fini(full_plan *p)
 {
 	sc_fold_free(p->f);
+	sc_boxes_free(p->u);
 	free(p->first_piece);
 	free(p->piece_col);
 	free(p->piece_of);
@@ -500,6 +569,15 @@ static void plan_fini(full_plan *p)
 	free(p->piece);
 	free(p->node);
 	free(p->empty);
+}
+
+static sc_status too_many(sc_error *err, const sc_graph *g, int boxes, int max_ops)
+{
+	return sc_error_set(err, SC_ERR_INPUT,
+	                    "%s has %d %s, too many for a readable picture of every op "
+	                    "(the limit is %d): draw the stage graph instead, collapse "
+	                    "modules, or raise the limit",
+	                    g->name, boxes, boxes == g->n ? "ops" : "boxes", max_ops);
 }
 
 /* Builds and lays out the picture in s, folding it again (up to twice)
@@ -515,15 +593,14 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 		st = sc_error_nomem(err, "the picture's levels");
 		goto out;
 	}
-	if ((st = level_sizes(p, across, along, err)) != SC_OK)
-		goto out;
+	level_sizes(p, across, along);
 	for (int b = 1; b < p->k; b++)
 		if (p->f->stage_start[b] < L)
 			starts_stage[p->f->stage_start[b]] = true;
 	double correction = 1;
 	int tried[3] = {0};
 	for (int t = 0; t < 3; t++) {
-		int c = best_columns(p->f, across, along, starts_stage, correction);
+		int c = sc_fold_best(p->f, across, along, starts_stage, ASPECT_AIM / correction);
 		for (int i = 0; i < t; i++)
 			if (tried[i] == c)
 				goto out; /* the last layout is as good as it gets */
@@ -542,9 +619,11 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 		boxf bb = GD_bb(s->g);
 		double w = bb.UR.x - bb.LL.x, h = bb.UR.y - bb.LL.y;
 		double aspect = h > 0 ? w / h : 1;
-		if (aspect <= SC_FULL_ASPECT_MAX && aspect >= 1 / SC_FULL_ASPECT_MAX)
+		/* near enough the aim; else fold again, correcting the
+		 * estimate by what dot made of it */
+		if (aspect <= ASPECT_AIM * ASPECT_SLACK && aspect >= ASPECT_AIM / ASPECT_SLACK)
 			break;
-		correction = aspect / estimate_aspect(p->f, across, along, starts_stage);
+		correction = aspect / sc_fold_aspect(p->f, across, along, starts_stage);
 	}
 out:
 	free(across);
@@ -555,34 +634,42 @@ out:
 
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
                          const sc_caption *cap, const char *format, const char *path, int max_ops,
-                         double *scale, sc_error *err)
+                         int depth, double *scale, sc_error *err)
 {
 	sc_error local;
 	if (!err)
 		err = &local;
 	if (max_ops <= 0)
 		max_ops = SC_FULL_MAX_OPS;
-	if (g->n > max_ops)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s has %d ops, too many for a readable picture of every op "
-		                    "(the limit is %d): draw the stage graph instead, or raise the "
-		                    "limit",
-		                    g->name, g->n, max_ops);
+	/* collapsed modules are counted once they are known */
+	if (g->n > max_ops && depth <= 0)
+		return too_many(err, g, g->n, max_ops);
+	if (depth < 0)
+		return sc_error_set(err, SC_ERR_INPUT, "a module depth must be 1 or more, not %d",
+		                    depth);
 	sc_quotient *q = NULL;
 	if (stage && !(q = sc_quotient_new(g, set, stage, err)))
 		return err->code;
-	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1};
+	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1, .depth = depth};
 	p.hide = q && sc_quotient_hides_empty(q);
-	p.piece_of = sc_calloc_n((size_t)g->n + 1, sizeof *p.piece_of);
-	p.node = sc_calloc_n((size_t)g->n + 1, sizeof *p.node);
 	gv_session s = {0};
 	sc_status st = SC_OK;
-	if (!p.piece_of || !p.node) {
-		st = sc_error_nomem(err, "the Graphviz graph");
+	sc_modules *mods = NULL;
+	if (!(p.mods = mods = sc_modules_new(g, err)) ||
+	    !(p.u = sc_boxes_new(g, mods, depth, stage, err)) ||
+	    !(p.f = sc_fold_new(g, stage, p.k, p.hide, depth > 0 ? p.u->of_op : NULL, err))) {
+		st = err->code;
 		goto out;
 	}
-	if (!(p.f = sc_fold_new(g, stage, p.k, p.hide, err))) {
-		st = err->code;
+	sc_boxes_order(p.u, p.f->level, stage);
+	if (p.u->n > max_ops) {
+		st = too_many(err, g, p.u->n, max_ops);
+		goto out;
+	}
+	p.piece_of = sc_calloc_n((size_t)p.u->n + 1, sizeof *p.piece_of);
+	p.node = sc_calloc_n((size_t)p.u->n + 1, sizeof *p.node);
+	if (!p.piece_of || !p.node) {
+		st = sc_error_nomem(err, "the Graphviz graph");
 		goto out;
 	}
 	st = gv_open(&s, err);
@@ -596,6 +683,7 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		gv_close(&s);
 out:
 	plan_fini(&p);
+	sc_modules_free(mods);
 	sc_quotient_free(q);
 	return st;
 }

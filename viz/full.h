@@ -43,6 +43,6 @@
  * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
                          const sc_caption *cap, const char *format, const char *path, int max_ops,
-                         double *scale, sc_error *err);
+                         int depth, double *scale, sc_error *err);
 
 #endif

@@ -84,6 +84,7 @@ typedef enum ui_option_id {
 	OPT_FORMAT,
 	OPT_FULL,
 	OPT_MAX_OPS,
+	OPT_DEPTH,
 	OPT_BOUNDS,
 	OPT_LAYERS,
 	OPT_METHODS,
@@ -168,6 +169,8 @@ static const ui_option options[] = {
         {OPT_FULL, "full", 0, NULL,
          "render: every op, clustered by stage (default: the stage graph)"},
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
+        {OPT_DEPTH, "depth", 0, "N",
+         "render --full: draw each module at depth N as one box (modules from op names)"},
         {OPT_TIMELINE, "timeline", 0, NULL,
          "eval, render: the pipeline schedule over time (lanes of receive, compute, send)"},
         {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)"},
@@ -333,7 +336,7 @@ static const ui_command commands[] = {
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
                         "in the\n"
                         "caption.  Exits 1 for an invalid partition.",
-                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
+                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH, OPT_BOUNDS,
                                  OPT_METHOD, OPT_SEED, OPT_TIME, OPT_TIMELINE, OPT_BATCHES,
                                  OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
@@ -807,6 +810,11 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			if (!parse_count(pre, "max-ops", a, 1, 10000000, &x))
 				return false;
 			o->max_ops = (int)x;
+			break;
+		case OPT_DEPTH:
+			if (!parse_count(pre, "depth", a, 1, 1000, &x))
+				return false;
+			o->depth = (int)x;
 			break;
 		case OPT_BOUNDS: o->bounds = a; break;
 		case OPT_TIMELINE: o->timeline = true; break;
