@@ -45,6 +45,23 @@ sc_fold *sc_fold_new(const sc_graph *g, const int *stage, int k, bool skip_empty
 		if (depth[v] + 1 > height[s])
 			height[s] = depth[v] + 1;
 	}
+	/* an op with no predecessor in its stage (a parameter, an input)
+	 * goes just above its first successor there, as dot draws it, not on
+	 * the stage's first level */
+	for (int i = g->n - 1; i >= 0; i--) {
+		int v = g->topo[i], s = stage ? stage[v] : 0, low = -1;
+		bool source = true;
+		for (int j = g->pred_off[v]; j < g->pred_off[v + 1] && source; j++)
+			source = (stage ? stage[g->pred[j]] : 0) != s;
+		for (int j = g->succ_off[v]; source && j < g->succ_off[v + 1]; j++) {
+			int w = g->succ[j];
+			int step = box && box[w] == box[v] ? 0 : 1;
+			if ((stage ? stage[w] : 0) == s && (low < 0 || depth[w] - step < low))
+				low = depth[w] - step;
+		}
+		if (source && low > depth[v])
+			depth[v] = low;
+	}
 	for (int s = 0; s < k; s++)
 		f->stage_start[s + 1] = f->stage_start[s] + (height[s] > 0 ? height[s]
 		                                             : skip_empty  ? 0

@@ -190,25 +190,50 @@ static bool tie(Agraph_t *g, Agnode_t *a, Agnode_t *b)
 
 /* Keeps the flow in order.  Each column starts with an invisible head, the
  * heads on one rank in column order (flat edges run left to right), each
- * tied to the first units of its column; between two pieces of one column
- * an invisible divider is tied below every last unit of the upper piece
- * and above every first unit of the lower one, so that nothing of a later
- * stage sits beside or above something of an earlier stage.  A divider
- * costs an edge per first and last unit, where tying the units of
- * neighbouring pieces to one another directly would cost their product.
+ * tied to the first unit of its column.  Between two pieces of one column
+ * an invisible divider is tied below the upper piece's last unit and every
+ * unit of it that feeds a lower piece without feeding its own, and above
+ * the lower piece's first unit and every unit fed from an upper piece and
+ * not from its own: those are the units dot would otherwise pull out of
+ * their piece, beside the other one.  Units with no edge out of their
+ * piece stay beside their neighbours in it, and tying every one of them
+ * (a Caffe2 graph's hundreds of parameter ops) makes dot take minutes.
  * (The heads sit in the root graph: dot orders clusters as wholes and
  * ignores flat edges between nodes inside them.) */
+enum { IN_PIECE = 1, OUT_PIECE = 2, IN_ABOVE = 4, OUT_BELOW = 8 };
+
 static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 {
 	const sc_boxes *u = p->u;
+	const int *level = p->f->level;
 	int C = p->f->columns;
-	bool *has_in = calloc((size_t)u->n + 1, 1), *has_out = calloc((size_t)u->n + 1, 1);
+	unsigned char *flag = calloc((size_t)u->n + 1, 1);
+	int *first = malloc(((size_t)p->npieces + 1) * sizeof *first),
+	    *last = malloc(((size_t)p->npieces + 1) * sizeof *last);
 	Agnode_t **head = calloc((size_t)C, sizeof *head), **div = NULL;
-	if (!has_in || !has_out || !head || !(div = calloc((size_t)p->npieces + 1, sizeof *div)))
+	if (!flag || !first || !last || !head ||
+	    !(div = calloc((size_t)p->npieces + 1, sizeof *div)))
 		goto nomem;
-	for (int i = 0; i < u->nedges; i++)
-		if (p->piece_of[u->edge[i].from] == p->piece_of[u->edge[i].to])
-			has_out[u->edge[i].from] = has_in[u->edge[i].to] = true;
+	for (int i = 0; i < u->nedges; i++) {
+		int a = u->edge[i].from, b = u->edge[i].to;
+		int pa = p->piece_of[a], pb = p->piece_of[b];
+		if (pa == pb) {
+			flag[a] |= OUT_PIECE;
+			flag[b] |= IN_PIECE;
+		} else if (pa < pb && p->piece_col[pa] == p->piece_col[pb]) {
+			flag[a] |= OUT_BELOW;
+			flag[b] |= IN_ABOVE;
+		}
+	}
+	for (int i = 0; i < p->npieces; i++)
+		first[i] = last[i] = -1;
+	for (int x = 0; x < u->n; x++) {
+		int i = p->piece_of[x], l = level[u->op[x]];
+		if (first[i] < 0 || l < level[u->op[first[i]]])
+			first[i] = x;
+		if (last[i] < 0 || l > level[u->op[last[i]]])
+			last[i] = x;
+	}
 	char name[32];
 	Agraph_t *heads = C > 1 ? agsubg(g, "heads", 1) : NULL;
 	if (C > 1 && !heads)
@@ -232,31 +257,35 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 			if (!(div[i] = tie_node(home, name)))
 				goto nomem;
 		}
-	for (int i = 0; i < p->npieces; i++)
-		if (p->empty[i]) {
-			bool first = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
-			Agnode_t *above = first ? head[p->piece_col[i]] : div[i - 1];
-			if ((above && !tie(g, above, p->empty[i])) ||
-			    (div[i] && !tie(g, p->empty[i], div[i])))
-				goto nomem;
-		}
-	for (int x = 0; x < u->n; x++) {
-		int i = p->piece_of[x];
-		bool first = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
-		Agnode_t *above = first ? head[p->piece_col[i]] : div[i - 1];
-		if (!has_in[x] && above && !tie(g, above, p->node[x]))
-			goto nomem;
-		if (!has_out[x] && div[i] && !tie(g, p->node[x], div[i]))
+	for (int i = 0; i < p->npieces; i++) {
+		bool top = i == 0 || p->piece_col[i - 1] != p->piece_col[i];
+		Agnode_t *above = top ? head[p->piece_col[i]] : div[i - 1];
+		Agnode_t *a = p->empty[i] ? p->empty[i] : first[i] >= 0 ? p->node[first[i]] : NULL;
+		Agnode_t *z = p->empty[i] ? p->empty[i] : last[i] >= 0 ? p->node[last[i]] : NULL;
+		if ((above && a && !tie(g, above, a)) || (div[i] && z && !tie(g, z, div[i])))
 			goto nomem;
 	}
-	free(has_in);
-	free(has_out);
+	for (int x = 0; x < u->n; x++) {
+		int i = p->piece_of[x];
+		Agnode_t *above =
+		        i > 0 && p->piece_col[i - 1] == p->piece_col[i] ? div[i - 1] : NULL;
+		if (above && x != first[i] && (flag[x] & (IN_PIECE | IN_ABOVE)) == IN_ABOVE &&
+		    !tie(g, above, p->node[x]))
+			goto nomem;
+		if (div[i] && x != last[i] && (flag[x] & (OUT_PIECE | OUT_BELOW)) == OUT_BELOW &&
+		    !tie(g, p->node[x], div[i]))
+			goto nomem;
+	}
+	free(flag);
+	free(first);
+	free(last);
 	free(head);
 	free(div);
 	return SC_OK;
 nomem:
-	free(has_in);
-	free(has_out);
+	free(flag);
+	free(first);
+	free(last);
 	free(head);
 	free(div);
 	return sc_error_nomem(err, "the Graphviz graph");
@@ -463,7 +492,8 @@ static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
 		/* an edge to another column, or back to an earlier stage (a
 		 * training graph's backward pass), does not rank its ends: the
 		 * fold does */
-		if (unit_column(p, ue->from) != unit_column(p, ue->to) || st < sf)
+		bool free_edge = unit_column(p, ue->from) != unit_column(p, ue->to) || st < sf;
+		if (free_edge)
 			agsafeset(e, "constraint", "false", "true");
 		if (p->q && sf != st && ue->bytes == 0) {
 			/* an order between stages that moves no data */
@@ -473,7 +503,12 @@ static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
 			agset(e, "color", COL_CROSS);
 			agset(e, "penwidth", "1.8");
 			agset(e, "arrowsize", "0.7");
-			agset(e, "label", sc_quotient_fmt_bytes(ue->bytes, bytes, sizeof bytes));
+			/* an edge dot does not rank may join two ops of one rank,
+			 * and dot 2.43 frees memory twice laying out a labelled
+			 * edge within a rank among clusters: its label is placed
+			 * after the layout instead */
+			agsafeset(e, free_edge ? "xlabel" : "label",
+			          sc_quotient_fmt_bytes(ue->bytes, bytes, sizeof bytes), "");
 		}
 		if (u->module[ue->to] < 0 && gr->backward && gr->backward[ue->head]) {
 			/* an edge into the backward pass (from either pass) */
