@@ -191,16 +191,17 @@ static bool tie(Agraph_t *g, Agnode_t *a, Agnode_t *b)
 /* Keeps the flow in order.  Each column starts with an invisible head, the
  * heads on one rank in column order (flat edges run left to right), each
  * tied to the first unit of its column.  Between two pieces of one column
- * an invisible divider is tied below the upper piece's last unit and every
- * unit of it that feeds a lower piece without feeding its own, and above
- * the lower piece's first unit and every unit fed from an upper piece and
- * not from its own: those are the units dot would otherwise pull out of
- * their piece, beside the other one.  Units with no edge out of their
- * piece stay beside their neighbours in it, and tying every one of them
- * (a Caffe2 graph's hundreds of parameter ops) makes dot take minutes.
- * (The heads sit in the root graph: dot orders clusters as wholes and
- * ignores flat edges between nodes inside them.) */
-enum { IN_PIECE = 1, OUT_PIECE = 2, IN_ABOVE = 4, OUT_BELOW = 8 };
+ * an invisible divider is tied below the upper piece's last unit, every
+ * unit of it that feeds a lower piece, and every unit on its last level
+ * that feeds nothing; and above the lower piece's first unit, every unit
+ * fed from an upper piece and every unit on its first level fed by
+ * nothing: those are the units dot could pull out of their piece, beside
+ * the other one.  Every other unit hangs from its neighbours in its
+ * piece; tying them all (a Caffe2 graph's hundreds of parameter ops, far
+ * from the divider) makes dot take minutes.  (The heads sit in the root
+ * graph: dot orders clusters as wholes and ignores flat edges between
+ * nodes inside them.) */
+enum { IN_ABOVE = 1, OUT_BELOW = 2, IN_ANY = 4, OUT_ANY = 8 };
 
 static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 {
@@ -217,10 +218,9 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 	for (int i = 0; i < u->nedges; i++) {
 		int a = u->edge[i].from, b = u->edge[i].to;
 		int pa = p->piece_of[a], pb = p->piece_of[b];
-		if (pa == pb) {
-			flag[a] |= OUT_PIECE;
-			flag[b] |= IN_PIECE;
-		} else if (pa < pb && p->piece_col[pa] == p->piece_col[pb]) {
+		flag[a] |= OUT_ANY;
+		flag[b] |= IN_ANY;
+		if (pa < pb && p->piece_col[pa] == p->piece_col[pb]) {
 			flag[a] |= OUT_BELOW;
 			flag[b] |= IN_ABOVE;
 		}
@@ -243,8 +243,10 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 		agset(heads, "label", "");
 	}
 	for (int c = 0; C > 1 && c < C; c++) {
+		/* made first (make_heads), so that dot's first order, which
+		 * follows the nodes from the first made, starts in column order */
 		snprintf(name, sizeof name, "head%d", c + 1);
-		if (!(head[c] = tie_node(g, name)) || !agsubnode(heads, head[c], 1))
+		if (!(head[c] = agnode(g, name, 0)) || !agsubnode(heads, head[c], 1))
 			goto nomem;
 		if (c > 0 && !tie(g, head[c - 1], head[c]))
 			goto nomem;
@@ -269,11 +271,14 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 		int i = p->piece_of[x];
 		Agnode_t *above =
 		        i > 0 && p->piece_col[i - 1] == p->piece_col[i] ? div[i - 1] : NULL;
-		if (above && x != first[i] && (flag[x] & (IN_PIECE | IN_ABOVE)) == IN_ABOVE &&
-		    !tie(g, above, p->node[x]))
+		int l = level[u->op[x]];
+		bool top = (flag[x] & IN_ABOVE) ||
+		           (!(flag[x] & IN_ANY) && l == level[u->op[first[i]]]);
+		bool bottom = (flag[x] & OUT_BELOW) ||
+		              (!(flag[x] & OUT_ANY) && l == level[u->op[last[i]]]);
+		if (above && x != first[i] && top && !tie(g, above, p->node[x]))
 			goto nomem;
-		if (div[i] && x != last[i] && (flag[x] & (OUT_PIECE | OUT_BELOW)) == OUT_BELOW &&
-		    !tie(g, p->node[x], div[i]))
+		if (div[i] && x != last[i] && bottom && !tie(g, p->node[x], div[i]))
 			goto nomem;
 	}
 	free(flag);
@@ -542,6 +547,14 @@ static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_erro
 	}
 	if (cap && cap->title)
 		caption(g, p, cap, text, 8192);
+	for (int c = 0; p->f->columns > 1 && c < p->f->columns; c++) {
+		char name[32];
+		snprintf(name, sizeof name, "head%d", c + 1);
+		if (!tie_node(g, name)) {
+			st = sc_error_nomem(err, "the Graphviz graph");
+			goto out;
+		}
+	}
 	if ((st = make_clusters(g, p, text, 8192, err)) != SC_OK)
 		goto out;
 	for (int x = 0; x < p->u->n; x++)
@@ -606,6 +619,15 @@ static void plan_fini(full_plan *p)
 	free(p->empty);
 }
 
+/* Whether dot drew the columns of the last layout left to right. */
+static bool columns_in_order(const full_plan *p)
+{
+	for (int c = 1; c < p->f->columns; c++)
+		if (GD_bb(p->column[c - 1]).UR.x > GD_bb(p->column[c]).LL.x)
+			return false;
+	return true;
+}
+
 static sc_status too_many(sc_error *err, const sc_graph *g, int boxes, int max_ops)
 {
 	return sc_error_set(err, SC_ERR_INPUT,
@@ -634,9 +656,12 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 			starts_stage[p->f->stage_start[b]] = true;
 	double correction = 1;
 	int tried[3] = {0};
+	bool reordered = false;
 	for (int t = 0; t < 3; t++) {
-		int c = sc_fold_best(p->f, across, along, starts_stage, ASPECT_AIM / correction);
-		for (int i = 0; i < t; i++)
+		int c = reordered ? p->f->columns
+		                  : sc_fold_best(p->f, across, along, starts_stage,
+		                                 ASPECT_AIM / correction);
+		for (int i = 0; i < t && !reordered; i++)
 			if (tried[i] == c)
 				goto out; /* the last layout is as good as it gets */
 		tried[t] = c;
@@ -651,12 +676,23 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 		}
 		if ((st = build(s->g, p, cap, err)) != SC_OK || (st = gv_layout(s, err)) != SC_OK)
 			goto out;
+		if (!columns_in_order(p)) {
+			/* dot let data edges between columns reorder them: fold
+			 * into fewer until the columns read left to right (one
+			 * always does) */
+			int fewer = p->f->columns / 2;
+			sc_fold_cut(p->f, fewer > 1 ? fewer : 1);
+			reordered = true;
+			t = 0;
+			continue;
+		}
 		boxf bb = GD_bb(s->g);
 		double w = bb.UR.x - bb.LL.x, h = bb.UR.y - bb.LL.y;
 		double aspect = h > 0 ? w / h : 1;
 		/* near enough the aim; else fold again, correcting the
 		 * estimate by what dot made of it */
-		if (aspect <= ASPECT_AIM * ASPECT_SLACK && aspect >= ASPECT_AIM / ASPECT_SLACK)
+		if (reordered ||
+		    (aspect <= ASPECT_AIM * ASPECT_SLACK && aspect >= ASPECT_AIM / ASPECT_SLACK))
 			break;
 		correction = aspect / sc_fold_aspect(p->f, across, along, starts_stage);
 	}
