@@ -6,6 +6,11 @@
  * subgraph "cluster_sN" (the prefix makes dot draw it as a box); the stage
  * costs come from the quotient (quotient.h), so the picture, the stage
  * graph and `stagecut eval` agree.
+ *
+ * Longer than 600 lines: the picture's plan (pieces of stages in columns),
+ * its clusters, module boxes, order ties and the fold-and-relayout loop all
+ * work on one full_plan and its Graphviz objects; split into files they
+ * would pass all of it back and forth.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "full.h"

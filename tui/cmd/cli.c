@@ -314,7 +314,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "render",
-                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--timeline] "
+                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full [--depth N]] "
+                            "[--timeline] "
                             "[--bounds B.json]",
                 .summary = "a picture of a partition (or of the graph) through Graphviz",
                 .help = "Draws the partition PARTITION of FILE (else the file's own stages, else "
@@ -329,8 +330,12 @@ static const ui_command commands[] = {
                         "labelled with\n"
                         "the tensor bytes between stages.  --full draws every op instead, one "
                         "cluster\n"
-                        "per stage, with edges crossing stages dark and labelled; graphs of more "
-                        "than\n"
+                        "per stage, with edges crossing stages dark and labelled, ops boxed by "
+                        "module\n"
+                        "(--depth N: each module at depth N one box), folded top to bottom into "
+                        "columns\n"
+                        "read left to right (neither side over 2.5 times the other); graphs of "
+                        "more than\n"
                         "--max-ops ops are refused (draw the stage graph).  Without a partition "
                         "it\n"
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
