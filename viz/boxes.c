@@ -65,7 +65,7 @@ sc_boxes *sc_boxes_new(const sc_graph *g, const sc_modules *m, int depth, const 
                        sc_error *err)
 {
 	sc_boxes *u = calloc(1, sizeof *u);
-	int *unit_of_module = NULL;
+	int *unit_of_module = NULL, *next_part = NULL;
 	if (!u)
 		goto nomem;
 	size_t n = (size_t)g->n + 1;
@@ -79,8 +79,10 @@ sc_boxes *sc_boxes_new(const sc_graph *g, const sc_modules *m, int depth, const 
 	u->lo = sc_malloc_n(n, sizeof *u->lo);
 	u->hi = sc_malloc_n(n, sizeof *u->hi);
 	unit_of_module = sc_malloc_n((size_t)m->n + 1, sizeof *unit_of_module);
+	next_part = sc_malloc_n(n, sizeof *next_part);
+	u->own = sc_malloc_n(n, sizeof *u->own);
 	if (!u->of_op || !u->op || !u->module || !u->home || !u->ops || !u->work || !u->lo ||
-	    !u->hi || !unit_of_module)
+	    !u->hi || !unit_of_module || !next_part || !u->own)
 		goto nomem;
 	for (int i = 0; i < m->n; i++)
 		unit_of_module[i] = -1;
@@ -92,25 +94,39 @@ sc_boxes *sc_boxes_new(const sc_graph *g, const sc_modules *m, int depth, const 
 		int home = at;
 		while (!collapsed && home > 0 && m->m[home].end - m->m[home].first == 1)
 			home = m->m[home].parent;
+		int s = stage ? stage[v] : 0;
+		/* a collapsed module is a box per stage it has ops in, so that
+		 * every stage shows its part */
 		int x = collapsed ? unit_of_module[at] : -1;
+		while (x >= 0 && u->own[x] != s)
+			x = next_part[x];
 		if (x < 0) {
 			x = u->n++;
 			u->op[x] = v;
 			u->module[x] = collapsed ? at : -1;
 			u->home[x] = collapsed ? m->m[at].parent : home;
-			u->lo[x] = u->hi[x] = stage ? stage[v] : 0;
-			if (collapsed)
+			u->own[x] = u->lo[x] = u->hi[x] = s;
+			next_part[x] = -1;
+			if (collapsed) {
+				next_part[x] = unit_of_module[at];
 				unit_of_module[at] = x;
+			}
 		}
 		u->of_op[v] = x;
 		u->ops[x]++;
 		u->work[x] += g->work[v];
-		int s = stage ? stage[v] : 0;
-		if (s < u->lo[x])
-			u->lo[x] = s;
-		if (s > u->hi[x])
-			u->hi[x] = s;
 	}
+	/* each part of a module gives the module's whole stage range */
+	for (int i = 0; i < m->n; i++)
+		for (int x = unit_of_module[i]; x >= 0; x = next_part[x])
+			for (int y = unit_of_module[i]; y >= 0; y = next_part[y]) {
+				if (u->own[y] < u->lo[x])
+					u->lo[x] = u->own[y];
+				if (u->own[y] > u->hi[x])
+					u->hi[x] = u->own[y];
+			}
+	free(next_part);
+	next_part = NULL;
 	free(unit_of_module);
 	unit_of_module = NULL;
 	if (!merge_edges(u, g))
@@ -118,6 +134,7 @@ sc_boxes *sc_boxes_new(const sc_graph *g, const sc_modules *m, int depth, const 
 	return u;
 nomem:
 	free(unit_of_module);
+	free(next_part);
 	sc_boxes_free(u);
 	sc_error_nomem(err, "the picture's modules");
 	return NULL;
@@ -170,6 +187,7 @@ void sc_boxes_free(sc_boxes *u)
 	free(u->ops);
 	free(u->work);
 	free(u->lo);
+	free(u->own);
 	free(u->hi);
 	free(u->edge);
 	free(u);

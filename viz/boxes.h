@@ -4,7 +4,8 @@
  * The full picture clusters ops by module (core/modules.h): each module is
  * a box around its ops, inside the box of its parent.  With a depth N,
  * every module at depth N is drawn as one box standing for all its ops and
- * the modules below it, and the ops of shallower modules as themselves.  A
+ * the modules below it (one per stage it has ops in, each saying the
+ * module's stages), and the ops of shallower modules as themselves.  A
  * unit is what is drawn as one node: an op, or such a collapsed module.
  *
  * The edges between units come from the ops' edges: one per pair of units
@@ -36,7 +37,8 @@ typedef struct sc_boxes {
 	int *home;    /* unit -> the module whose box holds it (0: the root, none) */
 	int *ops;     /* unit -> its ops */
 	double *work; /* unit -> its ops' work */
-	int *lo, *hi; /* unit -> its lowest and highest stage (0 without stages) */
+	int *own;     /* unit -> its stage (a collapsed module: one box per stage) */
+	int *lo, *hi; /* unit -> its module's lowest and highest stage (0 without stages) */
 	int nedges;
 	sc_box_edge *edge; /* sorted by (from, to); from != to */
 } sc_boxes;

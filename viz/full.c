@@ -441,8 +441,9 @@ static void module_label(const full_plan *p, int x, strbuf *b)
 	       u->ops[x] == 1 ? "" : "s", sc_quotient_fmt(u->work[x], w, sizeof w));
 	if (p->q && u->lo[x] == u->hi[x])
 		sb_add(b, " &#183; stage %d", u->lo[x] + 1);
-	else if (p->q)
-		sb_add(b, " &#183; stages %d-%d", u->lo[x] + 1, u->hi[x] + 1);
+	else if (p->q) /* this box is its part in one stage */
+		sb_add(b, " &#183; stage %d of its stages %d-%d", u->own[x] + 1, u->lo[x] + 1,
+		       u->hi[x] + 1);
 	sb_add(b, "</FONT>");
 }
 
@@ -454,8 +455,12 @@ static Agnode_t *unit_node(Agraph_t *g, full_plan *p, int x, char *text, size_t 
 	Agraph_t *home = module_cluster(g, p, u->home[x], p->piece_of[x]);
 	int v = u->op[x];
 	char name[32];
-	snprintf(name, sizeof name, u->module[x] >= 0 ? "m%d" : "o%d",
-	         u->module[x] >= 0 ? u->module[x] : v);
+	if (u->module[x] < 0)
+		snprintf(name, sizeof name, "o%d", v);
+	else if (u->own[x] == u->lo[x])
+		snprintf(name, sizeof name, "m%d", u->module[x]);
+	else /* its part in a later stage */
+		snprintf(name, sizeof name, "m%d_s%d", u->module[x], u->own[x] + 1);
 	Agnode_t *n = home ? agnode(home, name, 1) : NULL;
 	if (!n)
 		return NULL;
