@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/mem.h"
 #include "fold.h"
 #include "gv.h"
@@ -585,6 +586,8 @@ out:
 /* how far off the aim a drawing may be before it is folded again: the
  * slack keeps within SC_FULL_ASPECT_MAX */
 #define ASPECT_SLACK 1.5
+/* seconds of layout after which a drawing within the limit is kept */
+#define SLOW_LAYOUT 5.0
 
 /* What dot will make of a level, roughly, in points: the sum of its
  * units' extents across the flow and the largest along it (a box is its
@@ -664,7 +667,7 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 	for (int b = 1; b < p->k; b++)
 		if (p->f->stage_start[b] < L)
 			starts_stage[p->f->stage_start[b]] = true;
-	double correction = 1;
+	double correction = 1, started = sc_clock_now();
 	int tried[3] = {0};
 	bool reordered = false;
 	for (int t = 0; t < 3; t++) {
@@ -701,7 +704,12 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 		double aspect = h > 0 ? w / h : 1;
 		/* near enough the aim; else fold again, correcting the
 		 * estimate by what dot made of it */
-		if (reordered ||
+		bool within = aspect <= SC_FULL_ASPECT_MAX && aspect >= 1 / SC_FULL_ASPECT_MAX;
+		/* a dense graph takes dot minutes: once a layout has taken
+		 * seconds, one within the limit will do, and none is redone
+		 * after half a minute */
+		double spent = sc_clock_now() - started;
+		if (reordered || (within && spent > SLOW_LAYOUT) || spent > 6 * SLOW_LAYOUT ||
 		    (aspect <= ASPECT_AIM * ASPECT_SLACK && aspect >= ASPECT_AIM / ASPECT_SLACK))
 			break;
 		correction = aspect / sc_fold_aspect(p->f, across, along, starts_stage);
