@@ -60,6 +60,7 @@ typedef struct ui_opts {
 	const char *format; /* -T */
 	bool full;
 	int max_ops;        /* 0 = default */
+	int depth;          /* --depth N: modules deeper than N collapsed (0 = none) */
 	const char *bounds; /* --bounds FILE */
 	bool timeline;      /* eval, render: --timeline */
 	int batches;        /* --batches: micro-batches; 0 = default (2k) */

@@ -93,5 +93,18 @@ void gv_caption(strbuf *b, const sc_caption *cap, const char *summary, const gv_
 		sb_add(b, "<BR/>costs: ");
 		sb_add_escaped(b, cap->costs);
 	}
+	if (cap->unit) {
+		sb_add(b, "<BR/>units: work and costs in ");
+		sb_add_escaped(b, cap->unit);
+		sb_add(b, ", tensors and memory in bytes");
+		if (cap->device && *cap->device) {
+			sb_add(b, " &#183; device ");
+			sb_add_escaped(b, cap->device);
+		}
+		if (cap->dims && *cap->dims) {
+			sb_add(b, " &#183; dims ");
+			sb_add_escaped(b, cap->dims);
+		}
+	}
 	sb_add(b, "</FONT>");
 }

@@ -28,6 +28,14 @@ typedef struct sc_caption {
 	double best;
 	const char *best_by; /* "dpl", "the search"; may be NULL */
 	const char *costs;   /* where the work came from (sc_graph.cost_short); may be NULL */
+	/* What the numbers mean, on a line of their own when unit is not
+	 * NULL: work and costs in unit ("microseconds", "time units"), bytes
+	 * for tensors and memory, the device the costs were modelled for
+	 * ("h100 at fp16"; NULL or "" for none) and the symbolic dims the
+	 * model was costed at ("N=32, S=128"; NULL or "" for none) */
+	const char *unit;
+	const char *device;
+	const char *dims;
 } sc_caption;
 
 /* The gap of a partition of bottleneck cost over a lower bound,

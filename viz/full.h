@@ -7,7 +7,12 @@
  * cluster with a heavy red border and the word "bottleneck"), and edges
  * that cross stages are drawn dark and heavy with their tensor's size (dashed
  * and light when the tensor is empty) while edges inside a stage stay thin
- * and grey.  Stages run left to right.  On a training graph backward ops are
+ * and grey.  Inside a stage the ops are boxed by module (core/modules.h),
+ * or with a depth each module at that depth is one box (boxes.h).  The
+ * picture is folded (fold.h): the flow runs top to bottom in columns read
+ * left to right, as many as make it about 1.6 times as wide as tall (no
+ * side over SC_FULL_ASPECT_MAX times the other where the graph allows),
+ * each stage below or after the one before.  On a training graph backward ops are
  * dashed boxes on a lavender tint and every edge into a backward op is
  * dashed purple (both with the svg class "backward"), a cluster's heading
  * splits its cost by pass, and the caption says so in a legend.
@@ -28,16 +33,23 @@
  * (perf/perf_render.sh), and more ops would not be read anyway. */
 #define SC_FULL_MAX_OPS 2000
 
+/* The picture is folded into columns (fold.h) until neither its width nor
+ * its height is more than this many times the other, where the graph
+ * allows (one level wider than that is drawn as it is). */
+#define SC_FULL_ASPECT_MAX 2.5
+
 /* Writes the picture of g to path in format (any Graphviz output format, as
  * for sc_render_quotient; atomically).  stage (0-based, below set->k) may
  * be NULL to draw the graph without stages; then cap's second line gives
  * the graph's size instead of the bottleneck.  cap may be NULL.  max_ops <=
- * 0 means SC_FULL_MAX_OPS.  Returns SC_OK; SC_ERR_INPUT for a graph of more
- * than max_ops ops (naming both numbers), a stage out of range, or a format
+ * 0 means SC_FULL_MAX_OPS.  depth >= 1 draws each module at that depth as
+ * one box; 0 draws every op.  Returns SC_OK; SC_ERR_INPUT for a graph of
+ * more than max_ops ops or boxes (naming both numbers), a negative depth,
+ * a stage out of range, or a format
  * Graphviz cannot write; SC_ERR_IO when path cannot be written;
  * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
                          const sc_caption *cap, const char *format, const char *path, int max_ops,
-                         double *scale, sc_error *err);
+                         int depth, double *scale, sc_error *err);
 
 #endif

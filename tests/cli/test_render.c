@@ -23,6 +23,7 @@
 #include <graphviz/cgraph.h>
 
 #include "tests/support.h"
+#include "core/modules.h"
 #include "viz/quotient.h"
 
 static char dir[64];
@@ -273,7 +274,7 @@ Test(render, without_a_partition_the_graph_itself)
 	for (const char *p = svg; (p = strstr(p, "class=\"node\"")); p++)
 		nodes++;
 	cr_assert_eq(nodes, gr->n, "%d nodes drawn, the graph has %d ops", nodes, gr->n);
-	cr_assert_null(strstr(svg, "cluster"), "no stages without a partition");
+	cr_assert_null(strstr(svg, "cluster_s"), "no stages without a partition");
 	char want[64];
 	snprintf(want, sizeof want, "%d ops, %d edges", gr->n, gr->m);
 	cr_assert(strstr(svg, want), "the caption gives the graph's size");
@@ -695,4 +696,276 @@ Test(render, many_empty_stages_are_left_out)
 	cr_assert(strstr(svg, ">stage 20<"), "the empty stages of k = 20 are not drawn");
 	cr_assert_null(strstr(svg, "not drawn"));
 	free(svg);
+}
+
+/* Issue 28, item 3: pictures of every op that real models can be read
+ * in.  The ONNX models at the tester's settings, each with a kahn
+ * partition into 4 stages. */
+#define R50 "samples/onnx/resnet50.onnx --device h100 --dim N=32"
+#define VIT "samples/onnx/vit_b_16.onnx --device h100"
+
+/* Solves model (path and options) into dir/name with kahn, k stages. */
+static const char *kahn_part(char *buf, size_t size, const char *model, const char *name, int k)
+{
+	in_dir(buf, size, name);
+	cr_assert_eq(ts_runf(NULL, NULL, "solve %s -k %d -m kahn -o '%s'", model, k, buf), 0,
+	             "solve %s", model);
+	return buf;
+}
+
+/* The laid-out DOT output of render ARGS, parsed. */
+static Agraph_t *render_dot(const char *args, const char *name)
+{
+	char path[256];
+	in_dir(path, sizeof path, name);
+	char *err = NULL;
+	int st = ts_runf(NULL, &err, "render %s -o '%s'", args, path);
+	cr_assert_eq(st, 0, "render %s exited %d: %s", args, st, err);
+	free(err);
+	char *dot = slurp(path, NULL);
+	Agraph_t *G = agmemread(dot);
+	cr_assert(G, "the dot output of render %s does not parse", args);
+	free(dot);
+	return G;
+}
+
+/* The subgraph called name anywhere in G, or NULL. */
+static Agraph_t *find_subg(Agraph_t *G, const char *name)
+{
+	for (Agraph_t *c = agfstsubg(G); c; c = agnxtsubg(c)) {
+		if (strcmp(agnameof(c), name) == 0)
+			return c;
+		Agraph_t *in = find_subg(c, name);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
+/* The drawing's width over height, from the root's bounding box. */
+static double dot_aspect(Agraph_t *G)
+{
+	double llx, lly, urx, ury;
+	cr_assert_eq(sscanf(agget(G, "bb"), "%lf,%lf,%lf,%lf", &llx, &lly, &urx, &ury), 4);
+	return (urx - llx) / (ury - lly);
+}
+
+/* The page of resnet50 and vit_b_16, every op and modules collapsed at
+ * depth 2 (the tester's 27191 x 251 px strip): neither side is more than
+ * SC_FULL_ASPECT_MAX (2.5) times the other, as the man page says, and the
+ * PNG is drawn at full size. */
+Test(render, full_pictures_of_real_models_keep_a_screen_shape)
+{
+	const char *models[] = {R50, VIT};
+	const char *depths[] = {"", "--depth 2"};
+	for (int i = 0; i < 2; i++) {
+		char part[256], args[512];
+		kahn_part(part, sizeof part, models[i], "part.json", 4);
+		for (int d = 0; d < 2; d++) {
+			snprintf(args, sizeof args, "%s '%s' --full %s", models[i], part,
+			         depths[d]);
+			Agraph_t *G = render_dot(args, "shape.dot");
+			double a = dot_aspect(G);
+			cr_assert(a <= 2.5 && a >= 1 / 2.5, "render %s: width / height %.2f", args,
+			          a);
+			agclose(G);
+		}
+	}
+	/* the bitmap of the collapsed resnet50 fits a screen at full size */
+	char part[256], path[256], *out = NULL;
+	kahn_part(part, sizeof part, R50, "part.json", 4);
+	cr_assert_eq(ts_runf(&out, NULL, "render %s '%s' --full --depth 2 --json -o '%s'", R50,
+	                     part, in_dir(path, sizeof path, "r50.png")),
+	             0);
+	unsigned w, h;
+	png_size(path, &w, &h);
+	cr_assert(w <= 2560 && h <= 1600, "resnet50 at depth 2 is %u x %u px", w, h);
+	json_t *v = json_loads(out, 0, NULL);
+	cr_assert_eq(json_real_value(json_object_get(v, "scale")), 1.0);
+	json_decref(v);
+	free(out);
+}
+
+/* Every stage has its cluster; at op level every op is a node and every
+ * module of more than one op a box (a cluster "cluster_m<module>_<piece>");
+ * at depth 2 every module at depth 2 is one node "m<module>" whose label
+ * gives its name and op count, the shallower modules of more than one op
+ * are boxes, and the nodes account for every op once. */
+Test(render, full_picture_draws_every_stage_and_module)
+{
+	const char *models[] = {R50, VIT};
+	const char *files[] = {"samples/onnx/resnet50.onnx", "samples/onnx/vit_b_16.onnx"};
+	for (int i = 0; i < 2; i++) {
+		sc_graph *g = ts_load(files[i]);
+		sc_error err;
+		sc_modules *m = sc_modules_new(g, &err);
+		cr_assert(m && m->max_depth >= 3, "%s has modules", files[i]);
+		char part[256], args[512];
+		kahn_part(part, sizeof part, models[i], "part.json", 4);
+		for (int depth = 0; depth <= 2; depth += 2) {
+			snprintf(args, sizeof args, "%s '%s' --full %s%.0d", models[i], part,
+			         depth ? "--depth " : "", depth);
+			Agraph_t *G = render_dot(args, "mods.dot");
+			for (int s = 1; s <= 4; s++) {
+				char name[32];
+				snprintf(name, sizeof name, "cluster_s%d", s);
+				Agraph_t *c = find_subg(G, name);
+				double bb[4];
+				cr_assert(c && sscanf(agget(c, "bb"), "%lf,%lf,%lf,%lf", &bb[0],
+				                      &bb[1], &bb[2], &bb[3]) == 4,
+				          "%s: no stage %d", args, s);
+			}
+			int counted = 0;
+			for (int x = 1; x < m->n; x++) {
+				const sc_module *mod = &m->m[x];
+				int ops = mod->end - mod->first;
+				char name[64];
+				if (depth && mod->depth == depth) {
+					/* a box per stage it has ops in ("m<module>", then
+					 * "m<module>_s<stage>"), the op counts adding up */
+					snprintf(name, sizeof name, "m%d", x);
+					cr_assert(agnode(G, name, 0), "%s: module %s is not drawn",
+					          args, mod->name);
+					int parts = 0;
+					for (int s = 0; s <= 4; s++) {
+						if (s)
+							snprintf(name, sizeof name, "m%d_s%d", x,
+							         s);
+						Agnode_t *n = agnode(G, name, 0);
+						if (!n)
+							continue;
+						char want[160];
+						snprintf(want, sizeof want, "<B>%s</B><BR/>",
+						         mod->name);
+						const char *lab = agget(n, "label");
+						int their = 0;
+						cr_assert(strstr(lab, want),
+						          "%s: module %s's label: %s", args,
+						          mod->name, lab);
+						const char *num = strstr(lab, "POINT-SIZE=\"8\">");
+						cr_assert(num &&
+						          sscanf(num + 15, "%d op", &their) == 1);
+						parts += their;
+					}
+					cr_assert_eq(parts, ops, "%s: module %s", args, mod->name);
+					counted += ops;
+				} else if ((!depth || mod->depth < depth) && ops > 1) {
+					/* a box in some piece */
+					bool found = false;
+					for (int piece = 1; piece <= 64 && !found; piece++) {
+						snprintf(name, sizeof name, "cluster_m%d_%d", x,
+						         piece);
+						found = find_subg(G, name) != NULL;
+					}
+					cr_assert(found, "%s: module %s has no box", args,
+					          mod->name);
+				}
+			}
+			for (int v = 0; v < g->n; v++) {
+				char name[32];
+				snprintf(name, sizeof name, "o%d", v);
+				int at = depth ? sc_modules_at_depth(m, v, depth) : 0;
+				bool boxed = depth && at > 0 && m->m[at].depth == depth;
+				cr_assert_eq(agnode(G, name, 0) != NULL, !boxed, "%s: op %s", args,
+				             g->op_name[v]);
+				counted += !boxed;
+			}
+			cr_assert_eq(counted, g->n);
+			agclose(G);
+		}
+		sc_modules_free(m);
+		sc_graph_free(g);
+	}
+}
+
+/* The bounding boxes of every piece of every stage ("cluster_s<s>" and
+ * its continuations "cluster_s<s>_<j>") anywhere in G: box[s][j] for
+ * stage s (1-based), up to 8 pieces; returns the pieces of s in n[s]. */
+typedef struct piece_box {
+	double llx, lly, urx, ury;
+} piece_box;
+
+static void stage_boxes(Agraph_t *G, piece_box box[][8], int *n, int k)
+{
+	for (Agraph_t *c = agfstsubg(G); c; c = agnxtsubg(c)) {
+		int s, j = 1;
+		const char *name = agnameof(c);
+		if ((sscanf(name, "cluster_s%d_%d", &s, &j) >= 1) && s >= 1 && s <= k && j <= 8) {
+			piece_box *b = &box[s][j - 1];
+			cr_assert_eq(sscanf(agget(c, "bb"), "%lf,%lf,%lf,%lf", &b->llx, &b->lly,
+			                    &b->urx, &b->ury),
+			             4);
+			if (j > n[s])
+				n[s] = j;
+		}
+		stage_boxes(c, box, n, k);
+	}
+}
+
+/* Stage order along the flow: every piece of stage s comes before every
+ * piece of a later stage t, either in an earlier column (wholly to its
+ * left) or above it in the same column (dot's y grows upwards).  gnmt's
+ * layers drew stages 4 and 5 above stage 3. */
+Test(render, full_picture_keeps_stage_order_along_the_flow)
+{
+	struct {
+		const char *model;
+		int k;
+	} cases[] = {
+	        {"samples/msr-fiddle/layer/gnmt_inference.json", 6},
+	        {"samples/msr-fiddle/layer/bert24_inference.json", 4},
+	        {R50, 4},
+	        {"samples/msr-fiddle/operator/bert_l-3_inference.json", 5},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char part[256], args[512];
+		kahn_part(part, sizeof part, cases[i].model, "part.json", cases[i].k);
+		snprintf(args, sizeof args, "%s '%s' --full", cases[i].model, part);
+		Agraph_t *G = render_dot(args, "order.dot");
+		piece_box box[9][8];
+		int n[9] = {0};
+		stage_boxes(G, box, n, cases[i].k);
+		for (int s = 1; s <= cases[i].k; s++) {
+			cr_assert_gt(n[s], 0, "%s: stage %d is not drawn", args, s);
+			for (int t = s + 1; t <= cases[i].k; t++)
+				for (int a = 0; a < n[s]; a++)
+					for (int b = 0; b < n[t]; b++) {
+						const piece_box *x = &box[s][a], *y = &box[t][b];
+						bool left = x->urx <= y->llx + 1e-6;
+						bool above = x->lly >= y->ury - 1e-6 &&
+						             x->urx > y->llx && y->urx > x->llx;
+						cr_assert(left || above,
+						          "%s: stage %d (piece %d) is not before "
+						          "stage %d "
+						          "(piece %d)",
+						          args, s, a + 1, t, b + 1);
+					}
+		}
+		agclose(G);
+	}
+}
+
+/* The caption says what the numbers mean: units, device and dims (both
+ * pictures), "time units" for a file's own numbers. */
+Test(render, caption_gives_units_device_and_dims)
+{
+	char part[256], args[512];
+	kahn_part(part, sizeof part, R50, "part.json", 4);
+	for (int full = 0; full < 2; full++) {
+		snprintf(args, sizeof args, "%s '%s' %s", R50, part,
+		         full ? "--full --depth 2" : "");
+		Agraph_t *G = render_dot(args, "cap.dot");
+		const char *label = agget(G, "label");
+		cr_assert(strstr(label, "units: work and costs in microseconds, tensors and memory "
+		                        "in bytes"),
+		          "%s: %s", args, label);
+		cr_assert(strstr(label, "device h100 at fp16"), "%s: %s", args, label);
+		cr_assert(strstr(label, "dims N=32"), "%s: %s", args, label);
+		agclose(G);
+	}
+	Agraph_t *G = render_dot("samples/paper/figure2.dot --full", "cap2.dot");
+	cr_assert(strstr(agget(G, "label"), "units: work and costs in time units"), "%s",
+	          agget(G, "label"));
+	cr_assert_null(strstr(agget(G, "label"), "device"));
+	agclose(G);
 }

@@ -84,6 +84,7 @@ typedef enum ui_option_id {
 	OPT_FORMAT,
 	OPT_FULL,
 	OPT_MAX_OPS,
+	OPT_DEPTH,
 	OPT_BOUNDS,
 	OPT_LAYERS,
 	OPT_METHODS,
@@ -174,6 +175,8 @@ static const ui_option options[] = {
         {OPT_FULL, "full", 0, NULL,
          "render: every op, clustered by stage (default: the stage graph)"},
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
+        {OPT_DEPTH, "depth", 0, "N",
+         "render --full: draw each module at depth N as one box (modules from op names)"},
         {OPT_TIMELINE, "timeline", 0, NULL,
          "eval, render: the pipeline schedule over time (lanes of receive, compute, send)"},
         {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)"},
@@ -351,7 +354,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "render",
-                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full] [--timeline] "
+                .synopsis = "render FILE [PARTITION] -o OUT [-T FORMAT] [--full [--depth N]] "
+                            "[--timeline] "
                             "[--bounds B.json]",
                 .summary = "a picture of a partition (or of the graph) through Graphviz",
                 .help = "Draws the partition PARTITION of FILE (else the file's own stages, else "
@@ -366,14 +370,18 @@ static const ui_command commands[] = {
                         "labelled with\n"
                         "the tensor bytes between stages.  --full draws every op instead, one "
                         "cluster\n"
-                        "per stage, with edges crossing stages dark and labelled; graphs of more "
-                        "than\n"
+                        "per stage, with edges crossing stages dark and labelled, ops boxed by "
+                        "module\n"
+                        "(--depth N: each module at depth N one box), folded top to bottom into "
+                        "columns\n"
+                        "read left to right (neither side over 2.5 times the other); graphs of "
+                        "more than\n"
                         "--max-ops ops are refused (draw the stage graph).  Without a partition "
                         "it\n"
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
                         "in the\n"
                         "caption.  Exits 1 for an invalid partition.",
-                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_BOUNDS,
+                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH, OPT_BOUNDS,
                                  OPT_METHOD, OPT_SEED, OPT_TIME, OPT_TIMELINE, OPT_BATCHES,
                                  OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
@@ -849,6 +857,11 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			if (!parse_count(pre, "max-ops", a, 1, 10000000, &x))
 				return false;
 			o->max_ops = (int)x;
+			break;
+		case OPT_DEPTH:
+			if (!parse_count(pre, "depth", a, 1, 1000, &x))
+				return false;
+			o->depth = (int)x;
 			break;
 		case OPT_BOUNDS: o->bounds = a; break;
 		case OPT_TIMELINE: o->timeline = true; break;

@@ -26,6 +26,7 @@
 #include "core/parse.h"
 #include "core/load.h"
 #include "core/mem.h"
+#include "core/onnx.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "core/timeline.h"
@@ -265,6 +266,25 @@ out:
 	return status;
 }
 
+/* An ONNX model's device and precision ("h100 at fp16") and symbolic
+ * dims ("N=32, S=1 (default)"; "none" for static shapes) for the
+ * caption. */
+static void caption_device(const sc_onnx_report *r, char *device, size_t dsize, char *dims,
+                           size_t size)
+{
+	snprintf(device, dsize, "%s at %s", r->device.name, sc_precision_name(r->precision));
+	size_t at = 0;
+	dims[0] = '\0';
+	for (int i = 0; i < r->ndims && at < size; i++)
+		at += (size_t)snprintf(dims + at, size - at, "%s%s=%lld%s", i ? ", " : "",
+		                       r->dim_name[i], r->dim_value[i],
+		                       r->dim_given[i]  ? ""
+		                       : r->dim_from[i] ? " (derived)"
+		                                        : " (default)");
+	if (r->ndims == 0)
+		snprintf(dims, size, "none (static shapes)");
+}
+
 int ui_cmd_render(const ui_opts *o)
 {
 	if (!o->output) {
@@ -289,6 +309,10 @@ int ui_cmd_render(const ui_opts *o)
 	/* loaded by hand to know the file's own k before -k overrides it */
 	sc_onnx_report rep = {0};
 	sc_graph *g = ui_load_file(o->pos[0], o, &rep, &err);
+	/* the caption's device and dims, which only the report knows */
+	char device[120] = "", dims[400] = "";
+	if (rep.filled)
+		caption_device(&rep, device, sizeof device, dims, sizeof dims);
 	sc_onnx_report_fini(&rep);
 	if (!g) {
 		ui_error("%s", err.msg);
@@ -308,7 +332,12 @@ int ui_cmd_render(const ui_opts *o)
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
 	char by[64];
-	sc_caption cap = {.title = g->name, .lower = NAN, .costs = g->cost_short};
+	sc_caption cap = {.title = g->name,
+	                  .lower = NAN,
+	                  .costs = g->cost_short,
+	                  .unit = g->time_unit ? g->time_unit : "time units",
+	                  .device = device,
+	                  .dims = dims};
 	if (o->bounds && !staged) {
 		ui_error("render: --bounds needs a partition (PARTITION or -k K) to compare with");
 		status = UI_EXIT_INPUT;
@@ -380,7 +409,7 @@ int ui_cmd_render(const ui_opts *o)
 	double scale = 1;
 	sc_status st = q && !o->full ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
 	                             : sc_render_full(g, &set, stage, &cap, format, o->output,
-	                                              o->max_ops, &scale, &err);
+	                                              o->max_ops, o->depth, &scale, &err);
 	sc_quotient_free(q);
 	if (st != SC_OK) {
 		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))

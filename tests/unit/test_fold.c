@@ -1,0 +1,144 @@
+/*
+ * test_fold.c - where the full picture puts its ops (viz/fold.h) and what
+ * it draws as one box (viz/boxes.h): levels that follow the stages and the
+ * edges on random graphs, column cuts snapped to stage boundaries on a
+ * chain, a box taking one level, and the boxes of resnet50's modules
+ * accounting for every op and edge.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "core/modules.h"
+#include "tests/support.h"
+#include "viz/boxes.h"
+#include "viz/fold.h"
+
+/* k stages by topological position: a valid partition of any DAG. */
+static int *stages_by_topo(const sc_graph *g, int k)
+{
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	cr_assert(stage);
+	for (int i = 0; i < g->n; i++)
+		stage[g->topo[i]] = (int)((long)i * k / g->n);
+	return stage;
+}
+
+/* Levels are stage-major (stage s on [stage_start[s], stage_start[s + 1]),
+ * a band per stage in order) and an edge inside a stage goes down; a cut
+ * makes columns of increasing levels covering them all. */
+Test(fold, levels_follow_stages_and_edges)
+{
+	ts_rng r = {.s = 28};
+	for (int t = 0; t < 40; t++) {
+		ts_graph_spec spec = {.n = 5 + ts_below(&r, 120),
+		                      .edge_p = 0.05 + 0.2 * ts_uniform(&r)};
+		sc_settings_init(&spec.settings);
+		sc_graph *g = ts_random_graph(&r, &spec);
+		int k = 1 + ts_below(&r, 6);
+		int *stage = stages_by_topo(g, k);
+		sc_error err;
+		sc_fold *f = sc_fold_new(g, stage, k, false, NULL, &err);
+		cr_assert(f);
+		for (int s = 0; s < k; s++)
+			cr_assert_lt(f->stage_start[s], f->stage_start[s + 1],
+			             "stage %d has a band", s);
+		for (int v = 0; v < g->n; v++) {
+			int s = stage[v];
+			cr_assert(f->level[v] >= f->stage_start[s] &&
+			          f->level[v] < f->stage_start[s + 1]);
+			for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+				if (stage[g->succ[i]] == s)
+					cr_assert_gt(f->level[g->succ[i]], f->level[v]);
+		}
+		int want = 1 + ts_below(&r, 8);
+		int made = sc_fold_cut(f, want);
+		cr_assert(made >= 1 && made <= want && made == f->columns);
+		cr_assert_eq(f->col_start[0], 0);
+		cr_assert_eq(f->col_start[made], f->levels);
+		for (int c = 0; c < made; c++)
+			cr_assert_lt(f->col_start[c], f->col_start[c + 1]);
+		for (int l = 0; l < f->levels; l++) {
+			int c = sc_fold_column(f, l);
+			cr_assert(f->col_start[c] <= l && l < f->col_start[c + 1]);
+		}
+		sc_fold_free(f);
+		free(stage);
+		sc_graph_free(g);
+	}
+}
+
+/* A chain of 120 ops in 4 stages of 30: 5 columns of 24 levels, the cuts
+ * at 24 and 96 moved to the stage boundaries 30 and 90 (6 levels away, a
+ * quarter of a column), those at 48 and 72 kept (12 away). */
+Test(fold, cuts_move_to_near_stage_boundaries)
+{
+	int *stage;
+	sc_graph *g = ts_chain_graph(120, 4, &stage);
+	sc_error err;
+	sc_fold *f = sc_fold_new(g, stage, 4, false, NULL, &err);
+	cr_assert(f);
+	cr_assert_eq(f->levels, 120);
+	cr_assert_eq(f->widest, 1);
+	cr_assert_not(f->across, "a chain flows down");
+	cr_assert_eq(sc_fold_cut(f, 5), 5);
+	int want[] = {0, 30, 48, 72, 90, 120};
+	for (int c = 0; c <= 5; c++)
+		cr_assert_eq(f->col_start[c], want[c], "cut %d at %d", c, f->col_start[c]);
+	sc_fold_free(f);
+	/* ops in one box per stage take one level each */
+	int *box = malloc(120 * sizeof *box);
+	for (int v = 0; v < 120; v++)
+		box[v] = stage[v];
+	f = sc_fold_new(g, stage, 4, false, box, &err);
+	cr_assert(f);
+	cr_assert_eq(f->levels, 4);
+	sc_fold_free(f);
+	free(box);
+	free(stage);
+	sc_graph_free(g);
+}
+
+/* resnet50's modules at depth 2: every op in one box, a collapsed module a
+ * box per stage it has ops in, the boxes' edges distinct and between
+ * different boxes, their bytes each tail op's output once. */
+Test(fold, boxes_account_for_every_op)
+{
+	sc_graph *g = ts_load("samples/onnx/resnet50.onnx");
+	sc_error err;
+	sc_modules *m = sc_modules_new(g, &err);
+	cr_assert(m);
+	int *stage = stages_by_topo(g, 4);
+	sc_boxes *u = sc_boxes_new(g, m, 2, stage, &err);
+	cr_assert(u);
+	int ops = 0;
+	for (int x = 0; x < u->n; x++)
+		ops += u->ops[x];
+	cr_assert_eq(ops, g->n);
+	for (int v = 0; v < g->n; v++) {
+		int x = u->of_op[v];
+		cr_assert_eq(u->own[x], stage[v], "a box holds one stage's ops");
+		int at = sc_modules_at_depth(m, v, 2);
+		if (at > 0 && m->m[at].depth == 2)
+			cr_assert_eq(u->module[x], at);
+		else
+			cr_assert_eq(u->module[x], -1);
+	}
+	for (int i = 0; i < u->nedges; i++) {
+		cr_assert_neq(u->edge[i].from, u->edge[i].to);
+		if (i > 0)
+			cr_assert(u->edge[i - 1].from < u->edge[i].from ||
+			          (u->edge[i - 1].from == u->edge[i].from &&
+			           u->edge[i - 1].to < u->edge[i].to));
+		cr_assert_gt(u->edge[i].bytes, 0);
+	}
+	cr_assert_lt(u->n, 40, "resnet50 at depth 2: %d boxes", u->n);
+	sc_boxes_free(u);
+	/* no depth: a box per op, the graph's edges */
+	u = sc_boxes_new(g, m, 0, stage, &err);
+	cr_assert_eq(u->n, g->n);
+	cr_assert_eq(u->nedges, g->m);
+	sc_boxes_free(u);
+	free(stage);
+	sc_modules_free(m);
+	sc_graph_free(g);
+}
