@@ -216,8 +216,8 @@ sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err)
 	return SC_OK;
 }
 
-sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu,
-                                 bool accel_ok, sc_error *err)
+sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu, bool accel_ok,
+                                 sc_error *err)
 {
 	if (v < 0 || v >= b->n)
 		return sc_error_set(err, SC_ERR_INTERNAL, "op %d to place does not exist", v);

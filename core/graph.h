@@ -260,8 +260,8 @@ sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err);
  * hold it) and says whether it may go to an accelerator (001 section 3).
  * Ops never given one have no CPU time and may go to an accelerator.
  * Returns SC_OK, SC_ERR_INPUT for a bad time, or SC_ERR_NOMEM. */
-sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu,
-                                 bool accel_ok, sc_error *err);
+sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu, bool accel_ok,
+                                 sc_error *err);
 
 /* Records the file's number of CPUs (msr-fiddle maxCPUs; -1: none). */
 void sc_builder_set_max_cpus(sc_builder *b, int cpus);

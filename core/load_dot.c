@@ -482,9 +482,9 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, const 
 			        path, name, ak);
 			goto done;
 		}
-		if ((cw || ak) && sc_builder_set_devices(b, i, cpu, cw != NULL,
-		                                         !ak || strcmp(ak, "true") == 0,
-		                                         err) != SC_OK)
+		if ((cw || ak) &&
+		    sc_builder_set_devices(b, i, cpu, cw != NULL, !ak || strcmp(ak, "true") == 0,
+		                           err) != SC_OK)
 			goto done;
 		const char *t = attr(v, AGNODE, g, "stage");
 		long s;

@@ -98,10 +98,11 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 			              "(only an accelerator may hold it)",
 			              g->op_name[v->a], v->b + 1);
 		else
-			sc_msg_format(buf, size,
-			              "op '%s' is on stage %d, an accelerator, but is not supported "
-			              "on an accelerator (only a CPU stage may hold it)",
-			              g->op_name[v->a], v->b + 1);
+			sc_msg_format(
+			        buf, size,
+			        "op '%s' is on stage %d, an accelerator, but is not supported "
+			        "on an accelerator (only a CPU stage may hold it)",
+			        g->op_name[v->a], v->b + 1);
 		break;
 	}
 }
@@ -167,8 +168,7 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 
 /* Reads the optional "devices" array of k entries into *cpu_out (NULL when
  * absent or all "accel"). */
-static sc_status read_devices(json_t *root, const char *path, int k, bool **cpu_out,
-                              sc_error *err)
+static sc_status read_devices(json_t *root, const char *path, int k, bool **cpu_out, sc_error *err)
 {
 	*cpu_out = NULL;
 	json_t *dev = json_object_get(root, "devices");
@@ -387,8 +387,7 @@ int *sc_part_new(const sc_graph *g)
 
 /* The checks sc_part_load and sc_part_load_devices share, on a file read. */
 static sc_status check_loaded(const char *path, const sc_graph *g, int want_k, int k,
-                              const int *stage, const bool *cpu, sc_violation *viol,
-                              sc_error *err)
+                              const int *stage, const bool *cpu, sc_violation *viol, sc_error *err)
 {
 	sc_violation v;
 	if (want_k > 0 && k != want_k)

@@ -20,6 +20,7 @@
 #include "core/report.h"
 #include "solvers/search.h"
 #include "solvers/ladder.h"
+#include "solve_cpu.h"
 #include "solve_proof.h"
 
 static void show_progress(sc_search *s, bool tty, double *last)
@@ -95,6 +96,11 @@ int ui_cmd_solve(const ui_opts *o)
 	if (set.k < 1) {
 		ui_error("solve: %s does not set k; give -k K", g->source);
 		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (set.cpus > 0) {
+		/* CPU stages (issue 29): the exact DP alone places them */
+		status = ui_solve_cpus(o, g, deadline);
 		goto out;
 	}
 	sc_search_params p;
