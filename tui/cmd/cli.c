@@ -246,9 +246,9 @@ static const ui_command commands[] = {
                         "(default 2k): throughput, latency, fill, drain, makespan and each "
                         "stage's\n"
                         "idle fraction; with --json every segment's start and end.",
-                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE,
-                                 OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE, OPT_BATCHES,
-                                 OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
+                                 OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
+                                 OPT_BATCHES, OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -369,8 +369,8 @@ static const ui_command commands[] = {
                         "tables\n"
                         "of what finished and exits 130 (143 after SIGTERM).",
                 .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE,
-                                 OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART,
-                                 OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_CPUS, OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS,
+                                 OPT_PART, OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 0,
                 .max_pos = 100000,
                 .run = ui_cmd_bench,
