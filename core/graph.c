@@ -7,6 +7,11 @@
  * index also serves sc_graph_find), numbers the groups the same way, and runs
  * Kahn's algorithm: ops left over lie on or behind a cycle, and walking
  * predecessors among them must close one, which the error message names.
+ *
+ * Longer than 600 lines: the builder's private representation (ops, edges,
+ * backward flags, the ops' devices for CPU stages) is filled by the
+ * sc_builder_ calls and taken over by sc_builder_finish; splitting the
+ * file would have to expose struct sc_builder to a second one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"

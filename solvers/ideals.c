@@ -2,7 +2,7 @@
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
  * Longer than 600 lines: the ideal table, the stepwise DP (with its
- * variant for the GPipe schedule) and the exact method share one
+ * variants for the GPipe schedule and for CPU stages) and the exact method share one
  * representation of ideals (bitsets, buckets, rows, fronts) and the
  * search over the stages after an ideal, which splitting the file would
  * have to expose.
