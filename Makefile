@@ -183,9 +183,12 @@ $(BUILD)/perf-bounds: $(BUILD)/perf/perf_bounds.o $(BUILD)/libstagecut.a
 $(BUILD)/perf-cost: $(BUILD)/perf/perf_cost.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
+$(BUILD)/perf-cpus: $(BUILD)/perf/perf_cpus.o $(BUILD)/libstagecut.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
+
 bench perf: deps
 	@$(MAKE) --no-print-directory stagecut $(BUILD)/perf-core $(BUILD)/perf-search $(BUILD)/perf-bounds \
-		$(BUILD)/perf-cost
+		$(BUILD)/perf-cost $(BUILD)/perf-cpus
 	./perf/run.sh
 
 install: stagecut

@@ -22,8 +22,9 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 	if (c) {
 		c->st = calloc((size_t)set->k, sizeof *c->st);
 		c->mark = calloc((size_t)set->k, sizeof *c->mark);
+		c->cpu = calloc((size_t)set->k, sizeof *c->cpu);
 	}
-	if (!c || !c->st || !c->mark) {
+	if (!c || !c->st || !c->mark || !c->cpu) {
 		sc_costs_free(c);
 		sc_error_nomem(err, "stage costs");
 		return NULL;
@@ -40,11 +41,38 @@ void sc_costs_free(sc_costs *c)
 		return;
 	free(c->st);
 	free(c->mark);
+	free(c->cpu);
 	free(c);
+}
+
+void sc_costs_set_devices(sc_costs *c, const bool *cpu)
+{
+	for (int s = 0; s < c->k; s++)
+		c->cpu[s] = cpu && cpu[s];
+}
+
+bool sc_costs_has_cpu(const sc_costs *c)
+{
+	for (int s = 0; s < c->k; s++)
+		if (c->cpu[s])
+			return true;
+	return false;
 }
 
 static void refresh(const sc_costs *c, sc_stage_cost *s)
 {
+	s->cpu = c->cpu[s - c->st];
+	if (s->cpu) {
+		/* 001 section 3: a CPU stage pays its ops' CPU times only */
+		s->io_in = s->io_out = s->overflow = 0;
+		s->over_memory = false;
+		s->no_device = s->no_cpu;
+		s->cost = s->cpu_work;
+		s->cost_bw = s->cpu_work_bw;
+		s->cost_fw = s->cost - s->cost_bw;
+		return;
+	}
+	s->no_device = s->no_accel;
 	double B = c->set.bandwidth;
 	double M = c->set.memory;
 	s->io_in = s->in_bytes / B;
@@ -103,6 +131,21 @@ static double work_bw(const sc_graph *g, int v)
 	return g->backward && g->backward[v] ? g->work[v] : 0;
 }
 
+/* Adds sign times op v's device totals to stage s. */
+static void device_apply(const sc_graph *g, sc_stage_cost *s, int v, int sign)
+{
+	if (!g->cpu_work && !g->accel_ok) {
+		s->no_cpu += sign;
+		return;
+	}
+	double cw = sc_graph_cpu_work(g, v);
+	s->cpu_work += sign * cw;
+	if (g->backward && g->backward[v])
+		s->cpu_work_bw += sign * cw;
+	s->no_cpu += sign * !sc_graph_cpu_ok(g, v);
+	s->no_accel += sign * !sc_graph_accel_ok(g, v);
+}
+
 void sc_costs_eval(sc_costs *c, const int *stage)
 {
 	const sc_graph *g = c->g;
@@ -114,6 +157,7 @@ void sc_costs_eval(sc_costs *c, const int *stage)
 		s->work += g->work[v];
 		s->work_bw += work_bw(g, v);
 		s->param += g->param[v];
+		device_apply(g, s, v, 1);
 		tensor_apply(c, stage, v, 1.0);
 	}
 	for (int s = 0; s < c->k; s++)
@@ -135,10 +179,12 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 	a->work -= g->work[v];
 	a->work_bw -= work_bw(g, v);
 	a->param -= g->param[v];
+	device_apply(g, a, v, -1);
 	b->ops++;
 	b->work += g->work[v];
 	b->work_bw += work_bw(g, v);
 	b->param += g->param[v];
+	device_apply(g, b, v, 1);
 	stage[v] = to;
 	tensor_apply(c, stage, v, 1.0);
 	for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
@@ -174,10 +220,9 @@ bool sc_cost_at_bottleneck(double cost, double bottleneck)
 
 bool sc_costs_feasible(const sc_costs *c)
 {
-	if (c->set.policy != SC_MEM_HARD)
-		return true;
 	for (int s = 0; s < c->k; s++)
-		if (c->st[s].over_memory)
+		if ((c->set.policy == SC_MEM_HARD && c->st[s].over_memory) ||
+		    c->st[s].no_device > 0)
 			return false;
 	return true;
 }

@@ -14,6 +14,14 @@
  * v's predecessors + k), which is what the workbench does on every key press.
  * The two agree up to floating-point rounding (tests check it).
  *
+ * CPU stages (001 section 3; issue 29): sc_costs_set_devices marks stages
+ * as CPUs.  A CPU stage costs the sum of its ops' CPU times (graph.h), pays
+ * no io and has no memory limit; the io of an accelerator stage counts the
+ * tensors it exchanges with CPU stages as with any other stage.  An op
+ * without a CPU time on a CPU stage, or one not supported on an
+ * accelerator on an accelerator stage, makes the partition infeasible
+ * (sc_costs_feasible; its stage's no_device counts them).
+ *
  * An sc_costs is not thread-safe; each thread uses its own.
  */
 #ifndef SC_COST_H
@@ -43,6 +51,13 @@ typedef struct sc_stage_cost {
 	double work_bw;
 	double in_bytes_bw, out_bytes_bw;
 	double cost_fw, cost_bw;
+	/* CPU stages: cpu says the stage is one; cpu_work (cpu_work_bw: of its
+	 * backward ops) sums its ops' CPU times, kept on every stage; no_cpu
+	 * counts its ops without a CPU time, no_accel those an accelerator
+	 * may not hold; no_device those of the two the stage's device refuses */
+	bool cpu;
+	double cpu_work, cpu_work_bw;
+	int no_cpu, no_accel, no_device;
 } sc_stage_cost;
 
 typedef struct sc_costs {
@@ -52,11 +67,20 @@ typedef struct sc_costs {
 	sc_stage_cost *st; /* k entries, stage 0..k-1 */
 	int *mark;         /* scratch: k stamps */
 	int stamp;
+	bool *cpu; /* k entries: stage s is a CPU stage (sc_costs_set_devices) */
 } sc_costs;
 
 /* Returns a new sc_costs for g with the given settings (set->k is the number
  * of stages, >= 1), all stages zero, or NULL with err set. */
 sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err);
+
+/* Marks the CPU stages: cpu[s] true for a CPU stage (k entries, copied;
+ * NULL: every stage an accelerator, the default).  Call before
+ * sc_costs_eval. */
+void sc_costs_set_devices(sc_costs *c, const bool *cpu);
+
+/* True when some stage of c is a CPU stage. */
+bool sc_costs_has_cpu(const sc_costs *c);
 
 /* Frees c.  sc_costs_free(NULL) does nothing. */
 void sc_costs_free(sc_costs *c);
@@ -77,8 +101,9 @@ double sc_costs_bottleneck(const sc_costs *c, int *which);
  * reports mark every one); never for a bottleneck of 0 or less. */
 bool sc_cost_at_bottleneck(double cost, double bottleneck);
 
-/* True when no stage breaks the hard memory limit (always true under the
- * overflow policy). */
+/* True when no stage breaks the hard memory limit (never under the
+ * overflow policy) and every op's stage is a device it may go to (no
+ * stage's no_device is positive). */
 bool sc_costs_feasible(const sc_costs *c);
 
 /* Under the GPipe schedule: the largest forward cost of a stage plus the

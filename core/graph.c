@@ -7,6 +7,11 @@
  * index also serves sc_graph_find), numbers the groups the same way, and runs
  * Kahn's algorithm: ops left over lie on or behind a cycle, and walking
  * predecessors among them must close one, which the error message names.
+ *
+ * Longer than 600 lines: the builder's private representation (ops, edges,
+ * backward flags, the ops' devices for CPU stages) is filled by the
+ * sc_builder_ calls and taken over by sc_builder_finish; splitting the
+ * file would have to expose struct sc_builder to a second one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"
@@ -31,6 +36,7 @@ void sc_settings_init(sc_settings *s)
 	s->memory = INFINITY;
 	s->policy = SC_MEM_OVERFLOW;
 	s->schedule = SC_SCHEDULE_1F1B;
+	s->cpus = 0;
 	s->pin = NULL;
 }
 
@@ -77,13 +83,20 @@ struct sc_builder {
 	int *init_stage;
 	bool *backward; /* NULL until an op is marked backward */
 	int bcap;
+	/* sc_builder_set_devices: NULL until an op is given one; dcap long */
+	double *cpu_work;
+	bool *cpu_ok, *accel_ok;
+	int dcap;
+	int max_cpus;
 };
 
 sc_builder *sc_builder_new(void)
 {
 	sc_builder *b = calloc(1, sizeof *b);
-	if (b)
+	if (b) {
 		sc_settings_init(&b->settings);
+		b->max_cpus = -1;
+	}
 	return b;
 }
 
@@ -104,6 +117,9 @@ void sc_builder_free(sc_builder *b)
 	free(b->eto);
 	free(b->init_stage);
 	free(b->backward);
+	free(b->cpu_work);
+	free(b->cpu_ok);
+	free(b->accel_ok);
 	free(b);
 }
 
@@ -205,6 +221,79 @@ sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err)
 	return SC_OK;
 }
 
+sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu, bool accel_ok,
+                                 sc_error *err)
+{
+	if (v < 0 || v >= b->n)
+		return sc_error_set(err, SC_ERR_INTERNAL, "op %d to place does not exist", v);
+	if (has_cpu && !(isfinite(cpu_work) && cpu_work >= 0))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "op '%s': the CPU time must be finite and >= 0", b->name[v]);
+	if (b->dcap < b->cap) {
+		double *w = realloc(b->cpu_work, (size_t)b->cap * sizeof *w);
+		if (w)
+			b->cpu_work = w;
+		bool *c = w ? realloc(b->cpu_ok, (size_t)b->cap * sizeof *c) : NULL;
+		if (c)
+			b->cpu_ok = c;
+		bool *a = c ? realloc(b->accel_ok, (size_t)b->cap * sizeof *a) : NULL;
+		if (!a)
+			return sc_error_nomem(err, "the devices of the ops");
+		b->accel_ok = a;
+		for (int i = b->dcap; i < b->cap; i++) {
+			b->cpu_work[i] = 0;
+			b->cpu_ok[i] = false;
+			b->accel_ok[i] = true;
+		}
+		b->dcap = b->cap;
+	}
+	b->cpu_work[v] = has_cpu ? cpu_work : 0;
+	b->cpu_ok[v] = has_cpu;
+	b->accel_ok[v] = accel_ok;
+	return SC_OK;
+}
+
+void sc_builder_set_max_cpus(sc_builder *b, int cpus)
+{
+	b->max_cpus = cpus;
+}
+
+/* Moves the builder's devices into g (n ops): cpu_work and cpu_ok when some
+ * op has a CPU time, accel_ok when some op may not go to an accelerator.
+ * False when out of memory. */
+static bool take_devices(sc_graph *g, sc_builder *b, int n)
+{
+	g->max_cpus = b->max_cpus;
+	if (!b->cpu_work)
+		return true;
+	bool any_cpu = false;
+	for (int v = 0; v < n; v++) {
+		bool ok = v < b->dcap && b->cpu_ok[v];
+		any_cpu |= ok;
+		if (!(v < b->dcap ? b->accel_ok[v] : true))
+			g->accel_refused++;
+	}
+	size_t nn = (size_t)(n > 0 ? n : 1);
+	if (any_cpu) {
+		g->cpu_work = calloc(nn, sizeof *g->cpu_work);
+		g->cpu_ok = calloc(nn, sizeof *g->cpu_ok);
+		if (!g->cpu_work || !g->cpu_ok)
+			return false;
+		for (int v = 0; v < n && v < b->dcap; v++) {
+			g->cpu_work[v] = b->cpu_work[v];
+			g->cpu_ok[v] = b->cpu_ok[v];
+		}
+	}
+	if (g->accel_refused > 0) {
+		g->accel_ok = malloc(nn * sizeof *g->accel_ok);
+		if (!g->accel_ok)
+			return false;
+		for (int v = 0; v < n; v++)
+			g->accel_ok[v] = v < b->dcap ? b->accel_ok[v] : true;
+	}
+	return true;
+}
+
 void sc_graph_free(sc_graph *g)
 {
 	if (!g)
@@ -243,6 +332,9 @@ void sc_graph_free(sc_graph *g)
 	free(g->init_stage);
 	free(g->backward);
 	free(g->orphan);
+	free(g->cpu_work);
+	free(g->cpu_ok);
+	free(g->accel_ok);
 	free(g);
 }
 
@@ -392,6 +484,10 @@ sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name,
 	b->group = NULL;
 	g->init_stage = b->init_stage;
 	b->init_stage = NULL;
+	if (!take_devices(g, b, n)) {
+		b->n = b->cap = 0;
+		goto nomem_groups;
+	}
 	b->n = b->cap = 0;
 	if (!g->op_name) {
 		/* an empty graph: allocate so that accessors stay valid */
@@ -548,15 +644,18 @@ static sc_status total_too_large(const sc_graph *g, const char *what, double tot
 
 sc_status sc_graph_check_totals(const sc_graph *g, const sc_settings *set, sc_error *err)
 {
-	double w = 0, p = 0, o = 0;
+	double w = 0, p = 0, o = 0, c = 0;
 	for (int v = 0; v < g->n; v++) {
 		w += g->work[v];
 		p += g->param[v];
 		o += g->out[v];
+		c += sc_graph_cpu_work(g, v);
 	}
 	char because[96];
 	if (!(w <= SC_TOTAL_MAX))
 		return total_too_large(g, "work", w, "", err);
+	if (!(c <= SC_TOTAL_MAX))
+		return total_too_large(g, "CPU time", c, "", err);
 	if (!(p <= SC_TOTAL_MAX))
 		return total_too_large(g, "param", p, "", err);
 	if (!(o <= SC_TOTAL_MAX))

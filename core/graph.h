@@ -49,6 +49,10 @@ typedef struct sc_settings {
 	double memory;    /* default INFINITY */
 	sc_mem_policy policy;
 	sc_schedule schedule; /* default 1F1B; only training graphs differ */
+	/* CPU stages beside the k accelerator stages (001 section 3; issue
+	 * 29): up to cpus of them, in any order among the accelerator stages.
+	 * 0 (the default): none, every stage an accelerator */
+	int cpus;
 	/* op -> the stage (0-based, < k) a search must give it, or -1; NULL:
 	 * none.  Borrowed; read by the searches and the exact MIP only (the
 	 * lower bounds of the ladder are bounds without pins, so bounds with
@@ -126,7 +130,37 @@ typedef struct sc_graph {
 	int *ord_succ_off, *ord_succ;
 	int *ord_pred_off, *ord_pred;
 	int *ord_topo;
+	/* CPU stages (001 section 3; issue 29).  cpu_work[v] is op v's time on
+	 * a CPU (msr-fiddle cpuLatency, DOT cpu_work) and cpu_ok[v] says it has
+	 * one: an op without a CPU time never goes to a CPU stage.  Both NULL
+	 * when no op has a CPU time.  accel_ok[v] false: v may not go to an
+	 * accelerator (msr-fiddle supportedOnFpga 0, DOT accel_ok=false), only
+	 * to a CPU stage; NULL when every op may (accel_refused ops may not).
+	 * max_cpus: the file's maxCPUs, or -1 when it says none.  All owned. */
+	double *cpu_work;
+	bool *cpu_ok;
+	bool *accel_ok;
+	int accel_refused;
+	int max_cpus;
 } sc_graph;
+
+/* True when op v may go to a CPU stage (it has a CPU time). */
+static inline bool sc_graph_cpu_ok(const sc_graph *g, int v)
+{
+	return g->cpu_ok && g->cpu_ok[v];
+}
+
+/* True when op v may go to an accelerator stage. */
+static inline bool sc_graph_accel_ok(const sc_graph *g, int v)
+{
+	return !g->accel_ok || g->accel_ok[v];
+}
+
+/* Op v's time on a CPU stage (0 when it has none: see sc_graph_cpu_ok). */
+static inline double sc_graph_cpu_work(const sc_graph *g, int v)
+{
+	return g->cpu_work ? g->cpu_work[v] : 0;
+}
 
 /* True for a training graph (one op or more of the backward pass). */
 static inline bool sc_graph_is_training(const sc_graph *g)
@@ -221,6 +255,16 @@ sc_status sc_builder_set_init_stage(sc_builder *b, const int *stage, sc_error *e
 /* Marks op v (already added) as part of the backward pass of a training
  * graph.  Returns SC_OK or SC_ERR_NOMEM. */
 sc_status sc_builder_set_backward(sc_builder *b, int v, sc_error *err);
+
+/* Gives op v (already added) a CPU time (finite, >= 0: a CPU stage may
+ * hold it) and says whether it may go to an accelerator (001 section 3).
+ * Ops never given one have no CPU time and may go to an accelerator.
+ * Returns SC_OK, SC_ERR_INPUT for a bad time, or SC_ERR_NOMEM. */
+sc_status sc_builder_set_devices(sc_builder *b, int v, double cpu_work, bool has_cpu, bool accel_ok,
+                                 sc_error *err);
+
+/* Records the file's number of CPUs (msr-fiddle maxCPUs; -1: none). */
+void sc_builder_set_max_cpus(sc_builder *b, int cpus);
 
 /* Builds the graph.  source is the path for messages and g->source; name is
  * the graph's short name.  Fails with SC_ERR_INPUT on a duplicate op name, a

@@ -2,8 +2,10 @@
  * load_dot.c - DOT graphs through Graphviz cgraph (DESIGN.md section 2).
  *
  * Graph attributes k, bandwidth, memory, memory_policy; node attributes work,
- * param, out, group, stage and backward (true or false: an op of a training
- * graph's backward pass).  cgraph reports syntax errors through a user
+ * param, out, group, stage, backward (true or false: an op of a training
+ * graph's backward pass), cpu_work (the op's time on a CPU stage; without
+ * it the op never goes to one) and accel_ok (false: only a CPU stage may
+ * hold the op).  cgraph reports syntax errors through a user
  * error function, which here copies the first error into a buffer instead of
  * printing it; cgraph keeps that state globally, so loading is not
  * thread-safe.  cgraph does not keep source lines for nodes, so attribute
@@ -459,6 +461,30 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, const 
 			goto done;
 		}
 		if (bw && strcmp(bw, "true") == 0 && sc_builder_set_backward(b, i, err) != SC_OK)
+			goto done;
+		/* CPU stages (001 section 3): cpu_work is the op's CPU time, and
+		 * an op without one never goes to a CPU stage; accel_ok=false
+		 * keeps it off the accelerators */
+		const char *cw = attr(v, AGNODE, g, "cpu_work");
+		const char *ak = attr(v, AGNODE, g, "accel_ok");
+		double cpu = 0;
+		if (cw && !sc_parse_weight(cw, &cpu)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: node '%s' attribute 'cpu_work': '%s' is not a finite "
+			             "number >= 0",
+			             path, name, cw);
+			goto done;
+		}
+		if (ak && strcmp(ak, "true") != 0 && strcmp(ak, "false") != 0) {
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: node '%s' attribute 'accel_ok': '%s' is not true or false",
+			        path, name, ak);
+			goto done;
+		}
+		if ((cw || ak) &&
+		    sc_builder_set_devices(b, i, cpu, cw != NULL, !ak || strcmp(ak, "true") == 0,
+		                           err) != SC_OK)
 			goto done;
 		const char *t = attr(v, AGNODE, g, "stage");
 		long s;

@@ -5,10 +5,14 @@
  * param = size, out = the cost of the op's out-edges (equal on every edge
  * leaving one op: it is the time to move the op's one output tensor at
  * bandwidth 1), group = colorClass, memory = maxSizePerFPGA under the hard
- * policy, k = maxFPGAs.  cpuLatency and edge sizes are not part of the model
- * and are ignored; an op not supported on an accelerator is refused, since
- * every stage here is an accelerator.  isBackwardNode true marks an op of
- * a training graph's backward pass (sc_builder_set_backward).
+ * policy, k = maxFPGAs.  Edge sizes are not part of the model and are
+ * ignored.  For CPU stages (001 section 3; issue 29): cpuLatency is the
+ * op's CPU time (an op without one never goes to a CPU stage),
+ * supportedOnFpga false keeps an op off the accelerators
+ * (sc_builder_set_devices; the commands refuse such a graph without
+ * --cpus), maxCPUs is kept as the file's number of CPUs.  isBackwardNode
+ * true marks an op of a training graph's backward pass
+ * (sc_builder_set_backward).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -167,6 +171,17 @@ static sc_graph *load_fiddle(const char *path, const char *data, size_t len,
 		set.k = (int)json_number_value(kk);
 	}
 	sc_builder_set_settings(b, &set);
+	json_t *jc = json_object_get(root, "maxCPUs");
+	if (jc) {
+		if (!json_is_number(jc) || json_number_value(jc) < 0 ||
+		    json_number_value(jc) > 1000 ||
+		    json_number_value(jc) != floor(json_number_value(jc))) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "%s: \"maxCPUs\" must be an integer from 0 to 1000", path);
+			goto done;
+		}
+		sc_builder_set_max_cpus(b, (int)json_number_value(jc));
+	}
 
 	int n = (int)json_array_size(nodes);
 	ids = sc_malloc_n((size_t)n, sizeof *ids);
@@ -230,12 +245,13 @@ static sc_graph *load_fiddle(const char *path, const char *data, size_t len,
 			             sc_json_kind(json_object_get(nd, "supportedOnFpga")));
 			goto done;
 		}
-		if (!supported) {
+		double cpu;
+		json_t *jcpu = json_object_get(nd, "cpuLatency");
+		if (jcpu && !get_number(nd, "cpuLatency", NAN, &cpu, why, sizeof why)) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s' is not supported on an accelerator "
-			             "(supportedOnFpga false); "
-			             "stagecut places every op on an accelerator",
-			             path, name);
+			             "%s: node '%s' attribute 'cpuLatency': %s (it must be a "
+			             "finite number >= 0)",
+			             path, name, why);
 			goto done;
 		}
 		json_t *cc = json_object_get(nd, "colorClass");
@@ -261,6 +277,10 @@ static sc_graph *load_fiddle(const char *path, const char *data, size_t len,
 		}
 		int v = sc_builder_add_op(b, name, work, param, 0, group, err);
 		if (v < 0 || (backward && sc_builder_set_backward(b, v, err) != SC_OK))
+			goto done;
+		if ((jcpu || !supported) &&
+		    sc_builder_set_devices(b, v, jcpu ? cpu : 0, jcpu != NULL, supported, err) !=
+		            SC_OK)
 			goto done;
 		ids[i] = (id_index){id, v};
 	}

@@ -91,6 +91,19 @@ void sc_part_describe(const sc_graph *g, const int *stage, const sc_violation *v
 		              g->group_name[g->group[v->a]], g->op_name[v->a], stage[v->a] + 1,
 		              g->op_name[v->b], stage[v->b] + 1);
 		break;
+	case SC_VIOL_DEVICE:
+		if (sc_graph_accel_ok(g, v->a))
+			sc_msg_format(buf, size,
+			              "op '%s' is on stage %d, a CPU stage, but has no CPU time "
+			              "(only an accelerator may hold it)",
+			              g->op_name[v->a], v->b + 1);
+		else
+			sc_msg_format(
+			        buf, size,
+			        "op '%s' is on stage %d, an accelerator, but is not supported "
+			        "on an accelerator (only a CPU stage may hold it)",
+			        g->op_name[v->a], v->b + 1);
+		break;
 	}
 }
 
@@ -123,8 +136,75 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 		narrow(g, stage, g->group_ops[i], gr, lo, hi);
 }
 
+bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const bool *cpu,
+                           sc_violation *v)
+{
+	if (!sc_part_check(g, stage, k, v))
+		return false;
+	for (int u = 0; u < g->n; u++) {
+		bool on_cpu = cpu && cpu[stage[u]];
+		if (on_cpu ? !sc_graph_cpu_ok(g, u) : !sc_graph_accel_ok(g, u)) {
+			if (v)
+				*v = (sc_violation){SC_VIOL_DEVICE, u, stage[u]};
+			return false;
+		}
+	}
+	return true;
+}
+
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
+	bool *cpu = NULL;
+	sc_status st = sc_part_read_devices(path, g, k_out, stage, &cpu, err);
+	if (st == SC_OK && cpu) {
+		free(cpu);
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the partition has CPU stages, which this command does "
+		                    "not take yet (eval and solve do)",
+		                    path);
+	}
+	return st;
+}
+
+/* Reads the optional "devices" array of k entries into *cpu_out (NULL when
+ * absent or all "accel"). */
+static sc_status read_devices(json_t *root, const char *path, int k, bool **cpu_out, sc_error *err)
+{
+	*cpu_out = NULL;
+	json_t *dev = json_object_get(root, "devices");
+	if (!dev)
+		return SC_OK;
+	if (!json_is_array(dev) || json_array_size(dev) != (size_t)k)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: \"devices\" must be an array of k = %d entries, each "
+		                    "\"accel\" or \"cpu\"",
+		                    path, k);
+	bool *cpu = sc_calloc_n((size_t)k, sizeof *cpu);
+	if (!cpu)
+		return sc_error_nomem(err, "the partition's devices");
+	bool any = false;
+	for (int s = 0; s < k; s++) {
+		const char *d = json_string_value(json_array_get(dev, (size_t)s));
+		if (!d || (strcmp(d, "cpu") != 0 && strcmp(d, "accel") != 0)) {
+			free(cpu);
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: \"devices\"[%d] must be \"accel\" or \"cpu\"",
+			                    path, s);
+		}
+		cpu[s] = strcmp(d, "cpu") == 0;
+		any |= cpu[s];
+	}
+	if (any)
+		*cpu_out = cpu;
+	else
+		free(cpu);
+	return SC_OK;
+}
+
+sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
+                               bool **cpu_out, sc_error *err)
+{
+	*cpu_out = NULL;
 	/* read it here rather than in jansson, for the same messages as graph
 	 * files (and a directory is not "malformed JSON") */
 	size_t len;
@@ -203,6 +283,9 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 			                  g->op_name[v], g->source);
 			goto out;
 		}
+	st = read_devices(root, path, k, cpu_out, err);
+	if (st != SC_OK)
+		goto out;
 	*k_out = k;
 out:
 	json_decref(root);
@@ -211,6 +294,12 @@ out:
 
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err)
+{
+	return sc_part_write_devices(path, g, stage, k, NULL, costs, err);
+}
+
+sc_status sc_part_write_devices(const char *path, const sc_graph *g, const int *stage, int k,
+                                const bool *cpu, const sc_costs *costs, sc_error *err)
 {
 	/* the loaders refuse names JSON cannot hold; say so, should one come
 	 * another way, rather than take jansson's refusal for out of memory */
@@ -227,6 +316,17 @@ sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, i
 	json_object_set_new(root, "format", json_string(SC_PART_FORMAT));
 	json_object_set_new(root, "graph", sc_json_text(g->name));
 	json_object_set_new(root, "k", json_integer(k));
+	bool any_cpu = false;
+	for (int s = 0; cpu && s < k; s++)
+		any_cpu |= cpu[s];
+	if (any_cpu) {
+		json_t *dev = json_array();
+		if (!dev)
+			goto nomem;
+		for (int s = 0; s < k; s++)
+			json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
+		json_object_set_new(root, "devices", dev);
+	}
 	if (costs) {
 		int at;
 		double b = sc_costs_bottleneck(costs, &at);
@@ -285,23 +385,16 @@ int *sc_part_new(const sc_graph *g)
 	return sc_calloc_n((size_t)g->n, sizeof(int));
 }
 
-sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
-                       sc_violation *viol, sc_error *err)
+/* The checks sc_part_load and sc_part_load_devices share, on a file read. */
+static sc_status check_loaded(const char *path, const sc_graph *g, int want_k, int k,
+                              const int *stage, const bool *cpu, sc_violation *viol, sc_error *err)
 {
-	sc_violation none = {SC_VIOL_NONE, -1, -1}, v;
-	if (viol)
-		*viol = none;
-	*k_out = 0;
-	int k;
-	sc_status st = sc_part_read(path, g, &k, stage, err);
-	if (st != SC_OK)
-		return st;
-	*k_out = k;
+	sc_violation v;
 	if (want_k > 0 && k != want_k)
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: the partition has k = %d, but k = %d is asked for", path,
 		                    k, want_k);
-	if (!sc_part_check(g, stage, k, &v)) {
+	if (!sc_part_check_devices(g, stage, k, cpu, &v)) {
 		char why[SC_PART_WHY_SIZE];
 		sc_part_describe(g, stage, &v, why, sizeof why);
 		if (viol)
@@ -310,4 +403,34 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 		                    why);
 	}
 	return SC_OK;
+}
+
+sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
+                       sc_violation *viol, sc_error *err)
+{
+	sc_violation none = {SC_VIOL_NONE, -1, -1};
+	if (viol)
+		*viol = none;
+	*k_out = 0;
+	int k;
+	sc_status st = sc_part_read(path, g, &k, stage, err);
+	if (st != SC_OK)
+		return st;
+	*k_out = k;
+	return check_loaded(path, g, want_k, k, stage, NULL, viol, err);
+}
+
+sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, int *k_out,
+                               int *stage, bool **cpu_out, sc_violation *viol, sc_error *err)
+{
+	sc_violation none = {SC_VIOL_NONE, -1, -1};
+	if (viol)
+		*viol = none;
+	*k_out = 0;
+	int k;
+	sc_status st = sc_part_read_devices(path, g, &k, stage, cpu_out, err);
+	if (st != SC_OK)
+		return st;
+	*k_out = k;
+	return check_loaded(path, g, want_k, k, stage, *cpu_out, viol, err);
 }

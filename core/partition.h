@@ -23,6 +23,9 @@ typedef enum sc_violation_kind {
 	SC_VIOL_GROUP,  /* ops a and b of one group are in different stages */
 	SC_VIOL_MIRROR, /* training: edge a -> b between backward ops, one an
 	                 * orphan, goes from an earlier stage to a later one */
+	SC_VIOL_DEVICE, /* op a sits on stage b, a device it may not go to (a
+	                 * CPU stage and a has no CPU time, or an accelerator
+	                 * stage and a is not supported there) */
 } sc_violation_kind;
 
 typedef struct sc_violation {
@@ -33,6 +36,11 @@ typedef struct sc_violation {
 /* Finds the first violation (ops in index order; for each op its range, then
  * its out-edges, then its group).  Returns true when stage is valid. */
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
+
+/* sc_part_check, then the devices: cpu[s] says stage s is a CPU stage
+ * (NULL: none is); an op on a device it may not go to is SC_VIOL_DEVICE. */
+bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const bool *cpu,
+                           sc_violation *v);
 
 /* Writes a one-line description of v (1-based stages) into buf; names are
  * bounded as messages bound them (error.h), so SC_PART_WHY_SIZE bytes hold
@@ -55,6 +63,27 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
  * non-integer k or stage, an op the graph lacks, or a graph op the file
  * lacks; SC_ERR_IO when the file cannot be read. */
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err);
+
+/* sc_part_read for a file that may name CPU stages (issue 29): the
+ * optional "devices" array gives each stage's device ("accel" or "cpu");
+ * *cpu_out is then a malloc'd array of k flags (true: a CPU stage) that
+ * the caller frees, or NULL when the file has no CPU stage.  sc_part_read
+ * itself refuses a file with a CPU stage (SC_ERR_INPUT: "path: the
+ * partition has CPU stages, which this command does not take yet"), so
+ * that no reader takes a CPU stage for an accelerator. */
+sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
+                               bool **cpu_out, sc_error *err);
+
+/* sc_part_load with the devices of sc_part_read_devices (checked by
+ * sc_part_check_devices); *cpu_out as there, also filled when the
+ * partition is invalid. */
+sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, int *k_out,
+                               int *stage, bool **cpu_out, sc_violation *viol, sc_error *err);
+
+/* sc_part_write with each stage's device: cpu (k flags, NULL: every stage
+ * an accelerator) adds the "devices" array when some stage is a CPU. */
+sc_status sc_part_write_devices(const char *path, const sc_graph *g, const int *stage, int k,
+                                const bool *cpu, const sc_costs *costs, sc_error *err);
 
 /* A stage array for g: one int per op (at least one), every op in stage 0.
  * The caller frees it with free().  NULL when out of memory. */

@@ -27,6 +27,12 @@ json_t *sc_report_stages(const sc_costs *c)
 			json_object_set_new(o, "cost_bw", json_real(st->cost_bw));
 			json_object_set_new(o, "work_bw", json_real(st->work_bw));
 		}
+		/* CPU stages (issue 29): each stage's device and CPU time, only
+		 * when the partition has a CPU stage */
+		if (o && sc_costs_has_cpu(c)) {
+			json_object_set_new(o, "device", json_string(st->cpu ? "cpu" : "accel"));
+			json_object_set_new(o, "cpu_work", json_real(st->cpu_work));
+		}
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			return NULL;

@@ -129,6 +129,27 @@ static int pick_rule(const sc_units *u, int x, const int *io_pred, const int *io
 	return -1;
 }
 
+/* With CPU stages (units.h, cpus): whether unit x costs no CPU time and
+ * either device may hold each of its ops.  Then every rule stays safe: an
+ * accelerator stage's cost is the same function of the partition with or
+ * without CPU stages (its io counts tensors to and from any other stage),
+ * so the proofs below bound it as before; a CPU stage's cost changes only
+ * by the CPU time of the ops that join or leave it, 0 here; and X may go
+ * to whichever device its target's stage is.  A unit with CPU time, or
+ * one device may not hold, is left alone (moving it onto a CPU stage
+ * would add its time, or break its device). */
+static bool device_free(const sc_units *u, int x)
+{
+	const sc_graph *g = u->g;
+	for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+		int o = u->ops[i];
+		if (!sc_graph_cpu_ok(g, o) || !sc_graph_accel_ok(g, o) ||
+		    sc_graph_cpu_work(g, o) != 0)
+			return false;
+	}
+	return true;
+}
+
 int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_stats *st)
 {
 	const sc_graph *g = u->g;
@@ -171,7 +192,8 @@ int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_s
 	}
 	joins = 0;
 	for (int x = 0; x < n; x++) {
-		if (touched[x] || u->work[x] != 0 || !(u->param[x] == 0 || params_free))
+		if (touched[x] || u->work[x] != 0 || !(u->param[x] == 0 || params_free) ||
+		    (u->cpus && !device_free(u, x)))
 			continue;
 		int target;
 		int rule = pick_rule(u, x, io_pred, io_succ, in, out, &target);

@@ -2,7 +2,7 @@
  * ideals.c - the exact dynamic program over ideals (001 section 5.1.1).
  *
  * Longer than 600 lines: the ideal table, the stepwise DP (with its
- * variant for the GPipe schedule) and the exact method share one
+ * variants for the GPipe schedule and for CPU stages) and the exact method share one
  * representation of ideals (bitsets, buckets, rows, fronts) and the
  * search over the stages after an ideal, which splitting the file would
  * have to expose.
@@ -262,6 +262,15 @@ struct sc_dp {
 	double floor[2];        /* what every partition's largest fw, bw reach */
 	long pairs, pair_limit; /* pair slots allocated, and the most allowed */
 	int front_max;          /* the largest front made */
+	/* CPU stages (001 section 4, dp[I][k'][l']; see "CPU stages" below):
+	 * L of them (0: the plain DP); each ideal's row holds (k + 1) x (L +
+	 * 1) cells, cell (j, l) at j * (L + 1) + l (rw of them; keff = rw - 1
+	 * sizes the memory as a DP of keff stages would) */
+	int L, rw, keff;
+	double *lw;   /* per unit: the least time it adds to any stage (u->work when L = 0) */
+	double *ucpu; /* per unit: its CPU time, INFINITY when an op has none (L > 0) */
+	bool *unoacc; /* per unit: an op no accelerator may hold (L > 0) */
+	bool *live;   /* rw: the cells of the pushing ideal a stage can follow (L > 0) */
 };
 
 void sc_dp_free(sc_dp *d)
@@ -291,6 +300,11 @@ void sc_dp_free(sc_dp *d)
 	free(d->readers);
 	free(d->inside);
 	free(d->outdeg);
+	if (d->lw != d->u->work)
+		free(d->lw);
+	free(d->ucpu);
+	free(d->unoacc);
+	free(d->live);
 	free(d);
 }
 
@@ -337,7 +351,7 @@ static bool dp_reserve(sc_dp *d, long need)
 	long cap = d->cap ? d->cap : 1024;
 	while (cap < need)
 		cap *= 2;
-	size_t c = (size_t)cap, row = (size_t)(d->k + 1);
+	size_t c = (size_t)cap, row = (size_t)d->rw;
 	int *size = realloc(d->size, c * sizeof *size);
 	if (size)
 		d->size = size;
@@ -422,7 +436,7 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 			return -1;
 		return id;
 	}
-	size_t row = (size_t)(d->k + 1);
+	size_t row = (size_t)d->rw;
 	for (size_t j = 0; j < row; j++) {
 		d->dp[(size_t)id * row + j] = id == 0 ? 0 : INFINITY;
 		d->arg[(size_t)id * row + j] = id;
@@ -434,12 +448,69 @@ static size_t grow_acc_size(void);
 
 long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit)
 {
-	long memory = sc_dp_memory_limit(u, set->k);
+	/* a row of (k + 1) (cpus + 1) cells takes what one of that many
+	 * stages does */
+	long memory = sc_dp_memory_limit(u, (set->k + 1) * (set->cpus + 1) - 1);
 	if (sc_graph_is_training(u->g) && set->schedule == SC_SCHEDULE_GPIPE)
 		memory = memory / 2 > 0 ? memory / 2 : 1;
 	double seconds = time_limit > 0 ? time_limit : SC_BEST_DP_SECONDS;
 	double in_time = fmax(1, seconds / SC_DP_SECONDS_PER_IDEAL);
 	return in_time < (double)memory ? (long)in_time : memory;
+}
+
+/* CPU stages (issue 29; 001 sections 3 and 4).  Each ideal's row holds
+ * dp[I][j][l], the optimum for I on at most j accelerator and l CPU
+ * stages; a stage S after I relaxes (j + 1, l) with its accelerator cost
+ * and (j, l + 1) with its CPU cost (the sum of its CPU times), and an
+ * empty stage settles (j, l) from (j - 1, l) and (j, l - 1).  arg holds I
+ * for an accelerator stage and -(I + 1) for a CPU one.  The stage search
+ * goes on while either cost can still stay within the bound: the CPU time
+ * only grows with S, and so does the accelerator's lower bound (work, io
+ * with I, overflow), which also dies for good once S holds an op no
+ * accelerator may hold or breaks the hard memory limit.  The pruning by
+ * the work left uses, per op, the least time it can add to a stage
+ * (its work on an accelerator, its CPU time on a CPU, whichever it may go
+ * to), against the stages left of both kinds.  Pins and the GPipe
+ * schedule are refused with CPU stages. */
+static bool dp_cpu_setup(sc_dp *d, sc_error *err)
+{
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	if (d->gpipe) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "CPU stages are not supported under the GPipe schedule yet; use the "
+		             "1F1B schedule");
+		return false;
+	}
+	if (u->pin) {
+		sc_error_set(err, SC_ERR_INPUT, "the exact DP takes no pinned ops with CPU stages");
+		return false;
+	}
+	size_t n = (size_t)(u->n > 0 ? u->n : 1);
+	d->lw = sc_malloc_n(n, sizeof *d->lw);
+	d->ucpu = sc_malloc_n(n, sizeof *d->ucpu);
+	d->unoacc = sc_calloc_n(n, sizeof *d->unoacc);
+	d->live = sc_calloc_n((size_t)d->rw, sizeof *d->live);
+	if (!d->lw || !d->ucpu || !d->unoacc || !d->live) {
+		sc_error_nomem(err, "the exact DP");
+		return false;
+	}
+	for (int x = 0; x < u->n; x++) {
+		double lw = 0, cpu = 0;
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+			int o = u->ops[i];
+			bool a = sc_graph_accel_ok(g, o), c = sc_graph_cpu_ok(g, o);
+			double cw = sc_graph_cpu_work(g, o);
+			/* an op neither device may hold: no partition holds it, and
+			 * the stage search finds none */
+			lw += a && c ? fmin(g->work[o], cw) : c ? cw : g->work[o];
+			cpu = c ? cpu + cw : INFINITY;
+			d->unoacc[x] |= !a;
+		}
+		d->lw[x] = lw;
+		d->ucpu[x] = cpu;
+	}
+	return true;
 }
 
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
@@ -453,7 +524,11 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->g = u->g;
 	d->set = *set;
 	d->k = k;
-	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, k);
+	d->L = set->cpus > 0 ? set->cpus : 0;
+	d->rw = (k + 1) * (d->L + 1);
+	d->keff = d->rw - 1;
+	d->lw = u->work;
+	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, d->keff);
 	d->limit_given = limit > 0;
 	d->ub = INFINITY;
 	d->full = -1;
@@ -485,8 +560,12 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 				d->floor[pass] = fmax(d->floor[pass], d->unit_pass[2 * x + pass]);
 		}
 	}
+	if (d->L > 0 && !dp_cpu_setup(d, err)) {
+		sc_dp_free(d);
+		return NULL;
+	}
 	for (int x = 0; x < u->n; x++)
-		d->total_work += u->work[x];
+		d->total_work += d->lw[x];
 	if (u->pin) {
 		d->pinned = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *d->pinned);
 		if (!d->pinned) {
@@ -554,7 +633,7 @@ void sc_dp_set_memory(sc_dp *d, double bytes)
 		return;
 	/* under GPipe, half for the ideals and half for the pairs, as in
 	 * sc_dp_new */
-	d->limit = ideals_in(d->gpipe ? bytes / 2 : bytes, d->u, d->k);
+	d->limit = ideals_in(d->gpipe ? bytes / 2 : bytes, d->u, d->keff);
 	if (d->gpipe)
 		d->pair_limit = (long)fmax(1, fmin(bytes / 2 / sizeof(gp_pair), 1e12));
 }
@@ -575,6 +654,8 @@ void sc_dp_set_pair_limit(sc_dp *d, long pairs)
 
 /* The stage S being grown from ideal I, its costs kept as it grows. */
 typedef struct stage_acc {
+	double cpu;  /* CPU time (L > 0) */
+	bool no_acc; /* an op no accelerator may hold (L > 0) */
 	double work, param;
 	double in, out; /* bytes: tensors read by S from outside; S's tensors read outside S */
 	double fixed;   /* training: bytes of the tensors between S and I (they stay io) */
@@ -719,6 +800,43 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	}
 }
 
+/* dp_relax with CPU stages: J's cells from I's live ones, by the stage
+ * J \ I on an accelerator (cost ca) and on a CPU (cost cc); INFINITY
+ * where the stage cannot go. */
+static void dp_relax_cpu(sc_dp *d, long I, long J, double ca, double cc, double bound)
+{
+	int L1 = d->L + 1;
+	size_t row = (size_t)d->rw;
+	const double *prev = d->dp + (size_t)I * row;
+	double *cell = d->dp + (size_t)J * row;
+	long *arg = d->arg + (size_t)J * row;
+	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
+	double eps = 1e-9 * d->total_work;
+	bool bounded = isfinite(bound);
+	for (int j = 0; j <= d->k; j++)
+		for (int l = 0; l <= d->L; l++) {
+			int at = j * L1 + l;
+			if (!d->live[at])
+				continue;
+			for (int cpu = 0; cpu < 2; cpu++) {
+				double c = cpu ? cc : ca;
+				int tj = j + !cpu, tl = l + cpu;
+				if (!isfinite(c) || tj > d->k || tl > d->L)
+					continue;
+				if (bounded && rest > ((d->k - tj) + (d->L - tl)) * b + eps)
+					continue;
+				int to = tj * L1 + tl;
+				double v = d->balance     ? prev[at] + c * c
+				           : prev[at] > c ? prev[at]
+				                          : c;
+				if (v <= cell[to] && (d->balance || v <= bound)) {
+					cell[to] = v;
+					arg[to] = cpu ? -(I + 1) : I;
+				}
+			}
+		}
+}
+
 /* The stage search's steps, shared by dp_grow and gp_grow: unit x joins
  * the stage S (jbits; rem -1 marks S) ... */
 static inline void stage_take(sc_dp *d, int x)
@@ -825,9 +943,19 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 	while ((x = walk_next(d, f, &depth)) >= 0) {
 		const stage_acc *fa = &accs[depth];
 		long Jf = f[depth].J;
-		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
+		bool acc_alive = !(fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax);
+		bool cpu_alive = false;
+		double cpu = 0;
+		if (d->L > 0) {
+			cpu = fa->cpu + d->ucpu[x];
+			cpu_alive = isfinite(cpu) && cpu <= bound;
+			acc_alive = acc_alive && !fa->no_acc && !d->unoacc[x];
+		}
+		if (!acc_alive && !cpu_alive)
 			continue;
 		stage_acc a = *fa;
+		a.cpu = cpu;
+		a.no_acc = fa->no_acc || (d->L > 0 && d->unoacc[x]);
 		double lower, cost;
 		double over;
 		if (d->training) {
@@ -843,19 +971,23 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			lower = a.work + a.in / B + over;
 			cost = lower + a.out / B;
 		}
-		if (lower > bound) {
+		acc_alive = acc_alive && lower <= bound;
+		if (!acc_alive && !cpu_alive) {
 			acc_remove(d, x);
 			continue;
 		}
 		stage_take(d, x);
-		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + u->work[x], 0,
+		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
 		                   d->param[Jf] + u->param[x], err);
 		if (J2 < 0) {
 			walk_unwind(d, f, depth);
 			return -1;
 		}
 		d->evals++;
-		if (cost <= bound)
+		if (d->L > 0)
+			dp_relax_cpu(d, I, J2, acc_alive && cost <= bound ? cost : INFINITY,
+			             cpu_alive ? cpu : INFINITY, bound);
+		else if (cost <= bound)
 			dp_relax(d, I, J2, cost, bound);
 		walk_push(d, f, &depth, x, J2);
 		accs[depth] = a;
@@ -890,8 +1022,51 @@ static void stage_start(sc_dp *d, long I)
 
 /* Settles ideal I's row (an empty stage is as good as one stage less) and
  * pushes every stage that can follow it.  0, or -1 with err set. */
+/* dp_push with CPU stages: settles I's cells (an empty stage of either
+ * kind), marks the live ones and pushes.  0, or -1 with err set. */
+static int dp_push_cpu(sc_dp *d, long I, sc_error *err)
+{
+	int words = d->ideals.words, L1 = d->L + 1;
+	size_t row = (size_t)d->rw;
+	double *cell = d->dp + (size_t)I * row;
+	long *arg = d->arg + (size_t)I * row;
+	for (int j = 0; j <= d->k; j++)
+		for (int l = 0; l <= d->L; l++) {
+			int at = j * L1 + l;
+			if (j > 0 && cell[at - L1] <= cell[at]) {
+				cell[at] = cell[at - L1];
+				arg[at] = I;
+			}
+			if (l > 0 && cell[at - 1] <= cell[at]) {
+				cell[at] = cell[at - 1];
+				arg[at] = -(I + 1);
+			}
+		}
+	if (I == d->full)
+		return 0;
+	double bound = d->ub;
+	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
+	bool any = false;
+	for (int j = 0; j <= d->k; j++)
+		for (int l = 0; l <= d->L; l++) {
+			int at = j * L1 + l, left = (d->k - j) + (d->L - l);
+			bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
+			if (live && isfinite(bound))
+				live = !(rest > left * b + 1e-9 * d->total_work);
+			d->live[at] = live;
+			any |= live;
+		}
+	if (!any)
+		return 0;
+	stage_start(d, I);
+	stage_acc acc = {0};
+	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
+}
+
 static int dp_push(sc_dp *d, long I, sc_error *err)
 {
+	if (d->L > 0)
+		return dp_push_cpu(d, I, err);
 	int words = d->ideals.words;
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)I * row;
@@ -923,7 +1098,7 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	if (d->jlo_i > d->jhi_i)
 		return 0;
 	stage_start(d, I);
-	stage_acc acc = {0, 0, 0, 0, 0};
+	stage_acc acc = {0};
 	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
 }
 
@@ -1276,6 +1451,54 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
 
 double sc_dp_result(const sc_dp *d, int *unit_stage)
 {
+	return sc_dp_result_devices(d, unit_stage, NULL);
+}
+
+/* sc_dp_result with CPU stages: the cells from the last stage back. */
+static double dp_result_cpu(const sc_dp *d, int *unit_stage, bool *stage_cpu)
+{
+	int L1 = d->L + 1;
+	size_t row = (size_t)d->rw;
+	long J = d->full;
+	if (J < 0)
+		return INFINITY;
+	double opt = d->dp[(size_t)J * row + (size_t)d->rw - 1];
+	if (!isfinite(opt))
+		return opt;
+	int words = d->ideals.words;
+	if (unit_stage)
+		for (int x = 0; x < d->u->n; x++)
+			unit_stage[x] = 0;
+	int j = d->k, l = d->L, pos = d->k + d->L - 1;
+	while (J != 0 && j + l > 0) {
+		long a = d->arg[(size_t)J * row + (size_t)(j * L1 + l)];
+		bool cpu = a < 0;
+		long I = cpu ? -a - 1 : a;
+		if (cpu)
+			l--;
+		else
+			j--;
+		if (stage_cpu)
+			stage_cpu[pos] = cpu;
+		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
+		for (int x = 0; unit_stage && I != J && x < d->u->n; x++)
+			if (has(bj, x) && !has(bi, x))
+				unit_stage[x] = pos;
+		pos--;
+		J = I;
+	}
+	/* the stages before the first op: empty, j accelerators and l CPUs */
+	for (; pos >= 0 && stage_cpu; pos--)
+		stage_cpu[pos] = l > 0 && l-- > 0;
+	return opt;
+}
+
+double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu)
+{
+	if (d->L > 0)
+		return dp_result_cpu(d, unit_stage, stage_cpu);
+	for (int s = 0; stage_cpu && s < d->k; s++)
+		stage_cpu[s] = false;
 	if (d->gpipe)
 		return gp_result(d, unit_stage);
 	size_t row = (size_t)(d->k + 1);

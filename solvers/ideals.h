@@ -44,8 +44,10 @@ typedef struct sc_dp_progress_info {
 	int front_max;    /* GPipe: the most pairs one ideal held; else 0 */
 } sc_dp_progress_info;
 
-/* A DP over u's ideals into k stages under set's bandwidth, memory,
- * policy and (on a training graph) schedule, refusing past limit ideals
+/* A DP over u's ideals into k stages (and, when set->cpus > 0, up to that
+ * many CPU stages besides, in any order: sc_dp_result_devices; refused
+ * with SC_ERR_INPUT under GPipe or with pins) under set's bandwidth,
+ * memory, policy and (on a training graph) schedule, refusing past limit ideals
  * (limit <= 0: as many as the memory budget holds, sc_dp_memory_limit;
  * under GPipe half as many, the other half of the budget going to the
  * Pareto pairs).  NULL with err set when out of memory. */
@@ -103,6 +105,12 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p);
  * is not NULL and the optimum is finite, an optimal stage (0-based) per
  * unit. */
 double sc_dp_result(const sc_dp *d, int *unit_stage);
+
+/* sc_dp_result for a DP with CPU stages (sc_settings.cpus = L > 0): the
+ * stages run 0..k + L - 1 in pipeline order, and stage_cpu (k + L flags,
+ * may be NULL) says which are CPU stages (001 section 3).  Without CPU
+ * stages the same as sc_dp_result, stage_cpu all false. */
+double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu);
 
 /* The bytes one DP may take by default: a quarter of the machine's memory,
  * at most 8 GiB (2 GiB when the machine does not say). */

@@ -103,6 +103,13 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		sc_error_set(err, SC_ERR_INPUT, "the ladder needs k >= 1 stages");
 		return NULL;
 	}
+	/* its rungs bound a pipeline of accelerators; with CPU stages (issue
+	 * 29) a bound must also let ops run on a CPU, which none does yet */
+	if (set->cpus > 0) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "the lower-bound ladder does not take CPU stages yet (--cpus)");
+		return NULL;
+	}
 	sc_ladder *l = calloc(1, sizeof *l);
 	if (!l) {
 		sc_error_nomem(err, "the ladder");

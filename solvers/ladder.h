@@ -115,7 +115,8 @@ typedef struct sc_ladder_params {
 typedef struct sc_ladder sc_ladder;
 
 /* Starts a ladder for g under set (set->k stages).  g must outlive it; the
- * rest is copied.  NULL with err set on bad parameters or no memory. */
+ * rest is copied.  NULL with err set on bad parameters (CPU stages,
+ * set->cpus > 0, included: no rung bounds them yet) or no memory. */
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
                          const sc_ladder_params *p, sc_error *err);
 

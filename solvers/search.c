@@ -252,6 +252,12 @@ sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_
 {
 	if (set->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
+	/* the searches place accelerator stages only; sc_cpu_exact
+	 * (cpu_exact.h) places CPU stages (issue 29) */
+	if (set->cpus > 0)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "the searches do not place CPU stages yet (--cpus); the exact "
+		                    "DP with CPU stages does (solve -m exact)");
 	if (p->elite <= 0 || p->elite >= 1 || p->mutants < 0 || p->elite + p->mutants >= 1 ||
 	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 || p->evals < 0)
 		return sc_error_set(err, SC_ERR_INPUT,

@@ -85,8 +85,9 @@ struct sc_search {
 	bool failed;
 };
 
-/* Checks the settings and parameters every method needs (k >= 1, BRKGA
- * fractions and sizes).  SC_OK, or SC_ERR_INPUT with err set. */
+/* Checks the settings and parameters every method needs (k >= 1, no CPU
+ * stages, BRKGA fractions and sizes).  SC_OK, or SC_ERR_INPUT with err
+ * set. */
 sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_error *err);
 
 /* Makes a search of g running method m (not the pseudo-method `best`,

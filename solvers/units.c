@@ -300,10 +300,12 @@ static int sc_units_contract(sc_units **u, int *parent, double memory)
 		}
 		st.rounds++;
 		const sc_graph *g = (*u)->g;
+		bool cpus = (*u)->cpus;
 		sc_units_free(*u);
 		*u = build(g, parent, NULL);
 		if (!*u)
 			return -1;
+		(*u)->cpus = cpus;
 	}
 }
 
@@ -366,6 +368,7 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings 
 	if (!u)
 		goto nomem;
 	u->contraction.units_before = u->n;
+	u->cpus = set && set->cpus > 0;
 	if (pin && !unit_pins(u, pin, err)) {
 		free(parent);
 		sc_units_free(u);

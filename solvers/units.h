@@ -43,6 +43,10 @@ typedef struct sc_units {
 	 * contract.h is applied */
 	int *pin;
 	sc_contract_stats contraction; /* what merge_trivial did */
+	/* contracted for CPU stages (sc_settings.cpus > 0): contract.h's
+	 * rules then join only units of zero CPU time that either device may
+	 * hold */
+	bool cpus;
 } sc_units;
 
 /* Contracts g's groups (and, with merge_trivial, by contract.h's rules

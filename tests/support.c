@@ -212,6 +212,99 @@ sc_graph *ts_random_training_graph(ts_rng *r, const ts_graph_spec *spec)
 	return g;
 }
 
+sc_graph *ts_with_cpu_times(ts_rng *r, const sc_graph *g, bool integer_weights, double no_cpu_p,
+                            double no_accel_p)
+{
+	sc_builder *b = sc_builder_new();
+	cr_assert(b);
+	sc_error err;
+	for (int v = 0; v < g->n; v++) {
+		const char *group = g->group[v] >= 0 ? g->group_name[g->group[v]] : NULL;
+		cr_assert(sc_builder_add_op(b, g->op_name[v], g->work[v], g->param[v], g->out[v],
+		                            group, &err) == v);
+		if (g->backward && g->backward[v])
+			cr_assert(sc_builder_set_backward(b, v, &err) == SC_OK);
+		double cpu = integer_weights ? ts_below(r, 10) : ts_uniform(r) * 10;
+		if (g->work[v] == 0 && ts_uniform(r) < 0.5)
+			cpu = 0;
+		double x = ts_uniform(r);
+		bool has_cpu = x >= no_cpu_p, accel = !(has_cpu && x >= 1 - no_accel_p);
+		cr_assert(sc_builder_set_devices(b, v, cpu, has_cpu, accel, &err) == SC_OK);
+	}
+	for (int v = 0; v < g->n; v++)
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+			cr_assert(sc_builder_add_edge(b, v, g->succ[i], &err) == SC_OK);
+	sc_builder_set_settings(b, &g->settings);
+	sc_graph *h = sc_builder_finish(b, g->source, g->name, &err);
+	cr_assert(h, "%s", err.msg);
+	sc_builder_free(b);
+	return h;
+}
+
+double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, int K)
+{
+	if (!ts_valid(g, stage, K))
+		return NAN;
+	ts_cost *c = calloc((size_t)K, sizeof *c);
+	double *cpu_time = calloc((size_t)K, sizeof *cpu_time);
+	cr_assert(c && cpu_time);
+	sc_settings set = g->settings;
+	ts_costs(g, stage, &set, K, c);
+	double worst = 0;
+	for (int v = 0; v < g->n; v++) {
+		bool has_cpu = g->cpu_ok && g->cpu_ok[v];
+		bool accel = !g->accel_ok || g->accel_ok[v];
+		if (cpu[stage[v]] ? !has_cpu : !accel)
+			worst = INFINITY;
+		if (has_cpu)
+			cpu_time[stage[v]] += g->cpu_work[v];
+	}
+	for (int s = 0; s < K; s++) {
+		double cost = cpu[s] ? cpu_time[s] : c[s].cost;
+		if (!cpu[s] && set.policy == SC_MEM_HARD && c[s].over)
+			cost = INFINITY;
+		worst = fmax(worst, cost);
+	}
+	free(c);
+	free(cpu_time);
+	return worst;
+}
+
+double ts_brute_optimum_cpus(const sc_graph *g, int k, int L, int *best, bool *best_cpu)
+{
+	int n = g->n, K = k + L;
+	int *stage = calloc((size_t)(n ? n : 1), sizeof *stage);
+	bool *cpu = calloc((size_t)K, sizeof *cpu);
+	cr_assert(stage && cpu);
+	double opt = INFINITY;
+	/* every order of the devices: the masks of K bits with L of them set */
+	for (unsigned mask = 0; mask < (1u << K); mask++) {
+		if (__builtin_popcount(mask) != L)
+			continue;
+		for (int s = 0; s < K; s++)
+			cpu[s] = (mask >> s) & 1;
+		memset(stage, 0, (size_t)(n ? n : 1) * sizeof *stage);
+		for (;;) {
+			double v = ts_cpu_bottleneck(g, stage, cpu, K);
+			if (v < opt) {
+				opt = v;
+				if (best)
+					memcpy(best, stage, (size_t)n * sizeof *stage);
+				if (best_cpu)
+					memcpy(best_cpu, cpu, (size_t)K * sizeof *cpu);
+			}
+			int i = 0;
+			while (i < n && ++stage[i] == K)
+				stage[i++] = 0;
+			if (i == n)
+				break;
+		}
+	}
+	free(stage);
+	free(cpu);
+	return opt;
+}
+
 sc_graph *ts_load(const char *path)
 {
 	sc_error err;

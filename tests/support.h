@@ -70,6 +70,31 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
 double ts_brute_optimum_pinned(const sc_graph *g, int k, sc_schedule sched, const int *pin,
                                int *best);
 
+/* CPU stages (001 section 3; issue 29).  A copy of g whose ops get random
+ * CPU times (integers 0..9 with integer_weights, else reals in [0, 10),
+ * and 0 wherever the op's work is 0 half of the time, so that contraction
+ * has zero-time units to join), with probability no_cpu_p no CPU time, and
+ * with probability no_accel_p no accelerator (never both). */
+sc_graph *ts_with_cpu_times(ts_rng *r, const sc_graph *g, bool integer_weights, double no_cpu_p,
+                            double no_accel_p);
+
+/* The optimum with up to L CPU stages beside k accelerator stages, by
+ * enumeration apart from the solvers: for every order of k accelerator
+ * and L CPU stages (each may stay empty) and every assignment of the ops
+ * to those k + L stages that ts_valid accepts, a CPU stage costs the sum
+ * of its ops' CPU times (no io, no memory limit) and must hold only ops
+ * with one; an accelerator stage costs as ts_costs says (its io counts
+ * tensors to and from CPU stages too) and holds only ops it supports,
+ * within the hard memory limit.  The objective is the bottleneck (the
+ * 1F1B schedule on a training graph).  (k + L)^n * C(k + L, L) must stay
+ * small.  best and best_cpu (k + L flags) may be NULL. */
+double ts_brute_optimum_cpus(const sc_graph *g, int k, int L, int *best, bool *best_cpu);
+
+/* The bottleneck of stage[] (k + L stages, cpu[] the CPU ones) by the
+ * model ts_brute_optimum_cpus uses, INFINITY when a stage breaks its
+ * device or the hard memory limit; NAN when ts_valid rejects it. */
+double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, int K);
+
 /* The oracle of the MIP relaxations (support_mip.c): the three-block
  * model's optimum by enumeration over every assignment of the ops to
  * blocks 0, 1, 2 that ts_valid accepts as a 3-stage partition, the middle

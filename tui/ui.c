@@ -95,6 +95,39 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->policy = (sc_mem_policy)o->policy;
 	if (o->schedule >= 0)
 		s->schedule = (sc_schedule)o->schedule;
+	if (o->cpus >= 0)
+		s->cpus = o->cpus;
+}
+
+/* CPU stages (issue 29) on a loaded graph: --cpus file takes the file's
+ * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; the
+ * GPipe schedule takes none yet.  False after a message. */
+static bool check_cpus(sc_graph *g, const ui_opts *o)
+{
+	if (o->cpus == UI_CPUS_FILE) {
+		if (g->max_cpus < 0) {
+			ui_error("--cpus file: %s gives no number of CPUs (maxCPUs); give --cpus L",
+			         g->source);
+			return false;
+		}
+		g->settings.cpus = g->max_cpus;
+	}
+	if (g->accel_refused > 0 && g->settings.cpus == 0) {
+		int v = 0;
+		while (sc_graph_accel_ok(g, v))
+			v++;
+		ui_error("%s: node '%s' is not supported on an accelerator; only a CPU stage may "
+		         "hold it (give --cpus L)",
+		         g->source, g->op_name[v]);
+		return false;
+	}
+	if (g->settings.cpus > 0 && sc_graph_is_training(g) &&
+	    g->settings.schedule == SC_SCHEDULE_GPIPE) {
+		ui_error("--cpus: CPU stages are not supported under the GPipe schedule yet; use "
+		         "--schedule 1f1b");
+		return false;
+	}
+	return true;
 }
 
 void ui_search_params(const ui_opts *o, sc_search_params *p)
@@ -219,6 +252,11 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);
+	if (!check_cpus(g, o)) {
+		sc_graph_free(g);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
 	/* -B or -M may make costs too large to compute with where the file's
 	 * settings did not */
 	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) {
@@ -334,14 +372,36 @@ const char *ui_rung_status_name(sc_rung_state s)
 	return sc_rung_report_name(s);
 }
 
+void ui_print_devices(const sc_costs *c, FILE *f)
+{
+	int ncpu = 0;
+	double on_cpu = 0, total = 0;
+	for (int s = 0; s < c->k; s++) {
+		ncpu += c->st[s].cpu;
+		if (c->st[s].cpu)
+			on_cpu += c->st[s].cpu_work;
+	}
+	for (int v = 0; v < c->g->n; v++)
+		total += sc_graph_cpu_work(c->g, v);
+	char a[32], b[32];
+	fprintf(f, "devices: %d accelerator stage%s, %d CPU stage%s (CPU time %s of %s)\n",
+	        c->k - ncpu, c->k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s",
+	        ui_num(on_cpu, a, sizeof a), ui_num(total, b, sizeof b));
+}
+
 void ui_print_stage_table(const sc_costs *c, FILE *f)
 {
 	int at;
 	double bn = sc_costs_bottleneck(c, &at);
 	/* a training graph adds each stage's cost by pass (fw + bw = cost) */
 	bool training = sc_graph_is_training(c->g);
-	fprintf(f, "  %5s %7s %12s %12s %12s %12s", "stage", "ops", "work", "io in", "io out",
-	        "overflow");
+	/* CPU stages (issue 29): a device column, and a CPU stage's work is
+	 * its CPU time */
+	bool devices = sc_costs_has_cpu(c);
+	fprintf(f, "  %5s %7s", "stage", "ops");
+	if (devices)
+		fprintf(f, " %6s", "device");
+	fprintf(f, " %12s %12s %12s %12s", "work", "io in", "io out", "overflow");
 	if (training)
 		fprintf(f, " %12s %12s", "fw", "bw");
 	fprintf(f, " %12s %12s\n", "cost", "param");
@@ -352,7 +412,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		int run = 0;
 		while (s + run < c->k && c->st[s + run].ops == 0)
 			run++;
-		if (run >= 4) {
+		if (run >= 4 && !devices) {
 			fprintf(f, "  %5d..%d  empty (%d stages, each costing 0)\n", s + 1, s + run,
 			        run);
 			s += run - 1;
@@ -361,9 +421,13 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		char w[32], i[32], o[32], v[32], t[32];
 		/* every stage tied with the bottleneck is marked */
 		bool mark = s == at || sc_cost_at_bottleneck(st->cost, bn);
-		fprintf(f, "%c %5d %7d %12s %12s %12s %12s", mark ? '*' : ' ', s + 1, st->ops,
-		        ui_num(st->work, w, sizeof w), ui_num(st->io_in, i, sizeof i),
-		        ui_num(st->io_out, o, sizeof o), ui_num(st->overflow, v, sizeof v));
+		fprintf(f, "%c %5d %7d", mark ? '*' : ' ', s + 1, st->ops);
+		if (devices)
+			fprintf(f, " %6s", st->cpu ? "cpu" : "accel");
+		fprintf(f, " %12s %12s %12s %12s",
+		        ui_num(st->cpu ? st->cpu_work : st->work, w, sizeof w),
+		        ui_num(st->io_in, i, sizeof i), ui_num(st->io_out, o, sizeof o),
+		        ui_num(st->overflow, v, sizeof v));
 		if (training)
 			fprintf(f, " %12s %12s", ui_num(st->cost_fw, w, sizeof w),
 			        ui_num(st->cost_bw, i, sizeof i));

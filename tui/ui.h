@@ -25,6 +25,7 @@
 enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2, UI_EXIT_UNDECIDED = 3 };
 
 #define UI_MAX_DIMS 32
+#define UI_CPUS_FILE (-2) /* --cpus file */
 #define UI_MAX_PINS 1024
 
 typedef struct ui_opts {
@@ -33,6 +34,7 @@ typedef struct ui_opts {
 	double memory;    /* < 0 = not given; INFINITY = unlimited */
 	int policy;       /* -1 = not given, else an sc_mem_policy */
 	int schedule;     /* -1 = not given, else an sc_schedule */
+	int cpus;         /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
 	bool training;    /* gen --training */
 	bool json;
 	const char *output; /* -o */
@@ -83,7 +85,7 @@ typedef struct ui_opts {
 } ui_opts;
 
 /* Applies the options that override settings (-k, -B, -M, --memory-policy,
- * --schedule) to s. */
+ * --schedule, --cpus L but not --cpus file, which ui_load resolves) to s. */
 void ui_opts_apply(const ui_opts *o, sc_settings *s);
 
 /* When -t runs out (sc_clock_now() time: o->started plus --time), or 0
@@ -183,6 +185,11 @@ const char *ui_rung_status_name(sc_rung_state s);
  * optimal" or ""), or, under 1F1B, that the bottleneck is the objective
  * (and what GPipe would give).  Nothing on inference. */
 void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f);
+
+/* With CPU stages (issue 29): one line counting c's stages by device
+ * and their CPU time, "devices: 2 accelerator stages, 1 CPU stage (CPU
+ * time 91.5000 of 120.0000)". */
+void ui_print_devices(const sc_costs *c, FILE *f);
 
 /* Prints the stage table of c (ops, work, io in, io out, overflow, cost and
  * the parameter bytes held per stage, the bottleneck starred, "over memory"

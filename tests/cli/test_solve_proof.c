@@ -183,10 +183,13 @@ Test(solve_proof, never_a_false_proof_against_brute_force, .timeout = 120)
 		cr_assert_gt(improved, 0, "the MIP never beat one Kahn order");
 }
 
+#define RESNET_LAYER "samples/msr-fiddle/layer/resnet50_inference.json"
+
 /* solve --json's keys are the man page's, in its order. */
 Test(solve_proof, json_keys_follow_the_man_page)
 {
-	static const char *const optional[] = {"objective", "training", "align", NULL};
+	static const char *const optional[] = {"objective", "training", "align", "cpus",
+	                                       "devices", NULL};
 	char keys[40][40];
 	int n = ts_man_json_keys("solve", keys, 40);
 	cr_assert_geq(n, 20, "only %d keys in the man page", n);
@@ -198,6 +201,11 @@ Test(solve_proof, json_keys_follow_the_man_page)
 	json_decref(r);
 	r = ts_run_json(0, "solve samples/onnx/resnet50.onnx -k 3 --align 1 --json");
 	ts_assert_man_order(r, keys, n, optional, "solve --align");
+	json_decref(r);
+	/* with CPU stages (issue 29) */
+	r = ts_run_json(0, "solve " RESNET_LAYER " -k 2 --cpus 1 -m exact --json");
+	ts_assert_man_order(r, keys, n, optional, "solve --cpus");
+	cr_assert(json_object_get(r, "cpus") && json_object_get(r, "devices"));
 	json_decref(r);
 }
 

@@ -58,6 +58,7 @@ typedef enum ui_option_id {
 	OPT_MEMORY,
 	OPT_POLICY,
 	OPT_SCHEDULE,
+	OPT_CPUS,
 	OPT_TRAINING,
 	OPT_JSON,
 	OPT_OUTPUT,
@@ -126,6 +127,9 @@ static const ui_option options[] = {
         {OPT_SCHEDULE, "schedule", 0, "S",
          "training graphs: '1f1b' (PipeDream, the default: max stage cost) or 'gpipe' (max "
          "forward + max backward cost)"},
+        {OPT_CPUS, "cpus", 0, "L|file",
+         "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
+         "default 0); info, eval and solve -m exact take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -214,8 +218,8 @@ typedef struct ui_command {
 /* A command's list of option ids: OPTIONS(OPT_JSON, OPT_HELP). */
 #define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
 #define SETTINGS                                                                                   \
-	OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE, OPT_PRECISION,     \
-	        OPT_TIMES, OPT_DIM
+	OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS, OPT_DEVICE,          \
+	        OPT_PRECISION, OPT_TIMES, OPT_DIM
 
 static const ui_command commands[] = {
         {
@@ -254,9 +258,9 @@ static const ui_command commands[] = {
                         "(default 2k): throughput, latency, fill, drain, makespan and each "
                         "stage's\n"
                         "idle fraction; with --json every segment's start and end.",
-                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_DEVICE,
-                                 OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE, OPT_BATCHES,
-                                 OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
+                                 OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
+                                 OPT_BATCHES, OPT_JSON, OPT_HELP),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -416,8 +420,8 @@ static const ui_command commands[] = {
                         "tables\n"
                         "of what finished and exits 130 (143 after SIGTERM).",
                 .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE,
-                                 OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS, OPT_PART,
-                                 OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_CPUS, OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS,
+                                 OPT_PART, OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 0,
                 .max_pos = 100000,
                 .run = ui_cmd_bench,
@@ -685,6 +689,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	o->memory = -1;
 	o->policy = -1;
 	o->schedule = -1;
+	o->cpus = -1;
 	o->seed = 1;
 	o->elite = o->mutants = o->bias = -1;
 	o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
@@ -760,6 +765,20 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->schedule = (int)sch;
 			break;
 		}
+		case OPT_CPUS:
+			if (strcmp(a, "file") == 0) {
+				o->cpus = UI_CPUS_FILE;
+				break;
+			}
+			x = strtol(a, &end, 10);
+			if (*a == '\0' || *end || x < 0 || x > 1000) {
+				ui_error(
+				        "%s--cpus: '%s' is not an integer from 0 to 1000 or 'file'",
+				        pre, a);
+				return false;
+			}
+			o->cpus = (int)x;
+			break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_TRAINING: o->training = true; break;
 		case OPT_METHOD: o->method = a; break;
@@ -1017,6 +1036,13 @@ static int run_main(int argc, char **argv)
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
+		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
+			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval "
+			         "and "
+			         "solve -m exact do)");
+			free(o.pos);
+			return UI_EXIT_INPUT;
+		}
 		status = ui_workbench(&o);
 		free(o.pos);
 		return status;
@@ -1039,6 +1065,16 @@ static int run_main(int argc, char **argv)
 		return UI_EXIT_INPUT;
 	}
 	if (output_is_an_input(&o, cmd->name)) {
+		free(o.pos);
+		return UI_EXIT_INPUT;
+	}
+	/* CPU stages (issue 29): the commands that do not place them yet say
+	 * so rather than ignore them */
+	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
+	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0) {
+		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve "
+		         "-m exact take them)",
+		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

@@ -5,7 +5,8 @@
  * limit exits 1 and says why.  Training graphs are taken: each stage's
  * cost by pass, and the objective under the schedule.  --timeline adds
  * the pipeline schedule of core/timeline.h (its figures; with --json every
- * segment).
+ * segment).  A partition file naming CPU stages (issue 29) shows each
+ * stage's device; a CPU stage costs its ops' CPU times.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -56,7 +57,8 @@ int ui_cmd_eval(const ui_opts *o)
 	}
 	/* an invalid partition is still reported, with its costs, and exits 1 */
 	sc_violation viol;
-	sc_status st = sc_part_load(o->pos[1], g, 0, &k, stage, &viol, &err);
+	bool *cpu = NULL; /* CPU stages (issue 29): the file's devices */
+	sc_status st = sc_part_load_devices(o->pos[1], g, 0, &k, stage, &cpu, &viol, &err);
 	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);
@@ -75,7 +77,13 @@ int ui_cmd_eval(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
+		sc_costs_set_devices(c, cpu);
 		sc_costs_eval(c, stage);
+	}
+	if (cpu && o->timeline) {
+		ui_error("eval: --timeline: CPU stages are not supported by the timeline yet");
+		status = UI_EXIT_INPUT;
+		goto out;
 	}
 	int at = 0;
 	double bottleneck = c ? sc_costs_bottleneck(c, &at) : NAN;
@@ -105,6 +113,12 @@ int ui_cmd_eval(const ui_opts *o)
 		                         "feasible", (int)feasible);
 		if (!valid || !feasible)
 			json_object_set_new(root, "violation", json_string(why));
+		if (cpu) {
+			json_t *dev = json_array();
+			for (int s = 0; s < k; s++)
+				json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
+			json_object_set_new(root, "devices", dev);
+		}
 		if (c) {
 			json_object_set_new(root, "bottleneck", json_real(bottleneck));
 			json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
@@ -148,6 +162,8 @@ int ui_cmd_eval(const ui_opts *o)
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(c, "", stdout);
 		ui_print_costs(g);
+		if (cpu)
+			ui_print_devices(c, stdout);
 	}
 	if (tl)
 		print_timeline(tl, g->time_unit);
@@ -158,6 +174,7 @@ int ui_cmd_eval(const ui_opts *o)
 out:
 	sc_timeline_free(tl);
 	sc_costs_free(c);
+	free(cpu);
 	free(stage);
 	sc_graph_free(g);
 	return status;

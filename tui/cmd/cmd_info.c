@@ -7,6 +7,7 @@
 
 #include "tui/ui.h"
 #include "core/modules.h"
+#include "info_cpus.h"
 #include "core/parse.h"
 #include "core/mem.h"
 #include "core/write_dot.h"
@@ -406,6 +407,10 @@ int ui_cmd_info(const ui_opts *o)
 		return UI_EXIT_INPUT;
 	}
 	const sc_settings *set = &g->settings;
+	/* --cpus (any value, file too) adds the CPU section (issue 29) */
+	ui_cpu_table cpus;
+	if (o->cpus != -1)
+		ui_cpu_table_fill(g, &cpus);
 	/* the file's k (or -k) joins the list when it is not already there */
 	int extra = set->k;
 	for (int i = 0; i < NKS; i++)
@@ -449,6 +454,8 @@ int ui_cmd_info(const ui_opts *o)
 			json_object_set_new(root, "modules", modules_json(g, mods, s.work));
 		if (root && rep.filled)
 			json_object_set_new(root, "onnx", onnx_json(&rep));
+		if (root && o->cpus != -1)
+			json_object_set_new(root, "cpus", ui_info_cpus_json(g, &cpus));
 		if (root)
 			json_object_set_new(root, "costs", costs_json(g, &rep));
 		sc_onnx_report_fini(&rep);
@@ -492,6 +499,8 @@ int ui_cmd_info(const ui_opts *o)
 	contraction_print(g, &contraction);
 	modules_print(g, mods, s.work);
 	sc_modules_free(mods);
+	if (o->cpus != -1)
+		ui_info_cpus_print(g, &cpus);
 	if (g->cost_origin)
 		costs_print(g, &rep);
 	if (rep.filled)

@@ -21,6 +21,7 @@
 #include "core/report.h"
 #include "solvers/search.h"
 #include "solvers/ladder.h"
+#include "solve_cpu.h"
 #include "solve_proof.h"
 
 static void show_progress(sc_search *s, bool tty, double *last)
@@ -174,6 +175,17 @@ int ui_cmd_solve(const ui_opts *o)
 	if (set.k < 1) {
 		ui_error("solve: %s does not set k; give -k K", g->source);
 		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (o->align > 0 && set.cpus > 0) {
+		ui_error("solve: --align and --cpus cannot be used together yet (the aligned "
+		         "search has no CPU stages)");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (set.cpus > 0) {
+		/* CPU stages (issue 29): the exact DP alone places them */
+		status = ui_solve_cpus(o, g, deadline);
 		goto out;
 	}
 	if (o->align > 0 && !align_graph(o, &g, &orig, &al)) {
