@@ -148,15 +148,16 @@ asan-test: asan-build
 # sanitizers) and the CLI tests on a build with gcov's counters (build-cov,
 # -O1), then lcov's line and function coverage of core/, solvers/, viz/ and
 # tui/: the summary printed (the figure in README.md), the report in
-# build-cov/html/index.html.  The terminal tests are not run (tmux drives
+# build-cov/html/index.html (a failing test is reported and the coverage
+# still measured: `make test` is the test).  The terminal tests are not run (tmux drives
 # them one at a time, twice as long again).
 COV_BUILD := build-cov
 coverage: deps
 	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) SANITIZE="--coverage -O1 -Wno-error" \
 		$(COV_BUILD)/unit-tests $(COV_BUILD)/cli-tests $(COV_BUILD)/stagecut
 	@lcov --quiet --zerocounters --directory $(COV_BUILD)
-	STAGECUT_TEST_SHORT=1 $(COV_BUILD)/unit-tests --jobs 2
-	STAGECUT=$(COV_BUILD)/stagecut $(COV_BUILD)/cli-tests --jobs 2
+	-STAGECUT_TEST_SHORT=1 $(COV_BUILD)/unit-tests --jobs 2
+	-STAGECUT=$(COV_BUILD)/stagecut $(COV_BUILD)/cli-tests --jobs 2
 	@lcov --quiet --capture --directory $(COV_BUILD) --output-file $(COV_BUILD)/all.info
 	@lcov --quiet --extract $(COV_BUILD)/all.info '$(CURDIR)/core/*' '$(CURDIR)/solvers/*' \
 		'$(CURDIR)/viz/*' '$(CURDIR)/tui/*' --output-file $(COV_BUILD)/coverage.info
