@@ -147,7 +147,7 @@ asan-test: asan-build
 # make coverage: the unit tests (a tenth of the random trials, as under the
 # sanitizers) and the CLI tests on a build with gcov's counters (build-cov,
 # -O1), then lcov's line and function coverage of core/, solvers/, viz/ and
-# tui/: the summary printed (the figure in README.md), the report in
+# tui/: the summary printed (quoted in README.md), the report in
 # build-cov/html/index.html (a failing test is reported and the coverage
 # still measured: `make test` is the test).  The terminal tests are not run (tmux drives
 # them one at a time, twice as long again).
