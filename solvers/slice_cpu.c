@@ -58,7 +58,13 @@ void sc_slicer_cpu_free(sc_slicer *s)
 	free(s->cA);
 	free(s->clo);
 	free(s->chi);
+	free(s->active);
 	free(s->dev);
+	free(s->csum);
+	free(s->nba);
+	free(s->nbc);
+	free(s->pba);
+	free(s->pbc);
 }
 
 bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
@@ -74,10 +80,18 @@ bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
 	s->uacc = sc_malloc_n(nu, sizeof *s->uacc);
 	s->cP = sc_malloc_n(cells, sizeof *s->cP);
 	s->cA = sc_malloc_n(cells, sizeof *s->cA);
-	s->clo = sc_malloc_n((size_t)K + 1, sizeof *s->clo);
-	s->chi = sc_malloc_n((size_t)K + 1, sizeof *s->chi);
+	size_t layers = (size_t)(s->k + 1) * (size_t)(s->L + 1), np = (size_t)u->n + 1;
+	s->clo = sc_malloc_n(layers, sizeof *s->clo);
+	s->chi = sc_malloc_n(layers, sizeof *s->chi);
+	s->active = sc_malloc_n(layers, sizeof *s->active);
 	s->dev = sc_malloc_n((size_t)K, sizeof *s->dev);
-	if (!s->ulw || !s->ucpu || !s->uacc || !s->cP || !s->cA || !s->clo || !s->chi || !s->dev)
+	s->csum = sc_malloc_n(np, sizeof *s->csum);
+	s->nba = sc_malloc_n(np, sizeof *s->nba);
+	s->nbc = sc_malloc_n(np, sizeof *s->nbc);
+	s->pba = sc_malloc_n(np, sizeof *s->pba);
+	s->pbc = sc_malloc_n(np, sizeof *s->pbc);
+	if (!s->ulw || !s->ucpu || !s->uacc || !s->cP || !s->cA || !s->clo || !s->chi ||
+	    !s->active || !s->dev || !s->csum || !s->nba || !s->nbc || !s->pba || !s->pbc)
 		return false;
 	s->all_acc = true;
 	double B = set->bandwidth, umax = 0;
@@ -132,66 +146,148 @@ static inline double acc_cost(const sc_slicer *s, const segment *seg)
 	return seg_cost(s, seg);
 }
 
-/* The windows under ub by the stages used, c = j + l (slice.c's windows,
- * with the units' least times for their work): a stage costs at least the
- * least times of its units, so in a split beating ub the prefix c stages
- * cover is in [clo[c], chi[c]].  False when one is empty. */
-static bool cpu_windows(sc_slicer *s, const int *order, double ub)
+/* The index of (j accelerator, l CPU stages) in the windows. */
+static inline int wi(const sc_slicer *s, int j, int l)
 {
-	const double *w = s->ulw;
-	int n = s->n, K = s->k + s->L;
-	int *lo = s->clo, *hi = s->chi, t = 0;
-	hi[0] = 0;
-	for (int c = 1; c <= K; c++) {
-		double acc = 0;
-		while (t < n && acc + w[order[t]] <= ub)
-			acc += w[order[t++]];
-		hi[c] = t;
-	}
-	t = n;
-	lo[K] = n;
-	for (int i = 1; i <= K; i++) {
-		double acc = 0;
-		while (t > 0 && acc + w[order[t - 1]] <= ub)
-			acc += w[order[--t]];
-		lo[K - i] = t;
-	}
-	for (int c = 0; c <= K; c++)
-		if (lo[c] > hi[c])
-			return false;
-	return lo[0] == 0 && hi[K] == n;
+	return j * (s->L + 1) + l;
 }
 
-/* Relaxes the cells of the layers ca..cb at t by the segment [l, t) on an
- * accelerator (cost ca_cost) and on a CPU (cc), INFINITY for a device it
- * may not take. */
-static void relax(sc_slicer *s, int ca, int cb, int l, int t, double acost, double ccost)
+/* The prefix sums and blocking positions of order (see the struct). */
+static void prefix_sums(sc_slicer *s, const int *order)
+{
+	int n = s->n;
+	s->wsum[0] = s->csum[0] = 0;
+	for (int p = 0; p < n; p++) {
+		int x = order[p];
+		s->wsum[p + 1] = s->wsum[p] + s->u->work[x];
+		s->csum[p + 1] = s->csum[p] + (s->ucpu[x] < INFINITY ? s->ucpu[x] : 0);
+	}
+	s->nba[n] = s->nbc[n] = n;
+	for (int p = n - 1; p >= 0; p--) {
+		s->nba[p] = s->uacc[order[p]] ? s->nba[p + 1] : p;
+		s->nbc[p] = s->ucpu[order[p]] < INFINITY ? s->nbc[p + 1] : p;
+	}
+	s->pba[0] = s->pbc[0] = -1;
+	for (int p = 1; p <= n; p++) {
+		s->pba[p] = s->uacc[order[p - 1]] ? s->pba[p - 1] : p - 1;
+		s->pbc[p] = s->ucpu[order[p - 1]] < INFINITY ? s->pbc[p - 1] : p - 1;
+	}
+}
+
+/* The furthest end of a segment from t whose sum (of sum, a prefix sum)
+ * stays within ub, not past the blocking position nb[t]. */
+static int reach(const double *sum, const int *nb, int t, double ub)
+{
+	int lo = t, hi = nb[t];
+	double most = sum[t] + ub;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (sum[mid] <= most)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The furthest start back from t, the same way (pb[t]: the last blocking
+ * position before t). */
+static int reach_back(const double *sum, const int *pb, int t, double ub)
+{
+	int lo = pb[t] + 1, hi = t;
+	double least = sum[t] - ub;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (sum[mid] >= least)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi;
+}
+
+/* The windows under ub (slice.c's windows, by device): a stage costs at
+ * least its work on an accelerator, which must hold all its units, and its
+ * CPU time on a CPU, which must have one for each, so the prefixes that j
+ * accelerator and l CPU stages beating ub can cover end by chi[j][l] (the
+ * longest reach of such stages in some order, built from the reaches of
+ * one stage fewer: each reach only grows with its start), and the suffixes
+ * the others cover start at or after the same from the end; a prefix t
+ * ends j, l stages of a split only if t lies in both.  False when nothing
+ * can beat ub. */
+static bool cpu_windows(sc_slicer *s, const int *order, double ub)
+{
+	int n = s->n, k = s->k, L = s->L;
+	int *lo = s->clo, *hi = s->chi;
+	/* (sums in another order than the walk's: a little room for rounding) */
+	double b = ub * (1 + 1e-12);
+	prefix_sums(s, order);
+	for (int j = 0; j <= k; j++)
+		for (int l = 0; l <= L; l++) {
+			int r = 0;
+			if (j > 0) {
+				int p = hi[wi(s, j - 1, l)];
+				r = p > r ? p : r;
+				p = reach(s->wsum, s->nba, p, b);
+				r = p > r ? p : r;
+			}
+			if (l > 0) {
+				int p = hi[wi(s, j, l - 1)];
+				r = p > r ? p : r;
+				p = reach(s->csum, s->nbc, p, b);
+				r = p > r ? p : r;
+			}
+			hi[wi(s, j, l)] = r;
+		}
+	/* from the end: lo[j][l] is the start of the suffix k - j, L - l stages
+	 * cover */
+	for (int j = k; j >= 0; j--)
+		for (int l = L; l >= 0; l--) {
+			int r = n;
+			if (j < k) {
+				int p = lo[wi(s, j + 1, l)];
+				r = p < r ? p : r;
+				p = reach_back(s->wsum, s->pba, p, b);
+				r = p < r ? p : r;
+			}
+			if (l < L) {
+				int p = lo[wi(s, j, l + 1)];
+				r = p < r ? p : r;
+				p = reach_back(s->csum, s->pbc, p, b);
+				r = p < r ? p : r;
+			}
+			lo[wi(s, j, l)] = r;
+		}
+	return lo[wi(s, 0, 0)] == 0 && hi[wi(s, k, L)] == n;
+}
+
+/* Relaxes the cells (j, l, t) the walk serves (active, na of them) by the
+ * segment [p, t) on an accelerator (cost acost) and on a CPU (ccost),
+ * INFINITY for a device it may not take. */
+static void relax(sc_slicer *s, const int *active, int na, int p, int t, double acost, double ccost)
 {
 	const int *lo = s->clo, *hi = s->chi;
 	double *P = s->cP;
 	int *A = s->cA;
-	for (int c = ca; c <= cb; c++) {
-		if (l < lo[c - 1] || l > hi[c - 1])
-			continue;
-		int j0 = c - s->L > 0 ? c - s->L : 0, j1 = c < s->k ? c : s->k;
-		for (int j = j0; j <= j1; j++) {
-			int m = c - j;
-			size_t at = cell(s, j, m, t);
-			if (j > 0 && acost < INFINITY) {
-				double before = P[cell(s, j - 1, m, l)];
-				double v = before > acost ? before : acost;
-				if (v < P[at]) {
-					P[at] = v;
-					A[at] = l;
-				}
+	for (int i = 0; i < na; i++) {
+		int j = active[i] / (s->L + 1), l = active[i] % (s->L + 1);
+		size_t at = cell(s, j, l, t);
+		int w = wi(s, j - 1, l);
+		if (j > 0 && acost < INFINITY && p >= lo[w] && p <= hi[w]) {
+			double before = P[cell(s, j - 1, l, p)];
+			double v = before > acost ? before : acost;
+			if (v < P[at]) {
+				P[at] = v;
+				A[at] = p;
 			}
-			if (m > 0 && ccost < INFINITY) {
-				double before = P[cell(s, j, m - 1, l)];
-				double v = before > ccost ? before : ccost;
-				if (v < P[at]) {
-					P[at] = v;
-					A[at] = -(l + 1);
-				}
+		}
+		w = wi(s, j, l - 1);
+		if (l > 0 && ccost < INFINITY && p >= lo[w] && p <= hi[w]) {
+			double before = P[cell(s, j, l - 1, p)];
+			double v = before > ccost ? before : ccost;
+			if (v < P[at]) {
+				P[at] = v;
+				A[at] = -(p + 1);
 			}
 		}
 	}
@@ -200,45 +296,53 @@ static void relax(sc_slicer *s, int ca, int cb, int l, int t, double acost, doub
 /* Fills the table under ub within the windows.  False when stopped. */
 static bool fill(sc_slicer *s, const int *order, double ub)
 {
-	int n = s->n, k = s->k, L = s->L, K = k + L;
+	int n = s->n, k = s->k, L = s->L;
 	const int *lo = s->clo, *hi = s->chi;
 	double *P = s->cP;
 	int *A = s->cA;
+	int *active = s->active;
 	bool hard = s->set.policy == SC_MEM_HARD && !s->ignore_hard;
 	double M = s->set.memory;
 	for (int j = 0; j <= k; j++)
-		for (int m = 0; m <= L; m++)
-			if (lo[j + m] == 0) {
-				P[cell(s, j, m, 0)] = 0; /* nothing covered yet: empty stages */
-				A[cell(s, j, m, 0)] = 0;
+		for (int l = 0; l <= L; l++)
+			if (lo[wi(s, j, l)] == 0) {
+				P[cell(s, j, l, 0)] = 0; /* nothing covered yet: empty stages */
+				A[cell(s, j, l, 0)] = 0;
 			}
 	for (int t = 1; t <= n; t++) {
-		/* the layers whose window holds t: ca..cb (windows grow with c) */
-		int ca = 1, cb = K;
-		while (ca <= K && hi[ca] < t)
-			ca++;
-		while (cb >= 1 && lo[cb] > t)
-			cb--;
-		if (ca > cb)
+		/* the cells whose window holds t, in order of j + l (so that an
+		 * empty stage below reads a cell of one stage fewer already
+		 * final), and how far back the walk must go for them */
+		int na = 0, lmin = t;
+		for (int c = 1; c <= k + L; c++)
+			for (int j = c - L > 0 ? c - L : 0; j <= (c < k ? c : k); j++) {
+				int l = c - j, w = wi(s, j, l);
+				if (t < lo[w] || t > hi[w])
+					continue;
+				active[na++] = w;
+				P[cell(s, j, l, t)] = INFINITY;
+				if (j > 0 && lo[wi(s, j - 1, l)] < lmin)
+					lmin = lo[wi(s, j - 1, l)];
+				if (l > 0 && lo[wi(s, j, l - 1)] < lmin)
+					lmin = lo[wi(s, j, l - 1)];
+			}
+		if (na == 0)
 			continue;
-		for (int c = ca; c <= cb; c++)
-			for (int j = c - L > 0 ? c - L : 0; j <= (c < k ? c : k); j++)
-				P[cell(s, j, c - j, t)] = INFINITY;
 		segment seg = {0, 0, 0, 0};
 		int st = next_stamp(s);
 		bool acc = true;
 		double cpu = 0;
-		for (int l = t - 1; l >= lo[ca - 1]; l--) {
+		for (int p = t - 1; p >= lmin; p--) {
 			if (should_stop(s))
 				return false;
-			int x = order[l];
+			int x = order[p];
 			if (acc && !s->uacc[x])
 				acc = false; /* and stays so as the segment grows */
 			if (acc) {
 				if (s->training)
-					add_unit_training(s, &seg, l, t - 1, x, st);
+					add_unit_training(s, &seg, p, t - 1, x, st);
 				else
-					add_unit(s, &seg, l, t - 1, x, st);
+					add_unit(s, &seg, p, t - 1, x, st);
 				if (seg.work > ub || (hard && seg.param > M))
 					acc = false; /* only grows from here */
 			}
@@ -247,23 +351,22 @@ static bool fill(sc_slicer *s, const int *order, double ub)
 			if (!acc && !on_cpu)
 				break;
 			double ac = acc ? acc_cost(s, &seg) : INFINITY;
-			relax(s, ca, cb, l, t, ac <= ub ? ac : INFINITY, on_cpu ? cpu : INFINITY);
+			relax(s, active, na, p, t, ac <= ub ? ac : INFINITY,
+			      on_cpu ? cpu : INFINITY);
 		}
 		/* an empty last stage, of either device: as good as one fewer */
-		for (int c = ca; c <= cb; c++) {
-			if (t < lo[c - 1] || t > hi[c - 1])
-				continue;
-			for (int j = c - L > 0 ? c - L : 0; j <= (c < k ? c : k); j++) {
-				int m = c - j;
-				size_t at = cell(s, j, m, t);
-				if (j > 0 && P[cell(s, j - 1, m, t)] <= P[at]) {
-					P[at] = P[cell(s, j - 1, m, t)];
-					A[at] = t;
-				}
-				if (m > 0 && P[cell(s, j, m - 1, t)] <= P[at]) {
-					P[at] = P[cell(s, j, m - 1, t)];
-					A[at] = -(t + 1);
-				}
+		for (int i = 0; i < na; i++) {
+			int j = active[i] / (L + 1), l = active[i] % (L + 1);
+			size_t at = cell(s, j, l, t);
+			int w = wi(s, j - 1, l);
+			if (j > 0 && t >= lo[w] && t <= hi[w] && P[cell(s, j - 1, l, t)] <= P[at]) {
+				P[at] = P[cell(s, j - 1, l, t)];
+				A[at] = t;
+			}
+			w = wi(s, j, l - 1);
+			if (l > 0 && t >= lo[w] && t <= hi[w] && P[cell(s, j, l - 1, t)] <= P[at]) {
+				P[at] = P[cell(s, j, l - 1, t)];
+				A[at] = -(t + 1);
 			}
 		}
 	}

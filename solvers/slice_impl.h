@@ -57,7 +57,11 @@ struct sc_slicer {
 	double umax;      /* no stage costs more (the doubling's end, slice_cpu.c) */
 	double *cP;       /* (k+1) x (L+1) x (n+1): best bottleneck of a prefix in j, l stages */
 	int *cA;          /* the same: the last segment's start, -(start + 1) for a CPU */
-	int *clo, *chi;   /* k+L+1: the windows by the stages used, j + l */
+	int *clo, *chi;   /* (k+1) x (L+1): the prefixes j, l stages may end at */
+	int *active;      /* (k+1) x (L+1): scratch, the cells a prefix ends */
+	double *csum;     /* n+1: prefix sums of CPU time in the order (and wsum, above: work) */
+	int *nba, *nbc;   /* n+1: the next position whose unit an accelerator, a CPU refuses */
+	int *pba, *pbc;   /* n+1: the last such position before, or -1 */
 	bool *dev;        /* k+L: the devices of the last split (true: a CPU stage) */
 	bool ignore_hard; /* cost accelerator stages as if the hard limit were not there */
 };
