@@ -22,11 +22,12 @@
  * without CPUs, as in the exact DP (ideals.c): the order follows the order
  * arcs, the io the real edges.
  *
- * The bound prunes as in slice.c, with each unit's least time (its work
- * or its CPU time, whichever device it may go to costs less) in place of
- * its work: the windows of the prefixes c = j + l stages can end at.  The
- * bound is the cutoff or, when every unit may go to an accelerator, the
- * accelerators' equal-work split (the CPU stages empty), whichever is
+ * The bound prunes as in slice.c, by device: an accelerator stage costs
+ * at least its work and a CPU stage its CPU time, so the prefixes j
+ * accelerator and l CPU stages within the bound can cover, and the
+ * suffixes the other stages can, give each cell (j, l) a window of prefixes
+ * (cpu_windows); near a good bound they are narrow.  The bound is the cutoff or, when every unit
+ * may go to an accelerator, the accelerators' equal-work split (the CPU stages empty), whichever is
  * lower.  A loose bound makes the windows wide and the walk quadratic, so
  * the DP is first run at the least possible bottleneck (the largest least
  * time of a unit, or their sum over k + L) and at twice that, and so on,
