@@ -646,20 +646,8 @@ static void set_order(sc_slicer *s, const int *order)
 	}
 }
 
-void sc_slicer_set_order(sc_slicer *s, const int *order)
-{
-	set_order(s, order);
-}
-
-double sc_slicer_greedy(sc_slicer *s, const int *order)
-{
-	return greedy_split(s, order);
-}
-
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 {
-	if (s->L > 0)
-		return sc_slice_cpu(s, order, cutoff, unit_stage);
 	const sc_units *u = s->u;
 	int n = s->n, k = s->k;
 	if (n == 0)
@@ -672,6 +660,8 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 	if (!s->pins_ok)
 		return INFINITY;
 	double greedy = greedy_split(s, order);
+	if (s->L > 0)
+		return sc_slice_cpu(s, order, cutoff, greedy, unit_stage);
 	double ub = greedy < cutoff ? greedy : cutoff;
 	bool any = windows(s, order, ub);
 	s->last_mode = SC_SLICE_AUTO;
@@ -726,8 +716,6 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
 
 double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 {
-	if (s->L > 0)
-		return sc_slice_cpu_equal_work(s, order, unit_stage);
 	if (s->n == 0)
 		return 0;
 	/* (this order's positions: the segment costs read them; they were the
@@ -737,6 +725,8 @@ double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 	 * then refuses (search.c) */
 	s->pins_ok = pin_windows(s, order);
 	double v = greedy_split(s, order);
+	if (s->L > 0)
+		return sc_slice_cpu_equal_work(s, order, v, unit_stage);
 	for (int p = 0; p < s->n; p++)
 		unit_stage[order[p]] = s->greedy[order[p]];
 	return v;

@@ -94,6 +94,8 @@ bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
 	if (!s->ulw || !s->ucpu || !s->uacc || !s->cP || !s->cA || !s->clo || !s->chi ||
 	    !s->active || !s->dev || !s->csum || !s->nba || !s->nbc || !s->pba || !s->pbc)
 		return false;
+	for (int i = 0; i < K; i++)
+		s->dev[i] = i >= s->k; /* (an empty graph's split: the accelerators first) */
 	s->all_acc = true;
 	double B = set->bandwidth, umax = 0;
 	for (int x = 0; x < u->n; x++) {
@@ -446,18 +448,13 @@ static bool traceback(sc_slicer *s, const int *order, int *unit_stage)
 	return over;
 }
 
-double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, int *unit_stage)
+double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, double greedy, int *unit_stage)
 {
-	accel_first(s);
-	if (s->n == 0)
-		return 0;
-	s->until_poll = STOP_EVERY;
-	sc_slicer_set_order(s, order);
-	if (s->stop && s->stop(s->stop_ctx))
-		return NAN;
 	/* the accelerators' equal-work split bounds the optimum when every
 	 * unit may go to one (the CPU stages empty) */
-	double greedy = s->all_acc ? sc_slicer_greedy(s, order) : INFINITY;
+	if (!s->all_acc)
+		greedy = INFINITY;
+	accel_first(s);
 	double v = search(s, order, greedy < cutoff ? greedy : cutoff);
 	if (isnan(v))
 		return NAN;
@@ -474,19 +471,15 @@ double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, int *unit_sta
 	return v;
 }
 
-double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, int *unit_stage)
+double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, double greedy, int *unit_stage)
 {
 	accel_first(s);
-	if (s->n == 0)
-		return 0;
-	sc_slicer_set_order(s, order);
-	if (s->all_acc) {
-		/* the baseline keeps the CPU stages empty, as it may */
-		double v = sc_slicer_greedy(s, order);
-		for (int p = 0; p < s->n; p++)
-			unit_stage[order[p]] = s->greedy[order[p]];
-		return v;
-	}
+	/* the accelerators' equal-work split, in s->greedy: the baseline keeps
+	 * the CPU stages empty when it may, and is the fallback below */
+	for (int p = 0; p < s->n; p++)
+		unit_stage[order[p]] = s->greedy[order[p]];
+	if (s->all_acc)
+		return greedy;
 	/* a unit needs a CPU: the best split of the order by device, the hard
 	 * limit ignored so that refinement has a split to repair (search.h),
 	 * and without the stop poll, since the callers need a split */
@@ -497,14 +490,9 @@ double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 	double v = search(s, order, INFINITY);
 	s->stop = stop;
 	s->ignore_hard = false;
-	if (isinf(v)) {
-		/* no split of this order puts every unit on a device it may go
-		 * to: the accelerators' equal-work split, which the searches
-		 * refuse (sc_costs_feasible) */
-		sc_slicer_greedy(s, order);
-		for (int p = 0; p < s->n; p++)
-			unit_stage[order[p]] = s->greedy[order[p]];
-		return INFINITY;
-	}
+	if (isinf(v))
+		return INFINITY; /* no split of this order puts every unit on a
+		                  * device it may go to: the accelerators' split,
+		                  * which the searches refuse (sc_costs_feasible) */
 	return traceback(s, order, unit_stage) ? INFINITY : v;
 }

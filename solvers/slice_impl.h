@@ -175,20 +175,14 @@ static inline bool should_stop(sc_slicer *s)
 	return s->stop && s->stop(s->stop_ctx);
 }
 
-/* The positions of order's units and each op's last successor in it,
- * which every segment cost reads (slice.c). */
-void sc_slicer_set_order(sc_slicer *s, const int *order);
-
-/* The equal-work split of order into s->k stages in s->greedy, and its
- * bottleneck (slice.c). */
-double sc_slicer_greedy(sc_slicer *s, const int *order);
-
-/* slice_cpu.c: the CPU tables for set->cpus > 0 (false when out of
- * memory; sc_slicer_free frees them), sc_slice and sc_slice_equal_work
- * with CPU stages. */
+/* slice_cpu.c (slice.c calls it, never the other way): the CPU tables
+ * for set->cpus > 0 (false when out of memory; sc_slicer_cpu_free frees
+ * them); sc_slice and sc_slice_equal_work with CPU stages, called by
+ * slice.c's once the order is set (positions and last successors) and its
+ * accelerators' equal-work split is in s->greedy, greedy its bottleneck. */
 bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set);
 void sc_slicer_cpu_free(sc_slicer *s);
-double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
-double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, int *unit_stage);
+double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, double greedy, int *unit_stage);
+double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, double greedy, int *unit_stage);
 
 #endif
