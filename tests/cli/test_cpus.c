@@ -181,6 +181,7 @@ Test(cpus, the_rest_refuses_cpus)
 	        {"bench " FIGURE2 " -k 2 --cpus 1", "not supported by bench"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
+	        {"solve samples/onnx/resnet50.onnx -k 3 --cpus 1 --align 1", "--align and --cpus"},
 	        {"solve " BERT24_TRAIN " -k 2 --cpus 1 --schedule gpipe", "GPipe"},
 	        {RESNET_LAYER " --cpus 1", "the workbench does not place CPU stages"},
 	};
