@@ -7,7 +7,8 @@
  * independent model of tests/support.c, and is no better than the optimum
  * of the exact DP with CPU stages (sc_cpu_exact), itself checked against
  * the brute force on the smallest; `exact` and `best` equal that optimum,
- * and brkga reaches it.  Refinement from a given partition with devices
+ * and brkga reaches it; `best` falls back to brkga where the DP's ideals
+ * do not fit.  Refinement from a given partition with devices
  * keeps every op on an allowed device and never gets worse; what the
  * searches refuse with CPU stages (pins, GPipe) is refused by name.
  */
@@ -297,4 +298,38 @@ Test(search_cpu, pins_and_gpipe_are_refused)
 	free(pin);
 	sc_graph_free(g);
 	sc_graph_free(g0);
+}
+
+/* `best` where the exact DP's ideals do not fit (--ideal-limit 1): brkga
+ * and refinement with CPU stages, unproven, valid, at the exact DP's
+ * optimum on this sample (which brkga reaches within its default
+ * budget). */
+Test(search_cpu, best_falls_back_to_brkga_with_cpus, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/layer/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 2;
+	set.cpus = 1;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.ideal_limit = 1;
+	p.evals = 1000;
+	sc_error err;
+	sc_search *s = sc_search_new(g, &set, &p, &err);
+	cr_assert(s, "%s", err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s", err.msg);
+	sc_progress pr;
+	sc_search_progress(s, &pr);
+	cr_assert(!pr.optimal && pr.ideals == 0, "brkga, not the DP");
+	int *stage = malloc((size_t)g->n * sizeof *stage);
+	bool cpu[3], optimal;
+	double v = sc_search_result_devices(s, stage, cpu, &optimal);
+	cr_assert(!optimal);
+	cr_assert(sc_part_check_devices(g, stage, 3, cpu, NULL));
+	cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, 3), v));
+	double opt = cpu_optimum(g, 2, 1);
+	cr_assert(near(v, opt), "brkga %.17g, optimum %.17g", v, opt);
+	free(stage);
+	sc_search_free(s);
+	sc_graph_free(g);
 }
