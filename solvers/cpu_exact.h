@@ -8,8 +8,11 @@
  * optimum without CPU stages (a valid partition of the model with CPUs,
  * its CPU stages empty, when every op may go to an accelerator), then
  * balanced (the least sum of squared stage costs at the optimum) unless
- * the parameters ask for no refinement.  The other searches do not place
- * CPU stages yet.  Thread: the caller's; nothing here prints.
+ * the parameters ask for no refinement.  The searches (search.h) place
+ * CPU stages too, their `exact` method running the same DP stepwise (pruned
+ * by a quick slicing's bound instead); this runs it to the end in one
+ * call, for `info` and the benchmarks.  Thread: the caller's; nothing here
+ * prints.
  */
 #ifndef SC_CPU_EXACT_H
 #define SC_CPU_EXACT_H

@@ -1567,6 +1567,7 @@ out:
 typedef struct exact_state {
 	sc_dp *dp;
 	int *unit_stage;
+	bool *cpu;      /* with CPU stages: the devices of the DP's partition; else NULL */
 	bool balancing; /* dp is the second DP, balancing the optimum's stages */
 } exact_state;
 
@@ -1576,6 +1577,7 @@ static void exact_fini(sc_search *s)
 	if (e) {
 		sc_dp_free(e->dp);
 		free(e->unit_stage);
+		free(e->cpu);
 		free(e);
 	}
 	s->state = NULL;
@@ -1602,7 +1604,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 	s->evals++;
 	if (v < ub) {
 		ub = v;
-		sc_search_offer(s, unit_stage, v);
+		sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
 	}
 	for (int t = 0; t < orders; t++) {
 		for (int i = 0; i < n; i++)
@@ -1612,7 +1614,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 		s->evals++;
 		if (v < ub) {
 			ub = v;
-			sc_search_offer(s, unit_stage, v);
+			sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
 		}
 	}
 	free(order);
@@ -1651,7 +1653,9 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 		return sc_error_nomem(err, "the exact search");
 	s->state = e;
 	e->unit_stage = sc_malloc_n((size_t)s->units->n, sizeof *e->unit_stage);
-	if (!e->unit_stage)
+	if (s->set.cpus > 0)
+		e->cpu = sc_calloc_n((size_t)s->K, sizeof *e->cpu);
+	if (!e->unit_stage || (s->set.cpus > 0 && !e->cpu))
 		return sc_error_nomem(err, "the exact search");
 	/* its fronts have no empty stage between two full ones, which a pin
 	 * may need */
@@ -1692,7 +1696,7 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 static bool exact_balance(sc_search *s, sc_error *err)
 {
 	exact_state *e = s->state;
-	if (!s->p.refine || !s->have_best || !isfinite(s->best) || s->set.k < 2 ||
+	if (!s->p.refine || !s->have_best || !isfinite(s->best) || s->K < 2 ||
 	    (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)))
 		return false;
 	sc_dp_free(e->dp);
@@ -1723,13 +1727,13 @@ static bool exact_step(sc_search *s)
 	}
 	if (more > 0)
 		return true;
-	double opt = sc_dp_result(e->dp, e->unit_stage);
+	double opt = sc_dp_result_devices(e->dp, e->unit_stage, e->cpu);
 	if (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)) {
 		/* the DP looked only below the quick partition's objective: what
 		 * it found is optimal, and when it found nothing the quick
 		 * partition is (or no partition fits) */
 		if (isfinite(opt))
-			sc_search_offer(s, e->unit_stage, opt);
+			sc_search_offer(s, e->unit_stage, e->cpu, opt);
 		s->optimal = true;
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		return false;
@@ -1738,14 +1742,14 @@ static bool exact_step(sc_search *s)
 		if (isfinite(opt)) {
 			int *ops = s->offer_ops;
 			sc_units_expand(s->units, e->unit_stage, ops);
-			sc_search_offer_balanced(s, ops);
+			sc_search_offer_balanced(s, ops, e->cpu);
 		}
 		return false;
 	}
 	if (isfinite(opt)) {
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
-		sc_search_offer(s, e->unit_stage, opt);
+		sc_search_offer(s, e->unit_stage, e->cpu, opt);
 	}
 	/* finite or not, the DP has settled the bottleneck: no partition beats
 	 * this one; INFINITY means none is feasible, or (pruned by the quick

@@ -18,7 +18,8 @@
 
 static const sc_method method_best = {
         .name = "best",
-        .help = "exact when its ideals fit memory and time, else brkga + refine (default)",
+        .help = "exact when its ideals fit memory and time, else brkga + refine (default; with "
+                "--cpus the exact DP with CPU stages)",
 };
 
 /* in the order of the help text */
@@ -86,7 +87,7 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 		sc_error_set(err, SC_ERR_INPUT, "unknown method '%s' (one of: %s)", name, list);
 		return NULL;
 	}
-	if (sc_search_check(set, p, err) != SC_OK)
+	if (sc_search_check(g, set, p, err) != SC_OK)
 		return NULL;
 	for (int v = 0; set->pin && v < g->n; v++)
 		if (set->pin[v] >= set->k) {

@@ -38,6 +38,13 @@
  * PARTITION), so a repair that always succeeds is not to be had cheaply;
  * what this one guarantees is that a chain (one topological order) is
  * repaired whenever it can be.
+ *
+ * CPU stages (search_impl.h): the stages keep their devices, and a move
+ * onto a stage is tried only when every op moved may go to its device (a
+ * CPU stage takes ops with a CPU time, an accelerator stage those it
+ * supports), so the partition never puts an op where it may not go.  The
+ * costs are core's with the devices (cost.h).  A re-slicing takes the
+ * slicer's devices with its split.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,7 +84,13 @@ typedef struct refine_state {
 	long balance_from; /* moves when this balancing began */
 	double *sorted;    /* k stage costs, largest first: the partition's now */
 	double *trial;     /* the same for a move being tried */
+	/* CPU stages (NULL without): the K devices, and per unit the devices
+	 * its ops may all go to (DEV_ACCEL, DEV_CPU) */
+	bool *cpu;
+	unsigned char *udev;
 } refine_state;
+
+enum { DEV_ACCEL = 1, DEV_CPU = 2 };
 
 static void refine_phase_fini(void *state)
 {
@@ -96,16 +109,45 @@ static void refine_phase_fini(void *state)
 	free(r->prio);
 	free(r->sorted);
 	free(r->trial);
+	free(r->cpu);
+	free(r->udev);
 	free(r);
 }
 
-static sc_status refine_phase_init(sc_search *s, const int *start, void **state, sc_error *err)
+/* With CPU stages: the devices and each unit's (see refine_state).  False
+ * when out of memory. */
+static bool devices_init(sc_search *s, refine_state *r, const bool *start_cpu)
+{
+	const sc_units *u = s->units;
+	const sc_graph *g = s->g;
+	r->cpu = sc_calloc_n((size_t)s->K, sizeof *r->cpu);
+	r->udev = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *r->udev);
+	if (!r->cpu || !r->udev)
+		return false;
+	for (int i = 0; start_cpu && i < s->K; i++)
+		r->cpu[i] = start_cpu[i];
+	for (int x = 0; x < u->n; x++) {
+		unsigned char d = DEV_ACCEL | DEV_CPU;
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+			if (!sc_graph_accel_ok(g, u->ops[i]))
+				d &= (unsigned char)~DEV_ACCEL;
+			if (!sc_graph_cpu_ok(g, u->ops[i]))
+				d &= (unsigned char)~DEV_CPU;
+		}
+		r->udev[x] = d;
+	}
+	sc_costs_set_devices(r->c, r->cpu);
+	return true;
+}
+
+static sc_status refine_phase_init(sc_search *s, const int *start, const bool *start_cpu,
+                                   void **state, sc_error *err)
 {
 	const sc_units *u = s->units;
 	refine_state *r = calloc(1, sizeof *r);
 	size_t nu = (size_t)u->n, no = (size_t)s->g->n;
 	if (r) {
-		r->c = sc_costs_new(s->g, &s->set, err);
+		r->c = sc_costs_new(s->g, &s->cset, err);
 		r->op_stage = sc_malloc_n(no, sizeof *r->op_stage);
 		r->unit_stage = sc_malloc_n(nu, sizeof *r->unit_stage);
 		r->set = sc_malloc_n(nu, sizeof *r->set);
@@ -113,13 +155,14 @@ static sc_status refine_phase_init(sc_search *s, const int *start, void **state,
 		r->from = sc_malloc_n(nu, sizeof *r->from);
 		r->order = sc_malloc_n(nu, sizeof *r->order);
 		r->sliced = sc_malloc_n(nu, sizeof *r->sliced);
-		r->first = malloc((size_t)(s->set.k + 1) * sizeof *r->first);
+		r->first = malloc((size_t)(s->K + 1) * sizeof *r->first);
 		r->prio = sc_malloc_n(nu, sizeof *r->prio);
-		r->sorted = malloc((size_t)s->set.k * sizeof *r->sorted);
-		r->trial = malloc((size_t)s->set.k * sizeof *r->trial);
+		r->sorted = malloc((size_t)s->K * sizeof *r->sorted);
+		r->trial = malloc((size_t)s->K * sizeof *r->trial);
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
-	    !r->order || !r->sliced || !r->first || !r->prio || !r->sorted || !r->trial) {
+	    !r->order || !r->sliced || !r->first || !r->prio || !r->sorted || !r->trial ||
+	    (s->set.cpus > 0 && !devices_init(s, r, start_cpu))) {
 		refine_phase_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
@@ -271,14 +314,31 @@ static void range_of_set(sc_search *s, refine_state *r, int nset, int *lo, int *
 	}
 }
 
+/* The devices every unit of the move may go to (DEV_ACCEL | DEV_CPU);
+ * both without CPU stages. */
+static unsigned set_devices(const refine_state *r, int nset)
+{
+	unsigned d = DEV_ACCEL | DEV_CPU;
+	for (int i = 0; r->udev && i < nset; i++)
+		d &= r->udev[r->set[i]];
+	return d;
+}
+
+/* True when stage `to`'s device is among d. */
+static inline bool device_takes(const refine_state *r, unsigned d, int to)
+{
+	return !r->cpu || (d & (r->cpu[to] ? DEV_CPU : DEV_ACCEL));
+}
+
 /* Tries moving the set from stage b to every stage in its range; keeps the
  * first move that improves on was.  Returns true when one was kept. */
 static bool try_set(sc_search *s, refine_state *r, int nset, int b, const standing *was)
 {
 	int lo, hi;
 	range_of_set(s, r, nset, &lo, &hi);
+	unsigned d = set_devices(r, nset);
 	for (int to = lo; to <= hi; to++) {
-		if (to == b)
+		if (to == b || !device_takes(r, d, to))
 			continue;
 		move_units(s, r, nset, to);
 		s->evals++;
@@ -297,6 +357,11 @@ static bool take_sliced(sc_search *s, refine_state *r)
 	const sc_units *u = s->units;
 	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
 	sc_units_expand(u, r->unit_stage, r->op_stage);
+	const bool *dev = sc_slicer_devices(s->slicer);
+	if (r->cpu && dev) {
+		memcpy(r->cpu, dev, (size_t)s->K * sizeof *r->cpu);
+		sc_costs_set_devices(r->c, r->cpu);
+	}
 	sc_costs_eval(r->c, r->op_stage);
 	return sc_costs_feasible(r->c);
 }
@@ -424,9 +489,10 @@ static bool balance_set(sc_search *s, refine_state *r, int nset, int b, double o
 {
 	int lo, hi, best = -1, k = r->c->k;
 	range_of_set(s, r, nset, &lo, &hi);
+	unsigned d = set_devices(r, nset);
 	double from_cost = r->c->st[b].cost;
 	for (int to = lo; to <= hi; to++) {
-		if (to == b || r->c->st[to].cost >= from_cost)
+		if (to == b || r->c->st[to].cost >= from_cost || !device_takes(r, d, to))
 			continue;
 		move_units(s, r, nset, to);
 		s->evals++;
@@ -539,18 +605,18 @@ static bool refine_phase_step(sc_search *s, void *state)
 			break;
 	}
 	if (!r->done) {
-		sc_search_offer_ops(s, r->op_stage, sc_costs_objective(r->c));
+		sc_search_offer_ops(s, r->op_stage, r->cpu, sc_costs_objective(r->c));
 		return !sc_search_should_stop(s, 0);
 	}
 	if (!r->balancing) {
-		sc_search_offer_ops(s, r->op_stage, sc_costs_objective(r->c));
+		sc_search_offer_ops(s, r->op_stage, r->cpu, sc_costs_objective(r->c));
 		r->balancing = true;
 		r->balance_from = r->moves;
 		r->scan = 0;
 		r->improved = false;
 	}
 	bool more = balance_step(s, r, until);
-	sc_search_offer_balanced(s, r->op_stage);
+	sc_search_offer_balanced(s, r->op_stage, r->cpu);
 	if (!more && r->balanced && r->moves > r->balance_from && r->rounds < BALANCE_ROUNDS &&
 	    !sc_search_should_stop(s, 0)) {
 		/* the balanced stages may let a unit leave the bottleneck now
@@ -598,7 +664,10 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 		 * keeps it valid and its costs (the others are empty) */
 		if (s->k_asked > s->set.k && sc_part_check(s->g, start, s->k_asked, NULL))
 			compact_stages(start, s->g->n, s->k_asked);
-		if (!sc_part_check(s->g, start, s->set.k, &v)) {
+		/* with CPU stages (no compacting then, search.c): every op on a
+		 * device it may go to */
+		if (s->set.cpus > 0 ? !sc_part_check_devices(s->g, start, s->K, s->p.start_cpu, &v)
+		                    : !sc_part_check(s->g, start, s->set.k, &v)) {
 			char why[SC_PART_WHY_SIZE];
 			sc_part_describe(s->g, start, &v, why, sizeof why);
 			free(start);
@@ -614,12 +683,20 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 				                    "but it is pinned to stage %d",
 				                    s->g->op_name[o], at, pinned);
 			}
-	} else if (sc_search_first_split(s, start, err) != SC_OK) {
+	} else if (sc_search_first_split(s, start, s->offer_cpu, err) != SC_OK) {
 		free(start);
 		return err ? err->code : SC_ERR_NOMEM;
 	}
-	sc_search_offer_ops(s, start, 0);
-	sc_status st = refine_phase_init(s, start, &s->state, err);
+	const bool *cpu = NULL;
+	if (s->set.cpus > 0) {
+		/* (the scratch is the offer's: copied, since offers reuse it) */
+		if (s->p.start)
+			for (int i = 0; i < s->K; i++)
+				s->offer_cpu[i] = s->p.start_cpu && s->p.start_cpu[i];
+		cpu = s->offer_cpu;
+	}
+	sc_search_offer_ops(s, start, cpu, 0);
+	sc_status st = refine_phase_init(s, start, cpu, &s->state, err);
 	free(start);
 	return st;
 }

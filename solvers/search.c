@@ -92,19 +92,45 @@ static bool breaks_pins(const sc_search *s, const int *op_stage)
 	return false;
 }
 
-void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
+/* With CPU stages: evaluates c with the devices cpu (NULL: all
+ * accelerators) and says whether every op is on a device it may go to (an
+ * offer where one is not is never kept).  Without, evaluates c. */
+static bool eval_devices(sc_search *s, sc_costs *c, const int *op_stage, const bool *cpu)
+{
+	if (s->set.cpus == 0) {
+		sc_costs_eval(c, op_stage);
+		return true;
+	}
+	sc_costs_set_devices(c, cpu);
+	sc_costs_eval(c, op_stage);
+	for (int i = 0; i < c->k; i++)
+		if (c->st[i].no_device > 0)
+			return false;
+	return true;
+}
+
+/* Keeps op_stage and its devices as the best's. */
+static void keep(sc_search *s, const int *op_stage, const bool *cpu)
+{
+	memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
+	for (int i = 0; s->set.cpus > 0 && i < s->K; i++)
+		s->best_cpu[i] = cpu && cpu[i];
+}
+
+void sc_search_offer_ops(sc_search *s, const int *op_stage, const bool *cpu, double value)
 {
 	(void)value;
 	if (breaks_pins(s, op_stage))
 		return;
 	/* re-evaluate with core's cost model so reports match `stagecut eval` */
 	sc_costs *c = s->offer_costs;
-	sc_costs_eval(c, op_stage);
+	if (!eval_devices(s, c, op_stage, cpu))
+		return;
 	double v = sc_costs_objective(c);
 	double bottleneck = sc_costs_bottleneck(c, NULL);
 	double excess = isinf(v) ? sc_search_excess(c) : 0;
 	if (ranks_before(s, v, excess, bottleneck)) {
-		memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
+		keep(s, op_stage, cpu);
 		s->best = v;
 		s->best_excess = excess;
 		s->best_bottleneck = bottleneck;
@@ -112,38 +138,40 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, double value)
 	}
 }
 
-void sc_search_offer_balanced(sc_search *s, const int *op_stage)
+void sc_search_offer_balanced(sc_search *s, const int *op_stage, const bool *cpu)
 {
 	if (breaks_pins(s, op_stage))
 		return;
 	sc_costs *c = s->offer_costs;
-	sc_costs_eval(c, op_stage);
+	if (!eval_devices(s, c, op_stage, cpu))
+		return;
 	double v = sc_costs_objective(c);
 	if (!s->have_best || !isfinite(v) || v > s->best)
 		return;
-	memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
+	keep(s, op_stage, cpu);
 	s->best = v;
 	s->best_excess = 0;
 	s->best_bottleneck = sc_costs_bottleneck(c, NULL);
 }
 
 /* The excess of a partition of the units, from the units' parameter sums
- * (which may differ from core's sums in the last bits). */
-static double unit_excess(sc_search *s, const int *unit_stage)
+ * (which may differ from core's sums in the last bits); a CPU stage (cpu,
+ * may be NULL) has no limit. */
+static double unit_excess(sc_search *s, const int *unit_stage, const bool *cpu)
 {
 	const sc_units *u = s->units;
 	double *param = s->offer_param, excess = 0;
-	for (int i = 0; i < s->set.k; i++)
+	for (int i = 0; i < s->K; i++)
 		param[i] = 0;
 	for (int x = 0; x < u->n; x++)
 		param[unit_stage[x]] += u->param[x];
-	for (int i = 0; i < s->set.k; i++)
-		if (param[i] > s->set.memory)
+	for (int i = 0; i < s->K; i++)
+		if (param[i] > s->set.memory && !(cpu && cpu[i]))
 			excess += param[i] - s->set.memory;
 	return excess;
 }
 
-void sc_search_offer(sc_search *s, const int *unit_stage, double value)
+void sc_search_offer(sc_search *s, const int *unit_stage, const bool *cpu, double value)
 {
 	if (isnan(value))
 		return; /* a slicing stopped before it had a split */
@@ -156,12 +184,12 @@ void sc_search_offer(sc_search *s, const int *unit_stage, double value)
 			/* both infeasible: skip the full evaluation unless the excess
 			 * may tie or beat the best's (with room for rounding) */
 			double tol = 1e-9 * (s->set.memory + s->best_excess);
-			if (unit_excess(s, unit_stage) > s->best_excess + tol)
+			if (unit_excess(s, unit_stage, cpu) > s->best_excess + tol)
 				return;
 		}
 	}
 	sc_units_expand(s->units, unit_stage, s->offer_ops);
-	sc_search_offer_ops(s, s->offer_ops, value);
+	sc_search_offer_ops(s, s->offer_ops, cpu, value);
 }
 
 void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage)
@@ -169,36 +197,52 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 	if (isfinite(s->best))
 		return;
 	double v = sc_slice_equal_work(s->slicer, order, unit_stage);
-	sc_search_offer(s, unit_stage, v);
+	sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
 }
 
-/* The equal-work split: sc_greedy_split on an inference graph without pins,
- * else the slicer's equal-work split of the units' topological order. */
-static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, sc_error *err)
+/* The equal-work split: sc_greedy_split on an inference graph without pins
+ * (with CPU stages, only when every op may go to an accelerator: the CPU
+ * stages stay empty), else the slicer's equal-work split of the units'
+ * topological order.  Its devices into cpu (K flags) when not NULL. */
+static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, bool *cpu,
+                                  sc_error *err)
 {
-	if (!sc_graph_is_training(s->g) && !s->units->pin)
+	for (int i = 0; cpu && i < s->K; i++)
+		cpu[i] = i >= s->set.k; /* the accelerators first */
+	if (!sc_graph_is_training(s->g) && !s->units->pin &&
+	    (s->set.cpus == 0 || s->g->accel_refused == 0))
 		return sc_greedy_split(s->g, s->set.k, op_stage, err);
 	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
 	sc_units_expand(s->units, unit_stage, op_stage);
+	const bool *dev = sc_slicer_devices(s->slicer);
+	for (int i = 0; cpu && dev && i < s->K; i++)
+		cpu[i] = dev[i];
 	return SC_OK;
 }
 
-sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err)
+sc_status sc_search_first_split(sc_search *s, int *op_stage, bool *cpu, sc_error *err)
 {
 	int *unit_stage =
 	        sc_malloc_n((size_t)(s->units->n > 0 ? s->units->n : 1), sizeof *unit_stage);
 	if (!unit_stage)
 		return sc_error_nomem(err, "a first partition");
-	sc_status st = equal_work_split(s, unit_stage, op_stage, err);
+	sc_status st = equal_work_split(s, unit_stage, op_stage, cpu, err);
 	if (st == SC_OK && s->set.policy == SC_MEM_HARD && isfinite(s->set.memory)) {
 		sc_costs *c = s->offer_costs;
+		if (s->set.cpus > 0)
+			sc_costs_set_devices(c, cpu);
 		sc_costs_eval(c, op_stage);
 		bool found = false;
-		if (!sc_costs_feasible(c))
+		/* first fit packs the accelerator stages: with CPU stages, only
+		 * when every op may go to an accelerator (the CPUs stay empty) */
+		if (!sc_costs_feasible(c) && (s->set.cpus == 0 || s->g->accel_refused == 0))
 			st = sc_first_fit(s->units, s->orderer, s->set.k, s->set.memory, unit_stage,
 			                  &found, err);
-		if (found)
+		if (found) {
 			sc_units_expand(s->units, unit_stage, op_stage);
+			for (int i = 0; cpu && i < s->K; i++)
+				cpu[i] = i >= s->set.k;
+		}
 	}
 	free(unit_stage);
 	return st;
@@ -248,16 +292,24 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 	return m->init ? m->init(s, err) : SC_OK;
 }
 
-sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_error *err)
+sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+                          sc_error *err)
 {
 	if (set->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
-	/* the searches place accelerator stages only; sc_cpu_exact
-	 * (cpu_exact.h) places CPU stages (issue 29) */
-	if (set->cpus > 0)
+	if (set->cpus < 0)
+		return sc_error_set(err, SC_ERR_INPUT, "cpus must be at least 0 (got %d)",
+		                    set->cpus);
+	/* CPU stages (issue 29): what the exact DP refuses with them (ideals.c),
+	 * every search refuses */
+	if (set->cpus > 0 && set->pin)
 		return sc_error_set(err, SC_ERR_INPUT,
-		                    "the searches do not place CPU stages yet (--cpus); the exact "
-		                    "DP with CPU stages does (solve -m exact)");
+		                    "pinned ops (--pin) are not supported with CPU stages yet");
+	if (set->cpus > 0 && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
+		return sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "CPU stages are not supported under the GPipe schedule yet; use "
+		        "the 1F1B schedule");
 	if (p->elite <= 0 || p->elite >= 1 || p->mutants < 0 || p->elite + p->mutants >= 1 ||
 	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 || p->evals < 0)
 		return sc_error_set(err, SC_ERR_INPUT,
@@ -277,11 +329,13 @@ static sc_status start_within_memory(sc_search *s, sc_error *err)
 	int *st = sc_part_new(s->g);
 	if (!st)
 		return sc_error_nomem(err, "a first partition");
-	sc_status r = sc_search_first_split(s, st, err);
+	sc_status r = sc_search_first_split(s, st, s->offer_cpu, err);
 	if (r == SC_OK) {
+		if (s->set.cpus > 0)
+			sc_costs_set_devices(s->offer_costs, s->offer_cpu);
 		sc_costs_eval(s->offer_costs, st);
 		if (sc_costs_feasible(s->offer_costs))
-			sc_search_offer_ops(s, st, NAN);
+			sc_search_offer_ops(s, st, s->offer_cpu, NAN);
 	}
 	free(st);
 	return r;
@@ -301,8 +355,18 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	 * rest stay empty (an empty stage costs nothing), so every method works
 	 * with k = min(k, n) and its stages are valid for the k asked for */
 	s->k_asked = set->k;
+	s->cpus_asked = set->cpus;
 	if (s->set.k > g->n && !set->pin) /* (a pin may name any stage) */
 		s->set.k = g->n > 0 ? g->n : 1;
+	/* the same for CPU stages, whose number sizes the slicer's table; not
+	 * for a start given, whose stages are numbered for those asked for */
+	if (s->set.cpus > g->n && !p->start)
+		s->set.cpus = g->n > 0 ? g->n : 1;
+	if (s->set.cpus > 0 && p->start)
+		s->set.k = set->k;
+	s->K = s->set.k + s->set.cpus;
+	s->cset = s->set;
+	s->cset.k = s->K;
 	s->p = *p;
 	s->refine = refine;
 	s->best = INFINITY;
@@ -311,10 +375,13 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	pthread_mutex_init(&s->lock, NULL);
 	sc_rng_seed(&s->rng, p->seed);
 	s->best_stage = sc_part_new(g);
+	s->best_cpu = sc_calloc_n((size_t)s->K, sizeof *s->best_cpu);
 	s->offer_ops = sc_part_new(g);
-	s->offer_param = sc_malloc_n((size_t)s->set.k, sizeof *s->offer_param);
-	s->offer_costs = sc_costs_new(g, &s->set, NULL);
-	if (!s->best_stage || !s->offer_ops || !s->offer_param || !s->offer_costs) {
+	s->offer_param = sc_malloc_n((size_t)s->K, sizeof *s->offer_param);
+	s->offer_cpu = sc_calloc_n((size_t)s->K, sizeof *s->offer_cpu);
+	s->offer_costs = sc_costs_new(g, &s->cset, NULL);
+	if (!s->best_stage || !s->best_cpu || !s->offer_ops || !s->offer_param || !s->offer_cpu ||
+	    !s->offer_costs) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
 		return NULL;
@@ -339,8 +406,10 @@ void sc_search_free(sc_search *s)
 	sc_orderer_free(s->orderer);
 	sc_units_free(s->units);
 	free(s->best_stage);
+	free(s->best_cpu);
 	free(s->offer_ops);
 	free(s->offer_param);
+	free(s->offer_cpu);
 	sc_costs_free(s->offer_costs);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -367,8 +436,8 @@ bool sc_search_step(sc_search *s)
 			 * greedy equal-work split is at hand */
 			int *st = sc_part_new(s->g);
 			sc_error err;
-			if (st && sc_search_first_split(s, st, &err) == SC_OK)
-				sc_search_offer_ops(s, st, NAN);
+			if (st && sc_search_first_split(s, st, s->offer_cpu, &err) == SC_OK)
+				sc_search_offer_ops(s, st, s->offer_cpu, NAN);
 			free(st);
 		}
 		/* the refinement, or after a method that refines itself or
@@ -380,7 +449,8 @@ bool sc_search_step(sc_search *s)
 		s->balance_only = s->method->refines_itself || s->optimal;
 		if (refine) {
 			sc_error err;
-			if (s->refine->init(s, s->best_stage, &s->refine_state, &err) != SC_OK) {
+			if (s->refine->init(s, s->best_stage, s->set.cpus > 0 ? s->best_cpu : NULL,
+			                    &s->refine_state, &err) != SC_OK) {
 				sc_search_fail(s, &err);
 				return false;
 			}
@@ -435,6 +505,23 @@ double sc_search_result(sc_search *s, int *op_stage, bool *optimal)
 	if (op_stage)
 		memcpy(op_stage, s->best_stage, (size_t)s->g->n * sizeof *op_stage);
 	return s->best;
+}
+
+double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal)
+{
+	double v = sc_search_result(s, op_stage, optimal);
+	if (!stage_cpu || !(v < INFINITY))
+		return v;
+	/* the stages beyond those searched (more asked for than ops) stay
+	 * empty: the accelerators, then the CPUs */
+	int at = 0;
+	for (int i = 0; i < s->K; i++)
+		stage_cpu[at++] = s->best_cpu[i];
+	for (int i = s->set.k; i < s->k_asked; i++)
+		stage_cpu[at++] = false;
+	for (int i = s->set.cpus; i < s->cpus_asked; i++)
+		stage_cpu[at++] = true;
+	return v;
 }
 
 const sc_error *sc_search_error(const sc_search *s)

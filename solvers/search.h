@@ -38,6 +38,16 @@
  * and on a tie the partition seen first stays.  An infeasible partition is
  * never reported as a result: sc_search_result and the progress say
  * INFINITY until a feasible partition is found.
+ *
+ * CPU stages (sc_settings.cpus = L > 0; 001 section 3, issue 29): every
+ * method places up to L CPU stages beside the k accelerator stages, in any
+ * interleaving; a partition then has k + L stages, each with a device
+ * (sc_search_result_devices), and no op ever sits on a device it may not
+ * go to.  The slicing chooses the devices with the split (slice.h), the
+ * exact DP with its ideals (ideals.h), and refinement moves ops between
+ * the stages as they are.  As in the exact DP, a training graph keeps its
+ * stage-order rule, and pins and the GPipe schedule are refused with CPU
+ * stages (SC_ERR_INPUT).
  */
 #ifndef SC_SEARCH_H
 #define SC_SEARCH_H
@@ -63,6 +73,9 @@ typedef struct sc_search_params {
 	                    * (0, the default: sc_dp_memory_budget of ideals.h) */
 	bool refine;       /* refine the result (default true) */
 	const int *start;  /* op stages to start from (refine; others ignore it) */
+	/* with CPU stages: start's k + cpus devices (true: a CPU stage); NULL:
+	 * all accelerators */
+	const bool *start_cpu;
 	/* polled inside long loops (with the time limit and the cancel flag)
 	 * and stops the search when it returns true, e.g. a flag a signal
 	 * handler raises; called on the stepping thread; NULL = none */
@@ -137,6 +150,12 @@ void sc_search_progress(sc_search *s, sc_progress *out);
  * is then left untouched, so a caller never receives a partition over the
  * limit. */
 double sc_search_result(sc_search *s, int *op_stage, bool *optimal);
+
+/* sc_search_result with the devices of the stages: stage_cpu (when not
+ * NULL) receives k + cpus flags (the k and cpus of the settings given to
+ * sc_search_new), true for a CPU stage, all false without CPU stages;
+ * left untouched when the result is INFINITY. */
+double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal);
 
 /* The error that stopped the search, or NULL. */
 const sc_error *sc_search_error(const sc_search *s);

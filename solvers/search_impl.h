@@ -10,6 +10,15 @@
  * bytes over the hard memory limit), counts time, and runs refinement
  * afterwards, from an infeasible best too, since refinement repairs stages
  * over the limit.
+ *
+ * CPU stages (sc_settings.cpus = L > 0; issue 29): a partition has
+ * K = k + L stages, and each offer carries the devices of its stages (K
+ * flags, true for a CPU stage; NULL: every stage an accelerator), which
+ * the best keeps beside its stages.  The slicer chooses them
+ * (sc_slicer_devices), the exact DP too (sc_dp_result_devices), and
+ * refinement keeps them, moving no op onto a device it may not go to.  An
+ * offer that puts an op on such a device is never kept.  Without CPU
+ * stages K = k and nothing here changes.
  */
 #ifndef SC_SEARCH_IMPL_H
 #define SC_SEARCH_IMPL_H
@@ -33,7 +42,9 @@ struct sc_search;
  * The refinement (refine.c) is the one phase; the framework reaches it
  * only through this table, so that search.c does not call refine.c. */
 typedef struct sc_phase {
-	sc_status (*init)(struct sc_search *s, const int *start, void **state, sc_error *err);
+	/* start_cpu: the devices of start's K stages (NULL: all accelerators) */
+	sc_status (*init)(struct sc_search *s, const int *start, const bool *start_cpu,
+	                  void **state, sc_error *err);
 	bool (*step)(struct sc_search *s, void *state);
 	void (*fini)(void *state);
 } sc_phase;
@@ -50,8 +61,11 @@ typedef struct sc_method {
 
 struct sc_search {
 	const sc_graph *g;
-	sc_settings set; /* k: at most the number of ops (search.c) */
-	int k_asked;     /* the k the caller asked for */
+	sc_settings set;  /* k, cpus: at most the number of ops (search.c) */
+	int k_asked;      /* the k the caller asked for */
+	int cpus_asked;   /* the CPU stages the caller allowed */
+	int K;            /* the stages of a partition: set.k + set.cpus */
+	sc_settings cset; /* set with k = K: the costs' settings (sc_costs_new) */
 	sc_search_params p;
 	const sc_method *method;
 	sc_units *units;
@@ -61,6 +75,7 @@ struct sc_search {
 	void *state; /* the method's */
 
 	int *best_stage;        /* op -> stage of the best partition (when have_best) */
+	bool *best_cpu;         /* its K devices (all false without CPU stages) */
 	double best;            /* its objective: INFINITY while it breaks the hard limit */
 	double best_excess;     /* its bytes over the hard limit, summed over stages */
 	double best_bottleneck; /* its largest stage cost, the limit ignored */
@@ -70,6 +85,7 @@ struct sc_search {
 	sc_costs *offer_costs; /* scratch for re-evaluating offers */
 	int *offer_ops;        /* scratch: a stage per op */
 	double *offer_param;   /* scratch: parameter bytes per stage */
+	bool *offer_cpu;       /* scratch: K devices */
 	long evals;
 	double t0;
 	bool method_done;
@@ -85,10 +101,12 @@ struct sc_search {
 	bool failed;
 };
 
-/* Checks the settings and parameters every method needs (k >= 1, no CPU
- * stages, BRKGA fractions and sizes).  SC_OK, or SC_ERR_INPUT with err
- * set. */
-sc_status sc_search_check(const sc_settings *set, const sc_search_params *p, sc_error *err);
+/* Checks the settings and parameters every method needs (k >= 1; CPU
+ * stages only without pins and, on a training graph g, only under the
+ * 1F1B schedule, as the exact DP; BRKGA fractions and sizes).  SC_OK, or
+ * SC_ERR_INPUT with err set. */
+sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+                          sc_error *err);
 
 /* Makes a search of g running method m (not the pseudo-method `best`,
  * which methods.c resolves first) with p (checked by sc_search_check; its
@@ -108,21 +126,22 @@ bool sc_search_should_stop(sc_search *s, long budget);
  * counts whole evaluations. */
 bool sc_search_slicer_stop(void *ctx);
 
-/* Offers a partition given per unit (unit_stage) with its objective value
+/* Offers a partition given per unit (unit_stage) and the devices of its
+ * stages (cpu, K flags; NULL: all accelerators) with its objective value
  * (INFINITY when it breaks the hard memory limit); keeps it when it ranks
  * before the best so far (search.h).  The value only filters: a kept
  * partition is re-evaluated with core's cost model.  Cheap when it cannot be
  * kept.  A NAN value (a slicing that was stopped) is ignored.  Thread: the
  * stepping one. */
-void sc_search_offer(sc_search *s, const int *unit_stage, double value);
+void sc_search_offer(sc_search *s, const int *unit_stage, const bool *cpu, double value);
 
 /* Offers a partition given per op; always re-evaluates it. */
-void sc_search_offer_ops(sc_search *s, const int *op_stage, double value);
+void sc_search_offer_ops(sc_search *s, const int *op_stage, const bool *cpu, double value);
 
 /* Offers a feasible partition per op that balancing (refine.c) made from
  * the best: kept when its objective is no higher than the best's, a tie
  * included, so that the balanced stages replace the best's. */
-void sc_search_offer_balanced(sc_search *s, const int *op_stage);
+void sc_search_offer_balanced(sc_search *s, const int *op_stage, const bool *cpu);
 
 /* For a topological order of the units whose slicing found no split within
  * the hard memory limit: while no feasible partition is known, offers the
@@ -138,8 +157,13 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
  * of the units' topological order (valid by construction).  Under a hard
  * memory limit that this split breaks, the first-fit partition
  * (first_fit.h) instead when one fits (issue 31: refinement then works from
- * a feasible start).  SC_OK, or SC_ERR_NOMEM with err set. */
-sc_status sc_search_first_split(sc_search *s, int *op_stage, sc_error *err);
+ * a feasible start).  With CPU stages the same with the CPU stages empty
+ * when every op may go to an accelerator (a valid partition of the model
+ * with CPUs: the searches and refinement place the CPU stages), else the
+ * order's best split by device (sc_slice_equal_work); cpu (K flags, may be
+ * NULL without CPU stages) receives the devices.  SC_OK, or SC_ERR_NOMEM
+ * with err set. */
+sc_status sc_search_first_split(sc_search *s, int *op_stage, bool *cpu, sc_error *err);
 
 /* The excess of the partition c holds: the parameter bytes over the memory
  * limit, summed over the stages over it (search.h ranks by it). */

@@ -25,6 +25,13 @@
  * (sc_slicer_set_stop).
  * The result is exact: tests compare it with every segmentation and with
  * the textbook DP.
+ *
+ * With CPU stages (sc_settings.cpus = L > 0; 001 section 3, issue 29) the
+ * order is split into at most k accelerator and L CPU stages in any
+ * interleaving, each stage's device chosen with the split (slice_cpu.c);
+ * sc_slicer_devices says which stages of the last split are CPUs.  The
+ * hard memory limit binds the accelerator stages only.  The slicing
+ * without CPU stages is unchanged by this.
  */
 #ifndef SC_SLICE_H
 #define SC_SLICE_H
@@ -34,7 +41,9 @@
 typedef struct sc_slicer sc_slicer;
 
 /* Scratch for slicing orders of u's units into set->k stages with the cost
- * model of set (B, M, policy).  One per thread.  NULL with err on failure. */
+ * model of set (B, M, policy), and up to set->cpus CPU stages besides (u
+ * contracted for them, units.h).  One per thread.  NULL with err on
+ * failure. */
 sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *err);
 void sc_slicer_free(sc_slicer *s);
 
@@ -47,7 +56,16 @@ void sc_slicer_free(sc_slicer *s);
  * pipeline order), unless the result is INFINITY. */
 double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
 /* (NAN instead, with unit_stage untouched, when the stop set by
- * sc_slicer_set_stop said to stop.) */
+ * sc_slicer_set_stop said to stop.)  With CPU stages the split's stages
+ * are 0..k + L - 1, an empty stage keeping its place, and a split is
+ * INFINITY also when no split of the order puts every unit on a device it
+ * may go to; when the optimum exceeds the cutoff, the result may also be
+ * INFINITY unless every unit may go to an accelerator. */
+
+/* The devices of the split sc_slice or sc_slice_equal_work returned last
+ * (k + L flags, true for a CPU stage: exactly L of them), or NULL when the
+ * slicer has no CPU stages.  Owned by s, valid until its next slicing. */
+const bool *sc_slicer_devices(const sc_slicer *s);
 
 /* Makes sc_slice poll stop(ctx) every few thousand steps (and once before
  * it starts) and give up, returning NAN, when it says true, so that a time
@@ -67,7 +85,12 @@ void sc_slicer_set_mode(sc_slicer *s, int mode);
 int sc_slicer_last_mode(const sc_slicer *s);
 
 /* The equal-work split of order into k stages (no optimisation): fills
- * unit_stage and returns its bottleneck.  The cheap baseline. */
+ * unit_stage and returns its bottleneck.  The cheap baseline.  With CPU
+ * stages: the same with the CPU stages empty when every unit may go to
+ * an accelerator; else the best split of the order by device with the
+ * hard limit ignored (INFINITY when it breaks it), or, when no split of
+ * the order puts every unit on a device it may go to, the accelerators'
+ * equal-work split with INFINITY. */
 double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage);
 
 #endif

@@ -8,6 +8,9 @@
  * they share one state (priorities, an order and a stage per unit) and
  * report through the framework (search.c).  The orders are order.c's, the
  * slicing slice.c's; the genetic searches over orders are in brkga.c.
+ * With CPU stages each offer carries the slicer's devices
+ * (sc_slicer_devices): the slicing chooses them, and kahn's equal-work
+ * split leaves the CPU stages empty where it may (slice.h).
  */
 #include "search_impl.h"
 
@@ -71,7 +74,7 @@ static bool kahn_step(sc_search *s)
 	sc_order_kahn(s->orderer, st->prio, st->order);
 	double v = sc_slice_equal_work(s->slicer, st->order, st->unit_stage);
 	s->evals++;
-	sc_search_offer(s, st->unit_stage, v);
+	sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
 	return false;
 }
 
@@ -91,7 +94,7 @@ static bool random_step(sc_search *s)
 			return false; /* stopped */
 		s->evals++;
 		if (v < s->best)
-			sc_search_offer(s, st->unit_stage, v);
+			sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
 		else if (isinf(v))
 			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 	} while (sc_clock_now() < until);
@@ -117,7 +120,7 @@ static bool dpl_step(sc_search *s)
 	if (isinf(v))
 		sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 	else
-		sc_search_offer(s, st->unit_stage, v);
+		sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
 	return false;
 }
 

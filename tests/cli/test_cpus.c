@@ -4,9 +4,12 @@
  * (samples/msr-fiddle/REFERENCE-CPU.tsv; the operator graphs are in the
  * unit test) and writes a partition that eval confirms, with its devices;
  * DOT's cpu_work and accel_ok; eval names an op on a device it may not go
- * to; --cpus 0 changes nothing; and every command, method and option that
- * does not place CPU stages yet refuses --cpus with exit status 2, naming
- * itself.
+ * to; --cpus 0 changes nothing; every method places CPU stages, its
+ * partition file confirmed by `eval --cpus`, its result unproven unless
+ * the exact DP proved it, never below the exact DP's optimum; refinement
+ * starts from a partition file with devices; and every command and option
+ * that does not place CPU stages yet refuses --cpus with exit status 2,
+ * naming itself.
  */
 #include "cli_test.h"
 
@@ -176,10 +179,9 @@ Test(cpus, the_rest_refuses_cpus)
 	        {"bounds " RESNET_LAYER " -k 2 --cpus 1", "not supported by bounds"},
 	        {"render " RESNET_LAYER " -k 2 --cpus 1 -T dot", "not supported by render"},
 	        {"bench " FIGURE2 " -k 2 --cpus 1", "not supported by bench"},
-	        {"solve " RESNET_LAYER " -k 2 --cpus 1 -m brkga", "method 'brkga' does not place"},
-	        {"solve " RESNET_LAYER " -k 2 --cpus 1 -m refine", "method 'refine' does not"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
+	        {"solve samples/onnx/resnet50.onnx -k 3 --cpus 1 --align 1", "--align and --cpus"},
 	        {"solve " BERT24_TRAIN " -k 2 --cpus 1 --schedule gpipe", "GPipe"},
 	        {RESNET_LAYER " --cpus 1", "the workbench does not place CPU stages"},
 	};
@@ -190,4 +192,108 @@ Test(cpus, the_rest_refuses_cpus)
 		cr_assert(strstr(err, cases[i][1]), "%s: %s", cases[i][0], err);
 		free(err);
 	}
+}
+
+/* solve -m METHOD --cpus 1 -o, then eval --cpus 1 of the file: the same
+ * bottleneck, valid, its devices; returns solve's JSON (the caller frees
+ * it). */
+static json_t *method_and_eval(const char *graph, int k, const char *method, const char *more,
+                               const char *part)
+{
+	json_t *r = ts_run_json(0, "solve %s -k %d --cpus 1 -m %s %s --json -o %s", graph, k,
+	                        method, more, part);
+	cr_assert(ts_jbool(r, "feasible"), "%s", method);
+	cr_assert_eq(json_array_size(ts_jget(r, "devices")), (size_t)(k + 1), "%s", method);
+	json_t *e = ts_run_json(0, "eval %s %s --cpus 1 --json", graph, part);
+	cr_assert(ts_jbool(e, "valid") && ts_jbool(e, "feasible"), "%s", method);
+	cr_assert(ts_close_rel(ts_jnum(e, "bottleneck"), ts_jnum(r, "bottleneck"), 1e-12),
+	          "%s: eval %.17g, solve %.17g", method, ts_jnum(e, "bottleneck"),
+	          ts_jnum(r, "bottleneck"));
+	json_decref(e);
+	return r;
+}
+
+/* Every method with one CPU stage (issue 29, item 2): a partition eval
+ * confirms, no better than the exact DP's optimum, unproven unless the
+ * exact DP proved it; brkga reaches the optimum on this graph. */
+Test(cpus, every_method_places_cpu_stages, .timeout = 120)
+{
+	char part[256];
+	ts_tpath(part, sizeof part, "m.json");
+	json_t *x = method_and_eval(RESNET_LAYER, 2, "exact", "", part);
+	double opt = ts_jnum(x, "bottleneck");
+	cr_assert(ts_jbool(x, "optimal"));
+	cr_assert_str_eq(ts_jstr(x, "proof"), "search");
+	json_decref(x);
+	static const char *const methods[] = {"best", "kahn",         "slice", "random", "brkga",
+	                                      "mla",  "mla-weighted", "dpl",   "refine"};
+	for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+		json_t *r = method_and_eval(RESNET_LAYER, 2, methods[i], "--evals 300", part);
+		double v = ts_jnum(r, "bottleneck");
+		cr_assert_geq(v, opt * (1 - 1e-12), "%s: %.17g below the optimum %.17g", methods[i],
+		              v, opt);
+		if (strcmp(methods[i], "best") == 0) {
+			cr_assert(ts_jbool(r, "optimal") && ts_close_rel(v, opt, 1e-12));
+		} else {
+			cr_assert(!ts_jbool(r, "optimal"), "%s", methods[i]);
+			cr_assert_str_eq(ts_jstr(r, "proof"), "no_bound", "%s", methods[i]);
+		}
+		if (strcmp(methods[i], "brkga") == 0)
+			cr_assert(ts_close_rel(v, opt, 1e-12), "brkga %.17g, optimum %.17g", v,
+			          opt);
+		json_decref(r);
+	}
+}
+
+/* The bundled training sample, brkga with one CPU (1F1B): eval confirms
+ * it, and the text report says it is unproven and counts the devices. */
+Test(cpus, brkga_on_a_training_graph_and_the_text_report, .timeout = 60)
+{
+	char part[256], *out;
+	ts_tpath(part, sizeof part, "t.json");
+	json_t *r = method_and_eval(BERT24_TRAIN, 2, "brkga", "--evals 300", part);
+	cr_assert(json_object_get(r, "objective") && json_object_get(r, "training"));
+	json_decref(r);
+	cr_assert_eq(
+	        ts_runf(&out, NULL, "solve %s -k 2 --cpus 1 -m brkga --evals 300", RESNET_LAYER),
+	        0);
+	cr_assert(strstr(out, "not proven: no lower bound takes CPU stages yet"), "%s", out);
+	cr_assert(strstr(out, "devices: 2 accelerator stages, 1 CPU stage"), "%s", out);
+	cr_assert(strstr(out, "method brkga"), "%s", out);
+	free(out);
+}
+
+/* Refinement from a partition file with devices: valid, no worse; a file
+ * with more CPU stages than --cpus allows is refused, exit 2. */
+Test(cpus, refine_starts_from_a_partition_with_devices, .timeout = 60)
+{
+	char part[256], out2[256], *err;
+	ts_tpath(part, sizeof part, "start.json");
+	ts_tpath(out2, sizeof out2, "refined.json");
+	json_t *k = method_and_eval(RESNET_LAYER, 2, "kahn", "--no-refine", part);
+	double start = ts_jnum(k, "bottleneck");
+	json_decref(k);
+	json_t *r = ts_run_json(0, "solve %s -k 2 --cpus 1 --partition %s --json -o %s",
+	                        RESNET_LAYER, part, out2);
+	cr_assert_str_eq(ts_jstr(r, "method"), "refine");
+	cr_assert_leq(ts_jnum(r, "bottleneck"), start * (1 + 1e-12));
+	json_decref(r);
+	json_t *e = ts_run_json(0, "eval %s %s --cpus 1 --json", RESNET_LAYER, out2);
+	cr_assert(ts_jbool(e, "valid") && ts_jbool(e, "feasible"));
+	json_decref(e);
+	/* two CPU stages in the file, one allowed */
+	char g[256];
+	ts_tpath(g, sizeof g, "abc.dot");
+	ts_write_text(g, "digraph { a [work=1, cpu_work=1]; b [work=1]; c [work=1, cpu_work=1]; "
+	                 "a -> b -> c }\n");
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 3, \"devices\": "
+	                    "[\"cpu\", \"accel\", \"cpu\"], \"stages\": {\"a\": 1, \"b\": 2, "
+	                    "\"c\": 3}}\n");
+	cr_assert_eq(ts_runf(NULL, &err, "solve %s -k 2 --cpus 1 --partition %s", g, part), 2);
+	cr_assert(strstr(err, "1 accelerator and 2 CPU stages, more than -k 2 --cpus 1 allow"),
+	          "%s", err);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "solve %s -k 2 --cpus 2 --partition %s --json", g, part),
+	             0, "%s", err);
+	free(err);
 }

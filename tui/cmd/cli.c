@@ -130,7 +130,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval and solve -m exact take them"},
+         "default 0); info, eval and solve (every method) take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -284,6 +284,9 @@ static const ui_command commands[] = {
                         "exported as\n"
                         "split points (`export`), and reports the gap to the best partition "
                         "without.\n"
+                        "--cpus L adds up to L CPU stages beside the K accelerators; every "
+                        "method\n"
+                        "places them (a heuristic's result is then reported unproven).\n"
                         "Methods:",
                 .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
                                  OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
@@ -1054,8 +1057,7 @@ static int run_main(int argc, char **argv)
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
 			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval "
-			         "and "
-			         "solve -m exact do)");
+			         "and solve do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1088,9 +1090,10 @@ static int run_main(int argc, char **argv)
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
 	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0) {
-		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve "
-		         "-m exact take them)",
-		         cmd->name, cmd->name);
+		ui_error(
+		        "%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve, "
+		        "with every method, take them)",
+		        cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

@@ -184,7 +184,7 @@ int ui_cmd_solve(const ui_opts *o)
 		goto out;
 	}
 	if (set.cpus > 0) {
-		/* CPU stages (issue 29): the exact DP alone places them */
+		/* CPU stages (issue 29): every method places them (solve_cpu.c) */
 		status = ui_solve_cpus(o, g, deadline);
 		goto out;
 	}

@@ -1,41 +1,100 @@
 /*
- * solve_cpu.c - `stagecut solve --cpus L` (issue 29): the exact DP with CPU
- * stages (solvers/cpu_exact.h) is the one method that places CPU stages;
- * its result is optimal by construction, so no MIP is asked.  What does
- * not take CPU stages yet (the other methods, a starting partition, pins,
- * the exact MIP) is refused by name rather than run without the CPUs.
+ * solve_cpu.c - `stagecut solve --cpus L` (issue 29): any method with CPU
+ * stages beside the k accelerator stages.  Every search places them
+ * (solvers/search.h): the slicing methods and BRKGA choose each stage's
+ * device with the split, `exact` (and `best` when its ideals fit) runs the
+ * exact DP with a CPU dimension, and refinement keeps the devices, from a
+ * search's partition or from --partition (a file with a "devices" array).
+ * The report is solve's with a device per stage and the devices line.
+ *
+ * The proof: the exact DP proves its result optimal; a heuristic's result
+ * is proven only when it equals a proven lower bound, and no lower bound
+ * takes CPU stages yet (the exact MIP and the ladder are CPU-less), so it
+ * is reported unproven, "no_bound".  cpu_lower_bound below is where the
+ * ladder with CPU stages goes once it exists.  What does not take CPU
+ * stages yet (pins, the exact MIP) is refused by name rather than run
+ * without the CPUs.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "solve_cpu.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/cost.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
-#include "solvers/cpu_exact.h"
+#include "solve_proof.h"
+#include "solvers/search.h"
 
 /* The options solve takes that do not place CPU stages yet: false after a
  * message. */
 static bool refuse_unsupported(const ui_opts *o)
 {
-	if (o->method && strcmp(o->method, "exact") != 0 && strcmp(o->method, "best") != 0) {
-		ui_error("solve: --cpus: method '%s' does not place CPU stages yet; use -m exact "
-		         "(or best, which runs it)",
-		         o->method);
-		return false;
-	}
-	const char *what = o->partition ? "--partition (refinement from a partition)"
-	                   : o->npins   ? "--pin"
-	                   : o->proof   ? "--proof (the exact MIP)"
-	                                : NULL;
+	const char *what = o->npins ? "--pin" : o->proof ? "--proof (the exact MIP)" : NULL;
 	if (what) {
 		ui_error("solve: --cpus: %s does not take CPU stages yet", what);
 		return false;
 	}
+	return true;
+}
+
+/* A lower bound on the objective with CPU stages that would prove the
+ * search's result (upper) optimal when it reaches it, and in *by what
+ * proved it: the hook for the lower-bound ladder with CPU stages (issue
+ * 29), which is not there yet.  NAN: no bound. */
+static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, double upper,
+                              const char **by)
+{
+	(void)g;
+	(void)set;
+	(void)upper;
+	*by = NULL;
+	return NAN;
+}
+
+/* --partition with CPU stages: the file's stages in order (its devices,
+ * all accelerators without a "devices" array), then, when it has fewer
+ * than the k + L asked for, empty accelerator and CPU stages after them.
+ * Fills start and start_cpu (k + L flags).  False after a message (*status
+ * set). */
+static bool load_start(const ui_opts *o, const sc_graph *g, const sc_settings *set, int *start,
+                       bool *start_cpu, int *status)
+{
+	int kf = 0;
+	bool *cpu = NULL;
+	sc_error err;
+	sc_error_clear(&err);
+	sc_status st = sc_part_load_devices(o->partition, g, 0, &kf, start, &cpu, NULL, &err);
+	if (st != SC_OK) {
+		ui_error("%s", err.msg);
+		*status = ui_exit_status(st);
+		free(cpu);
+		return false;
+	}
+	int ncpu = 0;
+	for (int s = 0; cpu && s < kf; s++)
+		ncpu += cpu[s];
+	if (kf - ncpu > set->k || ncpu > set->cpus) {
+		ui_error("solve: %s: the partition has %d accelerator and %d CPU stages, more than "
+		         "-k %d --cpus %d allow",
+		         o->partition, kf - ncpu, ncpu, set->k, set->cpus);
+		*status = UI_EXIT_INPUT;
+		free(cpu);
+		return false;
+	}
+	int at = 0;
+	for (int s = 0; s < kf; s++)
+		start_cpu[at++] = cpu && cpu[s];
+	for (int s = kf - ncpu; s < set->k; s++)
+		start_cpu[at++] = false;
+	for (int s = ncpu; s < set->cpus; s++)
+		start_cpu[at++] = true;
+	free(cpu);
 	return true;
 }
 
@@ -47,6 +106,69 @@ static json_t *devices_json(const bool *cpu, int K)
 	return dev;
 }
 
+static void show_progress(sc_search *s, bool tty, double *last)
+{
+	if (!tty)
+		return;
+	sc_progress p;
+	sc_search_progress(s, &p);
+	if (p.elapsed - *last < 0.1 && !p.done)
+		return;
+	*last = p.elapsed;
+	char b[32];
+	ui_progress("%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
+	            isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
+	ui_print_dp_progress(&p);
+	fflush(stderr);
+}
+
+/* What one run found and proved. */
+typedef struct cpu_run {
+	double best;  /* the objective, INFINITY when nothing fits */
+	bool optimal; /* proven (by the exact DP), or that nothing fits */
+	double lower; /* the lower bound proven, NAN when none */
+	ui_proof_status proof;
+	const char *by; /* what proved it, or NULL */
+	sc_progress pr;
+} cpu_run;
+
+/* Runs the search; false after a message (*status set). */
+static bool run_search(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
+                       int *stage, bool *cpu, cpu_run *r, int *status)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_search *s = sc_search_new(g, set, p, &err);
+	if (!s) {
+		ui_error("solve: %s: %s", g->source, err.msg);
+		*status = UI_EXIT_INPUT;
+		return false;
+	}
+	bool tty = isatty(STDERR_FILENO);
+	double last = -1;
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	while (sc_search_step(s))
+		show_progress(s, tty, &last);
+	show_progress(s, tty, &last);
+	if (tty)
+		fputc('\n', stderr);
+	ui_release_interrupts(&saved);
+	if (sc_search_error(s)) {
+		ui_error("solve: %s: %s", g->source, sc_search_error(s)->msg);
+		*status = UI_EXIT_INPUT;
+		sc_search_free(s);
+		return false;
+	}
+	sc_search_progress(s, &r->pr);
+	r->best = sc_search_result_devices(s, stage, cpu, &r->optimal);
+	r->lower = r->optimal && isfinite(r->best) ? r->best : NAN;
+	r->proof = r->optimal ? UI_PROOF_SEARCH : isfinite(r->best) ? UI_PROOF_OFF : UI_PROOF_NONE;
+	r->by = r->optimal ? "exact DP" : NULL;
+	sc_search_free(s);
+	return true;
+}
+
 int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 {
 	if (!refuse_unsupported(o))
@@ -55,47 +177,39 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 	int K = set.k + set.cpus, status = UI_EXIT_OK;
 	sc_search_params p;
 	ui_search_params(o, &p);
-	const char *method = p.method ? p.method : "best";
 	if (o->time_limit > 0)
 		p.time_limit = fmax(0.05, deadline - sc_clock_now());
-	p.interrupted = ui_interrupted;
-	int *stage = sc_part_new(g);
+	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
+	int *stage = sc_part_new(g), *start = o->partition ? sc_part_new(g) : NULL;
 	bool *cpu = calloc((size_t)K, sizeof *cpu);
+	bool *start_cpu = o->partition ? calloc((size_t)K, sizeof *start_cpu) : NULL;
 	sc_costs *c = NULL;
 	sc_error err;
 	sc_error_clear(&err);
-	if (!stage || !cpu) {
+	if (!stage || !cpu || (o->partition && (!start || !start_cpu))) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	ui_interrupts saved;
-	ui_catch_interrupts(&saved);
-	sc_cpu_exact_info info;
-	sc_status st = sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err);
-	ui_release_interrupts(&saved);
-	if (st != SC_OK) {
-		bool stopped =
-		        st == SC_ERR_LIMIT &&
-		        (ui_interrupted() || (p.time_limit > 0 && info.seconds >= p.time_limit));
-		ui_error("solve: %s: %s%s", g->source, err.msg,
-		         stopped ? "; nothing is proven (CPU stages: only the exact DP places them)"
-		                 : "");
-		status = ui_interrupted() ? 130 : stopped ? UI_EXIT_UNDECIDED : UI_EXIT_INPUT;
-		goto out;
+	if (o->partition) {
+		if (!load_start(o, g, &set, start, start_cpu, &status))
+			goto out;
+		p.start = start;
+		p.start_cpu = start_cpu;
+		if (!o->method)
+			p.method = "refine";
 	}
-	bool feasible = isfinite(info.optimum);
+	const char *method = p.method ? p.method : "best";
+	cpu_run r = {0};
+	if (!run_search(g, &set, &p, stage, cpu, &r, &status))
+		goto out;
+	bool feasible = isfinite(r.best);
 	int at = 0;
-	double bn = NAN;
+	double bn = NAN, objective = NAN;
 	if (feasible) {
-		c = sc_costs_new(g,
-		                 &(sc_settings){.k = K,
-		                                .bandwidth = set.bandwidth,
-		                                .memory = set.memory,
-		                                .policy = set.policy,
-		                                .schedule = set.schedule,
-		                                .cpus = set.cpus},
-		                 &err);
+		sc_settings cs = set;
+		cs.k = K;
+		c = sc_costs_new(g, &cs, &err);
 		if (!c) {
 			ui_error("%s", err.msg);
 			status = UI_EXIT_INPUT;
@@ -104,34 +218,62 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		sc_costs_set_devices(c, cpu);
 		sc_costs_eval(c, stage);
 		bn = sc_costs_bottleneck(c, &at);
+		objective = sc_costs_objective(c);
+		if (!r.optimal && !o->no_proof && !ui_interrupted()) {
+			/* a heuristic's result is proven when a lower bound reaches it */
+			const char *by;
+			double lb = cpu_lower_bound(g, &set, objective, &by);
+			if (isfinite(lb) && lb >= objective * (1 - 1e-9)) {
+				r.optimal = true;
+				r.proof = UI_PROOF_PROVEN;
+				r.by = by;
+			}
+			if (isfinite(lb))
+				r.lower = lb;
+			else
+				r.proof = UI_PROOF_NO_BOUND;
+		}
+		if (ui_interrupted() && !r.optimal)
+			r.proof = UI_PROOF_INTERRUPTED;
 		if (o->output &&
 		    sc_part_write_devices(o->output, g, stage, K, cpu, c, &err) != SC_OK) {
 			ui_error("%s", err.msg);
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-	} else {
+	} else if (r.optimal) {
 		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
 		         "(the hard memory limit, or ops no device may hold; proven by the exact "
 		         "DP)",
 		         g->source, set.k, set.cpus);
 		status = UI_EXIT_INFEASIBLE;
+	} else {
+		ui_error(
+		        "solve: %s: the search found no partition into %d accelerator and up to %d "
+		        "CPU stages that fits, and none is proven impossible; try -m exact or a "
+		        "longer --time",
+		        g->source, set.k, set.cpus);
+		status = UI_EXIT_UNDECIDED;
 	}
+	double gap = feasible && r.lower > 0 ? fmax(0, objective / r.lower - 1)
+	             : feasible && r.optimal ? 0
+	                                     : NAN;
 	if (o->json) {
 		json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}",
 		                         "graph", g->name, "method", method, "k", set.k, "cpus",
 		                         set.cpus, "seed", (json_int_t)p.seed, "bottleneck",
 		                         feasible ? json_real(bn) : json_null(), "bottleneck_stage",
 		                         feasible ? json_integer(at + 1) : json_null(), "feasible",
-		                         (int)feasible, "optimal", 1, "evaluations",
-		                         (json_int_t)info.evals, "seconds", info.seconds);
-		json_object_set_new(root, "found_by", json_string("exact"));
-		json_object_set_new(root, "proof", json_string("search"));
-		json_object_set_new(root, "proven_by", json_string("exact DP"));
-		json_object_set_new(root, "optimal_within", feasible ? json_real(0) : json_null());
+		                         (int)feasible, "optimal", (int)r.optimal, "evaluations",
+		                         (json_int_t)r.pr.evals, "seconds", r.pr.elapsed);
+		json_object_set_new(root, "found_by", json_string(method));
+		json_object_set_new(root, "proof", json_string(ui_proof_status_name(r.proof)));
+		json_object_set_new(root, "proven_by", r.by ? json_string(r.by) : json_null());
+		json_object_set_new(root, "optimal_within",
+		                    r.optimal && feasible ? json_real(0) : json_null());
 		json_object_set_new(root, "lower_bound",
-		                    feasible ? json_real(info.optimum) : json_null());
-		json_object_set_new(root, "gap", feasible ? json_real(0) : json_null());
+		                    isfinite(r.lower) ? json_real(r.lower) : json_null());
+		json_object_set_new(root, "gap", isfinite(gap) ? json_real(gap) : json_null());
 		json_object_set_new(root, "proof_seconds", json_real(0));
 		json_object_set_new(root, "partition",
 		                    feasible && o->output ? sc_json_text(o->output) : json_null());
@@ -139,6 +281,10 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		json_object_set_new(root, "devices",
 		                    feasible ? devices_json(cpu, K) : json_array());
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
+		if (feasible && sc_graph_is_training(g)) {
+			json_object_set_new(root, "objective", json_real(objective));
+			json_object_set_new(root, "training", sc_report_objective(c));
+		}
 		ui_json_costs(root, g);
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
@@ -153,14 +299,24 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		printf("times in %s\n", g->time_unit);
 	ui_print_costs(g);
 	char b[32];
-	printf("bottleneck %s (stage %d), proven optimal   %ld evaluations in %.2f s\n",
-	       ui_num(bn, b, sizeof b), at + 1, info.evals, info.seconds);
+	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
+	       at + 1, r.optimal ? ", proven optimal" : "", r.pr.evals, r.pr.elapsed);
+	ui_print_objective(c, "", stdout);
+	if (r.proof == UI_PROOF_NO_BOUND)
+		printf("not proven: no lower bound takes CPU stages yet (-m exact proves its "
+		       "result)\n");
 	ui_print_devices(c, stdout);
 	if (o->output)
 		printf("partition written to %s\n", o->output);
+	if (ui_interrupted()) {
+		ui_error("solve: interrupted; the best partition found so far is above");
+		status = 130;
+	}
 out:
 	sc_costs_free(c);
 	free(stage);
+	free(start);
 	free(cpu);
+	free(start_cpu);
 	return status;
 }

@@ -36,6 +36,7 @@ const char *ui_proof_status_name(ui_proof_status s)
 	case UI_PROOF_INTERRUPTED: return "interrupted";
 	case UI_PROOF_FAILED: return "failed";
 	case UI_PROOF_NONE: return "none";
+	case UI_PROOF_NO_BOUND: return "no_bound";
 	}
 	return "?";
 }
