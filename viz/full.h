@@ -47,9 +47,12 @@
  * more than max_ops ops or boxes (naming both numbers), a negative depth,
  * a stage out of range, or a format
  * Graphviz cannot write; SC_ERR_IO when path cannot be written;
- * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
+ * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails.  cpu (set->k flags,
+ * may be NULL) marks CPU stages (issue 29): costed as CPUs, their clusters
+ * square, dashed on warm grey and headed "CPU", the caption counting both
+ * devices. */
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
-                         const sc_caption *cap, const char *format, const char *path, int max_ops,
-                         int depth, double *scale, sc_error *err);
+                         const bool *cpu, const sc_caption *cap, const char *format,
+                         const char *path, int max_ops, int depth, double *scale, sc_error *err);
 
 #endif

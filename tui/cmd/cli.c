@@ -1037,9 +1037,8 @@ static int run_main(int argc, char **argv)
 			return UI_EXIT_INPUT;
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
-			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval "
-			         "and "
-			         "solve -m exact do)");
+			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
+			         "render and solve -m exact do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1071,9 +1070,10 @@ static int run_main(int argc, char **argv)
 	/* CPU stages (issue 29): the commands that do not place them yet say
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
-	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0) {
-		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve "
-		         "-m exact take them)",
+	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
+	    strcmp(cmd->name, "render") != 0) {
+		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render "
+		         "and solve -m exact take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
