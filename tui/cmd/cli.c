@@ -129,7 +129,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval and solve -m exact take them"},
+         "default 0); info, eval, render and solve -m exact take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -257,7 +257,13 @@ static const ui_command commands[] = {
                         "micro-batches\n"
                         "(default 2k): throughput, latency, fill, drain, makespan and each "
                         "stage's\n"
-                        "idle fraction; with --json every segment's start and end.",
+                        "idle fraction; with --json every segment's start and end.  A "
+                        "partition file\n"
+                        "naming CPU stages (solve --cpus) adds a device column; a CPU stage "
+                        "costs its\n"
+                        "ops' CPU times and its timeline lane computes only.  --cpus below "
+                        "the file's\n"
+                        "CPU stages, or GPipe with them, exits 2.",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
                                  OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
                                  OPT_BATCHES, OPT_JSON, OPT_HELP),
@@ -384,7 +390,15 @@ static const ui_command commands[] = {
                         "it\n"
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
                         "in the\n"
-                        "caption.  Exits 1 for an invalid partition.",
+                        "caption.  --timeline draws the pipeline schedule (eval --timeline) "
+                        "instead.  A\n"
+                        "partition file naming CPU stages (solve --cpus) draws them apart: a "
+                        "rounded,\n"
+                        "dashed, grey box headed 'CPU' with its CPU time (--full: a square grey "
+                        "cluster;\n"
+                        "--timeline: a lane 'stage N (CPU)' that only computes); -k may give "
+                        "its k or\n"
+                        "its accelerator stages.  Exits 1 for an invalid partition.",
                 .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH, OPT_BOUNDS,
                                  OPT_METHOD, OPT_SEED, OPT_TIME, OPT_TIMELINE, OPT_BATCHES,
                                  OPT_OUTPUT, OPT_JSON, OPT_HELP),
