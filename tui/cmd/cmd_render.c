@@ -136,10 +136,12 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		/* the file's k counts the CPU stages too; -k may give it or,
 		 * as solve --cpus takes it, the accelerator stages alone */
 		sc_status st = sc_part_load_devices(path, g, 0, &k, stage, cpu, NULL, &err);
-		if (st != SC_OK) {
+		if (st != SC_OK && st != SC_ERR_INVALID) {
 			ui_error("%s", err.msg);
 			return ui_exit_status(st);
 		}
+		/* a k other than asked is bad input before an invalid partition
+		 * (as sc_part_load has it) */
 		int ncpu = 0;
 		for (int s = 0; *cpu && s < k; s++)
 			ncpu += (*cpu)[s];
@@ -153,6 +155,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 				         path, k - ncpu, k - ncpu == 1 ? "" : "s", ncpu,
 				         ncpu == 1 ? "" : "s", o->k);
 			return UI_EXIT_INPUT;
+		}
+		if (st != SC_OK) {
+			ui_error("%s", err.msg);
+			return ui_exit_status(st);
 		}
 		if (!ui_check_part_cpus("render", path, g, *cpu, k, o))
 			return UI_EXIT_INPUT;
