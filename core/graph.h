@@ -275,4 +275,12 @@ void sc_builder_set_max_cpus(sc_builder *b, int cpus);
  * afterwards either way. */
 sc_graph *sc_builder_finish(sc_builder *b, const char *source, const char *name, sc_error *err);
 
+/* The program order of g's ops into order (g->n entries): the file's order
+ * when every edge runs forward in it (an exporter's output: ONNX lists its
+ * nodes in program order), else the topological order that takes, at each
+ * step, the ready op that comes first in the file.  Returns true when the
+ * file's order was kept; false with order filled otherwise, or when out of
+ * memory (then *nomem is set and order untouched). */
+bool sc_graph_program_order(const sc_graph *g, int *order, bool *nomem);
+
 #endif

@@ -130,3 +130,71 @@ const char *sc_edge_rule_text(sc_edge_rule r)
 	default: return "free";
 	}
 }
+
+/* A binary min-heap of op indices, for sc_graph_program_order. */
+static void heap_push(int *h, int *n, int v)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static int heap_pop(int *h, int *n)
+{
+	int top = h[0], v = h[--(*n)], i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = v;
+	return top;
+}
+
+bool sc_graph_program_order(const sc_graph *g, int *order, bool *nomem)
+{
+	*nomem = false;
+	bool forward = true;
+	for (int v = 0; v < g->n && forward; v++)
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1] && forward; i++)
+			forward = g->succ[i] > v;
+	if (forward) {
+		for (int v = 0; v < g->n; v++)
+			order[v] = v;
+		return true;
+	}
+	int *indeg = sc_calloc_n((size_t)g->n + 1, sizeof *indeg);
+	int *heap = sc_malloc_n((size_t)g->n + 1, sizeof *heap);
+	if (!indeg || !heap) {
+		free(indeg);
+		free(heap);
+		*nomem = true;
+		return false;
+	}
+	int n = 0, t = 0;
+	for (int v = 0; v < g->n; v++) {
+		indeg[v] = g->pred_off[v + 1] - g->pred_off[v];
+		if (indeg[v] == 0)
+			heap_push(heap, &n, v);
+	}
+	while (n > 0) {
+		int v = heap_pop(heap, &n);
+		order[t++] = v;
+		for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+			if (--indeg[g->succ[i]] == 0)
+				heap_push(heap, &n, g->succ[i]);
+	}
+	free(indeg);
+	free(heap);
+	return false;
+}

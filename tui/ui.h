@@ -63,6 +63,7 @@ typedef struct ui_opts {
 	bool full;
 	int max_ops;        /* 0 = default */
 	int depth;          /* --depth N: modules deeper than N collapsed (0 = none) */
+	int page_ops;       /* --page-ops N: boxes a page (-1 = default, 0 = one page) */
 	const char *bounds; /* --bounds FILE */
 	bool timeline;      /* eval, render: --timeline */
 	int batches;        /* --batches: micro-batches; 0 = default (2k) */

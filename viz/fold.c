@@ -180,6 +180,109 @@ int sc_fold_best(sc_fold *f, const double *across, const double *along, const bo
 	return sc_fold_cut(f, best);
 }
 
+double sc_fold_page_cost(int units, double share, int cut)
+{
+	double off = (units - share) / share;
+	return cut + 8 * off * off;
+}
+
+int sc_fold_pages(const sc_fold *f, const int *count, const int *cross, int max_units, int **start)
+{
+	int L = f->levels;
+	long total = 0;
+	for (int l = 0; l < L; l++)
+		total += count[l];
+	/* the fewest pages, by filling each as far as it goes */
+	int pages = 1;
+	if (max_units > 0) {
+		pages = 0;
+		for (int l = 0; l < L; pages++) {
+			int units = count[l++];
+			while (l < L && units + count[l] <= max_units)
+				units += count[l++];
+		}
+	}
+	if (pages <= 1) {
+		if (!(*start = malloc(2 * sizeof **start)))
+			return -1;
+		(*start)[0] = 0;
+		(*start)[1] = L;
+		return 1;
+	}
+	/* best[j][e]: the least cost of levels [0, e) on j pages, from[j][e]
+	 * the start of the last of them; prefix sums give a page's units */
+	size_t cells = (size_t)(pages + 1) * ((size_t)L + 1);
+	double *best = malloc(cells * sizeof *best);
+	int *from = malloc(cells * sizeof *from);
+	long *sum = malloc(((size_t)L + 1) * sizeof *sum);
+	*start = malloc(((size_t)pages + 1) * sizeof **start);
+	if (!best || !from || !sum || !*start) {
+		free(best);
+		free(from);
+		free(sum);
+		free(*start);
+		*start = NULL;
+		return -1;
+	}
+	sum[0] = 0;
+	for (int l = 0; l < L; l++)
+		sum[l + 1] = sum[l] + count[l];
+	double share = (double)total / pages;
+#define AT(j, e) ((size_t)(j) * ((size_t)L + 1) + (size_t)(e))
+	for (size_t i = 0; i < cells; i++)
+		best[i] = INFINITY;
+	best[AT(0, 0)] = 0;
+	for (int j = 1; j <= pages; j++)
+		for (int e = 1; e <= L; e++)
+			for (int b = e - 1; b >= 0; b--) {
+				long units = sum[e] - sum[b];
+				if (units > max_units && b < e - 1)
+					break;
+				double c = best[AT(j - 1, b)];
+				if (!isfinite(c))
+					continue;
+				c += sc_fold_page_cost((int)units, share, b > 0 ? cross[b] : 0);
+				if (c < best[AT(j, e)]) {
+					best[AT(j, e)] = c;
+					from[AT(j, e)] = b;
+				}
+			}
+	(*start)[pages] = L;
+	for (int j = pages; j > 0; j--)
+		(*start)[j - 1] = from[AT(j, (*start)[j])];
+#undef AT
+	free(best);
+	free(from);
+	free(sum);
+	return pages;
+}
+
+sc_fold *sc_fold_window(const sc_fold *f, int lo, int hi, sc_error *err)
+{
+	sc_fold *w = calloc(1, sizeof *w);
+	if (!w || !(w->level = sc_calloc_n((size_t)f->n + 1, sizeof *w->level)) ||
+	    !(w->stage_start = sc_calloc_n((size_t)f->k + 1, sizeof *w->stage_start)) ||
+	    !(w->col_start = calloc(2, sizeof *w->col_start))) {
+		sc_fold_free(w);
+		sc_error_nomem(err, "the picture's levels");
+		return NULL;
+	}
+	w->n = f->n;
+	w->k = f->k;
+	w->levels = hi - lo;
+	w->columns = 1;
+	w->col_start[1] = w->levels;
+	w->across = f->across;
+	w->widest = f->widest;
+	for (int v = 0; v < f->n; v++)
+		w->level[v] = f->level[v] >= lo && f->level[v] < hi ? f->level[v] - lo : -1;
+	for (int s = 0; s <= f->k; s++) {
+		int l = f->stage_start[s] - lo;
+		w->stage_start[s] = l < 0 ? 0 : l > w->levels ? w->levels : l;
+	}
+	return w;
+}
+
 void sc_fold_free(sc_fold *f)
 {
 	if (!f)

@@ -67,6 +67,29 @@ double sc_fold_aspect(const sc_fold *f, const double *across, const double *alon
 int sc_fold_best(sc_fold *f, const double *across, const double *along, const bool *starts_stage,
                  double aim);
 
+/* Cuts f's levels into pages of at most max_units drawn units each, for a
+ * picture too large for one screen (full.h).  count[l] is the number of
+ * units on level l, cross[l] the edges that pass between levels before l
+ * and levels from l on (cross[0] unused).  Takes the fewest pages that
+ * hold every level (a level of more than max_units is a page of its own),
+ * and among cuts into that many the ones that cut fewest edges, each page
+ * near an equal share.  Returns the number of pages and sets *start to a
+ * malloc'd array of pages + 1 levels (page i holds levels [start[i],
+ * start[i + 1])); 1 page when max_units <= 0 or everything fits; -1 when
+ * out of memory. */
+int sc_fold_pages(const sc_fold *f, const int *count, const int *cross, int max_units, int **start);
+
+/* What sc_fold_pages minimises, page by page: the edges cut at the page's
+ * start, plus 8 times the square of its size's relative distance from an
+ * equal share (a page half as large again costs as much as two cuts). */
+double sc_fold_page_cost(int units, double share, int cut);
+
+/* The fold of f's levels [lo, hi) alone, renumbered from 0: an op on
+ * another level gets level -1, each stage keeps its levels within the
+ * window (none when it has none there), and the flow keeps f's direction.
+ * One column.  NULL with err set when out of memory. */
+sc_fold *sc_fold_window(const sc_fold *f, int lo, int hi, sc_error *err);
+
 /* Frees f.  sc_fold_free(NULL) does nothing. */
 void sc_fold_free(sc_fold *f);
 

@@ -127,7 +127,28 @@ typedef struct full_plan {
 	Agraph_t **piece;  /* npieces: the piece's cluster, or its column's */
 	Agnode_t **node;   /* units */
 	Agnode_t **empty;  /* npieces: an empty stage's placeholder, or NULL */
+	/* pages (full.h): f is the window of whole's levels [lo, ...) that
+	 * page (1-based) of pages shows; the units on other levels are not
+	 * drawn, their edges end at a stub naming their page */
+	const sc_fold *whole;
+	int lo, page, pages;
+	const int *page_start;
 } full_plan;
+
+/* Whether unit x is drawn (on this page). */
+static bool drawn(const full_plan *p, int x)
+{
+	return p->f->level[p->u->op[x]] >= 0;
+}
+
+/* The page (1-based) unit x is drawn on. */
+static int page_of(const full_plan *p, int x)
+{
+	int l = p->whole ? p->whole->level[p->u->op[x]] : 0, i = 0;
+	while (p->whole && i + 1 < p->pages && p->page_start[i + 1] <= l)
+		i++;
+	return i + 1;
+}
 
 /* The stage of unit x (of its first op). */
 static int unit_stage(const full_plan *p, int x)
@@ -166,8 +187,9 @@ static bool plan_pieces(full_plan *p)
 			        sc_fold_column(f, f->stage_start[s]) + i - p->first_piece[s];
 	for (int x = 0; x < p->u->n; x++) {
 		int s = unit_stage(p, x);
-		p->piece_of[x] = p->first_piece[s] + unit_column(p, x) -
-		                 sc_fold_column(f, f->stage_start[s]);
+		p->piece_of[x] = !drawn(p, x) ? -1
+		                              : p->first_piece[s] + unit_column(p, x) -
+		                                        sc_fold_column(f, f->stage_start[s]);
 	}
 	return true;
 }
@@ -224,6 +246,8 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 	for (int i = 0; i < u->nedges; i++) {
 		int a = u->edge[i].from, b = u->edge[i].to;
 		int pa = p->piece_of[a], pb = p->piece_of[b];
+		if (pa < 0 || pb < 0)
+			continue; /* a stub's edge */
 		flag[a] |= OUT_ANY;
 		flag[b] |= IN_ANY;
 		if (pa < pb && p->piece_col[pa] == p->piece_col[pb]) {
@@ -235,6 +259,8 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 		first[i] = last[i] = -1;
 	for (int x = 0; x < u->n; x++) {
 		int i = p->piece_of[x], l = level[u->op[x]];
+		if (i < 0)
+			continue;
 		if (first[i] < 0 || l < level[u->op[first[i]]])
 			first[i] = x;
 		if (last[i] < 0 || l > level[u->op[last[i]]])
@@ -275,6 +301,8 @@ static sc_status keep_order(Agraph_t *g, full_plan *p, sc_error *err)
 	}
 	for (int x = 0; x < u->n; x++) {
 		int i = p->piece_of[x];
+		if (i < 0)
+			continue;
 		Agnode_t *above =
 		        i > 0 && p->piece_col[i - 1] == p->piece_col[i] ? div[i - 1] : NULL;
 		int l = level[u->op[x]];
@@ -342,8 +370,12 @@ static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char
 			                p->mods->n - 1, p->mods->max_depth);
 	}
 	if (p->f->columns > 1 && len < (int)sizeof line)
-		snprintf(line + len, sizeof line - (size_t)len, "; read in %d %s", p->f->columns,
-		         p->f->across ? "rows, top to bottom" : "columns, left to right");
+		len += snprintf(line + len, sizeof line - (size_t)len, "; read in %d %s",
+		                p->f->columns,
+		                p->f->across ? "rows, top to bottom" : "columns, left to right");
+	if (p->pages > 1 && len < (int)sizeof line)
+		snprintf(line + len, sizeof line - (size_t)len, "; page %d of %d", p->page,
+		         p->pages);
 	gv_training tr = {.ops = gr->n,
 	                  .backward_ops = gr->backward_ops,
 	                  .orphans = gr->orphans,
@@ -382,7 +414,10 @@ static sc_status make_clusters(Agraph_t *g, full_plan *p, char *text, size_t siz
 				return sc_error_nomem(err, "the Graphviz graph");
 			bool bn = s == q->bottleneck;
 			strbuf b = {.s = text, .size = size};
-			if (part == 0)
+			if (part == 0 && p->whole && p->whole->stage_start[s] < p->lo)
+				sb_add(&b, "<B>stage %d</B>, continued from page %d", s + 1,
+				       p->page - 1);
+			else if (part == 0)
 				stage_heading(q, s, &b);
 			else
 				sb_add(&b, "<B>stage %d</B>, continued", s + 1);
@@ -504,6 +539,28 @@ static Agnode_t *unit_node(Agraph_t *g, full_plan *p, int x, char *text, size_t 
 	return n;
 }
 
+/* The stub standing for page i's units as the tail (in) or head of an
+ * edge whose other end is unit x: one per page, direction and column, in
+ * x's column, made on first use. */
+static Agnode_t *stub(Agraph_t *g, full_plan *p, int i, bool in, int x)
+{
+	int c = unit_column(p, x);
+	char name[48], label[48];
+	snprintf(name, sizeof name, "%s_p%d_c%d", in ? "from" : "to", i, c + 1);
+	Agnode_t *n = agnode(g, name, 0);
+	if (n)
+		return n;
+	Agraph_t *home = p->f->columns > 1 ? p->column[c] : g;
+	snprintf(label, sizeof label, "%s page %d", in ? "from" : "on", i);
+	if (!(n = agnode(home, name, 1)))
+		return NULL;
+	agset(n, "label", label);
+	agsafeset(n, "shape", "note", "box");
+	agsafeset(n, "style", "dashed", "rounded,filled");
+	agsafeset(n, "fontcolor", GV_COL_BORDER, "black");
+	return n;
+}
+
 /* Draws the edges between units. */
 static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
 {
@@ -511,14 +568,24 @@ static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
 	const sc_boxes *u = p->u;
 	for (int i = 0; i < u->nedges; i++) {
 		const sc_box_edge *ue = &u->edge[i];
-		Agedge_t *e = agedge(g, p->node[ue->from], p->node[ue->to], NULL, 1);
+		bool from = drawn(p, ue->from), to = drawn(p, ue->to);
+		if (!from && !to)
+			continue;
+		Agnode_t *a =
+		        from ? p->node[ue->from] : stub(g, p, page_of(p, ue->from), true, ue->to);
+		Agnode_t *z =
+		        to ? p->node[ue->to] : stub(g, p, page_of(p, ue->to), false, ue->from);
+		Agedge_t *e = a && z ? agedge(g, a, z, NULL, 1) : NULL;
 		if (!e)
 			return sc_error_nomem(err, "the Graphviz graph");
+		if (!from || !to) /* from or to another page */
+			agsafeset(e, "style", "dashed", "");
 		int sf = unit_stage(p, ue->from), st = unit_stage(p, ue->to);
 		/* an edge to another column, or back to an earlier stage (a
 		 * training graph's backward pass), does not rank its ends: the
 		 * fold does */
-		bool free_edge = unit_column(p, ue->from) != unit_column(p, ue->to) || st < sf;
+		bool free_edge = from && to &&
+		                 (unit_column(p, ue->from) != unit_column(p, ue->to) || st < sf);
 		if (free_edge)
 			agsafeset(e, "constraint", "false", "true");
 		if (p->q && sf != st && ue->bytes == 0) {
@@ -533,8 +600,11 @@ static sc_status unit_edges(Agraph_t *g, full_plan *p, sc_error *err)
 			 * and dot 2.43 frees memory twice laying out a labelled
 			 * edge within a rank among clusters: its label is placed
 			 * after the layout instead */
-			agsafeset(e, free_edge ? "xlabel" : "label",
-			          sc_quotient_fmt_bytes(ue->bytes, bytes, sizeof bytes), "");
+			if (from && to) /* a stub's edges are many: their bytes would
+			                 * crowd the page */
+				agsafeset(e, free_edge ? "xlabel" : "label",
+				          sc_quotient_fmt_bytes(ue->bytes, bytes, sizeof bytes),
+				          "");
 		}
 		if (u->module[ue->to] < 0 && gr->backward && gr->backward[ue->head]) {
 			/* an edge into the backward pass (from either pass) */
@@ -578,8 +648,9 @@ static sc_status build(Agraph_t *g, full_plan *p, const sc_caption *cap, sc_erro
 	}
 	if ((st = make_clusters(g, p, text, 8192, err)) != SC_OK)
 		goto out;
+	memset(p->node, 0, (size_t)p->u->n * sizeof *p->node);
 	for (int x = 0; x < p->u->n; x++)
-		if (!(p->node[x] = unit_node(g, p, x, text, 8192))) {
+		if (drawn(p, x) && !(p->node[x] = unit_node(g, p, x, text, 8192))) {
 			st = sc_error_nomem(err, "the Graphviz graph");
 			goto out;
 		}
@@ -624,6 +695,8 @@ static void level_sizes(const full_plan *p, double *across, double *along)
 		}
 		double a = p->f->across ? tall : wide, b = p->f->across ? wide : tall;
 		int l = p->f->level[v];
+		if (l < 0)
+			continue; /* on another page */
 		across[l] += a + 11;
 		along[l] = fmax(along[l], b);
 	}
@@ -731,15 +804,99 @@ out:
 	return st;
 }
 
+int sc_full_page_path(const char *path, int i, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	if (!dot || dot == (slash ? slash + 1 : path)) /* no extension, or ".png" alone */
+		return snprintf(buf, size, "%s-%d", path, i);
+	return snprintf(buf, size, "%.*s-%d%s", (int)(dot - path), path, i, dot);
+}
+
+/* The units on each level of p's fold and the edges cut between levels
+ * (sc_fold_pages); both L + 1 entries, NULL when out of memory. */
+static bool level_counts(const full_plan *p, int **count, int **cross)
+{
+	int L = p->f->levels;
+	*count = sc_calloc_n((size_t)L + 1, sizeof **count);
+	*cross = sc_calloc_n((size_t)L + 2, sizeof **cross);
+	if (!*count || !*cross)
+		return false;
+	for (int x = 0; x < p->u->n; x++)
+		(*count)[p->f->level[p->u->op[x]]]++;
+	/* an edge between levels a < b is cut before each of a + 1 .. b */
+	for (int i = 0; i < p->u->nedges; i++) {
+		int a = p->f->level[p->u->op[p->u->edge[i].from]];
+		int b = p->f->level[p->u->op[p->u->edge[i].to]];
+		int lo = a < b ? a : b, hi = a < b ? b : a;
+		(*cross)[lo + 1]++;
+		(*cross)[hi + 1]--;
+	}
+	for (int l = 1; l <= L; l++)
+		(*cross)[l] += (*cross)[l - 1];
+	return true;
+}
+
+/* Lays out and writes each page of p (pages of p->whole's levels at
+ * start) to its numbered path. */
+static sc_status write_pages(gv_session *s, full_plan *p, const int *start, const sc_caption *cap,
+                             const char *format, const char *path, double *scale, sc_error *err)
+{
+	sc_status st = SC_OK;
+	char *name = malloc(strlen(path) + 16);
+	if (!name)
+		return sc_error_nomem(err, "the pages");
+	p->whole = p->f;
+	p->page_start = start;
+	for (int i = 0; i < p->pages && st == SC_OK; i++) {
+		p->page = i + 1;
+		p->lo = start[i];
+		if (!(p->f = sc_fold_window(p->whole, start[i], start[i + 1], err))) {
+			st = err->code;
+			break;
+		}
+		sc_full_page_path(path, i + 1, name, strlen(path) + 16);
+		double z = 1;
+		st = fold_and_lay_out(s, p, cap, err);
+		if (st == SC_OK)
+			st = gv_render(s, format, name, &z, err);
+		*scale = fmin(*scale, z);
+		sc_fold_free(p->f);
+	}
+	p->f = (sc_fold *)p->whole;
+	p->whole = NULL;
+	free(name);
+	return st;
+}
+
+/* The overview of a picture drawn on pages, at path: each module at the
+ * deepest depth whose boxes fit one page as one box (0 when none does),
+ * its caption naming the pages. */
+static int overview_depth(const sc_graph *g, const sc_modules *mods, const int *stage, int most,
+                          sc_error *err)
+{
+	for (int d = mods->max_depth; d >= 1; d--) {
+		sc_boxes *b = sc_boxes_new(g, mods, d, stage, err);
+		if (!b)
+			return -1;
+		int n = b->n;
+		sc_boxes_free(b);
+		if (n <= most && n < g->n)
+			return d;
+	}
+	return 0;
+}
+
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
-                         const bool *cpu, const sc_caption *cap, const char *format,
-                         const char *path, int max_ops, int depth, double *scale, sc_error *err)
+                         const sc_caption *cap, const char *format, const char *path,
+                         const sc_full_opts *o, sc_full_result *r, sc_error *err)
 {
 	sc_error local;
 	if (!err)
 		err = &local;
-	if (max_ops <= 0)
-		max_ops = SC_FULL_MAX_OPS;
+	sc_full_result res = {.scale = 1};
+	int max_ops = o && o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS;
+	int depth = o ? o->depth : 0, page_units = o ? o->page_units : 0;
 	/* collapsed modules are counted once they are known */
 	if (g->n > max_ops && depth <= 0)
 		return too_many(err, g, g->n, max_ops);
@@ -747,13 +904,14 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		return sc_error_set(err, SC_ERR_INPUT, "a module depth must be 1 or more, not %d",
 		                    depth);
 	sc_quotient *q = NULL;
-	if (stage && !(q = sc_quotient_new_devices(g, set, stage, cpu, err)))
+	if (stage && !(q = sc_quotient_new_devices(g, set, stage, o ? o->cpu : NULL, err)))
 		return err->code;
 	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1, .depth = depth};
 	p.hide = q && sc_quotient_hides_empty(q);
 	gv_session s = {0};
 	sc_status st = SC_OK;
 	sc_modules *mods = NULL;
+	int *count = NULL, *cross = NULL, *start = NULL;
 	if (!(p.mods = mods = sc_modules_new(g, err)) ||
 	    !(p.u = sc_boxes_new(g, mods, depth, stage, err)) ||
 	    !(p.f = sc_fold_new(g, stage, p.k, p.hide, depth > 0 ? p.u->of_op : NULL, err))) {
@@ -767,22 +925,81 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 	}
 	p.piece_of = sc_calloc_n((size_t)p.u->n + 1, sizeof *p.piece_of);
 	p.node = sc_calloc_n((size_t)p.u->n + 1, sizeof *p.node);
-	if (!p.piece_of || !p.node) {
+	if (!p.piece_of || !p.node || !level_counts(&p, &count, &cross) ||
+	    (p.pages = sc_fold_pages(p.f, count, cross, page_units, &start)) < 0) {
 		st = sc_error_nomem(err, "the Graphviz graph");
 		goto out;
 	}
 	st = gv_open(&s, err);
 	if (st == SC_OK)
 		st = gv_check_format(&s, format, path, err);
-	if (st == SC_OK)
+	if (st == SC_OK && p.pages > 1) {
+		res.pages = p.pages;
+		st = write_pages(&s, &p, start, cap, format, path, &res.scale, err);
+	} else if (st == SC_OK) {
 		st = fold_and_lay_out(&s, &p, cap, err);
-	if (st == SC_OK)
-		st = gv_render(&s, format, path, scale, err);
+		if (st == SC_OK)
+			st = gv_render(&s, format, path, &res.scale, err);
+	}
 	if (s.gvc)
 		gv_close(&s);
+	if (st == SC_OK && p.pages > 1) {
+		/* the overview at path, naming the pages */
+		int d = overview_depth(g, mods, stage, page_units, err);
+		char first[64], what[512];
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char *a = malloc(strlen(base) + 16), *z = malloc(strlen(base) + 16);
+		if (d < 0 || !a || !z) {
+			free(a);
+			free(z);
+			st = d < 0 ? err->code : sc_error_nomem(err, "the overview");
+			goto out;
+		}
+		sc_full_page_path(base, 1, a, strlen(base) + 16);
+		sc_full_page_path(base, p.pages, z, strlen(base) + 16);
+		snprintf(first, sizeof first, "%d pages", p.pages);
+		snprintf(what, sizeof what, "%s%severy op on %s, %s to %s",
+		         cap && cap->what && *cap->what ? cap->what : "",
+		         cap && cap->what && *cap->what ? "; " : "", first, a, z);
+		free(a);
+		free(z);
+		sc_caption over = cap ? *cap : (sc_caption){0};
+		over.what = what;
+		res.overview_depth = d;
+		double zs = 1;
+		if (d > 0) {
+			sc_full_opts oo = {
+			        .max_ops = max_ops, .depth = d, .cpu = o ? o->cpu : NULL};
+			sc_full_result rr;
+			st = sc_render_full(g, set, stage, cap ? &over : NULL, format, path, &oo,
+			                    &rr, err);
+			zs = rr.scale;
+		} else if (q) {
+			st = sc_render_quotient(q, cap ? &over : NULL, format, path, &zs, err);
+		} else {
+			/* no modules and no stages: the graph as one stage */
+			int *one = sc_calloc_n((size_t)g->n + 1, sizeof *one);
+			sc_settings s1 = *set;
+			s1.k = 1;
+			sc_quotient *q1 = one ? sc_quotient_new(g, &s1, one, err) : NULL;
+			st = !one ? sc_error_nomem(err, "the overview")
+			     : q1 ? sc_render_quotient(q1, cap ? &over : NULL, format, path, &zs,
+			                               err)
+			          : err->code;
+			sc_quotient_free(q1);
+			free(one);
+		}
+		if (st == SC_OK && zs < res.scale)
+			res.scale = zs;
+	}
 out:
+	free(count);
+	free(cross);
+	free(start);
 	plan_fini(&p);
 	sc_modules_free(mods);
 	sc_quotient_free(q);
+	if (r)
+		*r = res;
 	return st;
 }

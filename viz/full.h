@@ -38,21 +38,53 @@
  * allows (one level wider than that is drawn as it is). */
 #define SC_FULL_ASPECT_MAX 2.5
 
+/* How the full picture is drawn: max_ops (<= 0: SC_FULL_MAX_OPS) refuses
+ * more boxes; depth >= 1 draws each module at that depth as one box, 0
+ * every op; page_units > 0 draws a picture of more boxes than that on
+ * pages (each a window of the flow's levels, the pages as even as they
+ * can be while cutting the fewest edges; an edge to another page ends at
+ * a stub naming it), 0 on one page however large. */
+typedef struct sc_full_opts {
+	int max_ops;
+	int depth;
+	int page_units;
+	const bool *cpu; /* set->k flags, or NULL: CPU stages (issue 29), costed as
+	                  * CPUs, their clusters square, dashed on warm grey and
+	                  * headed "CPU", the caption counting both devices */
+} sc_full_opts;
+
+/* What sc_render_full drew: scale (1: a bitmap at full size, else the
+ * least scale one was drawn at), pages (0: one picture at path; else that
+ * many pages at sc_full_page_path's names and an overview at path), and
+ * the overview's module depth (0: the stage graph). */
+typedef struct sc_full_result {
+	double scale;
+	int pages;
+	int overview_depth;
+} sc_full_result;
+
+/* The default page: about what fits a 2560 x 1600 screen at full size
+ * with labels readable (ResNet-50's 122 ops take two pages). */
+#define SC_FULL_PAGE_UNITS 80
+
 /* Writes the picture of g to path in format (any Graphviz output format, as
- * for sc_render_quotient; atomically).  stage (0-based, below set->k) may
- * be NULL to draw the graph without stages; then cap's second line gives
- * the graph's size instead of the bottleneck.  cap may be NULL.  max_ops <=
- * 0 means SC_FULL_MAX_OPS.  depth >= 1 draws each module at that depth as
- * one box; 0 draws every op.  Returns SC_OK; SC_ERR_INPUT for a graph of
- * more than max_ops ops or boxes (naming both numbers), a negative depth,
- * a stage out of range, or a format
- * Graphviz cannot write; SC_ERR_IO when path cannot be written;
- * SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails.  cpu (set->k flags,
- * may be NULL) marks CPU stages (issue 29): costed as CPUs, their clusters
- * square, dashed on warm grey and headed "CPU", the caption counting both
- * devices. */
+ * for sc_render_quotient; atomically, each file).  stage (0-based, below
+ * set->k) may be NULL to draw the graph without stages; then cap's second
+ * line gives the graph's size instead of the bottleneck.  cap may be NULL.
+ * o may be NULL (every op, one page, SC_FULL_MAX_OPS).  On pages, path
+ * gets an overview: each module at the deepest depth whose boxes fit a
+ * page as one box, else the stage graph (layout.h), its caption naming the
+ * pages.  r (may be NULL) says what was drawn.  Returns SC_OK;
+ * SC_ERR_INPUT for a graph of more than max_ops ops or boxes (naming both
+ * numbers), a negative depth, a stage out of range, or a format Graphviz
+ * cannot write; SC_ERR_IO when a file cannot be written (the pages before
+ * it stay written); SC_ERR_NOMEM; SC_ERR_INTERNAL when Graphviz fails. */
 sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *stage,
-                         const bool *cpu, const sc_caption *cap, const char *format,
-                         const char *path, int max_ops, int depth, double *scale, sc_error *err);
+                         const sc_caption *cap, const char *format, const char *path,
+                         const sc_full_opts *o, sc_full_result *r, sc_error *err);
+
+/* Page i's path (1-based) for a picture at path: "f-3.png" for "f.png",
+ * "f-3" for "f".  Returns what snprintf returns. */
+int sc_full_page_path(const char *path, int i, char *buf, size_t size);
 
 #endif

@@ -53,7 +53,8 @@ Test(memlimits, a_bitmap_too_large_for_the_address_space)
 	fprintf(f, "}\n");
 	cr_assert_eq(fclose(f), 0);
 	char cmd[1024], *o, *e;
-	snprintf(cmd, sizeof cmd, "ulimit -v 400000; %s render %s --full --max-ops 6000 -o %s",
+	snprintf(cmd, sizeof cmd,
+	         "ulimit -v 400000; %s render %s --full --max-ops 6000 --page-ops 0 -o %s",
 	         ts_program(), g, png);
 	int st = ts_run(cmd, &o, &e);
 	cr_assert_eq(st, 2, "exit %d: %s", st, e);

@@ -365,3 +365,52 @@ Test(modules_cli, export_refuses_unaligned_partitions)
 	free(out);
 	free(err);
 }
+
+/* The program order when the file lists its ops out of order (a DOT file
+ * written by hand): the split points are those of the same graph listed in
+ * order, and the output says which order it took.  Read in the file's
+ * order, stage 2's c.y came before stage 1's a.y and export refused. */
+Test(modules_cli, export_takes_the_program_order_of_a_shuffled_file)
+{
+	const char *edges = "\"/a/x/Op\" -> \"/a/y/Op\" -> \"/b/x/Op\" -> \"/b/y/Op\" -> "
+	                    "\"/c/x/Op\" -> \"/c/y/Op\"; }\n";
+	const char *decl[2] = {
+	        "\"/a/x/Op\" [work=1]; \"/a/y/Op\" [work=1]; \"/b/x/Op\" [work=1]; "
+	        "\"/b/y/Op\" [work=1]; \"/c/x/Op\" [work=1]; \"/c/y/Op\" [work=1]; ",
+	        "\"/c/y/Op\" [work=1]; \"/b/x/Op\" [work=1]; \"/a/y/Op\" [work=1]; "
+	        "\"/c/x/Op\" [work=1]; \"/a/x/Op\" [work=1]; \"/b/y/Op\" [work=1]; "};
+	char dot[256], part[256], text[1024];
+	ts_tpath(part, sizeof part, "s.json");
+	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 3, \"stages\": "
+	                    "{\"/a/x/Op\": 1, \"/a/y/Op\": 1, \"/b/x/Op\": 2, \"/b/y/Op\": 2, "
+	                    "\"/c/x/Op\": 3, \"/c/y/Op\": 3}}\n");
+	char *spec[2][2];
+	for (int shuffled = 0; shuffled < 2; shuffled++) {
+		snprintf(text, sizeof text, "digraph g { %s%s", decl[shuffled], edges);
+		ts_write_text(ts_tpath(dot, sizeof dot, "s.dot"), text);
+		for (int f = 0; f < 2; f++) {
+			char *err;
+			int st = ts_runf(&spec[shuffled][f], &err, "export %s %s --format %s", dot,
+			                 part, f ? "deepspeed" : "pytorch");
+			cr_assert_eq(st, 0, "shuffled %d: %s", shuffled, err);
+			free(err);
+			cr_assert_eq(strstr(spec[shuffled][f], "# Program order: an edge of the "
+			                                       "file runs back") != NULL,
+			             shuffled == 1, "%s", spec[shuffled][f]);
+		}
+	}
+	cr_assert(strstr(spec[0][0], "\"b\": SplitPoint.BEGINNING,  # stage 2") &&
+	                  strstr(spec[0][0], "\"c\": SplitPoint.BEGINNING,  # stage 3"),
+	          "%s", spec[0][0]);
+	for (int f = 0; f < 2; f++) {
+		/* the same lines but the note */
+		const char *a = strstr(spec[0][f], "split_spec") ? strstr(spec[0][f], "split_spec")
+		                                                 : strstr(spec[0][f], "layers = [");
+		const char *b = strstr(spec[1][f], "split_spec") ? strstr(spec[1][f], "split_spec")
+		                                                 : strstr(spec[1][f], "layers = [");
+		cr_assert(a && b);
+		cr_assert_str_eq(a, b);
+		free(spec[0][f]);
+		free(spec[1][f]);
+	}
+}

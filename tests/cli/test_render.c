@@ -241,7 +241,7 @@ Test(render, png_pdf_and_dot_outputs)
 	cr_assert_eq(
 	        ts_runf(&out, &err,
 	                "render samples/msr-fiddle/operator/resnet50_inference.json -k 4 --full "
-	                "--json -o '%s'",
+	                "--page-ops 0 --json -o '%s'",
 	                in_dir(path, sizeof path, "big.png")),
 	        0);
 	png_size(path, &w, &h);
@@ -762,8 +762,8 @@ Test(render, full_pictures_of_real_models_keep_a_screen_shape)
 		char part[256], args[512];
 		kahn_part(part, sizeof part, models[i], "part.json", 4);
 		for (int d = 0; d < 2; d++) {
-			snprintf(args, sizeof args, "%s '%s' --full %s", models[i], part,
-			         depths[d]);
+			snprintf(args, sizeof args, "%s '%s' --full --page-ops 0 %s", models[i],
+			         part, depths[d]);
 			Agraph_t *G = render_dot(args, "shape.dot");
 			double a = dot_aspect(G);
 			cr_assert(a <= 2.5 && a >= 1 / 2.5, "render %s: width / height %.2f", args,
@@ -803,8 +803,8 @@ Test(render, full_picture_draws_every_stage_and_module)
 		char part[256], args[512];
 		kahn_part(part, sizeof part, models[i], "part.json", 4);
 		for (int depth = 0; depth <= 2; depth += 2) {
-			snprintf(args, sizeof args, "%s '%s' --full %s%.0d", models[i], part,
-			         depth ? "--depth " : "", depth);
+			snprintf(args, sizeof args, "%s '%s' --full --page-ops 0 %s%.0d", models[i],
+			         part, depth ? "--depth " : "", depth);
 			Agraph_t *G = render_dot(args, "mods.dot");
 			for (int s = 1; s <= 4; s++) {
 				char name[32];
@@ -920,7 +920,7 @@ Test(render, full_picture_keeps_stage_order_along_the_flow)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char part[256], args[512];
 		kahn_part(part, sizeof part, cases[i].model, "part.json", cases[i].k);
-		snprintf(args, sizeof args, "%s '%s' --full", cases[i].model, part);
+		snprintf(args, sizeof args, "%s '%s' --full --page-ops 0", cases[i].model, part);
 		Agraph_t *G = render_dot(args, "order.dot");
 		piece_box box[9][8];
 		int n[9] = {0};
@@ -968,4 +968,120 @@ Test(render, caption_gives_units_device_and_dims)
 	          agget(G, "label"));
 	cr_assert_null(strstr(agget(G, "label"), "device"));
 	agclose(G);
+}
+
+/* Issue 28, item 3: a picture of more boxes than a page holds is drawn on
+ * pages (--page-ops, 80 by default).  vit_b_16 at op level, 616 ops in 4
+ * stages: every page parses, fits a 2560 x 2048 screen at full size and
+ * keeps the aspect limit; the pages draw every op exactly once, every
+ * stage and every module of more than one op somewhere; an edge between
+ * pages ends at a stub naming the other page on both; OUT is the overview
+ * naming the pages; --json lists them; --page-ops 0 draws one picture. */
+Test(render, large_pictures_are_drawn_on_pages_each_fitting_a_screen)
+{
+	char part[256], path[256], page[300], *out = NULL;
+	kahn_part(part, sizeof part, VIT, "part.json", 4);
+	in_dir(path, sizeof path, "vit.dot");
+	cr_assert_eq(ts_runf(&out, NULL, "render %s '%s' --full --json -o '%s'", VIT, part, path),
+	             0);
+	json_t *v = json_loads(out, 0, NULL);
+	json_t *files = json_object_get(v, "pages");
+	int pages = (int)json_array_size(files);
+	cr_assert(pages >= 616 / 80 && pages <= 616 / 40, "%d pages", pages);
+	sc_graph *g = ts_load("samples/onnx/vit_b_16.onnx");
+	sc_error err;
+	sc_modules *m = sc_modules_new(g, &err);
+	cr_assert(m);
+	int *on = calloc((size_t)g->n, sizeof *on);
+	bool stage_seen[5] = {false}, *boxed = calloc((size_t)m->n, 1);
+	Agraph_t **G = calloc((size_t)pages, sizeof *G);
+	cr_assert(on && boxed && G);
+	for (int i = 0; i < pages; i++) {
+		snprintf(page, sizeof page, "%s/vit-%d.dot", dir, i + 1);
+		cr_assert_str_eq(json_string_value(json_array_get(files, i)), page);
+		char *dot = slurp(page, NULL);
+		cr_assert((G[i] = agmemread(dot)), "page %d does not parse", i + 1);
+		free(dot);
+		double llx, lly, urx, ury;
+		cr_assert_eq(sscanf(agget(G[i], "bb"), "%lf,%lf,%lf,%lf", &llx, &lly, &urx, &ury),
+		             4);
+		double w = (urx - llx) * 96 / 72, h = (ury - lly) * 96 / 72;
+		cr_assert(w <= 2560 && h <= 2048, "page %d is %.0f x %.0f px", i + 1, w, h);
+		char want[32];
+		snprintf(want, sizeof want, "page %d of %d", i + 1, pages);
+		cr_assert(strstr(agget(G[i], "label"), want), "page %d's caption", i + 1);
+		for (int v2 = 0; v2 < g->n; v2++) {
+			char name[32];
+			snprintf(name, sizeof name, "o%d", v2);
+			if (agnode(G[i], name, 0)) {
+				cr_assert_eq(on[v2], 0, "op %s on pages %d and %d", g->op_name[v2],
+				             on[v2], i + 1);
+				on[v2] = i + 1;
+			}
+		}
+		for (int s = 1; s <= 4; s++) {
+			char name[32];
+			snprintf(name, sizeof name, "cluster_s%d", s);
+			stage_seen[s] |= find_subg(G[i], name) != NULL;
+		}
+		for (int x = 1; x < m->n; x++)
+			for (int piece = 1; piece <= 64 && !boxed[x]; piece++) {
+				char name[48];
+				snprintf(name, sizeof name, "cluster_m%d_%d", x, piece);
+				boxed[x] = find_subg(G[i], name) != NULL;
+			}
+	}
+	for (int v2 = 0; v2 < g->n; v2++)
+		cr_assert_gt(on[v2], 0, "op %s is on no page", g->op_name[v2]);
+	for (int s = 1; s <= 4; s++)
+		cr_assert(stage_seen[s], "stage %d is on no page", s);
+	for (int x = 1; x < m->n; x++)
+		cr_assert(boxed[x] || m->m[x].end - m->m[x].first < 2, "module %s has no box",
+		          m->m[x].name);
+	/* every edge between pages has its stubs */
+	for (int a = 0; a < g->n; a++)
+		for (int j = g->succ_off[a]; j < g->succ_off[a + 1]; j++) {
+			int b = g->succ[j], pa = on[a], pb = on[b];
+			if (pa == pb)
+				continue;
+			bool to = false, from = false;
+			for (int c = 1; c <= 40; c++) {
+				char name[48];
+				snprintf(name, sizeof name, "to_p%d_c%d", pb, c);
+				to |= agnode(G[pa - 1], name, 0) != NULL;
+				snprintf(name, sizeof name, "from_p%d_c%d", pa, c);
+				from |= agnode(G[pb - 1], name, 0) != NULL;
+			}
+			cr_assert(to && from, "edge %s (page %d) -> %s (page %d) has no stubs",
+			          g->op_name[a], pa, g->op_name[b], pb);
+		}
+	for (int i = 0; i < pages; i++)
+		agclose(G[i]);
+	/* the overview names the pages */
+	char *dot = slurp(path, NULL), want[64];
+	Agraph_t *O = agmemread(dot);
+	cr_assert(O);
+	snprintf(want, sizeof want, "every op on %d pages, vit-1.dot to vit-%d.dot", pages, pages);
+	cr_assert(strstr(agget(O, "label"), want), "overview caption: %s", agget(O, "label"));
+	cr_assert_gt(json_integer_value(json_object_get(v, "overview_depth")), 0);
+	agclose(O);
+	free(dot);
+	json_decref(v);
+	free(out);
+	/* one picture when asked: no page is written */
+	in_dir(path, sizeof path, "one.dot");
+	cr_assert_eq(ts_runf(&out, NULL, "render %s '%s' --full --page-ops 0 --json -o '%s'", VIT,
+	                     part, path),
+	             0);
+	v = json_loads(out, 0, NULL);
+	cr_assert_null(json_object_get(v, "pages"));
+	snprintf(page, sizeof page, "%s/one-1.dot", dir);
+	cr_assert_neq(access(page, F_OK), 0);
+	json_decref(v);
+	free(out);
+	free(on);
+	free(boxed);
+	free(G);
+	sc_modules_free(m);
+	sc_graph_free(g);
 }

@@ -6,12 +6,14 @@
  * accounting for every op and edge.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/modules.h"
 #include "tests/support.h"
 #include "viz/boxes.h"
 #include "viz/fold.h"
+#include "viz/full.h"
 
 /* k stages by topological position: a valid partition of any DAG. */
 static int *stages_by_topo(const sc_graph *g, int k)
@@ -141,4 +143,108 @@ Test(fold, boxes_account_for_every_op)
 	free(stage);
 	sc_modules_free(m);
 	sc_graph_free(g);
+}
+
+/* Brute force over every way to cut levels [0, L) into pages: the fewest
+ * pages that keep each page within max (or a single level), and among
+ * those the least total sc_fold_page_cost.  Returns that cost and the
+ * number of pages in *pages. */
+static double best_pages(const int *count, const int *cross, int L, int max, int *pages)
+{
+	long total = 0;
+	for (int l = 0; l < L; l++)
+		total += count[l];
+	int fewest = L + 1;
+	double best = INFINITY;
+	/* bit l - 1 of mask set: a page starts at level l */
+	for (unsigned mask = 0; mask < 1u << (L - 1); mask++) {
+		int n = 1 + __builtin_popcount(mask), start = 0;
+		bool ok = true;
+		for (int l = 1; l <= L && ok; l++)
+			if (l == L || (mask >> (l - 1) & 1)) {
+				long units = 0;
+				for (int i = start; i < l; i++)
+					units += count[i];
+				ok = units <= max || l - start == 1;
+				start = l;
+			}
+		if (!ok || n > fewest)
+			continue;
+		double share = (double)total / n, cost = 0;
+		start = 0;
+		for (int l = 1; l <= L; l++)
+			if (l == L || (mask >> (l - 1) & 1)) {
+				long units = 0;
+				for (int i = start; i < l; i++)
+					units += count[i];
+				cost += sc_fold_page_cost((int)units, share,
+				                          start > 0 ? cross[start] : 0);
+				start = l;
+			}
+		if (n < fewest || cost < best) {
+			fewest = n;
+			best = cost;
+		}
+	}
+	*pages = fewest;
+	return best;
+}
+
+/* Pages (full.h): on random levels against brute force, the fewest pages,
+ * each within the limit unless it is one level too wide, covering the
+ * levels in order, cut where the least cost says. */
+Test(fold, pages_are_fewest_and_cut_where_least_costs)
+{
+	ts_rng r = {.s = 2828};
+	for (int t = 0; t < 300; t++) {
+		int L = 1 + ts_below(&r, 12), max = 1 + ts_below(&r, 12);
+		int count[16], cross[16];
+		sc_fold f = {.levels = L};
+		for (int l = 0; l < L; l++) {
+			count[l] = ts_below(&r, 6);
+			cross[l] = ts_below(&r, 5);
+		}
+		int *start = NULL, want;
+		double least = best_pages(count, cross, L, max, &want);
+		int pages = sc_fold_pages(&f, count, cross, max, &start);
+		cr_assert_eq(pages, want, "L %d max %d", L, max);
+		cr_assert_eq(start[0], 0);
+		cr_assert_eq(start[pages], L);
+		long total = 0;
+		for (int l = 0; l < L; l++)
+			total += count[l];
+		double cost = 0;
+		for (int i = 0; i < pages; i++) {
+			cr_assert_lt(start[i], start[i + 1]);
+			int units = 0;
+			for (int l = start[i]; l < start[i + 1]; l++)
+				units += count[l];
+			cr_assert(units <= max || start[i + 1] - start[i] == 1);
+			cost += sc_fold_page_cost(units, (double)total / pages,
+			                          i > 0 ? cross[start[i]] : 0);
+		}
+		if (pages > 1)
+			cr_assert_float_eq(cost, least, 1e-9, "L %d max %d", L, max);
+		free(start);
+	}
+	/* no limit: one page */
+	int count[3] = {50, 50, 50}, cross[3] = {0}, *start = NULL;
+	sc_fold f = {.levels = 3};
+	cr_assert_eq(sc_fold_pages(&f, count, cross, 0, &start), 1);
+	cr_assert_eq(start[1], 3);
+	free(start);
+}
+
+/* A page's file name: the number before the extension of the last part. */
+Test(fold, page_paths_number_before_the_extension)
+{
+	char b[64];
+	sc_full_page_path("f.png", 3, b, sizeof b);
+	cr_assert_str_eq(b, "f-3.png");
+	sc_full_page_path("out/v1.2/pic.svg", 12, b, sizeof b);
+	cr_assert_str_eq(b, "out/v1.2/pic-12.svg");
+	sc_full_page_path("out.d/pic", 1, b, sizeof b);
+	cr_assert_str_eq(b, "out.d/pic-1");
+	sc_full_page_path(".png", 2, b, sizeof b);
+	cr_assert_str_eq(b, ".png-2");
 }

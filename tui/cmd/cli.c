@@ -86,6 +86,7 @@ typedef enum ui_option_id {
 	OPT_FULL,
 	OPT_MAX_OPS,
 	OPT_DEPTH,
+	OPT_PAGE_OPS,
 	OPT_BOUNDS,
 	OPT_LAYERS,
 	OPT_METHODS,
@@ -181,6 +182,9 @@ static const ui_option options[] = {
         {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
         {OPT_DEPTH, "depth", 0, "N",
          "render --full: draw each module at depth N as one box (modules from op names)"},
+        {OPT_PAGE_OPS, "page-ops", 0, "N",
+         "render --full: at most N boxes a page; more go on pages OUT-1, OUT-2, ... and OUT "
+         "is their overview (default 80; 0: one page)"},
         {OPT_TIMELINE, "timeline", 0, NULL,
          "eval, render: the pipeline schedule over time (lanes of receive, compute, send)"},
         {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)"},
@@ -384,9 +388,15 @@ static const ui_command commands[] = {
                         "module\n"
                         "(--depth N: each module at depth N one box), folded top to bottom into "
                         "columns\n"
-                        "read left to right (neither side over 2.5 times the other); graphs of "
-                        "more than\n"
-                        "--max-ops ops are refused (draw the stage graph).  Without a partition "
+                        "read left to right (neither side over 2.5 times the other).  A picture "
+                        "of more\n"
+                        "than --page-ops boxes (80) is drawn on pages OUT-1, OUT-2, ... (e.g. "
+                        "f-1.png),\n"
+                        "and OUT holds their overview: the modules at the deepest depth that "
+                        "fits a page,\n"
+                        "else the stage graph.  Graphs of more than --max-ops ops are refused "
+                        "(draw the\n"
+                        "stage graph).  Without a partition "
                         "it\n"
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
                         "in the\n"
@@ -399,9 +409,9 @@ static const ui_command commands[] = {
                         "--timeline: a lane 'stage N (CPU)' that only computes); -k may give "
                         "its k or\n"
                         "its accelerator stages.  Exits 1 for an invalid partition.",
-                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH, OPT_BOUNDS,
-                                 OPT_METHOD, OPT_SEED, OPT_TIME, OPT_TIMELINE, OPT_BATCHES,
-                                 OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH,
+                                 OPT_PAGE_OPS, OPT_BOUNDS, OPT_METHOD, OPT_SEED, OPT_TIME,
+                                 OPT_TIMELINE, OPT_BATCHES, OPT_OUTPUT, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 2,
                 .run = ui_cmd_render,
@@ -704,6 +714,7 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	o->policy = -1;
 	o->schedule = -1;
 	o->cpus = -1;
+	o->page_ops = -1;
 	o->seed = 1;
 	o->elite = o->mutants = o->bias = -1;
 	o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
@@ -895,6 +906,11 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			if (!parse_count(pre, "depth", a, 1, 1000, &x))
 				return false;
 			o->depth = (int)x;
+			break;
+		case OPT_PAGE_OPS:
+			if (!parse_count(pre, "page-ops", a, 0, 10000000, &x))
+				return false;
+			o->page_ops = (int)x;
 			break;
 		case OPT_BOUNDS: o->bounds = a; break;
 		case OPT_TIMELINE: o->timeline = true; break;

@@ -10,8 +10,10 @@
  * when, at the depth asked (or the smallest depth that works),
  *  1. every module at that depth (core/modules.h, sc_modules_align_unit)
  *     lies in one stage,
- *  2. along the ops' order (the file's order, the program's for an
- *     exporter's output) the forward ops' stages never go back, and
+ *  2. along the program order (sc_graph_program_order: the file's order
+ *     when every edge runs forward in it, as in an exporter's output, else
+ *     the topological order nearest it) the forward ops' stages never go
+ *     back, and
  *  3. every stage begins (its first forward op in that order) where a
  *     module begins; the outermost such module is its split point.
  * Otherwise export refuses, naming the file, the stage and the op or
@@ -36,7 +38,9 @@ typedef enum export_format { EXPORT_PYTORCH, EXPORT_DEEPSPEED } export_format;
  * or a reason in why. */
 typedef struct export_plan {
 	int depth;
-	int *begin; /* stage -> the module it begins at; begin[0] = -1 */
+	int *begin;       /* stage -> the module it begins at; begin[0] = -1 */
+	const int *order; /* the program order (sc_graph_program_order) */
+	bool file_order;  /* it is the file's */
 } export_plan;
 
 static bool is_forward(const sc_graph *g, int v)
@@ -80,15 +84,18 @@ static bool split_points(const sc_graph *g, const sc_modules *m, const int *stag
 	int cur = -1, prev_op = -1;
 	for (int s = 0; s < k; s++)
 		plan->begin[s] = -1;
-	for (int v = 0; v < g->n; v++) {
+	for (int t = 0; t < g->n; t++) {
+		int v = plan->order[t];
 		if (!is_forward(g, v))
 			continue;
 		if (stage[v] < cur) {
-			sc_msg_format(
-			        why, size,
-			        "op '%s' of stage %d comes after op '%s' of stage %d in the op "
-			        "order, which the frameworks cut the program in",
-			        g->op_name[v], stage[v] + 1, g->op_name[prev_op], cur + 1);
+			sc_msg_format(why, size,
+			              "op '%s' of stage %d comes after op '%s' of stage %d in the "
+			              "program "
+			              "order (%s), which the frameworks cut",
+			              g->op_name[v], stage[v] + 1, g->op_name[prev_op], cur + 1,
+			              plan->file_order ? "the file's"
+			                               : "a topological order nearest the file's");
 			return false;
 		}
 		if (stage[v] > cur) {
@@ -177,6 +184,14 @@ static const char *py_str(const char *s, char *buf, size_t size)
 	return buf;
 }
 
+/* A header line when the program order is not the file's. */
+static const char *order_note(const export_plan *plan)
+{
+	return plan->file_order ? ""
+	                        : "# Program order: an edge of the file runs back, so the ops were "
+	                          "taken\n# in the topological order nearest the file's.\n";
+}
+
 static bool write_pytorch(const sc_graph *g, const sc_modules *m, const export_plan *plan, int k,
                           const char *part, char **buf, size_t *len, size_t *cap)
 {
@@ -185,9 +200,10 @@ static bool write_pytorch(const sc_graph *g, const sc_modules *m, const export_p
 	              "# stagecut export: %s, partition %s, %d stages at module depth %d\n"
 	              "# PyTorch pipelining: each stage from the second begins at the module\n"
 	              "# named here (torch.distributed.pipelining.SplitPoint.BEGINNING).\n"
+	              "%s"
 	              "from torch.distributed.pipelining import SplitPoint, pipeline\n\n"
 	              "split_spec = {\n",
-	              g->name, part, k, plan->depth);
+	              g->name, part, k, plan->depth, order_note(plan));
 	for (int s = 1; s < k && ok; s++)
 		ok = put(buf, len, cap, "    \"%s\": SplitPoint.BEGINNING,  # stage %d\n",
 		         py_str(m->m[plan->begin[s]].name, q, sizeof q), s + 1);
@@ -212,10 +228,12 @@ static bool write_deepspeed(const sc_graph *g, const sc_modules *m, const export
 	               "# DeepSpeed PipelineModule: give it these layers in this order and\n"
 	               "# cut them at parts (the index of each stage's first layer, the\n"
 	               "# last entry the number of layers), as PipelineModule.parts holds.\n"
+	               "%s"
 	               "layers = [\n",
-	               g->name, part, k, plan->depth);
+	               g->name, part, k, plan->depth, order_note(plan));
 	int nl = 0, cur = -1, loose = 0;
-	for (int v = 0; v < g->n && ok; v++) {
+	for (int t = 0; t < g->n && ok; t++) {
+		int v = plan->order[t];
 		if (!is_forward(g, v))
 			continue;
 		int u = sc_modules_align_unit(m, g, v, plan->depth);
@@ -271,7 +289,7 @@ int ui_cmd_export(const ui_opts *o)
 	sc_error_clear(&err);
 	sc_modules *m = NULL;
 	int *stage = sc_part_new(g), k = 0;
-	int *unit_stage = NULL, *unit_op = NULL, *first_op = NULL;
+	int *unit_stage = NULL, *unit_op = NULL, *first_op = NULL, *order = NULL;
 	export_plan plan = {0};
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -303,17 +321,28 @@ int ui_cmd_export(const ui_opts *o)
 	unit_op = malloc((size_t)m->n * sizeof *unit_op);
 	first_op = malloc((size_t)m->n * sizeof *first_op);
 	plan.begin = malloc((size_t)k * sizeof *plan.begin);
-	if (!unit_stage || !unit_op || !first_op || !plan.begin) {
+	order = malloc((size_t)g->n * sizeof *order);
+	if (!unit_stage || !unit_op || !first_op || !plan.begin || !order) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	/* each module's first forward op in the op order */
+	/* the program order, and each module's first forward op in it */
+	bool nomem = false;
+	plan.file_order = sc_graph_program_order(g, order, &nomem);
+	plan.order = order;
+	if (nomem) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
 	for (int i = 0; i < m->n; i++)
 		first_op[i] = g->n;
-	for (int v = g->n - 1; v >= 0; v--)
+	for (int t = g->n - 1; t >= 0; t--) {
+		int v = order[t];
 		for (int i = m->of_op[v]; is_forward(g, v) && i >= 0; i = m->m[i].parent)
 			first_op[i] = v;
+	}
 	/* the depth asked, or the smallest that works (the coarsest layers) */
 	char why[SC_MSG_NAME_MAX * 3 + 200] = "";
 	int lo = o->align ? o->align : 1, hi = o->align ? o->align : m->max_depth;
@@ -363,6 +392,7 @@ out:
 	free(unit_stage);
 	free(unit_op);
 	free(first_op);
+	free(order);
 	free(stage);
 	sc_modules_free(m);
 	sc_graph_free(g);

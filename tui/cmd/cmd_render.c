@@ -450,9 +450,16 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	const char *picture = !staged ? "graph" : o->full ? "full" : "stages";
 	double scale = 1;
+	sc_full_opts fo = {.max_ops = o->max_ops,
+	                   .depth = o->depth,
+	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
+	                   .cpu = cpu};
+	sc_full_result fr = {.scale = 1};
 	sc_status st = q && !o->full ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
-	                             : sc_render_full(g, &set, stage, cpu, &cap, format, o->output,
-	                                              o->max_ops, o->depth, &scale, &err);
+	                             : sc_render_full(g, &set, stage, &cap, format, o->output, &fo,
+	                                              &fr, &err);
+	if (!q || o->full)
+		scale = fr.scale;
 	sc_quotient_free(q);
 	if (st != SC_OK) {
 		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
@@ -486,6 +493,19 @@ int ui_cmd_render(const ui_opts *o)
 		json_object_set_new(root, "scale", json_real(scale));
 		if (cpu)
 			json_object_set_new(root, "devices", devices_json(cpu, set.k));
+		if (fr.pages > 0) {
+			/* only paged pictures: one picture's output is as it was */
+			json_t *files = json_array();
+			char name[4096];
+			for (int i = 1; i <= fr.pages; i++) {
+				sc_full_page_path(o->output, i, name, sizeof name);
+				json_array_append_new(files, sc_json_text(name));
+			}
+			json_object_set_new(root, "pages", files);
+			json_object_set_new(root, "overview_depth",
+			                    fr.overview_depth > 0 ? json_integer(fr.overview_depth)
+			                                          : json_null());
+		}
 		if (sc_graph_is_training(g)) {
 			/* only training graphs: an inference graph's output is as
 			 * it always was */
@@ -516,6 +536,18 @@ int ui_cmd_render(const ui_opts *o)
 			ncpu += cpu[s];
 		printf("devices: %d accelerator stage%s, %d CPU stage%s\n", set.k - ncpu,
 		       set.k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
+	}
+	if (fr.pages > 0) {
+		char a[4096], z[4096];
+		sc_full_page_path(o->output, 1, a, sizeof a);
+		sc_full_page_path(o->output, fr.pages, z, sizeof z);
+		if (fr.overview_depth > 0)
+			ui_print_line("%d pages, %s to %s; %s is their overview, each module at "
+			              "depth %d one box",
+			              fr.pages, a, z, o->output, fr.overview_depth);
+		else
+			ui_print_line("%d pages, %s to %s; %s is their overview, the stage graph",
+			              fr.pages, a, z, o->output);
 	}
 	if (sc_graph_is_training(g)) {
 		/* a second line, for training graphs only */
