@@ -93,6 +93,8 @@ json_t *sc_report_timeline(const sc_timeline *t, const char *unit)
 	json_object_set_new(root, "drain", json_real(t->drain));
 	json_object_set_new(root, "bottleneck", json_real(t->bottleneck));
 	json_object_set_new(root, "bottleneck_stage", json_integer(t->bottleneck_at + 1));
+	if (t->cpus > 0)
+		json_object_set_new(root, "cpus", json_integer(t->cpus));
 	for (int s = 0; s < t->k; s++) {
 		for (int i = 0; i < per; i++)
 			lseg[i] = t->seg[s * per + i];
@@ -104,6 +106,14 @@ json_t *sc_report_timeline(const sc_timeline *t, const char *unit)
 			json_decref(segs);
 			json_decref(lane);
 			goto fail;
+		}
+		if (t->cpus > 0) {
+			char label[48];
+			json_object_set_new(lane, "device",
+			                    json_string(t->cpu[s] ? "cpu" : "accel"));
+			json_object_set_new(
+			        lane, "label",
+			        json_string(sc_timeline_lane_name(t, s, label, sizeof label)));
 		}
 		for (int i = 0; i < per; i++) {
 			const sc_segment *g = &lseg[i];

@@ -27,7 +27,10 @@ json_t *sc_report_objective(const sc_costs *c);
  * "drain", "bottleneck", "bottleneck_stage" (1-based), "lanes": one per
  * stage {"stage", "busy", "idle", "segments": in time order, each {"batch"
  * (1-based), "pass" ("forward" or "backward"), "kind" ("receive",
- * "compute" or "send"), "start", "end"}}}; NULL when out of memory. */
+ * "compute" or "send"), "start", "end"}}}; NULL when out of memory.  With
+ * CPU stages (t->cpus > 0) also "cpus" (how many) and, in each lane,
+ * "device" ("accel" or "cpu") and "label" ("stage 2 (CPU)", as the
+ * picture names the lane). */
 json_t *sc_report_timeline(const sc_timeline *t, const char *unit);
 
 /* Flags for json_dumps: exact doubles (17 digits), keys in insertion order. */

@@ -14,6 +14,7 @@
 #include "timeline.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define SC_TIMELINE_MAX_BATCHES 1000000
@@ -39,6 +40,12 @@ int sc_timeline_at(const sc_timeline *t, int s, int batch, bool backward, sc_seg
 	return ((s * t->passes + (backward ? 1 : 0)) * t->m + batch) * 3 + (int)kind;
 }
 
+char *sc_timeline_lane_name(const sc_timeline *t, int s, char *buf, size_t size)
+{
+	snprintf(buf, size, "stage %d%s", s + 1, t->cpu[s] ? " (CPU)" : "");
+	return buf;
+}
+
 void sc_timeline_free(sc_timeline *t)
 {
 	if (!t)
@@ -46,6 +53,7 @@ void sc_timeline_free(sc_timeline *t)
 	free(t->seg);
 	free(t->busy);
 	free(t->idle);
+	free(t->cpu);
 	free(t);
 }
 
@@ -54,6 +62,15 @@ void sc_timeline_free(sc_timeline *t)
 static void split(const sc_costs *c, int s, double fw[3], double bw[3])
 {
 	const sc_stage_cost *st = &c->st[s];
+	if (c->cpu[s]) {
+		/* 001 section 3: a CPU stage computes only; its byte counters
+		 * still count the tensors crossing it, which its neighbours
+		 * pay for */
+		fw[SC_SEG_RECV] = fw[SC_SEG_SEND] = bw[SC_SEG_RECV] = bw[SC_SEG_SEND] = 0;
+		fw[SC_SEG_COMPUTE] = fmax(0, st->cost_fw);
+		bw[SC_SEG_COMPUTE] = fmax(0, st->cost_bw);
+		return;
+	}
 	double bwidth = c->set.bandwidth;
 	bw[SC_SEG_RECV] = st->in_bytes_bw / bwidth;
 	bw[SC_SEG_SEND] = st->out_bytes_bw / bwidth;
@@ -202,15 +219,20 @@ sc_timeline *sc_timeline_new(const sc_costs *c, int m, sc_schedule sched, sc_err
 		t->seg = calloc((size_t)blocks * 3, sizeof *t->seg);
 		t->busy = calloc((size_t)k, sizeof *t->busy);
 		t->idle = calloc((size_t)k, sizeof *t->idle);
+		t->cpu = calloc((size_t)k, sizeof *t->cpu);
 	}
-	if (!t || !t->seg || !t->busy || !t->idle || !dur || !free_at || !next || !placed) {
+	if (!t || !t->seg || !t->busy || !t->idle || !t->cpu || !dur || !free_at || !next ||
+	    !placed) {
 		sc_error_nomem(err, "timeline");
 		goto fail;
 	}
 	t->k = k, t->m = m, t->training = training, t->schedule = sched, t->passes = passes;
 	t->nseg = (int)(blocks * 3);
-	for (int s = 0; s < k; s++)
+	for (int s = 0; s < k; s++) {
 		split(c, s, &dur[s * 6], &dur[s * 6 + 3]);
+		t->cpu[s] = c->cpu[s];
+		t->cpus += c->cpu[s];
+	}
 
 	long done = 0;
 	for (int sweep = 0; done < blocks; sweep++) {

@@ -24,6 +24,14 @@
  * forward compute = cost_fw - both (the forward work plus the overflow).  So
  * a stage's forward block lasts cost_fw and its backward block cost_bw.
  *
+ * CPU stages (001 section 3; issue 29; sc_costs_set_devices): a CPU stage
+ * pays no communication, so its blocks are all compute, its forward block
+ * cost_fw (its forward ops' CPU times) and its backward block cost_bw, with
+ * receive and send of length 0; the accelerator stages beside it pay for
+ * the tensors they exchange with it, as their costs do.  Its lane is
+ * ordered and waits on its neighbours like any other, and the bottleneck
+ * and the period count it with its CPU cost.
+ *
  * Derived figures: makespan (the last end); period, the steady-state time
  * between micro-batches (the bottleneck, the largest stage cost, for
  * inference and 1F1B; makespan / m for GPipe, which flushes and has no
@@ -39,6 +47,7 @@
 #define SC_TIMELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cost.h"
 #include "error.h"
@@ -71,6 +80,8 @@ typedef struct sc_timeline {
 	double bottleneck;   /* the largest stage cost */
 	int bottleneck_at;   /* its 0-based stage (lowest wins ties) */
 	double *busy, *idle; /* k entries: busy time, idle fraction */
+	bool *cpu;           /* k entries: stage s is a CPU stage (from c->cpu) */
+	int cpus;            /* how many of the k are */
 } sc_timeline;
 
 /* The default number of micro-batches for k stages: 2k. */
@@ -82,6 +93,10 @@ int sc_timeline_default_batches(int k);
  * set (SC_ERR_INPUT for m out of 1..1000000, SC_ERR_LIMIT when k * m is too
  * large, SC_ERR_NOMEM).  c is only read. */
 sc_timeline *sc_timeline_new(const sc_costs *c, int m, sc_schedule sched, sc_error *err);
+
+/* Lane s's name as every report and picture gives it: "stage 3", or for
+ * a CPU stage "stage 3 (CPU)"; into buf (truncating to size), returned. */
+char *sc_timeline_lane_name(const sc_timeline *t, int s, char *buf, size_t size);
 
 /* Frees t; sc_timeline_free(NULL) does nothing. */
 void sc_timeline_free(sc_timeline *t);

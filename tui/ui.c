@@ -99,10 +99,7 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->cpus = o->cpus;
 }
 
-/* CPU stages (issue 29) on a loaded graph: --cpus file takes the file's
- * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; the
- * GPipe schedule takes none yet.  False after a message. */
-static bool check_cpus(sc_graph *g, const ui_opts *o)
+bool ui_cpus_settings(sc_graph *g, const ui_opts *o)
 {
 	if (o->cpus == UI_CPUS_FILE) {
 		if (g->max_cpus < 0) {
@@ -112,6 +109,46 @@ static bool check_cpus(sc_graph *g, const ui_opts *o)
 		}
 		g->settings.cpus = g->max_cpus;
 	}
+	if (g->settings.cpus > 0 && sc_graph_is_training(g) &&
+	    g->settings.schedule == SC_SCHEDULE_GPIPE) {
+		ui_error("--cpus: CPU stages are not supported under the GPipe schedule yet; use "
+		         "--schedule 1f1b");
+		return false;
+	}
+	return true;
+}
+
+bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, const bool *cpu,
+                        int k, const ui_opts *o)
+{
+	int n = 0;
+	for (int s = 0; cpu && s < k; s++)
+		n += cpu[s];
+	if (n == 0)
+		return true;
+	/* without --cpus the file's devices stand, as eval has always read
+	 * them; a --cpus that says fewer contradicts the file */
+	if (o->cpus != -1 && n > g->settings.cpus) {
+		ui_error("%s: %s: the partition has %d CPU stage%s, more than --cpus %d allows",
+		         cmd, path, n, n == 1 ? "" : "s", g->settings.cpus);
+		return false;
+	}
+	if (sc_graph_is_training(g) && g->settings.schedule == SC_SCHEDULE_GPIPE) {
+		ui_error("%s: %s: the partition has CPU stages, which the GPipe schedule does not "
+		         "take yet; use --schedule 1f1b",
+		         cmd, path);
+		return false;
+	}
+	return true;
+}
+
+/* CPU stages (issue 29) on a loaded graph: --cpus file takes the file's
+ * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; the
+ * GPipe schedule takes none yet.  False after a message. */
+static bool check_cpus(sc_graph *g, const ui_opts *o)
+{
+	if (!ui_cpus_settings(g, o))
+		return false;
 	if (g->accel_refused > 0 && g->settings.cpus == 0) {
 		int v = 0;
 		while (sc_graph_accel_ok(g, v))
@@ -119,12 +156,6 @@ static bool check_cpus(sc_graph *g, const ui_opts *o)
 		ui_error("%s: node '%s' is not supported on an accelerator; only a CPU stage may "
 		         "hold it (give --cpus L)",
 		         g->source, g->op_name[v]);
-		return false;
-	}
-	if (g->settings.cpus > 0 && sc_graph_is_training(g) &&
-	    g->settings.schedule == SC_SCHEDULE_GPIPE) {
-		ui_error("--cpus: CPU stages are not supported under the GPipe schedule yet; use "
-		         "--schedule 1f1b");
 		return false;
 	}
 	return true;

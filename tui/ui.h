@@ -133,6 +133,22 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 /* ui_load_file, then o's settings as ui_load applies them, printing any error */
 sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status);
 
+/* --cpus on a loaded graph whose settings o applied to (issue 29): --cpus
+ * file sets settings.cpus to the file's maxCPUs, refused when it gives
+ * none; CPU stages under the GPipe schedule of a training graph are
+ * refused.  False after a message.  (ui_load and ui_load_report do this,
+ * and refuse a graph with ops no accelerator may hold without --cpus.) */
+bool ui_cpus_settings(sc_graph *g, const ui_opts *o);
+
+/* The CPU stages of a partition file (issue 29): cpu[0..k) as
+ * sc_part_load_devices read them from path (NULL: none).  Without --cpus
+ * the file's devices stand (eval's rule); a --cpus L (or file) below the
+ * file's number of CPU stages is refused, and so are CPU stages under the
+ * GPipe schedule of a training graph.  Messages begin "cmd: path: ".
+ * Returns false after a message (exit status 2). */
+bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, const bool *cpu,
+                        int k, const ui_opts *o);
+
 /* Prints a JSON value to stdout with the shared flags, then a newline, and
  * frees it.  Returns false (after printing an error) when out of memory. */
 #include <jansson.h>

@@ -85,7 +85,7 @@ static void op_label(const sc_graph *g, int v, const char *name, strbuf *b)
 static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 {
 	char c[32];
-	sb_add(b, "<B>stage %d</B>", s + 1);
+	sb_add(b, "<B>stage %d%s</B>", s + 1, q->st[s].cpu ? " &#183; CPU" : "");
 	if (s == q->bottleneck)
 		sb_add(b, " <FONT COLOR=\"%s\"><B>bottleneck</B></FONT>", GV_COL_BN_TEXT);
 	sb_add(b, "<BR/><FONT POINT-SIZE=\"10\">cost %s",
@@ -346,6 +346,11 @@ static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char
 		if (p->hide && len < (int)sizeof line)
 			len += snprintf(line + len, sizeof line - (size_t)len,
 			                "; %d empty stages not drawn", sc_quotient_empty(q));
+		char dev[96];
+		if (q->cpus > 0 && len < (int)sizeof line)
+			len += snprintf(line + len, sizeof line - (size_t)len,
+			                "; %s (CPU stages square, dashed, grey)",
+			                sc_quotient_devices(q, dev, sizeof dev));
 	} else {
 		double total = 0;
 		for (int v = 0; v < gr->n; v++)
@@ -417,9 +422,14 @@ static sc_status make_clusters(Agraph_t *g, full_plan *p, char *text, size_t siz
 			else
 				sb_add(&b, "<B>stage %d</B>, continued", s + 1);
 			gv_set_html(c, g, "label", text);
-			agset(c, "style", "filled,rounded");
-			agset(c, "fillcolor", (char *)tint[s % NCOLOURS]);
-			agset(c, "color", bn ? GV_COL_BN_BORDER : (char *)border[s % NCOLOURS]);
+			/* a CPU stage (issue 29): dashed on warm grey, square */
+			bool cpu = q->st[s].cpu;
+			agset(c, "style", cpu ? "filled,dashed" : "filled,rounded");
+			agset(c, "fillcolor", cpu ? GV_COL_CPU_FILL : (char *)tint[s % NCOLOURS]);
+			agset(c, "color",
+			      bn    ? GV_COL_BN_BORDER
+			      : cpu ? GV_COL_CPU_BORDER
+			            : (char *)border[s % NCOLOURS]);
 			agset(c, "penwidth", bn ? "3" : "1.2");
 			agset(c, "peripheries", "1");
 			agset(c, "margin", "10");
@@ -894,7 +904,7 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		return sc_error_set(err, SC_ERR_INPUT, "a module depth must be 1 or more, not %d",
 		                    depth);
 	sc_quotient *q = NULL;
-	if (stage && !(q = sc_quotient_new(g, set, stage, err)))
+	if (stage && !(q = sc_quotient_new_devices(g, set, stage, o ? o->cpu : NULL, err)))
 		return err->code;
 	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1, .depth = depth};
 	p.hide = q && sc_quotient_hides_empty(q);
@@ -958,7 +968,8 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		res.overview_depth = d;
 		double zs = 1;
 		if (d > 0) {
-			sc_full_opts oo = {.max_ops = max_ops, .depth = d};
+			sc_full_opts oo = {
+			        .max_ops = max_ops, .depth = d, .cpu = o ? o->cpu : NULL};
 			sc_full_result rr;
 			st = sc_render_full(g, set, stage, cap ? &over : NULL, format, path, &oo,
 			                    &rr, err);

@@ -48,6 +48,9 @@ typedef struct sc_full_opts {
 	int max_ops;
 	int depth;
 	int page_units;
+	const bool *cpu; /* set->k flags, or NULL: CPU stages (issue 29), costed as
+	                  * CPUs, their clusters square, dashed on warm grey and
+	                  * headed "CPU", the caption counting both devices */
 } sc_full_opts;
 
 /* What sc_render_full drew: scale (1: a bitmap at full size, else the

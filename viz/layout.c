@@ -39,12 +39,22 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	const sc_stage_cost *st = &q->st[s];
 	bool bn = sc_quotient_at_bottleneck(q, s);
 	char num[32];
+	/* a CPU stage (issue 29): rounded and dashed on warm grey, headed
+	 * "CPU", its rows its CPU time (it pays no io and no overflow) */
+	bool cpu = st->cpu;
 	sb_add(b,
 	       "<TABLE BORDER=\"%d\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\" "
-	       "COLOR=\"%s\" BGCOLOR=\"white\">",
-	       bn ? 3 : 1, bn ? GV_COL_BN_BORDER : GV_COL_BORDER);
-	sb_add(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>stage %d</B></TD></TR>",
-	       bn ? GV_COL_BN_HEAD : GV_COL_HEAD, s + 1);
+	       "COLOR=\"%s\" BGCOLOR=\"%s\"%s>",
+	       bn ? 3 : 1,
+	       bn    ? GV_COL_BN_BORDER
+	       : cpu ? GV_COL_CPU_BORDER
+	             : GV_COL_BORDER,
+	       cpu ? GV_COL_CPU_FILL : "white", cpu ? " STYLE=\"rounded,dashed\"" : "");
+	sb_add(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>stage %d%s</B></TD></TR>",
+	       bn    ? GV_COL_BN_HEAD
+	       : cpu ? GV_COL_CPU_HEAD
+	             : GV_COL_HEAD,
+	       s + 1, cpu ? " &#183; CPU" : "");
 	if (bn)
 		sb_add(b,
 		       "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><FONT COLOR=\"%s\"><B>bottleneck"
@@ -57,7 +67,16 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	        {"ops", st->ops},       {"work", st->work},         {"io in", st->io_in},
 	        {"io out", st->io_out}, {"overflow", st->overflow},
 	};
-	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
+	const struct {
+		const char *name;
+		double value;
+	} cpu_row[] = {{"ops", st->ops}, {"CPU time", st->cpu_work}};
+	for (size_t i = 0; cpu && i < sizeof cpu_row / sizeof cpu_row[0]; i++)
+		sb_add(b,
+		       "<TR><TD ALIGN=\"LEFT\">%s&nbsp;&nbsp;&nbsp;</TD><TD ALIGN=\"RIGHT\">%s</TD>"
+		       "</TR>",
+		       cpu_row[i].name, sc_quotient_fmt(cpu_row[i].value, num, sizeof num));
+	for (size_t i = 0; !cpu && i < sizeof row / sizeof row[0]; i++)
 		sb_add(b,
 		       "<TR><TD ALIGN=\"LEFT\">%s&nbsp;&nbsp;&nbsp;</TD><TD ALIGN=\"RIGHT\">%s</TD>"
 		       "</TR>",
@@ -82,7 +101,9 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	/* the parameter bytes the stage holds, against the limit when there is
 	 * one */
 	char lim[40] = "";
-	if (picture && isfinite(q->memory)) {
+	if (picture && cpu && isfinite(q->memory))
+		snprintf(lim, sizeof lim, " (no limit)");
+	else if (picture && isfinite(q->memory)) {
 		char m[32];
 		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(q->memory, m, sizeof m));
 	}
@@ -109,7 +130,7 @@ static int over_hard_limit(const sc_quotient *q)
 /* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], line[256], m[32], p[32], where[96];
+	char num[32], line[384], m[32], p[32], where[96];
 	int len =
 	        snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
 	                 q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
@@ -129,8 +150,14 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 		                sc_quotient_fmt_bytes(q->memory, m, sizeof m),
 		                sc_mem_policy_name(q->policy));
 	if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
-		snprintf(line + len, sizeof line - (size_t)len, "; %d empty stages not drawn",
-		         sc_quotient_empty(q));
+		len += snprintf(line + len, sizeof line - (size_t)len,
+		                "; %d empty stages not drawn", sc_quotient_empty(q));
+	/* CPU stages (issue 29): how many of each device */
+	char dev[96];
+	if (q->cpus > 0 && len < (int)sizeof line)
+		snprintf(line + len, sizeof line - (size_t)len,
+		         "; %s (CPU stages rounded, dashed, grey: CPU time only, no io)",
+		         sc_quotient_devices(q, dev, sizeof dev));
 	gv_training tr = {.ops = q->ops,
 	                  .backward_ops = q->backward_ops,
 	                  .orphans = q->orphans,
@@ -188,6 +215,10 @@ static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_cap
 			return sc_error_set(err, SC_ERR_INTERNAL, "stage %d's label is too long",
 			                    st + 1);
 		gv_set_html(s->node[st], g, "label", text);
+		/* "class" names a CPU stage in svg and dot output (declared
+		 * only when some stage is one: other pictures are unchanged) */
+		if (q->st[st].cpu)
+			agsafeset(s->node[st], "class", "cpu", "");
 		/* the pipeline reads left to right even where no data flows
 		 * between neighbouring stages: an invisible edge keeps their
 		 * order */

@@ -7,7 +7,9 @@
  * out(v) once (a stamp array of k entries finds the distinct ones), giving a
  * list of at most m (s, t, bytes) triples that is sorted and merged.  A
  * training graph's triples also carry the bytes made by backward ops, merged
- * alongside, and the GPipe terms come from sc_costs_gpipe.
+ * alongside, and the GPipe terms come from sc_costs_gpipe.  With CPU
+ * stages the costs are the devices' (sc_costs_set_devices) and the edges
+ * stay as they are: a tensor crossing into a CPU stage still crosses.
  */
 #include "quotient.h"
 
@@ -74,6 +76,12 @@ static bool find_edges(sc_quotient *q, const sc_graph *g, const int *stage)
 sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
                              sc_error *err)
 {
+	return sc_quotient_new_devices(g, set, stage, NULL, err);
+}
+
+sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
+                                     const bool *cpu, sc_error *err)
+{
 	if (set->k < 1) {
 		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
 		return NULL;
@@ -87,6 +95,7 @@ sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const in
 	sc_costs *c = sc_costs_new(g, set, err);
 	if (!c)
 		return NULL;
+	sc_costs_set_devices(c, cpu);
 	sc_costs_eval(c, stage);
 	sc_quotient *q = calloc(1, sizeof *q);
 	if (q) {
@@ -99,8 +108,10 @@ sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const in
 		sc_error_nomem(err, "the quotient graph");
 		return NULL;
 	}
-	for (int s = 0; s < q->k; s++)
+	for (int s = 0; s < q->k; s++) {
 		q->st[s] = c->st[s];
+		q->cpus += c->st[s].cpu;
+	}
 	q->bottleneck_cost = sc_costs_bottleneck(c, &q->bottleneck);
 	q->training = sc_graph_is_training(g);
 	q->ops = g->n;
@@ -158,6 +169,17 @@ char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size
 		at += (size_t)snprintf(buf + at, size - at, "%s %d", shown ? "," : "", s + 1);
 		shown++;
 	}
+	return buf;
+}
+
+char *sc_quotient_devices(const sc_quotient *q, char *buf, size_t size)
+{
+	int acc = q->k - q->cpus;
+	if (q->cpus == 0)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%d accelerator stage%s, %d CPU stage%s", acc,
+		         acc == 1 ? "" : "s", q->cpus, q->cpus == 1 ? "" : "s");
 	return buf;
 }
 

@@ -17,6 +17,12 @@
  * objective: the bottleneck under 1F1B, the largest forward cost of a stage
  * plus the largest backward cost under GPipe (sc_costs_gpipe).
  *
+ * CPU stages (001 section 3; issue 29): built with the stages' devices,
+ * each stage's costs are its device's (cost.h: a CPU stage costs its ops'
+ * CPU times, st[s].cpu says it is one, and pays no io) and q->cpus counts
+ * them; the edges carry the tensors crossing stages whatever the devices,
+ * which the accelerator stages at their ends pay for.
+ *
  * An sc_quotient is a plain value: it owns copies of everything and does
  * not refer to the graph it came from.  The number formatters are the ones
  * every picture of the quotient uses (Graphviz labels, the terminal canvas),
@@ -53,6 +59,7 @@ typedef struct sc_quotient {
 	/* What each stage's parameter bytes (st[s].param) are held against: */
 	double memory;        /* the memory limit M per stage, INFINITY for none */
 	sc_mem_policy policy; /* under SC_MEM_HARD a stage over M is infeasible */
+	int cpus;             /* CPU stages among the k (st[s].cpu), 0 without */
 } sc_quotient;
 
 /* Builds the quotient of g under stage[0..n) (0-based stages below set->k,
@@ -66,6 +73,16 @@ typedef struct sc_quotient {
  * outputs; g is only read. */
 sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
                              sc_error *err);
+
+/* sc_quotient_new with the stages' devices: cpu[s] (k = set->k flags,
+ * copied; NULL: every stage an accelerator, which is sc_quotient_new) says
+ * stage s is a CPU stage. */
+sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
+                                     const bool *cpu, sc_error *err);
+
+/* "2 accelerator stages, 1 CPU stage" into buf, for captions; "" when q has
+ * no CPU stage.  Returns buf. */
+char *sc_quotient_devices(const sc_quotient *q, char *buf, size_t size);
 
 /* Writes the label of edge e (in bytes): on an inference quotient the
  * volume ("2 B"); on a training one each pass that moves bytes, forward

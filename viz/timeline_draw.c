@@ -30,6 +30,10 @@ static const double COLOURS[2][3][3] = {
         {{0.6, 0.8, 0.6}, {0.2, 0.4, 0.8}, {1.0, 0.8, 0.4}},
         {{0.3, 0.5, 0.3}, {0.1, 0.2, 0.5}, {0.6, 0.4, 0.1}},
 };
+/* CPU stages (issue 29): compute on a CPU, forward then backward, and the
+ * lane's tint (SC_TL_CPU_COMPUTE_RGB, SC_TL_CPU_LANE_RGB) */
+static const double CPU_COMPUTE[2][3] = {{0.6, 0.3, 0.7}, {0.35, 0.15, 0.45}};
+static const double CPU_LANE[3] = {0.91, 0.89, 0.85};
 
 bool sc_timeline_format_ok(const char *format)
 {
@@ -111,6 +115,23 @@ static void caption(const sc_timeline *t, const char *unit, char *out, size_t si
 	         t->m, t->period, t->throughput, t->latency, t->fill, t->drain, t->makespan, unit);
 }
 
+/* The caption's second line: the schedule of a training graph, then the
+ * devices when some stage is a CPU; "" when neither. */
+static void caption2(const sc_timeline *t, char *out, size_t size)
+{
+	int len = 0;
+	out[0] = '\0';
+	if (t->training)
+		len = snprintf(out, size, "training graph, schedule %s",
+		               t->schedule == SC_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
+	if (t->cpus > 0 && len >= 0 && (size_t)len < size)
+		snprintf(out + len, size - (size_t)len,
+		         "%s%d accelerator stage%s, %d CPU stage%s (a CPU lane computes only: no "
+		         "communication)",
+		         len ? "; " : "", t->k - t->cpus, t->k - t->cpus == 1 ? "" : "s", t->cpus,
+		         t->cpus == 1 ? "" : "s");
+}
+
 static void draw(cairo_t *cr, const sc_timeline *t, const char *title, const char *unit, double h)
 {
 	cairo_set_source_rgb(cr, 1, 1, 1);
@@ -123,11 +144,14 @@ static void draw(cairo_t *cr, const sc_timeline *t, const char *title, const cha
 	char s[512];
 	for (int st = 0; st < t->k; st++) {
 		double y = TOP + st * (LANE_H + LANE_GAP);
-		cairo_set_source_rgb(cr, 0.95, 0.95, 0.95);
+		if (t->cpu[st])
+			cairo_set_source_rgb(cr, CPU_LANE[0], CPU_LANE[1], CPU_LANE[2]);
+		else
+			cairo_set_source_rgb(cr, 0.95, 0.95, 0.95);
 		cairo_rectangle(cr, LEFT, y, pw, LANE_H);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		snprintf(s, sizeof s, "stage %d", st + 1);
+		sc_timeline_lane_name(t, st, s, sizeof s);
 		text(cr, 10, y + (st == t->bottleneck_at ? 13 : 19), 12, s);
 		if (st == t->bottleneck_at) {
 			cairo_set_source_rgb(cr, 0.85, 0, 0);
@@ -139,7 +163,9 @@ static void draw(cairo_t *cr, const sc_timeline *t, const char *title, const cha
 		const sc_segment *g = &t->seg[i];
 		if (!(g->end > g->start))
 			continue;
-		const double *c = COLOURS[g->backward][g->kind];
+		const double *c = t->cpu[g->stage] && g->kind == SC_SEG_COMPUTE
+		                          ? CPU_COMPUTE[g->backward]
+		                          : COLOURS[g->backward][g->kind];
 		double y = TOP + g->stage * (LANE_H + LANE_GAP);
 		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 		cairo_rectangle(cr, LEFT + pw * g->start / span, y + 2,
@@ -184,13 +210,20 @@ static void draw(cairo_t *cr, const sc_timeline *t, const char *title, const cha
 			text(cr, lx + 18, ly + 15, 11, s);
 			lx += p ? 130 : 90;
 		}
+	for (int p = 0; t->cpus > 0 && p < t->passes; p++) {
+		const double *c = CPU_COMPUTE[p];
+		cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+		cairo_rectangle(cr, lx, ly + 4, 14, 14);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		text(cr, lx + 18, ly + 15, 11, p ? "CPU (backward)" : "CPU compute");
+		lx += p ? 120 : 100;
+	}
 	caption(t, unit, s, sizeof s);
 	text(cr, 10, h - CAPTION_H + 18, 12, s);
-	if (t->training) {
-		snprintf(s, sizeof s, "training graph, schedule %s",
-		         t->schedule == SC_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
+	caption2(t, s, sizeof s);
+	if (*s)
 		text(cr, 10, h - CAPTION_H + 36, 12, s);
-	}
 }
 
 /* The SVG with a <title> and a <desc> after its opening tag, into out. */
@@ -207,8 +240,15 @@ static void svg_described(const buf *svg, const sc_timeline *t, const char *titl
 	buf_add(out, "</title>\n<desc>", 15);
 	caption(t, unit, s, sizeof s);
 	buf_xml(out, s);
+	if (t->cpus > 0) {
+		caption2(t, s, sizeof s);
+		buf_add(out, "\n", 1);
+		buf_xml(out, s);
+	}
 	for (int st = 0; st < t->k; st++) {
-		snprintf(s, sizeof s, "\nstage %d: busy %.6g, idle %.1f%%%s", st + 1, t->busy[st],
+		char name[48];
+		snprintf(s, sizeof s, "\n%s: busy %.6g, idle %.1f%%%s",
+		         sc_timeline_lane_name(t, st, name, sizeof name), t->busy[st],
 		         100 * t->idle[st], st == t->bottleneck_at ? ", bottleneck" : "");
 		buf_xml(out, s);
 	}

@@ -10,6 +10,12 @@
  * swatch per colour used.  cairo's SVG draws text as glyphs, so an SVG also
  * gets a <title> (the title) and a <desc> (the caption and one line per
  * lane, "stage s ...") that readers and tests can parse.
+ *
+ * CPU stages (issue 29): a CPU lane is named "stage s (CPU)"
+ * (sc_timeline_lane_name) on warm grey (SC_TL_CPU_LANE_RGB), its
+ * compute in purple (SC_TL_CPU_COMPUTE_RGB forward, darker backward) and
+ * nothing else (it does not communicate); the legend adds the CPU swatches
+ * and the caption counts the stages of each device.
  */
 #ifndef SC_TIMELINE_DRAW_H
 #define SC_TIMELINE_DRAW_H
@@ -21,6 +27,9 @@
 
 /* The forward compute colour, as cairo's SVG writes it. */
 #define SC_TL_COMPUTE_RGB "rgb(20%,40%,80%)"
+/* A CPU stage's forward compute and its lane's tint, likewise. */
+#define SC_TL_CPU_COMPUTE_RGB "rgb(60%,30%,70%)"
+#define SC_TL_CPU_LANE_RGB "rgb(91%,89%,85%)"
 
 /* True when format is one sc_timeline_draw writes: svg, png or pdf. */
 bool sc_timeline_format_ok(const char *format);

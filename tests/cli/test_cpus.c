@@ -13,8 +13,12 @@
  */
 #include "cli_test.h"
 
+#include <cairo.h>
+
 #define RESNET_LAYER FIDDLE "layer/resnet50_inference.json"
 #define BERT24_TRAIN FIDDLE "layer/bert24_training.json"
+#define RESNET_TRAIN FIDDLE "layer/resnet50_training.json"
+#define GNMT_LAYER FIDDLE "layer/gnmt_inference.json"
 
 TestSuite(cpus, .init = ts_scratch_init, .fini = ts_scratch_fini);
 
@@ -98,8 +102,7 @@ Test(cpus, solve_text_and_partition_file)
 	json_decref(p);
 	/* a reader that does not take CPU stages refuses the file */
 	char *err;
-	cr_assert_eq(ts_runf(NULL, &err, "render %s %s -T dot -o %s.dot", RESNET_LAYER, part, part),
-	             2);
+	cr_assert_eq(ts_runf(NULL, &err, "export %s %s --format pytorch", RESNET_LAYER, part), 2);
 	cr_assert(strstr(err, "CPU stages"), "%s", err);
 	free(err);
 }
@@ -177,7 +180,6 @@ Test(cpus, the_rest_refuses_cpus)
 {
 	static const char *const cases[][2] = {
 	        {"bounds " RESNET_LAYER " -k 2 --cpus 1", "not supported by bounds"},
-	        {"render " RESNET_LAYER " -k 2 --cpus 1 -T dot", "not supported by render"},
 	        {"bench " FIGURE2 " -k 2 --cpus 1", "not supported by bench"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
@@ -296,4 +298,298 @@ Test(cpus, refine_starts_from_a_partition_with_devices, .timeout = 60)
 	cr_assert_eq(ts_runf(NULL, &err, "solve %s -k 2 --cpus 2 --partition %s --json", g, part),
 	             0, "%s", err);
 	free(err);
+}
+
+/* solve -m exact --cpus L writes the partition file name (in the scratch
+ * directory) into buf; returns buf.  Its devices in cpu[0..k + L). */
+static const char *solved(char *buf, size_t size, const char *name, const char *graph, int k, int L,
+                          bool *cpu)
+{
+	ts_tpath(buf, size, name);
+	cr_assert_eq(
+	        ts_runf(NULL, NULL, "solve %s -k %d --cpus %d -m exact -o %s", graph, k, L, buf),
+	        0);
+	json_error_t je;
+	json_t *p = json_load_file(buf, 0, &je);
+	cr_assert(p);
+	json_t *dev = ts_jget(p, "devices");
+	cr_assert_eq(json_array_size(dev), (size_t)(k + L));
+	for (int s = 0; s < k + L; s++)
+		cpu[s] = strcmp(json_string_value(json_array_get(dev, (size_t)s)), "cpu") == 0;
+	json_decref(p);
+	return buf;
+}
+
+/* The same partition file without its devices (every stage an
+ * accelerator), at name in the scratch directory. */
+static const char *without_devices(char *buf, size_t size, const char *name, const char *part)
+{
+	json_error_t je;
+	json_t *p = json_load_file(part, 0, &je);
+	cr_assert(p);
+	cr_assert_eq(json_object_del(p, "devices"), 0);
+	ts_tpath(buf, size, name);
+	cr_assert_eq(json_dump_file(p, buf, 0), 0);
+	json_decref(p);
+	return buf;
+}
+
+/* The start of lane's segment (batch 1-based, pass, kind) in a timeline's
+ * JSON. */
+static double seg_start(json_t *lane, int batch, const char *pass, const char *kind)
+{
+	json_t *segs = ts_jget(lane, "segments"), *x;
+	size_t i;
+	json_array_foreach(segs, i, x)
+	{
+		if (ts_jint(x, "batch") == batch && !strcmp(ts_jstr(x, "pass"), pass) &&
+		    !strcmp(ts_jstr(x, "kind"), kind))
+			return ts_jnum(x, "start");
+	}
+	cr_assert_fail("no segment %d %s %s", batch, pass, kind);
+	return NAN;
+}
+
+/* eval --timeline and render --timeline on a training graph with two CPU
+ * stages (resnet50 training, k 2, 2 CPUs: stages 2 and 3, the bottleneck
+ * a CPU): each lane busy m times its stage's cost as eval gives it, the
+ * bottleneck, its stage and the period eval's bottleneck, the measured
+ * steady state too; CPU lanes named and without communication. */
+Test(cpus, timeline_agrees_with_eval)
+{
+	char part[256], svg[256], *out;
+	bool cpu[4];
+	solved(part, sizeof part, "rt.json", RESNET_TRAIN, 2, 2, cpu);
+	cr_assert(!cpu[0] && cpu[1] && cpu[2] && !cpu[3], "the optimum's devices changed");
+	json_t *e = ts_run_json(0, "eval %s %s --json", RESNET_TRAIN, part);
+	double bn = ts_jnum(e, "bottleneck");
+	int bn_at = (int)ts_jint(e, "bottleneck_stage");
+	cr_assert(cpu[bn_at - 1], "the bottleneck should be a CPU stage");
+	const int m = 8;
+	json_t *te =
+	        ts_run_json(0, "eval %s %s --timeline --batches %d --json", RESNET_TRAIN, part, m);
+	ts_tpath(svg, sizeof svg, "rt.svg");
+	json_t *tr = ts_run_json(0, "render %s %s --timeline --batches %d --json -o %s",
+	                         RESNET_TRAIN, part, m, svg);
+	cr_assert_eq(json_array_size(ts_jget(tr, "devices")), 4);
+	json_t *tls[] = {ts_jget(te, "timeline"), ts_jget(tr, "timeline")};
+	for (int w = 0; w < 2; w++) {
+		json_t *t = tls[w];
+		cr_assert(ts_close_rel(ts_jnum(t, "bottleneck"), bn, 1e-12));
+		cr_assert(ts_close_rel(ts_jnum(t, "period"), bn, 1e-12));
+		cr_assert_eq(ts_jint(t, "bottleneck_stage"), bn_at);
+		cr_assert_eq(ts_jint(t, "cpus"), 2);
+		json_t *lanes = ts_jget(t, "lanes");
+		cr_assert_eq(json_array_size(lanes), 4);
+		for (int s = 0; s < 4; s++) {
+			json_t *lane = json_array_get(lanes, (size_t)s);
+			double cost =
+			        ts_jnum(json_array_get(ts_jget(e, "stages"), (size_t)s), "cost");
+			cr_assert(ts_close_rel(ts_jnum(lane, "busy"), m * cost, 1e-9),
+			          "lane %d busy %.17g, %d x eval's %.17g", s + 1,
+			          ts_jnum(lane, "busy"), m, cost);
+			char label[32];
+			snprintf(label, sizeof label, "stage %d%s", s + 1, cpu[s] ? " (CPU)" : "");
+			cr_assert_str_eq(ts_jstr(lane, "label"), label);
+			cr_assert_str_eq(ts_jstr(lane, "device"), cpu[s] ? "cpu" : "accel");
+			json_t *x;
+			size_t i;
+			json_array_foreach(ts_jget(lane, "segments"), i, x)
+			{
+				if (cpu[s] && strcmp(ts_jstr(x, "kind"), "compute") != 0)
+					cr_assert_eq(ts_jnum(x, "start"), ts_jnum(x, "end"),
+					             "CPU lane %d communicates", s + 1);
+			}
+		}
+		/* the steady state on the bottleneck lane */
+		json_t *lane = json_array_get(lanes, (size_t)bn_at - 1);
+		double d = seg_start(lane, m / 2 + 1, "forward", "compute") -
+		           seg_start(lane, m / 2, "forward", "compute");
+		cr_assert(ts_close_rel(d, bn, 1e-9), "steady period %.17g, bottleneck %.17g", d,
+		          bn);
+	}
+	json_decref(tr);
+	json_decref(te);
+	json_decref(e);
+	/* the text report and the picture's description name the CPU lanes */
+	cr_assert_eq(ts_runf(&out, NULL, "eval %s %s --timeline", RESNET_TRAIN, part), 0);
+	cr_assert(strstr(out, "CPU lanes (compute only, no communication): 2 3\n"), "%s", out);
+	cr_assert(strstr(out, "(stage 3, CPU)\n"), "%s", out);
+	free(out);
+	char *text = ts_slurp(svg, NULL);
+	cr_assert(strstr(text, "\nstage 1: busy "));
+	cr_assert(strstr(text, "\nstage 2 (CPU): busy "));
+	cr_assert(strstr(text, "\nstage 3 (CPU): busy "));
+	cr_assert(strstr(text, "2 accelerator stages, 2 CPU stages"));
+	free(text);
+}
+
+/* Rows of an RGB24 image holding a pixel of colour rgb (within 2 of each
+ * channel), as bands of consecutive rows: top[i] and height[i] of at most
+ * max bands; returns the number of bands. */
+static int colour_bands(cairo_surface_t *img, const int rgb[3], int *top, int *height, int max)
+{
+	int w = cairo_image_surface_get_width(img), h = cairo_image_surface_get_height(img);
+	int stride = cairo_image_surface_get_stride(img), n = 0;
+	const unsigned char *d = cairo_image_surface_get_data(img);
+	bool prev = false;
+	for (int y = 0; y < h; y++) {
+		bool has = false;
+		for (int x = 0; x < w && !has; x++) {
+			uint32_t p = *(const uint32_t *)(d + y * stride + 4 * x);
+			int c[3] = {(int)(p >> 16 & 255), (int)(p >> 8 & 255), (int)(p & 255)};
+			has = abs(c[0] - rgb[0]) <= 2 && abs(c[1] - rgb[1]) <= 2 &&
+			      abs(c[2] - rgb[2]) <= 2;
+		}
+		if (has && !prev && n < max)
+			top[n] = y, height[n++] = 0;
+		if (has && n <= max && n > 0)
+			height[n - 1]++;
+		prev = has;
+	}
+	return n;
+}
+
+/* The timeline PNG of resnet50 (k 2, 1 CPU: stage 2 of 3) against the
+ * same partition read without its devices: the same three lanes, and
+ * only with the devices one lane, the middle one, in the CPU's compute
+ * colour (SC_TL_CPU_COMPUTE_RGB), the other two in the accelerators'. */
+Test(cpus, timeline_png_draws_the_cpu_lane)
+{
+	char part[256], plain[256], png[256], png2[256];
+	bool cpu[3];
+	solved(part, sizeof part, "r.json", RESNET_LAYER, 2, 1, cpu);
+	cr_assert(!cpu[0] && cpu[1] && !cpu[2]);
+	without_devices(plain, sizeof plain, "plain.json", part);
+	ts_tpath(png, sizeof png, "cpu.png");
+	ts_tpath(png2, sizeof png2, "plain.png");
+	cr_assert_eq(ts_runf(NULL, NULL, "render %s %s --timeline -o %s", RESNET_LAYER, part, png),
+	             0);
+	cr_assert_eq(
+	        ts_runf(NULL, NULL, "render %s %s --timeline -o %s", RESNET_LAYER, plain, png2), 0);
+	cairo_surface_t *a = cairo_image_surface_create_from_png(png);
+	cairo_surface_t *b = cairo_image_surface_create_from_png(png2);
+	cr_assert(cairo_surface_status(a) == CAIRO_STATUS_SUCCESS &&
+	          cairo_surface_status(b) == CAIRO_STATUS_SUCCESS);
+	cr_assert_eq(cairo_image_surface_get_height(a), cairo_image_surface_get_height(b));
+	cr_assert_eq(cairo_image_surface_get_format(a), CAIRO_FORMAT_RGB24);
+	static const int purple[3] = {153, 76, 179}, blue[3] = {51, 102, 204};
+	int top[8], h[8], btop[8], bh[8];
+	/* with devices: the CPU lane (26 rows: a lane less its margins) and
+	 * the legend's swatch (14) in purple; two lanes and a swatch in blue */
+	int n = colour_bands(a, purple, top, h, 8), nb = colour_bands(a, blue, btop, bh, 8);
+	cr_assert_eq(n, 2, "%d purple bands", n);
+	cr_assert(h[0] == 26 && h[1] == 14, "purple bands %d, %d rows tall", h[0], h[1]);
+	cr_assert_eq(nb, 3, "%d blue bands", nb);
+	cr_assert(bh[0] == 26 && bh[1] == 26 && bh[2] == 14);
+	cr_assert(btop[0] < top[0] && top[0] < btop[1], "the CPU lane is not the middle one");
+	/* without: no purple, three blue lanes */
+	cr_assert_eq(colour_bands(b, purple, top, h, 8), 0);
+	nb = colour_bands(b, blue, btop, bh, 8);
+	cr_assert(nb == 4 && bh[0] == 26 && bh[1] == 26 && bh[2] == 26, "%d blue bands", nb);
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+}
+
+/* Whether the DOT text marks stage s (1-based) as a CPU stage: its node's
+ * class (the stage graph) or its heading (both pictures). */
+static bool dot_names_cpu(const char *dot, int s, bool full)
+{
+	char head[64], node[32];
+	snprintf(head, sizeof head, "stage %d &#183; CPU</B>", s);
+	snprintf(node, sizeof node, "\ts%d\t[class=cpu,", s);
+	bool h = strstr(dot, head) != NULL, c = strstr(dot, node) != NULL;
+	cr_assert(full || h == c, "stage %d: heading %d, class %d", s, h, c);
+	return h;
+}
+
+/* render's DOT (the stage graph and --full) marks exactly the CPU stages
+ * of gnmt (k 2, 2 CPUs: stages 1 and 3 of 4) and counts both devices in
+ * the caption; the same partition without devices marks none. */
+Test(cpus, render_dot_marks_the_cpu_stages)
+{
+	char part[256], plain[256], dot[256], *out;
+	bool cpu[4];
+	solved(part, sizeof part, "g.json", GNMT_LAYER, 2, 2, cpu);
+	cr_assert(cpu[0] && !cpu[1] && cpu[2] && !cpu[3], "the optimum's devices changed");
+	without_devices(plain, sizeof plain, "plain.json", part);
+	ts_tpath(dot, sizeof dot, "g.dot");
+	for (int full = 0; full < 2; full++) {
+		cr_assert_eq(ts_runf(&out, NULL, "render %s %s -o %s %s", GNMT_LAYER, part, dot,
+		                     full ? "--full" : ""),
+		             0);
+		cr_assert(strstr(out, "devices: 2 accelerator stages, 2 CPU stages\n"), "%s", out);
+		free(out);
+		char *text = ts_slurp(dot, NULL);
+		for (int s = 1; s <= 4; s++)
+			cr_assert_eq(dot_names_cpu(text, s, full), cpu[s - 1], "%s: stage %d",
+			             full ? "--full" : "stage graph", s);
+		cr_assert(strstr(text, "2 accelerator stages, 2 CPU stages ("), "%s", text);
+		free(text);
+		cr_assert_eq(ts_runf(NULL, NULL, "render %s %s -o %s %s", GNMT_LAYER, plain, dot,
+		                     full ? "--full" : ""),
+		             0);
+		text = ts_slurp(dot, NULL);
+		cr_assert(!strstr(text, "CPU"), "no device, no CPU: %s", text);
+		free(text);
+	}
+	/* --json names the devices as eval does */
+	json_t *r = ts_run_json(0, "render %s %s -o %s --json", GNMT_LAYER, part, dot);
+	json_t *dev = ts_jget(r, "devices");
+	for (int s = 0; s < 4; s++)
+		cr_assert_str_eq(json_string_value(json_array_get(dev, (size_t)s)),
+		                 cpu[s] ? "cpu" : "accel");
+	json_decref(r);
+}
+
+/* A partition with CPU stages: without --cpus its devices stand (as eval
+ * has always read them); a --cpus below them, a -k that is neither the
+ * file's k nor its accelerators, or the GPipe schedule, exit 2 with one
+ * line naming the file, writing nothing. */
+Test(cpus, partition_devices_against_the_options)
+{
+	char part[256], tpart[256], out[256];
+	bool cpu[4];
+	solved(part, sizeof part, "r.json", RESNET_LAYER, 2, 1, cpu);
+	solved(tpart, sizeof tpart, "t.json", RESNET_TRAIN, 2, 1, cpu);
+	ts_tpath(out, sizeof out, "x.png");
+	static const struct {
+		const char *cmd, *graph;
+		bool training;
+		const char *more, *want;
+	} bad[] = {
+	        {"eval", RESNET_LAYER, false, "--cpus 0", "1 CPU stage, more than --cpus 0 allows"},
+	        {"eval", RESNET_LAYER, false, "--timeline --cpus 0", "more than --cpus 0"},
+	        {"render", RESNET_LAYER, false, "--cpus 0", "more than --cpus 0 allows"},
+	        {"render", RESNET_LAYER, false, "--timeline --cpus 0", "more than --cpus 0"},
+	        {"render", RESNET_LAYER, false, "-k 4",
+	         "2 accelerator stages and 1 CPU stage, but -k 4"},
+	        {"eval", RESNET_TRAIN, true, "--timeline --schedule gpipe", "GPipe schedule"},
+	        {"render", RESNET_TRAIN, true, "--schedule gpipe", "GPipe schedule"},
+	        {"render", RESNET_TRAIN, true, "--timeline --schedule gpipe", "GPipe schedule"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		const char *p = bad[i].training ? tpart : part;
+		char *err = NULL;
+		int st = ts_runf(NULL, &err, "%s %s %s %s %s %s", bad[i].cmd, bad[i].graph, p,
+		                 bad[i].more, strcmp(bad[i].cmd, "render") ? "" : "-o",
+		                 strcmp(bad[i].cmd, "render") ? "" : out);
+		cr_assert_eq(st, 2, "%s %s: exit %d (%s)", bad[i].cmd, bad[i].more, st, err);
+		cr_assert(strstr(err, bad[i].want) && strstr(err, p), "%s %s: %s", bad[i].cmd,
+		          bad[i].more, err);
+		cr_assert(strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+		free(err);
+		cr_assert_neq(access(out, F_OK), 0, "%s %s wrote %s", bad[i].cmd, bad[i].more, out);
+	}
+	/* the file's devices stand without --cpus; -k gives k or the
+	 * accelerators */
+	static const char *const good[] = {"", "--cpus 1", "--cpus file", "-k 2", "-k 3"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		char *err = NULL;
+		int st = ts_runf(NULL, &err, "render %s %s --timeline -o %s %s", RESNET_LAYER, part,
+		                 out, good[i]);
+		cr_assert_eq(st, 0, "render %s: exit %d (%s)", good[i], st, err);
+		free(err);
+	}
+	cr_assert_eq(ts_runf(NULL, NULL, "eval %s %s --timeline", RESNET_LAYER, part), 0);
 }

@@ -5,7 +5,9 @@
  * has its input, with durations from ts_costs (tests/support.h), not from
  * sc_costs.  Every segment's start and end must agree (1e-9); no lane may
  * do two things at once; every dependency must hold; the steady-state
- * period on the bottleneck lane must be the bottleneck.
+ * period on the bottleneck lane must be the bottleneck.  CPU stages (issue
+ * 29): a hand-computed case, and random ones against the simulation with
+ * CPU lanes that compute only.
  */
 #include <criterion/criterion.h>
 #include <glob.h>
@@ -132,22 +134,57 @@ static int by_start(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-/* Checks t against the simulation for stage[] on g; returns t's bottleneck
- * lane's measured period (NAN when not measurable). */
-static void check(const sc_graph *g, const int *stage, int k, int m, sc_schedule sched,
-                  const char *what)
+/* CPU stages (001 section 3; issue 29) by the model, apart from cost.c:
+ * a CPU stage (cpu[s]) costs its ops' CPU times, the backward ops' apart,
+ * and pays no io and no overflow, so its lane computes only. */
+static void cpu_stage_costs(const sc_graph *g, const int *stage, const bool *cpu, int k,
+                            ts_cost *tc)
+{
+	for (int s = 0; s < k; s++)
+		if (cpu[s])
+			tc[s] = (ts_cost){.ops = tc[s].ops};
+	for (int v = 0; v < g->n; v++) {
+		ts_cost *x = &tc[stage[v]];
+		if (!cpu[stage[v]] || !g->cpu_ok || !g->cpu_ok[v])
+			continue;
+		x->work += g->cpu_work[v];
+		if (g->backward && g->backward[v])
+			x->work_bw += g->cpu_work[v];
+	}
+	for (int s = 0; s < k; s++)
+		if (cpu[s]) {
+			tc[s].cost = tc[s].work;
+			tc[s].cost_bw = tc[s].work_bw;
+			tc[s].cost_fw = tc[s].work - tc[s].work_bw;
+		}
+}
+
+/* Checks t against the simulation for stage[] on g, cpu[] (k flags, NULL
+ * for none) marking CPU stages. */
+static void check_devices(const sc_graph *g, const int *stage, const bool *cpu, int k, int m,
+                          sc_schedule sched, const char *what)
 {
 	sc_settings set = g->settings;
 	set.k = k;
 	set.schedule = sched;
 	sc_costs *c = sc_costs_new(g, &set, NULL);
 	cr_assert(c);
+	sc_costs_set_devices(c, cpu);
 	sc_costs_eval(c, stage);
 	sc_error err;
 	sc_timeline *t = sc_timeline_new(c, m, sched, &err);
 	cr_assert(t, "%s: %s", what, err.msg);
 	ts_cost *tc = malloc((size_t)k * sizeof *tc);
 	ts_costs(g, stage, &set, k, tc);
+	int ncpu = 0;
+	if (cpu) {
+		cpu_stage_costs(g, stage, cpu, k, tc);
+		for (int s = 0; s < k; s++) {
+			cr_assert_eq(t->cpu[s], cpu[s], "%s: stage %d's device", what, s + 1);
+			ncpu += cpu[s];
+		}
+	}
+	cr_assert_eq(t->cpus, ncpu, "%s: CPU lanes", what);
 	bool training = g->backward != NULL;
 	int passes = training ? 2 : 1;
 	cr_assert_eq(t->nseg, k * m * passes * 3, "%s: segments", what);
@@ -238,9 +275,18 @@ static void check(const sc_graph *g, const int *stage, int k, int m, sc_schedule
 		cr_assert(near(d, bn), "%s: steady period %.17g, bottleneck %.17g", what, d, bn);
 		cr_assert(near(t->throughput, 1 / bn), "%s: throughput", what);
 	}
+	if (!(training && sched == SC_SCHEDULE_GPIPE))
+		cr_assert(near(t->period, bn), "%s: period %.17g, largest stage cost %.17g", what,
+		          t->period, bn);
 	free(lane), free(start), free(end), free(tc);
 	sc_timeline_free(t);
 	sc_costs_free(c);
+}
+
+static void check(const sc_graph *g, const int *stage, int k, int m, sc_schedule sched,
+                  const char *what)
+{
+	check_devices(g, stage, NULL, k, m, sched, what);
 }
 
 Test(timeline, figure2_by_hand)
@@ -381,4 +427,154 @@ Test(timeline, batches_out_of_range)
 	cr_assert_eq(err.code, SC_ERR_INPUT);
 	sc_costs_free(c);
 	sc_graph_free(g);
+}
+
+/* CPU stages (issue 29) by hand: tests/data/train_tiny.dot with CPU times
+ * (a 5, b 2, a' 7, b' 3, o 1), stage 1 = {a, a'} an accelerator, stage 2 =
+ * {b, b', o} a CPU, bandwidth 1, two micro-batches under 1F1B.
+ *   stage 1: forward receive 0, compute 6, send 1 (tensor a); backward
+ *            receive 1 (tensor b'), compute 4, send 0: cost 12
+ *   stage 2: CPU time 2 forward, 3 + 1 backward, no communication (its
+ *            tensors b' out and a in are stage 1's to pay): cost 6
+ * Lane 1 runs F0 F1 B0 B1, lane 2 F0 B0 F1 B1:
+ *   lane 1  F0 [0, 7]  F1 [7, 14]  B0 [14, 19]  B1 [20, 25]
+ *   lane 2  F0 [7, 9]  B0 [9, 13]  F1 [14, 16]  B1 [16, 20]
+ * (lane 1's B0 waits for its F1, its B1 for lane 2's B1). */
+Test(timeline, cpu_stage_by_hand)
+{
+	sc_builder *b = sc_builder_new();
+	sc_error err;
+	struct {
+		const char *name, *group;
+		double work, out, cpu;
+		bool bw;
+	} op[] = {{"a", "ga", 6, 1, 5, false},
+	          {"b", "gb", 3, 2, 2, false},
+	          {"ag", "ga", 4, 1, 7, true},
+	          {"bg", "gb", 5, 1, 3, true},
+	          {"o", NULL, 1, 1, 1, true}};
+	for (int v = 0; v < 5; v++) {
+		cr_assert_eq(sc_builder_add_op(b, op[v].name, op[v].work, 0, op[v].out, op[v].group,
+		                               &err),
+		             v);
+		if (op[v].bw)
+			cr_assert_eq(sc_builder_set_backward(b, v, &err), SC_OK);
+		cr_assert_eq(sc_builder_set_devices(b, v, op[v].cpu, true, true, &err), SC_OK);
+	}
+	static const int edge[][2] = {{0, 1}, {1, 4}, {0, 3}, {4, 3}, {3, 2}};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(sc_builder_add_edge(b, edge[i][0], edge[i][1], &err), SC_OK);
+	sc_graph *g = sc_builder_finish(b, "cpu_tiny", "cpu_tiny", &err);
+	cr_assert(g, "%s", err.msg);
+	sc_builder_free(b);
+	int stage[] = {0, 1, 0, 1, 1};
+	bool cpu[] = {false, true};
+	check_devices(g, stage, cpu, 2, 2, SC_SCHEDULE_1F1B, "cpu_tiny");
+
+	sc_settings set = g->settings;
+	set.k = 2;
+	sc_costs *c = sc_costs_new(g, &set, NULL);
+	sc_costs_set_devices(c, cpu);
+	sc_costs_eval(c, stage);
+	sc_timeline *t = sc_timeline_new(c, 2, SC_SCHEDULE_1F1B, NULL);
+	cr_assert(t);
+	cr_assert_eq(t->cpus, 1);
+	cr_assert(!t->cpu[0] && t->cpu[1]);
+	/* [start, end] of each lane's blocks, and lane 1's backward split */
+	static const struct {
+		int s, batch;
+		bool bw;
+		double start, end;
+	} want[] = {{0, 0, false, 0, 7},   {0, 1, false, 7, 14}, {0, 0, true, 14, 19},
+	            {0, 1, true, 20, 25},  {1, 0, false, 7, 9},  {1, 0, true, 9, 13},
+	            {1, 1, false, 14, 16}, {1, 1, true, 16, 20}};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		const sc_segment *r = &t->seg[sc_timeline_at(t, want[i].s, want[i].batch,
+		                                             want[i].bw, SC_SEG_RECV)];
+		const sc_segment *x = &t->seg[sc_timeline_at(t, want[i].s, want[i].batch,
+		                                             want[i].bw, SC_SEG_SEND)];
+		cr_assert(r->start == want[i].start && x->end == want[i].end,
+		          "lane %d batch %d %s: [%g, %g], want [%g, %g]", want[i].s + 1,
+		          want[i].batch, want[i].bw ? "backward" : "forward", r->start, x->end,
+		          want[i].start, want[i].end);
+		/* the CPU lane computes only */
+		const sc_segment *cp = &t->seg[sc_timeline_at(t, want[i].s, want[i].batch,
+		                                              want[i].bw, SC_SEG_COMPUTE)];
+		if (want[i].s == 1)
+			cr_assert(r->end == r->start && cp->start == want[i].start &&
+			                  cp->end == want[i].end,
+			          "CPU lane batch %d %s: compute [%g, %g]", want[i].batch,
+			          want[i].bw ? "backward" : "forward", cp->start, cp->end);
+	}
+	cr_assert_eq(t->seg[sc_timeline_at(t, 0, 0, true, SC_SEG_COMPUTE)].start, 15);
+	cr_assert_eq(t->makespan, 25);
+	cr_assert_eq(t->bottleneck, 12);
+	cr_assert_eq(t->bottleneck_at, 0);
+	cr_assert_eq(t->period, 12);
+	cr_assert_eq(t->latency, 19);
+	cr_assert_eq(t->fill, 7);
+	cr_assert_eq(t->drain, 5);
+	cr_assert(near(t->idle[0], 1 - 24.0 / 25) && near(t->idle[1], 1 - 12.0 / 25));
+	char name[32];
+	cr_assert_str_eq(sc_timeline_lane_name(t, 0, name, sizeof name), "stage 1");
+	cr_assert_str_eq(sc_timeline_lane_name(t, 1, name, sizeof name), "stage 2 (CPU)");
+	sc_timeline_free(t);
+	sc_costs_free(c);
+	sc_graph_free(g);
+}
+
+/* CPU stages on random graphs with CPU times, random partitions and
+ * random devices (at least one CPU stage): the schedule equals the
+ * simulation with CPU lanes computing only, and the steady-state period
+ * is the largest stage cost, CPU stages included (check_devices). */
+static void random_cpu_partitions(bool training, uint64_t seed)
+{
+	ts_rng r = {seed};
+	int trials = ts_trials(100), cpu_bottlenecks = 0;
+	for (int i = 0; i < trials; i++) {
+		ts_graph_spec spec = {.n = 2 + ts_below(&r, 16), .edge_p = ts_uniform(&r) * 0.4};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + 2 * ts_uniform(&r);
+		sc_graph *g0 =
+		        training ? ts_random_training_graph(&r, &spec) : ts_random_graph(&r, &spec);
+		sc_graph *g = ts_with_cpu_times(&r, g0, i % 2 == 0, 0, 0);
+		sc_graph_free(g0);
+		int k = 2 + ts_below(&r, 4);
+		/* half the trials long enough for the steady state */
+		int m = i % 2 ? 8 + ts_below(&r, 8) : 1 + ts_below(&r, 3 * k);
+		int *stage = malloc((size_t)g->n * sizeof *stage);
+		bool cpu[8] = {false};
+		cpu[ts_below(&r, k)] = true;
+		for (int s = 0; s < k; s++)
+			cpu[s] |= ts_below(&r, 3) == 0;
+		for (int v = 0; v < g->n; v++)
+			stage[v] = ts_below(&r, k);
+		char what[64];
+		snprintf(what, sizeof what, "trial %d (k %d, m %d)", i, k, m);
+		check_devices(g, stage, cpu, k, m, SC_SCHEDULE_1F1B, what);
+		sc_settings set = g->settings;
+		set.k = k;
+		sc_costs *c = sc_costs_new(g, &set, NULL);
+		sc_costs_set_devices(c, cpu);
+		sc_costs_eval(c, stage);
+		int at;
+		sc_costs_bottleneck(c, &at);
+		cpu_bottlenecks += cpu[at];
+		sc_costs_free(c);
+		free(stage);
+		sc_graph_free(g);
+	}
+	/* the property is about CPU stages: some of them must be the bottleneck */
+	cr_assert_geq(cpu_bottlenecks, trials / 10, "%d CPU bottlenecks in %d trials",
+	              cpu_bottlenecks, trials);
+}
+
+Test(timeline, random_cpu_inference)
+{
+	random_cpu_partitions(false, 29);
+}
+
+Test(timeline, random_cpu_training_1f1b)
+{
+	random_cpu_partitions(true, 30);
 }

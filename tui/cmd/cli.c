@@ -130,7 +130,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval and solve (every method) take them"},
+         "default 0); info, eval, render and solve (every method) take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -261,7 +261,13 @@ static const ui_command commands[] = {
                         "micro-batches\n"
                         "(default 2k): throughput, latency, fill, drain, makespan and each "
                         "stage's\n"
-                        "idle fraction; with --json every segment's start and end.",
+                        "idle fraction; with --json every segment's start and end.  A "
+                        "partition file\n"
+                        "naming CPU stages (solve --cpus) adds a device column; a CPU stage "
+                        "costs its\n"
+                        "ops' CPU times and its timeline lane computes only.  --cpus below "
+                        "the file's\n"
+                        "CPU stages, or GPipe with them, exits 2.",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
                                  OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
                                  OPT_BATCHES, OPT_JSON, OPT_HELP),
@@ -397,7 +403,15 @@ static const ui_command commands[] = {
                         "it\n"
                         "draws the graph itself.  --bounds puts the best lower bound and the gap "
                         "in the\n"
-                        "caption.  Exits 1 for an invalid partition.",
+                        "caption.  --timeline draws the pipeline schedule (eval --timeline) "
+                        "instead.  A\n"
+                        "partition file naming CPU stages (solve --cpus) draws them apart: a "
+                        "rounded,\n"
+                        "dashed, grey box headed 'CPU' with its CPU time (--full: a square grey "
+                        "cluster;\n"
+                        "--timeline: a lane 'stage N (CPU)' that only computes); -k may give "
+                        "its k or\n"
+                        "its accelerator stages.  Exits 1 for an invalid partition.",
                 .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH,
                                  OPT_PAGE_OPS, OPT_BOUNDS, OPT_METHOD, OPT_SEED, OPT_TIME,
                                  OPT_TIMELINE, OPT_BATCHES, OPT_OUTPUT, OPT_JSON, OPT_HELP),
@@ -1056,8 +1070,8 @@ static int run_main(int argc, char **argv)
 			return UI_EXIT_INPUT;
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
-			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval "
-			         "and solve do)");
+			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
+			         "render and solve do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1089,11 +1103,11 @@ static int run_main(int argc, char **argv)
 	/* CPU stages (issue 29): the commands that do not place them yet say
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
-	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0) {
-		ui_error(
-		        "%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve, "
-		        "with every method, take them)",
-		        cmd->name, cmd->name);
+	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
+	    strcmp(cmd->name, "render") != 0) {
+		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render "
+		         "and solve, with every method, take them)",
+		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

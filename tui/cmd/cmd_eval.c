@@ -6,7 +6,9 @@
  * cost by pass, and the objective under the schedule.  --timeline adds
  * the pipeline schedule of core/timeline.h (its figures; with --json every
  * segment).  A partition file naming CPU stages (issue 29) shows each
- * stage's device; a CPU stage costs its ops' CPU times.
+ * stage's device; a CPU stage costs its ops' CPU times, and its timeline
+ * lane computes only (core/timeline.h).  The file's devices stand without
+ * --cpus; a --cpus below them, or GPipe, is refused (ui_check_part_cpus).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,14 +30,22 @@ static void print_timeline(const sc_timeline *t, const char *unit)
 	printf("  makespan %s  period %s  throughput %s per time unit\n",
 	       ui_num(t->makespan, a, sizeof a), ui_num(t->period, b, sizeof b),
 	       ui_num(t->throughput, c, sizeof c));
-	printf("  latency %s  fill %s  drain %s  bottleneck %s (stage %d)\n",
+	printf("  latency %s  fill %s  drain %s  bottleneck %s (stage %d%s)\n",
 	       ui_num(t->latency, a, sizeof a), ui_num(t->fill, b, sizeof b),
 	       ui_num(t->drain, d, sizeof d), ui_num(t->bottleneck, e, sizeof e),
-	       t->bottleneck_at + 1);
+	       t->bottleneck_at + 1, t->cpu[t->bottleneck_at] ? ", CPU" : "");
 	printf("  idle:");
 	for (int s = 0; s < t->k; s++)
 		printf(" %d:%.1f%%", s + 1, 100 * t->idle[s]);
 	printf("\n");
+	if (t->cpus > 0) {
+		/* CPU stages (issue 29): their lanes compute only */
+		printf("  CPU lanes (compute only, no communication):");
+		for (int s = 0; s < t->k; s++)
+			if (t->cpu[s])
+				printf(" %d", s + 1);
+		printf("\n");
+	}
 }
 
 int ui_cmd_eval(const ui_opts *o)
@@ -64,6 +74,10 @@ int ui_cmd_eval(const ui_opts *o)
 		status = ui_exit_status(st);
 		goto out;
 	}
+	if (!ui_check_part_cpus("eval", o->pos[1], g, cpu, k, o)) {
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
 	sc_settings set = g->settings;
 	set.k = k;
 	bool valid = st == SC_OK;
@@ -79,11 +93,6 @@ int ui_cmd_eval(const ui_opts *o)
 		}
 		sc_costs_set_devices(c, cpu);
 		sc_costs_eval(c, stage);
-	}
-	if (cpu && o->timeline) {
-		ui_error("eval: --timeline: CPU stages are not supported by the timeline yet");
-		status = UI_EXIT_INPUT;
-		goto out;
 	}
 	int at = 0;
 	double bottleneck = c ? sc_costs_bottleneck(c, &at) : NAN;

@@ -122,20 +122,46 @@ static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *
 }
 
 /* Fills stage from the PARTITION file, the graph's own stages or a search;
- * sets *k.  Returns the exit status (UI_EXIT_OK to go on). */
+ * sets *k, and *cpu (malloc'd, k flags, or NULL) to the file's CPU stages.
+ * Returns the exit status (UI_EXIT_OK to go on). */
 static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_settings *set,
-                          int *stage, const char **from)
+                          int *stage, bool **cpu, const char **from)
 {
 	sc_error err;
 	sc_error_clear(&err);
+	*cpu = NULL;
 	if (o->npos > 1) {
 		const char *path = o->pos[1];
 		int k;
-		sc_status st = sc_part_load(path, g, o->k, &k, stage, NULL, &err);
+		/* the file's k counts the CPU stages too; -k may give it or,
+		 * as solve --cpus takes it, the accelerator stages alone */
+		sc_status st = sc_part_load_devices(path, g, 0, &k, stage, cpu, NULL, &err);
+		if (st != SC_OK && st != SC_ERR_INVALID) {
+			ui_error("%s", err.msg);
+			return ui_exit_status(st);
+		}
+		/* a k other than asked is bad input before an invalid partition
+		 * (as sc_part_load has it) */
+		int ncpu = 0;
+		for (int s = 0; *cpu && s < k; s++)
+			ncpu += (*cpu)[s];
+		if (o->k > 0 && o->k != k && o->k != k - ncpu) {
+			if (ncpu == 0)
+				ui_error("%s: the partition has k = %d, but k = %d is asked for",
+				         path, k, o->k);
+			else
+				ui_error("%s: the partition has %d accelerator stage%s and %d CPU "
+				         "stage%s, but -k %d is asked for",
+				         path, k - ncpu, k - ncpu == 1 ? "" : "s", ncpu,
+				         ncpu == 1 ? "" : "s", o->k);
+			return UI_EXIT_INPUT;
+		}
 		if (st != SC_OK) {
 			ui_error("%s", err.msg);
 			return ui_exit_status(st);
 		}
+		if (!ui_check_part_cpus("render", path, g, *cpu, k, o))
+			return UI_EXIT_INPUT;
 		set->k = k;
 		*from = path;
 		return UI_EXIT_OK;
@@ -209,11 +235,20 @@ static json_t *training_stages(const sc_quotient *q)
 	return arr;
 }
 
+/* The "devices" array of eval's JSON: each stage's "accel" or "cpu". */
+static json_t *devices_json(const bool *cpu, int k)
+{
+	json_t *dev = json_array();
+	for (int s = 0; dev && s < k; s++)
+		json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
+	return dev;
+}
+
 /* render --timeline: the pipeline schedule of stage over m micro-batches
  * drawn to o->output; with --json the schedule as eval --timeline gives it.
  * Returns the exit status. */
 static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_settings *set,
-                           const int *stage, const char *format, const char *from)
+                           const int *stage, const bool *cpu, const char *format, const char *from)
 {
 	sc_error err;
 	sc_error_clear(&err);
@@ -224,6 +259,7 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;
 	}
+	sc_costs_set_devices(c, cpu); /* a CPU lane computes only */
 	sc_costs_eval(c, stage);
 	int m = o->batches ? o->batches : sc_timeline_default_batches(set->k);
 	tl = sc_timeline_new(c, m, set->schedule, &err);
@@ -251,6 +287,8 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 			goto out;
 		}
 		json_object_set_new(root, "timeline", tj);
+		if (cpu)
+			json_object_set_new(root, "devices", devices_json(cpu, set->k));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -320,6 +358,10 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	int status = UI_EXIT_OK, file_k = g->settings.k;
 	ui_opts_apply(o, &g->settings);
+	if (!ui_cpus_settings(g, o)) {
+		sc_graph_free(g);
+		return UI_EXIT_INPUT;
+	}
 	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) { /* -B, -M */
 		ui_error("%s", err.msg);
 		sc_graph_free(g);
@@ -328,6 +370,7 @@ int ui_cmd_render(const ui_opts *o)
 	/* a training graph is drawn too, its backward pass apart (viz/) */
 	sc_settings set = g->settings;
 	int *stage = NULL;
+	bool *cpu = NULL;      /* the partition file's CPU stages (issue 29), or NULL */
 	json_t *stages = NULL; /* a training graph's cost per stage and pass (--json) */
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
@@ -353,7 +396,7 @@ int ui_cmd_render(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		status = find_partition(o, g, file_k, &set, stage, &from);
+		status = find_partition(o, g, file_k, &set, stage, &cpu, &from);
 		if (status != UI_EXIT_OK)
 			goto out;
 	}
@@ -362,7 +405,7 @@ int ui_cmd_render(const ui_opts *o)
 			ui_error("render: --timeline needs a partition (PARTITION or -k K)");
 			status = UI_EXIT_INPUT;
 		} else {
-			status = render_timeline(o, g, &set, stage, format, from);
+			status = render_timeline(o, g, &set, stage, cpu, format, from);
 		}
 		goto out;
 	}
@@ -370,7 +413,7 @@ int ui_cmd_render(const ui_opts *o)
 	int at = 0;
 	sc_quotient *q = NULL;
 	if (staged) {
-		q = sc_quotient_new(g, &set, stage, &err);
+		q = sc_quotient_new_devices(g, &set, stage, cpu, &err);
 		if (!q) {
 			ui_error("%s", err.msg);
 			status = UI_EXIT_INPUT;
@@ -409,7 +452,8 @@ int ui_cmd_render(const ui_opts *o)
 	double scale = 1;
 	sc_full_opts fo = {.max_ops = o->max_ops,
 	                   .depth = o->depth,
-	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops};
+	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
+	                   .cpu = cpu};
 	sc_full_result fr = {.scale = 1};
 	sc_status st = q && !o->full ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
 	                             : sc_render_full(g, &set, stage, &cap, format, o->output, &fo,
@@ -447,6 +491,8 @@ int ui_cmd_render(const ui_opts *o)
 		                    isfinite(cap.lower) ? json_real(cap.lower) : json_null());
 		json_object_set_new(root, "gap", isnan(gap) ? json_null() : json_real(gap));
 		json_object_set_new(root, "scale", json_real(scale));
+		if (cpu)
+			json_object_set_new(root, "devices", devices_json(cpu, set.k));
 		if (fr.pages > 0) {
 			/* only paged pictures: one picture's output is as it was */
 			json_t *files = json_array();
@@ -484,6 +530,13 @@ int ui_cmd_render(const ui_opts *o)
 		              set.k, from, ui_num(bottleneck, b1, sizeof b1), at + 1);
 	else
 		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
+	if (cpu) {
+		int ncpu = 0;
+		for (int s = 0; s < set.k; s++)
+			ncpu += cpu[s];
+		printf("devices: %d accelerator stage%s, %d CPU stage%s\n", set.k - ncpu,
+		       set.k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
+	}
 	if (fr.pages > 0) {
 		char a[4096], z[4096];
 		sc_full_page_path(o->output, 1, a, sizeof a);
@@ -511,6 +564,7 @@ int ui_cmd_render(const ui_opts *o)
 	}
 out:
 	json_decref(stages);
+	free(cpu);
 	free(stage);
 	sc_graph_free(g);
 	return status;
