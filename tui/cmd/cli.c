@@ -129,7 +129,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval and solve -m exact take them"},
+         "default 0); info, eval, solve -m exact and bounds take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -1037,9 +1037,8 @@ static int run_main(int argc, char **argv)
 			return UI_EXIT_INPUT;
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
-			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval "
-			         "and "
-			         "solve -m exact do)");
+			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
+			         "solve -m exact and bounds do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1071,9 +1070,10 @@ static int run_main(int argc, char **argv)
 	/* CPU stages (issue 29): the commands that do not place them yet say
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
-	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0) {
-		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval and solve "
-		         "-m exact take them)",
+	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
+	    strcmp(cmd->name, "bounds") != 0) {
+		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, solve "
+		         "-m exact and bounds take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
