@@ -237,7 +237,8 @@ int main(int argc, char **argv)
 	fclose(f);
 	printf("%d rows, %d mismatches; DP %.2f s in all against the published %.2f s\n", rows, bad,
 	       sum_ours, sum_pub);
-	printf("\nthe ladder with CPU stages, %g s per MIP rung (bounds --cpus L --all-rungs)\n", T);
+	printf("\nthe ladder with CPU stages, %g s per MIP rung (bounds --cpus L --all-rungs)\n",
+	       T);
 	bool valid = ladder_rows(tab, nrows, T);
 	free(tab);
 	return bad || !valid ? 1 : 0;

@@ -38,13 +38,13 @@ typedef struct mip_job {
 	sc_mip_params mp;
 	int *start;      /* copy of the start partition, or NULL */
 	bool *start_cpu; /* copy of its devices (CPU stages), or NULL */
-	pid_t pid;  /* the child, -1 when none */
-	int fd;     /* its pipe, -1 when closed */
-	char *buf;  /* what it wrote that is not yet a whole line */
+	pid_t pid;       /* the child, -1 when none */
+	int fd;          /* its pipe, -1 when closed */
+	char *buf;       /* what it wrote that is not yet a whole line */
 	size_t len, cap;
 	bool got_result, killed_cancel, killed_time;
-	int *stages;     /* the exact rung's partition, or NULL */
-	bool *devices;   /* its stages' devices (CPU stages), or NULL */
+	int *stages;   /* the exact rung's partition, or NULL */
+	bool *devices; /* its stages' devices (CPU stages), or NULL */
 	int ndevices;
 	double result;
 	bool optimal;

@@ -158,7 +158,8 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		l->start = sc_part_new(g);
 	if (p->start && l->cpus > 0)
 		l->start_cpu = malloc((size_t)l->K * sizeof *l->start_cpu);
-	if (!l->guess_job || (p->start && !l->start) || (p->start && l->cpus > 0 && !l->start_cpu)) {
+	if (!l->guess_job || (p->start && !l->start) ||
+	    (p->start && l->cpus > 0 && !l->start_cpu)) {
 		sc_ladder_free(l);
 		sc_error_nomem(err, "the ladder");
 		return NULL;
@@ -264,8 +265,8 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 	        .lower = lower,
 	        .upper = r == SC_RUNG_EXACT || r == SC_RUNG_COVER ? l->upper : INFINITY,
 	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL,
-	        .start_cpu = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_cpu : l->start_cpu)
-	                                        : NULL};
+	        .start_cpu =
+	                r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_cpu : l->start_cpu) : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
 	if (l->p.deadline > 0) {     /* CBC stops by itself at the whole run's end */

@@ -143,8 +143,8 @@ typedef struct sc_ladder_params {
 	 * own limit: rungs not started by then stop at the floor they have,
 	 * rungs running are stopped a grace second after it; 0 means none */
 	double deadline;
-	double upper;       /* objective (sc_costs_objective) of start, or INFINITY */
-	const int *start;   /* that partition (op stages, 0-based), or NULL */
+	double upper;     /* objective (sc_costs_objective) of start, or INFINITY */
+	const int *start; /* that partition (op stages, 0-based), or NULL */
 	/* with CPU stages (set->cpus > 0): start's devices, set->k +
 	 * set->cpus flags (true: a CPU stage); NULL: start's stages below
 	 * set->k are accelerators, the others CPUs */

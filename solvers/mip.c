@@ -366,7 +366,9 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				/* with CPU stages, each stage's device */
 				for (int b = 0; m.dcol && b < m.K; b++) {
 					idx[cnt] = m.dcol[b];
-					val[cnt++] = (p->start_cpu ? p->start_cpu[b] : b >= p->k) ? 1 : 0;
+					val[cnt++] = (p->start_cpu ? p->start_cpu[b] : b >= p->k)
+					                     ? 1
+					                     : 0;
 				}
 				Cbc_setMIPStartI(cm, cnt, idx, val);
 			}

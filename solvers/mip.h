@@ -95,8 +95,8 @@ typedef struct sc_mip_params {
 	/* EXACT with CPU stages: start's devices, k + set->cpus flags (true:
 	 * a CPU stage); NULL: start's stages 0..k-1 are the accelerators */
 	const bool *start_cpu;
-	bool plain;        /* the groups only, without the safe contractions
-	                    * (contract.h): a check of them */
+	bool plain; /* the groups only, without the safe contractions
+	             * (contract.h): a check of them */
 } sc_mip_params;
 
 typedef enum sc_mip_status {

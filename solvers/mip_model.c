@@ -369,7 +369,7 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 			m->hi[U] = 1;
 	if (exact && isfinite(p->upper) && p->upper > 0) {
 		double *anc = sc_mip_reach_work(u, u->work, false),
-	       *desc = sc_mip_reach_work(u, u->work, true);
+		       *desc = sc_mip_reach_work(u, u->work, true);
 		if (!anc || !desc) {
 			free(anc);
 			free(desc);
@@ -532,7 +532,8 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 			sc_mip_row_begin(m);
 			sc_mip_row_add(m, bwp ? bcol : fcol, stages);
 			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, b, -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
+				sc_mip_row_x(m, U, b,
+				             -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
 			for (int i = 0; i < t->n; i++)
 				if (t->bw[i] == bwp)
 					sc_mip_row_add(m, cbase + i, -t->size[i]);

@@ -82,8 +82,8 @@ typedef struct cpu_ctx {
 	sc_mip_model *m;
 	const sc_units *u;
 	double scale;
-	double *cpu;     /* per unit: its CPU time */
-	bool *aok, *cok; /* per unit: an accelerator, a CPU may hold it */
+	double *cpu;             /* per unit: its CPU time */
+	bool *aok, *cok;         /* per unit: an accelerator, a CPU may hold it */
 	bool *blk_acc, *blk_cpu; /* per block: may hold accelerator, CPU stages */
 	int *xa;                 /* unit U, block b: xa column, or -1 */
 } cpu_ctx;

@@ -227,15 +227,16 @@ Test(cpus, bounds_with_cpus, .timeout = 120)
 		}
 		double v = ts_jnum(x, "value");
 		cr_assert_str_eq(ts_jstr(x, "status"), "optimal", "%s", name);
-		cr_assert_leq(v, opt * (1 + 1e-6), "%s %.17g above the optimum %.17g", name, v, opt);
+		cr_assert_leq(v, opt * (1 + 1e-6), "%s %.17g above the optimum %.17g", name, v,
+		              opt);
 		cr_assert_gt(v, 0.9 * opt, "%s %.17g", name, v);
 		valued++;
 	}
 	cr_assert_eq(valued, 2);
 	json_decref(r);
 	char *out;
-	cr_assert_eq(ts_runf(&out, NULL, "bounds %s -k 2 --cpus 1 --rungs simple,cover", BERT24_INF),
-	             0);
+	cr_assert_eq(
+	        ts_runf(&out, NULL, "bounds %s -k 2 --cpus 1 --rungs simple,cover", BERT24_INF), 0);
 	cr_assert(strstr(out, "bert24_inference.json, k 2, cpus 1: upper bound"), "%s", out);
 	cr_assert(strstr(out, "CPU stages: up to 1 beside the 2 accelerator stages"), "%s", out);
 	cr_assert(strstr(out, "skipped: the cover relaxation has no CPU version"), "%s", out);

@@ -56,7 +56,11 @@ static double mip(const sc_graph *g, int k, int L, sc_rung r, int j, double lowe
 	sc_settings set = g->settings;
 	set.k = k;
 	set.cpus = L;
-	sc_mip_params p = {.rung = r, .k = k, .guess = j, .lower = lower, .upper = INFINITY,
+	sc_mip_params p = {.rung = r,
+	                   .k = k,
+	                   .guess = j,
+	                   .lower = lower,
+	                   .upper = INFINITY,
 	                   .time_limit = limit};
 	sc_mip_result res;
 	sc_error err;
@@ -195,28 +199,29 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 			double b = mip(g, k, L, SC_RUNG_GUESS, j, lo, 0, NULL);
 			if (isfinite(opt))
 				cr_assert_geq(b, bn - 1e-6 * (1 + bn),
-				              "%s: guess %d %.10g under the bottleneck MIP %.10g", what,
-				              j, b, bn);
+				              "%s: guess %d %.10g under the bottleneck MIP %.10g",
+				              what, j, b, bn);
 			guess = fmin(guess, b);
 		}
 		sc_mip_result ex;
 		double exact = mip(g, k, L, SC_RUNG_EXACT, 0, 0, 0, &ex);
 		if (isfinite(opt)) {
 			finite++;
-			cr_assert_leq(bn, opt + tol, "%s: bottleneck %.10g > optimum %.10g", what, bn,
-			              opt);
-			cr_assert_leq(guess, opt + tol, "%s: guess %.10g > optimum %.10g", what, guess,
-			              opt);
-			cr_assert(fabs(exact - opt) <= tol, "%s: exact MIP %.10g, optimum %.10g", what,
-			          exact, opt);
+			cr_assert_leq(bn, opt + tol, "%s: bottleneck %.10g > optimum %.10g", what,
+			              bn, opt);
+			cr_assert_leq(guess, opt + tol, "%s: guess %.10g > optimum %.10g", what,
+			              guess, opt);
+			cr_assert(fabs(exact - opt) <= tol, "%s: exact MIP %.10g, optimum %.10g",
+			          what, exact, opt);
 			/* its partition, with its devices, costs the optimum */
 			cr_assert(ex.stages && ex.stage_cpu, "%s: no partition", what);
 			double mine = ts_cpu_bottleneck(g, ex.stages, ex.stage_cpu, k + L);
-			cr_assert(fabs(mine - opt) <= tol, "%s: the MIP's partition costs %.10g", what,
-			          mine);
+			cr_assert(fabs(mine - opt) <= tol, "%s: the MIP's partition costs %.10g",
+			          what, mine);
 			above_simple += fmax(bn, guess) > simple * (1 + 1e-6);
 		} else {
-			cr_assert(isinf(exact), "%s: nothing fits, the exact MIP says %g", what, exact);
+			cr_assert(isinf(exact), "%s: nothing fits, the exact MIP says %g", what,
+			          exact);
 		}
 		free(ex.stages);
 		free(ex.stage_cpu);
@@ -278,11 +283,14 @@ Test(ladder_cpus, rungs_bound_the_published_cpu_optima, .timeout = 120)
 		cr_assert_leq(bn, want + tol, "%s k=%d cpus=%d: bottleneck %.10g", graph, k, L, bn);
 		double guess = INFINITY;
 		for (int j = 1; j <= k; j++)
-			guess = fmin(guess, mip(g, k, L, SC_RUNG_GUESS, j, fmax(simple, bn), 10, NULL));
-		cr_assert_leq(guess, want + tol, "%s k=%d cpus=%d: guess %.10g", graph, k, L, guess);
+			guess = fmin(guess,
+			             mip(g, k, L, SC_RUNG_GUESS, j, fmax(simple, bn), 10, NULL));
+		cr_assert_leq(guess, want + tol, "%s k=%d cpus=%d: guess %.10g", graph, k, L,
+		              guess);
 		double exact = mip_upper(g, k, L, fmax(bn, guess), 1.05 * want);
-		cr_assert(fabs(exact - want) <= tol, "%s k=%d cpus=%d: exact MIP %.10g, published %.10g",
-		          graph, k, L, exact, want);
+		cr_assert(fabs(exact - want) <= tol,
+		          "%s k=%d cpus=%d: exact MIP %.10g, published %.10g", graph, k, L, exact,
+		          want);
 		solved++;
 	}
 	fclose(f);
@@ -353,8 +361,8 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 			cr_assert_eq(ri.state, SC_RS_DONE, "case %d %s: %s %s", t,
 			             sc_rung_name((sc_rung)rg), sc_rung_state_name(ri.state),
 			             ri.message);
-			cr_assert_leq(ri.value, opt * (1 + 1e-6) + 1e-9, "case %d %s %.10g > %.10g", t,
-			              sc_rung_name((sc_rung)rg), ri.value, opt);
+			cr_assert_leq(ri.value, opt * (1 + 1e-6) + 1e-9, "case %d %s %.10g > %.10g",
+			              t, sc_rung_name((sc_rung)rg), ri.value, opt);
 		}
 		sc_rung_info ex;
 		sc_ladder_info(l, SC_RUNG_EXACT, &ex);

@@ -47,7 +47,8 @@ static int read_partition(const ui_opts *o, const sc_graph *g, int *stage, ui_cp
 	}
 	free(cpu);
 	if (acc > set->k || ncpu > set->cpus) {
-		ui_error("bounds: %s has %d accelerator and %d CPU stages; -k %d --cpus %d allows at "
+		ui_error("bounds: %s has %d accelerator and %d CPU stages; -k %d --cpus %d allows "
+		         "at "
 		         "most %d and %d",
 		         o->partition, acc, ncpu, set->k, set->cpus, set->k, set->cpus);
 		return UI_EXIT_INPUT;
