@@ -75,13 +75,16 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* compress_stages with CPU stages: cpu_in gives the devices of stage's
- * stages (NULL: stages below k are accelerators, the others CPUs), and
- * cpu_out (k + cpus flags) receives the devices renumbered, the empty
- * stages after the non-empty ones, so that k are accelerators and cpus
- * CPUs.  1 when done, 0 when out of memory, -1 when the partition uses
- * more stages of a device than there are (then it is no start). */
-static int compress_devices(int *stage, int n, const bool *cpu_in, bool *cpu_out, int k, int cpus)
+/* Renumbers stage[0..n)'s non-empty stages 0, 1, ... in their order, which
+ * keeps the partition valid and its costs (ladder.h).  With CPU stages
+ * (cpu_out not NULL): cpu_in gives the devices of stage's stages (NULL:
+ * stages below k_in are accelerators, the others CPUs), and cpu_out (k +
+ * cpus flags) receives them renumbered, the empty stages after the
+ * non-empty ones, so that k are accelerators and cpus CPUs.  1 when done,
+ * 0 when out of memory, -1 when the partition uses more stages of a
+ * device than there are (then it is no start). */
+static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, bool *cpu_out,
+                            int k, int cpus)
 {
 	int *used = malloc((size_t)(n > 0 ? n : 1) * sizeof *used);
 	if (!used)
@@ -95,7 +98,7 @@ static int compress_devices(int *stage, int n, const bool *cpu_in, bool *cpu_out
 	if (cpu_out) {
 		int acc = 0, cpu = 0;
 		for (int i = 0; i < m; i++) {
-			cpu_out[i] = cpu_in ? cpu_in[used[i]] : used[i] >= k;
+			cpu_out[i] = cpu_in ? cpu_in[used[i]] : used[i] >= k_in;
 			acc += !cpu_out[i];
 			cpu += cpu_out[i];
 		}
@@ -166,8 +169,8 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	}
 	if (p->start) {
 		memcpy(l->start, p->start, (size_t)g->n * sizeof *l->start);
-		int done = compress_devices(l->start, g->n, p->start_cpu, l->start_cpu, set->k,
-		                            l->cpus);
+		int done = compress_devices(l->start, g->n, p->start_cpu, set->k, l->start_cpu,
+		                            l->k, l->cpus);
 		if (done == 0) {
 			sc_ladder_free(l);
 			sc_error_nomem(err, "the ladder");

@@ -394,3 +394,42 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 	sc_engine_free(e);
 	ts_assert_no_children();
 }
+
+/* More stages than ops (k = 6, L = 5 on four ops): the ladder works with
+ * 4 accelerator and 4 CPU stages, takes the DP's partition over 11
+ * stages as its start (renumbered with its devices) and proves it. */
+Test(ladder_cpus, more_stages_than_ops, .timeout = 60)
+{
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	sc_graph *g = four_ops(true);
+	int k = 6, L = 5;
+	sc_settings set = g->settings;
+	set.k = k;
+	set.cpus = L;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	int stage[4];
+	bool cpu[11];
+	sc_cpu_exact_info info;
+	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s", err.msg);
+	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
+	                       .time_limit = 30,
+	                       .upper = info.optimum,
+	                       .start = stage,
+	                       .start_cpu = cpu};
+	sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+	cr_assert(l, "%s", err.msg);
+	cr_assert_eq(sc_ladder_stages(l), 4);
+	cr_assert_eq(sc_ladder_cpus(l), 4);
+	run_ladder(l, e);
+	cr_assert(sc_ladder_proven(l, NULL));
+	int s2[4];
+	bool c2[8];
+	cr_assert_float_eq(sc_ladder_upper_devices(l, s2, c2), info.optimum, 1e-9);
+	cr_assert_float_eq(ts_cpu_bottleneck(g, s2, c2, 8), info.optimum, 1e-9);
+	sc_ladder_free(l);
+	sc_graph_free(g);
+	sc_engine_free(e);
+	ts_assert_no_children();
+}
