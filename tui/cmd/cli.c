@@ -291,8 +291,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "bounds",
-                .synopsis = "bounds FILE -k K [--rungs LIST] [--all-rungs] [--time SECONDS] "
-                            "[--partition P] [-o OUT]",
+                .synopsis = "bounds FILE -k K [--cpus L] [--rungs LIST] [--all-rungs] "
+                            "[--time SECONDS] [--partition P] [-o OUT]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
                 .help = "Finds an upper bound with the default search, or takes your partition "
                         "file P,\n"
@@ -320,8 +320,17 @@ static const ui_command commands[] = {
                         "up to\n"
                         "its floating point, so the exact MIP proves optimality within 1e-6 "
                         "relative,\n"
-                        "and the report says so.  Live progress goes to stderr when it is a "
-                        "terminal.",
+                        "and the report says so.  With --cpus L the bounds are on the optimum "
+                        "with up\n"
+                        "to L CPU stages: the upper bound from the exact DP with CPU stages (-m "
+                        "best or\n"
+                        "exact), simple a fractional split of the work between accelerators "
+                        "and CPUs,\n"
+                        "bottleneck and guess around the accelerator stage of most work, exact "
+                        "with a\n"
+                        "device per stage; cover has no CPU version and is shown skipped.  Live "
+                        "progress\n"
+                        "goes to stderr when it is a terminal.",
                 .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_PARTITION,
                                  OPT_OUTPUT, OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
