@@ -151,6 +151,60 @@ Test(ladder_cpus, fractional_simple_bound_by_hand)
 	sc_graph_free(g);
 }
 
+/* The exact rung by hand.  a -> b -> c, each of work 10 with a tensor of 5
+ * out, b also 14 on a CPU; k = 2, L = 1.  On a CPU b costs 14 and pays
+ * no io; a and c then cost 10 + 5 each: the optimum is 15, stages (a) on
+ * an accelerator, (b) on the CPU, (c) on an accelerator.  Without the
+ * CPU, the best split costs 10 + 10 + 5 = 25. */
+Test(ladder_cpus, exact_rung_by_hand)
+{
+	sc_builder *bld = sc_builder_new();
+	sc_error err;
+	int a = sc_builder_add_op(bld, "a", 10, 0, 5, NULL, &err);
+	int b = sc_builder_add_op(bld, "b", 10, 0, 5, NULL, &err);
+	int c = sc_builder_add_op(bld, "c", 10, 0, 0, NULL, &err);
+	cr_assert(sc_builder_add_edge(bld, a, b, &err) == SC_OK);
+	cr_assert(sc_builder_add_edge(bld, b, c, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(bld, b, 14, true, true, &err) == SC_OK);
+	sc_graph *g = sc_builder_finish(bld, "abc", "abc", &err);
+	sc_builder_free(bld);
+	cr_assert(g, "%s", err.msg);
+	sc_mip_result ex;
+	cr_assert_float_eq(mip(g, 2, 1, SC_RUNG_EXACT, 0, 0, 0, &ex), 15, 1e-6);
+	cr_assert(ex.stages && ex.stage_cpu);
+	cr_assert(!ex.stage_cpu[ex.stages[a]] && ex.stage_cpu[ex.stages[b]] &&
+	          !ex.stage_cpu[ex.stages[c]]);
+	cr_assert(ex.stages[a] < ex.stages[b] && ex.stages[b] < ex.stages[c]);
+	free(ex.stages);
+	free(ex.stage_cpu);
+	cr_assert_leq(mip(g, 2, 1, SC_RUNG_BOTTLENECK, 0, 0, 0, NULL), 15 + 1e-6);
+	for (int j = 1; j <= 2; j++)
+		cr_assert_leq(mip(g, 2, 1, SC_RUNG_GUESS, j, 0, 0, NULL), 15 + 1e-6);
+	sc_graph_free(g);
+	/* Two CPUs pay no io between them: p -> q, each 5 on a CPU (100 on
+	 * an accelerator) with a tensor of 12 between them, and e only on an
+	 * accelerator (6); k = 1, L = 2.  p and q on CPUs of their own cost 5
+	 * each, e 6: the optimum is 6 (together on one CPU they would cost 10,
+	 * and on the accelerator 100 or more). */
+	bld = sc_builder_new();
+	int p = sc_builder_add_op(bld, "p", 100, 0, 12, NULL, &err);
+	int q = sc_builder_add_op(bld, "q", 100, 0, 0, NULL, &err);
+	int e = sc_builder_add_op(bld, "e", 6, 0, 0, NULL, &err);
+	cr_assert(sc_builder_add_edge(bld, p, q, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(bld, p, 5, true, true, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(bld, q, 5, true, true, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(bld, e, 0, false, true, &err) == SC_OK);
+	g = sc_builder_finish(bld, "pq", "pq", &err);
+	sc_builder_free(bld);
+	cr_assert(g, "%s", err.msg);
+	cr_assert_float_eq(mip(g, 1, 2, SC_RUNG_EXACT, 0, 0, 0, &ex), 6, 1e-6);
+	cr_assert(ex.stage_cpu[ex.stages[p]] && ex.stage_cpu[ex.stages[q]] &&
+	          !ex.stage_cpu[ex.stages[e]] && ex.stages[p] < ex.stages[q]);
+	free(ex.stages);
+	free(ex.stage_cpu);
+	sc_graph_free(g);
+}
+
 /* Random graphs: every rung at or below the exact DP's optimum (and the
  * brute force's), the exact MIP equal to it. */
 static void against_optimum(bool training, uint64_t seed, int cases)
@@ -171,7 +225,7 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 		}
 		sc_graph *g0 =
 		        training ? ts_random_training_graph(&r, &spec) : ts_random_graph(&r, &spec);
-		double no_cpu_p = t % 4 == 1 ? 0.3 : 0, no_accel_p = t % 4 == 2 ? 0.3 : 0;
+		double no_cpu_p = t % 4 == 1 ? 0.3 : 0, no_accel_p = t % 4 >= 2 ? 0.3 : 0;
 		sc_graph *g = ts_with_cpu_times(&r, g0, spec.integer_weights, no_cpu_p, no_accel_p);
 		refused += g->accel_refused > 0;
 		for (int v = 0; v < g->n; v++)
@@ -230,24 +284,25 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 	}
 	cr_log_info("%d cases, %d finite, %d above the simple bound", cases, finite, above_simple);
 	cr_assert_gt(finite, cases / 2);
-	cr_assert_gt(refused, 0);
-	cr_assert_gt(no_cpu, 0);
-	if (!ts_short())
+	if (!ts_short()) {
+		cr_assert_gt(refused, 0);
+		cr_assert_gt(no_cpu, 0);
 		cr_assert_gt(above_simple, 0, "the MIP rungs never beat the simple bound");
+	}
 }
 
 Test(ladder_cpus, rungs_bound_the_optimum_on_inference_graphs, .timeout = 120)
 {
-	against_optimum(false, 2902, ts_short() ? 4 : 14);
+	against_optimum(false, 2902, ts_short() ? 4 : 10);
 }
 
 Test(ladder_cpus, rungs_bound_the_optimum_on_training_graphs, .timeout = 120)
 {
-	against_optimum(true, 2903, ts_short() ? 3 : 8);
+	against_optimum(true, 2903, ts_short() ? 3 : 6);
 }
 
 /* Every row of REFERENCE-CPU.tsv: the simple bound at or below the
- * published optimum; on bert24's inference rows with one CPU and k <= 2
+ * published optimum; on bert24's inference row with one CPU and k = 2
  * (solved in a moment) the MIP rungs too, the exact one equal to it from
  * a cutoff 5 % above (so it finds the optimum itself).  The whole table,
  * every rung with its time limit, is perf/perf_cpus.c's (make bench). */
@@ -276,8 +331,7 @@ Test(ladder_cpus, rungs_bound_the_published_cpu_optima, .timeout = 120)
 		double simple = simple_cpus(g, k, L);
 		cr_assert_leq(simple, want + tol, "%s k=%d cpus=%d: simple %.10g > optimum %.10g",
 		              graph, k, L, simple, want);
-		if (strcmp(graph, "layer/bert24_inference.json") != 0 || k > 2 || L > 1 ||
-		    (ts_short() && rows > 1))
+		if (strcmp(graph, "layer/bert24_inference.json") != 0 || k != 2 || L != 1)
 			continue;
 		double bn = mip(g, k, L, SC_RUNG_BOTTLENECK, 0, simple, 10, NULL);
 		cr_assert_leq(bn, want + tol, "%s k=%d cpus=%d: bottleneck %.10g", graph, k, L, bn);
@@ -296,7 +350,7 @@ Test(ladder_cpus, rungs_bound_the_published_cpu_optima, .timeout = 120)
 	fclose(f);
 	sc_graph_free(g);
 	cr_assert_eq(rows, 40);
-	cr_assert_geq(solved, ts_short() ? 1 : 2);
+	cr_assert_eq(solved, 1);
 }
 
 static void run_ladder(sc_ladder *l, sc_engine *e)
@@ -318,7 +372,7 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 	sc_engine *e = sc_engine_new(2, &err);
 	cr_assert(e, "%s", err.msg);
 	ts_rng r = {290};
-	for (int t = 0; t < 3; t++) {
+	for (int t = 0; t < 2; t++) {
 		sc_graph *g0 = NULL, *g = NULL;
 		int k = 2, L = 1;
 		double opt = INFINITY;

@@ -437,7 +437,8 @@ int ui_cmd_info(const ui_opts *o)
 			int k = i < NKS ? ks[i] : extra;
 			if (k <= 0)
 				continue;
-			json_t *row = json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
+			json_t *row =
+			        json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
 			/* with CPU stages, the bound that holds with them (simple.h) */
 			if (set->cpus > 0)
 				json_object_set_new(row, "bound_cpus",
