@@ -20,7 +20,8 @@ echo "== searches: SliceGraph evaluations (10 000 and 100 000 ops), exact vs the
 build/perf-search
 echo
 echo "== CPU stages (issue 29): the exact DP with 1 and 2 CPUs against the published program"
-echo "   (samples/msr-fiddle/REFERENCE-CPU.tsv; median of 3, loading not timed)"
+echo "   (samples/msr-fiddle/REFERENCE-CPU.tsv; median of 3, loading not timed), then the"
+echo "   ladder with CPU stages on the same rows (10 s per MIP rung, each rung / the optimum)"
 build/perf-cpus
 echo
 echo "== the lower-bound ladder (000 Table 1): every sample graph, k = 2, 4, 8, 16, 60 s per rung"
