@@ -242,3 +242,21 @@ Test(cpus, bounds_with_cpus, .timeout = 120)
 	cr_assert(strstr(out, "skipped: the cover relaxation has no CPU version"), "%s", out);
 	free(out);
 }
+
+/* When the exact DP with CPU stages cannot finish (here a quarter of -t
+ * 0.4 against its 1.5 s), the upper bound is the accelerators' own
+ * search, a partition with the CPU stages empty, not proven optimal. */
+Test(cpus, bounds_falls_back_to_the_accelerators, .timeout = 60)
+{
+	json_t *r = ts_run_json(0, "bounds %s -k 4 --cpus 2 -t 0.4 --rungs simple --json",
+	                        FIDDLE "operator/bert_l-6_training.json");
+	cr_assert_str_eq(ts_jstr(r, "upper_bound_method"), "best, accelerators only");
+	cr_assert(!ts_jbool(r, "upper_bound_optimal"));
+	json_t *dev = ts_jget(r, "devices");
+	cr_assert_eq(json_array_size(dev), 6);
+	for (size_t s = 0; s < 6; s++)
+		cr_assert_str_eq(json_string_value(json_array_get(dev, s)),
+		                 s < 4 ? "accel" : "cpu");
+	cr_assert_leq(ts_jnum(r, "lower_bound"), ts_jnum(r, "upper_bound"));
+	json_decref(r);
+}
