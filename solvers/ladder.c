@@ -83,8 +83,8 @@ static int cmp_int(const void *a, const void *b)
  * non-empty ones, so that k are accelerators and cpus CPUs.  1 when done,
  * 0 when out of memory, -1 when the partition uses more stages of a
  * device than there are (then it is no start). */
-static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, bool *cpu_out,
-                            int k, int cpus)
+static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, bool *cpu_out, int k,
+                            int cpus)
 {
 	int *used = malloc((size_t)(n > 0 ? n : 1) * sizeof *used);
 	if (!used)
