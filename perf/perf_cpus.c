@@ -15,7 +15,17 @@
  * its time (one run: the budget is a count, so the result is the seed's),
  * with the median gap and time over the rows.
  *
- *   build/perf-cpus [ROWS [EVALS]]    (ROWS: only the first ROWS rows)
+ *
+ * Then the ladder with CPU stages (issue 29 item 2) on the same rows, as
+ * `stagecut bounds --cpus L --all-rungs` runs it (the engine, two jobs at
+ * a time, every rung, the upper bound the DP's optimum with its
+ * partition): each rung's value over the published optimum (above 1 +
+ * 1e-9 is INVALID and exit 1) and its seconds and status, then per rung
+ * the median ratio and seconds over the rows.
+ *
+ *   build/perf-cpus [ROWS [EVALS [SECONDS]]]   (ROWS: only the first ROWS
+ *                       rows; EVALS for brkga, default 1000; SECONDS per
+ *                       MIP rung, default 10)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -27,11 +37,131 @@
 #include "core/load.h"
 #include "solvers/cpu_exact.h"
 #include "solvers/search.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
+
+/* Rows of the reference, and how many were read. */
+typedef struct row {
+	char graph[256];
+	int k, L;
+	double want, pub;
+} row;
 
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+static const char *code(sc_rung_state s)
+{
+	return s == SC_RS_DONE      ? "opt"
+	       : s == SC_RS_STOPPED ? "lim"
+	       : s == SC_RS_FAILED  ? "ERR"
+	       : s == SC_RS_SKIPPED ? "skip"
+	                            : "?";
+}
+
+static double median(double *x, int n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(x, (size_t)n, sizeof *x, cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The ladder with CPU stages on every row (above); false when a rung is
+ * above the published optimum or fails. */
+static bool ladder_rows(const row *rows, int nrows, double T)
+{
+	enum { R = SC_RUNG_COUNT };
+	double *ratio[R], *secs[R];
+	int n[R] = {0};
+	for (int r = 0; r < R; r++) {
+		ratio[r] = calloc((size_t)nrows + 1, sizeof(double));
+		secs[r] = calloc((size_t)nrows + 1, sizeof(double));
+	}
+	printf("%-34s %3s %4s", "graph", "k", "cpus");
+	for (int r = 0; r < R; r++)
+		printf(" %18s", sc_rung_name((sc_rung)r));
+	printf("\n%-43s", "  (value / optimum, seconds, status)");
+	printf("\n");
+	bool ok = true;
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	for (int i = 0; i < nrows; i++) {
+		char file[300];
+		snprintf(file, sizeof file, "samples/msr-fiddle/%s", rows[i].graph);
+		sc_graph *g = sc_load(file, &err);
+		if (!g || !e) {
+			fprintf(stderr, "perf-cpus: %s\n", err.msg);
+			exit(1);
+		}
+		int k = rows[i].k, L = rows[i].L;
+		sc_settings set = g->settings;
+		set.k = k;
+		set.cpus = L;
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.refine = false;
+		int *stage = calloc((size_t)g->n, sizeof *stage);
+		bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
+		sc_cpu_exact_info info;
+		if (sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err) != SC_OK) {
+			fprintf(stderr, "perf-cpus: %s: %s\n", file, err.msg);
+			exit(1);
+		}
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
+		                       .time_limit = T,
+		                       .upper = info.optimum,
+		                       .start = stage,
+		                       .start_cpu = cpu};
+		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+		if (!l) {
+			fprintf(stderr, "perf-cpus: %s: %s\n", file, err.msg);
+			exit(1);
+		}
+		sc_ladder_wait(e, l, NULL, NULL);
+		printf("%-34s %3d %4d", rows[i].graph, k, L);
+		for (int r = 0; r < R; r++) {
+			sc_rung_info ri;
+			sc_ladder_info(l, (sc_rung)r, &ri);
+			double q = ri.value / rows[i].want;
+			if (ri.state == SC_RS_SKIPPED) {
+				printf(" %18s", "skipped");
+				continue;
+			}
+			printf(" %7.4f %6.1f %-4s", q, ri.seconds, code(ri.state));
+			if (q > 1 + 1e-9 || ri.state == SC_RS_FAILED) {
+				ok = false;
+				printf(" INVALID");
+			}
+			ratio[r][n[r]] = q;
+			secs[r][n[r]++] = ri.seconds;
+		}
+		printf("\n");
+		fflush(stdout);
+		sc_ladder_free(l);
+		free(stage);
+		free(cpu);
+		sc_graph_free(g);
+	}
+	sc_engine_free(e);
+	printf("median over %d rows:", nrows);
+	for (int r = 0; r < R; r++) {
+		if (n[r] == 0) {
+			printf("  %s skipped", sc_rung_name((sc_rung)r));
+			continue;
+		}
+		double mr = median(ratio[r], n[r]), ms = median(secs[r], n[r]);
+		printf("  %s %.4f (%.2f s)", sc_rung_name((sc_rung)r), mr, ms);
+	}
+	printf("\n");
+	for (int r = 0; r < R; r++) {
+		free(ratio[r]);
+		free(secs[r]);
+	}
+	return ok;
 }
 
 /* The median seconds of 3 runs; the optimum and info of the last. */
@@ -87,12 +217,6 @@ static double searched(const sc_graph *g, int k, int L, long evals, double *secs
 	return v;
 }
 
-/* The median of x[0..n) (sorts x). */
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof *x, cmp_double);
-	return n == 0 ? NAN : n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
 
 /* The second table (see the top).  Returns 0, or 1 when a search went
  * below the published optimum by more than rounding (a bug). */
@@ -146,6 +270,9 @@ int main(int argc, char **argv)
 {
 	int max_rows = argc > 1 ? atoi(argv[1]) : 1 << 30;
 	long evals = argc > 2 ? atol(argv[2]) : 1000;
+	double T = argc > 3 ? atof(argv[3]) : 10;
+	row *tab = calloc(64, sizeof *tab);
+	int nrows = 0;
 	const char *path = "samples/msr-fiddle/REFERENCE-CPU.tsv";
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -165,6 +292,11 @@ int main(int argc, char **argv)
 		double want, pub;
 		if (sscanf(line, "%255s %d %d %lf %lf", graph, &k, &L, &want, &pub) != 5)
 			continue;
+		if (nrows < 64) {
+			tab[nrows] = (row){.k = k, .L = L, .want = want, .pub = pub};
+			snprintf(tab[nrows].graph, sizeof tab[nrows].graph, "%s", graph);
+			nrows++;
+		}
 		snprintf(file, sizeof file, "samples/msr-fiddle/%s", graph);
 		sc_error err;
 		sc_graph *g = sc_load(file, &err);
@@ -190,5 +322,9 @@ int main(int argc, char **argv)
 	printf("%d rows, %d mismatches; DP %.2f s in all against the published %.2f s\n", rows, bad,
 	       sum_ours, sum_pub);
 	bad += search_table(max_rows, evals);
-	return bad ? 1 : 0;
+	printf("\nthe ladder with CPU stages, %g s per MIP rung (bounds --cpus L --all-rungs)\n",
+	       T);
+	bool valid = ladder_rows(tab, nrows, T);
+	free(tab);
+	return bad || !valid ? 1 : 0;
 }

@@ -21,7 +21,8 @@ build/perf-search
 echo
 echo "== CPU stages (issue 29): the exact DP with 1 and 2 CPUs against the published program"
 echo "   (samples/msr-fiddle/REFERENCE-CPU.tsv; median of 3, loading not timed), then brkga-1000"
-echo "   + refine with CPU stages on the same rows: its gap to the published optimum"
+echo "   + refine with CPU stages on the same rows (its gap to the published optimum), then the ladder"
+echo "   with CPU stages on the same rows (10 s per MIP rung, each rung / the optimum)"
 build/perf-cpus
 echo
 echo "== the lower-bound ladder (000 Table 1): every sample graph, k = 2, 4, 8, 16, 60 s per rung"

@@ -251,6 +251,14 @@ double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal)
 	return j->ops->result(j, stage, optimal);
 }
 
+bool sc_engine_result_devices(const sc_engine *e, int id, bool *cpu)
+{
+	const sc_job *j = job_of(e, id);
+	if (!j || !sc_job_finished(j->info.state) || !j->ops->devices)
+		return false;
+	return j->ops->devices(j, cpu);
+}
+
 bool sc_engine_release(sc_engine *e, int id)
 {
 	sc_job *j = job_of(e, id);

@@ -39,6 +39,9 @@ typedef struct sc_job_ops {
 	void (*cancel)(sc_job *j);
 	/* A finished job's result, as sc_engine_result says. */
 	double (*result)(const sc_job *j, int *stage, bool *optimal);
+	/* A finished job's result's devices, as sc_engine_result_devices
+	 * says; NULL for a kind that never has them. */
+	bool (*devices)(const sc_job *j, bool *cpu);
 	/* Stops whatever still runs (joins the thread, reaps the child) and
 	 * frees the job with everything it owns. */
 	void (*free)(sc_job *j);

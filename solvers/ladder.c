@@ -30,10 +30,16 @@
 struct sc_ladder {
 	sc_engine *e;
 	const sc_graph *g;
-	sc_settings set;
+	sc_settings set; /* k and cpus: those worked with; no pins with CPU stages */
 	sc_ladder_params p;
 	int *start; /* the given partition, its non-empty stages renumbered 0.. */
 	int k;      /* stages worked with: min(k asked, units) */
+	/* CPU stages (ladder.h): min(cpus asked, units), 0 without; the
+	 * partitions' stages are then K = k + cpus, start_cpu and upper_cpu
+	 * their devices (K flags each, NULL without CPU stages) */
+	int cpus, K;
+	bool *start_cpu, *upper_cpu;
+	bool pinned; /* CPU stages and pins: the exact MIP ignores the pins */
 	double simple;
 	double t0, started[SC_RUNG_COUNT], ended[SC_RUNG_COUNT];
 	int job[SC_RUNG_COUNT]; /* bottleneck, exact: engine job, or -1 */
@@ -53,9 +59,9 @@ struct sc_ladder {
 
 const char *sc_rung_state_name(sc_rung_state s)
 {
-	static const char *const names[] = {"off",     "waiting", "running",   "done",
-	                                    "stopped", "failed",  "cancelled", "unneeded"};
-	return s >= 0 && s <= SC_RS_UNNEEDED ? names[s] : "?";
+	static const char *const names[] = {"off",    "waiting",   "running",  "done",   "stopped",
+	                                    "failed", "cancelled", "unneeded", "skipped"};
+	return s >= 0 && s <= SC_RS_SKIPPED ? names[s] : "?";
 }
 
 /* Grace after a rung's deadline before the ladder kills what still runs of
@@ -70,25 +76,45 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Renumbers stage[0..n)'s non-empty stages 0, 1, ... in their order, which
- * keeps the partition valid and its costs (ladder.h).  False when out of
- * memory. */
-static bool compress_stages(int *stage, int n)
+ * keeps the partition valid and its costs (ladder.h).  With CPU stages
+ * (cpu_out not NULL): cpu_in gives the devices of stage's stages (NULL:
+ * stages below k_in are accelerators, the others CPUs), and cpu_out (k +
+ * cpus flags) receives them renumbered, the empty stages after the
+ * non-empty ones, so that k are accelerators and cpus CPUs.  1 when done,
+ * 0 when out of memory, -1 when the partition uses more stages of a
+ * device than there are (then it is no start). */
+static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, bool *cpu_out, int k,
+                            int cpus)
 {
 	int *used = malloc((size_t)(n > 0 ? n : 1) * sizeof *used);
 	if (!used)
-		return false;
+		return 0;
 	memcpy(used, stage, (size_t)n * sizeof *used);
 	qsort(used, (size_t)n, sizeof *used, cmp_int);
 	int m = 0;
 	for (int i = 0; i < n; i++)
 		if (m == 0 || used[m - 1] != used[i])
 			used[m++] = used[i];
+	if (cpu_out) {
+		int acc = 0, cpu = 0;
+		for (int i = 0; i < m; i++) {
+			cpu_out[i] = cpu_in ? cpu_in[used[i]] : used[i] >= k_in;
+			acc += !cpu_out[i];
+			cpu += cpu_out[i];
+		}
+		if (acc > k || cpu > cpus) {
+			free(used);
+			return -1;
+		}
+		for (int i = m; i < k + cpus; i++)
+			cpu_out[i] = i - m >= k - acc;
+	}
 	for (int v = 0; v < n; v++) {
 		int *at = bsearch(&stage[v], used, (size_t)m, sizeof *used, cmp_int);
 		stage[v] = (int)(at - used);
 	}
 	free(used);
-	return true;
+	return 1;
 }
 
 static bool wanted(const sc_ladder *l, sc_rung r)
@@ -103,11 +129,10 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		sc_error_set(err, SC_ERR_INPUT, "the ladder needs k >= 1 stages");
 		return NULL;
 	}
-	/* its rungs bound a pipeline of accelerators; with CPU stages (issue
-	 * 29) a bound must also let ops run on a CPU, which none does yet */
-	if (set->cpus > 0) {
+	if (set->cpus > 0 && set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g)) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "the lower-bound ladder does not take CPU stages yet (--cpus)");
+		             "the lower-bound ladder does not take CPU stages under the GPipe "
+		             "schedule yet");
 		return NULL;
 	}
 	sc_ladder *l = calloc(1, sizeof *l);
@@ -121,27 +146,54 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->p = *p;
 	l->k = sc_stages_useful(g, set->k);
 	l->set.k = l->k;
+	/* CPU stages: as many as can be non-empty, like k (ladder.h); the
+	 * rungs bound the optimum without pins, which bounds it with them */
+	l->cpus = set->cpus > 0 ? sc_stages_useful(g, set->cpus) : 0;
+	l->set.cpus = l->cpus;
+	l->K = l->k + l->cpus;
+	if (l->cpus > 0) {
+		l->pinned = set->pin != NULL;
+		l->set.pin = NULL;
+	}
 	l->upper = p->upper;
 	l->guess_job = malloc((size_t)l->k * sizeof *l->guess_job);
 	if (p->start)
 		l->start = sc_part_new(g);
-	if (!l->guess_job || (p->start && !l->start)) {
+	if (p->start && l->cpus > 0)
+		l->start_cpu = malloc((size_t)l->K * sizeof *l->start_cpu);
+	if (!l->guess_job || (p->start && !l->start) ||
+	    (p->start && l->cpus > 0 && !l->start_cpu)) {
 		sc_ladder_free(l);
 		sc_error_nomem(err, "the ladder");
 		return NULL;
 	}
-	if (p->start)
+	if (p->start) {
 		memcpy(l->start, p->start, (size_t)g->n * sizeof *l->start);
-	if (p->start && !compress_stages(l->start, g->n)) {
-		sc_ladder_free(l);
-		sc_error_nomem(err, "the ladder");
-		return NULL;
+		int done = compress_devices(l->start, g->n, p->start_cpu, set->k, l->start_cpu,
+		                            l->k, l->cpus);
+		if (done == 0) {
+			sc_ladder_free(l);
+			sc_error_nomem(err, "the ladder");
+			return NULL;
+		}
+		if (done < 0) { /* not a partition of these stages: no start */
+			free(l->start);
+			free(l->start_cpu);
+			l->start = NULL;
+			l->start_cpu = NULL;
+		}
 	}
 	l->p.start = l->start;
+	l->p.start_cpu = l->start_cpu;
 	for (int j = 0; j < l->k; j++)
 		l->guess_job[j] = -1;
 	l->t0 = sc_clock_now();
-	l->simple = sc_bound_simple(g, l->k);
+	if (l->cpus == 0) {
+		l->simple = sc_bound_simple(g, l->k);
+	} else if (sc_bound_simple_cpus(g, l->k, l->cpus, &l->simple, err) != SC_OK) {
+		sc_ladder_free(l);
+		return NULL;
+	}
 	for (int r = 0; r < SC_RUNG_COUNT; r++) {
 		l->job[r] = -1;
 		l->info[r].rung = (sc_rung)r;
@@ -151,6 +203,13 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->info[SC_RUNG_GUESS].parts = l->k;
 	if (wanted(l, SC_RUNG_SIMPLE))
 		l->info[SC_RUNG_SIMPLE].state = SC_RS_DONE;
+	if (l->cpus > 0 && wanted(l, SC_RUNG_COVER)) {
+		/* no CPU version (ladder.h): skipped, with no value */
+		sc_rung_info *ri = &l->info[SC_RUNG_COVER];
+		ri->state = SC_RS_SKIPPED;
+		ri->value = NAN;
+		snprintf(ri->message, sizeof ri->message, "%s", SC_LADDER_COVER_CPU_REASON);
+	}
 	sc_ladder_update(l);
 	return l;
 }
@@ -170,17 +229,24 @@ void sc_ladder_free(sc_ladder *l)
 			sc_engine_discard(l->e, l->guess_job[j]);
 	free(l->guess_job);
 	free(l->start);
+	free(l->start_cpu);
 	free(l->upper_stage);
+	free(l->upper_cpu);
 	free(l);
 }
 
-/* The objective of stage (l->k stages) under the ladder's settings:
- * INFINITY when it breaks the hard memory limit or memory runs out. */
-static double objective_of(const sc_ladder *l, const int *stage)
+/* The objective of stage (l->k stages; with CPU stages l->K, cpu their
+ * devices) under the ladder's settings: INFINITY when it breaks the hard
+ * memory limit or a device's rule, or memory runs out. */
+static double objective_of(const sc_ladder *l, const int *stage, const bool *cpu)
 {
-	sc_costs *c = sc_costs_new(l->g, &l->set, NULL);
+	sc_settings set = l->set;
+	set.k = l->K;
+	sc_costs *c = sc_costs_new(l->g, &set, NULL);
 	if (!c)
 		return INFINITY;
+	if (cpu)
+		sc_costs_set_devices(c, cpu);
 	sc_costs_eval(c, stage);
 	double v = sc_costs_objective(c);
 	sc_costs_free(c);
@@ -201,7 +267,9 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 	        .time_limit = limit,
 	        .lower = lower,
 	        .upper = r == SC_RUNG_EXACT || r == SC_RUNG_COVER ? l->upper : INFINITY,
-	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL};
+	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL,
+	        .start_cpu =
+	                r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_cpu : l->start_cpu) : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
 	if (l->p.deadline > 0) {     /* CBC stops by itself at the whole run's end */
@@ -274,19 +342,29 @@ static void track(sc_ladder *l, sc_rung r)
 		 * the searches'.  Its objective, computed here by the cost
 		 * model, decides and becomes the upper bound. */
 		int *s = NULL;
+		bool *cpu = NULL;
 		double v = INFINITY;
-		if (isfinite(ji.incumbent) && ji.incumbent < l->upper * (1 - 1e-9)) {
+		/* with CPU stages and pins, the MIP's partition may break a pin
+		 * (mip.h): only its bound counts */
+		if (isfinite(ji.incumbent) && ji.incumbent < l->upper * (1 - 1e-9) && !l->pinned) {
 			s = sc_part_new(l->g);
-			if (s && isfinite(sc_engine_result(l->e, l->job[r], s, NULL)) &&
-			    sc_part_check(l->g, s, l->k, NULL))
-				v = objective_of(l, s);
+			if (l->cpus > 0)
+				cpu = malloc((size_t)l->K * sizeof *cpu);
+			bool got = s && (l->cpus == 0 || cpu) &&
+			           isfinite(sc_engine_result(l->e, l->job[r], s, NULL)) &&
+			           (l->cpus == 0 || sc_engine_result_devices(l->e, l->job[r], cpu));
+			if (got && sc_part_check_devices(l->g, s, l->K, cpu, NULL))
+				v = objective_of(l, s, cpu);
 		}
 		if (v < l->upper * (1 - 1e-9)) {
 			free(l->upper_stage);
+			free(l->upper_cpu);
 			l->upper_stage = s;
+			l->upper_cpu = cpu;
 			l->upper = v;
 		} else {
 			free(s);
+			free(cpu);
 		}
 	}
 }
@@ -620,6 +698,11 @@ int sc_ladder_stages(const sc_ladder *l)
 	return l->k;
 }
 
+int sc_ladder_cpus(const sc_ladder *l)
+{
+	return l->cpus;
+}
+
 bool sc_ladder_proven(const sc_ladder *l, const char **by)
 {
 	const char *p = l->proof;
@@ -652,10 +735,17 @@ double sc_ladder_lower(const sc_ladder *l)
 
 double sc_ladder_upper(const sc_ladder *l, int *stage)
 {
-	if (stage && l->upper_stage)
-		memcpy(stage, l->upper_stage, (size_t)l->g->n * sizeof *stage);
-	else if (stage && l->start)
-		memcpy(stage, l->start, (size_t)l->g->n * sizeof *stage);
+	return sc_ladder_upper_devices(l, stage, NULL);
+}
+
+double sc_ladder_upper_devices(const sc_ladder *l, int *stage, bool *cpu)
+{
+	const int *from = l->upper_stage ? l->upper_stage : l->start;
+	const bool *dev = l->upper_stage ? l->upper_cpu : l->start_cpu;
+	if (stage && from)
+		memcpy(stage, from, (size_t)l->g->n * sizeof *stage);
+	for (int s = 0; cpu && from && s < l->K; s++)
+		cpu[s] = dev ? dev[s] : false;
 	return l->upper;
 }
 

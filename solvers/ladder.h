@@ -56,6 +56,37 @@
  * proven when a value reaches it within that tolerance;
  * sc_ladder_proof_tolerance says whether the proof is exact.
  *
+ * CPU stages (set->cpus = L > 0; 001 section 3, issue 29): beside the k
+ * accelerator stages up to L CPU stages, in any order among them; a CPU
+ * stage costs its ops' CPU times, pays no io and has no memory limit.  The
+ * ladder then bounds the optimum over those partitions (the exact DP with
+ * CPU stages, cpu_exact.h, is its oracle in the tests), L reduced like k
+ * to the stages that can be non-empty.  Why each rung stays a lower bound:
+ *   simple      the fractional split of simple.h (sc_bound_simple_cpus):
+ *               the least B at which the work fits k * B on the
+ *               accelerators and L * B on the CPUs, each indivisible item
+ *               on a device it may use; every partition's own split is one
+ *               of those at its bottleneck, and communication and memory
+ *               only add.
+ *   bottleneck  the three-block MIP around the accelerator stage of most
+ *               work, the other stages relaxed to capacities (k - 1 of
+ *               accelerator work, L of CPU time); every partition gives a
+ *               solution at its own bottleneck (mip_model_cpu.c).
+ *   guess       the same with that stage the j-th accelerator stage, its
+ *               outer blocks holding j - 1 and k - j accelerators (and
+ *               sharing the CPUs); the least over j = 1..k bounds every
+ *               partition, whose own j is among them.
+ *   exact       the MIP of 000 Figure 3 over k + L stages, each with a
+ *               device binary: its optimum is the optimum with CPU stages
+ *               (without the pins, which it does not model: then it is a
+ *               relaxation and its partition is not taken).
+ *   cover       skipped (SC_RS_SKIPPED, no value, the reason in its
+ *               message): its set cover counts k sets of one device; with
+ *               CPUs it would need a second budget of L CPU sets and a
+ *               second pricing problem, which it does not have.
+ * A start partition then names its stages' devices (params.start_cpu) and
+ * the best partition comes with them (sc_ladder_upper_devices).
+ *
  * The rungs, their names and what a proof by each is called are one table,
  * rungs.def (mip.h).
  *
@@ -84,16 +115,22 @@ typedef enum sc_rung_state {
 	SC_RS_FAILED,  /* message says why; the value is what was proven before */
 	SC_RS_CANCELLED,
 	SC_RS_UNNEEDED, /* stopped: the upper bound was proven optimal (stop at proof) */
+	SC_RS_SKIPPED,  /* not run: no version for these settings; value NAN, message why */
 } sc_rung_state;
 
+/* Why the cover rung is skipped with CPU stages (its message). */
+#define SC_LADDER_COVER_CPU_REASON                                                                 \
+	"skipped: the cover relaxation has no CPU version (its set cover counts k sets of one "    \
+	"device; CPU stages would need a second budget and pricing)"
+
 /* "off", "waiting", "running", "done", "stopped", "failed", "cancelled",
- * "unneeded". */
+ * "unneeded", "skipped". */
 const char *sc_rung_state_name(sc_rung_state s);
 
 typedef struct sc_rung_info {
 	sc_rung rung;
 	sc_rung_state state;
-	double value;          /* valid lower bound so far */
+	double value;          /* valid lower bound so far; NAN when SKIPPED */
 	double seconds;        /* wall time since the rung started */
 	int parts, parts_done; /* guess: k solves (k of sc_ladder_stages) and how many finished */
 	char message[256];     /* FAILED: why; UNNEEDED: what proved the upper bound optimal */
@@ -106,17 +143,23 @@ typedef struct sc_ladder_params {
 	 * own limit: rungs not started by then stop at the floor they have,
 	 * rungs running are stopped a grace second after it; 0 means none */
 	double deadline;
-	double upper;       /* objective (sc_costs_objective) of start, or INFINITY */
-	const int *start;   /* that partition (op stages, 0-based), or NULL */
+	double upper;     /* objective (sc_costs_objective) of start, or INFINITY */
+	const int *start; /* that partition (op stages, 0-based), or NULL */
+	/* with CPU stages (set->cpus > 0): start's devices, set->k +
+	 * set->cpus flags (true: a CPU stage); NULL: start's stages below
+	 * set->k are accelerators, the others CPUs */
+	const bool *start_cpu;
 	bool stop_at_proof; /* stop the other rungs once upper is proven optimal */
 	bool upper_optimal; /* upper is already proven optimal (the exact DP) */
 } sc_ladder_params;
 
 typedef struct sc_ladder sc_ladder;
 
-/* Starts a ladder for g under set (set->k stages).  g must outlive it; the
- * rest is copied.  NULL with err set on bad parameters (CPU stages,
- * set->cpus > 0, included: no rung bounds them yet) or no memory. */
+/* Starts a ladder for g under set (set->k accelerator stages, and up to
+ * set->cpus CPU stages).  g must outlive it; the rest is copied.  NULL
+ * with err set on bad parameters (k < 1; CPU stages under the GPipe
+ * schedule) or no memory.  A start that does not fit the stages (more
+ * stages of a device than set says) is not used. */
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
                          const sc_ladder_params *p, sc_error *err);
 
@@ -137,6 +180,9 @@ void sc_ladder_info(const sc_ladder *l, sc_rung r, sc_rung_info *out);
 
 /* The number of stages the ladder works with: min(k, units), see above. */
 int sc_ladder_stages(const sc_ladder *l);
+
+/* The number of CPU stages it works with: min(cpus, units), 0 without. */
+int sc_ladder_cpus(const sc_ladder *l);
 
 /* Whether the upper bound (sc_ladder_upper) is proven optimal: by a rung's
  * value within SC_LADDER_REL_TOL of it (the exact MIP's when it solves to
@@ -162,6 +208,12 @@ double sc_ladder_lower(const sc_ladder *l);
  * partition with a lower objective (then copied into stage when not NULL);
  * either way the objective of the partition copied. */
 double sc_ladder_upper(const sc_ladder *l, int *stage);
+
+/* sc_ladder_upper with CPU stages: stage's values are then in 0..K-1,
+ * K = sc_ladder_stages + sc_ladder_cpus, and cpu (K flags, may be NULL)
+ * receives their devices (true: a CPU stage; all false without CPU
+ * stages).  Both are left as they were when there is no partition. */
+double sc_ladder_upper_devices(const sc_ladder *l, int *stage, bool *cpu);
 
 /* Cancels every running or waiting rung. */
 void sc_ladder_cancel(sc_ladder *l);

@@ -203,17 +203,38 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d",
 		                    p->guess, p->k);
 	double t0 = sc_clock_now();
+	/* CPU stages (mip_model_cpu.c): the pins are not modelled, a
+	 * relaxation; the cover rung and GPipe do not take them */
+	bool cpus = set->cpus > 0;
+	sc_settings unpinned;
+	if (cpus) {
+		if (p->rung == SC_RUNG_COVER)
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "the cover rung does not model CPU stages");
+		if (set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g))
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "the MIP rungs do not model CPU stages under the GPipe "
+			                    "schedule");
+		unpinned = *set;
+		unpinned.pin = NULL;
+		set = &unpinned;
+	}
 
 	sc_units *u = sc_units_new(g, !p->plain, set, err);
 	if (!u)
 		return err ? err->code : SC_ERR_NOMEM;
-	double L = sc_mip_unit_simple_bound(u, p->k);
+	double L = cpus ? sc_mip_unit_simple_bound_cpus(u, p->k, set->cpus)
+	                : sc_mip_unit_simple_bound(u, p->k);
+	if (isnan(L)) {
+		sc_units_free(u);
+		return sc_error_nomem(err, "the simple bound");
+	}
 	if (p->rung == SC_RUNG_COVER) {
 		sc_status cst = cover_rung(u, set, p, L, fn, ud, res, err);
 		sc_units_free(u);
 		return cst;
 	}
-	int K = p->rung == SC_RUNG_EXACT ? p->k : 3;
+	int K = p->rung == SC_RUNG_EXACT ? p->k + (cpus ? set->cpus : 0) : 3;
 	/* the memory a solve may take: 10 KiB per op, at least 1 GiB; CBC
 	 * takes about 1.2 KB per unit or edge and block (measured: 10 000 ops
 	 * and 20 000 edges at k = 8, 261 MB; 100 000 ops, 2.2 GB) */
@@ -229,7 +250,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		                    sc_rung_name(p->rung), units, g->m, K, need / 1e9,
 		                    budget / 1e9);
 	}
-	double scale = L > 0 ? L : 1;
+	double scale = L > 0 && isfinite(L) ? L : 1;
 	sc_mip_tensors t;
 	sc_mip_model m = {.u = u, .K = K};
 	if (!sc_mip_tensors_build(g, u, 1 / set->bandwidth / scale, &t)) {
@@ -241,13 +262,16 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	m.ycol = malloc((size_t)u->n * (size_t)m.K * sizeof(int));
 	int zcol = 0;
 	sc_status st = SC_OK;
-	if (!m.lo || !m.hi || !m.ycol || !sc_mip_model_build(&m, set, p, &t, scale, L, &zcol)) {
+	bool built = m.lo && m.hi && m.ycol &&
+	             (cpus ? sc_mip_model_build_cpu(&m, set, p, &t, scale, L, &zcol)
+	                   : sc_mip_model_build(&m, set, p, &t, scale, L, &zcol));
+	if (!built) {
 		st = sc_error_nomem(err, "the MIP model");
 		goto out;
 	}
 	res->rows = m.r.n;
 	res->cols = m.ncols;
-	if (m.infeasible) {
+	if (m.infeasible || isinf(L)) {
 		/* a unit cannot fit any stage below the known bottleneck */
 		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
 		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
@@ -339,6 +363,13 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 						}
 					}
 				}
+				/* with CPU stages, each stage's device */
+				for (int b = 0; m.dcol && b < m.K; b++) {
+					idx[cnt] = m.dcol[b];
+					val[cnt++] = (p->start_cpu ? p->start_cpu[b] : b >= p->k)
+					                     ? 1
+					                     : 0;
+				}
 				Cbc_setMIPStartI(cm, cnt, idx, val);
 			}
 			free(idx);
@@ -409,6 +440,15 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 					us[U] = s;
 				}
 				sc_units_expand(u, us, res->stages);
+				if (m.dcol) {
+					res->stage_cpu = malloc((size_t)m.K * sizeof(bool));
+					for (int b = 0; res->stage_cpu && b < m.K; b++)
+						res->stage_cpu[b] = x[m.dcol[b]] > 0.5;
+					if (!res->stage_cpu) {
+						free(res->stages);
+						res->stages = NULL;
+					}
+				}
 			} else {
 				free(res->stages);
 				res->stages = NULL;

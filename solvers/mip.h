@@ -35,6 +35,15 @@
  * relaxations bound it (a superblock's part of a pass bounds the sum of
  * its stages').  Inference graphs have one pass and are unaffected.
  *
+ * CPU stages (set->cpus = L >= 1; 001 section 3, issue 29): the
+ * bottleneck, guess and exact models take them (mip_model_cpu.c says how
+ * and why each still bounds the optimum): the exact model gets k + L
+ * stages, each with a device binary, and its optimum is the optimum with
+ * CPU stages; the bottleneck and guess models put the accelerator stage
+ * of most work in the middle block and the CPU stages' time in a row of
+ * their own.  Pins are not modelled with CPU stages (a relaxation); the
+ * cover rung and the GPipe schedule do not take them (SC_ERR_INPUT).
+ *
  * sc_mip_solve runs one model in the calling process; CBC is neither
  * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child
  * process.  Nothing here prints: CBC's own log is switched off.
@@ -83,8 +92,11 @@ typedef struct sc_mip_params {
 	double upper;      /* a known partition's objective (under set's
 	                    * schedule) or more, or INFINITY */
 	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
-	bool plain;        /* the groups only, without the safe contractions
-	                    * (contract.h): a check of them */
+	/* EXACT with CPU stages: start's devices, k + set->cpus flags (true:
+	 * a CPU stage); NULL: start's stages 0..k-1 are the accelerators */
+	const bool *start_cpu;
+	bool plain; /* the groups only, without the safe contractions
+	             * (contract.h): a check of them */
 } sc_mip_params;
 
 typedef enum sc_mip_status {
@@ -101,6 +113,9 @@ typedef struct sc_mip_result {
 	double seconds;
 	int rows, cols; /* size of the model CBC was given */
 	int *stages;    /* EXACT: the incumbent's op stages (0-based), malloc'd; or NULL */
+	/* EXACT with CPU stages: the incumbent's devices, k + set->cpus flags
+	 * (true: a CPU stage), malloc'd; else NULL */
+	bool *stage_cpu;
 } sc_mip_result;
 
 /* Called while CBC runs with its current proven bound and incumbent (in the
@@ -108,10 +123,11 @@ typedef struct sc_mip_result {
 typedef void (*sc_mip_progress_fn)(void *ud, double bound, double incumbent, long nodes,
                                    double seconds);
 
-/* Builds and solves one model of g under set (set->memory, set->policy and
- * set->bandwidth are honoured; p->k stages).  Returns SC_OK with *res filled
- * (free res->stages), or an error (SC_ERR_INPUT for bad parameters,
- * SC_ERR_NOMEM, SC_ERR_INTERNAL when CBC fails). */
+/* Builds and solves one model of g under set (set->memory, set->policy,
+ * set->bandwidth and set->cpus are honoured; p->k accelerator stages).
+ * Returns SC_OK with *res filled (free res->stages and res->stage_cpu),
+ * or an error (SC_ERR_INPUT for bad parameters, SC_ERR_NOMEM,
+ * SC_ERR_INTERNAL when CBC fails). */
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
                        sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err);
 

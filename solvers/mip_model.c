@@ -27,7 +27,7 @@ static bool grow(void **p, int *cap, int need, size_t size)
 	return true;
 }
 
-static int add_col(sc_mip_model *m, double lo, double up, double obj, bool integer)
+int sc_mip_col(sc_mip_model *m, double lo, double up, double obj, bool integer)
 {
 	if (m->ncols + 1 > m->colcap) {
 		int cap = m->colcap, cap2 = m->colcap, cap3 = m->colcap, cap4 = m->colcap;
@@ -47,13 +47,13 @@ static int add_col(sc_mip_model *m, double lo, double up, double obj, bool integ
 	return m->ncols++;
 }
 
-static void row_begin(sc_mip_model *m)
+void sc_mip_row_begin(sc_mip_model *m)
 {
 	m->tn = 0;
 	m->tconst = 0;
 }
 
-static void row_add(sc_mip_model *m, int col, double coef)
+void sc_mip_row_add(sc_mip_model *m, int col, double coef)
 {
 	if (coef == 0)
 		return;
@@ -71,8 +71,7 @@ static void row_add(sc_mip_model *m, int col, double coef)
 	m->tn++;
 }
 
-/* Adds coef * Y(U, b), folding fixed values into the constant. */
-static void row_y(sc_mip_model *m, int U, int b, double coef)
+void sc_mip_row_y(sc_mip_model *m, int U, int b, double coef)
 {
 	if (b < 0 || b < m->lo[U])
 		return;
@@ -80,18 +79,16 @@ static void row_y(sc_mip_model *m, int U, int b, double coef)
 		m->tconst += coef;
 		return;
 	}
-	row_add(m, m->ycol[U * m->K + b], coef);
+	sc_mip_row_add(m, m->ycol[U * m->K + b], coef);
 }
 
-/* Adds coef * x(U, b). */
-static void row_x(sc_mip_model *m, int U, int b, double coef)
+void sc_mip_row_x(sc_mip_model *m, int U, int b, double coef)
 {
-	row_y(m, U, b, coef);
-	row_y(m, U, b - 1, -coef);
+	sc_mip_row_y(m, U, b, coef);
+	sc_mip_row_y(m, U, b - 1, -coef);
 }
 
-/* Ends the row as lo <= terms + constant <= up. */
-static void row_end(sc_mip_model *m, double lo, double up)
+void sc_mip_row_end(sc_mip_model *m, double lo, double up)
 {
 	const double tol = 1e-9;
 	if (m->tn == 0) {
@@ -123,8 +120,57 @@ static void row_end(sc_mip_model *m, double lo, double up)
 	r->start[r->n] = r->nz;
 }
 
+static int by_col(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+	return (*x > *y) - (*x < *y);
+}
+
+void sc_mip_row_merge(sc_mip_model *m)
+{
+	if (m->tn < 2)
+		return;
+	/* pairs (column, index) sorted by column, then summed in place */
+	int *pair = malloc((size_t)m->tn * 2 * sizeof *pair);
+	double *val = malloc((size_t)m->tn * sizeof *val);
+	if (!pair || !val) {
+		free(pair);
+		free(val);
+		m->nomem = true;
+		return;
+	}
+	for (int i = 0; i < m->tn; i++) {
+		pair[2 * i] = m->tcol[i];
+		pair[2 * i + 1] = i;
+		val[i] = m->tval[i];
+	}
+	qsort(pair, (size_t)m->tn, 2 * sizeof *pair, by_col);
+	int n = 0;
+	for (int i = 0; i < m->tn; i++) {
+		int c = pair[2 * i];
+		double v = val[pair[2 * i + 1]];
+		if (n > 0 && m->tcol[n - 1] == c) {
+			m->tval[n - 1] += v;
+		} else {
+			m->tcol[n] = c;
+			m->tval[n++] = v;
+		}
+	}
+	/* terms that cancelled out */
+	int kept = 0;
+	for (int i = 0; i < n; i++)
+		if (m->tval[i] != 0) {
+			m->tcol[kept] = m->tcol[i];
+			m->tval[kept++] = m->tval[i];
+		}
+	m->tn = kept;
+	free(pair);
+	free(val);
+}
+
 void sc_mip_model_free(sc_mip_model *m)
 {
+	free(m->dcol);
 	free(m->lo);
 	free(m->hi);
 	free(m->ycol);
@@ -209,10 +255,7 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 	return true;
 }
 
-/* Work of each unit together with all its ancestors (up = false) or all its
- * descendants (up = true).  Exact with bitsets for up to 8192 units, else the
- * heaviest chain, which is smaller and so still a safe window. */
-static double *reach_work(const sc_units *u, bool down)
+double *sc_mip_reach_work(const sc_units *u, const double *weight, bool down)
 {
 	int n = u->n;
 	double *w = malloc((size_t)n * sizeof(double));
@@ -236,7 +279,7 @@ static double *reach_work(const sc_units *u, bool down)
 				double s = 0;
 				for (size_t q = 0; q < words; q++)
 					for (uint64_t x = row[q]; x; x &= x - 1)
-						s += u->work[q * 64 + (size_t)__builtin_ctzll(x)];
+						s += weight[q * 64 + (size_t)__builtin_ctzll(x)];
 				w[U] = s;
 			}
 			free(bits);
@@ -249,7 +292,7 @@ static double *reach_work(const sc_units *u, bool down)
 		for (int e = off[U]; e < off[U + 1]; e++)
 			if (w[adj[e]] > best)
 				best = w[adj[e]];
-		w[U] = best + u->work[U];
+		w[U] = best + weight[U];
 	}
 	return w;
 }
@@ -289,13 +332,13 @@ static void gpipe_columns(sc_mip_model *m, int k, const double *wbw, double scal
 	}
 	double flo = fmax(mf, tf / k) / scale * (1 - 1e-9);
 	double blo = fmax(mb, tb / k) / scale * (1 - 1e-9);
-	*fcol = add_col(m, flo > 0 ? flo : 0, COIN_DBL_MAX_LOCAL, 0, false);
-	*bcol = add_col(m, blo > 0 ? blo : 0, COIN_DBL_MAX_LOCAL, 0, false);
-	row_begin(m);
-	row_add(m, zcol, 1);
-	row_add(m, *fcol, -1);
-	row_add(m, *bcol, -1);
-	row_end(m, 0, INFINITY);
+	*fcol = sc_mip_col(m, flo > 0 ? flo : 0, COIN_DBL_MAX_LOCAL, 0, false);
+	*bcol = sc_mip_col(m, blo > 0 ? blo : 0, COIN_DBL_MAX_LOCAL, 0, false);
+	sc_mip_row_begin(m);
+	sc_mip_row_add(m, zcol, 1);
+	sc_mip_row_add(m, *fcol, -1);
+	sc_mip_row_add(m, *bcol, -1);
+	sc_mip_row_end(m, 0, INFINITY);
 }
 
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
@@ -325,7 +368,8 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		for (int U = 0; U < n; U++)
 			m->hi[U] = 1;
 	if (exact && isfinite(p->upper) && p->upper > 0) {
-		double *anc = reach_work(u, false), *desc = reach_work(u, true);
+		double *anc = sc_mip_reach_work(u, u->work, false),
+		       *desc = sc_mip_reach_work(u, u->work, true);
 		if (!anc || !desc) {
 			free(anc);
 			free(desc);
@@ -371,11 +415,11 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / scale : COIN_DBL_MAX_LOCAL;
 	if (zup < zlo)
 		zup = zlo;
-	*zcol = add_col(m, zlo, zup, 1, false);
+	*zcol = sc_mip_col(m, zlo, zup, 1, false);
 	for (int U = 0; U < n; U++)
 		for (int b = 0; b < K; b++)
 			m->ycol[U * K + b] = b >= m->lo[U] && b < m->hi[U] && b < K - 1
-			                             ? add_col(m, 0, 1, 0, true)
+			                             ? sc_mip_col(m, 0, 1, 0, true)
 			                             : -1;
 	/* When the windows fix every y the model is an LP, which Cbc_solve
 	 * hands to Clp without keeping a best solution; one free binary
@@ -384,7 +428,7 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	for (int c = 0; c < m->ncols; c++)
 		any = any || m->cint[c];
 	if (!any)
-		add_col(m, 0, 1, 0, true);
+		sc_mip_col(m, 0, 1, 0, true);
 	double *wbw = NULL;
 	int fcol = -1, bcol = -1;
 	if (gpipe) {
@@ -412,7 +456,7 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		/* cut variables of this block, and their defining sc_mip_rows */
 		int cbase = m->ncols;
 		for (int i = 0; i < t->n; i++)
-			add_col(m, 0, 1, 0, false);
+			sc_mip_col(m, 0, 1, 0, false);
 		for (int i = 0; i < t->n; i++) {
 			int U = t->src[i], c = cbase + i;
 			for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
@@ -431,48 +475,48 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 				bool first = t->order[e] & SC_MIP_SRC_FIRST;
 				bool last = t->order[e] & SC_MIP_SRC_LAST;
 				if (!(first && b == 0) && !(last && b == K - 1)) {
-					row_begin(m);
-					row_add(m, c, 1);
-					row_x(m, U, b, 1);
-					row_x(m, V, b, -1);
-					row_end(m, 0, INFINITY);
+					sc_mip_row_begin(m);
+					sc_mip_row_add(m, c, 1);
+					sc_mip_row_x(m, U, b, 1);
+					sc_mip_row_x(m, V, b, -1);
+					sc_mip_row_end(m, 0, INFINITY);
 				}
 				if (!(first && b == K - 1) && !(last && b == 0)) {
-					row_begin(m);
-					row_add(m, c, 1);
-					row_x(m, U, b, -1);
-					row_x(m, V, b, 1);
-					row_end(m, 0, INFINITY);
+					sc_mip_row_begin(m);
+					sc_mip_row_add(m, c, 1);
+					sc_mip_row_x(m, U, b, -1);
+					sc_mip_row_x(m, V, b, 1);
+					sc_mip_row_end(m, 0, INFINITY);
 				}
 			}
 		}
 		double capb = stages * M;
 		int ocol = -1;
 		if (over && total_param > capb) {
-			ocol = add_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
-			row_begin(m);
-			row_add(m, ocol, 1);
+			ocol = sc_mip_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
+			sc_mip_row_begin(m);
+			sc_mip_row_add(m, ocol, 1);
 			for (int U = 0; U < n; U++)
-				row_x(m, U, b, -u->param[U] / B / scale);
-			row_end(m, -capb / B / scale, INFINITY);
+				sc_mip_row_x(m, U, b, -u->param[U] / B / scale);
+			sc_mip_row_end(m, -capb / B / scale, INFINITY);
 		}
 		if (hard && total_param > capb) {
-			row_begin(m);
+			sc_mip_row_begin(m);
 			for (int U = 0; U < n; U++)
-				row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
-			row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
+				sc_mip_row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
+			sc_mip_row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
 		}
 		if (!gpipe) {
 			/* stages * z >= work + cut tensors + overflow */
-			row_begin(m);
-			row_add(m, *zcol, stages);
+			sc_mip_row_begin(m);
+			sc_mip_row_add(m, *zcol, stages);
 			for (int U = 0; U < n; U++)
-				row_x(m, U, b, -u->work[U] / scale);
+				sc_mip_row_x(m, U, b, -u->work[U] / scale);
 			for (int i = 0; i < t->n; i++)
-				row_add(m, cbase + i, -t->size[i]);
+				sc_mip_row_add(m, cbase + i, -t->size[i]);
 			if (ocol >= 0)
-				row_add(m, ocol, -1);
-			row_end(m, 0, INFINITY);
+				sc_mip_row_add(m, ocol, -1);
+			sc_mip_row_end(m, 0, INFINITY);
 			continue;
 		}
 		/* GPipe: the same terms split by pass, which partitions them
@@ -485,31 +529,32 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		 * relaxations bound it as they bound the bottleneck. */
 		for (int pass = 0; pass < 2; pass++) {
 			bool bwp = pass == 1;
-			row_begin(m);
-			row_add(m, bwp ? bcol : fcol, stages);
+			sc_mip_row_begin(m);
+			sc_mip_row_add(m, bwp ? bcol : fcol, stages);
 			for (int U = 0; U < n; U++)
-				row_x(m, U, b, -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
+				sc_mip_row_x(m, U, b,
+				             -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
 			for (int i = 0; i < t->n; i++)
 				if (t->bw[i] == bwp)
-					row_add(m, cbase + i, -t->size[i]);
+					sc_mip_row_add(m, cbase + i, -t->size[i]);
 			if (ocol >= 0 && !bwp)
-				row_add(m, ocol, -1);
-			row_end(m, 0, INFINITY);
+				sc_mip_row_add(m, ocol, -1);
+			sc_mip_row_end(m, 0, INFINITY);
 		}
 	}
 	free(wbw);
 	if (!exact) {
 		/* (14): the middle block does at least the simple bound's work */
-		row_begin(m);
+		sc_mip_row_begin(m);
 		for (int U = 0; U < n; U++)
-			row_x(m, U, 1, u->work[U] / scale);
-		row_end(m, L / scale * (1 - 1e-9), INFINITY);
+			sc_mip_row_x(m, U, 1, u->work[U] / scale);
+		sc_mip_row_end(m, L / scale * (1 - 1e-9), INFINITY);
 		if (!guess && hard && total_param > (k - 1) * M) {
 			/* the other k - 1 stages hold the rest of the parameters */
-			row_begin(m);
+			sc_mip_row_begin(m);
 			for (int U = 0; U < n; U++)
-				row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
-			row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
+				sc_mip_row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
+			sc_mip_row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
 		}
 	}
 	/* precedence: DAG and monotone y */
@@ -517,17 +562,17 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
 			int V = u->succ[e];
 			for (int b = 0; b < K - 1; b++) {
-				row_begin(m);
-				row_y(m, U, b, 1);
-				row_y(m, V, b, -1);
-				row_end(m, 0, INFINITY);
+				sc_mip_row_begin(m);
+				sc_mip_row_y(m, U, b, 1);
+				sc_mip_row_y(m, V, b, -1);
+				sc_mip_row_end(m, 0, INFINITY);
 			}
 		}
 		for (int b = 1; b < K - 1; b++) {
-			row_begin(m);
-			row_y(m, U, b, 1);
-			row_y(m, U, b - 1, -1);
-			row_end(m, 0, INFINITY);
+			sc_mip_row_begin(m);
+			sc_mip_row_y(m, U, b, 1);
+			sc_mip_row_y(m, U, b - 1, -1);
+			sc_mip_row_end(m, 0, INFINITY);
 		}
 	}
 	return !m->nomem;

@@ -44,6 +44,9 @@ typedef struct sc_mip_model {
 	double tconst;
 	bool infeasible; /* a fixed row was violated */
 	bool nomem;
+	/* CPU stages, the exact rung: block b's device column dcol[b] (1: a
+	 * CPU stage), K entries, malloc'd by the builder; else NULL */
+	int *dcol;
 } sc_mip_model;
 
 /* What the order arcs say of a tensor's source unit U and one reading
@@ -82,6 +85,41 @@ void sc_mip_tensors_free(sc_mip_tensors *t);
  * Returns false when out of memory. */
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
                         const sc_mip_tensors *t, double scale, double L, int *zcol);
+
+/* The pieces both builders use (mip_model.c, mip_model_cpu.c): a new
+ * column (its index; 0 with m->nomem set when out of memory), and a row
+ * built term by term: begin, add coef * column, coef * Y(U, b) (fixed
+ * values folded into the constant), coef * x(U, b) = Y(U, b) - Y(U, b-1),
+ * and end as lo <= terms + constant <= up (a row without terms only
+ * checks the constant: m->infeasible when it fails). */
+int sc_mip_col(sc_mip_model *m, double lo, double up, double obj, bool integer);
+void sc_mip_row_begin(sc_mip_model *m);
+void sc_mip_row_add(sc_mip_model *m, int col, double coef);
+void sc_mip_row_y(sc_mip_model *m, int U, int b, double coef);
+void sc_mip_row_x(sc_mip_model *m, int U, int b, double coef);
+void sc_mip_row_end(sc_mip_model *m, double lo, double up);
+/* Sums the terms of the row being built that name the same column (CBC
+ * takes a column once per row): for rows whose terms may repeat one. */
+void sc_mip_row_merge(sc_mip_model *m);
+
+/* weight[] summed over each unit together with all its ancestors (down
+ * false) or all its descendants (down true): exact with bitsets for up to
+ * 8192 units, else the heaviest chain, which is smaller and so still a
+ * safe window.  Malloc'd; NULL when out of memory. */
+double *sc_mip_reach_work(const sc_units *u, const double *weight, bool down);
+
+/* The models of the rungs with CPU stages (set->cpus >= 1; mip.h and
+ * mip_model_cpu.c say why each bounds the optimum): as
+ * sc_mip_model_build, with L the simple bound with CPU stages on the
+ * units (sc_mip_unit_simple_bound_cpus).  For the exact rung m->K is
+ * p->k + set->cpus and m->dcol is set.  The 1F1B schedule (or inference)
+ * only. */
+bool sc_mip_model_build_cpu(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
+                            const sc_mip_tensors *t, double scale, double L, int *zcol);
+
+/* The simple bound with CPU stages (simple.h) over the units: a unit may
+ * go to a device when each of its ops may.  NAN when out of memory. */
+double sc_mip_unit_simple_bound_cpus(const sc_units *u, int k, int cpus);
 
 /* Frees what m holds (not m). */
 void sc_mip_model_free(sc_mip_model *m);

@@ -472,7 +472,7 @@ Test(bounds, your_optimal_partition_is_written_as_yours, .timeout = 60)
 	remove_dir(dir);
 }
 
-static const char *const optional_keys[] = {"note", "schedule", NULL};
+static const char *const optional_keys[] = {"note", "schedule", "cpus_used", "devices", NULL};
 
 static void assert_man_order(json_t *o, char keys[][40], int n, const char *what)
 {
@@ -499,6 +499,11 @@ Test(bounds, json_keys_follow_the_man_page, .timeout = 60)
 	                   0);
 	cr_assert(json_object_get(root, "schedule"));
 	assert_man_order(root, keys, n, "bounds, training");
+	json_decref(root);
+	/* CPU stages add "cpus_used" and "devices" */
+	root = bounds_json(FIDDLE "layer/bert24_inference.json -k 2 --cpus 1 --rungs simple", 0);
+	cr_assert(json_object_get(root, "cpus_used") && json_object_get(root, "devices"));
+	assert_man_order(root, keys, n, "bounds --cpus");
 	json_decref(root);
 	remove_dir(dir);
 }

@@ -9,7 +9,9 @@
  * the exact DP proved it, never below the exact DP's optimum; refinement
  * starts from a partition file with devices; and every command and option
  * that does not place CPU stages yet refuses --cpus with exit status 2,
- * naming itself.
+ * naming itself.  bounds --cpus: the ladder with CPU stages, every rung at
+ * or below solve's optimum, the cover rung skipped with its reason, the
+ * reports naming the CPUs.
  */
 #include "cli_test.h"
 
@@ -179,7 +181,7 @@ Test(cpus, info_table, .timeout = 60)
 Test(cpus, the_rest_refuses_cpus)
 {
 	static const char *const cases[][2] = {
-	        {"bounds " RESNET_LAYER " -k 2 --cpus 1", "not supported by bounds"},
+	        {"bounds " RESNET_LAYER " -k 2 --cpus 1 -m brkga", "method 'brkga' does not place"},
 	        {"bench " FIGURE2 " -k 2 --cpus 1", "not supported by bench"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
@@ -592,4 +594,71 @@ Test(cpus, partition_devices_against_the_options)
 		free(err);
 	}
 	cr_assert_eq(ts_runf(NULL, NULL, "eval %s %s --timeline", RESNET_LAYER, part), 0);
+}
+
+#define BERT24_INF FIDDLE "layer/bert24_inference.json"
+
+/* bounds --cpus 1 on a bundled sample: every rung at or below the
+ * optimum solve -m exact --cpus 1 finds (every rung run, not stopped at
+ * the DP's proof), the JSON naming the CPUs and the best partition's
+ * devices; the cover rung skipped, with its reason and no value; the
+ * text naming the CPUs. */
+Test(cpus, bounds_with_cpus, .timeout = 120)
+{
+	json_t *s = ts_run_json(0, "solve %s -k 2 --cpus 1 -m exact --json", BERT24_INF);
+	double opt = ts_jnum(s, "bottleneck");
+	json_decref(s);
+	json_t *r = ts_run_json(
+	        0, "bounds %s -k 2 --cpus 1 --all-rungs --rungs simple,bottleneck,cover --json",
+	        BERT24_INF);
+	cr_assert_eq(ts_jint(r, "cpus"), 1);
+	cr_assert_eq(ts_jint(r, "cpus_used"), 1);
+	cr_assert_eq(json_array_size(ts_jget(r, "devices")), 3);
+	cr_assert(ts_close_rel(ts_jnum(r, "upper_bound"), opt, 1e-12));
+	json_t *rungs = ts_jget(r, "rungs");
+	cr_assert_eq(json_array_size(rungs), 3);
+	int valued = 0;
+	for (size_t i = 0; i < json_array_size(rungs); i++) {
+		json_t *x = json_array_get(rungs, i);
+		const char *name = ts_jstr(x, "name");
+		if (strcmp(name, "cover") == 0) {
+			cr_assert_str_eq(ts_jstr(x, "status"), "skipped");
+			cr_assert(json_is_null(json_object_get(x, "value")));
+			cr_assert(strstr(ts_jstr(x, "message"), "no CPU version"));
+			continue;
+		}
+		double v = ts_jnum(x, "value");
+		cr_assert_str_eq(ts_jstr(x, "status"), "optimal", "%s", name);
+		cr_assert_leq(v, opt * (1 + 1e-6), "%s %.17g above the optimum %.17g", name, v,
+		              opt);
+		cr_assert_gt(v, 0.9 * opt, "%s %.17g", name, v);
+		valued++;
+	}
+	cr_assert_eq(valued, 2);
+	json_decref(r);
+	char *out;
+	cr_assert_eq(
+	        ts_runf(&out, NULL, "bounds %s -k 2 --cpus 1 --rungs simple,cover", BERT24_INF), 0);
+	cr_assert(strstr(out, "bert24_inference.json, k 2, cpus 1: upper bound"), "%s", out);
+	cr_assert(strstr(out, "CPU stages: up to 1 beside the 2 accelerator stages"), "%s", out);
+	cr_assert(strstr(out, "skipped: the cover relaxation has no CPU version"), "%s", out);
+	free(out);
+}
+
+/* When the exact DP with CPU stages cannot finish (here a quarter of -t
+ * 0.4 against its 1.5 s), the upper bound is the accelerators' own
+ * search, a partition with the CPU stages empty, not proven optimal. */
+Test(cpus, bounds_falls_back_to_the_accelerators, .timeout = 60)
+{
+	json_t *r = ts_run_json(0, "bounds %s -k 4 --cpus 2 -t 0.4 --rungs simple --json",
+	                        FIDDLE "operator/bert_l-6_training.json");
+	cr_assert_str_eq(ts_jstr(r, "upper_bound_method"), "best, accelerators only");
+	cr_assert(!ts_jbool(r, "upper_bound_optimal"));
+	json_t *dev = ts_jget(r, "devices");
+	cr_assert_eq(json_array_size(dev), 6);
+	for (size_t s = 0; s < 6; s++)
+		cr_assert_str_eq(json_string_value(json_array_get(dev, s)),
+		                 s < 4 ? "accel" : "cpu");
+	cr_assert_leq(ts_jnum(r, "lower_bound"), ts_jnum(r, "upper_bound"));
+	json_decref(r);
 }

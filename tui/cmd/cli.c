@@ -130,7 +130,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval, render and solve (every method) take them"},
+         "default 0); info, eval, render, bounds and solve (every method) take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -304,8 +304,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "bounds",
-                .synopsis = "bounds FILE -k K [--rungs LIST] [--all-rungs] [--time SECONDS] "
-                            "[--partition P] [-o OUT]",
+                .synopsis = "bounds FILE -k K [--cpus L] [--rungs LIST] [--all-rungs] "
+                            "[--time SECONDS] [--partition P] [-o OUT]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
                 .help = "Finds an upper bound with the default search, or takes your partition "
                         "file P,\n"
@@ -333,8 +333,17 @@ static const ui_command commands[] = {
                         "up to\n"
                         "its floating point, so the exact MIP proves optimality within 1e-6 "
                         "relative,\n"
-                        "and the report says so.  Live progress goes to stderr when it is a "
-                        "terminal.",
+                        "and the report says so.  With --cpus L the bounds are on the optimum "
+                        "with up\n"
+                        "to L CPU stages: the upper bound from the exact DP with CPU stages (-m "
+                        "best or\n"
+                        "exact), simple a fractional split of the work between accelerators "
+                        "and CPUs,\n"
+                        "bottleneck and guess around the accelerator stage of most work, exact "
+                        "with a\n"
+                        "device per stage; cover has no CPU version and is shown skipped.  Live "
+                        "progress\n"
+                        "goes to stderr when it is a terminal.",
                 .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_PARTITION,
                                  OPT_OUTPUT, OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
@@ -1071,7 +1080,7 @@ static int run_main(int argc, char **argv)
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
 			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
-			         "render and solve do)");
+			         "render, bounds and solve do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1104,9 +1113,9 @@ static int run_main(int argc, char **argv)
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
 	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
-	    strcmp(cmd->name, "render") != 0) {
-		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render "
-		         "and solve, with every method, take them)",
+	    strcmp(cmd->name, "render") != 0 && strcmp(cmd->name, "bounds") != 0) {
+		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render, "
+		         "bounds and solve, with every method, take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;

@@ -8,6 +8,18 @@
  * way is reported apart (and becomes the upper bound of the JSON), and -o
  * writes the best partition found.  A proof that holds only within the
  * ladder's tolerance (SC_LADDER_REL_TOL) says so.
+ *
+ * With CPU stages (--cpus L; issue 29) the upper bound is the exact DP's
+ * with CPU stages (solvers/cpu_exact.h: proven optimal when it finishes;
+ * when it cannot, the default search over the accelerators alone, a
+ * valid partition with the CPU stages empty), or your partition with its
+ * devices; the ladder then bounds the optimum with CPU stages (ladder.h
+ * says how each rung does, and that the cover rung is skipped) and the
+ * reports name the CPUs.
+ *
+ * Longer than 600 lines: the run and its two printers (text and JSON)
+ * share the one bounds_report and the helpers above them; apart, they
+ * would need it in a private header for no gain in clarity.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -23,6 +35,7 @@
 #include "solvers/jobs.h"
 #include "core/clock.h"
 #include "solvers/ladder.h"
+#include "tui/cmd/bounds_cpu.h"
 
 static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
 {
@@ -38,7 +51,9 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 		char b[32];
 		fprintf(stderr, "%s%s %s", r ? "  " : "", sc_rung_name((sc_rung)r),
 		        ui_num(ri.value, b, sizeof b));
-		if (ri.state == SC_RS_UNNEEDED) {
+		if (ri.state == SC_RS_SKIPPED) {
+			fputs(" (skipped)", stderr);
+		} else if (ri.state == SC_RS_UNNEEDED) {
 			fputs(" (not needed)", stderr);
 		} else if (ri.state == SC_RS_RUNNING) {
 			if (r == SC_RUNG_GUESS)
@@ -138,7 +153,8 @@ static json_t *json_rungs(const sc_ladder *l, unsigned rungs, bool feasible, dou
 		                  feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
 		                                                 : json_null(),
 		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
-		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED ||
+		    ri.state == SC_RS_SKIPPED)
 			json_object_set_new(row, "message", json_string(ri.message));
 		if (r == SC_RUNG_GUESS) {
 			json_t *parts = json_array();
@@ -158,16 +174,20 @@ static json_t *json_rungs(const sc_ladder *l, unsigned rungs, bool feasible, dou
 	return arr;
 }
 
-/* Writes the best partition found (stage, set->k stages) to path as solve
- * -o does; false (after an error, *status set) when it cannot. */
+/* Writes the best partition found (stage, nstages stages, cpu their
+ * devices or NULL) to path as solve -o does; false (after an error,
+ * *status set) when it cannot. */
 static bool write_best(const char *path, const sc_graph *g, const sc_settings *set,
-                       const int *stage, int *status)
+                       const int *stage, int nstages, const bool *cpu, int *status)
 {
 	sc_error err;
-	sc_costs *c = sc_costs_new(g, set, &err);
+	sc_settings s = *set;
+	s.k = nstages;
+	sc_costs *c = sc_costs_new(g, &s, &err);
 	if (c) {
+		sc_costs_set_devices(c, cpu);
 		sc_costs_eval(c, stage);
-		if (sc_part_write(path, g, stage, set->k, c, &err) == SC_OK) {
+		if (sc_part_write_devices(path, g, stage, nstages, cpu, c, &err) == SC_OK) {
 			sc_costs_free(c);
 			return true;
 		}
@@ -218,13 +238,17 @@ typedef struct bounds_report {
 	bool zero;             /* it costs 0 */
 	int stages;            /* the stages that can be non-empty */
 	const char *written;   /* -o, when written */
+	/* CPU stages: the best partition's devices (nstages flags), or NULL */
+	const bool *cpu;
+	int nstages;
 } bounds_report;
 
 /* bounds --json; false when stdout fails. */
 static bool print_json(const bounds_report *r)
 {
 	bool yours = r->partition != NULL;
-	json_t *root = json_pack("{s:s, s:i}", "graph", r->g->name, "k", r->set->k);
+	json_t *root = json_pack("{s:s, s:i, s:i}", "graph", r->g->name, "k", r->set->k, "cpus",
+	                         r->set->cpus);
 	json_object_set_new(root, "partition_bottleneck",
 	                    yours && isfinite(r->mine) ? json_real(r->mine) : json_null());
 	json_object_set_new(root, "partition_gap", json_num(r->mine_gap));
@@ -246,6 +270,13 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "partition_written",
 	                    r->written ? sc_json_text(r->written) : json_null());
 	json_object_set_new(root, "stages_used", json_integer(r->stages));
+	if (r->set->cpus > 0) {
+		json_object_set_new(root, "cpus_used", json_integer(sc_ladder_cpus(r->l)));
+		json_t *dev = json_array();
+		for (int s = 0; r->feasible && r->cpu && s < r->nstages; s++)
+			json_array_append_new(dev, json_string(r->cpu[s] ? "cpu" : "accel"));
+		json_object_set_new(root, "devices", dev);
+	}
 	sc_rung in_error[SC_RUNG_COUNT];
 	int nerror = rungs_in_error(r->l, r->rungs, in_error);
 	json_t *failed = json_array();
@@ -272,18 +303,27 @@ static bool print_json(const bounds_report *r)
 static bool print_text(const bounds_report *r)
 {
 	bool yours = r->partition != NULL;
-	char b[32], c2[32], proof[160];
+	char b[32], c2[32], proof[160], head[160];
+	/* "name, k 4" or, with CPU stages, "name, k 4, cpus 1" */
+	int len = snprintf(head, sizeof head, "%s, k %d", r->g->name, r->set->k);
+	if (r->set->cpus > 0 && len > 0 && (size_t)len < sizeof head)
+		snprintf(head + len, sizeof head - (size_t)len, ", cpus %d", r->set->cpus);
 	if (yours && isfinite(r->mine))
-		ui_print_line("%s, k %d: your partition %s (%s)", r->g->name, r->set->k,
-		              ui_num(r->mine, b, sizeof b), r->partition);
+		ui_print_line("%s: your partition %s (%s)", head, ui_num(r->mine, b, sizeof b),
+		              r->partition);
 	else if (yours)
-		ui_print_line("%s, k %d: your partition breaks the hard memory limit (%s)",
-		              r->g->name, r->set->k, r->partition);
+		ui_print_line("%s: your partition breaks the hard memory limit (%s)", head,
+		              r->partition);
 	else
-		ui_print_line("%s, k %d: upper bound %s (%s%s)", r->g->name, r->set->k,
+		ui_print_line("%s: upper bound %s (%s%s)", head,
 		              r->feasible ? ui_num(r->upper, b, sizeof b) : "none",
 		              r->improved ? sc_rung_label(SC_RUNG_EXACT) : r->method,
 		              r->ub_optimal ? ", proven optimal" : "");
+	if (r->set->cpus > 0)
+		printf("  CPU stages: up to %d beside the %d accelerator stages, in any order; "
+		       "each "
+		       "rung bounds the optimum with them (stagecut(1), CPU stages)\n",
+		       r->set->cpus, r->set->k);
 	ui_print_costs(r->g);
 	if (sc_graph_is_training(r->g) && r->set->schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
@@ -300,13 +340,14 @@ static bool print_text(const bounds_report *r)
 			continue;
 		sc_rung_info ri;
 		sc_ladder_info(r->l, (sc_rung)x, &ri);
+		bool skipped = ri.state == SC_RS_SKIPPED; /* no value */
 		printf("  %-12s %12s  %8s  %-16s %8.2f\n", sc_rung_name((sc_rung)x),
-		       ui_num(ri.value, b, sizeof b),
-		       isfinite(r->about)
+		       skipped ? "-" : ui_num(ri.value, b, sizeof b),
+		       isfinite(r->about) && !skipped
 		               ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, r->about)), c2)
 		               : "-",
 		       ui_rung_status_name(ri.state), ri.seconds);
-		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED)
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED || skipped)
 			printf("      %s\n", ri.message);
 	}
 	double about_gap = yours && isfinite(r->mine) ? r->mine_gap : r->gap;
@@ -383,6 +424,10 @@ int ui_cmd_bounds(const ui_opts *o)
 	double upper = INFINITY, search_seconds = 0;
 	double mine = NAN; /* -p: your partition's objective, INFINITY over a hard limit */
 	bool tty = isatty(STDERR_FILENO);
+	/* CPU stages: the best partition's stages and devices (bounds_cpu.h) */
+	ui_cpu_upper cu = {.cpu = NULL};
+	int nstages = set.k;
+	bool *cpu = NULL;
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
 	if (!stage) {
@@ -401,7 +446,30 @@ int ui_cmd_bounds(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (o->partition) {
+	if (set.cpus > 0) {
+		status = ui_bounds_cpu_upper(o, g, deadline, stage, &cu);
+		if (status != UI_EXIT_OK)
+			goto out;
+		upper = cu.upper;
+		mine = cu.mine;
+		ub_optimal = cu.optimal;
+		method = cu.fallback ? "best, accelerators only" : cu.method;
+		search_seconds = cu.seconds;
+		nstages = cu.nstages;
+		/* room for the ladder's partition too (k + cpus stages at most) */
+		cpu = calloc((size_t)(nstages > set.k + set.cpus ? nstages : set.k + set.cpus),
+		             sizeof *cpu);
+		if (!cpu) {
+			ui_error("out of memory");
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (cu.cpu)
+			memcpy(cpu, cu.cpu, (size_t)nstages * sizeof *cpu);
+	}
+	if (set.cpus > 0 && !cu.fallback) {
+		/* the upper bound is above */
+	} else if (o->partition) {
 		int k2;
 		sc_status st = sc_part_load(o->partition, g, set.k, &k2, stage, NULL, &err);
 		if (st != SC_OK) {
@@ -426,7 +494,11 @@ int ui_cmd_bounds(const ui_opts *o)
 		if (deadline > 0) /* a quarter of -t at most */
 			p.time_limit =
 			        fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
-		int id = sc_engine_add_search(e, g, &set, &p, &err);
+		/* with CPU stages (the DP could not finish): the accelerators
+		 * alone, the CPU stages left empty */
+		sc_settings search_set = set;
+		search_set.cpus = 0;
+		int id = sc_engine_add_search(e, g, &search_set, &p, &err);
 		if (id < 0) {
 			ui_error("bounds: %s: %s", g->source, err.msg);
 			status = UI_EXIT_INPUT;
@@ -458,12 +530,15 @@ int ui_cmd_bounds(const ui_opts *o)
 		}
 		upper = sc_engine_result(e, id, stage, &ub_optimal);
 		search_seconds = ji.elapsed;
+		if (set.cpus > 0)
+			ub_optimal = false; /* optimal for the accelerators alone only */
 	}
 	sc_ladder_params lp = {.rungs = rungs,
 	                       .time_limit = o->time_limit,
 	                       .deadline = deadline,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
+	                       .start_cpu = cpu,
 	                       .stop_at_proof = !o->all_rungs,
 	                       .upper_optimal = ub_optimal};
 	l = sc_ladder_new(e, g, &set, &lp, &err);
@@ -480,8 +555,12 @@ int ui_cmd_bounds(const ui_opts *o)
 	 * found a better one */
 	double best_upper = sc_ladder_upper(l, NULL);
 	bool improved = best_upper < upper;
-	if (improved)
+	if (improved && set.cpus > 0) {
+		sc_ladder_upper_devices(l, stage, cpu);
+		nstages = sc_ladder_stages(l) + sc_ladder_cpus(l);
+	} else if (improved) {
 		sc_ladder_upper(l, stage);
+	}
 	upper = best_upper;
 	double lower = sc_ladder_lower(l);
 	const char *lower_by = "ladder";
@@ -527,14 +606,23 @@ int ui_cmd_bounds(const ui_opts *o)
 	r.about = yours && isfinite(mine) ? mine : upper;
 	r.zero = feasible && r.about == 0;
 	r.stages = sc_ladder_stages(l);
-	if (!feasible) {
+	r.cpu = cpu;
+	r.nstages = nstages;
+	if (!feasible && set.cpus > 0) {
+		ui_error(
+		        "bounds: %s: %s partition into %d accelerator and up to %d CPU stages fits "
+		        "(the hard memory limit, or ops no device may hold)%s",
+		        g->source, isinf(lower) ? "no" : "the search found no", set.k, set.cpus,
+		        ub_optimal && isinf(lower) ? "; proven by the exact DP" : "");
+		status = UI_EXIT_INFEASIBLE;
+	} else if (!feasible) {
 		ui_error(
 		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
 		        "memory limit",
 		        g->source, isinf(lower) ? "no" : "the search found no", set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
-	if (feasible && o->output && !write_best(o->output, g, &set, stage, &status))
+	if (feasible && o->output && !write_best(o->output, g, &set, stage, nstages, cpu, &status))
 		goto out;
 	r.written = feasible ? o->output : NULL;
 	if (o->json ? !print_json(&r) : !print_text(&r))
@@ -544,6 +632,8 @@ out:
 	sc_engine_free(e);
 	ui_release_interrupts(&saved);
 	free(stage);
+	free(cpu);
+	free(cu.cpu);
 	sc_graph_free(g);
 	if (status == UI_EXIT_OK && ui_interrupted())
 		status = 130;

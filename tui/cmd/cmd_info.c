@@ -363,6 +363,20 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 		printf("  ... and %d more (--json lists them all)\n", ntop - INFO_TOP_ROWS);
 }
 
+/* The simple bound with up to cpus CPU stages (simple.h); NAN when out
+ * of memory. */
+static double simple_cpus(const sc_graph *g, int k, int cpus)
+{
+	double v;
+	return sc_bound_simple_cpus(g, k, cpus, &v, NULL) == SC_OK ? v : NAN;
+}
+
+/* A number, or null when it is not finite (inf: nothing fits). */
+static json_t *json_num_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
@@ -421,10 +435,15 @@ int ui_cmd_info(const ui_opts *o)
 		json_t *bounds = json_array();
 		for (int i = 0; i <= NKS; i++) {
 			int k = i < NKS ? ks[i] : extra;
-			if (k > 0)
-				json_array_append_new(bounds,
-				                      json_pack("{s:i, s:f}", "k", k, "bound",
-				                                sc_bound_simple(g, k)));
+			if (k <= 0)
+				continue;
+			json_t *row =
+			        json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
+			/* with CPU stages, the bound that holds with them (simple.h) */
+			if (set->cpus > 0)
+				json_object_set_new(row, "bound_cpus",
+				                    json_num_or_null(simple_cpus(g, k, set->cpus)));
+			json_array_append_new(bounds, row);
 		}
 		/* the path as given may not be UTF-8, which JSON needs */
 		char *source = sc_utf8_escape(g->source);
@@ -508,11 +527,25 @@ int ui_cmd_info(const ui_opts *o)
 	sc_onnx_report_fini(&rep);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
-	printf("  %6s  %14s\n", "k", "bound");
+	if (set->cpus > 0)
+		printf("  (with up to %d CPU stage%s: the fractional split of the work between "
+		       "accelerators and CPUs, bounds --cpus's simple rung)\n",
+		       set->cpus, set->cpus == 1 ? "" : "s");
+	printf("  %6s  %14s", "k", "bound");
+	if (set->cpus > 0)
+		printf("  %14s", "with CPUs");
+	printf("\n");
 	for (int i = 0; i <= NKS; i++) {
 		int k = i < NKS ? ks[i] : extra;
-		if (k > 0)
-			printf("  %6d  %14s\n", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
+		if (k <= 0)
+			continue;
+		printf("  %6d  %14s", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
+		if (set->cpus > 0) {
+			char cb[32];
+			double v = simple_cpus(g, k, set->cpus);
+			printf("  %14s", isnan(v) ? "-" : ui_num(v, cb, sizeof cb));
+		}
+		printf("\n");
 	}
 	sc_graph_free(g);
 	return status;
