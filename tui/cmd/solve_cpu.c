@@ -8,10 +8,9 @@
  * The report is solve's with a device per stage and the devices line.
  *
  * The proof: the exact DP proves its result optimal; a heuristic's result
- * is proven only when it equals a proven lower bound, and no lower bound
- * takes CPU stages yet (the exact MIP and the ladder are CPU-less), so it
- * is reported unproven, "no_bound".  cpu_lower_bound below is where the
- * ladder with CPU stages goes once it exists.  What does not take CPU
+ * is proven only when it equals a proven lower bound, the simple bound
+ * with CPU stages (cpu_lower_bound), and is otherwise reported with that
+ * bound and its gap (`bounds --cpus` climbs the whole ladder).  What does not take CPU
  * stages yet (pins, the exact MIP) is refused by name rather than run
  * without the CPUs.
  */
@@ -30,6 +29,7 @@
 #include "core/report.h"
 #include "solve_proof.h"
 #include "solvers/search.h"
+#include "solvers/simple.h"
 
 /* The options solve takes that do not place CPU stages yet: false after a
  * message. */
@@ -43,18 +43,22 @@ static bool refuse_unsupported(const ui_opts *o)
 	return true;
 }
 
-/* A lower bound on the objective with CPU stages that would prove the
- * search's result (upper) optimal when it reaches it, and in *by what
- * proved it: the hook for the lower-bound ladder with CPU stages (issue
- * 29), which is not there yet.  NAN: no bound. */
-static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, double upper,
-                              const char **by)
+/* A lower bound on the objective with CPU stages that proves the
+ * search's result optimal when it reaches it, and in *by what proved it:
+ * the simple bound with CPU stages (solvers/simple.h, the ladder's first
+ * rung: a fractional split of the work over k accelerators and L CPUs),
+ * instant.  The MIP rungs are bounds' (--cpus), not solve's: they take
+ * seconds to minutes.  NAN: no bound (out of memory). */
+static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, const char **by)
 {
-	(void)g;
-	(void)set;
-	(void)upper;
+	double lb = NAN;
+	sc_error err;
 	*by = NULL;
-	return NAN;
+	if (sc_bound_simple_cpus(g, sc_stages_useful(g, set->k), set->cpus, &lb, &err) != SC_OK ||
+	    !isfinite(lb) || lb <= 0)
+		return NAN;
+	*by = "simple";
+	return lb;
 }
 
 /* --partition with CPU stages: the file's stages in order (its devices,
@@ -222,7 +226,7 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		if (!r.optimal && !o->no_proof && !ui_interrupted()) {
 			/* a heuristic's result is proven when a lower bound reaches it */
 			const char *by;
-			double lb = cpu_lower_bound(g, &set, objective, &by);
+			double lb = cpu_lower_bound(g, &set, &by);
 			if (isfinite(lb) && lb >= objective * (1 - 1e-9)) {
 				r.optimal = true;
 				r.proof = UI_PROOF_PROVEN;
@@ -230,8 +234,8 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 			}
 			if (isfinite(lb))
 				r.lower = lb;
-			else
-				r.proof = UI_PROOF_NO_BOUND;
+			if (!r.optimal)
+				r.proof = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
 		}
 		if (ui_interrupted() && !r.optimal)
 			r.proof = UI_PROOF_INTERRUPTED;
@@ -302,9 +306,14 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
 	       at + 1, r.optimal ? ", proven optimal" : "", r.pr.evals, r.pr.elapsed);
 	ui_print_objective(c, "", stdout);
-	if (r.proof == UI_PROOF_NO_BOUND)
-		printf("not proven: no lower bound takes CPU stages yet (-m exact proves its "
-		       "result)\n");
+	if (r.proof == UI_PROOF_BOUND)
+		printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
+		       "--cpus climbs the ladder; -m exact proves its result)\n",
+		       ui_num(r.lower, b, sizeof b), 100 * gap);
+	else if (r.proof == UI_PROOF_NO_BOUND)
+		printf("not proven: no lower bound (-m exact proves its result)\n");
+	else if (r.proof == UI_PROOF_PROVEN)
+		printf("proven optimal by the simple bound with CPU stages\n");
 	ui_print_devices(c, stdout);
 	if (o->output)
 		printf("partition written to %s\n", o->output);

@@ -37,6 +37,7 @@ const char *ui_proof_status_name(ui_proof_status s)
 	case UI_PROOF_FAILED: return "failed";
 	case UI_PROOF_NONE: return "none";
 	case UI_PROOF_NO_BOUND: return "no_bound";
+	case UI_PROOF_BOUND: return "simple_bound";
 	}
 	return "?";
 }

@@ -27,7 +27,8 @@ typedef enum ui_proof_status {
 	UI_PROOF_INTERRUPTED, /* ^C before or during the proof */
 	UI_PROOF_FAILED,      /* the solver failed; message says why */
 	UI_PROOF_NONE,        /* no partition to prove (none feasible) */
-	UI_PROOF_NO_BOUND,    /* with CPU stages: no lower bound takes them yet */
+	UI_PROOF_NO_BOUND,    /* with CPU stages: no lower bound (out of memory) */
+	UI_PROOF_BOUND,       /* with CPU stages: the simple bound, below the result */
 } ui_proof_status;
 
 typedef struct ui_proof {
