@@ -19,12 +19,21 @@
 #include "solvers/simple.h"
 #include "tests/support.h"
 
+static bool ladder_done(void *l)
+{
+	return sc_ladder_done(l);
+}
+
+static void ladder_update(void *l)
+{
+	sc_ladder_update(l);
+}
+
+/* Runs l to its end; 100 ms at most between turns, for the ladder's own
+ * deadlines (which no job reports). */
 static void run_ladder(sc_ladder *l, sc_engine *e)
 {
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
+	sc_engine_run_until(e, 100, ladder_done, ladder_update, l);
 }
 
 Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)

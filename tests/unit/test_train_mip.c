@@ -146,12 +146,21 @@ Test(train_mip, rungs_bound_the_optimum_and_equal_their_enumeration, .timeout = 
 	(void)infeasible;
 }
 
+static bool ladder_done(void *l)
+{
+	return sc_ladder_done(l);
+}
+
+static void ladder_update(void *l)
+{
+	sc_ladder_update(l);
+}
+
+/* Runs l to its end; 100 ms at most between turns, for the ladder's own
+ * deadlines (which no job reports). */
 static void run_ladder(sc_ladder *l, sc_engine *e)
 {
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
+	sc_engine_run_until(e, 100, ladder_done, ladder_update, l);
 }
 
 /* The ladder on training graphs under both schedules: rungs below the

@@ -254,11 +254,18 @@ bool wb_modal_open(const wb *w, const wb_modal_ops *m);
 
 /* --- the current partition and the status line (wb_state.c) --- */
 
-/* Sets the status line's message (shown for 8 seconds). */
+/* How long the status line shows a message, in seconds. */
+enum { WB_MSG_SECONDS = 8 };
+
+/* Sets the status line's message (shown for WB_MSG_SECONDS). */
 void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Whether the status line's message is still shown at time now. */
 bool wb_msg_fresh(const wb *w, double now);
+
+/* When the status line's message (the last one set) expires: the loop's
+ * deadline for the redraw that takes it away. */
+double wb_msg_expiry(const wb *w);
 
 /* The state view v made with its init (NULL before start-up made it, or
  * for a view without init); v is found in w->views.  O(WB_NVIEWS). */
@@ -504,6 +511,12 @@ void wb_recover_write(wb *w, bool wait);
  * since the last write; a failed write, or w->recover_note, is said once
  * the status line is free. */
 void wb_recover_tick(wb *w, double now);
+/* When wb_recover_tick next has something to do, at time now (both
+ * sc_clock_now's; INFINITY: nothing until an edit or a key): the write two
+ * seconds after the last, a note once the status line's message has
+ * expired, and a look every 50 ms while the writer thread runs (a failure
+ * is said once it has ended). */
+double wb_recover_next(const wb *w, double now);
 /* Removes the recovery file (after a save or a deliberate quit). */
 void wb_recover_clear(wb *w);
 /* Waits for a write under way (the graph must outlive the writer). */

@@ -66,7 +66,12 @@ void wb_say(wb *w, const char *fmt, ...)
 
 bool wb_msg_fresh(const wb *w, double now)
 {
-	return w->msg[0] && now - w->msg_t < 8;
+	return w->msg[0] && now < wb_msg_expiry(w);
+}
+
+double wb_msg_expiry(const wb *w)
+{
+	return w->msg_t + WB_MSG_SECONDS;
 }
 
 /* Whether the current partition differs from the baseline; before there
