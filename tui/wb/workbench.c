@@ -398,7 +398,6 @@ int ui_workbench(const ui_opts *o)
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_recover_close(&w);
-	wb_nodes_free();
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->fini)
 			w.views[i]->fini(&w, w.view_state[i]);
@@ -409,9 +408,6 @@ out:
 	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
-	free(w.order);
-	free(w.by_work);
-	free(w.among);
 	sc_graph_free(g);
 	return status;
 }
