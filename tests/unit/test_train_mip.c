@@ -146,23 +146,6 @@ Test(train_mip, rungs_bound_the_optimum_and_equal_their_enumeration, .timeout = 
 	(void)infeasible;
 }
 
-static bool ladder_done(void *l)
-{
-	return sc_ladder_done(l);
-}
-
-static void ladder_update(void *l)
-{
-	sc_ladder_update(l);
-}
-
-/* Runs l to its end; 100 ms at most between turns, for the ladder's own
- * deadlines (which no job reports). */
-static void run_ladder(sc_ladder *l, sc_engine *e)
-{
-	sc_engine_run_until(e, 100, ladder_done, ladder_update, l);
-}
-
 /* The ladder on training graphs under both schedules: rungs below the
  * schedule's optimum (the simple bound also below the 1F1B one); the upper
  * bound is the objective of the partition the ladder returns (the exact
@@ -221,7 +204,7 @@ Test(train_mip, ladder_under_both_schedules, .timeout = 300)
 		                       .stop_at_proof = t % 4 == 1};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);
