@@ -41,6 +41,17 @@ static const char *code(sc_rung_state s)
 }
 
 /* The second table (see the top); returns the number of failures. */
+/* sc_engine_run_until's question and turn for a ladder. */
+static bool ladder_done(void *l)
+{
+	return sc_ladder_done(l);
+}
+
+static void ladder_update(void *l)
+{
+	sc_ladder_update(l);
+}
+
 static int time_to_certificate(double T, const char *const *graphs, int ng)
 {
 	const int ks[] = {2, 4, 8};
@@ -127,10 +138,7 @@ int main(int argc, char **argv)
 			                       .upper = ub,
 			                       .start = stage};
 			sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
-			while (!sc_ladder_done(l)) {
-				sc_engine_poll(e, 200, -1, NULL);
-				sc_ladder_update(l);
-			}
+			sc_engine_run_until(e, 200, ladder_done, ladder_update, l);
 			ub = sc_ladder_upper(l, NULL);
 			printf("%-26.26s %3d %11.5g", g->name, ks[ki], ub);
 			if (isinf(ub)) {

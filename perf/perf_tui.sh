@@ -4,15 +4,17 @@
 # the node browser (each re-costed incrementally), undo, redo, scrolling and
 # view switches, while the default search runs in the background.  The
 # program itself records each key's time (STAGECUT_KEY_TIMES), from reading
-# the key to the end of the redraw.
+# the key to the end of the redraw.  STAGECUT names the program (default
+# ./stagecut), so that two builds can be compared.
 set -eu
 cd "$(dirname "$0")/.."
 n=${1:-100000}
+prog=${STAGECUT:-./stagecut}
 dir=$(mktemp -d)
 trap 'tmux kill-session -t scperf 2>/dev/null || true; rm -rf "$dir"' EXIT
-./stagecut gen -n "$n" -s 7 -k 8 -o "$dir/big.dot"
+"$prog" gen -n "$n" -s 7 -k 8 -o "$dir/big.dot"
 tmux new-session -d -s scperf -x 120 -y 40 \
-	"env TERM=xterm-256color XDG_STATE_HOME=$dir STAGECUT_KEY_TIMES=$dir/times ./stagecut $dir/big.dot; sleep 30"
+	"env TERM=xterm-256color XDG_STATE_HOME=$dir STAGECUT_KEY_TIMES=$dir/times $prog $dir/big.dot; sleep 30"
 # wait for the first screen
 for i in $(seq 1 200); do
 	tmux capture-pane -p -t scperf | grep -q "ladder of lower bounds" && break

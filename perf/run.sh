@@ -31,6 +31,9 @@ echo
 echo "== the workbench: key press to redrawn screen on 100 000 ops (tmux)"
 perf/perf_tui.sh 100000
 echo
+echo "== the workbench idle (tmux, strace): its poll calls in 10 s, none when nothing runs"
+if command -v strace >/dev/null; then perf/perf_idle.sh ./stagecut 10; else echo "(no strace)"; fi
+echo
 echo "== render: stage graph of 10 000 ops, every op of 2 000 and of resnet50"
 perf/perf_render.sh
 echo

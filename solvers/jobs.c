@@ -7,7 +7,9 @@
  * job in job_search.c (a search on a thread) and job_mip.c (a CBC solve in
  * a child process).  Threads tell the engine that something changed by
  * writing a byte to a self-pipe (sc_job_wake); children write on pipes of
- * their own, which the engine polls beside it.
+ * their own, which the engine polls beside it.  The caller's signal
+ * handlers write to the same self-pipe (sc_engine_wake_fd), so one poll()
+ * hears everything and needs no tick: its timeout is the nearest deadline.
  *
  * A job's id is its index in the list and is never reused.  A released job
  * (sc_engine_release) leaves a NULL in its place, so the list keeps one
@@ -63,11 +65,21 @@ sc_engine *sc_engine_new(int max_running, sc_error *err)
 	return e;
 }
 
-void sc_job_wake(sc_engine *e)
+void sc_engine_wake(sc_engine *e)
 {
 	char c = 1;
 	ssize_t r = write(e->wake[1], &c, 1); /* a full pipe is already awake */
 	(void)r;
+}
+
+int sc_engine_wake_fd(const sc_engine *e)
+{
+	return e->wake[1];
+}
+
+void sc_job_wake(sc_engine *e)
+{
+	sc_engine_wake(e);
 }
 
 void sc_job_fail(sc_job *j, const char *fmt, const char *what, int code)
@@ -131,7 +143,7 @@ static void start_queued(sc_engine *e)
 	}
 }
 
-int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready)
+int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, short *extra_revents)
 {
 	unsigned before = versions(e);
 	start_queued(e);
@@ -166,9 +178,8 @@ int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready
 			timeout_ms = ms;
 	}
 	int r = poll(fds, (nfds_t)nfds, timeout_ms);
-	if (extra_ready)
-		*extra_ready =
-		        r > 0 && extra_fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR));
+	if (extra_revents)
+		*extra_revents = r > 0 && extra_fd >= 0 ? fds[0].revents : 0;
 	char drain[256];
 	while (read(e->wake[0], drain, sizeof drain) > 0)
 		;
@@ -222,10 +233,38 @@ static bool finished(const sc_engine *e, int id)
 	return true;
 }
 
+int sc_engine_run_until(sc_engine *e, int timeout_ms, sc_engine_done_fn *done,
+                        sc_engine_each_fn *each, void *ctx)
+{
+	int polls = 0;
+	while (!done(ctx)) {
+		/* with no job queued or running, nothing would end a wait until
+		 * something happens */
+		int ms = timeout_ms < 0 && sc_engine_busy(e) == 0 ? 0 : timeout_ms;
+		sc_engine_poll(e, ms, -1, NULL);
+		polls++;
+		if (each)
+			each(ctx);
+	}
+	return polls;
+}
+
+/* sc_engine_wait's question to sc_engine_run_until. */
+typedef struct wait_for {
+	const sc_engine *e;
+	int id;
+} wait_for;
+
+static bool wait_done(void *ctx)
+{
+	const wait_for *wf = ctx;
+	return finished(wf->e, wf->id);
+}
+
 void sc_engine_wait(sc_engine *e, int id)
 {
-	while (!finished(e, id))
-		sc_engine_poll(e, 200, -1, NULL);
+	wait_for wf = {.e = e, .id = id};
+	sc_engine_run_until(e, -1, wait_done, NULL, &wf);
 }
 
 int sc_engine_slots(const sc_engine *e)

@@ -13,6 +13,17 @@
  * than asked, starts queued jobs while fewer than max_running run, and
  * updates each job's info.  Nothing here prints.
  *
+ * The engine is the caller's event loop (redis's ae): one poll() over its
+ * self-pipe, the solver processes' pipes and one descriptor of the
+ * caller's (the workbench's terminal, whose hang-up it reports), woken at
+ * once by whatever has something to say: a search thread or a signal
+ * handler writes a byte to the self-pipe (sc_engine_wake,
+ * sc_engine_wake_fd), a solver writes on its pipe or dies; and its timeout
+ * is the nearest of the caller's and the jobs' deadlines, so a caller with
+ * nothing due waits with no tick at all.  A caller that only waits for
+ * something the jobs bring about runs sc_engine_run_until, the one loop
+ * that polls until done.
+ *
  * The graph given to a job must outlive the engine (or the job); settings
  * and parameters are copied.  A job keeps its memory (a search's units,
  * slicer and best partition; a solve's buffers) until it is released
@@ -84,10 +95,42 @@ int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
                       const sc_mip_params *p, sc_error *err);
 
 /* Starts what may start, waits up to timeout_ms (0: do not wait, < 0: until
- * something happens) for reports, and updates the jobs.  extra_fd, when
- * >= 0, is polled too (the workbench's terminal) and *extra_ready tells
- * whether it became readable.  Returns the number of jobs that changed. */
-int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, bool *extra_ready);
+ * something happens: a report, a wake, a signal, a job's deadline) for
+ * reports, and updates the jobs.  extra_fd, when >= 0, is polled too for
+ * reading (the workbench's terminal) and *extra_revents, when not NULL,
+ * gets what poll() said of it: POLLIN when it is readable, POLLHUP,
+ * POLLERR or POLLNVAL when it has hung up or is no more (0: nothing, or
+ * the wait was interrupted).  Returns the number of jobs that changed. */
+int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, short *extra_revents);
+
+/* Makes the sc_engine_poll under way, or the next one, return at once (it
+ * writes a byte to the engine's self-pipe; a full pipe is awake already).
+ * Thread-safe and async-signal-safe. */
+void sc_engine_wake(sc_engine *e);
+
+/* The write end of the engine's self-pipe, for a signal handler, which may
+ * keep an int but not call into the engine: a byte written to it (write(2)
+ * is async-signal-safe) wakes the engine as sc_engine_wake does.  The
+ * engine owns it; valid until sc_engine_free. */
+int sc_engine_wake_fd(const sc_engine *e);
+
+/* What sc_engine_run_until asks before every poll (true: stop) and calls
+ * after every poll; ctx is the caller's. */
+typedef bool sc_engine_done_fn(void *ctx);
+typedef void sc_engine_each_fn(void *ctx);
+
+/* The wait-until-done loop, written once: while done(ctx) is false, polls
+ * e (sc_engine_poll without an extra descriptor) and then calls each(ctx)
+ * (when not NULL: take the jobs' news in, draw progress, cancel on a
+ * signal).  Each poll waits at most timeout_ms, or with timeout_ms < 0
+ * until a job reports; but with no job queued or running nothing would
+ * report, and it does not wait at all (done must then come true through
+ * each).  A caller that must notice something no job brings about (a flag
+ * set by a signal handler that does not wake the engine) passes the
+ * longest it may go unnoticed.  done is asked first: when it is true at
+ * once nothing is polled.  Returns the number of polls. */
+int sc_engine_run_until(sc_engine *e, int timeout_ms, sc_engine_done_fn *done,
+                        sc_engine_each_fn *each, void *ctx);
 
 /* Copies job id's info; false for an unknown or released id. */
 bool sc_engine_info(const sc_engine *e, int id, sc_job_info *out);
@@ -97,7 +140,8 @@ bool sc_engine_info(const sc_engine *e, int id, sc_job_info *out);
  * child is killed. */
 void sc_engine_cancel(sc_engine *e, int id);
 
-/* Polls until job id (id < 0: every job) has finished. */
+/* Polls until job id (id < 0: every job) has finished (sc_engine_run_until,
+ * waking only when a job reports). */
 void sc_engine_wait(sc_engine *e, int id);
 
 /* The most jobs that run at once. */

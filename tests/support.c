@@ -440,6 +440,8 @@ void ts_remove_dir(const char *dir)
 
 #include "core/cost.h"
 #include "core/partition.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
 #include "solvers/search.h"
 
 double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
@@ -474,6 +476,21 @@ double ts_objective(const sc_graph *g, int k, const int *stage)
 	double v = sc_costs_objective(c);
 	sc_costs_free(c);
 	return v;
+}
+
+static bool ladder_done(void *l)
+{
+	return sc_ladder_done(l);
+}
+
+static void ladder_update(void *l)
+{
+	sc_ladder_update(l);
+}
+
+void ts_run_ladder(struct sc_ladder *l, struct sc_engine *e)
+{
+	sc_engine_run_until(e, 100, ladder_done, ladder_update, l);
 }
 
 void ts_assert_no_children(void)

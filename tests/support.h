@@ -307,6 +307,13 @@ double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, lo
  * model; fails the test when the partition is invalid. */
 double ts_objective(const sc_graph *g, int k, const int *stage);
 
+/* Runs ladder l on engine e to its end (sc_engine_run_until, turns at
+ * most 100 ms apart for the ladder's own deadlines, which no job
+ * reports). */
+struct sc_ladder;
+struct sc_engine;
+void ts_run_ladder(struct sc_ladder *l, struct sc_engine *e);
+
 /* Fails the test when a child of this process is left behind (a zombie or
  * still running): every solver process must have been reaped. */
 void ts_assert_no_children(void);

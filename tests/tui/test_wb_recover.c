@@ -4,8 +4,10 @@
  * neither offers nor removes the first's live edits and keeps its own file
  * beside them; both quit clean, nothing is left), a graph whose path is
  * over 300 characters (its edits are kept and offered after a SIGKILL),
- * and a FIFO where the recovery file goes (left alone, said once, never a
- * freeze: q quits at once).
+ * a FIFO where the recovery file goes (left alone, said once, never a
+ * freeze: q quits at once), and SIGTERM to an idle workbench (gone within
+ * a second, its edits kept or its undone edit's file removed, as on a
+ * hang-up).
  */
 #define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
 #include <criterion/criterion.h>
@@ -161,25 +163,34 @@ static void deep_graph(char *path, size_t size)
 	cr_assert_gt(strlen(path), 300);
 }
 
-Test(wbrecover, a_graph_path_over_300_characters_has_a_recovery_file, .timeout = 60)
+/* Starts the workbench on graph as start does and returns its pid, for a
+ * signal: the shell writes its own, then becomes the workbench. */
+static pid_t start_pid(ts_tmux *t, const char *graph)
 {
-	char graph[1024], cmd[2048], env[256], pidfile[128];
-	deep_graph(graph, sizeof graph);
-	/* the workbench's pid, for a SIGKILL: the shell writes its own, then
-	 * becomes the workbench */
+	char cmd[2048], env[256], pidfile[128];
 	snprintf(pidfile, sizeof pidfile, "%s/pid", state);
+	remove(pidfile);
 	snprintf(cmd, sizeof cmd, "sh -c 'echo \\$\\$ > %s; exec %s %s'", pidfile, ts_program(),
 	         graph);
 	snprintf(env, sizeof env, "TERM=xterm-256color XDG_STATE_HOME=%s", state);
-	ts_tmux t;
-	ts_tmux_start(&t, 100, 30, env, cmd);
-	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
-	edit(&t);
-	wait_files(1);
+	ts_tmux_start(t, 100, 30, env, cmd);
+	free(ts_tmux_wait(t, "bottleneck 8.0000", 5));
 	char *pid = ts_slurp(pidfile, NULL);
 	cr_assert(pid && atoi(pid) > 1, "%s", pid ? pid : "(no pid)");
-	cr_assert_eq(kill((pid_t)atoi(pid), SIGKILL), 0);
+	pid_t p = (pid_t)atoi(pid);
 	free(pid);
+	return p;
+}
+
+Test(wbrecover, a_graph_path_over_300_characters_has_a_recovery_file, .timeout = 60)
+{
+	char graph[1024];
+	deep_graph(graph, sizeof graph);
+	ts_tmux t;
+	pid_t pid = start_pid(&t, graph);
+	edit(&t);
+	wait_files(1);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
 	char *s = ts_tmux_wait(&t, "EXIT=", 5);
 	cr_assert(strstr(s, "EXIT=137"), "%s", s);
 	free(s);
@@ -221,4 +232,59 @@ Test(wbrecover, a_fifo_at_the_recovery_file_is_left_alone, .timeout = 60)
 	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
 	cr_assert_eq(entries(false), 0);
 	cr_assert_eq(entries(true), 1, "only the FIFO is left");
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Sends SIGTERM to pid and checks that it is gone within a second (its
+ * loop hears the signal through its self-pipe, not at a tick), with exit
+ * status 0 on t's screen; then stops t. */
+static void terminate(ts_tmux *t, pid_t pid)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	while (kill(pid, 0) == 0 && seconds_since(&t0) < 5)
+		nap(0.005);
+	double took = seconds_since(&t0);
+	cr_assert_lt(took, 1.0, "SIGTERM to an idle workbench: gone after %.2f s", took);
+	char *s = ts_tmux_wait(t, "EXIT=", 5);
+	cr_assert(strstr(s, "EXIT=0"), "%s", s);
+	free(s);
+	ts_tmux_stop(t);
+}
+
+Test(wbrecover, sigterm_ends_an_idle_workbench_at_once_as_a_hang_up, .timeout = 90)
+{
+	ts_tmux t;
+	/* an edit (its recovery file written at once), then an undo back to
+	 * the baseline: the loop would remove the file two seconds after the
+	 * write, the exit on SIGTERM does it at once */
+	pid_t pid = start_pid(&t, FIG2);
+	free(ts_tmux_idle(&t, 20));
+	edit(&t);
+	wait_files(1);
+	ts_tmux_keys(&t, "u");
+	free(ts_tmux_wait(&t, "bottleneck 8.0000", 5));
+	terminate(&t, pid);
+	cr_assert_eq(entries(true), 0, "an undone edit's recovery file was kept");
+	/* an edit, then SIGTERM: kept, and offered at the next start */
+	pid = start_pid(&t, FIG2);
+	free(ts_tmux_idle(&t, 20));
+	edit(&t);
+	terminate(&t, pid);
+	cr_assert_eq(entries(false), 1, "the edits were not kept");
+	start(&t, FIG2);
+	free(ts_tmux_wait(&t, "recovered", 5));
+	ts_tmux_keys(&t, "r");
+	char *s = ts_tmux_wait(&t, "recovered from an earlier session (unsaved)", 5);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	quit_edited(&t);
+	cr_assert_eq(entries(true), 0, "left behind");
 }

@@ -3,18 +3,26 @@
  * through the engine equal direct calls, at most max_running jobs run at
  * once, cancel stops searches and kills solver processes, a crashing solver
  * is reported as a crash, and finished jobs are released (their memory
- * freed, their ids unknown afterwards) while running ones are not.  The
+ * freed, their ids unknown afterwards) while running ones are not; the
+ * loop's parts: sc_engine_run_until (done first, each after every poll, no
+ * wait with nothing to wait for), the wake pipe (a byte ends a wait at
+ * once) and the extra descriptor's report (readable, hung up).  The
  * ladder, which runs on the engine, is tested in test_ladder.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "core/clock.h"
 #include "solvers/jobs.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
@@ -306,4 +314,144 @@ Test(jobs, a_discarded_job_is_released_once_it_has_ended, .timeout = 60)
 	sc_engine_free(e);
 	ts_assert_no_children();
 	sc_graph_free(g);
+}
+
+/* ---- the loop: sc_engine_run_until, the wake pipe, the extra descriptor ---- */
+
+typedef struct until_ctx {
+	sc_engine *e;
+	int id;     /* the job waited for, or -1 */
+	int each;   /* calls of each */
+	int stop;   /* with id < 0: done after this many calls of each */
+	bool early; /* each ran with the job still unfinished */
+} until_ctx;
+
+static bool until_done(void *arg)
+{
+	until_ctx *c = arg;
+	if (c->id < 0)
+		return c->each >= c->stop;
+	sc_job_info ji;
+	return sc_engine_info(c->e, c->id, &ji) && sc_job_finished(ji.state);
+}
+
+static void until_each(void *arg)
+{
+	until_ctx *c = arg;
+	c->each++;
+	sc_job_info ji;
+	if (c->id >= 0 && sc_engine_info(c->e, c->id, &ji) && !sc_job_finished(ji.state))
+		c->early = true;
+}
+
+Test(jobs, run_until_polls_until_done_calling_each_after_every_poll, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 8;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = "brkga";
+	p.evals = 2000;
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	int id = sc_engine_add_search(e, g, &set, &p, &err);
+	cr_assert_geq(id, 0, "%s", err.msg);
+	until_ctx c = {.e = e, .id = id};
+	int polls = sc_engine_run_until(e, -1, until_done, until_each, &c);
+	sc_job_info ji;
+	cr_assert(sc_engine_info(e, id, &ji));
+	cr_assert_eq(ji.state, SC_JOB_DONE);
+	cr_assert_gt(polls, 0);
+	cr_assert_eq(c.each, polls, "each once after every poll");
+	/* done is asked first: nothing is polled once it holds */
+	c.each = 0;
+	cr_assert_eq(sc_engine_run_until(e, -1, until_done, until_each, &c), 0);
+	cr_assert_eq(c.each, 0);
+	sc_engine_free(e);
+	sc_graph_free(g);
+}
+
+Test(jobs, run_until_without_jobs_waits_only_as_long_as_asked, .timeout = 30)
+{
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	/* until something happens, with nothing to happen: no wait at all */
+	until_ctx c = {.e = e, .id = -1, .stop = 3};
+	double t0 = sc_clock_now();
+	cr_assert_eq(sc_engine_run_until(e, -1, until_done, until_each, &c), 3);
+	cr_assert_lt(sc_clock_now() - t0, 0.5, "it waited with nothing to wait for");
+	/* a timeout is waited out each turn */
+	c = (until_ctx){.e = e, .id = -1, .stop = 3};
+	t0 = sc_clock_now();
+	cr_assert_eq(sc_engine_run_until(e, 100, until_done, until_each, &c), 3);
+	cr_assert_geq(sc_clock_now() - t0, 0.29);
+	/* each without a job is still called, NULL each too */
+	c = (until_ctx){.e = e, .id = -1, .stop = 0};
+	cr_assert_eq(sc_engine_run_until(e, -1, until_done, NULL, &c), 0);
+	sc_engine_free(e);
+}
+
+static void *wake_later(void *arg)
+{
+	struct timespec t = {0, 100 * 1000 * 1000};
+	nanosleep(&t, NULL);
+	char c = 1;
+	/* as a signal handler would: a byte on the descriptor, nothing else */
+	ssize_t r = write(sc_engine_wake_fd(arg), &c, 1);
+	(void)r;
+	return NULL;
+}
+
+static void *wake_later_call(void *arg)
+{
+	struct timespec t = {0, 100 * 1000 * 1000};
+	nanosleep(&t, NULL);
+	sc_engine_wake(arg);
+	return NULL;
+}
+
+Test(jobs, a_byte_on_the_wake_pipe_ends_a_wait_at_once, .timeout = 30)
+{
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	void *(*wakers[2])(void *) = {wake_later, wake_later_call};
+	for (int i = 0; i < 2; i++) {
+		pthread_t th;
+		cr_assert_eq(pthread_create(&th, NULL, wakers[i], e), 0);
+		double t0 = sc_clock_now();
+		sc_engine_poll(e, 20000, -1, NULL);
+		double waited = sc_clock_now() - t0;
+		pthread_join(th, NULL);
+		cr_assert_lt(waited, 5, "the wake did not end the wait (%d)", i);
+		/* the pipe was drained: the next poll waits its timeout out */
+		t0 = sc_clock_now();
+		sc_engine_poll(e, 50, -1, NULL);
+		cr_assert_geq(sc_clock_now() - t0, 0.04);
+	}
+	sc_engine_free(e);
+}
+
+Test(jobs, poll_reports_what_happened_on_the_extra_descriptor, .timeout = 30)
+{
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	short rev = -1;
+	sc_engine_poll(e, 0, p[0], &rev);
+	cr_assert_eq(rev, 0, "nothing to read yet");
+	cr_assert_eq(write(p[1], "x", 1), 1);
+	sc_engine_poll(e, 1000, p[0], &rev);
+	cr_assert(rev & POLLIN, "readable: %#x", (unsigned)rev);
+	char c;
+	cr_assert_eq(read(p[0], &c, 1), 1);
+	/* the other end gone: a hang-up, at once, not after the timeout */
+	close(p[1]);
+	double t0 = sc_clock_now();
+	sc_engine_poll(e, 20000, p[0], &rev);
+	cr_assert_lt(sc_clock_now() - t0, 5);
+	cr_assert(rev & POLLHUP, "hung up: %#x", (unsigned)rev);
+	close(p[0]);
+	sc_engine_free(e);
 }

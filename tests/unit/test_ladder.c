@@ -19,14 +19,6 @@
 #include "solvers/simple.h"
 #include "tests/support.h"
 
-static void run_ladder(sc_ladder *l, sc_engine *e)
-{
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
-}
-
 Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 {
 	ts_rng r = {99};
@@ -97,7 +89,7 @@ Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 		        .rungs = SC_RUNGS_ALL, .time_limit = 30, .upper = upper, .start = start};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);
@@ -155,7 +147,7 @@ Test(ladder, ladder_cancel_finishes_every_rung, .timeout = 60)
 		sc_ladder_update(l);
 	}
 	sc_ladder_cancel(l);
-	run_ladder(l, e);
+	ts_run_ladder(l, e);
 	sc_rung_info ri;
 	sc_ladder_info(l, SC_RUNG_GUESS, &ri);
 	cr_assert_eq(ri.state, SC_RS_CANCELLED);
@@ -243,7 +235,7 @@ Test(ladder, stop_at_proof_stops_the_other_rungs_and_names_the_proof, .timeout =
 		                       .upper_optimal = dp};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		runs++;
 		const char *by = NULL;
 		cr_assert(sc_ladder_proven(l, &by), "an exact MIP given 30 s proves it (t %d)", t);
@@ -307,7 +299,7 @@ Test(ladder, the_time_limit_holds_for_each_rung_as_a_whole, .timeout = 120)
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		double wall = sc_clock_now();
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		wall = sc_clock_now() - wall;
 		for (int rg = SC_RUNG_BOTTLENECK; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
@@ -358,7 +350,7 @@ Test(ladder, k_above_the_units_works_with_the_stages_that_can_be_non_empty, .tim
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		cr_assert_eq(sc_ladder_stages(l), units);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);
@@ -408,7 +400,7 @@ Test(ladder, a_graph_without_work_is_proven_at_once)
 	const char *by = NULL;
 	cr_assert(sc_ladder_proven(l, &by));
 	cr_assert_str_eq(by, "the simple bound");
-	run_ladder(l, e);
+	ts_run_ladder(l, e);
 	sc_rung_info ri;
 	sc_ladder_info(l, SC_RUNG_EXACT, &ri);
 	cr_assert_eq(ri.state, SC_RS_UNNEEDED);
@@ -449,7 +441,7 @@ Test(ladder, rungs_stay_below_the_reference_optima, .timeout = 300)
 		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 0.5, .upper = INFINITY};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);

@@ -69,14 +69,6 @@ Test(rungs, the_man_page_describes_every_rung)
 	free(man);
 }
 
-static void run_ladder(sc_ladder *l, sc_engine *e)
-{
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
-}
-
 static double objective(const sc_graph *g, const sc_settings *set, const int *stage)
 {
 	sc_costs *c = sc_costs_new(g, set, NULL);
@@ -126,7 +118,7 @@ Test(rungs, no_rung_passes_the_optimum_where_partitions_nearly_tie, .timeout = 6
 		                       .stop_at_proof = t % 2 == 0};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int q = 0; q < SC_RUNG_COUNT; q++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)q, &ri);

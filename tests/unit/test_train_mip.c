@@ -146,14 +146,6 @@ Test(train_mip, rungs_bound_the_optimum_and_equal_their_enumeration, .timeout = 
 	(void)infeasible;
 }
 
-static void run_ladder(sc_ladder *l, sc_engine *e)
-{
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
-}
-
 /* The ladder on training graphs under both schedules: rungs below the
  * schedule's optimum (the simple bound also below the 1F1B one); the upper
  * bound is the objective of the partition the ladder returns (the exact
@@ -212,7 +204,7 @@ Test(train_mip, ladder_under_both_schedules, .timeout = 300)
 		                       .stop_at_proof = t % 4 == 1};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);

@@ -166,6 +166,7 @@ struct wb {
 	const wb_view_ops *const *views;
 	void *view_state[WB_NVIEWS];          /* views[i]'s own state (its init's), or NULL */
 	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
+	void *modal_arg[WB_MODALS];           /* what each was pushed with, or NULL */
 	int nmodal;
 	int pane;         /* overview: 0 stages, 1 ladder */
 	int stage_top;    /* first stage row shown */
@@ -186,17 +187,6 @@ struct wb {
 		void (*edited)(wb *w, const char *line, int arg);
 	} prompt;
 	bool color;
-	/* node browser */
-	int *order, norder; /* the ops shown, in order */
-	/* all ops by decreasing work (by_param false) or param (true) */
-	int *by_work;
-	bool by_param;
-	int node_sel, node_top, node_sort; /* sort: WB_SORT_* */
-	char filter[64];                   /* matched in any case */
-	int node_only;                     /* the 1-based stage shown alone, 0: every stage */
-	bool *among;          /* only the ops marked (a module's: i in view 5), or NULL */
-	char among_what[300]; /* what they are ("module layer2.1") */
-	bool detail;          /* the op detail pane is open */
 	/* the comparison (wb_compare.c), while it is open */
 	struct {
 		int *stage;      /* the other partition, or NULL */
@@ -247,6 +237,12 @@ const char *wb_short_num(double x, char *buf, size_t size);
  * one; closes m wherever it is in the stack; the top one or NULL; whether
  * m is open anywhere in the stack. */
 void wb_modal_push(wb *w, const wb_modal_ops *m);
+/* Pushes m as wb_modal_push does, with arg: state its opener owns (and
+ * keeps until m is closed), which m reads back with wb_modal_arg. */
+void wb_modal_push_arg(wb *w, const wb_modal_ops *m, void *arg);
+/* The arg the topmost m in the stack was pushed with; NULL when m is not
+ * open or was pushed without one. */
+void *wb_modal_arg(const wb *w, const wb_modal_ops *m);
 void wb_modal_pop(wb *w);
 void wb_modal_close(wb *w, const wb_modal_ops *m);
 const wb_modal_ops *wb_modal_top(const wb *w);
@@ -254,11 +250,18 @@ bool wb_modal_open(const wb *w, const wb_modal_ops *m);
 
 /* --- the current partition and the status line (wb_state.c) --- */
 
-/* Sets the status line's message (shown for 8 seconds). */
+/* How long the status line shows a message, in seconds. */
+enum { WB_MSG_SECONDS = 8 };
+
+/* Sets the status line's message (shown for WB_MSG_SECONDS). */
 void wb_say(wb *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Whether the status line's message is still shown at time now. */
 bool wb_msg_fresh(const wb *w, double now);
+
+/* When the status line's message (the last one set) expires: the loop's
+ * deadline for the redraw that takes it away. */
+double wb_msg_expiry(const wb *w);
 
 /* The state view v made with its init (NULL before start-up made it, or
  * for a view without init); v is found in w->views.  O(WB_NVIEWS). */
@@ -337,31 +340,46 @@ unsigned wb_nodes_open_ops(wb *w, const int *ops, int n, const char *what);
 int *wb_ops_by(const sc_graph *g, const int *by_name, const double *value);
 /* Opens the node browser on the ops of stage s alone (0-based). */
 unsigned wb_nodes_open_stage(wb *w, int s);
-/* Frees what the node browser keeps (its name order) at exit. */
-void wb_nodes_free(void);
 
 /* --- moving around the graph (wb_nav.c) --- */
 
 /* What going to op u means for the view that asked (the node browser
  * selects it, listing it first if it must). */
 typedef void wb_nav_go(wb *w, int u);
+
+enum { WB_NAV_HISTORY = 256 };
+
+/* The ops gone to, and the list of neighbours while it is open: the node
+ * browser's, kept in its state; the functions below are its only
+ * readers. */
+typedef struct wb_nav {
+	int op[WB_NAV_HISTORY];
+	int n, at; /* ops op[0 .. n), the one stood on op[at] (-1: none) */
+	/* the list of neighbours while it is open */
+	int from;      /* whose */
+	bool succ;     /* successors, else predecessors */
+	int sel, top;  /* the selected row, the first shown */
+	wb_nav_go *go; /* what Enter calls */
+} wb_nav;
+
+/* Makes nav an empty history (also to forget one: another graph). */
+void wb_nav_init(wb_nav *nav);
 /* ( and ): op v's only predecessor (succ false) or successor, gone to at
- * once through go and recorded; with several, the list of them opens (a
- * modal, wb_nav_modal) and Enter goes to the one chosen; with none, the
- * status line says so.  Returns a WB_* bitmask. */
-unsigned wb_nav_neighbour(wb *w, int v, bool succ, wb_nav_go *go);
+ * once through go and recorded in nav; with several, the list of them
+ * opens (a modal, wb_nav_modal, pushed with nav: it must outlive the
+ * modal) and Enter goes to the one chosen; with none, the status line
+ * says so.  Returns a WB_* bitmask. */
+unsigned wb_nav_neighbour(wb *w, wb_nav *nav, int v, bool succ, wb_nav_go *go);
 extern const wb_modal_ops wb_nav_modal;
 /* Records a step from op from to op to (what ( and ) do). */
-void wb_nav_went(int from, int to);
+void wb_nav_went(wb_nav *nav, int from, int to);
 /* { and }: the op before (after) the one stood on in the history, or -1
  * at its start (end); cur is the op selected now: back from an op not in
  * the history records it first. */
-int wb_nav_back(int cur);
-int wb_nav_forward(int cur);
+int wb_nav_back(wb_nav *nav, int cur);
+int wb_nav_forward(wb_nav *nav, int cur);
 /* How many steps back and forward the history holds. */
-void wb_nav_places(int *back, int *forward);
-/* Forgets the history (another graph). */
-void wb_nav_forget(void);
+void wb_nav_places(const wb_nav *nav, int *back, int *forward);
 
 /* --- the op detail pane (wb_detail.c) --- */
 
@@ -504,6 +522,12 @@ void wb_recover_write(wb *w, bool wait);
  * since the last write; a failed write, or w->recover_note, is said once
  * the status line is free. */
 void wb_recover_tick(wb *w, double now);
+/* When wb_recover_tick next has something to do, at time now (both
+ * sc_clock_now's; INFINITY: nothing until an edit or a key): the write two
+ * seconds after the last, a note once the status line's message has
+ * expired, and a look every 50 ms while the writer thread runs (a failure
+ * is said once it has ended). */
+double wb_recover_next(const wb *w, double now);
 /* Removes the recovery file (after a save or a deliberate quit). */
 void wb_recover_clear(wb *w);
 /* Waits for a write under way (the graph must outlive the writer). */

@@ -8,8 +8,12 @@
  * (the one left unless it is where the history stands), drops whatever lay
  * ahead, and back from an op the engineer has since moved away from by
  * hand records that op first, so forward returns to it.  It holds op
- * indices, at most NAV_HISTORY of them (the oldest go first), and lives
- * here, not in struct wb: no other part reads it.
+ * indices, at most WB_NAV_HISTORY of them (the oldest go first).
+ *
+ * The history and the list are a wb_nav, which the node browser keeps in
+ * its own state (wb_nodes.c, made by its init): no file statics here.  The
+ * list's modal is pushed with the wb_nav as its argument
+ * (wb_modal_push_arg) and reads it back with wb_modal_arg.
  *
  * Going to an op is the node browser's business (the op may be filtered
  * out of its list): the browser passes its own go function, which the
@@ -26,67 +30,54 @@
 #include "core/names.h"
 #include "tui/wb/wb.h"
 
-enum { NAV_HISTORY = 256 };
-
-static struct {
-	int op[NAV_HISTORY];
-	int n, at; /* ops op[0 .. n), the one stood on op[at] */
-	/* the list of neighbours while it is open */
-	int from;      /* whose */
-	bool succ;     /* successors, else predecessors */
-	int sel, top;  /* the selected row, the first shown */
-	wb_nav_go *go; /* what Enter calls */
-} nav = {.n = 0, .at = -1};
+void wb_nav_init(wb_nav *nav)
+{
+	*nav = (wb_nav){.n = 0, .at = -1};
+}
 
 /* Appends v after the place stood on, dropping what lay ahead (and the
  * oldest entry when full); v becomes the place stood on. */
-static void push(int v)
+static void push(wb_nav *nav, int v)
 {
-	nav.n = nav.at + 1;
-	if (nav.n == NAV_HISTORY) {
-		memmove(nav.op, nav.op + 1, (NAV_HISTORY - 1) * sizeof *nav.op);
-		nav.n--;
+	nav->n = nav->at + 1;
+	if (nav->n == WB_NAV_HISTORY) {
+		memmove(nav->op, nav->op + 1, (WB_NAV_HISTORY - 1) * sizeof *nav->op);
+		nav->n--;
 	}
-	nav.op[nav.n++] = v;
-	nav.at = nav.n - 1;
+	nav->op[nav->n++] = v;
+	nav->at = nav->n - 1;
 }
 
-void wb_nav_went(int from, int to)
+void wb_nav_went(wb_nav *nav, int from, int to)
 {
-	if (nav.at < 0 || nav.op[nav.at] != from)
-		push(from);
-	push(to);
+	if (nav->at < 0 || nav->op[nav->at] != from)
+		push(nav, from);
+	push(nav, to);
 }
 
-int wb_nav_back(int cur)
+int wb_nav_back(wb_nav *nav, int cur)
 {
-	if (nav.at < 0)
+	if (nav->at < 0)
 		return -1;
-	if (nav.op[nav.at] != cur)
-		push(cur);
-	if (nav.at == 0)
+	if (nav->op[nav->at] != cur)
+		push(nav, cur);
+	if (nav->at == 0)
 		return -1;
-	return nav.op[--nav.at];
+	return nav->op[--nav->at];
 }
 
-int wb_nav_forward(int cur)
+int wb_nav_forward(wb_nav *nav, int cur)
 {
 	(void)cur;
-	if (nav.at + 1 >= nav.n)
+	if (nav->at + 1 >= nav->n)
 		return -1;
-	return nav.op[++nav.at];
+	return nav->op[++nav->at];
 }
 
-void wb_nav_places(int *back, int *forward)
+void wb_nav_places(const wb_nav *nav, int *back, int *forward)
 {
-	*back = nav.at > 0 ? nav.at : 0;
-	*forward = nav.at >= 0 ? nav.n - 1 - nav.at : 0;
-}
-
-void wb_nav_forget(void)
-{
-	nav.n = 0;
-	nav.at = -1;
+	*back = nav->at > 0 ? nav->at : 0;
+	*forward = nav->at >= 0 ? nav->n - 1 - nav->at : 0;
 }
 
 /* The neighbours of v in the list: v's predecessors or successors. */
@@ -102,12 +93,13 @@ static int neighbour(const sc_graph *g, int v, bool succ, int i)
 
 /* The box of the list in a rows x cols screen: at most 12 rows of ops,
  * centred, as wide as the names need within the screen. */
-static void list_box(const wb *w, int rows, int cols, int *y0, int *x0, int *h, int *wd)
+static void list_box(const wb *w, const wb_nav *nav, int rows, int cols, int *y0, int *x0, int *h,
+                     int *wd)
 {
 	/* a border, " stage NNN  ", the name, a space, a border */
-	int n = neighbour_count(w->g, nav.from, nav.succ), longest = 36;
+	int n = neighbour_count(w->g, nav->from, nav->succ), longest = 36;
 	for (int i = 0; i < n; i++) {
-		int nw = sc_names_width(w->g->op_name[neighbour(w->g, nav.from, nav.succ, i)]);
+		int nw = sc_names_width(w->g->op_name[neighbour(w->g, nav->from, nav->succ, i)]);
 		if (nw + 15 > longest)
 			longest = nw + 15;
 	}
@@ -121,28 +113,32 @@ static void list_box(const wb *w, int rows, int cols, int *y0, int *x0, int *h, 
 
 static void list_draw(wb *w, int rows, int cols)
 {
+	wb_nav *nav = wb_modal_arg(w, &wb_nav_modal);
+	if (!nav)
+		return;
 	const sc_graph *g = w->g;
-	int y0, x0, h, wd, n = neighbour_count(g, nav.from, nav.succ);
-	list_box(w, rows, cols, &y0, &x0, &h, &wd);
+	int y0, x0, h, wd, n = neighbour_count(g, nav->from, nav->succ);
+	list_box(w, nav, rows, cols, &y0, &x0, &h, &wd);
 	if (h < 3 || wd < 12)
 		return;
 	char title[64];
-	snprintf(title, sizeof title, "go to a %s (%d)", nav.succ ? "successor" : "predecessor", n);
+	snprintf(title, sizeof title, "go to a %s (%d)", nav->succ ? "successor" : "predecessor",
+	         n);
 	wb_popup(y0, x0, h, wd, title, "j k, Enter: go, Esc");
 	int shown = h - 2;
-	if (nav.sel < nav.top)
-		nav.top = nav.sel;
-	if (nav.sel >= nav.top + shown)
-		nav.top = nav.sel - shown + 1;
-	for (int r = 0; r < shown && nav.top + r < n; r++) {
-		int i = nav.top + r, u = neighbour(g, nav.from, nav.succ, i);
+	if (nav->sel < nav->top)
+		nav->top = nav->sel;
+	if (nav->sel >= nav->top + shown)
+		nav->top = nav->sel - shown + 1;
+	for (int r = 0; r < shown && nav->top + r < n; r++) {
+		int i = nav->top + r, u = neighbour(g, nav->from, nav->succ, i);
 		char name[512];
 		int nw = sc_names_fit(g->op_name[u], wd - 15, name, sizeof name);
-		if (i == nav.sel)
+		if (i == nav->sel)
 			attron(A_REVERSE);
 		mvprintw(y0 + 1 + r, x0 + 1, " stage %3d  %s%*s ", w->stage[u] + 1, name,
 		         wd - 15 - nw, "");
-		if (i == nav.sel)
+		if (i == nav->sel)
 			attroff(A_REVERSE);
 	}
 }
@@ -151,21 +147,26 @@ static unsigned list_key(wb *w, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return WB_HANDLED | WB_REDRAW;
-	int n = neighbour_count(w->g, nav.from, nav.succ);
+	wb_nav *nav = wb_modal_arg(w, &wb_nav_modal);
+	if (!nav) {
+		wb_modal_close(w, &wb_nav_modal);
+		return WB_HANDLED | WB_REDRAW;
+	}
+	int n = neighbour_count(w->g, nav->from, nav->succ);
 	switch (wb_key_action(WB_IN_CHOOSE, ch)) {
 	case WB_A_CHOOSE_DOWN:
-		if (nav.sel + 1 < n)
-			nav.sel++;
+		if (nav->sel + 1 < n)
+			nav->sel++;
 		break;
 	case WB_A_CHOOSE_UP:
-		if (nav.sel > 0)
-			nav.sel--;
+		if (nav->sel > 0)
+			nav->sel--;
 		break;
 	case WB_A_CHOOSE_GO: {
 		wb_modal_close(w, &wb_nav_modal);
-		int u = neighbour(w->g, nav.from, nav.succ, nav.sel);
-		wb_nav_went(nav.from, u);
-		nav.go(w, u);
+		int u = neighbour(w->g, nav->from, nav->succ, nav->sel);
+		wb_nav_went(nav, nav->from, u);
+		nav->go(w, u);
 		break;
 	}
 	case WB_A_CHOOSE_CLOSE: wb_modal_close(w, &wb_nav_modal); break;
@@ -176,7 +177,7 @@ static unsigned list_key(wb *w, int ch)
 
 const wb_modal_ops wb_nav_modal = {.name = "neighbours", .draw = list_draw, .key = list_key};
 
-unsigned wb_nav_neighbour(wb *w, int v, bool succ, wb_nav_go *go)
+unsigned wb_nav_neighbour(wb *w, wb_nav *nav, int v, bool succ, wb_nav_go *go)
 {
 	int n = neighbour_count(w->g, v, succ);
 	if (n == 0) {
@@ -185,14 +186,14 @@ unsigned wb_nav_neighbour(wb *w, int v, bool succ, wb_nav_go *go)
 	}
 	if (n == 1) {
 		int u = neighbour(w->g, v, succ, 0);
-		wb_nav_went(v, u);
+		wb_nav_went(nav, v, u);
 		go(w, u);
 		return WB_HANDLED | WB_REDRAW;
 	}
-	nav.from = v;
-	nav.succ = succ;
-	nav.sel = nav.top = 0;
-	nav.go = go;
-	wb_modal_push(w, &wb_nav_modal);
+	nav->from = v;
+	nav->succ = succ;
+	nav->sel = nav->top = 0;
+	nav->go = go;
+	wb_modal_push_arg(w, &wb_nav_modal, nav);
 	return WB_HANDLED | WB_REDRAW;
 }

@@ -19,6 +19,11 @@
  * The view's keys are wb_keys.def's WB_IN_NODES rows; what it leaves (j
  * and k are its own) goes to the global actions in wb_keys.c.
  *
+ * Its state (the list, its order, filter and limits, the name column's
+ * widths and scrolling, the history of ops gone to: a wb_nav) is its own,
+ * made by its init and freed by its fini (wb_view_ops), no file statics;
+ * the functions the other files call find it with wb_view_state.
+ *
  * Longer than 600 lines: one view's list and its keys (the columns and the
  * name scrolling, the moves and their messages, the filter, the history's
  * steps, the limits to a stage or a module's ops) share its state; the
@@ -45,60 +50,87 @@
 
 static const char *const sort_names[WB_NSORTS] = {"stage", "work", "name", "param"};
 
-/* the rows the list had when last drawn: what a page is */
-static int list_rows = 10;
-
-/* What the view keeps of its own beside struct wb: the ops in natural name
- * order and the widths of the columns, made once per graph (names is the
- * graph's name array, to know it again), and how far the name column is
- * scrolled (Left, Right; 0 shows every name fitted with a middle
- * ellipsis).  shown is the name column's width when last drawn. */
-static struct {
+/* The view's own state (made by its init, freed by its fini). */
+typedef struct nodes_state {
+	int *order, norder; /* the ops shown, in order */
+	/* all ops by decreasing work (by_param false) or param (true) */
+	int *by_work;
+	bool by_param;
+	int sel, top, sort;   /* the selected row, the first shown; sort: WB_SORT_* */
+	char filter[64];      /* matched in any case */
+	int only;             /* the 1-based stage shown alone, 0: every stage */
+	bool *among;          /* only the ops marked (a module's: i in view 5), or NULL */
+	char among_what[300]; /* what they are ("module layer2.1") */
+	bool detail;          /* the op detail pane is open */
+	int list_rows;        /* the rows the list had when last drawn: what a page is */
+	/* the ops in natural name order and the widths of the columns, made
+	 * once per graph (names is the graph's name array, to know it again),
+	 * and how far the name column is scrolled (Left, Right; 0 shows every
+	 * name fitted with a middle ellipsis) */
 	char *const *names;
-	int n;
+	int nnames;
 	int *by_name;
 	int longest;  /* the widest name, in cells */
 	int num_w[3]; /* the widest work, param, out as ui_num writes them */
 	int scroll;   /* the first cell of the names shown */
 	int shown;    /* the name column's width when last drawn */
-} nv;
+	wb_nav nav;   /* the ops gone to with ( ) { } (wb_nav.c) */
+} nodes_state;
 
 enum { SCROLL_STEP = 8 };
 
-/* Makes nv's order and widths for w's graph, when not made yet; false
- * when out of memory. */
-static bool names_ready(const wb *w)
+static void *nodes_init(wb *w)
+{
+	(void)w;
+	nodes_state *ns = calloc(1, sizeof *ns);
+	if (!ns)
+		return NULL;
+	ns->list_rows = 10;
+	wb_nav_init(&ns->nav);
+	return ns;
+}
+
+static void nodes_fini(wb *w, void *state)
+{
+	(void)w;
+	nodes_state *ns = state;
+	if (ns) {
+		free(ns->order);
+		free(ns->by_work);
+		free(ns->among);
+		free(ns->by_name);
+	}
+	free(ns);
+}
+
+/* Makes the order by name and the widths for w's graph, when not made
+ * yet; false when out of memory. */
+static bool names_ready(nodes_state *ns, const wb *w)
 {
 	const sc_graph *g = w->g;
-	if (nv.by_name && nv.names == g->op_name && nv.n == g->n)
+	if (ns->by_name && ns->names == g->op_name && ns->nnames == g->n)
 		return true;
-	free(nv.by_name);
-	nv.by_name = sc_names_order(g->op_name, g->n);
-	nv.names = g->op_name;
-	nv.n = g->n;
-	nv.longest = 2;
-	nv.num_w[0] = 4; /* "work" */
-	nv.num_w[1] = nv.num_w[2] = 5;
-	nv.scroll = 0;
+	free(ns->by_name);
+	ns->by_name = sc_names_order(g->op_name, g->n);
+	ns->names = g->op_name;
+	ns->nnames = g->n;
+	ns->longest = 2;
+	ns->num_w[0] = 4; /* "work" */
+	ns->num_w[1] = ns->num_w[2] = 5;
+	ns->scroll = 0;
 	for (int v = 0; v < g->n; v++) {
 		int nw = sc_names_width(g->op_name[v]);
-		if (nw > nv.longest)
-			nv.longest = nw;
+		if (nw > ns->longest)
+			ns->longest = nw;
 		const double *val[3] = {g->work, g->param, g->out};
 		for (int c = 0; c < 3; c++) {
 			char b[48];
 			int len = (int)strlen(ui_num(val[c][v], b, sizeof b));
-			if (len > nv.num_w[c])
-				nv.num_w[c] = len;
+			if (len > ns->num_w[c])
+				ns->num_w[c] = len;
 		}
 	}
-	return nv.by_name != NULL;
-}
-
-void wb_nodes_free(void)
-{
-	free(nv.by_name);
-	memset(&nv, 0, sizeof nv);
+	return ns->by_name != NULL;
 }
 
 /* qsort_r is not C11; a small merge sort keeps the order stable by name */
@@ -198,51 +230,59 @@ int *wb_ops_by(const sc_graph *g, const int *by_name, const double *value)
 	return a;
 }
 
-/* w->by_work made the order of the sort by work or param (one array is
+/* ns->by_work made the order of the sort by work or param (one array is
  * kept: a switch between the two sorts costs one O(n log n) sort); false,
  * falling back to the sort by name, when out of memory. */
-static bool value_order(wb *w)
+static bool value_order(nodes_state *ns, wb *w)
 {
-	bool param = w->node_sort == WB_SORT_PARAM;
-	if (w->by_work && w->by_param == param)
+	bool param = ns->sort == WB_SORT_PARAM;
+	if (ns->by_work && ns->by_param == param)
 		return true;
-	free(w->by_work);
-	w->by_work = wb_ops_by(w->g, nv.by_name, param ? w->g->param : w->g->work);
-	w->by_param = param;
-	if (!w->by_work)
-		w->node_sort = WB_SORT_NAME;
-	return w->by_work != NULL;
+	free(ns->by_work);
+	ns->by_work = wb_ops_by(w->g, ns->by_name, param ? w->g->param : w->g->work);
+	ns->by_param = param;
+	if (!ns->by_work)
+		ns->sort = WB_SORT_NAME;
+	return ns->by_work != NULL;
+}
+
+/* wb_nodes_refresh on the view's state. */
+static void rebuild_list(nodes_state *ns, wb *w)
+{
+	const sc_graph *g = w->g;
+	int n = g->n;
+	int keep = ns->order && ns->sel < ns->norder ? ns->order[ns->sel] : -1;
+	if (!ns->order) {
+		ns->order = sc_malloc_n((size_t)n, sizeof *ns->order);
+		if (!ns->order)
+			return;
+	}
+	if (!names_ready(ns, w))
+		return;
+	if (ns->sort == WB_SORT_WORK || ns->sort == WB_SORT_PARAM)
+		value_order(ns, w);
+	if (ns->only > w->set.k)
+		ns->only = 0; /* k changed under it */
+	int m = wb_order_ops(g, w->stage, w->set.k, ns->filter, ns->only - 1, ns->among, ns->sort,
+	                     ns->by_name, ns->by_work, ns->order);
+	if (m < 0)
+		return;
+	ns->norder = m;
+	if (keep >= 0)
+		for (int i = 0; i < m; i++)
+			if (ns->order[i] == keep) {
+				ns->sel = i;
+				break;
+			}
+	if (ns->sel >= m)
+		ns->sel = m ? m - 1 : 0;
 }
 
 void wb_nodes_refresh(wb *w)
 {
-	const sc_graph *g = w->g;
-	int n = g->n;
-	int keep = w->order && w->node_sel < w->norder ? w->order[w->node_sel] : -1;
-	if (!w->order) {
-		w->order = sc_malloc_n((size_t)n, sizeof *w->order);
-		if (!w->order)
-			return;
-	}
-	if (!names_ready(w))
-		return;
-	if (w->node_sort == WB_SORT_WORK || w->node_sort == WB_SORT_PARAM)
-		value_order(w);
-	if (w->node_only > w->set.k)
-		w->node_only = 0; /* k changed under it */
-	int m = wb_order_ops(g, w->stage, w->set.k, w->filter, w->node_only - 1, w->among,
-	                     w->node_sort, nv.by_name, w->by_work, w->order);
-	if (m < 0)
-		return;
-	w->norder = m;
-	if (keep >= 0)
-		for (int i = 0; i < m; i++)
-			if (w->order[i] == keep) {
-				w->node_sel = i;
-				break;
-			}
-	if (w->node_sel >= m)
-		w->node_sel = m ? m - 1 : 0;
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (ns)
+		rebuild_list(ns, w);
 }
 
 /* The pass column of a training graph: fw, bw, or orphan (a backward op
@@ -253,14 +293,14 @@ static const char *pass_of(const sc_graph *g, int v)
 }
 
 /* Keeps the selection on screen in rows rows. */
-static void scroll_to_selection(wb *w, int rows)
+static void scroll_to_selection(nodes_state *ns, int rows)
 {
-	if (w->node_sel < w->node_top)
-		w->node_top = w->node_sel;
-	if (w->node_sel >= w->node_top + rows)
-		w->node_top = w->node_sel - rows + 1;
-	if (w->node_top < 0)
-		w->node_top = 0;
+	if (ns->sel < ns->top)
+		ns->top = ns->sel;
+	if (ns->sel >= ns->top + rows)
+		ns->top = ns->sel - rows + 1;
+	if (ns->top < 0)
+		ns->top = 0;
 }
 
 /* The list's columns for a terminal cols wide: the name column as wide as
@@ -273,83 +313,83 @@ typedef struct columns {
 	bool param, out;
 } columns;
 
-static columns layout(const wb *w, int cols)
+static columns layout(const nodes_state *ns, const wb *w, int cols)
 {
 	columns c = {.range = 5};
 	int digits = w->set.k >= 100 ? 3 : w->set.k >= 10 ? 2 : 1;
 	if (2 * digits + 1 > c.range)
 		c.range = 2 * digits + 1;
-	int base = 2 + 6 + (sc_graph_is_training(w->g) ? 7 : 0) + 1 + c.range + 1 + nv.num_w[0];
-	int avail = cols - 1 - base, want = nv.longest < 40 ? nv.longest : 40;
-	if (avail - 1 - nv.num_w[1] >= want) {
+	int base = 2 + 6 + (sc_graph_is_training(w->g) ? 7 : 0) + 1 + c.range + 1 + ns->num_w[0];
+	int avail = cols - 1 - base, want = ns->longest < 40 ? ns->longest : 40;
+	if (avail - 1 - ns->num_w[1] >= want) {
 		c.param = true;
-		avail -= 1 + nv.num_w[1];
+		avail -= 1 + ns->num_w[1];
 	}
-	if (c.param && avail - 1 - nv.num_w[2] >= want) {
+	if (c.param && avail - 1 - ns->num_w[2] >= want) {
 		c.out = true;
-		avail -= 1 + nv.num_w[2];
+		avail -= 1 + ns->num_w[2];
 	}
-	c.name = nv.longest < avail ? nv.longest : avail;
+	c.name = ns->longest < avail ? ns->longest : avail;
 	if (c.name < 12)
 		c.name = 12;
 	return c;
 }
 
 /* Op v's name in the name column, width cells, padded: fitted with a
- * middle ellipsis, or the cells from nv.scroll on when scrolled (an
+ * middle ellipsis, or the cells from ns->scroll on when scrolled (an
  * ellipsis at the end when more follows). */
-static void put_name(const char *name, int width)
+static void put_name(const nodes_state *ns, const char *name, int width)
 {
 	char buf[1024];
 	int got;
-	if (nv.scroll == 0) {
+	if (ns->scroll == 0) {
 		got = sc_names_fit(name, width, buf, sizeof buf);
-	} else if (sc_names_width(name) > nv.scroll + width) {
-		got = sc_names_cells(name, nv.scroll, width - 1, buf, sizeof buf);
+	} else if (sc_names_width(name) > ns->scroll + width) {
+		got = sc_names_cells(name, ns->scroll, width - 1, buf, sizeof buf);
 		size_t len = strlen(buf);
 		if (len + sizeof SC_NAMES_ELLIPSIS <= sizeof buf) {
 			memcpy(buf + len, SC_NAMES_ELLIPSIS, sizeof SC_NAMES_ELLIPSIS);
 			got++;
 		}
 	} else {
-		got = sc_names_cells(name, nv.scroll, width, buf, sizeof buf);
+		got = sc_names_cells(name, ns->scroll, width, buf, sizeof buf);
 	}
 	printw("%s%*s", buf, width - got, "");
 }
 
-/* The list from row y: its column titles, then rows ops from node_top; on a
+/* The list from row y: its column titles, then rows ops from ns->top; on a
  * training graph with a pass column after the stage. */
-static void list_draw(wb *w, int y, int rows, int cols)
+static void list_draw(nodes_state *ns, wb *w, int y, int rows, int cols)
 {
 	const sc_graph *g = w->g;
 	bool training = sc_graph_is_training(g);
 	char b1[48], b2[48], b3[48];
-	columns c = layout(w, cols);
-	nv.shown = c.name;
-	if (nv.scroll > nv.longest - c.name)
-		nv.scroll = nv.longest - c.name > 0 ? nv.longest - c.name : 0;
+	columns c = layout(ns, w, cols);
+	ns->shown = c.name;
+	if (ns->scroll > ns->longest - c.name)
+		ns->scroll = ns->longest - c.name > 0 ? ns->longest - c.name : 0;
 	char title[64] = "op";
-	if (nv.scroll)
-		snprintf(title, sizeof title, "op, from its cell %d (Left)", nv.scroll + 1);
+	if (ns->scroll)
+		snprintf(title, sizeof title, "op, from its cell %d (Left)", ns->scroll + 1);
 	attron(A_BOLD);
 	mvprintw(y, 0, "  %-*.*s %5s", c.name, c.name, title, "stage");
 	if (training)
 		printw(" %-6s", "pass");
-	printw(" %*s %*s", c.range, "range", nv.num_w[0], "work");
+	printw(" %*s %*s", c.range, "range", ns->num_w[0], "work");
 	if (c.param)
-		printw(" %*s", nv.num_w[1], "param");
+		printw(" %*s", ns->num_w[1], "param");
 	if (c.out)
-		printw(" %*s", nv.num_w[2], "out");
+		printw(" %*s", ns->num_w[2], "out");
 	if (g->ngroups > 0 && cols - 1 - getcurx(stdscr) >= 9)
 		printw("  group");
 	attroff(A_BOLD);
 	if (rows < 1)
 		return;
-	scroll_to_selection(w, rows);
+	scroll_to_selection(ns, rows);
 	int at;
 	sc_costs_bottleneck(w->c, &at);
-	for (int r = 0; r < rows && w->node_top + r < w->norder; r++) {
-		int i = w->node_top + r, v = w->order[i];
+	for (int r = 0; r < rows && ns->top + r < ns->norder; r++) {
+		int i = ns->top + r, v = ns->order[i];
 		int lo, hi;
 		sc_editor_range(w->ed, v, &lo, &hi);
 		char range[24];
@@ -357,34 +397,34 @@ static void list_draw(wb *w, int y, int rows, int cols)
 			snprintf(range, sizeof range, "fixed");
 		else
 			snprintf(range, sizeof range, "%d-%d", lo + 1, hi + 1);
-		if (i == w->node_sel)
+		if (i == ns->sel)
 			attron(A_REVERSE);
 		bool tied = w->stage[v] == at ||
 		            sc_cost_at_bottleneck(w->c->st[w->stage[v]].cost, w->c->st[at].cost);
 		mvprintw(y + 1 + r, 0, "%c ", tied ? '*' : ' ');
-		put_name(g->op_name[v], c.name);
+		put_name(ns, g->op_name[v], c.name);
 		printw(" %4d%c", w->stage[v] + 1, w->pinned[v] ? 'p' : ' ');
 		if (training)
 			printw(" %-6s", pass_of(g, v));
-		printw(" %*s %*s", c.range, range, nv.num_w[0], ui_num(g->work[v], b1, sizeof b1));
+		printw(" %*s %*s", c.range, range, ns->num_w[0], ui_num(g->work[v], b1, sizeof b1));
 		if (c.param)
-			printw(" %*s", nv.num_w[1], ui_num(g->param[v], b2, sizeof b2));
+			printw(" %*s", ns->num_w[1], ui_num(g->param[v], b2, sizeof b2));
 		if (c.out)
-			printw(" %*s", nv.num_w[2], ui_num(g->out[v], b3, sizeof b3));
+			printw(" %*s", ns->num_w[2], ui_num(g->out[v], b3, sizeof b3));
 		int room = cols - 3 - getcurx(stdscr);
 		if (room >= 7 && g->group[v] >= 0) {
 			char gname[512];
 			sc_names_fit(g->group_name[g->group[v]], room, gname, sizeof gname);
 			printw("  %s", gname);
 		}
-		if (i == w->node_sel)
+		if (i == ns->sel)
 			attroff(A_REVERSE);
 	}
 }
 
 /* The selection line of op v: its name, degrees, group, pass, where its
  * work came from, the hint to open the detail. */
-static void selection_text(const wb *w, int v, char *buf, size_t size)
+static void selection_text(const nodes_state *ns, const wb *w, int v, char *buf, size_t size)
 {
 	const sc_graph *g = w->g;
 	size_t n = 0;
@@ -406,32 +446,35 @@ static void selection_text(const wb *w, int v, char *buf, size_t size)
 		ADD(", work %s", g->work_source[v] == SC_WORK_MEASURED ? "measured"
 		                 : g->work_source[v] == SC_WORK_MODEL  ? "modelled"
 		                                                       : "from the file");
-	if (!w->detail)
+	if (!ns->detail)
 		ADD("  (Enter: detail)");
 #undef ADD
 }
 
 static void nodes_draw(wb *w, int y, int h, int cols)
 {
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns)
+		return;
 	const sc_graph *g = w->g;
 	attron(A_BOLD);
-	mvprintw(y, 0, "ops: %d of %d", w->norder, g->n);
-	if (w->node_only)
-		printw(" in stage %d (2: every stage)", w->node_only);
-	if (w->among)
-		printw(" in %s (2: every op)", w->among_what);
-	if (w->filter[0])
-		printw("  matching \"%s\"", w->filter);
-	printw("  sorted by %s", sort_names[w->node_sort]);
+	mvprintw(y, 0, "ops: %d of %d", ns->norder, g->n);
+	if (ns->only)
+		printw(" in stage %d (2: every stage)", ns->only);
+	if (ns->among)
+		printw(" in %s (2: every op)", ns->among_what);
+	if (ns->filter[0])
+		printw("  matching \"%s\"", ns->filter);
+	printw("  sorted by %s", sort_names[ns->sort]);
 	if (w->npinned)
 		printw("  %d pinned (p)", w->npinned);
 	attroff(A_BOLD);
-	bool sel = w->norder && w->node_sel < w->norder;
+	bool sel = ns->norder && ns->sel < ns->norder;
 	/* the selection line: wrapped (names may be long), at most 3 rows */
 	char line[1536];
 	int sel_rows = 0, start[3], len[3];
 	if (sel) {
-		selection_text(w, w->order[w->node_sel], line, sizeof line);
+		selection_text(ns, w, ns->order[ns->sel], line, sizeof line);
 		int need = wb_wrap(line, cols - 1, start, len, 3);
 		sel_rows = need < 3 ? need : 3;
 		if (sel_rows > h - 5)
@@ -442,7 +485,7 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 	/* the detail pane takes the lower half, at least 12 rows (its lines
 	 * and a few neighbours), leaving the list 3 */
 	int pane = 0, top = 1 + (sel_rows ? sel_rows : 1);
-	if (w->detail && sel) {
+	if (ns->detail && sel) {
 		pane = h / 2 > 12 ? h / 2 : 12;
 		if (pane > h - top - 4)
 			pane = h - top - 4;
@@ -450,10 +493,10 @@ static void nodes_draw(wb *w, int y, int h, int cols)
 			pane = 0;
 	}
 	int rows = h - top - 1 - pane;
-	list_rows = rows > 1 ? rows : 1;
-	list_draw(w, y + top, rows, cols);
+	ns->list_rows = rows > 1 ? rows : 1;
+	list_draw(ns, w, y + top, rows, cols);
 	if (pane)
-		wb_detail_draw(w, w->order[w->node_sel], y + h - pane, pane, cols);
+		wb_detail_draw(w, ns->order[ns->sel], y + h - pane, pane, cols);
 }
 
 /* On a training graph, how many of the ops that moved to stage `to` are
@@ -467,13 +510,13 @@ static int backward_moved(const wb *w, const int *before, int to)
 	return n;
 }
 
-static void move_selected(wb *w, int delta, bool dependents)
+static void move_selected(nodes_state *ns, wb *w, int delta, bool dependents)
 {
-	if (!w->norder)
+	if (!ns->norder)
 		return;
 	const sc_graph *g = w->g;
 	bool training = sc_graph_is_training(g);
-	int v = w->order[w->node_sel], to = w->stage[v] + delta;
+	int v = ns->order[ns->sel], to = w->stage[v] + delta;
 	char why[512];
 	if (dependents) {
 		/* a training graph's message says how many of them are backward
@@ -522,54 +565,58 @@ static void move_selected(wb *w, int delta, bool dependents)
 static void filter_typed(wb *w, const char *line, int arg)
 {
 	(void)arg;
-	snprintf(w->filter, sizeof w->filter, "%s", line);
-	w->node_sel = w->node_top = 0;
-	wb_nodes_refresh(w);
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns)
+		return;
+	snprintf(ns->filter, sizeof ns->filter, "%s", line);
+	ns->sel = ns->top = 0;
+	rebuild_list(ns, w);
 }
 
 static unsigned filter_answer(wb *w, const char *text, bool ok, int arg)
 {
 	filter_typed(w, ok ? text : "", arg);
-	if (w->filter[0])
-		wb_say(w, "%d op%s match \"%s\"; n and N step through them", w->norder,
-		       w->norder == 1 ? "" : "s", w->filter);
+	const nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (ns && ns->filter[0])
+		wb_say(w, "%d op%s match \"%s\"; n and N step through them", ns->norder,
+		       ns->norder == 1 ? "" : "s", ns->filter);
 	return 0;
 }
 
 /* n and N: the next or previous op of the list matching the filter,
  * round the end (the list holds the matches and nothing else). */
-static void step_match(wb *w, int delta)
+static void step_match(nodes_state *ns, wb *w, int delta)
 {
-	if (!w->filter[0]) {
+	if (!ns->filter[0]) {
 		wb_say(w, "no filter: / sets one, then n and N step through its matches");
 		return;
 	}
-	if (!w->norder) {
-		wb_say(w, "no op matches \"%s\"", w->filter);
+	if (!ns->norder) {
+		wb_say(w, "no op matches \"%s\"", ns->filter);
 		return;
 	}
-	w->node_sel = ((w->node_sel + delta) % w->norder + w->norder) % w->norder;
-	int v = w->order[w->node_sel];
-	wb_say(w, "match %d of %d: %s (stage %d)", w->node_sel + 1, w->norder, w->g->op_name[v],
+	ns->sel = ((ns->sel + delta) % ns->norder + ns->norder) % ns->norder;
+	int v = ns->order[ns->sel];
+	wb_say(w, "match %d of %d: %s (stage %d)", ns->sel + 1, ns->norder, w->g->op_name[v],
 	       w->stage[v] + 1);
 }
 
 /* b: the next op of the bottleneck stage after the selection, round the
  * end; on a list limited to one stage, the list of the bottleneck's. */
-static void bottleneck_op(wb *w)
+static void bottleneck_op(nodes_state *ns, wb *w)
 {
 	int at;
 	sc_costs_bottleneck(w->c, &at);
-	if (w->node_only && w->node_only != at + 1) {
+	if (ns->only && ns->only != at + 1) {
 		wb_nodes_open_stage(w, at);
 		return;
 	}
-	for (int d = 1; d <= w->norder; d++) {
-		int i = (w->node_sel + d) % w->norder;
-		if (w->stage[w->order[i]] == at) {
-			w->node_sel = i;
+	for (int d = 1; d <= ns->norder; d++) {
+		int i = (ns->sel + d) % ns->norder;
+		if (w->stage[ns->order[i]] == at) {
+			ns->sel = i;
 			wb_say(w, "the bottleneck stage %d: %s", at + 1,
-			       w->g->op_name[w->order[i]]);
+			       w->g->op_name[ns->order[i]]);
 			return;
 		}
 	}
@@ -577,59 +624,63 @@ static void bottleneck_op(wb *w)
 }
 
 /* Lifts the limit to a module's ops. */
-static void among_clear(wb *w)
+static void among_clear(nodes_state *ns)
 {
-	free(w->among);
-	w->among = NULL;
-	w->among_what[0] = '\0';
+	free(ns->among);
+	ns->among = NULL;
+	ns->among_what[0] = '\0';
 }
 
 unsigned wb_nodes_open_stage(wb *w, int s)
 {
-	if (s < 0 || s >= w->set.k)
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns || s < 0 || s >= w->set.k)
 		return WB_HANDLED;
 	w->view = &wb_nodes_view;
-	w->node_only = s + 1;
-	among_clear(w);
+	ns->only = s + 1;
+	among_clear(ns);
 	w->stage_sel = s;
-	w->node_sel = w->node_top = 0;
-	wb_nodes_refresh(w);
-	w->node_sel = w->node_top = 0;
-	wb_say(w, "stage %d: %d op%s (2 lists every stage)", s + 1, w->norder,
-	       w->norder == 1 ? "" : "s");
+	ns->sel = ns->top = 0;
+	rebuild_list(ns, w);
+	ns->sel = ns->top = 0;
+	wb_say(w, "stage %d: %d op%s (2 lists every stage)", s + 1, ns->norder,
+	       ns->norder == 1 ? "" : "s");
 	return WB_HANDLED | WB_REDRAW;
 }
 
 unsigned wb_nodes_open_ops(wb *w, const int *ops, int n, const char *what)
 {
-	if (!w->among)
-		w->among = sc_calloc_n((size_t)w->g->n, sizeof *w->among);
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns)
+		return WB_HANDLED;
+	if (!ns->among)
+		ns->among = sc_calloc_n((size_t)w->g->n, sizeof *ns->among);
 	else
-		memset(w->among, 0, (size_t)w->g->n * sizeof *w->among);
-	if (!w->among) {
+		memset(ns->among, 0, (size_t)w->g->n * sizeof *ns->among);
+	if (!ns->among) {
 		wb_say(w, "out of memory");
 		return WB_HANDLED | WB_REDRAW;
 	}
 	for (int i = 0; i < n; i++)
-		w->among[ops[i]] = true;
-	snprintf(w->among_what, sizeof w->among_what, "%s", what);
+		ns->among[ops[i]] = true;
+	snprintf(ns->among_what, sizeof ns->among_what, "%s", what);
 	w->view = &wb_nodes_view;
-	w->node_only = 0;
-	w->filter[0] = '\0';
-	w->node_sel = w->node_top = 0;
-	wb_nodes_refresh(w);
-	w->node_sel = w->node_top = 0;
-	wb_say(w, "%s: %d op%s (2 lists every op)", what, w->norder, w->norder == 1 ? "" : "s");
+	ns->only = 0;
+	ns->filter[0] = '\0';
+	ns->sel = ns->top = 0;
+	rebuild_list(ns, w);
+	ns->sel = ns->top = 0;
+	wb_say(w, "%s: %d op%s (2 lists every op)", what, ns->norder, ns->norder == 1 ? "" : "s");
 	return WB_HANDLED | WB_REDRAW;
 }
 
 /* p: pins the selected op to the stage it is in when a search starts (a
  * hand move takes the pin along), or unpins it. */
-static void pin_selected(wb *w)
+static void pin_selected(nodes_state *ns, wb *w)
 {
-	if (!w->norder)
+	if (!ns->norder)
 		return;
-	int v = w->order[w->node_sel];
+	int v = ns->order[ns->sel];
 	w->pinned[v] = !w->pinned[v];
 	w->npinned += w->pinned[v] ? 1 : -1;
 	if (w->pinned[v])
@@ -646,33 +697,36 @@ static void pin_selected(wb *w)
  * opens on it. */
 static void go_to(wb *w, int u)
 {
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns)
+		return;
 	int i = 0;
-	while (i < w->norder && w->order[i] != u)
+	while (i < ns->norder && ns->order[i] != u)
 		i++;
-	if (i == w->norder) {
-		w->filter[0] = '\0';
-		w->node_only = 0;
-		among_clear(w);
-		wb_nodes_refresh(w);
-		for (i = 0; i < w->norder && w->order[i] != u; i++)
+	if (i == ns->norder) {
+		ns->filter[0] = '\0';
+		ns->only = 0;
+		among_clear(ns);
+		rebuild_list(ns, w);
+		for (i = 0; i < ns->norder && ns->order[i] != u; i++)
 			;
 	}
-	if (i < w->norder)
-		w->node_sel = i;
-	w->detail = true;
+	if (i < ns->norder)
+		ns->sel = i;
+	ns->detail = true;
 	int back, forward;
-	wb_nav_places(&back, &forward);
+	wb_nav_places(&ns->nav, &back, &forward);
 	wb_say(w, "%s (stage %d); { back (%d), } forward (%d)", w->g->op_name[u], w->stage[u] + 1,
 	       back, forward);
 }
 
 /* { and }: a step through the history, or what it lacks. */
-static void step_history(wb *w, bool forward)
+static void step_history(nodes_state *ns, wb *w, bool forward)
 {
-	if (!w->norder)
+	if (!ns->norder)
 		return;
-	int cur = w->order[w->node_sel];
-	int u = forward ? wb_nav_forward(cur) : wb_nav_back(cur);
+	int cur = ns->order[ns->sel];
+	int u = forward ? wb_nav_forward(&ns->nav, cur) : wb_nav_back(&ns->nav, cur);
 	if (u < 0) {
 		wb_say(w, forward ? "nothing to go forward to"
 		                  : "nothing to go back to; ( and ) go to "
@@ -684,70 +738,73 @@ static void step_history(wb *w, bool forward)
 
 static unsigned nodes_key(wb *w, wb_action a, int ch)
 {
-	int page = list_rows;
+	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
+	if (!ns)
+		return 0;
+	int page = ns->list_rows;
 	switch (a) {
 	case WB_A_DOWN:
-		if (w->node_sel + 1 < w->norder)
-			w->node_sel++;
+		if (ns->sel + 1 < ns->norder)
+			ns->sel++;
 		break;
 	case WB_A_UP:
-		if (w->node_sel > 0)
-			w->node_sel--;
+		if (ns->sel > 0)
+			ns->sel--;
 		break;
 	case WB_A_PAGE_DOWN:
-		w->node_sel = w->node_sel + page < w->norder ? w->node_sel + page
-		                                             : (w->norder ? w->norder - 1 : 0);
+		ns->sel = ns->sel + page < ns->norder ? ns->sel + page
+		                                      : (ns->norder ? ns->norder - 1 : 0);
 		break;
-	case WB_A_PAGE_UP: w->node_sel = w->node_sel > page ? w->node_sel - page : 0; break;
-	case WB_A_FIRST: w->node_sel = 0; break;
-	case WB_A_LAST: w->node_sel = w->norder ? w->norder - 1 : 0; break;
-	case WB_A_EARLIER: move_selected(w, -1, false); break;
-	case WB_A_LATER: move_selected(w, +1, false); break;
-	case WB_A_EARLIER_ALL: move_selected(w, -1, true); break;
-	case WB_A_LATER_ALL: move_selected(w, +1, true); break;
+	case WB_A_PAGE_UP: ns->sel = ns->sel > page ? ns->sel - page : 0; break;
+	case WB_A_FIRST: ns->sel = 0; break;
+	case WB_A_LAST: ns->sel = ns->norder ? ns->norder - 1 : 0; break;
+	case WB_A_EARLIER: move_selected(ns, w, -1, false); break;
+	case WB_A_LATER: move_selected(ns, w, +1, false); break;
+	case WB_A_EARLIER_ALL: move_selected(ns, w, -1, true); break;
+	case WB_A_LATER_ALL: move_selected(ns, w, +1, true); break;
 	case WB_A_SORT:
-		w->node_sort = (w->node_sort + 1) % WB_NSORTS;
-		w->node_top = 0;
-		wb_nodes_refresh(w);
-		wb_say(w, "sorted by %s", sort_names[w->node_sort]);
+		ns->sort = (ns->sort + 1) % WB_NSORTS;
+		ns->top = 0;
+		rebuild_list(ns, w);
+		wb_say(w, "sorted by %s", sort_names[ns->sort]);
 		break;
 	case WB_A_FILTER: {
-		unsigned r = wb_ask(w, "filter ops by name, any case (empty: all):", w->filter,
-		                    sizeof w->filter, filter_answer, 0);
+		unsigned r = wb_ask(w, "filter ops by name, any case (empty: all):", ns->filter,
+		                    sizeof ns->filter, filter_answer, 0);
 		w->prompt.edited = filter_typed;
 		return r;
 	}
-	case WB_A_NEXT_MATCH: step_match(w, +1); break;
-	case WB_A_PREV_MATCH: step_match(w, -1); break;
-	case WB_A_OPEN: w->detail = !w->detail; break;
-	case WB_A_PIN: pin_selected(w); break;
+	case WB_A_NEXT_MATCH: step_match(ns, w, +1); break;
+	case WB_A_PREV_MATCH: step_match(ns, w, -1); break;
+	case WB_A_OPEN: ns->detail = !ns->detail; break;
+	case WB_A_PIN: pin_selected(ns, w); break;
 	case WB_A_UNPIN_ALL:
 		memset(w->pinned, 0, (size_t)w->g->n * sizeof *w->pinned);
 		w->npinned = 0;
 		wb_say(w, "no op is pinned now");
 		break;
-	case WB_A_BOTTLENECK: bottleneck_op(w); break;
-	case WB_A_LEFT: nv.scroll = nv.scroll > SCROLL_STEP ? nv.scroll - SCROLL_STEP : 0; break;
+	case WB_A_BOTTLENECK: bottleneck_op(ns, w); break;
+	case WB_A_LEFT: ns->scroll = ns->scroll > SCROLL_STEP ? ns->scroll - SCROLL_STEP : 0; break;
 	case WB_A_RIGHT:
 		/* not past the end of the widest name */
-		if (nv.scroll + nv.shown < nv.longest)
-			nv.scroll += SCROLL_STEP;
+		if (ns->scroll + ns->shown < ns->longest)
+			ns->scroll += SCROLL_STEP;
 		break;
 	case WB_A_PRED:
 	case WB_A_SUCC:
-		if (!w->norder)
+		if (!ns->norder)
 			break;
-		return wb_nav_neighbour(w, w->order[w->node_sel], a == WB_A_SUCC, go_to);
-	case WB_A_BACK: step_history(w, false); break;
-	case WB_A_FORWARD: step_history(w, true); break;
+		return wb_nav_neighbour(w, &ns->nav, ns->order[ns->sel], a == WB_A_SUCC, go_to);
+	case WB_A_BACK: step_history(ns, w, false); break;
+	case WB_A_FORWARD: step_history(ns, w, true); break;
 	case WB_A_VIEW:
 		/* leaving the list of one stage or one module, or 2 on it:
 		 * every op again */
-		if (!w->node_only && !w->among)
+		if (!ns->only && !ns->among)
 			return 0;
-		w->node_only = 0;
-		among_clear(w);
-		wb_nodes_refresh(w);
+		ns->only = 0;
+		among_clear(ns);
+		rebuild_list(ns, w);
 		return ch == '2' ? WB_HANDLED | WB_REDRAW : 0;
 	default: return 0;
 	}
@@ -759,4 +816,6 @@ const wb_view_ops wb_nodes_view = {.name = "node browser",
                                    .footer = WB_FOOT_NODES,
                                    .draw = nodes_draw,
                                    .key = nodes_key,
-                                   .on_change = wb_nodes_refresh};
+                                   .on_change = wb_nodes_refresh,
+                                   .init = nodes_init,
+                                   .fini = nodes_fini};

@@ -32,7 +32,8 @@
  *
  * Files are written on a thread of their own from a snapshot of the stages,
  * so a big graph's JSON never delays a key press.  The loop (workbench.c)
- * decides when to write; saving is in wb_files.c.
+ * decides when to write, waking for it when wb_recover_next says; saving
+ * is in wb_files.c.
  *
  * Layer: a service of layer 4 (wb.h), below the views and modals: it calls
  * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
@@ -41,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -459,6 +461,22 @@ void wb_recover_tick(wb *w, double now)
 		wb_say(w, "%s", w->recover_note);
 		w->recover_note[0] = '\0';
 	}
+}
+
+double wb_recover_next(const wb *w, double now)
+{
+	/* the writer thread does not wake the loop (it could outlive the
+	 * engine's pipe), so the loop looks while it runs: a write takes
+	 * milliseconds and comes at most every two seconds */
+	if (atomic_load(&recover_busy))
+		return now + 0.05;
+	double next = INFINITY;
+	if (recover_failed[0] || w->recover_note[0])
+		next = wb_msg_fresh(w, now) ? wb_msg_expiry(w) : now;
+	/* as wb_recover_write: nothing while the offer waits for its answer */
+	if (w->recover_due && w->recover[0] && !w->recovered)
+		next = fmin(next, w->recover_t + 2);
+	return next;
 }
 
 void wb_recover_clear(wb *w)

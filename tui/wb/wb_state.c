@@ -23,8 +23,23 @@
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
 {
-	if (w->nmodal < WB_MODALS)
+	wb_modal_push_arg(w, m, NULL);
+}
+
+void wb_modal_push_arg(wb *w, const wb_modal_ops *m, void *arg)
+{
+	if (w->nmodal < WB_MODALS) {
+		w->modal_arg[w->nmodal] = arg;
 		w->modal[w->nmodal++] = m;
+	}
+}
+
+void *wb_modal_arg(const wb *w, const wb_modal_ops *m)
+{
+	for (int i = w->nmodal - 1; i >= 0; i--)
+		if (w->modal[i] == m)
+			return w->modal_arg[i];
+	return NULL;
 }
 
 void wb_modal_pop(wb *w)
@@ -37,8 +52,10 @@ void wb_modal_close(wb *w, const wb_modal_ops *m)
 {
 	int j = 0;
 	for (int i = 0; i < w->nmodal; i++)
-		if (w->modal[i] != m)
+		if (w->modal[i] != m) {
+			w->modal_arg[j] = w->modal_arg[i];
 			w->modal[j++] = w->modal[i];
+		}
 	w->nmodal = j;
 }
 
@@ -66,7 +83,12 @@ void wb_say(wb *w, const char *fmt, ...)
 
 bool wb_msg_fresh(const wb *w, double now)
 {
-	return w->msg[0] && now - w->msg_t < 8;
+	return w->msg[0] && now < wb_msg_expiry(w);
+}
+
+double wb_msg_expiry(const wb *w)
+{
+	return w->msg_t + WB_MSG_SECONDS;
 }
 
 /* Whether the current partition differs from the baseline; before there

@@ -4,16 +4,27 @@
  * At once a first partition (the -p file, else the file's stages, else a
  * fast search: wb_sample.c) with its stage table; then the default search
  * runs as an engine job and, when it ends, the ladder of lower bounds,
- * both filling in live (wb_jobs.c).  The loop is one poll() over the
- * terminal and the engine's pipes with a timeout, so the screen never
- * waits for a job; keys go through wb_key (wb_keys.c), and the screen is
- * redrawn (wb_draw.c) only when a key or a job changed something, while a
- * job runs (its elapsed time), or when the status line's message expires.
- * The terminal is opened with newterm, which fails softly, so a bad TERM is
- * an error message, not an exit inside curses.  Below 80 x 24 the screen
- * only says it is too small, and keys wait (nothing acts unseen) until a
- * resize makes room.
+ * both filling in live (wb_jobs.c).  The terminal is opened with newterm,
+ * which fails softly, so a bad TERM is an error message, not an exit
+ * inside curses.  Below 80 x 24 the screen only says it is too small, and
+ * keys wait (nothing acts unseen) until a resize makes room.
  *
+ * The loop owns every event, in one poll() (the engine's, sc_engine_poll,
+ * redis's ae): the terminal, the jobs' pipes, signals and timers.  A
+ * signal (SIGHUP, SIGTERM, SIGWINCH) sets what it means and writes a byte
+ * to the engine's self-pipe, so the poll ends at once, whichever thread
+ * the signal reached; a terminal that has gone away without a SIGHUP is
+ * seen in poll()'s report on it (POLLHUP, POLLERR, POLLNVAL), and both
+ * leave as a hang-up does (the recovery file written, wb_recover.c).
+ * There is no tick: each turn waits until the nearest thing due (a
+ * running job's elapsed time every 0.25 s, the status line's message
+ * expiring, the recovery file's write: next_due), or for a job's deadline
+ * (the engine's own), or for ever when nothing runs and nothing is due,
+ * until a key or a signal.  Keys go through wb_key (wb_keys.c), and the
+ * screen is redrawn (wb_draw.c) at most once a turn, only when a key or a
+ * job changed something, while a job runs (its elapsed time), or when the
+ * status line's message expires.
+
  * Layer: the top, with wb_keys.c.  It may call every file of tui/wb/ (it
  * hands the state the list of views, wb_views) and nothing else calls it
  * but tui/cmd/.
@@ -22,10 +33,12 @@
 #include "tui/wb/workbench.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +51,58 @@
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
+/* What the signal handlers leave for the loop: hangup (SIGHUP, SIGTERM, or
+ * the terminal gone), and the engine's self-pipe they wake it through
+ * (-1 until the loop runs).  Signal state, not view state: a handler can
+ * reach nothing else. */
 static volatile sig_atomic_t hangup;
+static volatile sig_atomic_t wake_fd = -1;
+/* curses' own SIGWINCH handler (it turns a resize into KEY_RESIZE), which
+ * ours calls before waking the loop */
+static struct sigaction curses_winch;
+
+static void wake_loop(void)
+{
+	int fd = wake_fd;
+	if (fd >= 0) {
+		char c = 1;
+		ssize_t r = write(fd, &c, 1); /* a full pipe is awake already */
+		(void)r;
+	}
+}
 
 static void on_hangup(int sig)
 {
 	(void)sig;
+	int saved = errno;
 	hangup = 1;
+	wake_loop();
+	errno = saved;
+}
+
+static void on_winch(int sig, siginfo_t *info, void *uctx)
+{
+	int saved = errno;
+	if (curses_winch.sa_flags & SA_SIGINFO)
+		curses_winch.sa_sigaction(sig, info, uctx);
+	else if (curses_winch.sa_handler != SIG_DFL && curses_winch.sa_handler != SIG_IGN)
+		curses_winch.sa_handler(sig);
+	wake_loop();
+	errno = saved;
+}
+
+/* Routes the signals the loop hears through the engine's self-pipe (after
+ * newterm, whose SIGWINCH handler on_winch keeps calling). */
+static void catch_signals(wb *w)
+{
+	wake_fd = sc_engine_wake_fd(w->eng);
+	struct sigaction sa = {.sa_handler = on_hangup};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction winch = {.sa_sigaction = on_winch, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&winch.sa_mask);
+	sigaction(SIGWINCH, &winch, &curses_winch);
 }
 
 /* The first partition into first: the -p file (checked before the screen
@@ -158,24 +217,60 @@ static bool key_when_small(int ch)
 	return ch == KEY_RESIZE || wb_key_action(WB_IN_VIEWS, ch) == WB_A_REDRAW;
 }
 
+/* How often a running job's elapsed time is redrawn, in seconds. */
+#define REFRESH 0.25
+
+/* The time (sc_clock_now's) by which the loop must take a turn even if
+ * nothing happens, last being when the screen was last drawn (< 0: never):
+ * a running job's elapsed time, the status line's message expiring (its
+ * redraw), the recovery file's turn; INFINITY when nothing is due.  The
+ * engine adds its jobs' deadlines itself. */
+static double next_due(const wb *w, double last, double now)
+{
+	if (last < 0)
+		return now;
+	double due = wb_recover_next(w, now);
+	if (sc_engine_busy(w->eng) > 0)
+		due = fmin(due, last + REFRESH);
+	if (w->msg_shown)
+		due = fmin(due, wb_msg_expiry(w));
+	return due;
+}
+
+/* The poll's timeout for a turn due at due: -1 (until something happens)
+ * when nothing is, else the milliseconds to it rounded up, so that the
+ * turn does not come a moment early and find nothing to do. */
+static int timeout_ms(double due, double now)
+{
+	if (!isfinite(due))
+		return -1;
+	double ms = ceil((due - now) * 1000);
+	return ms <= 0 ? 0 : ms >= INT_MAX ? INT_MAX : (int)ms;
+}
+
 /* The loop, until a key quits or the terminal goes away. */
 static void run(wb *w)
 {
 	const char *times = getenv("STAGECUT_KEY_TIMES");
 	FILE *timing = times && *times ? fopen(times, "a") : NULL;
-	struct sigaction sa = {.sa_handler = on_hangup};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals(w);
 	double last = -1; /* when the screen was last drawn; < 0: never */
-	int dead_polls = 0;
 	for (bool go = true; go && !hangup;) {
-		bool ready = false;
-		bool dirty = sc_engine_poll(w->eng, 100, STDIN_FILENO, &ready) > 0 || last < 0;
+		double now = sc_clock_now();
+		short term = 0;
+		bool dirty = sc_engine_poll(w->eng, timeout_ms(next_due(w, last, now), now),
+		                            STDIN_FILENO, &term) > 0 ||
+		             last < 0;
+		/* the terminal has gone (no SIGHUP reaches a process that lost it
+		 * some other way): leave as on a hang-up */
+		if (term & (POLLHUP | POLLERR | POLLNVAL))
+			hangup = 1;
+		if (hangup)
+			break;
 		wb_follow_jobs(w);
 		double t_key = 0;
-		int first_key = 0, got = 0;
-		for (int ch; go && (ch = getch()) != ERR; got++) {
+		int first_key = 0;
+		for (int ch; go && (ch = getch()) != ERR;) {
 			if (!t_key) {
 				t_key = sc_clock_now();
 				first_key = ch;
@@ -188,18 +283,12 @@ static void run(wb *w)
 			go = !(r & WB_QUIT);
 			dirty = dirty || (r & WB_REDRAW);
 		}
-		/* a terminal that keeps polling readable with nothing to read has
-		 * hung up (no SIGHUP reaches a process that lost it some other
-		 * way): leave as on a hangup instead of spinning */
-		dead_polls = ready && !got ? dead_polls + 1 : 0;
-		if (dead_polls > 50)
-			hangup = 1;
 		double t = sc_clock_now(), t_handled = t;
 		wb_recover_tick(w, t);
 		/* a new message, a running job's elapsed time, a message that
 		 * has just expired */
 		dirty = dirty || w->msg_t > last ||
-		        (sc_engine_busy(w->eng) > 0 && t - last > 0.25) ||
+		        (sc_engine_busy(w->eng) > 0 && t - last >= REFRESH) ||
 		        (w->msg_shown && !wb_msg_fresh(w, t));
 		if (go && dirty) {
 			draw(w);
@@ -212,6 +301,7 @@ static void run(wb *w)
 			fflush(timing);
 		}
 	}
+	wake_fd = -1; /* the engine goes before the handlers do */
 	if (timing)
 		fclose(timing);
 }
@@ -308,7 +398,6 @@ int ui_workbench(const ui_opts *o)
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
 	wb_recover_close(&w);
-	wb_nodes_free();
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->fini)
 			w.views[i]->fini(&w, w.view_state[i]);
@@ -319,9 +408,6 @@ out:
 	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
-	free(w.order);
-	free(w.by_work);
-	free(w.among);
 	sc_graph_free(g);
 	return status;
 }
