@@ -768,18 +768,36 @@ static bool asked_to_stop(sc_stop_fn *stop, void *ctx)
 	return stop && stop(ctx);
 }
 
+/* sc_ladder_wait's turn (sc_engine_run_until). */
+typedef struct ladder_wait {
+	sc_ladder *l;
+	sc_stop_fn *stop;
+	void *ctx;
+	bool cancelled;
+} ladder_wait;
+
+static bool ladder_wait_done(void *ctx)
+{
+	return sc_ladder_done(((ladder_wait *)ctx)->l);
+}
+
+static void ladder_wait_each(void *ctx)
+{
+	ladder_wait *w = ctx;
+	sc_ladder_update(w->l);
+	/* asked every turn: a caller may draw progress from it */
+	if (asked_to_stop(w->stop, w->ctx) && !w->cancelled) {
+		sc_ladder_cancel(w->l);
+		w->cancelled = true;
+	}
+}
+
 void sc_ladder_wait(sc_engine *e, sc_ladder *l, sc_stop_fn *stop, void *ctx)
 {
-	bool cancelled = false;
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-		/* asked every turn: a caller may draw progress from it */
-		if (asked_to_stop(stop, ctx) && !cancelled) {
-			sc_ladder_cancel(l);
-			cancelled = true;
-		}
-	}
+	/* 100 ms: the rungs' own deadlines and the caller's stop are not
+	 * the engine's to report */
+	ladder_wait w = {.l = l, .stop = stop, .ctx = ctx};
+	sc_engine_run_until(e, 100, ladder_wait_done, ladder_wait_each, &w);
 }
 
 const char *sc_rung_report_name(sc_rung_state s)

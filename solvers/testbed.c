@@ -119,10 +119,18 @@ void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char
 {
 	/* a schedule given joins the key (the objective differs on training
 	 * graphs); without one the keys stay as they were */
-	snprintf(c->key, sizeof c->key, "methods=%s;rungs=%s;instance-time=%g;seed=%llu%s%s",
-	         methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
-	         (unsigned long long)c->seed, c->schedule >= 0 ? ";schedule=" : "",
-	         c->schedule >= 0 ? sc_schedule_name((sc_schedule)c->schedule) : "");
+	int n = snprintf(
+	        c->key, sizeof c->key, "methods=%s;rungs=%s;instance-time=%g;seed=%llu%s%s",
+	        methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
+	        (unsigned long long)c->seed, c->schedule >= 0 ? ";schedule=" : "",
+	        c->schedule >= 0 ? sc_schedule_name((sc_schedule)c->schedule) : "");
+	/* CPU stages join the key too (issue 29); without them it stays */
+	if (c->cpus != 0 && n > 0 && (size_t)n < sizeof c->key) {
+		if (c->cpus == SC_TESTBED_CPUS_FILE)
+			snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=file");
+		else
+			snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=%d", c->cpus);
+	}
 }
 
 /* ---- instances ---------------------------------------------------------- */
@@ -418,7 +426,7 @@ static int timed_rungs(unsigned mask)
  * whether one proved that no partition fits (the exact DP finding none). */
 static double run_methods(const sc_graph *g, const sc_settings *set, const sc_testbed_config *c,
                           double methods_end, json_t *methods, int *stage, int *best_stage,
-                          bool *optimal_dp, bool *none_dp, run_ctx *r)
+                          bool *cpu, bool *best_cpu, bool *optimal_dp, bool *none_dp, run_ctx *r)
 {
 	double best = INFINITY;
 	sc_error err;
@@ -445,7 +453,7 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 			while (!run_stopped(r) && sc_search_step(s))
 				;
 			bool optimal = false;
-			double v = sc_search_result(s, stage, &optimal);
+			double v = sc_search_result_devices(s, stage, cpu, &optimal);
 			if (sc_search_error(s))
 				row = json_pack("{s:n, s:s}", "bottleneck", "refused",
 				                sc_search_error(s)->msg);
@@ -456,6 +464,7 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 			if (isfinite(v) && v < best) {
 				best = v;
 				memcpy(best_stage, stage, (size_t)g->n * sizeof *stage);
+				memcpy(best_cpu, cpu, (size_t)(set->k + set->cpus) * sizeof *cpu);
 			}
 			*optimal_dp = *optimal_dp || (optimal && isfinite(v));
 			*none_dp = *none_dp || (optimal && !isfinite(v));
@@ -503,18 +512,29 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	}
 	sc_settings set = g->settings;
 	set.k = inst->k;
+	set.cpus = c->cpus == SC_TESTBED_CPUS_FILE ? (g->max_cpus > 0 ? g->max_cpus : 0) : c->cpus;
 	json_object_set_new(rec, "name", json_string(g->name));
 	json_object_set_new(rec, "ops", json_integer(g->n));
-	json_object_set_new(rec, "simple", json_real(sc_bound_simple(g, inst->k)));
+	double simple = sc_bound_simple(g, inst->k);
+	if (set.cpus > 0) {
+		/* only with CPU stages: a record without them is as it was */
+		json_object_set_new(rec, "cpus", json_integer(set.cpus));
+		if (sc_bound_simple_cpus(g, sc_stages_useful(g, inst->k), set.cpus, &simple,
+		                         &err) != SC_OK)
+			simple = NAN;
+	}
+	json_object_set_new(rec, "simple", isfinite(simple) ? json_real(simple) : json_null());
 	int *stage = sc_part_new(g);
 	int *best_stage = sc_part_new(g);
+	bool *cpu = calloc((size_t)(set.k + set.cpus), sizeof *cpu);
+	bool *best_cpu = calloc((size_t)(set.k + set.cpus), sizeof *best_cpu);
 	bool optimal_dp = false, none_dp = false;
 	json_t *methods = json_object();
 	json_object_set_new(rec, "methods", methods);
 	double best = INFINITY;
-	if (stage && best_stage)
-		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, &optimal_dp,
-		                   &none_dp, &run);
+	if (stage && best_stage && cpu && best_cpu)
+		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, cpu,
+		                   best_cpu, &optimal_dp, &none_dp, &run);
 	double upper = best, lower = NAN;
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
@@ -530,6 +550,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		                       .time_limit = fmax(share, SC_TESTBED_MIN_SHARE),
 		                       .upper = best,
 		                       .start = isfinite(best) ? best_stage : NULL,
+		                       .start_cpu =
+		                               isfinite(best) && set.cpus > 0 ? best_cpu : NULL,
 		                       /* Table 1 needs every rung's value */
 		                       .stop_at_proof = false};
 		say(&run, "rungs");
@@ -572,6 +594,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));
 	free(stage);
 	free(best_stage);
+	free(cpu);
+	free(best_cpu);
 	sc_graph_free(g);
 	if (run_stopped(&run)) {
 		json_decref(rec);

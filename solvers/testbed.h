@@ -79,6 +79,8 @@ typedef struct sc_testbed_method {
 
 /* What a testbed runs.  Fill it with sc_testbed_config_init, the parsers
  * and the fields, then sc_testbed_config_key. */
+#define SC_TESTBED_CPUS_FILE (-1)
+
 typedef struct sc_testbed_config {
 	sc_testbed_method m[SC_TESTBED_MAX_METHODS];
 	int nm;
@@ -93,7 +95,10 @@ typedef struct sc_testbed_config {
 	double memory;    /* >= 0 overrides (INFINITY: unlimited) */
 	int policy;       /* >= 0 overrides: an sc_mem_policy */
 	int schedule;     /* >= 0 overrides: an sc_schedule (training graphs) */
-	char key[512];    /* what a record must match to count as done */
+	/* CPU stages beside the accelerators (issue 29): 0 none, > 0 that
+	 * many, SC_TESTBED_CPUS_FILE each graph's maxCPUs (0 without) */
+	int cpus;
+	char key[512]; /* what a record must match to count as done */
 } sc_testbed_config;
 
 /* The defaults: no methods or ks yet, every rung, 60 s per instance, seed

@@ -182,7 +182,6 @@ Test(cpus, the_rest_refuses_cpus)
 {
 	static const char *const cases[][2] = {
 	        {"bounds " RESNET_LAYER " -k 2 --cpus 1 -m brkga", "method 'brkga' does not place"},
-	        {"bench " FIGURE2 " -k 2 --cpus 1", "not supported by bench"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
 	        {"solve samples/onnx/resnet50.onnx -k 3 --cpus 1 --align 1", "--align and --cpus"},
@@ -672,4 +671,70 @@ Test(cpus, bounds_falls_back_to_the_accelerators, .timeout = 60)
 		                 s < 4 ? "accel" : "cpu");
 	cr_assert_leq(ts_jnum(r, "lower_bound"), ts_jnum(r, "upper_bound"));
 	json_decref(r);
+}
+
+/* bench --cpus 1 (issue 29): each record names the CPUs and its key
+ * counts them (a rerun skips what is done, a run without CPUs does not);
+ * no method below the exact DP's optimum with CPU stages, no rung and not
+ * the simple bound above it, and the exact method equal to it. */
+Test(cpus, bench_with_cpus, .timeout = 120)
+{
+	char res[256], *out, *err;
+	ts_tpath(res, sizeof res, "b.jsonl");
+	const char *graphs[] = {RESNET_LAYER, BERT24_TRAIN};
+	double opt[2][2];
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			json_t *s = ts_run_json(0, "solve %s -k %d --cpus 1 -m exact --json",
+			                        graphs[i], 2 + 2 * j);
+			opt[i][j] = ts_jnum(s, "bottleneck"); /* 1F1B: the objective */
+			json_decref(s);
+		}
+	const char *run = "bench %s %s -k 2,4 --cpus 1 --methods brkga-100,exact --rungs "
+	                  "simple,bottleneck -t 2 -o %s";
+	cr_assert_eq(ts_runf(&out, &err, run, graphs[0], graphs[1], res), 0, "%s", err);
+	free(out);
+	free(err);
+	FILE *f = fopen(res, "r");
+	cr_assert(f);
+	char line[1 << 16];
+	int records = 0;
+	while (fgets(line, sizeof line, f)) {
+		json_t *r = json_loads(line, 0, NULL);
+		cr_assert(r, "%s", line);
+		cr_assert_eq(ts_jint(r, "cpus"), 1);
+		cr_assert(strstr(ts_jstr(r, "config"), ";cpus=1"), "%s", ts_jstr(r, "config"));
+		int i = strstr(ts_jstr(r, "graph"), "bert24") != NULL, j = ts_jint(r, "k") == 4;
+		double o = opt[i][j];
+		json_t *m = ts_jget(r, "methods");
+		double b = ts_jnum(json_object_get(m, "brkga-100"), "bottleneck");
+		double x = ts_jnum(json_object_get(m, "exact"), "bottleneck");
+		cr_assert_geq(b, o * (1 - 1e-9), "brkga %.17g below %.17g", b, o);
+		cr_assert(ts_close_rel(x, o, 1e-9), "exact %.17g, optimum %.17g", x, o);
+		cr_assert_leq(ts_jnum(r, "simple"), o * (1 + 1e-9));
+		json_t *rungs = ts_jget(r, "rungs");
+		const char *key;
+		json_t *v;
+		json_object_foreach(rungs, key, v)
+		{
+			json_t *val = json_object_get(v, "value");
+			if (json_is_number(val))
+				cr_assert_leq(json_number_value(val), o * (1 + 1e-6), "rung %s",
+				              key);
+		}
+		json_decref(r);
+		records++;
+	}
+	fclose(f);
+	cr_assert_eq(records, 4);
+	/* the same run again does nothing new */
+	cr_assert_eq(ts_runf(&out, &err, run, graphs[0], graphs[1], res), 0, "%s", err);
+	free(out);
+	free(err);
+	char *all = ts_slurp(res, NULL);
+	int lines = 0;
+	for (char *p = all; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 4, "a rerun added records");
+	free(all);
 }

@@ -355,10 +355,7 @@ Test(ladder_cpus, rungs_bound_the_published_cpu_optima, .timeout = 120)
 
 static void run_ladder(sc_ladder *l, sc_engine *e)
 {
-	while (!sc_ladder_done(l)) {
-		sc_engine_poll(e, 100, -1, NULL);
-		sc_ladder_update(l);
-	}
+	sc_ladder_wait(e, l, NULL, NULL);
 }
 
 /* The ladder on the engine with CPU stages: from nothing, every rung at

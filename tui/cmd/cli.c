@@ -130,7 +130,7 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval, render, bounds and solve (every method) take them"},
+         "default 0); info, eval, render, bounds, bench and solve (every method) take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -1080,7 +1080,7 @@ static int run_main(int argc, char **argv)
 		}
 		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
 			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
-			         "render, bounds and solve do)");
+			         "render, bounds, bench and solve do)");
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
@@ -1113,9 +1113,10 @@ static int run_main(int argc, char **argv)
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
 	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
-	    strcmp(cmd->name, "render") != 0 && strcmp(cmd->name, "bounds") != 0) {
+	    strcmp(cmd->name, "render") != 0 && strcmp(cmd->name, "bounds") != 0 &&
+	    strcmp(cmd->name, "bench") != 0) {
 		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render, "
-		         "bounds and solve, with every method, take them)",
+		         "bounds, bench and solve, with every method, take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;

@@ -208,6 +208,7 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 	c->memory = o->memory;
 	c->policy = o->policy;
 	c->schedule = o->schedule;
+	c->cpus = o->cpus == UI_CPUS_FILE ? SC_TESTBED_CPUS_FILE : o->cpus > 0 ? o->cpus : 0;
 	sc_testbed_config_key(c, o->methods, o->rungs);
 	return true;
 }

@@ -74,6 +74,38 @@ static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, dou
 	"can beat, so it is optimal"
 
 /* A lower bound's ratio to the upper bound; 1 when both are 0. */
+/* The search for the upper bound, waited for (sc_engine_run_until): its
+ * info after each poll, a cancel on ^C, the progress line on a terminal. */
+typedef struct search_wait {
+	sc_engine *e;
+	int id;
+	bool tty;
+	double last;
+	sc_job_info ji;
+} search_wait;
+
+static bool search_done(void *ctx)
+{
+	return sc_job_finished(((search_wait *)ctx)->ji.state);
+}
+
+static void search_each(void *ctx)
+{
+	search_wait *w = ctx;
+	sc_engine_info(w->e, w->id, &w->ji);
+	if (ui_interrupted())
+		sc_engine_cancel(w->e, w->id);
+	if (w->tty && w->ji.elapsed - w->last >= 0.2) {
+		char b[32];
+		w->last = w->ji.elapsed;
+		ui_progress("search %s: %ld evals, best %s, %.1f s", w->ji.search.phase,
+		            w->ji.search.evals, ui_num(w->ji.search.best, b, sizeof b),
+		            w->ji.elapsed);
+		ui_print_dp_progress(&w->ji.search);
+		fflush(stderr);
+	}
+}
+
 static double ratio(double v, double upper)
 {
 	return upper == 0 ? 1 : v / upper;
@@ -504,23 +536,11 @@ int ui_cmd_bounds(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		sc_job_info ji;
-		double last = -1;
-		do {
-			sc_engine_poll(e, 100, -1, NULL);
-			sc_engine_info(e, id, &ji);
-			if (ui_interrupted())
-				sc_engine_cancel(e, id);
-			if (tty && ji.elapsed - last >= 0.2) {
-				char b[32];
-				last = ji.elapsed;
-				ui_progress("search %s: %ld evals, best %s, %.1f s",
-				            ji.search.phase, ji.search.evals,
-				            ui_num(ji.search.best, b, sizeof b), ji.elapsed);
-				ui_print_dp_progress(&ji.search);
-				fflush(stderr);
-			}
-		} while (!sc_job_finished(ji.state));
+		search_wait sw = {.e = e, .id = id, .tty = tty, .last = -1};
+		sc_engine_info(e, id, &sw.ji);
+		/* 100 ms: ^C is a flag the engine does not report */
+		sc_engine_run_until(e, 100, search_done, search_each, &sw);
+		sc_job_info ji = sw.ji;
 		if (tty)
 			ui_progress_done();
 		if (ji.state == SC_JOB_FAILED) {
