@@ -8,6 +8,10 @@
  * jansson objects from end to end: the results file is their text, and the
  * tables read them back by name, so a record from an older run with other
  * methods still counts where its members match.
+ *
+ * Longer than 600 lines: the configuration, the instance list, running an
+ * instance (methods, then rungs) and the records file share the config and
+ * record layout; the tables are already apart (testbed_tables.c).
  */
 #define _GNU_SOURCE
 #include "solvers/testbed.h"

@@ -11,7 +11,11 @@
  * that does not place CPU stages yet refuses --cpus with exit status 2,
  * naming itself.  bounds --cpus: the ladder with CPU stages, every rung at
  * or below solve's optimum, the cover rung skipped with its reason, the
- * reports naming the CPUs.
+ * reports naming the CPUs; bench --cpus records.
+ *
+ * Longer than 600 lines: one suite for one model across the commands, so
+ * that the helpers (RESNET_LAYER, method_and_eval, solved) are shared and
+ * a reader finds every CPU-stage behaviour of the command line in one file.
  */
 #include "cli_test.h"
 
