@@ -36,6 +36,7 @@
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -108,104 +109,157 @@ typedef enum ui_option_id {
  * is never mistaken for a character. */
 #define OPT_VAL 0x100
 
+/* How an option's value goes into ui_opts (issue 30): a flag sets a
+ * bool, a text keeps the argument (borrowed from argv), a count is an
+ * integer within [lo, hi] (an int or a long field), a fraction a number
+ * from 0 to below 1; the rest (OK_CUSTOM) are read case by case in
+ * parse_options. */
+typedef enum ui_option_kind {
+	OK_CUSTOM,
+	OK_FLAG,
+	OK_TEXT,
+	OK_INT,
+	OK_LONG,
+	OK_FRACTION
+} ui_option_kind;
+
 typedef struct ui_option {
 	int id;
 	const char *name; /* long name */
 	char short_name;  /* or 0 */
 	const char *arg;  /* argument name, or NULL for a flag */
 	const char *help;
+	ui_option_kind kind;
+	size_t field; /* offsetof(ui_opts, ...), but for OK_CUSTOM */
+	long lo, hi;  /* a count's bounds */
 } ui_option;
+
+#define CUSTOM .kind = OK_CUSTOM
+#define FLAG(f) .kind = OK_FLAG, .field = offsetof(ui_opts, f)
+#define TEXT(f) .kind = OK_TEXT, .field = offsetof(ui_opts, f)
+#define INT(f, l, h) .kind = OK_INT, .field = offsetof(ui_opts, f), .lo = (l), .hi = (h)
+#define LONG(f, l, h) .kind = OK_LONG, .field = offsetof(ui_opts, f), .lo = (l), .hi = (h)
+#define FRACTION(f) .kind = OK_FRACTION, .field = offsetof(ui_opts, f)
 
 static const ui_option options[] = {
         {OPT_K, "k", 'k', "K",
-         "number of pipeline stages (default: the file's k; bench: a list, 2,4,8,16)"},
+         "number of pipeline stages (default: the file's k; bench: a list, 2,4,8,16)", CUSTOM},
         {OPT_BANDWIDTH, "bandwidth", 'B', "B",
-         "bandwidth in bytes per time unit (default: the file's, else 1)"},
+         "bandwidth in bytes per time unit (default: the file's, else 1)", CUSTOM},
         {OPT_MEMORY, "memory", 'M', "BYTES",
-         "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)"},
+         "fast memory per stage in bytes, or 'inf' (default: the file's, else inf)", CUSTOM},
         {OPT_POLICY, "memory-policy", 0, "P",
-         "'overflow' (pay for spilled bytes) or 'hard' (forbid)"},
+         "'overflow' (pay for spilled bytes) or 'hard' (forbid)", CUSTOM},
         {OPT_SCHEDULE, "schedule", 0, "S",
          "training graphs: '1f1b' (PipeDream, the default: max stage cost) or 'gpipe' (max "
-         "forward + max backward cost)"},
+         "forward + max backward cost)",
+         CUSTOM},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval, render, bounds, bench and solve (every method) take them"},
+         "default 0); info, eval, render, bounds, bench and solve (every method) take them",
+         CUSTOM},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
-         "coral-edgetpu, or a profile file; default a100)"},
+         "coral-edgetpu, or a profile file; default a100)",
+         TEXT(device)},
         {OPT_PRECISION, "precision", 0, "P",
          "ONNX: fp32, tf32, fp16, bf16, fp8 or int8: element size and peak (default: the "
-         "model's fp16/bf16 inputs, else the device's: fp16 on GPUs, int8 on edge devices)"},
+         "model's fp16/bf16 inputs, else the device's: fp16 on GPUs, int8 on edge devices)",
+         TEXT(precision)},
         {OPT_TIMES, "times", 0, "FILE",
          "measured op times in place of the modelled work: an ONNX Runtime profile (JSON) or "
-         "a CSV of name,microseconds"},
+         "a CSV of name,microseconds",
+         TEXT(times)},
         {OPT_DIM, "dim", 0, "NAME=N",
-         "ONNX: the value of a symbolic dimension (repeatable; default 1)"},
-        {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)"},
-        {OPT_SEED, "seed", 's', "S",
-         "random seed; the same seed gives the same result (default 1)"},
-        {OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept"},
-        {OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)"},
-        {OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)"},
-        {OPT_GENERATIONS, "generations", 0, "G", "BRKGA generations (default budget / population)"},
-        {OPT_ELITE, "elite", 0, "F", "BRKGA elite fraction (default 0.2)"},
-        {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)"},
-        {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)"},
+         "ONNX: the value of a symbolic dimension (repeatable; default 1)", CUSTOM},
+        {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)",
+         TEXT(method)},
+        {OPT_SEED, "seed", 's', "S", "random seed; the same seed gives the same result (default 1)",
+         CUSTOM},
+        {OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept", CUSTOM},
+        {OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)",
+         LONG(evals, 1, 1000000000L)},
+        {OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)",
+         INT(population, 2, 100000)},
+        {OPT_GENERATIONS, "generations", 0, "G", "BRKGA generations (default budget / population)",
+         INT(generations, 1, 100000000)},
+        {OPT_ELITE, "elite", 0, "F", "BRKGA elite fraction (default 0.2)", FRACTION(elite)},
+        {OPT_MUTANTS, "mutants", 0, "F", "BRKGA mutant fraction (default 0.1)", FRACTION(mutants)},
+        {OPT_BIAS, "bias", 0, "F", "BRKGA crossover bias towards the elite parent (default 0.7)",
+         FRACTION(bias)},
         {OPT_IDEAL_LIMIT, "ideal-limit", 0, "N",
          "exact: refuse graphs with more ideals; best: exact up to N (default: memory, 1/ms of "
-         "-t)"},
+         "-t)",
+         LONG(ideal_limit, 1, 100000000L)},
         {OPT_NO_REFINE, "no-refine", 0, NULL,
-         "do not refine nor balance the search's result with local moves"},
+         "do not refine nor balance the search's result with local moves", FLAG(no_refine)},
         {OPT_NO_PROOF, "no-proof", 0, NULL,
-         "solve: skip the exact MIP that certifies best's result when it is unproven"},
+         "solve: skip the exact MIP that certifies best's result when it is unproven",
+         FLAG(no_proof)},
         {OPT_PROOF, "proof", 0, NULL,
-         "solve: run that exact MIP after any method (by default after best only)"},
+         "solve: run that exact MIP after any method (by default after best only)", FLAG(proof)},
         {OPT_PIN, "pin", 0, "OP=STAGE",
          "keep op OP in stage STAGE (1..K) in every partition the search considers "
-         "(repeatable)"},
+         "(repeatable)",
+         CUSTOM},
         {OPT_ALIGN, "align", 0, "DEPTH",
          "solve: stage boundaries on the module boundaries at DEPTH (1: the top-level "
          "modules); also solves without and reports the gap; export: the depth of the "
-         "split points (default: the smallest that works)"},
+         "split points (default: the smallest that works)",
+         INT(align, 1, 100000)},
         {OPT_PARTITION, "partition", 'p', "FILE",
-         "solve: start from this partition (method refine); bounds: report on it"},
+         "solve: start from this partition (method refine); bounds: report on it", TEXT(partition)},
         {OPT_RUNGS, "rungs", 'r', "LIST",
-         "bounds, bench: comma-separated rungs (listed above; default all)"},
+         "bounds, bench: comma-separated rungs (listed above; default all)", TEXT(rungs)},
         {OPT_ALL_RUNGS, "all-rungs", 0, NULL,
-         "bounds: run every rung even once the upper bound is proven optimal"},
+         "bounds: run every rung even once the upper bound is proven optimal", FLAG(all_rungs)},
         {OPT_FORMAT, "format", 'T', "FORMAT",
          "render: png, svg, pdf, dot or any Graphviz format (default: OUT's extension); "
-         "export: pytorch or deepspeed"},
+         "export: pytorch or deepspeed",
+         TEXT(format)},
         {OPT_FULL, "full", 0, NULL,
-         "render: every op, clustered by stage (default: the stage graph)"},
-        {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)"},
+         "render: every op, clustered by stage (default: the stage graph)", FLAG(full)},
+        {OPT_MAX_OPS, "max-ops", 0, "N", "render: refuse full pictures of more ops (default 2000)",
+         INT(max_ops, 1, 10000000)},
         {OPT_DEPTH, "depth", 0, "N",
-         "render --full: draw each module at depth N as one box (modules from op names)"},
+         "render --full: draw each module at depth N as one box (modules from op names)",
+         INT(depth, 1, 1000)},
         {OPT_PAGE_OPS, "page-ops", 0, "N",
          "render --full: at most N boxes a page; more go on pages OUT-1, OUT-2, ... and OUT "
-         "is their overview (default 80; 0: one page)"},
+         "is their overview (default 80; 0: one page)",
+         INT(page_ops, 0, 10000000)},
         {OPT_TIMELINE, "timeline", 0, NULL,
-         "eval, render: the pipeline schedule over time (lanes of receive, compute, send)"},
-        {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)"},
+         "eval, render: the pipeline schedule over time (lanes of receive, compute, send)",
+         FLAG(timeline)},
+        {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)",
+         INT(batches, 1, 1000000)},
         {OPT_BOUNDS, "bounds", 0, "FILE",
-         "render: caption the lower bound and gap from `stagecut bounds --json` output"},
+         "render: caption the lower bound and gap from `stagecut bounds --json` output",
+         TEXT(bounds)},
         {OPT_METHODS, "methods", 0, "LIST",
-         "bench: comma-separated methods, NAME or NAME-EVALS (default: the paper's eight)"},
-        {OPT_JOBS, "jobs", 'j', "N", "bench: run N instances at a time (default 1)"},
-        {OPT_PART, "part", 0, "I/N", "bench: run only every Nth instance, from the Ith"},
-        {OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)"},
-        {OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)"},
-        {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)"},
+         "bench: comma-separated methods, NAME or NAME-EVALS (default: the paper's eight)",
+         TEXT(methods)},
+        {OPT_JOBS, "jobs", 'j', "N", "bench: run N instances at a time (default 1)",
+         INT(jobs, 1, 256)},
+        {OPT_PART, "part", 0, "I/N", "bench: run only every Nth instance, from the Ith", CUSTOM},
+        {OPT_MERGE, "merge", 0, NULL, "bench: print the tables of results files (the arguments)",
+         FLAG(merge)},
+        {OPT_NODES, "nodes", 'n', "N", "number of ops to generate (transformer, resnet: about N)",
+         INT(nodes, 1, 10000000)},
+        {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)",
+         INT(layers, 1, SC_GEN_MAX_LAYERS)},
         {OPT_TRAINING, "training", 0, NULL,
-         "gen: a training graph (each op's backward op, gradient edges, a loss orphan)"},
+         "gen: a training graph (each op's backward op, gradient edges, a loss orphan)",
+         FLAG(training)},
         {OPT_MODEL, "model", 0, "M",
-         "er, ba, ws, any (REGAL, the default), transformer, resnet or inception"},
+         "er, ba, ws, any (REGAL, the default), transformer, resnet or inception", CUSTOM},
         {OPT_OUTPUT, "output", 'o', "FILE",
          "write the result to FILE (atomically; bounds: the best partition found; bench "
-         "appends records)"},
-        {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))"},
-        {OPT_HELP, "help", 'h', NULL, "show this help and exit"},
+         "appends records)",
+         TEXT(output)},
+        {OPT_JSON, "json", 0, NULL, "print one JSON object on stdout (schema in stagecut(1))",
+         FLAG(json)},
+        {OPT_HELP, "help", 'h', NULL, "show this help and exit", CUSTOM},
 };
 #define NOPTIONS (int)(sizeof options / sizeof options[0])
 
@@ -611,6 +665,27 @@ static bool parse_count(const char *pre, const char *name, const char *a, long l
 	return true;
 }
 
+/* Reads the value a of option op (not OK_CUSTOM) into o; false after a
+ * message (pre: the command's "info: "). */
+static bool read_value(const ui_option *op, const char *a, ui_opts *o, const char *pre)
+{
+	char *at = (char *)o + op->field;
+	long x;
+	switch (op->kind) {
+	case OK_FLAG: *(bool *)at = true; return true;
+	case OK_TEXT: *(const char **)at = a; return true;
+	case OK_FRACTION: return parse_fraction(pre, op->name, a, (double *)at);
+	case OK_INT:
+		if (!parse_count(pre, op->name, a, op->lo, op->hi, &x))
+			return false;
+		*(int *)at = (int)x;
+		return true;
+	case OK_LONG: return parse_count(pre, op->name, a, op->lo, op->hi, (long *)at);
+	case OK_CUSTOM: break;
+	}
+	return false;
+}
+
 /* The option getopt_long just complained about, as the user wrote it, into
  * buf.  opt is optopt: 0 for an unknown long option (then it is the last
  * argument taken, without any "=value"), a short option's letter, or the id
@@ -756,6 +831,15 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		const char *a = optarg;
 		char *end;
 		long x;
+		const ui_option *op = NULL;
+		for (int i = 0; i < NOPTIONS && !op; i++)
+			if (options[i].id == (int)id)
+				op = &options[i];
+		if (op && op->kind != OK_CUSTOM) {
+			if (!read_value(op, a, o, pre))
+				return false;
+			continue;
+		}
 		switch (id) {
 		case OPT_K: {
 			o->klist = a;
@@ -816,9 +900,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			}
 			o->cpus = (int)x;
 			break;
-		case OPT_JSON: o->json = true; break;
-		case OPT_TRAINING: o->training = true; break;
-		case OPT_METHOD: o->method = a; break;
 		case OPT_SEED: {
 			char *e2;
 			errno = 0;
@@ -839,40 +920,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 				return false;
 			}
 			break;
-		case OPT_EVALS:
-			if (!parse_count(pre, "evals", a, 1, 1000000000L, &o->evals))
-				return false;
-			break;
-		case OPT_POPULATION:
-			if (!parse_count(pre, "population", a, 2, 100000, &x))
-				return false;
-			o->population = (int)x;
-			break;
-		case OPT_GENERATIONS:
-			if (!parse_count(pre, "generations", a, 1, 100000000, &x))
-				return false;
-			o->generations = (int)x;
-			break;
-		case OPT_ELITE:
-			if (!parse_fraction(pre, "elite", a, &o->elite))
-				return false;
-			break;
-		case OPT_MUTANTS:
-			if (!parse_fraction(pre, "mutants", a, &o->mutants))
-				return false;
-			break;
-		case OPT_BIAS:
-			if (!parse_fraction(pre, "bias", a, &o->bias))
-				return false;
-			break;
-		case OPT_IDEAL_LIMIT:
-			if (!parse_count(pre, "ideal-limit", a, 1, 100000000L, &o->ideal_limit))
-				return false;
-			break;
-		case OPT_NO_REFINE: o->no_refine = true; break;
-		case OPT_NO_PROOF: o->no_proof = true; break;
-		case OPT_PROOF: o->proof = true; break;
-		case OPT_PARTITION: o->partition = a; break;
 		case OPT_PIN:
 			if (!strchr(a, '=')) {
 				ui_error("%s--pin '%s': expected OP=STAGE", pre, a);
@@ -883,16 +930,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 				return false;
 			}
 			o->pins[o->npins++] = a;
-			break;
-		case OPT_NODES:
-			if (!parse_count(pre, "nodes", a, 1, 10000000, &x))
-				return false;
-			o->nodes = (int)x;
-			break;
-		case OPT_LAYERS:
-			if (!parse_count(pre, "layers", a, 1, SC_GEN_MAX_LAYERS, &x))
-				return false;
-			o->layers = (int)x;
 			break;
 		case OPT_MODEL: {
 			sc_gen_model m;
@@ -905,43 +942,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->model = a;
 			break;
 		}
-		case OPT_RUNGS: o->rungs = a; break;
-		case OPT_ALL_RUNGS: o->all_rungs = true; break;
-		case OPT_FORMAT: o->format = a; break;
-		case OPT_FULL: o->full = true; break;
-		case OPT_MAX_OPS:
-			if (!parse_count(pre, "max-ops", a, 1, 10000000, &x))
-				return false;
-			o->max_ops = (int)x;
-			break;
-		case OPT_DEPTH:
-			if (!parse_count(pre, "depth", a, 1, 1000, &x))
-				return false;
-			o->depth = (int)x;
-			break;
-		case OPT_PAGE_OPS:
-			if (!parse_count(pre, "page-ops", a, 0, 10000000, &x))
-				return false;
-			o->page_ops = (int)x;
-			break;
-		case OPT_BOUNDS: o->bounds = a; break;
-		case OPT_TIMELINE: o->timeline = true; break;
-		case OPT_BATCHES:
-			if (!parse_count(pre, "batches", a, 1, 1000000, &x))
-				return false;
-			o->batches = (int)x;
-			break;
-		case OPT_ALIGN:
-			if (!parse_count(pre, "align", a, 1, 100000, &x))
-				return false;
-			o->align = (int)x;
-			break;
-		case OPT_METHODS: o->methods = a; break;
-		case OPT_JOBS:
-			if (!parse_count(pre, "jobs", a, 1, 256, &x))
-				return false;
-			o->jobs = (int)x;
-			break;
 		case OPT_PART: {
 			int pi, pn;
 			char extra;
@@ -954,10 +954,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->part_n = pn;
 			break;
 		}
-		case OPT_MERGE: o->merge = true; break;
-		case OPT_DEVICE: o->device = a; break;
-		case OPT_PRECISION: o->precision = a; break;
-		case OPT_TIMES: o->times = a; break;
 		case OPT_DIM: {
 			const char *eq = strchr(a, '=');
 			long long v = 0;
@@ -984,8 +980,8 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->dim_value[o->ndims++] = v;
 			break;
 		}
-		case OPT_OUTPUT: o->output = a; break;
 		case OPT_HELP: return true;
+		default: break; /* read_value's, above */
 		case OPT_NONE:
 		case OPT_COUNT:
 			if (is_flag_with_value(argv, optopt, takes))

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tui/ui.h"
+#include "render_report.h"
 #include "core/cost.h"
 #include "core/parse.h"
 #include "core/load.h"
@@ -235,15 +236,6 @@ static json_t *training_stages(const sc_quotient *q)
 	return arr;
 }
 
-/* The "devices" array of eval's JSON: each stage's "accel" or "cpu". */
-static json_t *devices_json(const bool *cpu, int k)
-{
-	json_t *dev = json_array();
-	for (int s = 0; dev && s < k; s++)
-		json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
-	return dev;
-}
-
 /* render --timeline: the pipeline schedule of stage over m micro-batches
  * drawn to o->output; with --json the schedule as eval --timeline gives it.
  * Returns the exit status. */
@@ -288,7 +280,7 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 		}
 		json_object_set_new(root, "timeline", tj);
 		if (cpu)
-			json_object_set_new(root, "devices", devices_json(cpu, set->k));
+			json_object_set_new(root, "devices", ui_render_devices_json(cpu, set->k));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -476,92 +468,27 @@ int ui_cmd_render(const ui_opts *o)
 		        "drawn "
 		        "at %.0f%%; svg or pdf keep every label sharp\n",
 		        o->output, format, 100 * scale);
-	double gap = sc_caption_gap(objective, cap.lower);
-	if (o->json) {
-		json_t *root =
-		        json_pack("{s:s, s:o, s:s, s:s}", "graph", g->name, "output",
-		                  sc_json_text(o->output), "format", format, "picture", picture);
-		json_object_set_new(root, "k", staged ? json_integer(set.k) : json_null());
-		json_object_set_new(root, "partition", from ? sc_json_text(from) : json_null());
-		json_object_set_new(root, "bottleneck",
-		                    staged ? json_real(bottleneck) : json_null());
-		json_object_set_new(root, "bottleneck_stage",
-		                    staged ? json_integer(at + 1) : json_null());
-		json_object_set_new(root, "lower_bound",
-		                    isfinite(cap.lower) ? json_real(cap.lower) : json_null());
-		json_object_set_new(root, "gap", isnan(gap) ? json_null() : json_real(gap));
-		json_object_set_new(root, "scale", json_real(scale));
-		if (cpu)
-			json_object_set_new(root, "devices", devices_json(cpu, set.k));
-		if (fr.pages > 0) {
-			/* only paged pictures: one picture's output is as it was */
-			json_t *files = json_array();
-			char name[4096];
-			for (int i = 1; i <= fr.pages; i++) {
-				sc_full_page_path(o->output, i, name, sizeof name);
-				json_array_append_new(files, sc_json_text(name));
-			}
-			json_object_set_new(root, "pages", files);
-			json_object_set_new(root, "overview_depth",
-			                    fr.overview_depth > 0 ? json_integer(fr.overview_depth)
-			                                          : json_null());
-		}
-		if (sc_graph_is_training(g)) {
-			/* only training graphs: an inference graph's output is as
-			 * it always was */
-			json_object_set_new(root, "training", json_true());
-			json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
-			json_object_set_new(root, "orphans", json_integer(g->orphans));
-			json_object_set_new(root, "schedule",
-			                    json_string(sc_schedule_name(set.schedule)));
-			json_object_set_new(root, "objective",
-			                    staged ? json_real(objective) : json_null());
-			json_object_set_new(root, "stages", stages ? stages : json_null());
-			stages = NULL;
-		}
-		if (!ui_print_json(root))
-			status = UI_EXIT_INPUT;
-		goto out;
-	}
-	char b1[32], b2[32];
-	if (staged)
-		ui_print_line("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d",
-		              o->output, o->full ? "every op by stage" : "the stage graph", g->name,
-		              set.k, from, ui_num(bottleneck, b1, sizeof b1), at + 1);
-	else
-		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
-	if (cpu) {
-		int ncpu = 0;
-		for (int s = 0; s < set.k; s++)
-			ncpu += cpu[s];
-		printf("devices: %d accelerator stage%s, %d CPU stage%s\n", set.k - ncpu,
-		       set.k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
-	}
-	if (fr.pages > 0) {
-		char a[4096], z[4096];
-		sc_full_page_path(o->output, 1, a, sizeof a);
-		sc_full_page_path(o->output, fr.pages, z, sizeof z);
-		if (fr.overview_depth > 0)
-			ui_print_line("%d pages, %s to %s; %s is their overview, each module at "
-			              "depth %d one box",
-			              fr.pages, a, z, o->output, fr.overview_depth);
-		else
-			ui_print_line("%d pages, %s to %s; %s is their overview, the stage graph",
-			              fr.pages, a, z, o->output);
-	}
-	if (sc_graph_is_training(g)) {
-		/* a second line, for training graphs only */
-		if (staged && set.schedule == SC_SCHEDULE_GPIPE)
-			ui_print_line(
-			        "training graph, %d of %d ops backward, schedule %s: objective "
-			        "%s",
-			        g->backward_ops, g->n, sc_quotient_schedule_name(set.schedule),
-			        ui_num(objective, b2, sizeof b2));
-		else
-			ui_print_line("training graph, %d of %d ops backward, schedule %s",
-			              g->backward_ops, g->n,
-			              sc_quotient_schedule_name(set.schedule));
-	}
+	ui_render_report r = {.g = g,
+	                      .set = &set,
+	                      .o = o,
+	                      .format = format,
+	                      .picture = picture,
+	                      .staged = staged,
+	                      .from = from,
+	                      .cpu = cpu,
+	                      .bottleneck = bottleneck,
+	                      .objective = objective,
+	                      .at = at,
+	                      .lower = cap.lower,
+	                      .gap = sc_caption_gap(objective, cap.lower),
+	                      .scale = scale,
+	                      .pages = fr.pages,
+	                      .overview_depth = fr.overview_depth,
+	                      .stages = stages};
+	stages = NULL; /* the report's now */
+	if (!(o->json ? ui_render_print_json(&r) : ui_render_print_text(&r)))
+		status = UI_EXIT_INPUT;
+	json_decref(r.stages);
 out:
 	json_decref(stages);
 	free(cpu);

@@ -1,0 +1,117 @@
+/*
+ * render_report.c - render's printers.  See render_report.h.
+ */
+#include "render_report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "core/parse.h"
+#include "core/report.h"
+#include "viz/full.h"
+#include "viz/quotient.h"
+
+/* The "devices" array of eval's JSON: each stage's "accel" or "cpu". */
+json_t *ui_render_devices_json(const bool *cpu, int k)
+{
+	json_t *dev = json_array();
+	for (int s = 0; dev && s < k; s++)
+		json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
+	return dev;
+}
+
+/* render --json: one object; a paged picture, CPU stages and a training
+ * graph add their members (the others' output is as it was).  Takes
+ * r->stages.  False when it could not be written. */
+bool ui_render_print_json(const ui_render_report *r)
+{
+	const sc_graph *g = r->g;
+	const ui_opts *o = r->o;
+	json_t *root =
+	        json_pack("{s:s, s:o, s:s, s:s}", "graph", g->name, "output",
+	                  sc_json_text(o->output), "format", r->format, "picture", r->picture);
+	json_object_set_new(root, "k", r->staged ? json_integer(r->set->k) : json_null());
+	json_object_set_new(root, "partition", r->from ? sc_json_text(r->from) : json_null());
+	json_object_set_new(root, "bottleneck", r->staged ? json_real(r->bottleneck) : json_null());
+	json_object_set_new(root, "bottleneck_stage",
+	                    r->staged ? json_integer(r->at + 1) : json_null());
+	json_object_set_new(root, "lower_bound",
+	                    isfinite(r->lower) ? json_real(r->lower) : json_null());
+	json_object_set_new(root, "gap", isnan(r->gap) ? json_null() : json_real(r->gap));
+	json_object_set_new(root, "scale", json_real(r->scale));
+	if (r->cpu)
+		json_object_set_new(root, "devices", ui_render_devices_json(r->cpu, r->set->k));
+	if (r->pages > 0) {
+		json_t *files = json_array();
+		char name[4096];
+		for (int i = 1; i <= r->pages; i++) {
+			sc_full_page_path(o->output, i, name, sizeof name);
+			json_array_append_new(files, sc_json_text(name));
+		}
+		json_object_set_new(root, "pages", files);
+		json_object_set_new(root, "overview_depth",
+		                    r->overview_depth > 0 ? json_integer(r->overview_depth)
+		                                          : json_null());
+	}
+	if (sc_graph_is_training(g)) {
+		json_object_set_new(root, "training", json_true());
+		json_object_set_new(root, "backward_ops", json_integer(g->backward_ops));
+		json_object_set_new(root, "orphans", json_integer(g->orphans));
+		json_object_set_new(root, "schedule",
+		                    json_string(sc_schedule_name(r->set->schedule)));
+		json_object_set_new(root, "objective",
+		                    r->staged ? json_real(r->objective) : json_null());
+		json_object_set_new(root, "stages",
+		                    r->stages ? json_incref(r->stages) : json_null());
+	}
+	return ui_print_json(root);
+}
+
+/* render's lines: what was drawn, then the devices, the pages and a
+ * training graph's schedule when there are any.  True. */
+bool ui_render_print_text(const ui_render_report *r)
+{
+	const sc_graph *g = r->g;
+	const ui_opts *o = r->o;
+	const sc_settings *set = r->set;
+	char b1[32], b2[32];
+	if (r->staged)
+		ui_print_line("%s: %s of %s, k %d (partition from %s), bottleneck %s in stage %d",
+		              o->output, o->full ? "every op by stage" : "the stage graph", g->name,
+		              set->k, r->from, ui_num(r->bottleneck, b1, sizeof b1), r->at + 1);
+	else
+		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
+	if (r->cpu) {
+		int ncpu = 0;
+		for (int s = 0; s < set->k; s++)
+			ncpu += r->cpu[s];
+		printf("devices: %d accelerator stage%s, %d CPU stage%s\n", set->k - ncpu,
+		       set->k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
+	}
+	if (r->pages > 0) {
+		char a[4096], z[4096];
+		sc_full_page_path(o->output, 1, a, sizeof a);
+		sc_full_page_path(o->output, r->pages, z, sizeof z);
+		if (r->overview_depth > 0)
+			ui_print_line("%d pages, %s to %s; %s is their overview, each module at "
+			              "depth %d one box",
+			              r->pages, a, z, o->output, r->overview_depth);
+		else
+			ui_print_line("%d pages, %s to %s; %s is their overview, the stage graph",
+			              r->pages, a, z, o->output);
+	}
+	if (sc_graph_is_training(g)) {
+		/* a second line, for training graphs only */
+		if (r->staged && set->schedule == SC_SCHEDULE_GPIPE)
+			ui_print_line(
+			        "training graph, %d of %d ops backward, schedule %s: objective "
+			        "%s",
+			        g->backward_ops, g->n, sc_quotient_schedule_name(set->schedule),
+			        ui_num(r->objective, b2, sizeof b2));
+		else
+			ui_print_line("training graph, %d of %d ops backward, schedule %s",
+			              g->backward_ops, g->n,
+			              sc_quotient_schedule_name(set->schedule));
+	}
+	return true; /* a failed write is told at exit (ui_main) */
+}

@@ -1,0 +1,42 @@
+/*
+ * render_report.h - what `stagecut render` says once it has drawn: a report
+ * of the picture, printed as lines or as one JSON object (issue 30:
+ * commands compute, then print).  See render_report.c.
+ */
+#ifndef UI_RENDER_REPORT_H
+#define UI_RENDER_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "tui/ui.h"
+
+/* What render drew, for its printers (issue 30: compute, then print). */
+typedef struct ui_render_report {
+	const sc_graph *g;
+	const sc_settings *set;
+	const ui_opts *o;
+	const char *format, *picture;
+	bool staged;
+	const char *from; /* where the partition came from, or NULL */
+	const bool *cpu;  /* the partition's CPU stages, or NULL */
+	double bottleneck, objective, lower, gap, scale;
+	int at;             /* the bottleneck stage, 0-based */
+	int pages;          /* 0: one picture */
+	int overview_depth; /* the paged picture's overview (0: the stage graph) */
+	json_t *stages;     /* a training graph's costs by stage and pass, or NULL */
+} ui_render_report;
+
+/* render --json: one object; a paged picture, CPU stages and a training
+ * graph add their members (the others' output is as it was).  False when
+ * it could not be written. */
+bool ui_render_print_json(const ui_render_report *r);
+
+/* render's lines: what was drawn, then the devices, the pages and a
+ * training graph's schedule when there are any.  True. */
+bool ui_render_print_text(const ui_render_report *r);
+
+/* The "devices" array of k stages: "cpu" for cpu[s], else "accel". */
+json_t *ui_render_devices_json(const bool *cpu, int k);
+
+#endif
