@@ -48,6 +48,95 @@ static void print_timeline(const sc_timeline *t, const char *unit)
 	}
 }
 
+/* What eval found, for its printers (issue 30: compute, then print). */
+typedef struct eval_report {
+	const sc_graph *g;
+	const char *path; /* the partition file */
+	int k;
+	bool valid, feasible;
+	const char *why;   /* the violation, when not valid or not feasible */
+	const bool *cpu;   /* the file's CPU stages, or NULL */
+	const sc_costs *c; /* NULL when a stage number is out of range */
+	double bottleneck;
+	int at;
+	sc_schedule schedule;
+	const sc_timeline *tl; /* --timeline, or NULL */
+} eval_report;
+
+/* eval --json: one object.  False after a message (out of memory) or when
+ * it could not be written. */
+static bool print_json(const eval_report *r)
+{
+	const sc_graph *g = r->g;
+	json_t *root = json_pack("{s:s, s:o, s:i, s:b, s:b}", "graph", g->name, "partition",
+	                         sc_json_text(r->path), "k", r->k, "valid", (int)r->valid,
+	                         "feasible", (int)r->feasible);
+	if (!r->valid || !r->feasible)
+		json_object_set_new(root, "violation", json_string(r->why));
+	if (r->cpu) {
+		json_t *dev = json_array();
+		for (int s = 0; s < r->k; s++)
+			json_array_append_new(dev, json_string(r->cpu[s] ? "cpu" : "accel"));
+		json_object_set_new(root, "devices", dev);
+	}
+	if (r->c) {
+		json_object_set_new(root, "bottleneck", json_real(r->bottleneck));
+		json_object_set_new(root, "bottleneck_stage", json_integer(r->at + 1));
+		json_object_set_new(root, "stages", sc_report_stages(r->c));
+		json_t *obj = sc_report_objective(r->c);
+		if (obj) {
+			json_object_set_new(
+			        root, "objective",
+			        json_real(r->schedule == SC_SCHEDULE_GPIPE
+			                          ? json_real_value(json_object_get(obj, "gpipe"))
+			                          : r->bottleneck));
+			json_object_set_new(root, "training", obj);
+		}
+	} else {
+		json_object_set_new(root, "bottleneck", json_null());
+		json_object_set_new(root, "bottleneck_stage", json_null());
+		json_object_set_new(root, "stages", json_array());
+	}
+	if (r->tl) {
+		json_t *tj = sc_report_timeline(r->tl, g->time_unit);
+		if (!tj) {
+			json_decref(root);
+			ui_error("out of memory");
+			return false;
+		}
+		json_object_set_new(root, "timeline", tj);
+	}
+	ui_json_costs(root, g);
+	return ui_print_json(root);
+}
+
+/* eval's lines: the stage table, the bottleneck and objective, the costs'
+ * origin, the devices and the timeline when there are any, then valid, or
+ * why not.  True (a failed write is told at exit, ui_main). */
+static bool print_text(const eval_report *r)
+{
+	const sc_graph *g = r->g;
+	ui_print_line("%s, partition %s, k %d", g->name, r->path, r->k);
+	if (r->c) {
+		ui_print_stage_table(r->c, stdout);
+		char b[32];
+		printf("bottleneck %s (stage %d)   [%s; params and tensors in bytes]\n",
+		       ui_num(r->bottleneck, b, sizeof b), r->at + 1,
+		       g->time_unit ? g->time_unit : "time units");
+		ui_print_objective(r->c, "", stdout);
+		ui_print_costs(g);
+		if (r->cpu)
+			ui_print_devices(r->c, stdout);
+	}
+	if (r->tl)
+		print_timeline(r->tl, g->time_unit);
+	if (r->valid && r->feasible)
+		printf("valid\n");
+	else /* names ops */
+		ui_print_line("%s: %s", r->valid ? "infeasible" : "invalid", r->why);
+	return true;
+}
+
 int ui_cmd_eval(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
@@ -116,70 +205,20 @@ int ui_cmd_eval(const ui_opts *o)
 		}
 	}
 
-	if (o->json) {
-		json_t *root = json_pack("{s:s, s:o, s:i, s:b, s:b}", "graph", g->name, "partition",
-		                         sc_json_text(o->pos[1]), "k", k, "valid", (int)valid,
-		                         "feasible", (int)feasible);
-		if (!valid || !feasible)
-			json_object_set_new(root, "violation", json_string(why));
-		if (cpu) {
-			json_t *dev = json_array();
-			for (int s = 0; s < k; s++)
-				json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
-			json_object_set_new(root, "devices", dev);
-		}
-		if (c) {
-			json_object_set_new(root, "bottleneck", json_real(bottleneck));
-			json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
-			json_object_set_new(root, "stages", sc_report_stages(c));
-			json_t *obj = sc_report_objective(c);
-			if (obj) {
-				json_object_set_new(
-				        root, "objective",
-				        json_real(set.schedule == SC_SCHEDULE_GPIPE
-				                          ? json_real_value(
-				                                    json_object_get(obj, "gpipe"))
-				                          : bottleneck));
-				json_object_set_new(root, "training", obj);
-			}
-		} else {
-			json_object_set_new(root, "bottleneck", json_null());
-			json_object_set_new(root, "bottleneck_stage", json_null());
-			json_object_set_new(root, "stages", json_array());
-		}
-		if (tl) {
-			json_t *tj = sc_report_timeline(tl, g->time_unit);
-			if (!tj) {
-				json_decref(root);
-				ui_error("out of memory");
-				status = UI_EXIT_INPUT;
-				goto out;
-			}
-			json_object_set_new(root, "timeline", tj);
-		}
-		ui_json_costs(root, g);
-		if (!ui_print_json(root))
-			status = UI_EXIT_INPUT;
-		goto out;
-	}
-	ui_print_line("%s, partition %s, k %d", g->name, o->pos[1], k);
-	if (c) {
-		ui_print_stage_table(c, stdout);
-		char b[32];
-		printf("bottleneck %s (stage %d)   [%s; params and tensors in bytes]\n",
-		       ui_num(bottleneck, b, sizeof b), at + 1,
-		       g->time_unit ? g->time_unit : "time units");
-		ui_print_objective(c, "", stdout);
-		ui_print_costs(g);
-		if (cpu)
-			ui_print_devices(c, stdout);
-	}
-	if (tl)
-		print_timeline(tl, g->time_unit);
-	if (valid && feasible)
-		printf("valid\n");
-	else
-		ui_print_line("%s: %s", valid ? "infeasible" : "invalid", why); /* names ops */
+	eval_report r = {.g = g,
+	                 .path = o->pos[1],
+	                 .k = k,
+	                 .valid = valid,
+	                 .feasible = feasible,
+	                 .why = why,
+	                 .cpu = cpu,
+	                 .c = c,
+	                 .bottleneck = bottleneck,
+	                 .at = at,
+	                 .schedule = set.schedule,
+	                 .tl = tl};
+	if (o->json ? !print_json(&r) : !print_text(&r))
+		status = UI_EXIT_INPUT;
 out:
 	sc_timeline_free(tl);
 	sc_costs_free(c);
