@@ -380,6 +380,140 @@ static json_t *json_num_or_null(double x)
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
+/* What info found, for its printers (issue 30: compute, then print). */
+typedef struct info_report {
+	const ui_opts *o;
+	const sc_graph *g;
+	const sc_onnx_report *rep;
+	const info_stats *s;
+	const sc_contract_report *contraction;
+	const sc_modules *mods;
+	const ui_cpu_table *cpus; /* filled when o->cpus != -1 */
+	int extra;                /* the file's k when not among ks, else 0 */
+} info_report;
+
+/* info --json: one object.  False when out of memory or it could not be
+ * written. */
+static bool print_json(const info_report *r)
+{
+	const sc_graph *g = r->g;
+	const sc_settings *set = &g->settings;
+	json_t *bounds = json_array();
+	for (int i = 0; i <= NKS; i++) {
+		int k = i < NKS ? ks[i] : r->extra;
+		if (k <= 0)
+			continue;
+		json_t *row = json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
+		/* with CPU stages, the bound that holds with them (simple.h) */
+		if (set->cpus > 0)
+			json_object_set_new(row, "bound_cpus",
+			                    json_num_or_null(simple_cpus(g, k, set->cpus)));
+		json_array_append_new(bounds, row);
+	}
+	/* the path as given may not be UTF-8, which JSON needs */
+	char *source = sc_utf8_escape(g->source);
+	json_t *root =
+	        !source ? NULL
+	                : json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+	                            "s:f, s:f, s:f,"
+	                            " s:{s:o, s:f, s:o, s:s}, s:o}",
+	                            "graph", g->name, "source", source, "ops", g->n, "edges", g->m,
+	                            "sources", r->s->sources, "sinks", r->s->sinks, "depth",
+	                            r->s->depth, "groups", r->s->multi_groups, "grouped_ops",
+	                            r->s->grouped_ops, "largest_group", r->s->largest_group,
+	                            "total_work", r->s->work, "total_param", r->s->param,
+	                            "total_out", r->s->out, "settings", "k",
+	                            set->k ? json_integer(set->k) : json_null(), "bandwidth",
+	                            set->bandwidth, "memory",
+	                            isinf(set->memory) ? json_null() : json_real(set->memory),
+	                            "memory_policy", sc_mem_policy_name(set->policy),
+	                            "simple_bound", bounds);
+	if (root && sc_graph_is_training(g))
+		json_object_set_new(root, "training", training_json(g));
+	if (root)
+		json_object_set_new(root, "contraction",
+		                    contraction_json(r->contraction, ideal_limit(g)));
+	if (root)
+		json_object_set_new(root, "modules", modules_json(g, r->mods, r->s->work));
+	if (root && r->rep->filled)
+		json_object_set_new(root, "onnx", onnx_json(r->rep));
+	if (root && r->o->cpus != -1)
+		json_object_set_new(root, "cpus", ui_info_cpus_json(g, r->cpus));
+	if (root)
+		json_object_set_new(root, "costs", costs_json(g, r->rep));
+	bool ok = ui_print_json(root);
+	free(source);
+	return ok;
+}
+
+/* info's lines.  True (a failed write is told at exit, ui_main). */
+static bool print_text(const info_report *r)
+{
+	const sc_graph *g = r->g;
+	const sc_settings *set = &g->settings;
+	char a[32], b[32], c[32];
+	ui_print_line("graph          %s (%s)", g->name, g->source);
+	printf("ops            %d (%d sources, %d sinks, longest path %d ops)\n", g->n,
+	       r->s->sources, r->s->sinks, r->s->depth);
+	printf("edges          %d\n", g->m);
+	printf("groups         %d co-location groups of 2+ ops, %d ops in them, largest %d\n",
+	       r->s->multi_groups, r->s->grouped_ops, r->s->largest_group);
+	printf("total work     %s %s\n", ui_num(r->s->work, a, sizeof a),
+	       g->time_unit ? g->time_unit : "time units");
+	printf("total param    %s bytes\n", ui_num(r->s->param, a, sizeof a));
+	printf("total out      %s bytes\n", ui_num(r->s->out, a, sizeof a));
+	if (set->k)
+		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n",
+		       set->k, ui_num(set->bandwidth, b, sizeof b),
+		       ui_num(set->memory, c, sizeof c), sc_mem_policy_name(set->policy));
+	else
+		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
+		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
+		       sc_mem_policy_name(set->policy));
+	if (sc_graph_is_training(g)) {
+		pass_totals t;
+		pass_totals_of(g, &t);
+		printf("training       %d forward ops (work %s), %d backward (work %s), "
+		       "%d orphan%s\n",
+		       g->n - g->backward_ops, ui_num(t.work_fw, a, sizeof a), g->backward_ops,
+		       ui_num(t.work_bw, b, sizeof b), g->orphans, g->orphans == 1 ? "" : "s");
+		printf("               %d of the %d edges order the stages (%d forward, %d "
+		       "mirrored at orphans)\n",
+		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
+	}
+	contraction_print(g, r->contraction);
+	modules_print(g, r->mods, r->s->work);
+	if (r->o->cpus != -1)
+		ui_info_cpus_print(g, r->cpus);
+	if (g->cost_origin)
+		costs_print(g, r->rep);
+	if (r->rep->filled)
+		onnx_print(r->rep);
+	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
+	       "work/k):\n");
+	if (set->cpus > 0)
+		printf("  (with up to %d CPU stage%s: the fractional split of the work between "
+		       "accelerators and CPUs, bounds --cpus's simple rung)\n",
+		       set->cpus, set->cpus == 1 ? "" : "s");
+	printf("  %6s  %14s", "k", "bound");
+	if (set->cpus > 0)
+		printf("  %14s", "with CPUs");
+	printf("\n");
+	for (int i = 0; i <= NKS; i++) {
+		int k = i < NKS ? ks[i] : r->extra;
+		if (k <= 0)
+			continue;
+		printf("  %6d  %14s", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
+		if (set->cpus > 0) {
+			char cb[32];
+			double v = simple_cpus(g, k, set->cpus);
+			printf("  %14s", isnan(v) ? "-" : ui_num(v, cb, sizeof cb));
+		}
+		printf("\n");
+	}
+	return true;
+}
+
 int ui_cmd_info(const ui_opts *o)
 {
 	int status = UI_EXIT_OK;
@@ -431,122 +565,18 @@ int ui_cmd_info(const ui_opts *o)
 		if (ks[i] == extra)
 			extra = 0;
 
-	if (o->json) {
-		json_t *bounds = json_array();
-		for (int i = 0; i <= NKS; i++) {
-			int k = i < NKS ? ks[i] : extra;
-			if (k <= 0)
-				continue;
-			json_t *row =
-			        json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
-			/* with CPU stages, the bound that holds with them (simple.h) */
-			if (set->cpus > 0)
-				json_object_set_new(row, "bound_cpus",
-				                    json_num_or_null(simple_cpus(g, k, set->cpus)));
-			json_array_append_new(bounds, row);
-		}
-		/* the path as given may not be UTF-8, which JSON needs */
-		char *source = sc_utf8_escape(g->source);
-		json_t *root =
-		        !source ? NULL
-		                : json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
-		                            "s:f, s:f, s:f,"
-		                            " s:{s:o, s:f, s:o, s:s}, s:o}",
-		                            "graph", g->name, "source", source, "ops", g->n,
-		                            "edges", g->m, "sources", s.sources, "sinks", s.sinks,
-		                            "depth", s.depth, "groups", s.multi_groups,
-		                            "grouped_ops", s.grouped_ops, "largest_group",
-		                            s.largest_group, "total_work", s.work, "total_param",
-		                            s.param, "total_out", s.out, "settings", "k",
-		                            set->k ? json_integer(set->k) : json_null(),
-		                            "bandwidth", set->bandwidth, "memory",
-		                            isinf(set->memory) ? json_null()
-		                                               : json_real(set->memory),
-		                            "memory_policy", sc_mem_policy_name(set->policy),
-		                            "simple_bound", bounds);
-		if (root && sc_graph_is_training(g))
-			json_object_set_new(root, "training", training_json(g));
-		if (root)
-			json_object_set_new(root, "contraction",
-			                    contraction_json(&contraction, ideal_limit(g)));
-		if (root)
-			json_object_set_new(root, "modules", modules_json(g, mods, s.work));
-		if (root && rep.filled)
-			json_object_set_new(root, "onnx", onnx_json(&rep));
-		if (root && o->cpus != -1)
-			json_object_set_new(root, "cpus", ui_info_cpus_json(g, &cpus));
-		if (root)
-			json_object_set_new(root, "costs", costs_json(g, &rep));
-		sc_onnx_report_fini(&rep);
-		status = ui_print_json(root) ? UI_EXIT_OK : UI_EXIT_INPUT;
-		free(source);
-		sc_modules_free(mods);
-		sc_graph_free(g);
-		return status;
-	}
-
-	char a[32], b[32], c[32];
-	ui_print_line("graph          %s (%s)", g->name, g->source);
-	printf("ops            %d (%d sources, %d sinks, longest path %d ops)\n", g->n, s.sources,
-	       s.sinks, s.depth);
-	printf("edges          %d\n", g->m);
-	printf("groups         %d co-location groups of 2+ ops, %d ops in them, largest %d\n",
-	       s.multi_groups, s.grouped_ops, s.largest_group);
-	printf("total work     %s %s\n", ui_num(s.work, a, sizeof a),
-	       g->time_unit ? g->time_unit : "time units");
-	printf("total param    %s bytes\n", ui_num(s.param, a, sizeof a));
-	printf("total out      %s bytes\n", ui_num(s.out, a, sizeof a));
-	if (set->k)
-		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n",
-		       set->k, ui_num(set->bandwidth, b, sizeof b),
-		       ui_num(set->memory, c, sizeof c), sc_mem_policy_name(set->policy));
-	else
-		printf("settings       k not set, bandwidth %s bytes/time, memory %s bytes (%s)\n",
-		       ui_num(set->bandwidth, b, sizeof b), ui_num(set->memory, c, sizeof c),
-		       sc_mem_policy_name(set->policy));
-	if (sc_graph_is_training(g)) {
-		pass_totals t;
-		pass_totals_of(g, &t);
-		printf("training       %d forward ops (work %s), %d backward (work %s), "
-		       "%d orphan%s\n",
-		       g->n - g->backward_ops, ui_num(t.work_fw, a, sizeof a), g->backward_ops,
-		       ui_num(t.work_bw, b, sizeof b), g->orphans, g->orphans == 1 ? "" : "s");
-		printf("               %d of the %d edges order the stages (%d forward, %d "
-		       "mirrored at orphans)\n",
-		       g->m_order, g->m, t.forward_edges, g->m_order - t.forward_edges);
-	}
-	contraction_print(g, &contraction);
-	modules_print(g, mods, s.work);
+	info_report r = {.o = o,
+	                 .g = g,
+	                 .rep = &rep,
+	                 .s = &s,
+	                 .contraction = &contraction,
+	                 .mods = mods,
+	                 .cpus = &cpus,
+	                 .extra = extra};
+	if (!(o->json ? print_json(&r) : print_text(&r)))
+		status = UI_EXIT_INPUT;
 	sc_modules_free(mods);
-	if (o->cpus != -1)
-		ui_info_cpus_print(g, &cpus);
-	if (g->cost_origin)
-		costs_print(g, &rep);
-	if (rep.filled)
-		onnx_print(&rep);
 	sc_onnx_report_fini(&rep);
-	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
-	       "work/k):\n");
-	if (set->cpus > 0)
-		printf("  (with up to %d CPU stage%s: the fractional split of the work between "
-		       "accelerators and CPUs, bounds --cpus's simple rung)\n",
-		       set->cpus, set->cpus == 1 ? "" : "s");
-	printf("  %6s  %14s", "k", "bound");
-	if (set->cpus > 0)
-		printf("  %14s", "with CPUs");
-	printf("\n");
-	for (int i = 0; i <= NKS; i++) {
-		int k = i < NKS ? ks[i] : extra;
-		if (k <= 0)
-			continue;
-		printf("  %6d  %14s", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
-		if (set->cpus > 0) {
-			char cb[32];
-			double v = simple_cpus(g, k, set->cpus);
-			printf("  %14s", isnan(v) ? "-" : ui_num(v, cb, sizeof cb));
-		}
-		printf("\n");
-	}
 	sc_graph_free(g);
 	return status;
 }
