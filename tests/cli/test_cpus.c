@@ -186,7 +186,6 @@ Test(cpus, the_rest_refuses_cpus)
 {
 	static const char *const cases[][2] = {
 	        {"bounds " RESNET_LAYER " -k 2 --cpus 1 -m brkga", "method 'brkga' does not place"},
-	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --proof", "--proof (the exact MIP)"},
 	        {"solve " RESNET_LAYER " -k 2 --cpus 1 --pin conv1=1", "--pin does not take"},
 	        {"solve samples/onnx/resnet50.onnx -k 3 --cpus 1 --align 1", "--align and --cpus"},
 	        {"solve " BERT24_TRAIN " -k 2 --cpus 1 --schedule gpipe", "GPipe"},
@@ -674,6 +673,26 @@ Test(cpus, bounds_falls_back_to_the_accelerators, .timeout = 60)
 		cr_assert_str_eq(json_string_value(json_array_get(dev, s)),
 		                 s < 4 ? "accel" : "cpu");
 	cr_assert_leq(ts_jnum(r, "lower_bound"), ts_jnum(r, "upper_bound"));
+	json_decref(r);
+}
+
+/* solve --proof with CPU stages: the exact MIP with a device per stage
+ * proves (here improving kahn's partition to) the exact DP's optimum, and
+ * eval confirms the partition with its devices. */
+Test(cpus, solve_proof_with_cpus, .timeout = 120)
+{
+	json_t *x = ts_run_json(0, "solve %s -k 2 --cpus 1 -m exact --json", BERT24_INF);
+	double opt = ts_jnum(x, "bottleneck");
+	json_decref(x);
+	char part[256];
+	ts_tpath(part, sizeof part, "proof.json");
+	json_t *r = method_and_eval(BERT24_INF, 2, "kahn", "--proof", part);
+	cr_assert_str_eq(ts_jstr(r, "proof"), "proven");
+	cr_assert_str_eq(ts_jstr(r, "proven_by"), "exact MIP");
+	cr_assert(ts_jbool(r, "optimal"));
+	cr_assert(ts_close_rel(ts_jnum(r, "bottleneck"), opt, 1e-9), "%.17g against %.17g",
+	          ts_jnum(r, "bottleneck"), opt);
+	cr_assert_eq(ts_jnum(r, "gap"), 0);
 	json_decref(r);
 }
 

@@ -35,7 +35,7 @@
  * message. */
 static bool refuse_unsupported(const ui_opts *o)
 {
-	const char *what = o->npins ? "--pin" : o->proof ? "--proof (the exact MIP)" : NULL;
+	const char *what = o->npins ? "--pin" : NULL;
 	if (what) {
 		ui_error("solve: --cpus: %s does not take CPU stages yet", what);
 		return false;
@@ -237,6 +237,30 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 			if (!r.optimal)
 				r.proof = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
 		}
+		double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
+		if (!r.optimal && o->proof && !ui_interrupted() && left >= UI_PROOF_MIN_SECONDS) {
+			/* --proof: the exact MIP with CPU stages (ladder.h) */
+			ui_proof pf;
+			ui_proof_run_devices(g, &set, stage, cpu, objective, left,
+			                     isatty(STDERR_FILENO), &pf);
+			if (pf.status == UI_PROOF_FAILED)
+				ui_error("solve: %s: the exact MIP failed (%s); the partition is "
+				         "unproven",
+				         g->source, pf.message);
+			if (pf.improved) {
+				sc_costs_set_devices(c, cpu);
+				sc_costs_eval(c, stage);
+				bn = sc_costs_bottleneck(c, &at);
+				objective = sc_costs_objective(c);
+			}
+			if (isfinite(pf.lower) && !(pf.lower <= r.lower))
+				r.lower = pf.lower;
+			if (pf.status != UI_PROOF_FAILED)
+				r.proof = pf.status;
+			r.optimal = pf.status == UI_PROOF_PROVEN;
+			if (r.optimal)
+				r.by = pf.by;
+		}
 		if (ui_interrupted() && !r.optimal)
 			r.proof = UI_PROOF_INTERRUPTED;
 		if (o->output &&
@@ -259,9 +283,9 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		        g->source, set.k, set.cpus);
 		status = UI_EXIT_UNDECIDED;
 	}
-	double gap = feasible && r.lower > 0 ? fmax(0, objective / r.lower - 1)
-	             : feasible && r.optimal ? 0
-	                                     : NAN;
+	double gap = feasible && r.optimal     ? 0
+	             : feasible && r.lower > 0 ? fmax(0, objective / r.lower - 1)
+	                                       : NAN;
 	if (o->json) {
 		json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}",
 		                         "graph", g->name, "method", method, "k", set.k, "cpus",

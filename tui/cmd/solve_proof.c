@@ -77,6 +77,12 @@ static const char *proof_label(const char *by)
 void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double upper,
                   double seconds, bool tty, ui_proof *pf)
 {
+	ui_proof_run_devices(g, set, stage, NULL, upper, seconds, tty, pf);
+}
+
+void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
+                          double upper, double seconds, bool tty, ui_proof *pf)
+{
 	*pf = (ui_proof){.status = UI_PROOF_FAILED,
 	                 .within = NAN,
 	                 .lower = NAN,
@@ -94,6 +100,7 @@ void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double 
 	                       .time_limit = seconds,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
+	                       .start_cpu = isfinite(upper) ? cpu : NULL,
 	                       .stop_at_proof = true};
 	l = sc_ladder_new(e, g, set, &lp, &err);
 	if (!l) {
@@ -106,8 +113,13 @@ void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double 
 	if (tty)
 		ui_progress_done();
 	double best = sc_ladder_upper(l, NULL);
+	/* with CPU stages a partition the MIP found is taken when it numbers
+	 * the stages as asked (the ladder works with fewer when k or L is
+	 * above what the ops can fill) */
+	if (cpu && sc_ladder_stages(l) + sc_ladder_cpus(l) != set->k + set->cpus)
+		best = upper;
 	if (best < upper) {
-		sc_ladder_upper(l, stage);
+		sc_ladder_upper_devices(l, stage, cpu);
 		pf->improved = true;
 		pf->upper = best;
 	}
