@@ -405,8 +405,18 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 			 * the optimum is 253.6) */
 			res->status = SC_MIP_TIME_LIMIT;
 			res->bound = best;
-			if (sol)
+			if (sol) {
 				res->incumbent = sol[zcol] * scale;
+				/* nor is its best possible then to be trusted once it
+				 * meets the incumbent: stopped by the limit with the
+				 * gap closed is a bound from one of CBC's sub-searches
+				 * (seen: 684.9 on that graph, after the fix above,
+				 * 2 runs in 4 of ladder::rungs_stay_below_the_
+				 * reference_optima); the bound stays the one given */
+				double gap = MIP_TOL * (1 + fabs(res->incumbent / scale)) * scale;
+				if (best >= res->incumbent - gap)
+					res->bound = lower;
+			}
 		} else if (Cbc_isProvenOptimal(cm) && sol) {
 			res->status = SC_MIP_OPTIMAL;
 			res->incumbent = sol[zcol] * scale;
