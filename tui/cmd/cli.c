@@ -1078,12 +1078,6 @@ static int run_main(int argc, char **argv)
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
-		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
-			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
-			         "render, bounds and solve do)");
-			free(o.pos);
-			return UI_EXIT_INPUT;
-		}
 		status = ui_workbench(&o);
 		free(o.pos);
 		return status;
