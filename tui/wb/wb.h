@@ -224,6 +224,7 @@ struct wb {
 	 * wb_changed), base_cpu the baseline's, best_cpu the best's; all NULL
 	 * without CPU stages.  Jobs get k and L apart (wb_job_settings). */
 	bool *cpu, *base_cpu, *best_cpu;
+	bool *recovered_cpu; /* the recovery file's devices, until answered */
 	/* the CPU table (C): the optimum with 0, 1, 2 CPUs at k and k + 1, as
 	 * engine jobs (search ids, -1 when none) and their results */
 	int cput_job[3][2];
@@ -301,6 +302,8 @@ bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu);
 /* The settings a job runs with: set's with k the accelerator stages and
  * cpus the CPU stages (w->set.k counts both). */
 void wb_job_settings(const wb *w, sc_settings *out);
+/* The simple lower bound for w's k (and CPUs: sc_bound_simple_cpus). */
+double wb_simple_bound(const wb *w);
 
 /* Makes the current partition the baseline (saved, or set by the program):
  * w->edited becomes false until it differs again. */

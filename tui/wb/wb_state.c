@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "solvers/simple.h"
 #include "tui/wb/wb.h"
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
@@ -190,4 +191,18 @@ bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu)
 	w->ed = ed;
 	wb_changed(w, false);
 	return true;
+}
+
+double wb_simple_bound(const wb *w)
+{
+	if (!w->cpu)
+		return sc_bound_simple(w->g, w->set.k);
+	sc_settings js;
+	wb_job_settings(w, &js);
+	double b = 0;
+	sc_error err;
+	/* the fractional split with the CPUs (simple.h); 0, no bound, if it fails */
+	if (sc_bound_simple_cpus(w->g, js.k, js.cpus, &b, &err) != SC_OK)
+		b = 0;
+	return b;
 }

@@ -345,13 +345,8 @@ int ui_workbench(const ui_opts *o)
 	}
 	memcpy(w.origin, origin, sizeof origin);
 	wb_mark_saved(&w); /* the first partition is the baseline */
-	w.simple = sc_bound_simple(g, w.set.k);
+	w.simple = wb_simple_bound(&w);
 	if (w.cpu) {
-		/* the fractional split with the CPUs (simple.h); 0 if it fails */
-		sc_settings js;
-		wb_job_settings(&w, &js);
-		if (sc_bound_simple_cpus(g, js.k, js.cpus, &w.simple, &err) != SC_OK)
-			w.simple = 0;
 		w.best_cpu = calloc((size_t)w.set.k, sizeof *w.best_cpu);
 		if (w.best_cpu)
 			memcpy(w.best_cpu, w.cpu, (size_t)w.set.k * sizeof *w.cpu);
@@ -398,6 +393,7 @@ out:
 	free(w.cpu);
 	free(w.base_cpu);
 	free(w.best_cpu);
+	free(w.recovered_cpu);
 	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
