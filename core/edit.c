@@ -55,7 +55,7 @@ struct sc_editor {
 	size_t nchange, change_cap;
 	bool *cpu;    /* k flags: stage s is a CPU stage */
 	bool devices; /* the devices are checked (made with them, or set) */
-	int saved; /* the cursor of the saved state, or -1 when it is gone */
+	int saved;    /* the cursor of the saved state, or -1 when it is gone */
 	/* scratch for move_with_dependents: ops found, and stamps marking them */
 	int *queue;
 	unsigned *mark;

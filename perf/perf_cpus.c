@@ -217,7 +217,6 @@ static double searched(const sc_graph *g, int k, int L, long evals, double *secs
 	return v;
 }
 
-
 /* The second table (see the top).  Returns 0, or 1 when a search went
  * below the published optimum by more than rounding (a bug). */
 static int search_table(int max_rows, long evals)

@@ -1,4 +1,5 @@
 /*
+ * Longer than 600 lines: one suite for every command that takes --cpus, sharing its helpers.
  * test_cpus.c - CPU stages on the command line (issue 29): solve --cpus
  * reproduces the published optima with CPUs of the layer graphs
  * (samples/msr-fiddle/REFERENCE-CPU.tsv; the operator graphs are in the

@@ -1,4 +1,5 @@
 /*
+ * Longer than 600 lines: the brute-force checks and the named cases (devices too) share helpers.
  * test_edit.c - the editable partition: on hundreds of random grouped graphs,
  * random sequences of moves, moves with dependents, whole sets, undos, redos
  * and saves are checked after every step against brute force (validity by

@@ -68,7 +68,8 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	if (s != SC_OK && s != SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);
 	} else if (ncpu > w->set.cpus || (ncpu && !w->cpu)) {
-		wb_say(w, "not loaded: %s has %d CPU stage%s; this run has %d (stagecut FILE -p %s)",
+		wb_say(w,
+		       "not loaded: %s has %d CPU stage%s; this run has %d (stagecut FILE -p %s)",
 		       path, ncpu, ncpu == 1 ? "" : "s", w->cpu ? w->set.cpus : 0, path);
 	} else if (w->cpu && !cpu && !(none = calloc((size_t)k2 + 1, sizeof *none))) {
 		wb_say(w, "out of memory");

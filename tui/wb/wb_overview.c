@@ -232,9 +232,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 		printw("%5d", i + 1);
 		if (w->cpu)
 			printw(" %-5s", st->cpu ? "CPU" : "accel");
-		printw(" %6d %*s %*s %*s %*s %*s", st->ops, nw,
-		       fit_num(st->work, nw, a, sizeof a), nw, fit_num(st->io_in, nw, b, sizeof b),
-		       nw, fit_num(st->io_out, nw, c, sizeof c), nw,
+		printw(" %6d %*s %*s %*s %*s %*s", st->ops, nw, fit_num(st->work, nw, a, sizeof a),
+		       nw, fit_num(st->io_in, nw, b, sizeof b), nw,
+		       fit_num(st->io_out, nw, c, sizeof c), nw,
 		       fit_num(st->overflow, nw, d, sizeof d), nw,
 		       fit_num(st->cost, nw, e, sizeof e));
 		if (training)

@@ -349,7 +349,8 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 	}
 	if (w->cpu && ns.k != w->set.k) {
 		/* the stages' devices would have to be chosen again */
-		wb_say(w, "with CPU stages k stays %d + %d CPU here; start again with -k and --cpus",
+		wb_say(w,
+		       "with CPU stages k stays %d + %d CPU here; start again with -k and --cpus",
 		       w->set.k - w->set.cpus, w->set.cpus);
 		return 0;
 	}

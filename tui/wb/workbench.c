@@ -112,15 +112,17 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	if (o->partition) {
 		int k2;
 		bool *cpu = NULL;
-		sc_status st = sc_part_load_devices(o->partition, g, 0, &k2, first, &cpu, NULL, &err);
+		sc_status st =
+		        sc_part_load_devices(o->partition, g, 0, &k2, first, &cpu, NULL, &err);
 		int ncpu = 0;
 		for (int s = 0; cpu && s < k2; s++)
 			ncpu += cpu[s];
 		if (st == SC_OK && o->k > 0 && k2 - ncpu != o->k)
-			st = sc_error_set(&err, SC_ERR_INPUT,
-			                  "%s: the partition has k = %d accelerator stages, but -k %d "
-			                  "was given",
-			                  o->partition, k2 - ncpu, o->k);
+			st = sc_error_set(
+			        &err, SC_ERR_INPUT,
+			        "%s: the partition has k = %d accelerator stages, but -k %d "
+			        "was given",
+			        o->partition, k2 - ncpu, o->k);
 		if (st != SC_OK) {
 			ui_error("%s", err.msg);
 			*status = ui_exit_status(st);
@@ -130,8 +132,9 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 		w->set.k = k2;
 		snprintf(w->origin, sizeof w->origin, "from %s", o->partition);
 		w->from_file = true;
-		bool ok = !cpu && w->set.cpus <= 0 ? true
-		                                   : choose_first_cpus(w, o, first, cpu, k2, status);
+		bool ok = !cpu && w->set.cpus <= 0
+		                  ? true
+		                  : choose_first_cpus(w, o, first, cpu, k2, status);
 		free(cpu);
 		return ok;
 	} else if (w->set.cpus > 0) {
