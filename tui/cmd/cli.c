@@ -130,7 +130,8 @@ static const ui_option options[] = {
          "forward + max backward cost)"},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval, render, bounds and solve (every method) take them"},
+         "default 0); info, eval, render, bounds, solve (every method) and the workbench "
+         "take them"},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
          "coral-edgetpu, or a profile file; default a100)"},
@@ -1109,7 +1110,7 @@ static int run_main(int argc, char **argv)
 	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&
 	    strcmp(cmd->name, "render") != 0 && strcmp(cmd->name, "bounds") != 0) {
 		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render, "
-		         "bounds and solve, with every method, take them)",
+		         "bounds, solve, with every method, and the workbench take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;
