@@ -225,11 +225,6 @@ struct wb {
 	 * without CPU stages.  Jobs get k and L apart (wb_job_settings). */
 	bool *cpu, *base_cpu, *best_cpu;
 	bool *recovered_cpu; /* the recovery file's devices, until answered */
-	/* the CPU table (C): the optimum with 0, 1, 2 CPUs at k and k + 1, as
-	 * engine jobs (search ids, -1 when none) and their results */
-	int cput_job[3][2];
-	double cput_val[3][2];
-	bool cput_proven[3][2];
 	int help_top;  /* the help's first row shown (it scrolls) */
 	char msg[512]; /* the status line's message, or "" */
 	double msg_t;
