@@ -225,8 +225,8 @@ struct wb {
 	 * without CPU stages.  Jobs get k and L apart (wb_job_settings). */
 	bool *cpu, *base_cpu, *best_cpu;
 	bool *recovered_cpu; /* the recovery file's devices, until answered */
-	int help_top;  /* the help's first row shown (it scrolls) */
-	char msg[512]; /* the status line's message, or "" */
+	int help_top;        /* the help's first row shown (it scrolls) */
+	char msg[512];       /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */
 };
