@@ -14,6 +14,11 @@
  * which is then cheaper; sc_editor_move itself is always incremental, so a
  * key press never costs O(n).
  *
+ * Devices (CPU stages): the editor keeps a flag per stage; an entry that
+ * changes them (sc_editor_set_devices) holds the old and the new flags and
+ * is always applied by one whole evaluation, since every stage's cost may
+ * change with its device.
+ *
  * The saved state is remembered as a cursor position; an edit that drops it
  * from the redo list makes it unreachable (-1).
  */
@@ -35,6 +40,7 @@ typedef struct sc_edit_entry {
 	size_t first; /* its changes: change[first .. first + count) */
 	int count;
 	char *label;
+	bool *dev; /* NULL, or 2k flags: the devices before, then after */
 } sc_edit_entry;
 
 struct sc_editor {
@@ -47,7 +53,9 @@ struct sc_editor {
 	int cursor; /* entries [0, cursor) can be undone, [cursor, nentry) redone */
 	sc_edit_change *change;
 	size_t nchange, change_cap;
-	int saved; /* the cursor of the saved state, or -1 when it is gone */
+	bool *cpu;    /* k flags: stage s is a CPU stage */
+	bool devices; /* the devices are checked (made with them, or set) */
+	int saved;    /* the cursor of the saved state, or -1 when it is gone */
 	/* scratch for move_with_dependents: ops found, and stamps marking them */
 	int *queue;
 	unsigned *mark;
@@ -87,12 +95,20 @@ static char *format(const char *fmt, ...)
 
 sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *stage, sc_error *err)
 {
+	return sc_editor_new_devices(g, set, stage, NULL, err);
+}
+
+sc_editor *sc_editor_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
+                                 const bool *cpu, sc_error *err)
+{
 	if (set->k < 1) {
 		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
 		return NULL;
 	}
 	sc_violation viol;
-	if (!sc_part_check(g, stage, set->k, &viol)) {
+	/* without devices none is checked, as before CPU stages */
+	if (cpu ? !sc_part_check_devices(g, stage, set->k, cpu, &viol)
+	        : !sc_part_check(g, stage, set->k, &viol)) {
 		char what[SC_PART_WHY_SIZE];
 		sc_part_describe(g, stage, &viol, what, sizeof what);
 		sc_error_set(err, SC_ERR_INPUT, "cannot edit an invalid partition: %s", what);
@@ -104,9 +120,10 @@ sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *s
 		ed->stage = malloc(n * sizeof *ed->stage);
 		ed->queue = malloc(n * sizeof *ed->queue);
 		ed->mark = calloc(n, sizeof *ed->mark);
+		ed->cpu = calloc((size_t)set->k, sizeof *ed->cpu);
 		ed->costs = sc_costs_new(g, set, err);
 	}
-	if (!ed || !ed->stage || !ed->queue || !ed->mark || !ed->costs) {
+	if (!ed || !ed->stage || !ed->queue || !ed->mark || !ed->cpu || !ed->costs) {
 		sc_editor_free(ed);
 		sc_error_nomem(err, "the partition editor");
 		return NULL;
@@ -114,6 +131,11 @@ sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *s
 	ed->g = g;
 	ed->k = set->k;
 	memcpy(ed->stage, stage, (size_t)g->n * sizeof *stage);
+	if (cpu) {
+		memcpy(ed->cpu, cpu, (size_t)set->k * sizeof *cpu);
+		ed->devices = true;
+		sc_costs_set_devices(ed->costs, ed->cpu);
+	}
 	sc_costs_eval(ed->costs, ed->stage);
 	ed->saved = 0;
 	return ed;
@@ -123,9 +145,12 @@ void sc_editor_free(sc_editor *ed)
 {
 	if (!ed)
 		return;
-	for (int i = 0; i < ed->nentry; i++)
+	for (int i = 0; i < ed->nentry; i++) {
 		free(ed->entry[i].label);
+		free(ed->entry[i].dev);
+	}
 	free(ed->entry);
+	free(ed->cpu);
 	free(ed->change);
 	free(ed->stage);
 	free(ed->queue);
@@ -137,6 +162,14 @@ void sc_editor_free(sc_editor *ed)
 const int *sc_editor_stages(const sc_editor *ed)
 {
 	return ed->stage;
+}
+
+const bool *sc_editor_devices(const sc_editor *ed)
+{
+	for (int s = 0; s < ed->k; s++)
+		if (ed->cpu[s])
+			return ed->cpu;
+	return NULL;
 }
 
 const sc_costs *sc_editor_costs(const sc_editor *ed)
@@ -192,8 +225,10 @@ static bool reserve(sc_editor *ed, int count)
  * with record() and then calls apply(). */
 static sc_edit_entry *open_entry(sc_editor *ed, char *label)
 {
-	for (int i = ed->cursor; i < ed->nentry; i++)
+	for (int i = ed->cursor; i < ed->nentry; i++) {
 		free(ed->entry[i].label);
+		free(ed->entry[i].dev);
+	}
 	ed->nentry = ed->cursor;
 	ed->nchange = kept_changes(ed);
 	if (ed->saved > ed->cursor)
@@ -202,6 +237,7 @@ static sc_edit_entry *open_entry(sc_editor *ed, char *label)
 	e->first = ed->nchange;
 	e->count = 0;
 	e->label = label;
+	e->dev = NULL;
 	return e;
 }
 
@@ -229,7 +265,11 @@ static bool whole_is_cheaper(const sc_editor *ed, int count)
 static void apply(sc_editor *ed, const sc_edit_entry *e, bool forward, bool may_eval)
 {
 	const sc_edit_change *c = ed->change + e->first;
-	if (may_eval && whole_is_cheaper(ed, e->count)) {
+	if (e->dev) {
+		memcpy(ed->cpu, e->dev + (forward ? ed->k : 0), (size_t)ed->k * sizeof *ed->cpu);
+		sc_costs_set_devices(ed->costs, ed->cpu);
+	}
+	if (e->dev || (may_eval && whole_is_cheaper(ed, e->count))) {
 		for (int i = 0; i < e->count; i++)
 			ed->stage[c[i].op] = forward ? c[i].to : c[i].from;
 		sc_costs_eval(ed->costs, ed->stage);
@@ -252,6 +292,26 @@ static bool check_args(const sc_editor *ed, int v, int to, char *why, size_t siz
 	}
 	if (to < 0 || to >= ed->k) {
 		say(why, size, "stage %d is outside 1..%d", to + 1, ed->k);
+		return false;
+	}
+	return true;
+}
+
+/* Whether op u may go to stage `to` by its device; names why not. */
+static bool device_allows(const sc_editor *ed, int u, int to, char *why, size_t size)
+{
+	const sc_graph *g = ed->g;
+	if (!ed->devices)
+		return true;
+	if (ed->cpu[to] && !sc_graph_cpu_ok(g, u)) {
+		say(why, size, "%s has no CPU time: it may not go to stage %d (CPU)", g->op_name[u],
+		    to + 1);
+		return false;
+	}
+	if (!ed->cpu[to] && !sc_graph_accel_ok(g, u)) {
+		say(why, size,
+		    "%s may not run on an accelerator: it may not go to stage %d (accelerator)",
+		    g->op_name[u], to + 1);
 		return false;
 	}
 	return true;
@@ -334,6 +394,9 @@ bool sc_editor_move(sc_editor *ed, int v, int to, char *why, size_t size)
 	}
 	int one, count, gr = g->group[v];
 	const int *ops = group_of(g, v, &one, &count);
+	for (int j = 0; j < count; j++)
+		if (!device_allows(ed, ops[j], to, why, size))
+			return false;
 	/* the group lies in one stage (the partition is valid) and moves whole,
 	 * so it cannot be split; only edges leaving it can break */
 	if (!edges_allow(ed, ops, count, gr, to, why, size))
@@ -411,6 +474,9 @@ int sc_editor_move_with_dependents(sc_editor *ed, int v, int to, char *why, size
 		return 0;
 	}
 	int count = dependents(ed, v, to);
+	for (int j = 0; j < count; j++)
+		if (!device_allows(ed, ed->queue[j], to, why, size))
+			return -1;
 	char *label = format("move %s with dependents to stage %d", g->op_name[v], to + 1);
 	if (!label || !reserve(ed, count)) {
 		free(label);
@@ -432,20 +498,39 @@ int sc_editor_move_with_dependents(sc_editor *ed, int v, int to, char *why, size
 
 bool sc_editor_set(sc_editor *ed, const int *stage, const char *label)
 {
+	return sc_editor_set_devices(ed, stage, ed->devices ? ed->cpu : NULL, label);
+}
+
+bool sc_editor_set_devices(sc_editor *ed, const int *stage, const bool *cpu, const char *label)
+{
 	const sc_graph *g = ed->g;
-	if (!sc_part_check(g, stage, ed->k, NULL))
+	if (ed->devices || cpu ? !sc_part_check_devices(g, stage, ed->k, cpu, NULL)
+	                       : !sc_part_check(g, stage, ed->k, NULL))
 		return false;
 	int count = 0;
 	for (int v = 0; v < g->n; v++)
 		count += stage[v] != ed->stage[v];
-	if (count == 0)
+	bool new_dev = false;
+	for (int s = 0; s < ed->k; s++)
+		new_dev = new_dev || ed->cpu[s] != (cpu && cpu[s]);
+	if (count == 0 && !new_dev) {
+		ed->devices = ed->devices || cpu;
 		return true;
+	}
 	char *copy = format("%s", label ? label : "set partition");
-	if (!copy || !reserve(ed, count)) {
+	bool *dev = new_dev ? malloc(2 * (size_t)ed->k * sizeof *dev) : NULL;
+	if (!copy || (new_dev && !dev) || !reserve(ed, count)) {
 		free(copy);
+		free(dev);
 		return false;
 	}
+	for (int s = 0; new_dev && s < ed->k; s++) {
+		dev[s] = ed->cpu[s];
+		dev[ed->k + s] = cpu && cpu[s];
+	}
+	ed->devices = ed->devices || cpu;
 	sc_edit_entry *e = open_entry(ed, copy);
+	e->dev = dev;
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] != ed->stage[v])
 			record(ed, e, v, stage[v]);

@@ -14,6 +14,11 @@
  * holding only the (op, from, to) triples it changed and a label; a new edit
  * drops the redo entries.  Its memory is proportional to the ops changed.
  *
+ * CPU stages (issue 29): an editor made with sc_editor_new_devices knows
+ * each stage's device (k flags, true: a CPU stage, 001 section 3); a move
+ * never puts an op on a device it may not go to, and sc_editor_set_devices
+ * replaces the partition and the devices as one undo entry.
+ *
  * Stages are 0-based in the interface; every text (reasons, labels) uses the
  * 1-based numbers people see.  Nothing here prints or exits.  An sc_editor is
  * not thread-safe.
@@ -38,6 +43,17 @@ typedef struct sc_editor sc_editor;
 sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *stage,
                          sc_error *err);
 
+/* sc_editor_new with each stage's device: cpu[0..set->k) (copied; true: a
+ * CPU stage; NULL: as sc_editor_new, which checks no device).  The
+ * partition must also put every op on a device it may go to
+ * (sc_part_check_devices); the costs are those of sc_costs_set_devices. */
+sc_editor *sc_editor_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
+                                 const bool *cpu, sc_error *err);
+
+/* The current devices: k flags (true: a CPU stage) owned by ed and updated
+ * in place, or NULL while no stage is a CPU.  O(k). */
+const bool *sc_editor_devices(const sc_editor *ed);
+
 /* Frees ed and its history.  sc_editor_free(NULL) does nothing. */
 void sc_editor_free(sc_editor *ed);
 
@@ -61,7 +77,10 @@ void sc_editor_range(const sc_editor *ed, int v, int *lo, int *hi);
  * graph an edge between backward ops, one an orphan, to a later stage: "edge
  * a -> b would go from stage 1 on to stage 3 (an edge between backward ops,
  * one of them an orphan, never goes to a later stage)") or when the
- * history cannot grow (out of memory).  On success returns true, records one
+ * history cannot grow (out of memory), or when an op of the group may not
+ * go to that stage's device ("conv1 has no CPU time: it may not go to stage
+ * 2 (CPU)", "relu1 may not run on an accelerator: it may not go to stage 1
+ * (accelerator)").  On success returns true, records one
  * undo entry and writes "moved conv1 to stage 3" or "moved group g1 (4 ops)
  * to stage 3" into why.  A move to the current stage is a no-op that returns
  * true with no undo entry.  why may be NULL when size is 0. */
@@ -72,16 +91,25 @@ bool sc_editor_move(sc_editor *ed, int v, int to, char *why, size_t size);
  * transitively); moving earlier, every ancestor at a stage > to likewise.  All
  * of them end in stage `to`, as one undo entry.  Returns the number of ops
  * moved (0 for a no-op, with no undo entry) and describes the move in why;
- * -1 with the reason in why when v or `to` is out of range or memory runs
- * out.  O(degrees and groups of the ops moved) plus one cost update each. */
+ * -1 with the reason in why when v or `to` is out of range, an op that would
+ * move may not go to that stage's device (named as by sc_editor_move), or
+ * memory runs out.  O(degrees and groups of the ops moved) plus one cost update each. */
 int sc_editor_move_with_dependents(sc_editor *ed, int v, int to, char *why, size_t size);
 
 /* Replaces the whole partition with stage[0..n) (0-based, e.g. a search's
  * result) as one undo entry labelled label (copied; NULL means "set
  * partition").  Returns false, changing nothing, when stage is invalid or
  * memory runs out; true otherwise.  An identical partition is a no-op with no
- * undo entry.  O(n + m). */
+ * undo entry.  O(n + m).  The devices stay; an op on a device it may not
+ * go to makes stage invalid. */
 bool sc_editor_set(sc_editor *ed, const int *stage, const char *label);
+
+/* sc_editor_set with the devices too: cpu[0..k) (NULL: every stage an
+ * accelerator) replace the current ones in the same undo entry, so undo
+ * restores the old partition and the old devices together.  Returns false,
+ * changing nothing, when stage is invalid for those devices
+ * (sc_part_check_devices) or memory runs out.  O(n + m + k). */
+bool sc_editor_set_devices(sc_editor *ed, const int *stage, const bool *cpu, const char *label);
 
 /* Undoes the last edit, or redoes the last undone one; false when there is
  * none.  Costs follow. */

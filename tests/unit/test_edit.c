@@ -1,4 +1,5 @@
 /*
+ * Longer than 600 lines: the brute-force checks and the named cases (devices too) share helpers.
  * test_edit.c - the editable partition: on hundreds of random grouped graphs,
  * random sequences of moves, moves with dependents, whole sets, undos, redos
  * and saves are checked after every step against brute force (validity by
@@ -593,5 +594,124 @@ Test(edit, invalid_start_is_refused)
 	cr_assert_null(sc_editor_new(g, &set, stage, &err));
 	sc_editor_free(NULL);
 	free(stage);
+	sc_graph_free(g);
+}
+
+/* a -> x -> c: a has no CPU time, x runs only on a CPU (time 3), c has a
+ * CPU time of 5; three stages, the second a CPU. */
+static sc_graph *cpu_chain(void)
+{
+	sc_builder *b = sc_builder_new();
+	sc_error err;
+	int a = sc_builder_add_op(b, "a", 4, 0, 2, NULL, &err);
+	int x = sc_builder_add_op(b, "x", 1, 0, 2, NULL, &err);
+	int c = sc_builder_add_op(b, "c", 4, 0, 0, NULL, &err);
+	cr_assert(sc_builder_add_edge(b, a, x, &err) == SC_OK);
+	cr_assert(sc_builder_add_edge(b, x, c, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(b, x, 3, true, false, &err) == SC_OK);
+	cr_assert(sc_builder_set_devices(b, c, 5, true, true, &err) == SC_OK);
+	sc_graph *g = sc_builder_finish(b, "chain", "chain", &err);
+	sc_builder_free(b);
+	cr_assert(g, "%s", err.msg);
+	return g;
+}
+
+/* The editor's costs against a fresh evaluation with its devices. */
+static void device_costs_are_fresh(const sc_graph *g, const sc_settings *set, sc_editor *ed)
+{
+	sc_error err;
+	sc_costs *fresh = sc_costs_new(g, set, &err);
+	sc_costs_set_devices(fresh, sc_editor_devices(ed));
+	sc_costs_eval(fresh, sc_editor_stages(ed));
+	const sc_costs *got = sc_editor_costs(ed);
+	for (int s = 0; s < set->k; s++) {
+		close_to(got->st[s].cost, fresh->st[s].cost, "cost", s);
+		cr_assert_eq(got->st[s].cpu, fresh->st[s].cpu, "stage %d cpu", s + 1);
+	}
+	sc_costs_free(fresh);
+}
+
+Test(edit, devices_refuse_moves_by_name)
+{
+	sc_graph *g = cpu_chain();
+	sc_settings set = g->settings;
+	set.k = 3;
+	int stage[3] = {0, 1, 2};
+	bool cpu[3] = {false, true, false};
+	sc_error err;
+	sc_editor *ed = sc_editor_new_devices(g, &set, stage, cpu, &err);
+	cr_assert(ed, "%s", err.msg);
+	cr_assert(sc_editor_devices(ed) && sc_editor_devices(ed)[1]);
+	cr_assert(sc_editor_costs(ed)->st[1].cpu);
+	close_to(sc_editor_costs(ed)->st[1].cost, 3, "cpu cost", 1);
+	char why[256];
+	cr_assert_not(sc_editor_move(ed, 0, 1, why, sizeof why));
+	cr_assert_str_eq(why, "a has no CPU time: it may not go to stage 2 (CPU)");
+	cr_assert_not(sc_editor_move(ed, 1, 2, why, sizeof why));
+	cr_assert_str_eq(why, "x may not run on an accelerator: it may not go to stage 3 "
+	                      "(accelerator)");
+	cr_assert_eq(sc_editor_move_with_dependents(ed, 0, 2, why, sizeof why), -1);
+	cr_assert(strstr(why, "may not go to stage 3"), "%s", why);
+	cr_assert_eq(sc_editor_undo_count(ed), 0);
+	/* c onto the CPU stage, which then costs 3 + 5, and back */
+	cr_assert(sc_editor_move(ed, 2, 1, why, sizeof why), "%s", why);
+	close_to(sc_editor_costs(ed)->st[1].cost, 8, "cpu cost", 1);
+	device_costs_are_fresh(g, &set, ed);
+	cr_assert(sc_editor_undo(ed));
+	close_to(sc_editor_costs(ed)->st[1].cost, 3, "cpu cost", 1);
+	device_costs_are_fresh(g, &set, ed);
+	/* a start with an op on a device it may not go to */
+	bool all_accel[3] = {false, false, false};
+	cr_assert_null(sc_editor_new_devices(g, &set, stage, all_accel, &err));
+	cr_assert(strstr(err.msg, "'x'"), "%s", err.msg);
+	sc_editor_free(ed);
+	/* without devices nothing is a CPU */
+	int one[3] = {0, 0, 0};
+	set.k = 1;
+	ed = sc_editor_new(g, &set, one, &err);
+	cr_assert(ed);
+	cr_assert_null(sc_editor_devices(ed));
+	sc_editor_free(ed);
+	sc_graph_free(g);
+}
+
+Test(edit, set_devices_is_one_undo_entry)
+{
+	sc_graph *g = cpu_chain();
+	sc_settings set = g->settings;
+	set.k = 3;
+	int stage[3] = {0, 1, 2};
+	bool cpu[3] = {false, true, false};
+	sc_error err;
+	sc_editor *ed = sc_editor_new_devices(g, &set, stage, cpu, &err);
+	cr_assert(ed, "%s", err.msg);
+	/* the search's result: a on stage 1, x and c on a CPU stage 3 */
+	int found[3] = {0, 2, 2};
+	bool found_cpu[3] = {false, false, true};
+	bool bad_cpu[3] = {false, true, false}; /* x on an accelerator */
+	cr_assert_not(sc_editor_set_devices(ed, found, bad_cpu, "bad"));
+	cr_assert_eq(sc_editor_undo_count(ed), 0);
+	cr_assert(sc_editor_set_devices(ed, found, found_cpu, "search result"));
+	cr_assert_eq(sc_editor_undo_count(ed), 1);
+	cr_assert_str_eq(sc_editor_undo_label(ed), "search result");
+	const bool *d = sc_editor_devices(ed);
+	cr_assert(d && !d[0] && !d[1] && d[2]);
+	close_to(sc_editor_costs(ed)->st[2].cost, 8, "cpu cost", 2);
+	device_costs_are_fresh(g, &set, ed);
+	cr_assert(sc_editor_dirty(ed));
+	cr_assert(sc_editor_undo(ed));
+	d = sc_editor_devices(ed);
+	cr_assert(d && !d[0] && d[1] && !d[2]);
+	cr_assert_eq(sc_editor_stages(ed)[1], 1);
+	device_costs_are_fresh(g, &set, ed);
+	cr_assert_not(sc_editor_dirty(ed));
+	cr_assert(sc_editor_redo(ed));
+	d = sc_editor_devices(ed);
+	cr_assert(d[2] && !d[1]);
+	device_costs_are_fresh(g, &set, ed);
+	/* the same devices and stages again: no entry */
+	cr_assert(sc_editor_set_devices(ed, found, found_cpu, "again"));
+	cr_assert_eq(sc_editor_undo_count(ed), 1);
+	sc_editor_free(ed);
 	sc_graph_free(g);
 }

@@ -156,7 +156,8 @@ static const ui_option options[] = {
          CUSTOM},
         {OPT_CPUS, "cpus", 0, "L|file",
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
-         "default 0); info, eval, render, bounds, bench and solve (every method) take them",
+         "default 0); info, eval, render, bounds, bench, solve (every method) and the "
+         "workbench take them",
          CUSTOM},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
@@ -1074,12 +1075,6 @@ static int run_main(int argc, char **argv)
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}
-		if (o.cpus > 0 || o.cpus == UI_CPUS_FILE) {
-			ui_error("--cpus: the workbench does not place CPU stages yet (info, eval, "
-			         "render, bounds, bench and solve do)");
-			free(o.pos);
-			return UI_EXIT_INPUT;
-		}
 		status = ui_workbench(&o);
 		free(o.pos);
 		return status;
@@ -1112,7 +1107,7 @@ static int run_main(int argc, char **argv)
 	    strcmp(cmd->name, "render") != 0 && strcmp(cmd->name, "bounds") != 0 &&
 	    strcmp(cmd->name, "bench") != 0) {
 		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render, "
-		         "bounds, bench and solve, with every method, take them)",
+		         "bounds, bench, solve, with every method, and the workbench take them)",
 		         cmd->name, cmd->name);
 		free(o.pos);
 		return UI_EXIT_INPUT;

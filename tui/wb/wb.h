@@ -208,8 +208,15 @@ struct wb {
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
 	int base_k;
-	int help_top;  /* the help's first row shown (it scrolls) */
-	char msg[512]; /* the status line's message, or "" */
+	/* CPU stages (issue 29): with set.cpus = L > 0 the partition has
+	 * set.k = k + L stages, L of them CPUs; cpu holds the current
+	 * partition's devices (set.k flags, kept from the editor by
+	 * wb_changed), base_cpu the baseline's, best_cpu the best's; all NULL
+	 * without CPU stages.  Jobs get k and L apart (wb_job_settings). */
+	bool *cpu, *base_cpu, *best_cpu;
+	bool *recovered_cpu; /* the recovery file's devices, until answered */
+	int help_top;        /* the help's first row shown (it scrolls) */
+	char msg[512];       /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */
 };
@@ -282,6 +289,19 @@ void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand);
  * reason in the status line, when it cannot be made.  The baseline stays:
  * stage is an edit when it differs from it. */
 bool wb_new_editor(wb *w, const int *stage);
+
+/* wb_set_current and wb_new_editor with the devices too (cpu: set.k
+ * flags; NULL: the current devices stay); by hand, partition and devices
+ * are one undo entry. */
+void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
+                            bool by_hand);
+bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu);
+
+/* The settings a job runs with: set's with k the accelerator stages and
+ * cpus the CPU stages (w->set.k counts both). */
+void wb_job_settings(const wb *w, sc_settings *out);
+/* The simple lower bound for w's k (and CPUs: sc_bound_simple_cpus). */
+double wb_simple_bound(const wb *w);
 
 /* Makes the current partition the baseline (saved, or set by the program):
  * w->edited becomes false until it differs again. */
@@ -554,5 +574,10 @@ unsigned wb_quit(wb *w);
  * origin. */
 void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
                         size_t size);
+/* With CPU stages: a fast search (dpl, half a second) under set (k
+ * accelerator and set->cpus CPU stages) into stage and its devices into
+ * cpu (k + cpus flags); false when it finds no partition that fits. */
+bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
+                             char *origin, size_t size);
 
 #endif

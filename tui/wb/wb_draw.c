@@ -188,7 +188,13 @@ static void header(const wb *w, int cols)
 		         w->jobs_running, w->jobs_running == 1 ? "" : "s");
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
-	mvprintw(1, 0, "%d ops  %d edges  k %d  B %s  M %s (%s)", w->g->n, w->g->m, s->k,
+	/* with CPU stages: "k 3 + 1 CPU" (accelerator and CPU stages) */
+	char kk[48];
+	if (w->cpu)
+		snprintf(kk, sizeof kk, "k %d + %d CPU", s->k - s->cpus, s->cpus);
+	else
+		snprintf(kk, sizeof kk, "k %d", s->k);
+	mvprintw(1, 0, "%d ops  %d edges  %s  B %s  M %s (%s)", w->g->n, w->g->m, kk,
 	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
 	         sc_mem_policy_name(s->policy));
 	if (w->g->cost_short) {

@@ -25,7 +25,8 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 		return 0;
 	}
 	sc_error err;
-	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
+	/* with CPU stages the file names each stage's device */
+	if (sc_part_write_devices(path, w->g, w->stage, w->set.k, w->cpu, w->c, &err) != SC_OK) {
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}
@@ -59,9 +60,19 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 		return 0;
 	}
 	/* read it for any k, so a wrong k can say how to fix it */
-	sc_status s = sc_part_load(path, w->g, 0, &k2, st, NULL, &err);
+	bool *cpu = NULL, *none = NULL;
+	sc_status s = sc_part_load_devices(path, w->g, 0, &k2, st, &cpu, NULL, &err);
+	int ncpu = 0;
+	for (int i = 0; cpu && i < k2; i++)
+		ncpu += cpu[i];
 	if (s != SC_OK && s != SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);
+	} else if (ncpu > w->set.cpus || (ncpu && !w->cpu)) {
+		wb_say(w,
+		       "not loaded: %s has %d CPU stage%s; this run has %d (stagecut FILE -p %s)",
+		       path, ncpu, ncpu == 1 ? "" : "s", w->cpu ? w->set.cpus : 0, path);
+	} else if (w->cpu && !cpu && !(none = calloc((size_t)k2 + 1, sizeof *none))) {
+		wb_say(w, "out of memory");
 	} else if (k2 != w->set.k) {
 		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
 	} else if (s == SC_ERR_INVALID) {
@@ -69,12 +80,16 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	} else {
 		char origin[160];
 		snprintf(origin, sizeof origin, "loaded from %.140s", path);
-		wb_set_current(w, st, origin, true);
+		/* with CPU stages the file's devices come along (none: all
+		 * accelerators), as one undo entry */
+		wb_set_current_devices(w, st, cpu ? cpu : none, origin, true);
 		/* the file holds it: nothing unsaved until it is edited */
 		wb_mark_saved(w);
 		wb_say(w, "loaded %s (u undoes)", path);
 	}
 	free(st);
+	free(cpu);
+	free(none);
 	return 0;
 }
 
@@ -162,7 +177,7 @@ static unsigned times_answer(wb *w, const char *path, bool ok, int arg)
 		wb_mark_saved(w);
 	}
 	free(st);
-	w->simple = sc_bound_simple(w->g, w->set.k);
+	w->simple = wb_simple_bound(w);
 	wb_reset_best(w);
 	wb_start_search(w, NULL, NULL);
 	wb_say(w, "costs: %s", w->g->cost_origin ? w->g->cost_origin : path);

@@ -40,7 +40,10 @@
 
 /* Records stage as the best partition when value beats the best known, or
  * equals it and is now proven optimal. */
-static void offer_best(wb *w, const int *stage, double value, const char *from, bool optimal)
+/* With CPU stages, cpu gives the partition's devices (w->set.k flags;
+ * NULL: the current ones). */
+static void offer_best_devices(wb *w, const int *stage, const bool *cpu, double value,
+                               const char *from, bool optimal)
 {
 	if (!(value < w->best * (1 - 1e-12)) && !(optimal && value <= w->best * (1 + 1e-12)))
 		return;
@@ -50,6 +53,8 @@ static void offer_best(wb *w, const int *stage, double value, const char *from, 
 	snprintf(w->best_from, sizeof w->best_from, "%s", from);
 	if (better)
 		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
+	if (better && w->best_cpu)
+		memcpy(w->best_cpu, cpu ? cpu : w->cpu, (size_t)w->set.k * sizeof *w->best_cpu);
 }
 
 /* The engine's jobs by state, and the search's place in the queue (the
@@ -85,6 +90,8 @@ void wb_reset_best(wb *w)
 	w->best_optimal = false;
 	w->none_fits = false;
 	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
+	if (w->best_cpu)
+		memcpy(w->best_cpu, w->cpu, (size_t)w->set.k * sizeof *w->best_cpu);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 }
 
@@ -104,9 +111,12 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	p.evals = evals;
 	p.seed = (uint64_t)w->search_seed;
 	p.start = start;
+	/* with CPU stages a start is the current partition with its devices */
+	p.start_cpu = start && w->cpu ? w->cpu : NULL;
 	sc_error err;
 	/* the pinned ops where they are now (the engine copies the pins) */
-	sc_settings set = w->set;
+	sc_settings set;
+	wb_job_settings(w, &set);
 	int *pin = w->npinned ? sc_part_new(w->g) : NULL;
 	for (int v = 0; pin && v < w->g->n; v++)
 		pin[v] = w->pinned[v] ? w->stage[v] : -1;
@@ -178,6 +188,7 @@ static void start_ladder(wb *w, bool every_rung)
 	                       .time_limit = w->rung_time,
 	                       .upper = use_best ? w->best : cur,
 	                       .start = use_best ? w->best_stage : w->stage,
+	                       .start_cpu = use_best ? w->best_cpu : w->cpu,
 	                       .stop_at_proof = !every_rung};
 	/* the exact DP's proof that the best is optimal holds for the upper
 	 * bound: it is the best, or the current partition, no worse (the
@@ -187,7 +198,9 @@ static void start_ladder(wb *w, bool every_rung)
 	if (!isfinite(lp.upper))
 		lp.start = NULL;
 	sc_error err;
-	w->ladder = sc_ladder_new(w->eng, w->g, &w->set, &lp, &err);
+	sc_settings set;
+	wb_job_settings(w, &set);
+	w->ladder = sc_ladder_new(w->eng, w->g, &set, &lp, &err);
 	w->ladder_upper = lp.upper;
 	count_jobs(w);
 	if (!w->ladder)
@@ -227,7 +240,7 @@ void wb_adopt_best(wb *w)
 	}
 	char origin[96];
 	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
-	wb_set_current(w, w->best_stage, origin, true);
+	wb_set_current_devices(w, w->best_stage, w->best_cpu, origin, true);
 	wb_say(w, "adopted the best partition found");
 }
 
@@ -239,6 +252,10 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
+	/* with CPU stages the result brings its devices (K flags) */
+	bool *cpu = w->cpu ? calloc((size_t)w->set.k, sizeof *cpu) : NULL;
+	if (w->cpu && (!cpu || !sc_engine_result_devices(w->eng, w->search, cpu)))
+		v = INFINITY;
 	/* with pins, a proof is of the best with them in place: no proof of
 	 * the optimum, nor a lower bound (wb_lower_bound) */
 	bool pinned = w->search_pins > 0;
@@ -250,13 +267,13 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	                     : pinned ? " (the best with the pins, proven)"
 	                              : " (proven optimal)";
 	if (tmp && isfinite(v)) {
-		offer_best(w, tmp, v, w->search_method, optimal && !pinned);
+		offer_best_devices(w, tmp, cpu, v, w->search_method, optimal && !pinned);
 		char b[32];
 		double cur = sc_costs_objective(w->c);
 		if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
 			char origin[96];
 			snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
-			wb_set_current(w, tmp, origin, false);
+			wb_set_current_devices(w, tmp, cpu, origin, false);
 			wb_say(w, "search %s%s: %s%s, now the current partition", w->search_method,
 			       with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12) && pinned) {
@@ -265,7 +282,7 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 			char origin[96];
 			snprintf(origin, sizeof origin, "from the search (%s)%s", w->search_method,
 			         with);
-			wb_set_current(w, tmp, origin, true);
+			wb_set_current_devices(w, tmp, cpu, origin, true);
 			wb_say(w, "search %s%s: %s%s, now the current partition (u undoes)",
 			       w->search_method, with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12)) {
@@ -288,6 +305,7 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 		wb_say(w, "search failed: %s", ji->message);
 	}
 	free(tmp);
+	free(cpu);
 	return optimal;
 }
 
@@ -315,16 +333,22 @@ static void follow_ladder(wb *w)
 	int *tmp = sc_part_new(w->g);
 	if (!tmp)
 		return;
-	double u = sc_ladder_upper(w->ladder, tmp);
+	bool *cpu = w->cpu ? calloc((size_t)w->set.k, sizeof *cpu) : NULL;
+	double u = INFINITY;
+	if (!w->cpu)
+		u = sc_ladder_upper(w->ladder, tmp);
+	else if (cpu && sc_ladder_stages(w->ladder) + sc_ladder_cpus(w->ladder) == w->set.k)
+		u = sc_ladder_upper_devices(w->ladder, tmp, cpu);
 	const char *by = NULL;
 	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;
 	const char *from = sc_rung_label(SC_RUNG_EXACT);
 	if (u < w->ladder_upper * (1 - 1e-12))
-		offer_best(w, tmp, u, from, mip);
+		offer_best_devices(w, tmp, cpu, u, from, mip);
 	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
-		offer_best(w, tmp, u, from, true);
+		offer_best_devices(w, tmp, cpu, u, from, true);
 	free(tmp);
+	free(cpu);
 }
 
 void wb_follow_jobs(wb *w)

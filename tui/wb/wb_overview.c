@@ -78,7 +78,9 @@ typedef struct table_fit {
 
 static table_fit fit_table(const wb *w, int cols)
 {
-	int nnum = sc_graph_is_training(w->g) ? 7 : 5, room = cols - 1 - 14;
+	/* the fixed columns: marks, stage, ops (and the device with CPUs) */
+	int fixed = w->cpu ? 20 : 14;
+	int nnum = sc_graph_is_training(w->g) ? 7 : 5, room = cols - 1 - fixed;
 	bool finite = isfinite(w->set.memory);
 	table_fit t = {.nw = 7, .pw = 0};
 	/* the numbers first at full width, then the param column, then the bars */
@@ -92,7 +94,7 @@ static table_fit fit_table(const wb *w, int cols)
 				t.limit = finite && p == 0;
 				found = true;
 			}
-	t.width = 14 + nnum * (t.nw + 1) + (t.pw ? t.pw + 1 : 0);
+	t.width = fixed + nnum * (t.nw + 1) + (t.pw ? t.pw + 1 : 0);
 	t.barx = t.width + 2;
 	t.barw = cols - 1 - t.barx;
 	if (t.barw < 10)
@@ -186,8 +188,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 	table_fit t = fit_table(w, cols);
 	int nw = t.nw;
 	attron(A_BOLD);
-	mvprintw(y, 0, "  %5s %6s %*s %*s %*s %*s %*s", "stage", "ops", nw, "work", nw, "io in", nw,
-	         "io out", nw, "overflow", nw, "cost");
+	/* with CPU stages a device column; a CPU stage's work is its CPU time */
+	mvprintw(y, 0, "  %5s%s %6s %*s %*s %*s %*s %*s", "stage", w->cpu ? " dev  " : "", "ops",
+	         nw, "work", nw, "io in", nw, "io out", nw, "overflow", nw, "cost");
 	if (training)
 		printw(" %*s %*s", nw, "fw", nw, "bw");
 	if (t.pw)
@@ -212,7 +215,10 @@ static void stage_table(wb *w, int y, int h, int cols)
 	double top = fmax(bn, lb * 4 / 3);
 	for (int r = 0; r < n; r++) {
 		int i = list[r], row = y + 1 + r;
-		const sc_stage_cost *st = &w->c->st[i];
+		sc_stage_cost dev = w->c->st[i];
+		if (dev.cpu)
+			dev.work = dev.cpu_work;
+		const sc_stage_cost *st = &dev;
 		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 		bool sel = w->view == &wb_overview_view && w->pane == 0 && i == w->stage_sel;
 		/* the marks stay outside the cursor: * is never the cursor's; every
@@ -223,9 +229,12 @@ static void stage_table(wb *w, int y, int h, int cols)
 		mvprintw(row, 0, "%c%c", tied ? '*' : ' ', hard && st->over_memory ? '!' : ' ');
 		if (sel)
 			attron(A_REVERSE);
-		printw("%5d %6d %*s %*s %*s %*s %*s", i + 1, st->ops, nw,
-		       fit_num(st->work, nw, a, sizeof a), nw, fit_num(st->io_in, nw, b, sizeof b),
-		       nw, fit_num(st->io_out, nw, c, sizeof c), nw,
+		printw("%5d", i + 1);
+		if (w->cpu)
+			printw(" %-5s", st->cpu ? "CPU" : "accel");
+		printw(" %6d %*s %*s %*s %*s %*s", st->ops, nw, fit_num(st->work, nw, a, sizeof a),
+		       nw, fit_num(st->io_in, nw, b, sizeof b), nw,
+		       fit_num(st->io_out, nw, c, sizeof c), nw,
 		       fit_num(st->overflow, nw, d, sizeof d), nw,
 		       fit_num(st->cost, nw, e, sizeof e));
 		if (training)

@@ -86,7 +86,11 @@ static sc_caption caption_of(const wb *w, char *title, size_t size, char *what, 
 {
 	const char *by;
 	double lb = wb_lower_bound(w, &by);
-	snprintf(title, size, "%s, k %d", w->g->name, w->set.k);
+	if (w->cpu)
+		snprintf(title, size, "%s, k %d + %d CPU", w->g->name, w->set.k - w->set.cpus,
+		         w->set.cpus);
+	else
+		snprintf(title, size, "%s, k %d", w->g->name, w->set.k);
 	snprintf(what, wsize, "the partition on screen: %s", w->origin);
 	return (sc_caption){.title = title,
 	                    .lower = lb,
@@ -103,7 +107,7 @@ static bool ensure_layout(quot_state *qs, wb *w)
 		return true;
 	drop_layout(qs);
 	sc_error err;
-	qs->quot = sc_quotient_new(w->g, &w->set, w->stage, &err);
+	qs->quot = sc_quotient_new_devices(w->g, &w->set, w->stage, w->cpu, &err);
 	if (qs->quot)
 		qs->lay = sc_layout_quotient(qs->quot, NULL, &err);
 	if (!qs->quot || !qs->lay) {

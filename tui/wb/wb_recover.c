@@ -341,6 +341,7 @@ typedef struct recover_job {
 	const sc_graph *g;
 	sc_settings set;
 	int *stage;
+	bool *cpu; /* with CPU stages: set.k flags, written as the devices */
 } recover_job;
 
 static atomic_bool recover_busy;
@@ -367,8 +368,9 @@ static bool write_snapshot(recover_job *r)
 	sc_costs *c = sc_costs_new(r->g, &r->set, &err);
 	bool ok = c;
 	if (c) {
+		sc_costs_set_devices(c, r->cpu);
 		sc_costs_eval(c, r->stage);
-		ok = sc_part_write(tmp, r->g, r->stage, r->set.k, c, &err) == SC_OK;
+		ok = sc_part_write_devices(tmp, r->g, r->stage, r->set.k, r->cpu, c, &err) == SC_OK;
 		sc_costs_free(c);
 	}
 	struct stat st;
@@ -393,6 +395,7 @@ static void *recover_main(void *arg)
 	recover_job *r = arg;
 	write_snapshot(r);
 	free(r->stage);
+	free(r->cpu);
 	free(r);
 	atomic_store(&recover_busy, false);
 	return NULL;
@@ -431,6 +434,14 @@ void wb_recover_write(wb *w, bool wait)
 		return;
 	}
 	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
+	r->cpu = w->cpu ? malloc((size_t)w->set.k * sizeof *r->cpu) : NULL;
+	if (w->cpu && !r->cpu) {
+		free(r);
+		free(st);
+		return;
+	}
+	if (r->cpu)
+		memcpy(r->cpu, w->cpu, (size_t)w->set.k * sizeof *r->cpu);
 	snprintf(r->path, sizeof r->path, "%s", w->recover);
 	r->g = w->g;
 	r->set = w->set;
@@ -495,14 +506,16 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 	(void)arg;
 	(void)ok;
 	if (answer[0] == 'r') {
-		wb_set_current(w, w->recovered, "recovered from an earlier session (unsaved)",
-		               true);
+		wb_set_current_devices(w, w->recovered, w->recovered_cpu,
+		                       "recovered from an earlier session (unsaved)", true);
 		wb_say(w, "restored the recovered partition; w saves it");
 	} else {
 		wb_recover_clear(w);
 	}
 	free(w->recovered);
+	free(w->recovered_cpu);
 	w->recovered = NULL;
+	w->recovered_cpu = NULL;
 	if (w->after_offer)
 		w->after_offer(w);
 	return WB_HANDLED | WB_REDRAW;
@@ -511,7 +524,7 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 /* Reads the slot's file into rs: opened without blocking and checked to be
  * a regular file first, then read through that descriptor (/dev/fd/N opens
  * the file it names), so that a FIFO put there meanwhile cannot block. */
-static bool read_left(wb *w, int *rs)
+static bool read_left(wb *w, int *rs, bool *rcpu)
 {
 	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -523,8 +536,15 @@ static bool read_left(wb *w, int *rs)
 		snprintf(via, sizeof via, "/dev/fd/%d", fd);
 		int k2;
 		sc_error err;
-		ok = sc_part_load(access(via, R_OK) == 0 ? via : w->recover, w->g, w->set.k, &k2,
-		                  rs, NULL, &err) == SC_OK;
+		/* with CPU stages the file names the devices; a file with CPU
+		 * stages is not this session's without them */
+		bool *cpu = NULL;
+		ok = sc_part_load_devices(access(via, R_OK) == 0 ? via : w->recover, w->g, w->set.k,
+		                          &k2, rs, &cpu, NULL, &err) == SC_OK &&
+		     (!cpu || rcpu);
+		for (int s = 0; ok && rcpu && s < k2; s++)
+			rcpu[s] = cpu && cpu[s];
+		free(cpu);
 	}
 	close(fd);
 	return ok;
@@ -536,18 +556,24 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		return false;
 	w->recover_left = false;
 	int *rs = sc_part_new(w->g);
-	if (!rs || !read_left(w, rs)) {
+	bool *rcpu = w->cpu ? calloc((size_t)w->set.k, sizeof *rcpu) : NULL;
+	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu)) {
 		free(rs);
+		free(rcpu);
 		return false;
 	}
-	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0) {
+	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
+	    (!rcpu || memcmp(rcpu, w->cpu, (size_t)w->set.k * sizeof *rcpu) == 0)) {
 		/* the partition this start shows anyway: nothing to offer */
 		free(rs);
+		free(rcpu);
 		remove_file(w->recover);
 		return false;
 	}
 	free(w->recovered);
+	free(w->recovered_cpu);
 	w->recovered = rs;
+	w->recovered_cpu = rcpu;
 	w->after_offer = then;
 	wb_choose(w,
 	          "recovered an unsaved partition from an earlier session: r restores it, d "

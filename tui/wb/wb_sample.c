@@ -85,3 +85,21 @@ void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, c
 		snprintf(origin, size, "first partition: one stage");
 	}
 }
+
+bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
+                             char *origin, size_t size)
+{
+	sc_error err;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = g->n <= 20000 ? "dpl" : "kahn";
+	p.time_limit = 0.5;
+	sc_search *s = sc_search_new(g, set, &p, &err);
+	bool optimal;
+	bool ok = s && sc_search_run(s, &err) == SC_OK &&
+	          isfinite(sc_search_result_devices(s, stage, cpu, &optimal)) &&
+	          sc_part_check_devices(g, stage, set->k + set->cpus, cpu, NULL);
+	sc_search_free(s);
+	snprintf(origin, size, "first partition: %s with CPUs", p.method);
+	return ok;
+}

@@ -291,7 +291,7 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 	if (k_changed)
 		wb_recover_open(w, false);
 	w->recover_due = true;
-	w->simple = sc_bound_simple(w->g, w->set.k);
+	w->simple = wb_simple_bound(w);
 	wb_reset_best(w);
 	wb_start_search(w, NULL, NULL);
 	return undoable;
@@ -345,6 +345,13 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 		       f->kind == F_METHOD || f->kind == F_COUNT
 		               ? "s starts the next search with it (S: until stopped)"
 		               : "the new budget applies to the next search or ladder");
+		return 0;
+	}
+	if (w->cpu && ns.k != w->set.k) {
+		/* the stages' devices would have to be chosen again */
+		wb_say(w,
+		       "with CPU stages k stays %d + %d CPU here; start again with -k and --cpus",
+		       w->set.k - w->set.cpus, w->set.cpus);
 		return 0;
 	}
 	keep_mode mode = KEEP;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "solvers/simple.h"
 #include "tui/wb/wb.h"
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
@@ -98,7 +99,9 @@ static bool differs_from_baseline(const wb *w)
 	if (!w->base_stage)
 		return sc_editor_dirty(w->ed);
 	return w->base_k != w->set.k ||
-	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0;
+	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
+	       (w->cpu && w->base_cpu &&
+	        memcmp(w->base_cpu, w->cpu, (size_t)w->set.k * sizeof *w->cpu) != 0);
 }
 
 void *wb_view_state(const wb *w, const wb_view_ops *v)
@@ -115,6 +118,11 @@ void wb_changed(wb *w, bool by_hand)
 	w->part_version++;
 	w->stage = sc_editor_stages(w->ed);
 	w->c = sc_editor_costs(w->ed);
+	if (w->cpu) {
+		const bool *d = sc_editor_devices(w->ed);
+		for (int s = 0; s < w->set.k; s++)
+			w->cpu[s] = d && d[s];
+	}
 	/* by content, not by history: undoing back to the baseline, or moving
 	 * an op there and back, leaves nothing unsaved (O(n), once per change) */
 	w->edited = differs_from_baseline(w);
@@ -143,6 +151,10 @@ void wb_mark_saved(wb *w)
 		memcpy(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
 		w->base_k = w->set.k;
 	}
+	if (w->cpu && !w->base_cpu)
+		w->base_cpu = malloc((size_t)w->set.k * sizeof *w->base_cpu + 1);
+	if (w->cpu && w->base_cpu)
+		memcpy(w->base_cpu, w->cpu, (size_t)w->set.k * sizeof *w->cpu);
 	if (w->edited)
 		w->recover_due = true;
 	w->edited = false;
@@ -150,15 +162,24 @@ void wb_mark_saved(wb *w)
 
 void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
 {
+	wb_set_current_devices(w, stage, NULL, origin, by_hand);
+}
+
+void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
+                            bool by_hand)
+{
 	if (by_hand) {
-		sc_editor_set(w->ed, stage, origin);
+		if (cpu)
+			sc_editor_set_devices(w->ed, stage, cpu, origin);
+		else
+			sc_editor_set(w->ed, stage, origin);
 		wb_changed(w, true);
 		snprintf(w->origin, sizeof w->origin, "%s", origin);
 		return;
 	}
 	/* undo would go back to a partition the engineer never chose and call
 	 * it an edit: the history starts at the program's partition */
-	if (!wb_new_editor(w, stage))
+	if (!wb_new_editor_devices(w, stage, cpu))
 		return;
 	snprintf(w->origin, sizeof w->origin, "%s", origin);
 	wb_mark_saved(w);
@@ -166,8 +187,24 @@ void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
 
 bool wb_new_editor(wb *w, const int *stage)
 {
+	return wb_new_editor_devices(w, stage, NULL);
+}
+
+void wb_job_settings(const wb *w, sc_settings *out)
+{
+	*out = w->set;
+	if (w->cpu)
+		out->k = w->set.k - w->set.cpus;
+	else
+		out->cpus = 0;
+}
+
+bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu)
+{
 	sc_error err;
-	sc_editor *ed = sc_editor_new(w->g, &w->set, stage, &err);
+	/* with CPU stages the devices are always checked: the current ones
+	 * unless new ones are given */
+	sc_editor *ed = sc_editor_new_devices(w->g, &w->set, stage, cpu ? cpu : w->cpu, &err);
 	if (!ed) {
 		wb_say(w, "%s", err.msg);
 		return false;
@@ -176,4 +213,18 @@ bool wb_new_editor(wb *w, const int *stage)
 	w->ed = ed;
 	wb_changed(w, false);
 	return true;
+}
+
+double wb_simple_bound(const wb *w)
+{
+	if (!w->cpu)
+		return sc_bound_simple(w->g, w->set.k);
+	sc_settings js;
+	wb_job_settings(w, &js);
+	double b = 0;
+	sc_error err;
+	/* the fractional split with the CPUs (simple.h); 0, no bound, if it fails */
+	if (sc_bound_simple_cpus(w->g, js.k, js.cpus, &b, &err) != SC_OK)
+		b = 0;
+	return b;
 }

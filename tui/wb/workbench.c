@@ -105,6 +105,60 @@ static void catch_signals(wb *w)
 	sigaction(SIGWINCH, &winch, &curses_winch);
 }
 
+/* With CPU stages (--cpus L, or a -p file naming CPU stages; issue 29):
+ * the first partition valid for the devices into first and w->cpu, which
+ * it allocates (k + L flags): the -p file's (its stages, then the CPU
+ * stages it lacks, empty), else the file's own stages and L empty CPU
+ * stages when every op may go to an accelerator, else a fast search's.
+ * Sets w->set.k to k + L.  False after a message (*status set). */
+static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const bool *file_cpu, int kf,
+                              int *status)
+{
+	const sc_graph *g = w->g;
+	int L = w->set.cpus, ncpu = 0;
+	for (int s = 0; file_cpu && s < kf; s++)
+		ncpu += file_cpu[s];
+	if (o->partition) {
+		if (!ui_check_part_cpus("stagecut", o->partition, g, file_cpu, kf, o)) {
+			*status = UI_EXIT_INPUT;
+			return false;
+		}
+		if (ncpu > L)
+			L = ncpu;
+		w->set.k = kf - ncpu;
+	}
+	int K = w->set.k + L;
+	w->set.cpus = L;
+	w->cpu = calloc((size_t)K, sizeof *w->cpu);
+	if (!w->cpu) {
+		ui_error("out of memory");
+		*status = UI_EXIT_INPUT;
+		return false;
+	}
+	sc_violation viol = {SC_VIOL_NONE, -1, -1};
+	if (o->partition) {
+		for (int s = 0; s < K; s++)
+			w->cpu[s] = s < kf ? file_cpu && file_cpu[s] : true;
+	} else if (g->init_stage && g->accel_refused == 0 &&
+	           sc_part_check(g, g->init_stage, w->set.k, &viol)) {
+		memcpy(first, g->init_stage, (size_t)g->n * sizeof *first);
+		for (int s = w->set.k; s < K; s++)
+			w->cpu[s] = true;
+		snprintf(w->origin, sizeof w->origin, "the file's own stages, %d CPU stage%s added",
+		         L, L == 1 ? "" : "s");
+		w->from_file = true;
+	} else if (!wb_first_partition_cpus(g, &w->set, first, w->cpu, w->origin,
+	                                    sizeof w->origin)) {
+		ui_error("%s: the first search found no partition into %d accelerator and up to %d "
+		         "CPU stages that fits; try 'stagecut solve --cpus %d -m exact'",
+		         g->source, w->set.k, L, L);
+		*status = UI_EXIT_UNDECIDED;
+		return false;
+	}
+	w->set.k = K;
+	return true;
+}
+
 /* The first partition into first: the -p file (checked before the screen
  * opens: a bad one is an error, with the exit status in *status), else the
  * file's own stages when valid, else wb_first_partition.  Sets w->set.k,
@@ -116,16 +170,34 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
 	if (o->partition) {
 		int k2;
+		bool *cpu = NULL;
 		sc_status st =
-		        sc_part_load(o->partition, g, o->k > 0 ? o->k : 0, &k2, first, NULL, &err);
+		        sc_part_load_devices(o->partition, g, 0, &k2, first, &cpu, NULL, &err);
+		int ncpu = 0;
+		for (int s = 0; cpu && s < k2; s++)
+			ncpu += cpu[s];
+		if (st == SC_OK && o->k > 0 && k2 - ncpu != o->k)
+			st = sc_error_set(
+			        &err, SC_ERR_INPUT,
+			        "%s: the partition has k = %d accelerator stages, but -k %d "
+			        "was given",
+			        o->partition, k2 - ncpu, o->k);
 		if (st != SC_OK) {
 			ui_error("%s", err.msg);
 			*status = ui_exit_status(st);
+			free(cpu);
 			return false;
 		}
 		w->set.k = k2;
 		snprintf(w->origin, sizeof w->origin, "from %s", o->partition);
 		w->from_file = true;
+		bool ok = !cpu && w->set.cpus <= 0
+		                  ? true
+		                  : choose_first_cpus(w, o, first, cpu, k2, status);
+		free(cpu);
+		return ok;
+	} else if (w->set.cpus > 0) {
+		return choose_first_cpus(w, o, first, NULL, 0, status);
 	} else if (g->init_stage && sc_part_check(g, g->init_stage, w->set.k, &viol)) {
 		memcpy(first, g->init_stage, (size_t)g->n * sizeof *first);
 		snprintf(w->origin, sizeof w->origin, "the file's own stages");
@@ -366,7 +438,12 @@ int ui_workbench(const ui_opts *o)
 	}
 	memcpy(w.origin, origin, sizeof origin);
 	wb_mark_saved(&w); /* the first partition is the baseline */
-	w.simple = sc_bound_simple(g, w.set.k);
+	w.simple = wb_simple_bound(&w);
+	if (w.cpu) {
+		w.best_cpu = calloc((size_t)w.set.k, sizeof *w.best_cpu);
+		if (w.best_cpu)
+			memcpy(w.best_cpu, w.cpu, (size_t)w.set.k * sizeof *w.cpu);
+	}
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, (size_t)g->n * sizeof *w.stage);
 		w.best = sc_costs_objective(w.c);
@@ -405,6 +482,10 @@ out:
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
 	free(w.best_stage);
+	free(w.cpu);
+	free(w.base_cpu);
+	free(w.best_cpu);
+	free(w.recovered_cpu);
 	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
