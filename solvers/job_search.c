@@ -131,6 +131,14 @@ static double search_result(const sc_job *base, int *stage, bool *optimal)
 	return sc_search_result(((const search_job *)base)->search, stage, optimal);
 }
 
+/* With CPU stages, the devices of the result's stages (search.h). */
+static bool search_devices(const sc_job *base, bool *cpu)
+{
+	const search_job *j = (const search_job *)base;
+	return j->base.set.cpus > 0 &&
+	       sc_search_result_devices(j->search, NULL, cpu, NULL) < INFINITY;
+}
+
 static void search_free(sc_job *base)
 {
 	search_job *j = (search_job *)base;
@@ -147,6 +155,7 @@ static const sc_job_ops search_ops = {
         .update = search_update,
         .cancel = search_cancel,
         .result = search_result,
+        .devices = search_devices,
         .free = search_free,
 };
 

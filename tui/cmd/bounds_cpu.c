@@ -1,12 +1,11 @@
 /*
  * bounds_cpu.c - the upper bound of `bounds --cpus L`.  See bounds_cpu.h.
  *
- * The exact DP with CPU stages is the one search that places them
- * (cpu_exact.h), so it gives the upper bound, proven optimal when it
- * finishes (the ladder then stops at once unless --all-rungs).  Where it
- * cannot finish, the accelerators' own search still gives a valid
- * partition with the CPU stages left empty, unless an op may only go to
- * a CPU.
+ * The exact DP with CPU stages (cpu_exact.h) gives the upper bound for
+ * best and exact, proven optimal when it finishes (the ladder then stops
+ * at once unless --all-rungs).  Another method, or a DP that cannot
+ * finish, leaves it to the caller's search with CPU stages (search.h),
+ * whose partition brings its devices.
  */
 #include "bounds_cpu.h"
 
@@ -78,16 +77,15 @@ int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, in
 	if (o->partition)
 		return read_partition(o, g, stage, out);
 	out->method = o->method ? o->method : "best";
-	if (strcmp(out->method, "best") != 0 && strcmp(out->method, "exact") != 0) {
-		ui_error("bounds: --cpus: method '%s' does not place CPU stages yet; use -m exact "
-		         "(or best, which runs it)",
-		         out->method);
-		return UI_EXIT_INPUT;
-	}
 	out->cpu = calloc((size_t)K, sizeof *out->cpu);
 	if (!out->cpu) {
 		ui_error("out of memory");
 		return UI_EXIT_INPUT;
+	}
+	out->nstages = K;
+	if (strcmp(out->method, "best") != 0 && strcmp(out->method, "exact") != 0) {
+		out->fallback = true; /* the method asked, with CPU stages */
+		return UI_EXIT_OK;
 	}
 	sc_search_params p;
 	ui_search_params(o, &p);
@@ -111,16 +109,8 @@ int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, in
 		ui_error("bounds: %s: %s", g->source, err.msg);
 		return UI_EXIT_INPUT;
 	}
-	if (g->accel_refused > 0) {
-		ui_error("bounds: %s: %s; with ops only a CPU may hold no other search gives an "
-		         "upper bound (give -p)",
-		         g->source, err.msg);
-		return UI_EXIT_UNDECIDED;
-	}
-	/* the accelerators alone: stages 0..k-1, the CPU stages after them */
-	for (int s = 0; s < K; s++)
-		out->cpu[s] = s >= set->k;
+	/* brkga with CPU stages instead */
+	out->method = "brkga";
 	out->fallback = true;
-	out->nstages = K;
 	return UI_EXIT_OK;
 }

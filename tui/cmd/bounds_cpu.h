@@ -16,7 +16,7 @@ typedef struct ui_cpu_upper {
 	double upper;       /* the partition's objective; INFINITY: none (see optimal) */
 	double mine;        /* -p: your partition's objective (INFINITY: infeasible), else NAN */
 	bool optimal;       /* proven optimal by the exact DP (with none: nothing fits) */
-	bool fallback;      /* the DP could not finish: search the accelerators alone */
+	bool fallback;      /* no DP (another method, or it could not finish): search */
 	int nstages;        /* the partition's stages (stage[] holds it), 0 when none */
 	bool *cpu;          /* their devices (malloc'd, nstages flags; k + L for fallback) */
 	const char *method; /* "partition", "exact" or the method asked */
@@ -27,12 +27,11 @@ typedef struct ui_cpu_upper {
  * with -p, reads your partition with its devices into stage (it may use
  * at most k accelerator and cpus CPU stages); else runs the exact DP with
  * CPU stages (a quarter of the time to deadline at most; deadline 0:
- * none).  Methods other than best and exact are refused, as by solve
- * --cpus.  When the DP cannot finish (time, ideals) and every op may go
- * to an accelerator, out->fallback asks the caller for the accelerators'
- * search, whose partition stays valid with the CPU stages empty (out->cpu
- * then names k accelerators then cpus CPUs).  Returns UI_EXIT_OK, or an
- * exit status after a message; free out->cpu either way. */
+ * none) for best and exact.  For another method (-m), or when the DP
+ * cannot finish (time, ideals), out->fallback asks the caller for that
+ * method's search with CPU stages (brkga for best and exact), whose
+ * partition brings its devices.  Returns UI_EXIT_OK, or an exit status
+ * after a message; free out->cpu either way. */
 int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, int *stage,
                         ui_cpu_upper *out);
 

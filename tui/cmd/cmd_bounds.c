@@ -485,7 +485,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		upper = cu.upper;
 		mine = cu.mine;
 		ub_optimal = cu.optimal;
-		method = cu.fallback ? "best, accelerators only" : cu.method;
+		method = cu.method;
 		search_seconds = cu.seconds;
 		nstages = cu.nstages;
 		/* room for the ladder's partition too (k + cpus stages at most) */
@@ -526,11 +526,11 @@ int ui_cmd_bounds(const ui_opts *o)
 		if (deadline > 0) /* a quarter of -t at most */
 			p.time_limit =
 			        fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
-		/* with CPU stages (the DP could not finish): the accelerators
-		 * alone, the CPU stages left empty */
-		sc_settings search_set = set;
-		search_set.cpus = 0;
-		int id = sc_engine_add_search(e, g, &search_set, &p, &err);
+		/* with CPU stages and no DP: the method's search with them
+		 * (brkga when the DP could not finish) */
+		if (set.cpus > 0)
+			p.method = cu.method;
+		int id = sc_engine_add_search(e, g, &set, &p, &err);
 		if (id < 0) {
 			ui_error("bounds: %s: %s", g->source, err.msg);
 			status = UI_EXIT_INPUT;
@@ -550,8 +550,12 @@ int ui_cmd_bounds(const ui_opts *o)
 		}
 		upper = sc_engine_result(e, id, stage, &ub_optimal);
 		search_seconds = ji.elapsed;
-		if (set.cpus > 0)
-			ub_optimal = false; /* optimal for the accelerators alone only */
+		if (set.cpus > 0 && isfinite(upper) && !sc_engine_result_devices(e, id, cpu)) {
+			ui_error("bounds: %s: the search gave no devices for its stages",
+			         g->source);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
 	}
 	sc_ladder_params lp = {.rungs = rungs,
 	                       .time_limit = o->time_limit,
