@@ -194,6 +194,16 @@ struct wb {
 		char what[200];  /* what it is ("the best found (dpl)", a file) */
 		int top;         /* the first line shown */
 	} cmp;
+	/* the CPU table (wb_cputable.c), while it is open: the optimum at k
+	 * + dk accelerators and l CPUs; run: the cell's job id is in the
+	 * engine (v NAN until it ends; NAN after it with why) */
+	struct {
+		int k, cpus; /* the current run's, when it opened */
+		int id[2][3];
+		bool run[2][3];
+		double v[2][3];
+		char why[2][3][128];
+	} cput;
 	/* the recovery file (wb_recover.c): this session's slot, locked
 	 * through recover_lock (a descriptor, valid while recover[0]) */
 	char recover[4096];         /* the recovery file's path, or "" */
@@ -437,6 +447,16 @@ unsigned wb_compare(wb *w);
  * (the comparison); 0 for any other.  Called by the global actions
  * (wb_keys.c). */
 unsigned wb_browse_action(wb *w, wb_action a);
+
+/* --- the CPU table (wb_cputable.c) --- */
+
+extern const wb_modal_ops wb_cputable_modal;
+
+/* C: opens the table of the optimal bottleneck at k and k + 1
+ * accelerators and 0, 1, 2 CPU stages, each cell a job of w->eng (the
+ * exact DP, with a time limit) the modal takes in as it ends; closing it
+ * discards the jobs still running. */
+unsigned wb_cputable(wb *w);
 
 /* --- the quotient view (wb_quotient.c) --- */
 
