@@ -6,9 +6,10 @@
  *
  * Each cell is a job of the workbench's engine (w->eng): a search with the
  * method "exact" and the settings' k and cpus, which with CPUs runs the DP
- * with CPU stages; each has a time limit (TABLE_TIME), so the screen never
- * blocks and a cell the DP cannot finish says why.  The modal's draw takes
- * in the jobs that have ended (the loop redraws when a job changes) and
+ * with CPU stages; each has a time limit (TABLE_TIME from its start, which
+ * the draw keeps), so the screen never blocks and a cell the DP cannot
+ * finish says why.  The modal's draw takes in the jobs that have ended
+ * (the loop redraws when a job changes, and every REFRESH while one runs) and
  * releases them; closing the modal discards the ones still running.  The
  * state is w->cput; the current run (its k and L) is marked.
  *
@@ -38,6 +39,11 @@ static void take_cell(wb *w, int dk, int l)
 		snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "the job is gone");
 		return;
 	}
+	/* the time limit from the job's start, not from its place in the
+	 * queue (a search's own time_limit counts from sc_search_new, when it
+	 * was added: behind the ladder's rungs it would run out unstarted) */
+	if (ji.state == SC_JOB_RUNNING && ji.elapsed >= TABLE_TIME)
+		sc_engine_cancel(w->eng, id);
 	if (!sc_job_finished(ji.state))
 		return;
 	bool optimal = false;
@@ -98,7 +104,10 @@ static void table_draw(wb *w, int rows, int cols)
 	wb_popup(y0, x0, h, wd, "the optimum with more accelerators and CPUs (exact DP)",
 	         "Esc C q close");
 	int y = y0 + 1;
-	mvprintw(y++, x0 + 2, "%6s  %12s  %12s  %12s", "k", "L = 0", "L = 1", "L = 2");
+	mvprintw(y, x0 + 2, "%6s", "k");
+	for (int l = 0; l < 3; l++)
+		mvprintw(y, x0 + 8 + l * 15, "  %12s%d ", "L = ", l);
+	y++;
 	for (int dk = 0; dk < 2; dk++, y++) {
 		mvprintw(y, x0 + 2, "%6d", w->cput.k + dk);
 		for (int l = 0; l < 3; l++) {
@@ -107,7 +116,7 @@ static void table_draw(wb *w, int rows, int cols)
 			bool here = dk == 0 && l == w->cput.cpus;
 			/* "…" takes three bytes and one column */
 			int pad = 12 + (w->cput.run[dk][l] ? 2 : 0);
-			mvprintw(y, x0 + 8 + l * 14, "  ");
+			mvprintw(y, x0 + 8 + l * 15, "  ");
 			if (here)
 				attron(A_REVERSE);
 			printw("%*s", pad, buf);
@@ -162,12 +171,13 @@ unsigned wb_cputable(wb *w)
 			sc_search_params_init(&p);
 			p.method = "exact";
 			p.refine = false;
-			p.time_limit = TABLE_TIME;
+			p.time_limit = 0; /* TABLE_TIME, kept by take_cell */
 			sc_error err;
 			w->cput.id[dk][l] = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
 			w->cput.run[dk][l] = w->cput.id[dk][l] >= 0;
 			if (!w->cput.run[dk][l])
-				snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "%.120s", err.msg);
+				snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "%.120s",
+				         err.msg);
 		}
 	wb_modal_push(w, &wb_cputable_modal);
 	return WB_HANDLED | WB_REDRAW;
