@@ -194,9 +194,8 @@ struct wb {
 		char what[200];  /* what it is ("the best found (dpl)", a file) */
 		int top;         /* the first line shown */
 	} cmp;
-	/* the CPU table (wb_cputable.c), while it is open: the optimum at k
-	 * + dk accelerators and l CPUs; run: the cell's job id is in the
-	 * engine (v NAN until it ends; NAN after it with why) */
+	/* the CPU table (wb_cputable.c): cell [dk][l] at k + dk accelerators,
+	 * l CPUs; run: its job id is live; v NAN with why: no optimum */
 	struct {
 		int k, cpus; /* the current run's, when it opened */
 		int id[2][3];
@@ -449,13 +448,10 @@ unsigned wb_compare(wb *w);
 unsigned wb_browse_action(wb *w, wb_action a);
 
 /* --- the CPU table (wb_cputable.c) --- */
-
 extern const wb_modal_ops wb_cputable_modal;
 
-/* C: opens the table of the optimal bottleneck at k and k + 1
- * accelerators and 0, 1, 2 CPU stages, each cell a job of w->eng (the
- * exact DP, with a time limit) the modal takes in as it ends; closing it
- * discards the jobs still running. */
+/* C: the optimum at k, k + 1 accelerators and 0, 1, 2 CPUs, each cell a
+ * job of w->eng (exact DP); closing it discards the jobs still running. */
 unsigned wb_cputable(wb *w);
 
 /* --- the quotient view (wb_quotient.c) --- */
