@@ -66,7 +66,7 @@ Test(wbkeys, no_key_is_bound_twice_where_it_works)
 	const wb_binding *b = wb_bindings(&n);
 	static const unsigned contexts[] = {WB_IN_OVERVIEW, WB_IN_NODES,   WB_IN_QUOTIENT,
 	                                    WB_IN_TIMELINE, WB_IN_MODULES, WB_IN_SETTINGS,
-	                                    WB_IN_TOUR,     WB_IN_CHOOSE};
+	                                    WB_IN_TOUR,     WB_IN_CHOOSE,  WB_IN_CPUTAB};
 	for (size_t c = 0; c < sizeof contexts / sizeof *contexts; c++)
 		for (int i = 0; i < n; i++)
 			for (const int *k = b[i].keys; *k; k++) {

@@ -194,6 +194,15 @@ struct wb {
 		char what[200];  /* what it is ("the best found (dpl)", a file) */
 		int top;         /* the first line shown */
 	} cmp;
+	/* the CPU table (wb_cputable.c): cell [dk][l] at k + dk accelerators,
+	 * l CPUs; run: its job id is live; v NAN with why: no optimum */
+	struct {
+		int k, cpus; /* the current run's, when it opened */
+		int id[2][3];
+		bool run[2][3];
+		double v[2][3];
+		char why[2][3][128];
+	} cput;
 	/* the recovery file (wb_recover.c): this session's slot, locked
 	 * through recover_lock (a descriptor, valid while recover[0]) */
 	char recover[4096];         /* the recovery file's path, or "" */
@@ -437,6 +446,13 @@ unsigned wb_compare(wb *w);
  * (the comparison); 0 for any other.  Called by the global actions
  * (wb_keys.c). */
 unsigned wb_browse_action(wb *w, wb_action a);
+
+/* --- the CPU table (wb_cputable.c) --- */
+extern const wb_modal_ops wb_cputable_modal;
+
+/* C: the optimum at k, k + 1 accelerators and 0, 1, 2 CPUs, each cell a
+ * job of w->eng (exact DP); closing it discards the jobs still running. */
+unsigned wb_cputable(wb *w);
 
 /* --- the quotient view (wb_quotient.c) --- */
 

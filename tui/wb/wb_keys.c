@@ -184,6 +184,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_LOAD: return wb_load(w);
 	case WB_A_TIMES: return wb_load_times(w);
 	case WB_A_EXPORT: return wb_export(w);
+	case WB_A_CPUTAB: return wb_cputable(w);
 	case WB_A_TOUR:
 		w->tour = 1;
 		if (!wb_modal_open(w, &wb_tour_modal))

@@ -31,6 +31,7 @@ enum {
 	WB_IN_TOUR = 16u,
 	WB_IN_COMPARE = 32u,
 	WB_IN_CHOOSE = 128u, /* the list of neighbours (wb_nav.c) */
+	WB_IN_CPUTAB = 512u, /* the CPU table (wb_cputable.c) */
 };
 
 /* The footers made from the WB_HINT rows. */
