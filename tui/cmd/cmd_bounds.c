@@ -11,8 +11,8 @@
  *
  * With CPU stages (--cpus L; issue 29) the upper bound is the exact DP's
  * with CPU stages (solvers/cpu_exact.h: proven optimal when it finishes;
- * when it cannot, the default search over the accelerators alone, a
- * valid partition with the CPU stages empty), or your partition with its
+ * when it cannot, brkga's with CPU stages), another method's search with
+ * CPU stages (-m), or your partition with its
  * devices; the ladder then bounds the optimum with CPU stages (ladder.h
  * says how each rung does, and that the cover rung is skipped) and the
  * reports name the CPUs.
