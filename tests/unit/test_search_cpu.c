@@ -230,8 +230,10 @@ Test(search_cpu, refine_from_a_partition_respects_devices, .timeout = 60)
 		sc_graph_free(g0);
 	}
 	cr_log_info("%d refined, %d improved", tried, improved);
-	cr_assert_gt(tried, 10);
-	cr_assert_gt(improved, 0);
+	/* a sixth of the trials at least (the sanitizer run makes fewer:
+	 * ts_trials), and in the full run some improve */
+	cr_assert_gt(tried, ts_trials(60) / 6);
+	cr_assert(ts_short() || improved > 0);
 }
 
 /* An op no accelerator may hold between two heavy ones: every method puts
