@@ -320,11 +320,9 @@ sc_status sc_part_write_devices(const char *path, const sc_graph *g, const int *
 	for (int s = 0; cpu && s < k; s++)
 		any_cpu |= cpu[s];
 	if (any_cpu) {
-		json_t *dev = json_array();
+		json_t *dev = sc_report_devices(cpu, k);
 		if (!dev)
 			goto nomem;
-		for (int s = 0; s < k; s++)
-			json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
 		json_object_set_new(root, "devices", dev);
 	}
 	if (costs) {

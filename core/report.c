@@ -41,6 +41,17 @@ json_t *sc_report_stages(const sc_costs *c)
 	return arr;
 }
 
+json_t *sc_report_devices(const bool *cpu, int k)
+{
+	json_t *dev = json_array();
+	for (int s = 0; dev && cpu && s < k; s++)
+		if (json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel")) != 0) {
+			json_decref(dev);
+			return NULL;
+		}
+	return dev;
+}
+
 json_t *sc_report_objective(const sc_costs *c)
 {
 	if (!sc_graph_is_training(c->g))

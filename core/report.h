@@ -16,6 +16,10 @@
  * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
+/* The "devices" array of k stages (issue 29): "cpu" where cpu[s], else
+ * "accel"; an empty array when cpu is NULL.  NULL when out of memory. */
+json_t *sc_report_devices(const bool *cpu, int k);
+
 /* For a training graph, an object {"schedule": "1f1b"|"gpipe", "gpipe": the
  * GPipe objective, "max_cost_fw", "max_cost_fw_stage", "max_cost_bw",
  * "max_cost_bw_stage"}; NULL for an inference graph. */

@@ -517,6 +517,22 @@ void ui_print_dp_progress(const sc_progress *p)
 		        p->layers_done, p->layers);
 }
 
+void ui_search_progress(sc_search *s, bool tty, double *last)
+{
+	if (!tty)
+		return;
+	sc_progress p;
+	sc_search_progress(s, &p);
+	if (p.elapsed - *last < 0.1 && !p.done)
+		return;
+	*last = p.elapsed;
+	char b[32];
+	ui_progress("%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
+	            isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
+	ui_print_dp_progress(&p);
+	fflush(stderr);
+}
+
 void ui_print_costs(const sc_graph *g)
 {
 	if (g->cost_origin)

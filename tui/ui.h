@@ -227,4 +227,9 @@ void ui_progress_done(void);
  * 0); prints nothing otherwise.  For solve's and bounds' live lines. */
 void ui_print_dp_progress(const sc_progress *p);
 
+/* solve's live line for search s on stderr when tty: its phase,
+ * evaluations, best and time (and the DP's progress), at most every 0.1 s
+ * (*last: the elapsed time last shown) and once more when it is done. */
+void ui_search_progress(sc_search *s, bool tty, double *last);
+
 #endif

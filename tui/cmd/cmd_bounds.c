@@ -31,6 +31,7 @@
 #include "tui/ui.h"
 #include "core/cost.h"
 #include "core/partition.h"
+#include "core/report.h"
 #include "core/parse.h"
 #include "solvers/jobs.h"
 #include "core/clock.h"
@@ -304,10 +305,8 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "stages_used", json_integer(r->stages));
 	if (r->set->cpus > 0) {
 		json_object_set_new(root, "cpus_used", json_integer(sc_ladder_cpus(r->l)));
-		json_t *dev = json_array();
-		for (int s = 0; r->feasible && r->cpu && s < r->nstages; s++)
-			json_array_append_new(dev, json_string(r->cpu[s] ? "cpu" : "accel"));
-		json_object_set_new(root, "devices", dev);
+		json_object_set_new(root, "devices",
+		                    sc_report_devices(r->feasible ? r->cpu : NULL, r->nstages));
 	}
 	sc_rung in_error[SC_RUNG_COUNT];
 	int nerror = rungs_in_error(r->l, r->rungs, in_error);

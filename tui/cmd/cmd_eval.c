@@ -73,12 +73,8 @@ static bool print_json(const eval_report *r)
 	                         "feasible", (int)r->feasible);
 	if (!r->valid || !r->feasible)
 		json_object_set_new(root, "violation", json_string(r->why));
-	if (r->cpu) {
-		json_t *dev = json_array();
-		for (int s = 0; s < r->k; s++)
-			json_array_append_new(dev, json_string(r->cpu[s] ? "cpu" : "accel"));
-		json_object_set_new(root, "devices", dev);
-	}
+	if (r->cpu)
+		json_object_set_new(root, "devices", sc_report_devices(r->cpu, r->k));
 	if (r->c) {
 		json_object_set_new(root, "bottleneck", json_real(r->bottleneck));
 		json_object_set_new(root, "bottleneck_stage", json_integer(r->at + 1));

@@ -280,7 +280,7 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 		}
 		json_object_set_new(root, "timeline", tj);
 		if (cpu)
-			json_object_set_new(root, "devices", ui_render_devices_json(cpu, set->k));
+			json_object_set_new(root, "devices", sc_report_devices(cpu, set->k));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;

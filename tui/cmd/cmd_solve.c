@@ -24,22 +24,6 @@
 #include "solve_cpu.h"
 #include "solve_proof.h"
 
-static void show_progress(sc_search *s, bool tty, double *last)
-{
-	if (!tty)
-		return;
-	sc_progress p;
-	sc_search_progress(s, &p);
-	if (p.elapsed - *last < 0.1 && !p.done)
-		return;
-	*last = p.elapsed;
-	char b[32];
-	ui_progress("%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
-	            isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
-	ui_print_dp_progress(&p);
-	fflush(stderr);
-}
-
 /* --pin OP=STAGE, each: op -> stage - 1 into pin (every other op -1).
  * False after a message naming the option and what is wrong. */
 static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
@@ -244,8 +228,8 @@ int ui_cmd_solve(const ui_opts *o)
 	/* the search polls ui_interrupted itself (p.interrupted) and ends
 	 * with the best so far, or the greedy split before any */
 	while (sc_search_step(s))
-		show_progress(s, tty, &last);
-	show_progress(s, tty, &last);
+		ui_search_progress(s, tty, &last);
+	ui_search_progress(s, tty, &last);
 	if (tty)
 		fputc('\n', stderr);
 	if (sc_search_error(s)) {

@@ -11,15 +11,6 @@
 #include "viz/full.h"
 #include "viz/quotient.h"
 
-/* The "devices" array of eval's JSON: each stage's "accel" or "cpu". */
-json_t *ui_render_devices_json(const bool *cpu, int k)
-{
-	json_t *dev = json_array();
-	for (int s = 0; dev && s < k; s++)
-		json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
-	return dev;
-}
-
 /* render --json: one object; a paged picture, CPU stages and a training
  * graph add their members (the others' output is as it was).  Takes
  * r->stages.  False when it could not be written. */
@@ -40,7 +31,7 @@ bool ui_render_print_json(const ui_render_report *r)
 	json_object_set_new(root, "gap", isnan(r->gap) ? json_null() : json_real(r->gap));
 	json_object_set_new(root, "scale", json_real(r->scale));
 	if (r->cpu)
-		json_object_set_new(root, "devices", ui_render_devices_json(r->cpu, r->set->k));
+		json_object_set_new(root, "devices", sc_report_devices(r->cpu, r->set->k));
 	if (r->pages > 0) {
 		json_t *files = json_array();
 		char name[4096];

@@ -36,7 +36,4 @@ bool ui_render_print_json(const ui_render_report *r);
  * training graph's schedule when there are any.  True. */
 bool ui_render_print_text(const ui_render_report *r);
 
-/* The "devices" array of k stages: "cpu" for cpu[s], else "accel". */
-json_t *ui_render_devices_json(const bool *cpu, int k);
-
 #endif

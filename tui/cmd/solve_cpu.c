@@ -102,30 +102,6 @@ static bool load_start(const ui_opts *o, const sc_graph *g, const sc_settings *s
 	return true;
 }
 
-static json_t *devices_json(const bool *cpu, int K)
-{
-	json_t *dev = json_array();
-	for (int s = 0; dev && s < K; s++)
-		json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel"));
-	return dev;
-}
-
-static void show_progress(sc_search *s, bool tty, double *last)
-{
-	if (!tty)
-		return;
-	sc_progress p;
-	sc_search_progress(s, &p);
-	if (p.elapsed - *last < 0.1 && !p.done)
-		return;
-	*last = p.elapsed;
-	char b[32];
-	ui_progress("%-8s %9ld evals  best %s  %.1f s", p.phase, p.evals,
-	            isfinite(p.best) ? ui_num(p.best, b, sizeof b) : "-", p.elapsed);
-	ui_print_dp_progress(&p);
-	fflush(stderr);
-}
-
 /* What one run found and proved. */
 typedef struct cpu_run {
 	double best;  /* the objective, INFINITY when nothing fits */
@@ -153,8 +129,8 @@ static bool run_search(const sc_graph *g, const sc_settings *set, const sc_searc
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
 	while (sc_search_step(s))
-		show_progress(s, tty, &last);
-	show_progress(s, tty, &last);
+		ui_search_progress(s, tty, &last);
+	ui_search_progress(s, tty, &last);
 	if (tty)
 		fputc('\n', stderr);
 	ui_release_interrupts(&saved);
@@ -307,7 +283,7 @@ int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
 		                    feasible && o->output ? sc_json_text(o->output) : json_null());
 		json_object_set_new(root, "pins", json_array());
 		json_object_set_new(root, "devices",
-		                    feasible ? devices_json(cpu, K) : json_array());
+		                    feasible ? sc_report_devices(cpu, K) : json_array());
 		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
 		if (feasible && sc_graph_is_training(g)) {
 			json_object_set_new(root, "objective", json_real(objective));
