@@ -95,6 +95,11 @@ double ts_brute_optimum_cpus(const sc_graph *g, int k, int L, int *best, bool *b
  * device or the hard memory limit; NAN when ts_valid rejects it. */
 double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, int K);
 
+/* The optimum of g at k accelerator and L CPU stages by the exact DP with
+ * CPU stages (sc_cpu_exact, without balancing): the oracle of the CPU
+ * tests, itself checked against ts_brute_optimum_cpus in test_cpu_exact. */
+double ts_cpu_optimum(const sc_graph *g, int k, int L);
+
 /* The oracle of the MIP relaxations (support_mip.c): the three-block
  * model's optimum by enumeration over every assignment of the ops to
  * blocks 0, 1, 2 that ts_valid accepts as a 3-stage partition, the middle

@@ -28,26 +28,6 @@
 #include "solvers/simple.h"
 #include "tests/support.h"
 
-/* The exact DP's optimum with L CPU stages (the oracle). */
-static double dp_optimum(const sc_graph *g, int k, int L)
-{
-	sc_settings set = g->settings;
-	set.k = k;
-	set.cpus = L;
-	sc_search_params p;
-	sc_search_params_init(&p);
-	p.refine = false;
-	int *stage = calloc((size_t)(g->n ? g->n : 1), sizeof *stage);
-	bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
-	cr_assert(stage && cpu);
-	sc_cpu_exact_info info;
-	sc_error err;
-	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s", err.msg);
-	free(stage);
-	free(cpu);
-	return info.optimum;
-}
-
 /* One MIP rung in this process; its bound.  *res_out (may be NULL) keeps
  * the result (the caller frees its arrays). */
 static double mip(const sc_graph *g, int k, int L, sc_rung r, int j, double lower, double limit,
@@ -237,7 +217,7 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 		snprintf(what, sizeof what, "%s case %d (n %d, k %d, L %d, %s)",
 		         training ? "training" : "inference", t, g->n, k, L,
 		         sc_mem_policy_name(g->settings.policy));
-		double opt = dp_optimum(g, k, L);
+		double opt = ts_cpu_optimum(g, k, L);
 		double brute = ts_brute_optimum_cpus(g, k, L, NULL, NULL);
 		cr_assert(isinf(opt) ? isinf(brute) : ts_close_rel(opt, brute, 1e-9),
 		          "%s: DP %.17g, brute force %.17g", what, opt, brute);
@@ -353,11 +333,6 @@ Test(ladder_cpus, rungs_bound_the_published_cpu_optima, .timeout = 120)
 	cr_assert_eq(solved, 1);
 }
 
-static void run_ladder(sc_ladder *l, sc_engine *e)
-{
-	sc_ladder_wait(e, l, NULL, NULL);
-}
-
 /* The ladder on the engine with CPU stages: from nothing, every rung at
  * or below the optimum, the cover rung skipped with its reason and no
  * value, and the exact MIP's partition (with its devices) the new upper
@@ -375,7 +350,7 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 		double opt = INFINITY;
 		if (t == 0) {
 			g = four_ops(true);
-			opt = dp_optimum(g, k, L);
+			opt = ts_cpu_optimum(g, k, L);
 		}
 		/* a random graph that fits (the first of a few) */
 		for (int tries = 0; t > 0 && isinf(opt) && tries < 20; tries++) {
@@ -389,7 +364,7 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 			spec.settings.policy = t == 1 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
 			g0 = ts_random_graph(&r, &spec);
 			g = ts_with_cpu_times(&r, g0, false, 0.2, 0.2);
-			opt = dp_optimum(g, k, L);
+			opt = ts_cpu_optimum(g, k, L);
 		}
 		cr_assert(isfinite(opt), "case %d fits", t);
 		sc_settings set = g->settings;
@@ -399,7 +374,7 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		cr_assert_eq(sc_ladder_cpus(l), 1);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
 			sc_rung_info ri;
 			sc_ladder_info(l, (sc_rung)rg, &ri);
@@ -434,7 +409,7 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 		                        .stop_at_proof = true};
 		l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
-		run_ladder(l, e);
+		ts_run_ladder(l, e);
 		const char *by = NULL;
 		cr_assert(sc_ladder_proven(l, &by), "case %d: not proven", t);
 		sc_ladder_free(l);
@@ -473,7 +448,7 @@ Test(ladder_cpus, more_stages_than_ops, .timeout = 60)
 	cr_assert(l, "%s", err.msg);
 	cr_assert_eq(sc_ladder_stages(l), 4);
 	cr_assert_eq(sc_ladder_cpus(l), 4);
-	run_ladder(l, e);
+	ts_run_ladder(l, e);
 	cr_assert(sc_ladder_proven(l, NULL));
 	int s2[4];
 	bool c2[8];

@@ -47,26 +47,6 @@ static double run(const sc_graph *g, int k, int L, const char *method, uint64_t 
 	return v;
 }
 
-/* The optimum with CPU stages by the exact DP (not through the search
- * framework). */
-static double cpu_optimum(const sc_graph *g, int k, int L)
-{
-	sc_settings set = g->settings;
-	set.k = k;
-	set.cpus = L;
-	sc_search_params p;
-	sc_search_params_init(&p);
-	p.refine = false;
-	int *stage = calloc((size_t)g->n, sizeof *stage);
-	bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
-	sc_cpu_exact_info info;
-	sc_error err;
-	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s", err.msg);
-	free(stage);
-	free(cpu);
-	return info.optimum;
-}
-
 /* A random graph of the kind above; *g0 is the graph without CPU times,
  * to be freed too. */
 static sc_graph *random_cpu_graph(ts_rng *r, int t, bool training, int maxn, sc_graph **g0)
@@ -101,7 +81,7 @@ static void every_method(uint64_t seed, bool training, int cases)
 	for (int t = 0; t < cases; t++) {
 		sc_graph *g0, *g = random_cpu_graph(&r, t, training, 9, &g0);
 		int k = 1 + ts_below(&r, 3), L = 1 + ts_below(&r, 2), K = k + L;
-		double opt = cpu_optimum(g, k, L);
+		double opt = ts_cpu_optimum(g, k, L);
 		if (g->n <= 5 && K <= 3) {
 			double brute = ts_brute_optimum_cpus(g, k, L, NULL, NULL);
 			cr_assert(near(opt, brute), "t %d: exact DP %.17g, brute force %.17g", t,
@@ -222,7 +202,7 @@ Test(search_cpu, refine_from_a_partition_respects_devices, .timeout = 60)
 		cr_assert(sc_part_check_devices(g, stage, K, cpu, NULL), "t %d", t);
 		cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, K), v), "t %d", t);
 		cr_assert_leq(v, before * (1 + 1e-12), "t %d: %.17g from %.17g", t, v, before);
-		cr_assert_geq(v, cpu_optimum(g, k, L) * (1 - 1e-9), "t %d", t);
+		cr_assert_geq(v, ts_cpu_optimum(g, k, L) * (1 - 1e-9), "t %d", t);
 		improved += v < before * (1 - 1e-9);
 		free(start);
 		free(stage);
@@ -329,7 +309,7 @@ Test(search_cpu, best_falls_back_to_brkga_with_cpus, .timeout = 60)
 	cr_assert(!optimal);
 	cr_assert(sc_part_check_devices(g, stage, 3, cpu, NULL));
 	cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, 3), v));
-	double opt = cpu_optimum(g, 2, 1);
+	double opt = ts_cpu_optimum(g, 2, 1);
 	cr_assert(near(v, opt), "brkga %.17g, optimum %.17g", v, opt);
 	free(stage);
 	sc_search_free(s);
