@@ -28,7 +28,7 @@ PKGLIBS   = $(shell pkg-config --libs $(PKGS) $(TUIPKGS)) -lm
 TESTLIBS  = $(shell pkg-config --libs criterion)
 
 BUILD    := build
-CORE_SRC    := $(wildcard core/*.c)
+CORE_SRC    := $(wildcard core/*.c core/formats/*.c)
 SOLVERS_SRC := $(wildcard solvers/*.c)
 VIZ_SRC     := $(wildcard viz/*.c)
 TUI_SRC     := $(filter-out tui/main.c,$(wildcard tui/*.c tui/*/*.c))

@@ -32,7 +32,7 @@ forbidden() {
 		grep -Hn "^#[[:space:]]*include[[:space:]]*[\"<]\($pat\)" "$f" || true
 	done
 }
-lib_core=$(ls core/*.c core/*.h)
+lib_core=$(ls core/*.c core/*.h core/formats/*.c core/formats/*.h 2>/dev/null)
 lib_solvers=$(ls solvers/*.c solvers/*.h)
 lib_viz=$(ls viz/*.c viz/*.h)
 wb=$(ls tui/wb/*.c tui/wb/*.h 2>/dev/null || true)

@@ -28,7 +28,7 @@ FUZZ_BUILD     := build-fuzz
 FUZZ_RBUILD    := build-fuzz-regress
 
 FUZZ_LIB_SRC := $(if $(LIB_SRC),$(LIB_SRC),$(filter-out tui/main.c,\
-                   $(wildcard core/*.c solvers/*.c viz/*.c tui/*.c tui/*/*.c)))
+                   $(wildcard core/*.c core/formats/*.c solvers/*.c viz/*.c tui/*.c tui/*/*.c)))
 FUZZ_CPPFLAGS = $(if $(CPPFLAGS),$(CPPFLAGS),-I. -DSC_VERSION='"0.1.0"' \
                    -DSC_DATADIR='"/usr/local/share/stagecut"')
 FUZZ_PKGS     = $(if $(PKGS),$(PKGS),libcgraph libgvc jansson cbc libprotobuf-c)
