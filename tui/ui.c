@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/load.h"
 #include "core/parse.h"
 #include "core/partition.h"
@@ -250,6 +251,22 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 double ui_deadline(const ui_opts *o)
 {
 	return o->time_limit > 0 ? o->started + o->time_limit : 0;
+}
+
+ui_budget ui_budget_of(const ui_opts *o)
+{
+	return (ui_budget){
+	        .deadline = ui_deadline(o),
+	        .search = o->search_time > 0 ? o->search_time : o->time_limit / 4,
+	        .rung = o->rung_time > 0 ? o->rung_time : o->time_limit,
+	};
+}
+
+double ui_budget_search_now(const ui_budget *b)
+{
+	double left = b->deadline > 0 ? b->deadline - sc_clock_now() : INFINITY;
+	double limit = b->search > 0 ? fmin(b->search, left) : left;
+	return isfinite(limit) ? fmax(0.1, limit) : 0;
 }
 
 sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *report, sc_error *err)

@@ -41,8 +41,10 @@ typedef struct ui_opts {
 	/* solve and gen */
 	const char *method;
 	unsigned long long seed;
-	double time_limit; /* 0 = none */
-	long evals;        /* 0 = the method's default */
+	double time_limit;  /* 0 = none */
+	double search_time; /* bounds: --search-time; 0 = from --time (ui_budget_of) */
+	double rung_time;   /* bounds: --rung-time; 0 = from --time (ui_budget_of) */
+	long evals;         /* 0 = the method's default */
 	int population, generations;
 	double elite, mutants, bias; /* < 0 = default */
 	long ideal_limit;            /* 0 = default */
@@ -92,6 +94,25 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s);
 /* When -t runs out (sc_clock_now() time: o->started plus --time), or 0
  * without --time.  -t bounds a command's whole run, loading included. */
 double ui_deadline(const ui_opts *o);
+
+/* The time budgets of a command that searches, then climbs the ladder
+ * (bounds), each a field of its own (issue 30), so that no command copies
+ * --time into one and takes it back. */
+typedef struct ui_budget {
+	double deadline; /* ui_deadline: the whole run, loading included; 0 = none */
+	double search;   /* the search's limit: --search-time, else a quarter of
+	                  * --time; 0 = none */
+	double rung;     /* each MIP rung's limit: --rung-time, else --time;
+	                  * 0 = none */
+} ui_budget;
+
+/* o's budgets (above), at the clock of o->started. */
+ui_budget ui_budget_of(const ui_opts *o);
+
+/* The time limit to give a search starting now under b: b->search, cut
+ * to what the deadline leaves (at least 0.1 s, so a search always makes
+ * a partition); 0 (none) when b has neither. */
+double ui_budget_search_now(const ui_budget *b);
 
 /* Fills p with the search defaults (sc_search_params_init) overridden by
  * o's search options: --method, --seed, --evals, the BRKGA parameters,

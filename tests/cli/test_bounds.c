@@ -732,3 +732,27 @@ Test(bounds, rungs_in_error_are_named_in_the_verdict, .timeout = 60)
 	free(out);
 	free(err);
 }
+
+/* --search-time and --rung-time (issue 30: the search's and the rungs'
+ * budgets as fields of their own): without --time, a search of 10^8
+ * evaluations on resnet50's 604 operators runs for many seconds and the
+ * exact MIP at k 16 does not finish; with them, the search stops by its
+ * second and the rung by its own limit (plus the grace second and the
+ * kill), with a valid bound. */
+Test(bounds, the_search_and_the_rungs_have_budgets_of_their_own, .timeout = 60)
+{
+	json_t *r = bounds_json("samples/msr-fiddle/operator/resnet50_inference.json -k 16 "
+	                        "--rungs simple,exact -m brkga -e 100000000 --search-time 1 "
+	                        "--rung-time 2",
+	                        0);
+	double search = num(r, "search_seconds");
+	cr_assert_lt(search, 1.5, "the search took %.2f s of its 1", search);
+	json_t *x = rung(r, "exact");
+	cr_assert(x);
+	cr_assert_str_eq(json_string_value(json_object_get(x, "status")), "time_limit");
+	double secs = num(x, "seconds");
+	cr_assert(secs >= 1.9 && secs < 8, "the exact rung ran %.2f s with --rung-time 2", secs);
+	cr_assert_geq(num(x, "value"), num(rung(r, "simple"), "value") * (1 - 1e-9));
+	cr_assert_leq(num(x, "value"), num(r, "upper_bound") * (1 + 1e-9));
+	json_decref(r);
+}

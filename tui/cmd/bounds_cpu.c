@@ -68,7 +68,7 @@ static int read_partition(const ui_opts *o, const sc_graph *g, int *stage, ui_cp
 	return UI_EXIT_OK;
 }
 
-int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, int *stage,
+int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, const ui_budget *budget, int *stage,
                         ui_cpu_upper *out)
 {
 	const sc_settings *set = &g->settings;
@@ -91,8 +91,7 @@ int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, in
 	ui_search_params(o, &p);
 	p.refine = false; /* the optimum is what counts, not its balance */
 	p.interrupted = ui_interrupted;
-	if (deadline > 0) /* a quarter of -t at most, as for the search */
-		p.time_limit = fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
+	p.time_limit = ui_budget_search_now(budget);
 	sc_cpu_exact_info info;
 	sc_error err;
 	sc_status st = sc_cpu_exact(g, set, &p, stage, out->cpu, &info, &err);

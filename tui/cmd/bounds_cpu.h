@@ -26,13 +26,13 @@ typedef struct ui_cpu_upper {
 /* Fills out for g (its settings: k >= 1, cpus >= 1) and the options o:
  * with -p, reads your partition with its devices into stage (it may use
  * at most k accelerator and cpus CPU stages); else runs the exact DP with
- * CPU stages (a quarter of the time to deadline at most; deadline 0:
- * none) for best and exact.  For another method (-m), or when the DP
+ * CPU stages (within the search's budget, ui_budget_search_now) for best
+ * and exact.  For another method (-m), or when the DP
  * cannot finish (time, ideals), out->fallback asks the caller for that
  * method's search with CPU stages (brkga for best and exact), whose
  * partition brings its devices.  Returns UI_EXIT_OK, or an exit status
  * after a message; free out->cpu either way. */
-int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, double deadline, int *stage,
+int ui_bounds_cpu_upper(const ui_opts *o, const sc_graph *g, const ui_budget *budget, int *stage,
                         ui_cpu_upper *out);
 
 #endif

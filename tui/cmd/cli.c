@@ -67,6 +67,8 @@ typedef enum ui_option_id {
 	OPT_METHOD,
 	OPT_SEED,
 	OPT_TIME,
+	OPT_SEARCH_TIME,
+	OPT_RUNG_TIME,
 	OPT_EVALS,
 	OPT_POPULATION,
 	OPT_GENERATIONS,
@@ -112,7 +114,7 @@ typedef enum ui_option_id {
 /* How an option's value goes into ui_opts (issue 30): a flag sets a
  * bool, a text keeps the argument (borrowed from argv), a count is an
  * integer within [lo, hi] (an int or a long field), a fraction a number
- * from 0 to below 1; the rest (OK_CUSTOM) are read case by case in
+ * from 0 to below 1, seconds a number above 0; the rest (OK_CUSTOM) are read case by case in
  * parse_options. */
 typedef enum ui_option_kind {
 	OK_CUSTOM,
@@ -120,7 +122,8 @@ typedef enum ui_option_kind {
 	OK_TEXT,
 	OK_INT,
 	OK_LONG,
-	OK_FRACTION
+	OK_FRACTION,
+	OK_SECONDS
 } ui_option_kind;
 
 typedef struct ui_option {
@@ -140,6 +143,7 @@ typedef struct ui_option {
 #define INT(f, l, h) .kind = OK_INT, .field = offsetof(ui_opts, f), .lo = (l), .hi = (h)
 #define LONG(f, l, h) .kind = OK_LONG, .field = offsetof(ui_opts, f), .lo = (l), .hi = (h)
 #define FRACTION(f) .kind = OK_FRACTION, .field = offsetof(ui_opts, f)
+#define SECONDS(f) .kind = OK_SECONDS, .field = offsetof(ui_opts, f)
 
 static const ui_option options[] = {
         {OPT_K, "k", 'k', "K",
@@ -177,7 +181,12 @@ static const ui_option options[] = {
          TEXT(method)},
         {OPT_SEED, "seed", 's', "S", "random seed; the same seed gives the same result (default 1)",
          CUSTOM},
-        {OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept", CUSTOM},
+        {OPT_TIME, "time", 't', "SECONDS", "time limit; the best partition so far is kept",
+         SECONDS(time_limit)},
+        {OPT_SEARCH_TIME, "search-time", 0, "SECONDS",
+         "bounds: the upper bound's search (default: a quarter of --time)", SECONDS(search_time)},
+        {OPT_RUNG_TIME, "rung-time", 0, "SECONDS",
+         "bounds: each MIP rung as a whole (default: --time)", SECONDS(rung_time)},
         {OPT_EVALS, "evals", 'e', "N", "evaluation budget (brkga: 10000 = population 100 x 100)",
          LONG(evals, 1, 1000000000L)},
         {OPT_POPULATION, "population", 0, "P", "BRKGA population (default sqrt of the budget)",
@@ -360,7 +369,7 @@ static const ui_command commands[] = {
         {
                 .name = "bounds",
                 .synopsis = "bounds FILE -k K [--cpus L] [--rungs LIST] [--all-rungs] "
-                            "[--time SECONDS] [--partition P] [-o OUT]",
+                            "[--time T] [--search-time S] [--rung-time R] [--partition P] [-o OUT]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
                 .help = "Finds an upper bound with the default search, or takes your partition "
                         "file P,\n"
@@ -372,35 +381,38 @@ static const ui_command commands[] = {
                         "better\n"
                         "partition found on the way (by the exact MIP) is reported apart.  -o "
                         "writes the\n"
-                        "best partition found, as solve -o does.  --time T bounds the whole "
-                        "run (the\n"
+                        "best partition found, as solve -o does.  --time T bounds the whole run "
+                        "(the\n"
                         "search a quarter of it at most, no rung started after it, what runs "
                         "stopped a\n"
-                        "second later) and each MIP rung as a whole (guess's k solves share "
-                        "it); a rung\n"
-                        "stopped by it still gives a valid bound.  Once the upper bound is "
-                        "proven\n"
-                        "optimal (by a rung or the exact DP) the rungs still running or waiting "
-                        "stop\n"
-                        "(status stopped_at_proof); the exact MIP starts first so that proof can "
-                        "come\n"
-                        "early.  --all-rungs runs every rung anyway.  CBC proves its bounds only "
-                        "up to\n"
-                        "its floating point, so the exact MIP proves optimality within 1e-6 "
-                        "relative,\n"
-                        "and the report says so.  With --cpus L the bounds are on the optimum "
-                        "with up\n"
-                        "to L CPU stages: the upper bound from the exact DP with CPU stages (-m "
-                        "best or\n"
-                        "exact), simple a fractional split of the work between accelerators "
-                        "and CPUs,\n"
-                        "bottleneck and guess around the accelerator stage of most work, exact "
-                        "with a\n"
-                        "device per stage; cover has no CPU version and is shown skipped.  Live "
-                        "progress\n"
-                        "goes to stderr when it is a terminal.",
-                .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_PARTITION,
-                                 OPT_OUTPUT, OPT_METHOD, OPT_SEED, OPT_EVALS, OPT_JSON, OPT_HELP),
+                        "second later) and each MIP rung as a whole (guess's k solves share it); a "
+                        "rung\n"
+                        "stopped by it still gives a valid bound.  --search-time S and --rung-time "
+                        "R give\n"
+                        "the search and each MIP rung budgets of their own (within --time when it "
+                        "is\n"
+                        "given).  Once the upper bound is proven optimal (by a rung or the exact "
+                        "DP) the\n"
+                        "rungs still running or waiting stop (status stopped_at_proof); the exact "
+                        "MIP\n"
+                        "starts first so that proof can come early.  --all-rungs runs every rung "
+                        "anyway.\n"
+                        "CBC proves its bounds only up to its floating point, so the exact MIP "
+                        "proves\n"
+                        "optimality within 1e-6 relative, and the report says so.  With --cpus L "
+                        "the\n"
+                        "bounds are on the optimum with up to L CPU stages: the upper bound from "
+                        "the\n"
+                        "exact DP with CPU stages (-m best or exact), simple a fractional split of "
+                        "the\n"
+                        "work between accelerators and CPUs, bottleneck and guess around the "
+                        "accelerator\n"
+                        "stage of most work, exact with a device per stage; cover has no CPU "
+                        "version and\n"
+                        "is shown skipped.  Live progress goes to stderr when it is a terminal.",
+                .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_SEARCH_TIME,
+                                 OPT_RUNG_TIME, OPT_PARTITION, OPT_OUTPUT, OPT_METHOD, OPT_SEED,
+                                 OPT_EVALS, OPT_JSON, OPT_HELP),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_bounds,
@@ -652,6 +664,15 @@ static bool parse_fraction(const char *pre, const char *name, const char *a, dou
 	return true;
 }
 
+static bool parse_seconds(const char *pre, const char *name, const char *a, double *out)
+{
+	if (!sc_parse_weight(a, out) || *out <= 0) {
+		ui_error("%s--%s: '%s' is not a number of seconds > 0", pre, name, a);
+		return false;
+	}
+	return true;
+}
+
 static bool parse_count(const char *pre, const char *name, const char *a, long lo, long hi,
                         long *out)
 {
@@ -676,6 +697,7 @@ static bool read_value(const ui_option *op, const char *a, ui_opts *o, const cha
 	case OK_FLAG: *(bool *)at = true; return true;
 	case OK_TEXT: *(const char **)at = a; return true;
 	case OK_FRACTION: return parse_fraction(pre, op->name, a, (double *)at);
+	case OK_SECONDS: return parse_seconds(pre, op->name, a, (double *)at);
 	case OK_INT:
 		if (!parse_count(pre, op->name, a, op->lo, op->hi, &x))
 			return false;
@@ -915,12 +937,6 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->seed = sd;
 			break;
 		}
-		case OPT_TIME:
-			if (!sc_parse_weight(a, &o->time_limit) || o->time_limit <= 0) {
-				ui_error("%s--time: '%s' is not a number of seconds > 0", pre, a);
-				return false;
-			}
-			break;
 		case OPT_PIN:
 			if (!strchr(a, '=')) {
 				ui_error("%s--pin '%s': expected OP=STAGE", pre, a);

@@ -436,8 +436,9 @@ static bool print_text(const bounds_report *r)
 int ui_cmd_bounds(const ui_opts *o)
 {
 	/* -t T bounds the whole run, loading included: the search a quarter
-	 * of it at most, the rungs the rest (each at most T) */
-	double deadline = ui_deadline(o);
+	 * of it at most (or --search-time), the rungs the rest (each at most T,
+	 * or --rung-time) */
+	ui_budget budget = ui_budget_of(o);
 	int status = UI_EXIT_OK;
 	unsigned rungs = SC_RUNGS_ALL;
 	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
@@ -478,7 +479,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		goto out;
 	}
 	if (set.cpus > 0) {
-		status = ui_bounds_cpu_upper(o, g, deadline, stage, &cu);
+		status = ui_bounds_cpu_upper(o, g, &budget, stage, &cu);
 		if (status != UI_EXIT_OK)
 			goto out;
 		upper = cu.upper;
@@ -522,9 +523,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	} else {
 		sc_search_params p;
 		ui_search_params(o, &p);
-		if (deadline > 0) /* a quarter of -t at most */
-			p.time_limit =
-			        fmax(0.1, fmin(o->time_limit / 4, deadline - sc_clock_now()));
+		p.time_limit = ui_budget_search_now(&budget);
 		/* with CPU stages and no DP: the method's search with them
 		 * (brkga when the DP could not finish) */
 		if (set.cpus > 0)
@@ -557,8 +556,8 @@ int ui_cmd_bounds(const ui_opts *o)
 		}
 	}
 	sc_ladder_params lp = {.rungs = rungs,
-	                       .time_limit = o->time_limit,
-	                       .deadline = deadline,
+	                       .time_limit = budget.rung,
+	                       .deadline = budget.deadline,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
 	                       .start_cpu = cpu,
