@@ -120,9 +120,10 @@ unit-test: $(BUILD)/unit-tests
 cli-test: $(BUILD)/cli-tests stagecut
 	STAGECUT=./stagecut $(BUILD)/cli-tests --jobs 2
 
-# terminal tests run one at a time: each owns a tmux session
+# terminal tests run two at a time: each owns its tmux session (named by
+# the test's process) and its scratch and state directories
 tui-test: $(BUILD)/tui-tests stagecut
-	STAGECUT=./stagecut $(BUILD)/tui-tests --jobs 1
+	STAGECUT=./stagecut $(BUILD)/tui-tests --jobs 2
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer,
 # built in their own directory; any report fails the run.  Randomized tests

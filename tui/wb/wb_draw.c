@@ -129,8 +129,9 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, s
 			size_t n = strlen(why_long);
 			snprintf(why_long + n, sizeof why_long - n,
 			         "; no feasible partition found yet");
-			snprintf(why_short, sizeof why_short,
-			         "  infeasible; no feasible partition found yet");
+			/* the short form keeps the reason too */
+			n = strlen(why_short);
+			snprintf(why_short + n, sizeof why_short - n, "; none feasible found yet");
 		}
 	}
 	if (a->best_better) {
