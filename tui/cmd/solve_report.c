@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/parse.h"
@@ -206,8 +207,8 @@ static void print_found(const ui_solve_report *r)
 }
 
 /* The proof's line: on the accelerators alone the exact MIP's verdict,
- * with CPU stages the simple bound's (a time-limited MIP of --proof says
- * nothing there). */
+ * with CPU stages the simple bound's or (--proof) the exact MIP's proof (a
+ * time-limited MIP says nothing there). */
 static void print_proof(const ui_solve_report *r)
 {
 	const ui_proof *pf = &r->pf;
@@ -215,8 +216,10 @@ static void print_proof(const ui_solve_report *r)
 	char b[32];
 	switch (pf->status) {
 	case UI_PROOF_PROVEN:
-		if (cpus)
+		if (cpus && strcmp(pf->by, "simple") == 0)
 			printf("proven optimal by the simple bound with CPU stages\n");
+		else if (cpus) /* --proof */
+			printf("proven optimal by the %s with CPU stages\n", pf->by);
 		else
 			printf("proof: %s%s%s in %.2f s\n", pf->by,
 			       pf->within > 0 ? ", optimal within " SC_LADDER_REL_TOL_TEXT
