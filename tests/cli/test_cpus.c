@@ -712,6 +712,28 @@ Test(cpus, solve_proof_with_cpus, .timeout = 120)
 	json_decref(r);
 }
 
+/* solve --proof with CPU stages names what proved the result, as the JSON
+ * does: the exact MIP (the text said the simple bound).  Kahn's partition
+ * of this graph (a | x d on the CPU | c: 6, 5, 4 + io 3 = 7) is above the
+ * simple bound with CPU stages, so that cannot prove it. */
+Test(cpus, solve_proof_names_the_exact_mip)
+{
+	char g[256], *out = NULL;
+	ts_tpath(g, sizeof g, "proof.dot");
+	ts_write_text(g, "digraph { a [work=4, out=2, cpu_work=9]; x [work=1, out=2, "
+	                 "cpu_work=3]; c [work=4, cpu_work=5]; d [work=3, out=1, cpu_work=2]; "
+	                 "a -> x -> c; a -> d -> c }\n");
+	json_t *r = ts_run_json(0, "solve %s -k 2 --cpus 1 -m kahn --no-refine --proof --json", g);
+	cr_assert_str_eq(ts_jstr(r, "proof"), "proven");
+	cr_assert_str_eq(ts_jstr(r, "proven_by"), "exact MIP");
+	json_decref(r);
+	cr_assert_eq(ts_runf(&out, NULL, "solve %s -k 2 --cpus 1 -m kahn --no-refine --proof", g),
+	             0);
+	cr_assert(strstr(out, "\nproven optimal by the exact MIP with CPU stages\n"), "%s", out);
+	cr_assert_null(strstr(out, "simple bound"), "%s", out);
+	free(out);
+}
+
 /* bench --cpus 1 (issue 29): each record names the CPUs and its key
  * counts them (a rerun skips what is done, a run without CPUs does not);
  * no method below the exact DP's optimum with CPU stages, no rung and not

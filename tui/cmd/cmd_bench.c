@@ -19,7 +19,9 @@
  *
  * The testbed itself (running an instance, records, resuming, the tables)
  * is the library module solvers/testbed.c; this file keeps the worker
- * processes, the progress line and the printing.
+ * processes and the progress line, in steps (plan, open the results file,
+ * run, report), and bench_report.h prints what they leave (issue 30:
+ * compute, then print).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +41,7 @@
 #include "core/clock.h"
 #include "solvers/ideals.h"
 #include "solvers/testbed.h"
+#include "tui/cmd/bench_report.h"
 
 #define DEFAULT_RESULTS "stagecut-bench.jsonl"
 
@@ -55,72 +58,6 @@ static bool stop_on_interrupt(void *ctx)
 {
 	(void)ctx;
 	return ui_interrupted();
-}
-
-/* ---- printing the tables ------------------------------------------------- */
-
-static void print_ratio_table(const sc_testbed_tables *t, const sc_testbed_row *rows, int n,
-                              const char *title, const char *label)
-{
-	char b[32];
-	printf("%s\n%-14s", title, label);
-	for (int j = 0; j < t->nk; j++)
-		printf(" %9s", (snprintf(b, sizeof b, "k=%d", t->ks[j]), b));
-	for (int i = 0; i < n; i++) {
-		printf("\n%-14s", rows[i].name);
-		for (int j = 0; j < t->nk; j++) {
-			double g = rows[i].ratio[j];
-			printf(" %9s", isnan(g) ? "-" : (snprintf(b, sizeof b, "%.4f", g), b));
-		}
-	}
-}
-
-static void print_medians(const sc_testbed_row *rows, int n, const char *what)
-{
-	char b[32];
-	for (int i = 0; i < n; i++) {
-		double m = rows[i].median_seconds;
-		printf("  %-6s %-14s %10s\n", what, rows[i].name,
-		       isnan(m) ? "-" : (snprintf(b, sizeof b, "%.3f", m), b));
-	}
-}
-
-static void print_tables(const sc_testbed_tables *t)
-{
-	print_ratio_table(t, t->rungs, t->nr,
-	                  "\nTable 1: lower bound / best partition (geometric mean over instances; "
-	                  "1 = proven optimal)",
-	                  "rung");
-	print_ratio_table(t, t->methods, t->nm,
-	                  "\n\nTable 2: bottleneck / simple lower bound (geometric mean over "
-	                  "instances; lower is better)",
-	                  "method");
-	/* a method that refused some instances is averaged over fewer: say so */
-	for (int i = 0; i < t->nm; i++)
-		if (t->methods[i].instances < t->usable)
-			printf("\n  (%s: over the %d of %d instances it ran on; it refused the "
-			       "others)",
-			       t->methods[i].name, t->methods[i].instances, t->usable);
-	printf("\n\nmedian seconds per instance\n");
-	print_medians(t->methods, t->nm, "method");
-	print_medians(t->rungs, t->nr, "rung");
-	printf("\nproven optimal:");
-	for (int j = 0; j < t->nk; j++)
-		printf(" k=%d %d/%d%s", t->ks[j], t->proven[j], t->of[j], j + 1 < t->nk ? "," : "");
-	printf("; %d of %d instances\n", t->proven_all, t->of_all);
-}
-
-/* Prints the tables of rs, as text or as JSON; false when the JSON could
- * not be written. */
-static bool report(const sc_testbed_records *rs, bool json)
-{
-	sc_testbed_tables t;
-	sc_testbed_tables_compute(rs, &t);
-	if (!json) {
-		print_tables(&t);
-		return true;
-	}
-	return ui_print_json(sc_testbed_tables_json(&t));
 }
 
 static int count_newlines(const char *buf, size_t len)
@@ -385,7 +322,9 @@ static int merge(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (!report(&rs, o->json))
+	ui_bench_report r;
+	ui_bench_report_of(&rs, &r);
+	if (!ui_bench_print(&r, o->json))
 		status = UI_EXIT_INPUT;
 out:
 	sc_testbed_records_fini(&rs);
@@ -421,114 +360,155 @@ static bool cut_partial_record(int fd)
 	return keep == end || ftruncate(fd, keep) == 0;
 }
 
-int ui_cmd_bench(const ui_opts *o)
+/* A run's plan: the graph files, and the instances to run (those of this
+ * --part that the results file does not hold yet) of ninst. */
+typedef struct bench_plan {
+	sc_testbed_files files;
+	sc_testbed_instance *todo;
+	int ntodo, ninst, skipped;
+} bench_plan;
+
+static void bench_plan_fini(bench_plan *pl)
 {
-	sc_testbed_config c;
-	sc_testbed_records rs = {0}, all = {0};
-	sc_testbed_files files = {0};
-	sc_testbed_instance *todo = NULL;
+	sc_testbed_files_fini(&pl->files);
+	free(pl->todo);
+}
+
+/* The plan of the graphs o names under c, against the records in results.
+ * Returns UI_EXIT_OK, or an exit status after a message. */
+static int make_plan(const ui_opts *o, const sc_testbed_config *c, const char *results,
+                     bench_plan *pl)
+{
+	sc_testbed_records rs = {0};
 	sc_error err;
-	int ntodo = 0, status = UI_EXIT_OK;
-	const char *results = o->output ? o->output : DEFAULT_RESULTS;
-	if (o->merge)
-		return merge(o);
-	if (!o->npos) {
-		ui_error("bench: give graph files or directories (or --merge RESULTS...)");
-		return UI_EXIT_INPUT;
-	}
-	if (!configure(o, &c))
-		return UI_EXIT_INPUT;
 	for (int i = 0; i < o->npos; i++) {
 		int added;
-		if (sc_testbed_add_path(&files, o->pos[i], &added, &err) != SC_OK) {
+		if (sc_testbed_add_path(&pl->files, o->pos[i], &added, &err) != SC_OK) {
 			bench_error(&err);
-			status = UI_EXIT_INPUT;
-			goto out;
+			return UI_EXIT_INPUT;
 		}
 		if (!added)
 			ui_error("bench: %s: no graph files (.dot, .gv, .json) in the directory; "
 			         "going on with the others",
 			         o->pos[i]);
 	}
-	if (!files.n) {
+	if (!pl->files.n) {
 		ui_error("bench: no graph files to run");
-		status = UI_EXIT_INPUT;
-		goto out;
+		return UI_EXIT_INPUT;
 	}
 	if (sc_testbed_read(results, false, &rs, &err) != SC_OK) {
 		bench_error(&err);
-		status = UI_EXIT_INPUT;
-		goto out;
+		sc_testbed_records_fini(&rs);
+		return UI_EXIT_INPUT;
 	}
-	int ninst = files.n * c.nk, skipped = 0;
-	todo = malloc((size_t)ninst * sizeof *todo);
-	if (!todo) {
+	pl->ninst = pl->files.n * c->nk;
+	pl->todo = malloc((size_t)pl->ninst * sizeof *pl->todo);
+	if (!pl->todo) {
 		ui_error("out of memory");
-		status = UI_EXIT_INPUT;
-		goto out;
+		sc_testbed_records_fini(&rs);
+		return UI_EXIT_INPUT;
 	}
-	ntodo = sc_testbed_plan(&files, &c, o->part_i, o->part_n, &rs, todo, &skipped);
+	pl->ntodo =
+	        sc_testbed_plan(&pl->files, c, o->part_i, o->part_n, &rs, pl->todo, &pl->skipped);
 	sc_testbed_records_fini(&rs);
+	return UI_EXIT_OK;
+}
+
+/* Opens the results file to append to, into *fd, its unfinished last
+ * record cut off.  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a message. */
+static int open_results(const char *results, int *fd)
+{
 	/* read too (an unfinished last record is cut off below); a file that
 	 * may only be written is appended to as it is */
-	int fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0 && (errno == EACCES || errno == EPERM))
-		fd = open(results, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	*fd = open(results, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*fd < 0 && (errno == EACCES || errno == EPERM))
+		*fd = open(results, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		ui_error("bench: %s: %s", results, strerror(errno));
-		status = UI_EXIT_INPUT;
-		goto out;
+		return UI_EXIT_INPUT;
 	}
-	if (!cut_partial_record(fd)) {
+	if (!cut_partial_record(*fd)) {
 		ui_error("bench: %s: cannot cut its unfinished last record: %s", results,
 		         strerror(errno));
-		close(fd);
-		status = UI_EXIT_INPUT;
-		goto out;
+		close(*fd);
+		return UI_EXIT_INPUT;
 	}
+	return UI_EXIT_OK;
+}
+
+/* Runs the plan's instances with o->jobs workers, appending their records
+ * to fd (results, closed here), ^C and SIGTERM stopping them.  Returns
+ * UI_EXIT_OK, or UI_EXIT_INPUT when a worker failed (said). */
+static int run_plan(const ui_opts *o, sc_testbed_config *c, const bench_plan *pl, int fd,
+                    const char *results)
+{
 	fprintf(stderr,
 	        "stagecut: bench: %d graph%s x %d k = %d instances%s, %d already in %s, %d to "
 	        "run\n",
-	        files.n, files.n == 1 ? "" : "s", c.nk, ninst,
-	        o->part_n > 0 ? " (before --part)" : "", skipped, results, ntodo);
+	        pl->files.n, pl->files.n == 1 ? "" : "s", c->nk, pl->ninst,
+	        o->part_n > 0 ? " (before --part)" : "", pl->skipped, results, pl->ntodo);
 	int jobs = o->jobs > 0 ? o->jobs : 1;
-	if (jobs > ntodo)
-		jobs = ntodo ? ntodo : 1;
+	if (jobs > pl->ntodo)
+		jobs = pl->ntodo ? pl->ntodo : 1;
 	/* the workers share the exact DP's memory budget (ideals.h) */
-	c.dp_memory = sc_dp_memory_budget() / jobs;
+	c->dp_memory = sc_dp_memory_budget() / jobs;
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
-	run_result rr = run_workers(todo, ntodo, &c, jobs, fd, results);
+	run_result rr = run_workers(pl->todo, pl->ntodo, c, jobs, fd, results);
 	close(fd);
 	ui_release_interrupts(&saved);
-	if (rr.write_failed || rr.other_failed)
-		status = UI_EXIT_INPUT;
 	if (rr.other_failed)
 		ui_error("bench: %d worker%s ended abnormally; a rerun goes on from the records "
 		         "in %s",
 		         rr.other_failed, rr.other_failed == 1 ? "" : "s", results);
-	/* the tables of everything recorded for this configuration */
+	return rr.write_failed || rr.other_failed ? UI_EXIT_INPUT : UI_EXIT_OK;
+}
+
+/* After a run: the report of every record in results for c's
+ * configuration and the plan's graphs (what ran now and before).  Returns
+ * the exit status: status (the run's) unless an instance failed or the run
+ * was stopped. */
+static int report_run(const ui_opts *o, const sc_testbed_config *c, const bench_plan *pl,
+                      const char *results, int status)
+{
+	sc_testbed_records all = {0}, rs = {0};
+	sc_error err;
 	sc_testbed_read(results, false, &all, &err);
-	sc_testbed_select(&all, c.key, &files, &rs, &err);
-	for (int i = 0; i < rs.n; i++)
-		if (json_object_get(rs.r[i], "error")) {
-			ui_error("bench: %s", json_string_value(json_object_get(rs.r[i], "error")));
-			status = UI_EXIT_INPUT;
-		}
-	report(&rs, o->json); /* as before: a failed JSON write does not change the status */
-	if (ui_interrupted()) {
-		int sig = ui_interrupt_signal();
-		ui_error("bench: %s; %d instance%s recorded in %s, a rerun goes on from there",
-		         sig == SIGTERM  ? "stopped by SIGTERM"
-		         : sig == SIGINT ? "interrupted"
-		                         : "stopped",
-		         rs.n, rs.n == 1 ? "" : "s", results);
-		status = sig == SIGTERM ? 128 + SIGTERM : 130;
-	}
-out:
+	sc_testbed_select(&all, c->key, &pl->files, &rs, &err);
+	ui_bench_report r;
+	ui_bench_report_of(&rs, &r);
+	r.results = results;
+	r.stopped = ui_interrupted();
+	r.signal = r.stopped ? ui_interrupt_signal() : 0;
+	if (r.failed)
+		status = UI_EXIT_INPUT;
+	ui_bench_print(&r, o->json); /* as before: a failed JSON write does not change the status */
+	if (r.stopped)
+		status = r.signal == SIGTERM ? 128 + SIGTERM : 130;
 	sc_testbed_records_fini(&all);
 	sc_testbed_records_fini(&rs);
-	sc_testbed_files_fini(&files);
-	free(todo);
+	return status;
+}
+
+int ui_cmd_bench(const ui_opts *o)
+{
+	if (o->merge)
+		return merge(o);
+	if (!o->npos) {
+		ui_error("bench: give graph files or directories (or --merge RESULTS...)");
+		return UI_EXIT_INPUT;
+	}
+	sc_testbed_config c;
+	if (!configure(o, &c))
+		return UI_EXIT_INPUT;
+	const char *results = o->output ? o->output : DEFAULT_RESULTS;
+	bench_plan pl = {.todo = NULL};
+	int fd = -1;
+	int status = make_plan(o, &c, results, &pl);
+	if (status == UI_EXIT_OK)
+		status = open_results(results, &fd);
+	if (status == UI_EXIT_OK)
+		status = report_run(o, &c, &pl, results, run_plan(o, &c, &pl, fd, results));
+	bench_plan_fini(&pl);
 	return status;
 }

@@ -9,25 +9,25 @@
  *
  * The proof: the exact DP proves its result optimal; a heuristic's result
  * is proven only when it equals a proven lower bound, the simple bound
- * with CPU stages (cpu_lower_bound), and is otherwise reported with that
- * bound and its gap (`bounds --cpus` climbs the whole ladder).  What does not take CPU
- * stages yet (pins, the exact MIP) is refused by name rather than run
- * without the CPUs.
+ * with CPU stages (cpu_lower_bound), or (--proof) by the exact MIP with
+ * CPU stages, and is otherwise reported with that bound and its gap
+ * (`bounds --cpus` climbs the whole ladder).  What does not take CPU
+ * stages yet (--pin) is refused by name rather than run without the CPUs.
+ *
+ * The run fills solve's report (solve_report.h), whose printers say what
+ * differs with CPU stages; cmd_solve.c prints it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "solve_cpu.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/cost.h"
-#include "core/parse.h"
 #include "core/partition.h"
-#include "core/report.h"
 #include "solve_proof.h"
+#include "solve_report.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
 
@@ -102,230 +102,123 @@ static bool load_start(const ui_opts *o, const sc_graph *g, const sc_settings *s
 	return true;
 }
 
-/* What one run found and proved. */
-typedef struct cpu_run {
-	double best;  /* the objective, INFINITY when nothing fits */
-	bool optimal; /* proven (by the exact DP), or that nothing fits */
-	double lower; /* the lower bound proven, NAN when none */
-	ui_proof_status proof;
-	const char *by; /* what proved it, or NULL */
-	sc_progress pr;
-} cpu_run;
-
-/* Runs the search; false after a message (*status set). */
-static bool run_search(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
-                       int *stage, bool *cpu, cpu_run *r, int *status)
+/* The instant proof: a heuristic's result is proven when the simple bound
+ * with CPU stages reaches it, and is otherwise reported with that bound
+ * (UI_PROOF_BOUND) or without one (UI_PROOF_NO_BOUND). */
+static void bound_proof(const ui_opts *o, ui_solve_report *r)
 {
-	sc_error err;
-	sc_error_clear(&err);
-	sc_search *s = sc_search_new(g, set, p, &err);
-	if (!s) {
-		ui_error("solve: %s: %s", g->source, err.msg);
-		*status = UI_EXIT_INPUT;
-		return false;
+	if (r->optimal || o->no_proof || ui_interrupted())
+		return;
+	const char *by;
+	double lb = cpu_lower_bound(r->g, &r->set, &by);
+	if (isfinite(lb) && lb >= r->objective * (1 - 1e-9)) {
+		r->optimal = true;
+		r->pf.status = UI_PROOF_PROVEN;
+		r->pf.by = by;
 	}
-	bool tty = isatty(STDERR_FILENO);
-	double last = -1;
-	ui_interrupts saved;
-	ui_catch_interrupts(&saved);
-	while (sc_search_step(s))
-		ui_search_progress(s, tty, &last);
-	ui_search_progress(s, tty, &last);
-	if (tty)
-		fputc('\n', stderr);
-	ui_release_interrupts(&saved);
-	if (sc_search_error(s)) {
-		ui_error("solve: %s: %s", g->source, sc_search_error(s)->msg);
-		*status = UI_EXIT_INPUT;
-		sc_search_free(s);
-		return false;
-	}
-	sc_search_progress(s, &r->pr);
-	r->best = sc_search_result_devices(s, stage, cpu, &r->optimal);
-	r->lower = r->optimal && isfinite(r->best) ? r->best : NAN;
-	r->proof = r->optimal ? UI_PROOF_SEARCH : isfinite(r->best) ? UI_PROOF_OFF : UI_PROOF_NONE;
-	r->by = r->optimal ? "exact DP" : NULL;
-	sc_search_free(s);
-	return true;
+	if (isfinite(lb))
+		r->pf.lower = lb;
+	if (!r->optimal)
+		r->pf.status = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
 }
 
-int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline)
+/* --proof: the exact MIP with CPU stages (ladder.h) in what --time leaves,
+ * when nothing proved the result yet.  The report takes its verdict, its
+ * bound and a better partition it finds; not (yet) its time nor that the
+ * partition is its own.  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a
+ * message. */
+static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 {
-	if (!refuse_unsupported(o))
+	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
+	if (r->optimal || !o->proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
+		return UI_EXIT_OK;
+	ui_proof pf;
+	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, r->objective, left,
+	                     isatty(STDERR_FILENO), &pf);
+	if (pf.status == UI_PROOF_FAILED)
+		ui_error("solve: %s: the exact MIP failed (%s); the partition is unproven",
+		         r->g->source, pf.message);
+	if (pf.improved && ui_solve_cost(r) != UI_EXIT_OK)
 		return UI_EXIT_INPUT;
-	sc_settings set = g->settings;
-	int K = set.k + set.cpus, status = UI_EXIT_OK;
+	if (isfinite(pf.lower) && !(pf.lower <= r->pf.lower))
+		r->pf.lower = pf.lower;
+	if (pf.status != UI_PROOF_FAILED)
+		r->pf.status = pf.status;
+	r->optimal = pf.status == UI_PROOF_PROVEN;
+	if (r->optimal)
+		r->pf.by = pf.by;
+	return UI_EXIT_OK;
+}
+
+/* The search with CPU stages (from --partition's start when given) into
+ * r.  Returns UI_EXIT_OK, or an exit status after a message. */
+static int search(const ui_opts *o, double deadline, ui_solve_report *r)
+{
+	int K = r->set.k + r->set.cpus, status = UI_EXIT_OK;
 	sc_search_params p;
 	ui_search_params(o, &p);
 	if (o->time_limit > 0)
 		p.time_limit = fmax(0.05, deadline - sc_clock_now());
 	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
-	int *stage = sc_part_new(g), *start = o->partition ? sc_part_new(g) : NULL;
-	bool *cpu = calloc((size_t)K, sizeof *cpu);
+	int *start = o->partition ? sc_part_new(r->g) : NULL;
 	bool *start_cpu = o->partition ? calloc((size_t)K, sizeof *start_cpu) : NULL;
-	sc_costs *c = NULL;
-	sc_error err;
-	sc_error_clear(&err);
-	if (!stage || !cpu || (o->partition && (!start || !start_cpu))) {
+	if (o->partition && (!start || !start_cpu)) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	if (o->partition) {
-		if (!load_start(o, g, &set, start, start_cpu, &status))
-			goto out;
+	} else if (o->partition && load_start(o, r->g, &r->set, start, start_cpu, &status)) {
 		p.start = start;
 		p.start_cpu = start_cpu;
 		if (!o->method)
 			p.method = "refine";
 	}
-	const char *method = p.method ? p.method : "best";
-	cpu_run r = {0};
-	if (!run_search(g, &set, &p, stage, cpu, &r, &status))
-		goto out;
-	bool feasible = isfinite(r.best);
-	int at = 0;
-	double bn = NAN, objective = NAN;
-	if (feasible) {
-		sc_settings cs = set;
-		cs.k = K;
-		c = sc_costs_new(g, &cs, &err);
-		if (!c) {
-			ui_error("%s", err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		sc_costs_set_devices(c, cpu);
-		sc_costs_eval(c, stage);
-		bn = sc_costs_bottleneck(c, &at);
-		objective = sc_costs_objective(c);
-		if (!r.optimal && !o->no_proof && !ui_interrupted()) {
-			/* a heuristic's result is proven when a lower bound reaches it */
-			const char *by;
-			double lb = cpu_lower_bound(g, &set, &by);
-			if (isfinite(lb) && lb >= objective * (1 - 1e-9)) {
-				r.optimal = true;
-				r.proof = UI_PROOF_PROVEN;
-				r.by = by;
-			}
-			if (isfinite(lb))
-				r.lower = lb;
-			if (!r.optimal)
-				r.proof = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
-		}
-		double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
-		if (!r.optimal && o->proof && !ui_interrupted() && left >= UI_PROOF_MIN_SECONDS) {
-			/* --proof: the exact MIP with CPU stages (ladder.h) */
-			ui_proof pf;
-			ui_proof_run_devices(g, &set, stage, cpu, objective, left,
-			                     isatty(STDERR_FILENO), &pf);
-			if (pf.status == UI_PROOF_FAILED)
-				ui_error("solve: %s: the exact MIP failed (%s); the partition is "
-				         "unproven",
-				         g->source, pf.message);
-			if (pf.improved) {
-				sc_costs_set_devices(c, cpu);
-				sc_costs_eval(c, stage);
-				bn = sc_costs_bottleneck(c, &at);
-				objective = sc_costs_objective(c);
-			}
-			if (isfinite(pf.lower) && !(pf.lower <= r.lower))
-				r.lower = pf.lower;
-			if (pf.status != UI_PROOF_FAILED)
-				r.proof = pf.status;
-			r.optimal = pf.status == UI_PROOF_PROVEN;
-			if (r.optimal)
-				r.by = pf.by;
-		}
-		if (ui_interrupted() && !r.optimal)
-			r.proof = UI_PROOF_INTERRUPTED;
-		if (o->output &&
-		    sc_part_write_devices(o->output, g, stage, K, cpu, c, &err) != SC_OK) {
-			ui_error("%s", err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-	} else if (r.optimal) {
-		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
-		         "(the hard memory limit, or ops no device may hold; proven by the exact "
-		         "DP)",
-		         g->source, set.k, set.cpus);
-		status = UI_EXIT_INFEASIBLE;
-	} else {
-		ui_error(
-		        "solve: %s: the search found no partition into %d accelerator and up to %d "
-		        "CPU stages that fits, and none is proven impossible; try -m exact or a "
-		        "longer --time",
-		        g->source, set.k, set.cpus);
-		status = UI_EXIT_UNDECIDED;
-	}
-	double gap = feasible && r.optimal     ? 0
-	             : feasible && r.lower > 0 ? fmax(0, objective / r.lower - 1)
-	                                       : NAN;
-	if (o->json) {
-		json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:I, s:o, s:o, s:b, s:b, s:I, s:f}",
-		                         "graph", g->name, "method", method, "k", set.k, "cpus",
-		                         set.cpus, "seed", (json_int_t)p.seed, "bottleneck",
-		                         feasible ? json_real(bn) : json_null(), "bottleneck_stage",
-		                         feasible ? json_integer(at + 1) : json_null(), "feasible",
-		                         (int)feasible, "optimal", (int)r.optimal, "evaluations",
-		                         (json_int_t)r.pr.evals, "seconds", r.pr.elapsed);
-		json_object_set_new(root, "found_by", json_string(method));
-		json_object_set_new(root, "proof", json_string(ui_proof_status_name(r.proof)));
-		json_object_set_new(root, "proven_by", r.by ? json_string(r.by) : json_null());
-		json_object_set_new(root, "optimal_within",
-		                    r.optimal && feasible ? json_real(0) : json_null());
-		json_object_set_new(root, "lower_bound",
-		                    isfinite(r.lower) ? json_real(r.lower) : json_null());
-		json_object_set_new(root, "gap", isfinite(gap) ? json_real(gap) : json_null());
-		json_object_set_new(root, "proof_seconds", json_real(0));
-		json_object_set_new(root, "partition",
-		                    feasible && o->output ? sc_json_text(o->output) : json_null());
-		json_object_set_new(root, "pins", json_array());
-		json_object_set_new(root, "devices",
-		                    feasible ? sc_report_devices(cpu, K) : json_array());
-		json_object_set_new(root, "stages", feasible ? sc_report_stages(c) : json_array());
-		if (feasible && sc_graph_is_training(g)) {
-			json_object_set_new(root, "objective", json_real(objective));
-			json_object_set_new(root, "training", sc_report_objective(c));
-		}
-		ui_json_costs(root, g);
-		if (!ui_print_json(root))
-			status = UI_EXIT_INPUT;
-		goto out;
-	}
-	if (!feasible)
-		goto out;
-	ui_print_line("%s, k %d, cpus %d, method %s, seed %llu", g->name, set.k, set.cpus, method,
-	              (unsigned long long)p.seed);
-	ui_print_stage_table(c, stdout);
-	if (g->time_unit)
-		printf("times in %s\n", g->time_unit);
-	ui_print_costs(g);
-	char b[32];
-	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n", ui_num(bn, b, sizeof b),
-	       at + 1, r.optimal ? ", proven optimal" : "", r.pr.evals, r.pr.elapsed);
-	ui_print_objective(c, "", stdout);
-	if (r.proof == UI_PROOF_BOUND)
-		printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
-		       "--cpus climbs the ladder; -m exact proves its result)\n",
-		       ui_num(r.lower, b, sizeof b), 100 * gap);
-	else if (r.proof == UI_PROOF_NO_BOUND)
-		printf("not proven: no lower bound (-m exact proves its result)\n");
-	else if (r.proof == UI_PROOF_PROVEN)
-		printf("proven optimal by the simple bound with CPU stages\n");
-	ui_print_devices(c, stdout);
-	if (o->output)
-		printf("partition written to %s\n", o->output);
-	if (ui_interrupted()) {
-		ui_error("solve: interrupted; the best partition found so far is above");
-		status = 130;
-	}
-out:
-	sc_costs_free(c);
-	free(stage);
+	r->method = p.method ? p.method : "best";
+	r->seed = p.seed;
+	ui_interrupts saved;
+	bool caught = false;
+	if (status == UI_EXIT_OK)
+		status = ui_solve_search(r, &p, &saved, &caught);
+	/* released after the search: ^C during --proof ends the program */
+	if (caught)
+		ui_release_interrupts(&saved);
 	free(start);
-	free(cpu);
 	free(start_cpu);
+	return status;
+}
+
+int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
+{
+	if (!refuse_unsupported(o))
+		return UI_EXIT_INPUT;
+	r->stage = sc_part_new(r->g);
+	r->cpu = calloc((size_t)(r->set.k + r->set.cpus), sizeof *r->cpu);
+	if (!r->stage || !r->cpu) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
+	int status = search(o, deadline, r);
+	if (status != UI_EXIT_OK)
+		return status;
+	bool optimal = r->optimal;
+	r->pf = (ui_proof){.status = optimal       ? UI_PROOF_SEARCH
+	                             : r->feasible ? UI_PROOF_OFF
+	                                           : UI_PROOF_NONE,
+	                   .by = optimal ? "exact DP" : NULL,
+	                   .lower = optimal && r->feasible ? r->found : NAN};
+	if (r->feasible)
+		status = ui_solve_cost(r);
+	if (status == UI_EXIT_OK && r->feasible) {
+		bound_proof(o, r);
+		status = mip_proof(o, deadline, r);
+	}
+	if (r->feasible && ui_interrupted() && !r->optimal)
+		r->pf.status = UI_PROOF_INTERRUPTED;
+	if (status == UI_EXIT_OK && r->feasible && o->output)
+		status = ui_solve_write(r, o->output);
+	/* a proof with CPU stages is exact (the DP, the simple bound) or the
+	 * MIP's, reported as exact too */
+	r->pf.within = r->optimal ? 0 : NAN;
+	r->gap = r->feasible && r->optimal        ? 0
+	         : r->feasible && r->pf.lower > 0 ? fmax(0, r->objective / r->pf.lower - 1)
+	                                          : NAN;
 	return status;
 }

@@ -6,15 +6,17 @@
 #ifndef UI_SOLVE_CPU_H
 #define UI_SOLVE_CPU_H
 
-#include "core/graph.h"
+#include "tui/cmd/solve_report.h"
 #include "tui/ui.h"
 
-/* Solves g (its settings: k >= 1, cpus >= 1) for the options o with the
- * method asked for (refinement from --partition, whose file may name CPU
- * stages) and prints the result as solve does (the stage table with a
- * device column, or JSON); writes -o with the devices.  Refuses (exit 2)
- * --pin and --proof, which do not take CPU stages yet.  deadline:
- * ui_deadline(o).  Returns the exit status.  g stays the caller's. */
-int ui_solve_cpus(const ui_opts *o, const sc_graph *g, double deadline);
+/* Solves r->g (r from ui_solve_report_init; its settings: k >= 1, cpus >=
+ * 1) for the options o with the method asked for (refinement from
+ * --partition, whose file may name CPU stages) into r, a partition with a
+ * device per stage, proven by the exact DP, the simple bound with CPU
+ * stages or (--proof) the exact MIP; writes -o with the devices.  Refuses
+ * (exit 2) --pin, which does not take CPU stages yet.  deadline:
+ * ui_deadline(o).  Returns UI_EXIT_OK when r is to be printed
+ * (ui_solve_print), else the exit status after a message. */
+int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r);
 
 #endif

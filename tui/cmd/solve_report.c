@@ -1,0 +1,360 @@
+/*
+ * solve_report.c - the steps both solve runs share (the search, the
+ * costs, the write of -o) and the printers of their one report.  See
+ * solve_report.h.
+ *
+ * The printers read only the report.  What differs with CPU stages is
+ * said where it is printed (r->set.cpus > 0): the header names the CPUs,
+ * the proof lines are the simple bound's, and the devices line follows;
+ * --align and --pin add their lines only when they were given, which
+ * --cpus refuses.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tui/cmd/solve_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/parse.h"
+#include "core/partition.h"
+#include "core/report.h"
+#include "solvers/ladder.h"
+
+void ui_solve_report_init(ui_solve_report *r, const sc_graph *g)
+{
+	*r = (ui_solve_report){.g = g,
+	                       .set = g->settings,
+	                       .found = NAN,
+	                       .bottleneck = NAN,
+	                       .objective = NAN,
+	                       .pf = {.status = UI_PROOF_NONE, .within = NAN, .lower = NAN},
+	                       .gap = NAN,
+	                       .al = {.gap = NAN}};
+}
+
+void ui_solve_report_fini(ui_solve_report *r)
+{
+	sc_costs_free(r->c);
+	free(r->stage);
+	free(r->cpu);
+	free(r->pin);
+	sc_graph_free(r->aligned);
+	*r = (ui_solve_report){.g = NULL};
+}
+
+/* ---- the steps ----------------------------------------------------------- */
+
+int ui_solve_search(ui_solve_report *r, const sc_search_params *p, ui_interrupts *saved,
+                    bool *caught)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_search *s = sc_search_new(r->g, &r->set, p, &err);
+	if (!s) {
+		ui_error("solve: %s: %s", r->g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	bool tty = isatty(STDERR_FILENO);
+	double last = -1;
+	/* ^C stops the search; the best partition so far is reported */
+	ui_catch_interrupts(saved);
+	*caught = true;
+	/* the search polls ui_interrupted itself (p->interrupted) and ends
+	 * with the best so far, or the greedy split before any */
+	while (sc_search_step(s))
+		ui_search_progress(s, tty, &last);
+	ui_search_progress(s, tty, &last);
+	if (tty)
+		fputc('\n', stderr);
+	int status = UI_EXIT_OK;
+	if (sc_search_error(s)) {
+		ui_error("solve: %s: %s", r->g->source, sc_search_error(s)->msg);
+		status = UI_EXIT_INPUT;
+	} else {
+		sc_search_progress(s, &r->pr);
+		r->found = sc_search_result_devices(s, r->stage, r->cpu, &r->optimal);
+		r->feasible = isfinite(r->found);
+	}
+	sc_search_free(s);
+	return status;
+}
+
+int ui_solve_cost(ui_solve_report *r)
+{
+	if (!r->c) {
+		sc_settings cs = r->set;
+		cs.k += cs.cpus; /* with CPU stages, k + cpus stages */
+		sc_error err;
+		sc_error_clear(&err);
+		r->c = sc_costs_new(r->g, &cs, &err);
+		if (!r->c) {
+			ui_error("%s", err.msg);
+			return UI_EXIT_INPUT;
+		}
+	}
+	if (r->cpu)
+		sc_costs_set_devices(r->c, r->cpu);
+	sc_costs_eval(r->c, r->stage);
+	r->bottleneck = sc_costs_bottleneck(r->c, &r->at);
+	r->objective = sc_costs_objective(r->c);
+	return UI_EXIT_OK;
+}
+
+int ui_solve_write(ui_solve_report *r, const char *path)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	if (sc_part_write_devices(path, r->g, r->stage, r->set.k + r->set.cpus, r->cpu, r->c,
+	                          &err) != SC_OK) {
+		ui_error("%s", err.msg);
+		return UI_EXIT_INPUT;
+	}
+	r->written = path;
+	return UI_EXIT_OK;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *json_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* --pin's ops and their stages (empty without). */
+static json_t *json_pins(const ui_solve_report *r)
+{
+	json_t *pins = json_array();
+	for (int v = 0; r->pin && v < r->g->n; v++)
+		if (r->pin[v] >= 0)
+			json_array_append_new(pins, json_pack("{s:s, s:i}", "op", r->g->op_name[v],
+			                                      "stage", r->pin[v] + 1));
+	return pins;
+}
+
+/* --align's comparison with the unaligned optimum. */
+static json_t *json_align(const ui_solve_report *r)
+{
+	const ui_solve_align *al = &r->al;
+	return json_pack("{s:i, s:i, s:o, s:b, s:s, s:o, s:b, s:f}", "depth", al->depth, "modules",
+	                 al->units, "unaligned",
+	                 r->feasible ? json_real(al->free_best) : json_null(), "unaligned_optimal",
+	                 (int)al->free_optimal, "unaligned_method",
+	                 al->free_method ? al->free_method : r->method, "gap", json_num(al->gap),
+	                 "gap_proven", (int)(r->optimal && al->free_optimal), "unaligned_seconds",
+	                 al->seconds);
+}
+
+bool ui_solve_print_json(const ui_solve_report *r)
+{
+	const ui_proof *pf = &r->pf;
+	bool feasible = r->feasible;
+	json_t *root = json_pack("{s:s, s:s, s:i}", "graph", r->g->name, "method", r->method, "k",
+	                         r->set.k);
+	if (r->set.cpus > 0)
+		json_object_set_new(root, "cpus", json_integer(r->set.cpus));
+	json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
+	json_object_set_new(root, "bottleneck", feasible ? json_real(r->bottleneck) : json_null());
+	json_object_set_new(root, "bottleneck_stage",
+	                    feasible ? json_integer(r->at + 1) : json_null());
+	json_object_set_new(root, "feasible", json_boolean(feasible));
+	json_object_set_new(root, "optimal", json_boolean(r->optimal));
+	json_object_set_new(root, "evaluations", json_integer((json_int_t)r->pr.evals));
+	json_object_set_new(root, "seconds", json_real(r->pr.elapsed));
+	json_object_set_new(root, "found_by", json_string(pf->improved ? "exact MIP" : r->method));
+	json_object_set_new(root, "proof", json_string(ui_proof_status_name(pf->status)));
+	/* optimal, or (not feasible) that nothing fits: who proved it */
+	json_object_set_new(root, "proven_by",
+	                    r->optimal && pf->by ? json_string(pf->by) : json_null());
+	json_object_set_new(root, "optimal_within",
+	                    r->optimal && feasible ? json_real(pf->within) : json_null());
+	json_object_set_new(root, "lower_bound", json_num(pf->lower));
+	json_object_set_new(root, "gap", json_num(r->gap));
+	json_object_set_new(root, "proof_seconds", json_real(pf->seconds));
+	json_object_set_new(root, "partition", r->written ? sc_json_text(r->written) : json_null());
+	json_object_set_new(root, "pins", json_pins(r));
+	if (r->aligned)
+		json_object_set_new(root, "align", json_align(r));
+	if (r->set.cpus > 0)
+		json_object_set_new(root, "devices",
+		                    feasible ? sc_report_devices(r->cpu, r->set.k + r->set.cpus)
+		                             : json_array());
+	json_object_set_new(root, "stages", feasible ? sc_report_stages(r->c) : json_array());
+	/* a training graph: the objective under the schedule, its parts */
+	if (feasible && sc_graph_is_training(r->g)) {
+		json_object_set_new(root, "objective", json_real(r->objective));
+		json_object_set_new(root, "training", sc_report_objective(r->c));
+	}
+	ui_json_costs(root, r->g);
+	return ui_print_json(root);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* What the exact MIP did to the partition: found it, or a better one. */
+static void print_found(const ui_solve_report *r)
+{
+	const ui_proof *pf = &r->pf;
+	char b[32];
+	if (pf->improved && !isfinite(pf->searched))
+		printf("the exact MIP found this partition (the search found none that fits)\n");
+	else if (pf->improved)
+		printf("the exact MIP found a better partition than %s's %s: %.2f%% lower\n",
+		       r->method, ui_num(pf->searched, b, sizeof b),
+		       100 * (pf->searched - r->objective) / pf->searched);
+}
+
+/* The proof's line: on the accelerators alone the exact MIP's verdict,
+ * with CPU stages the simple bound's or (--proof) the exact MIP's proof (a
+ * time-limited MIP says nothing there). */
+static void print_proof(const ui_solve_report *r)
+{
+	const ui_proof *pf = &r->pf;
+	bool cpus = r->set.cpus > 0;
+	char b[32];
+	switch (pf->status) {
+	case UI_PROOF_PROVEN:
+		if (cpus && strcmp(pf->by, "simple") == 0)
+			printf("proven optimal by the simple bound with CPU stages\n");
+		else if (cpus) /* --proof */
+			printf("proven optimal by the %s with CPU stages\n", pf->by);
+		else
+			printf("proof: %s%s%s in %.2f s\n", pf->by,
+			       pf->within > 0 ? ", optimal within " SC_LADDER_REL_TOL_TEXT
+			                        " relative"
+			                      : "",
+			       pf->improved ? " (its own partition)" : "", pf->seconds);
+		break;
+	case UI_PROOF_TIME_LIMIT:
+		if (cpus)
+			break;
+		if (isfinite(r->gap))
+			printf("not proven: certified gap %.2f%% (objective / the exact MIP's "
+			       "lower "
+			       "bound %s - 1) after %.2f s\n",
+			       100 * r->gap, ui_num(pf->lower, b, sizeof b), pf->seconds);
+		else
+			printf("not proven: the exact MIP proved no lower bound in %.2f s\n",
+			       pf->seconds);
+		break;
+	case UI_PROOF_NO_TIME: printf("not proven: --time left no time for the exact MIP\n"); break;
+	case UI_PROOF_BOUND:
+		printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
+		       "--cpus climbs the ladder; -m exact proves its result)\n",
+		       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
+		break;
+	case UI_PROOF_NO_BOUND:
+		printf("not proven: no lower bound (-m exact proves its result)\n");
+		break;
+	default: break;
+	}
+}
+
+/* --align's two lines: the unaligned optimum and the price of alignment. */
+static void print_align(const ui_solve_report *r)
+{
+	const ui_solve_align *al = &r->al;
+	char b[32];
+	printf("aligned at depth %d: every one of %d modules in one stage; without "
+	       "alignment %s (%s)\n",
+	       al->depth, al->units, ui_num(al->free_best, b, sizeof b),
+	       al->free_optimal ? "proven optimal" : "the best found, not proven optimal");
+	printf("alignment costs %.2f%% (%s)\n", 100 * al->gap,
+	       r->optimal && al->free_optimal ? "proven: both optima"
+	       : r->optimal                   ? "at most: the unaligned optimum may be lower"
+	       : al->free_optimal             ? "at least: the aligned optimum may be lower"
+	                                      : "neither side proven");
+}
+
+void ui_solve_print_text(const ui_solve_report *r)
+{
+	const sc_graph *g = r->g;
+	const ui_proof *pf = &r->pf;
+	bool cpus = r->set.cpus > 0;
+	/* the file's name, escaped */
+	if (cpus)
+		ui_print_line("%s, k %d, cpus %d, method %s, seed %llu", g->name, r->set.k,
+		              r->set.cpus, r->method, r->seed);
+	else
+		ui_print_line("%s, k %d, method %s, seed %llu", g->name, r->set.k, r->method,
+		              r->seed);
+	ui_print_stage_table(r->c, stdout);
+	char b[32], proven[64] = "";
+	/* under GPipe the proof is of the GPipe objective, on its own line */
+	bool gpipe = sc_graph_is_training(g) && r->set.schedule == SC_SCHEDULE_GPIPE;
+	if (pf->status == UI_PROOF_SEARCH || (cpus && r->optimal))
+		snprintf(proven, sizeof proven, ", proven optimal");
+	else if (r->optimal)
+		snprintf(proven, sizeof proven, ", proven optimal (%s)", pf->by);
+	if (g->time_unit)
+		printf("times in %s\n", g->time_unit);
+	ui_print_costs(g);
+	if (r->pin)
+		printf("%d op%s pinned (--pin): the result is the best with %s in place%s\n",
+		       r->npins, r->npins == 1 ? "" : "s", r->npins == 1 ? "it" : "them",
+		       r->optimal ? ", and its proof holds with them" : "");
+	printf("bottleneck %s (stage %d)%s   %ld evaluations in %.2f s\n",
+	       ui_num(r->bottleneck, b, sizeof b), r->at + 1, gpipe ? "" : proven, r->pr.evals,
+	       r->pr.elapsed);
+	ui_print_objective(r->c, gpipe ? proven : "", stdout);
+	print_found(r);
+	print_proof(r);
+	if (r->aligned)
+		print_align(r);
+	if (cpus)
+		ui_print_devices(r->c, stdout);
+	if (r->written)
+		printf("partition written to %s\n", r->written);
+}
+
+/* Says on stderr why nothing is reported when no partition fits (proven:
+ * UI_EXIT_INFEASIBLE) or none was found (UI_EXIT_UNDECIDED); UI_EXIT_OK
+ * when r is feasible. */
+static int say_verdict(const ui_solve_report *r)
+{
+	const char *src = r->g->source;
+	int k = r->set.k, cpus = r->set.cpus;
+	if (r->feasible)
+		return UI_EXIT_OK;
+	if (r->optimal && cpus)
+		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
+		         "(the hard memory limit, or ops no device may hold; proven by the exact "
+		         "DP)",
+		         src, k, cpus);
+	else if (r->optimal) /* not bad input: the answer is that nothing fits, proven */
+		ui_error("solve: %s: no partition into %d stages keeps every stage within the hard "
+		         "memory limit (proven by %s)",
+		         src, k, r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
+	else if (cpus)
+		ui_error(
+		        "solve: %s: the search found no partition into %d accelerator and up to %d "
+		        "CPU stages that fits, and none is proven impossible; try -m exact or a "
+		        "longer --time",
+		        src, k, cpus);
+	else /* found nothing, proved nothing: not the graph's answer */
+		ui_error("solve: %s: the search found no partition into %d stages within the hard "
+		         "memory limit, and none is proven impossible (%s); try -m exact or a "
+		         "longer --time",
+		         src, k,
+		         r->decided    ? "the exact MIP ran out of time"
+		         : r->no_proof ? "--no-proof"
+		                       : "no time was left for the exact MIP");
+	return r->optimal ? UI_EXIT_INFEASIBLE : UI_EXIT_UNDECIDED;
+}
+
+int ui_solve_print(const ui_solve_report *r, bool json)
+{
+	int status = say_verdict(r);
+	if (json)
+		return ui_solve_print_json(r) ? status : UI_EXIT_INPUT;
+	if (!r->feasible)
+		return status;
+	ui_solve_print_text(r);
+	if (ui_interrupted()) {
+		ui_error("solve: interrupted; the best partition found so far is above");
+		return 130;
+	}
+	return status;
+}
