@@ -21,6 +21,11 @@
 #include "cli_test.h"
 
 #include <cairo.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "solvers/ladder.h"
 
 #define RESNET_LAYER FIDDLE "layer/resnet50_inference.json"
 #define BERT24_TRAIN FIDDLE "layer/bert24_training.json"
@@ -709,6 +714,11 @@ Test(cpus, solve_proof_with_cpus, .timeout = 120)
 	cr_assert(ts_close_rel(ts_jnum(r, "bottleneck"), opt, 1e-9), "%.17g against %.17g",
 	          ts_jnum(r, "bottleneck"), opt);
 	cr_assert_eq(ts_jnum(r, "gap"), 0);
+	/* the MIP found the optimum (kahn's is above it), in its own time,
+	 * proven within the MIP's tolerance (they said kahn, 0 s and 0) */
+	cr_assert_str_eq(ts_jstr(r, "found_by"), "exact MIP");
+	cr_assert_gt(ts_jnum(r, "proof_seconds"), 0);
+	cr_assert(ts_close_rel(ts_jnum(r, "optimal_within"), SC_LADDER_REL_TOL, 1e-12));
 	json_decref(r);
 }
 
@@ -729,7 +739,9 @@ Test(cpus, solve_proof_names_the_exact_mip)
 	json_decref(r);
 	cr_assert_eq(ts_runf(&out, NULL, "solve %s -k 2 --cpus 1 -m kahn --no-refine --proof", g),
 	             0);
-	cr_assert(strstr(out, "\nproven optimal by the exact MIP with CPU stages\n"), "%s", out);
+	cr_assert(strstr(out, "\nproven optimal by the exact MIP with CPU stages, within "
+	                      "1e-6 relative in "),
+	          "%s", out);
 	cr_assert_null(strstr(out, "simple bound"), "%s", out);
 	free(out);
 }
@@ -798,4 +810,39 @@ Test(cpus, bench_with_cpus, .timeout = 120)
 		lines += *p == '\n';
 	cr_assert_eq(lines, 4, "a rerun added records");
 	free(all);
+}
+
+/* ^C during --proof's exact MIP with CPU stages (issue 30's review: it
+ * killed the program, the partition found lost) stops the proof: the
+ * search's partition is printed, the proof says interrupted, exit 130;
+ * and solve --json exits 130 after ^C as the text does (it said 0). */
+Test(cpus, interrupting_the_proof_keeps_the_partition, .timeout = 90)
+{
+	char out[256], cmd[1024];
+	ts_tpath(out, sizeof out, "int.json");
+	snprintf(cmd, sizeof cmd,
+	         "exec %s solve " FIDDLE "operator/resnet50_inference.json -k 4 --cpus 1 -m kahn "
+	         "--proof --json > %s 2>/dev/null",
+	         ts_program(), out);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	/* loading and kahn take well under a second; the MIP then runs for
+	 * its minute */
+	struct timespec nap = {2, 500000000};
+	nanosleep(&nap, NULL);
+	kill(pid, SIGINT);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit status %d",
+	          WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	json_error_t je;
+	json_t *r = json_load_file(out, 0, &je);
+	cr_assert(r, "%s: %s", out, je.text);
+	cr_assert(ts_jbool(r, "feasible"));
+	cr_assert_str_eq(ts_jstr(r, "proof"), "interrupted");
+	cr_assert_gt(ts_jnum(r, "bottleneck"), 0);
+	json_decref(r);
 }

@@ -124,8 +124,8 @@ static void bound_proof(const ui_opts *o, ui_solve_report *r)
 
 /* --proof: the exact MIP with CPU stages (ladder.h) in what --time leaves,
  * when nothing proved the result yet.  The report takes its verdict, its
- * bound and a better partition it finds; not (yet) its time nor that the
- * partition is its own.  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a
+ * bound, its time, its tolerance and a better partition it finds (then
+ * found by the exact MIP).  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a
  * message. */
 static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 {
@@ -144,15 +144,23 @@ static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 		r->pf.lower = pf.lower;
 	if (pf.status != UI_PROOF_FAILED)
 		r->pf.status = pf.status;
+	r->pf.seconds = pf.seconds;
+	r->pf.improved = pf.improved;
+	r->pf.searched = pf.searched;
 	r->optimal = pf.status == UI_PROOF_PROVEN;
-	if (r->optimal)
+	if (r->optimal) {
 		r->pf.by = pf.by;
+		r->pf.within = pf.within; /* the MIP proves within its tolerance */
+	}
 	return UI_EXIT_OK;
 }
 
 /* The search with CPU stages (from --partition's start when given) into
- * r.  Returns UI_EXIT_OK, or an exit status after a message. */
-static int search(const ui_opts *o, double deadline, ui_solve_report *r)
+ * r; ^C is caught from then on (into *saved, *caught set) for the caller
+ * to release once the proof is over.  Returns UI_EXIT_OK, or an exit
+ * status after a message. */
+static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_interrupts *saved,
+                  bool *caught)
 {
 	int K = r->set.k + r->set.cpus, status = UI_EXIT_OK;
 	sc_search_params p;
@@ -173,31 +181,18 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r)
 	}
 	r->method = p.method ? p.method : "best";
 	r->seed = p.seed;
-	ui_interrupts saved;
-	bool caught = false;
 	if (status == UI_EXIT_OK)
-		status = ui_solve_search(r, &p, &saved, &caught);
-	/* released after the search: ^C during --proof ends the program */
-	if (caught)
-		ui_release_interrupts(&saved);
+		status = ui_solve_search(r, &p, saved, caught);
 	free(start);
 	free(start_cpu);
 	return status;
 }
 
-int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
+/* After the search: the costs, the proofs (the simple bound, --proof's
+ * MIP), -o, and the gap. */
+static int prove_and_write(const ui_opts *o, double deadline, ui_solve_report *r)
 {
-	if (!refuse_unsupported(o))
-		return UI_EXIT_INPUT;
-	r->stage = sc_part_new(r->g);
-	r->cpu = calloc((size_t)(r->set.k + r->set.cpus), sizeof *r->cpu);
-	if (!r->stage || !r->cpu) {
-		ui_error("out of memory");
-		return UI_EXIT_INPUT;
-	}
-	int status = search(o, deadline, r);
-	if (status != UI_EXIT_OK)
-		return status;
+	int status = UI_EXIT_OK;
 	bool optimal = r->optimal;
 	r->pf = (ui_proof){.status = optimal       ? UI_PROOF_SEARCH
 	                             : r->feasible ? UI_PROOF_OFF
@@ -215,10 +210,35 @@ int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
 	if (status == UI_EXIT_OK && r->feasible && o->output)
 		status = ui_solve_write(r, o->output);
 	/* a proof with CPU stages is exact (the DP, the simple bound) or the
-	 * MIP's, reported as exact too */
-	r->pf.within = r->optimal ? 0 : NAN;
+	 * MIP's, within its tolerance (set above) */
+	if (!r->optimal)
+		r->pf.within = NAN;
+	else if (!(r->pf.within > 0))
+		r->pf.within = 0;
 	r->gap = r->feasible && r->optimal        ? 0
 	         : r->feasible && r->pf.lower > 0 ? fmax(0, r->objective / r->pf.lower - 1)
 	                                          : NAN;
+	return status;
+}
+
+int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
+{
+	if (!refuse_unsupported(o))
+		return UI_EXIT_INPUT;
+	r->stage = sc_part_new(r->g);
+	r->cpu = calloc((size_t)(r->set.k + r->set.cpus), sizeof *r->cpu);
+	if (!r->stage || !r->cpu) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
+	/* ^C, caught from the search to the end of the proof, stops them
+	 * with what they have */
+	ui_interrupts saved;
+	bool caught = false;
+	int status = search(o, deadline, r, &saved, &caught);
+	if (status == UI_EXIT_OK)
+		status = prove_and_write(o, deadline, r);
+	if (caught)
+		ui_release_interrupts(&saved);
 	return status;
 }

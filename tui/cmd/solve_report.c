@@ -207,8 +207,7 @@ static void print_found(const ui_solve_report *r)
 }
 
 /* The proof's line: on the accelerators alone the exact MIP's verdict,
- * with CPU stages the simple bound's or (--proof) the exact MIP's proof (a
- * time-limited MIP says nothing there). */
+ * with CPU stages the simple bound's or (--proof) the exact MIP's. */
 static void print_proof(const ui_solve_report *r)
 {
 	const ui_proof *pf = &r->pf;
@@ -219,7 +218,9 @@ static void print_proof(const ui_solve_report *r)
 		if (cpus && strcmp(pf->by, "simple") == 0)
 			printf("proven optimal by the simple bound with CPU stages\n");
 		else if (cpus) /* --proof */
-			printf("proven optimal by the %s with CPU stages\n", pf->by);
+			printf("proven optimal by the %s with CPU stages%s in %.2f s\n", pf->by,
+			       pf->within > 0 ? ", within " SC_LADDER_REL_TOL_TEXT " relative" : "",
+			       pf->seconds);
 		else
 			printf("proof: %s%s%s in %.2f s\n", pf->by,
 			       pf->within > 0 ? ", optimal within " SC_LADDER_REL_TOL_TEXT
@@ -228,9 +229,15 @@ static void print_proof(const ui_solve_report *r)
 			       pf->improved ? " (its own partition)" : "", pf->seconds);
 		break;
 	case UI_PROOF_TIME_LIMIT:
-		if (cpus)
-			break;
-		if (isfinite(r->gap))
+		if (cpus && isfinite(r->gap))
+			printf("not proven: certified gap %.2f%% (objective / lower bound %s - 1) "
+			       "after %.2f s of the exact MIP with CPU stages\n",
+			       100 * r->gap, ui_num(pf->lower, b, sizeof b), pf->seconds);
+		else if (cpus)
+			printf("not proven: the exact MIP with CPU stages proved no lower bound in "
+			       "%.2f s\n",
+			       pf->seconds);
+		else if (isfinite(r->gap))
 			printf("not proven: certified gap %.2f%% (objective / the exact MIP's "
 			       "lower "
 			       "bound %s - 1) after %.2f s\n",
@@ -347,8 +354,12 @@ static int say_verdict(const ui_solve_report *r)
 int ui_solve_print(const ui_solve_report *r, bool json)
 {
 	int status = say_verdict(r);
-	if (json)
-		return ui_solve_print_json(r) ? status : UI_EXIT_INPUT;
+	if (json) {
+		/* the same status as the text's: 130 after ^C */
+		if (!ui_solve_print_json(r))
+			return UI_EXIT_INPUT;
+		return status == UI_EXIT_OK && ui_interrupted() ? 130 : status;
+	}
 	if (!r->feasible)
 		return status;
 	ui_solve_print_text(r);
