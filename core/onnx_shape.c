@@ -440,6 +440,10 @@ static bool window_out(const Onnx__NodeProto *node, int64_t in, int64_t k, int i
 	if (room < 0)
 		return false;
 	*out = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
+	/* the pools' spec: "Sliding windows that would start in the right
+	 * padded region are ignored" (a ceil_mode window can) */
+	if (ceil_mode && (*out - 1) * s >= in + pb)
+		(*out)--;
 	return true;
 }
 
