@@ -717,8 +717,11 @@ static bool layer_norm(ctx *c)
 		int64_t dim[MAXR];
 		for (int i = 0; i < x->rank; i++)
 			dim[i] = i < axis ? x->dim[i] : 1;
-		for (int i = 1; i < c->nout; i++) /* the mean and inverse deviation */
-			set_shape(c->out[i], x->rank, dim, DT(FLOAT));
+		/* the mean and inverse deviation, of type stash_type (float by
+		 * default): "stash_type: Type of Mean and InvStdDev" */
+		int stash = (int)attr_int(c->node, "stash_type", DT(FLOAT));
+		for (int i = 1; i < c->nout; i++)
+			set_shape(c->out[i], x->rank, dim, stash);
 	}
 	return true;
 }
