@@ -707,6 +707,20 @@ static bool per_element(ctx *c)
 	return true;
 }
 
+/* BatchNormalization: Y is X's shape, rule->flops per element; the other
+ * outputs (training mode: running_mean, running_var; before opset 9 also
+ * saved_mean, saved_var) are statistics per channel, of input_mean's shape
+ * (C) and type */
+static bool batch_norm(ctx *c)
+{
+	const sc_onnx_tensor *mean = IN(c, 3);
+	if (!per_element(c))
+		return false;
+	for (int i = 1; i < c->nout && known(mean); i++)
+		set_shape(c->out[i], mean->rank, mean->dim, mean->dtype);
+	return true;
+}
+
 static bool layer_norm(ctx *c)
 {
 	const sc_onnx_tensor *x = IN(c, 0);
@@ -2118,7 +2132,7 @@ static double v_xor(const ctx *c, double x, double y)
 	X(ArgMax, .infer = arg_max)                                                                \
 	X(ArgMin, .infer = arg_min)                                                                \
 	X(AveragePool, .infer = pool)                                                              \
-	X(BatchNormalization, .infer = per_element, .flops = 2)                                    \
+	X(BatchNormalization, .infer = batch_norm, .flops = 2)                                     \
 	X(BitShift, .infer = elementwise, .flops = 1)                                              \
 	X(Cast, .infer = cast)                                                                     \
 	X(CastLike, .infer = cast_like)                                                            \
