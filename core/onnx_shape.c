@@ -1595,22 +1595,64 @@ static bool scaled(int64_t d, double scale, int64_t *out)
 	return true;
 }
 
+/* Resize's sizes[0..n) of axes ax[0..n) kept to the input's aspect ratio
+ * (keep_aspect_ratio_policy not_larger, or not_smaller when larger): one
+ * scale, the min (max) of sizes[i] / in, each size round_int(scale x in),
+ * halves up; false for an empty input axis or a size past 2^62 */
+static bool keep_aspect(const sc_onnx_tensor *x, const int *ax, int n, bool larger, int64_t *sizes)
+{
+	double scale = 0;
+	for (int i = 0; i < n; i++) {
+		if (x->dim[ax[i]] <= 0)
+			return false;
+		double s = (double)sizes[i] / (double)x->dim[ax[i]];
+		if (i == 0 || (larger ? s > scale : s < scale))
+			scale = s;
+	}
+	for (int i = 0; i < n; i++) {
+		double v = floor((double)x->dim[ax[i]] * scale + 0.5);
+		if (!(v >= 0 && v < 4e18))
+			return false;
+		sizes[i] = (int64_t)v;
+	}
+	return true;
+}
+
 static bool resize(ctx *c)
 {
 	const sc_onnx_tensor *x = IN(c, 0);
 	if (!known(x))
 		return false;
 	int64_t dim[MAXR], sizes[MAXV];
-	int n;
+	int n, na, ax[MAXR], nax = x->rank;
+	/* opset 18: the axes scales and sizes are given for (every axis by
+	 * default); the others keep their size */
+	const int64_t *axes = attr_ints(c->node, "axes", &na);
+	bool seen[MAXR] = {false};
+	if (axes && na > x->rank)
+		return false;
+	if (axes)
+		nax = na;
+	for (int i = 0; i < nax; i++) {
+		if (!norm_axis(axes ? axes[i] : i, x->rank, &ax[i]) || seen[ax[i]])
+			return false;
+		seen[ax[i]] = true;
+	}
+	memcpy(dim, x->dim, sizeof dim);
 	/* opset 10 and Upsample: (X, scales); opset 11+: (X, roi, scales, sizes);
 	 * Upsample 7: a scales attribute */
 	const sc_onnx_tensor *scales = c->nin == 2 ? IN(c, 1) : IN(c, 2);
 	const Onnx__AttributeProto *sa = sc_onnx_attr(c->node, "scales");
-	if (IN(c, 3) && ints_of(IN(c, 3), sizes, &n) && n == x->rank) {
-		memcpy(dim, sizes, (size_t)n * sizeof *sizes);
-	} else if (scales && scales->nvalues == x->rank) {
-		for (int i = 0; i < x->rank; i++)
-			if (!scaled(x->dim[i], scales->value[i], &dim[i]))
+	bool larger = attr_is(c->node, "keep_aspect_ratio_policy", "not_smaller");
+	bool keep = larger || attr_is(c->node, "keep_aspect_ratio_policy", "not_larger");
+	if (IN(c, 3) && ints_of(IN(c, 3), sizes, &n) && n == nax) {
+		if (keep && !keep_aspect(x, ax, nax, larger, sizes))
+			return false;
+		for (int i = 0; i < nax; i++)
+			dim[ax[i]] = sizes[i];
+	} else if (scales && scales->nvalues == nax) {
+		for (int i = 0; i < nax; i++)
+			if (!scaled(x->dim[ax[i]], scales->value[i], &dim[ax[i]]))
 				return false;
 	} else if (sa && sa->n_floats == (size_t)x->rank) {
 		for (int i = 0; i < x->rank; i++)
