@@ -13,6 +13,10 @@
  * builds that type), and nothing else: a type added to the table without a
  * test makes it fail.
  *
+ * Longer than 600 lines: a row per case, each with the derivation it
+ * needs, and the list of the types tested elsewhere; split by family, the
+ * parts would share the runner through a header for nothing else.
+ *
  * FLOP conventions (stagecut(1), COST MODEL, and core/onnx_shape.c): a
  * multiply or an add is one FLOP, a multiply-accumulate two.
  *   Conv: 2 N C_out prod(out spatial) (C_in/group) prod(kernel), + N C_out
@@ -48,10 +52,6 @@
  *   Resize and Upsample: floor(in x scale), or the sizes; with
  *     keep_aspect_ratio_policy not_larger (not_smaller) scale = the min
  *     (max) of sizes[i] / in[axes[i]] and out = round_int(scale x in).
- *
- * Longer than 600 lines: a row per case, each with the derivation it
- * needs, and the list of the types tested elsewhere; split by family, the
- * parts would share the runner through a header for nothing else.
  */
 #include <criterion/criterion.h>
 #include <math.h>
