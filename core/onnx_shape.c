@@ -672,6 +672,20 @@ static bool elementwise(ctx *c)
 	return true;
 }
 
+/* PRelu(X, slope): slope broadcasts to X one way only ("unidirectional
+ * broadcasting"; "Y: Output tensor (same size as X)"), then as
+ * elementwise; false when the two broadcast to anything but X's shape */
+static bool prelu(ctx *c)
+{
+	int rank, present;
+	int64_t dim[MAXR];
+	const sc_onnx_tensor *x = IN(c, 0);
+	if (!broadcast_inputs(c, &rank, dim, &present) || rank != x->rank ||
+	    (rank && memcmp(dim, x->dim, (size_t)rank * sizeof *dim) != 0))
+		return false;
+	return elementwise(c);
+}
+
 /* Where(cond, x, y): the three broadcast, x's type, rule->flops per element */
 static bool where(ctx *c)
 {
@@ -2241,7 +2255,7 @@ static double v_xor(const ctx *c, double x, double y)
 	X(Not, .infer = unary, .flops = 1, .unary = v_not, .to_bool = true)                        \
 	X(OneHot, .infer = one_hot, .flops = 1)                                                    \
 	X(Or, .infer = elementwise, .flops = 1, .binary = v_or, .to_bool = true)                   \
-	X(PRelu, .infer = elementwise, .flops = 1)                                                 \
+	X(PRelu, .infer = prelu, .flops = 1)                                                       \
 	X(Pad, .infer = pad)                                                                       \
 	X(Pow, .infer = elementwise, .flops = 1, .binary = v_pow)                                  \
 	X(QuantizeLinear, .infer = quantize, .flops = 2)                                           \
