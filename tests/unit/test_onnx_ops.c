@@ -400,6 +400,9 @@ static const op_case cases[] = {
 	/* slope (C, 1, 1) broadcasts to X; Y is X's shape, 12 x 1 FLOPs */
 	{"PRelu", "a per-channel slope", {T(F32, 1, 3, 2, 2), T(F32, 3, 1, 1)}, {{0}},
 	 {T(F32, 1, 3, 2, 2)}, 12},
+	/* slope [2, 3] does not broadcast to X [3] one way (the output would
+	 * not be X's size) */
+	{"PRelu", "a slope wider than X", {T(F32, 3), T(F32, 2, 3)}, {{0}}, {{0}}, REFUSED},
 	/* the spec's example shapes, 3 inputs: 2 FLOPs per element */
 	{"Mean", "three inputs", {VEC(F32, 3, 0, 2), VEC(F32, 1, 3, 4), VEC(F32, 2, 6, 6)},
 	 {{0}}, {T(F32, 3)}, 6},
