@@ -467,6 +467,11 @@ static const op_case cases[] = {
 	{"Resize", "scales of one axis (axes)",
 	 {T(F32, 1, 2, 3, 4), NONE, VEC(F32, 2.5)}, {AIS("axes", -1)},
 	 {T(F32, 1, 2, 3, 10)}, 60},
+	/* axes [3, 2]: sizes [2 5] are W's and H's (stretch, the default): H
+	 * 5, W 2; 10 */
+	{"Resize", "sizes of axes in another order",
+	 {T(F32, 1, 1, 4, 8), NONE, NONE, VEC(I64, 2, 5)}, {AIS("axes", 3, 2)},
+	 {T(F32, 1, 1, 5, 2)}, 10},
 	/* axes [2, 3], sizes [6 6], not_larger: scale = min(6/4, 6/8) = 0.75,
 	 * H round(3) = 3, W round(6) = 6; 18 */
 	{"Resize", "keep_aspect_ratio_policy not_larger",
