@@ -440,6 +440,10 @@ static bool window_out(const Onnx__NodeProto *node, int64_t in, int64_t k, int i
 	if (room < 0)
 		return false;
 	*out = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
+	/* the pools' spec: "Sliding windows that would start in the right
+	 * padded region are ignored" (a ceil_mode window can) */
+	if (ceil_mode && (*out - 1) * s >= in + pb)
+		(*out)--;
 	return true;
 }
 
@@ -668,6 +672,20 @@ static bool elementwise(ctx *c)
 	return true;
 }
 
+/* PRelu(X, slope): slope broadcasts to X one way only ("unidirectional
+ * broadcasting"; "Y: Output tensor (same size as X)"), then as
+ * elementwise; false when the two broadcast to anything but X's shape */
+static bool prelu(ctx *c)
+{
+	int rank, present;
+	int64_t dim[MAXR];
+	const sc_onnx_tensor *x = IN(c, 0);
+	if (!broadcast_inputs(c, &rank, dim, &present) || rank != x->rank ||
+	    (rank && memcmp(dim, x->dim, (size_t)rank * sizeof *dim) != 0))
+		return false;
+	return elementwise(c);
+}
+
 /* Where(cond, x, y): the three broadcast, x's type, rule->flops per element */
 static bool where(ctx *c)
 {
@@ -703,6 +721,20 @@ static bool per_element(ctx *c)
 	return true;
 }
 
+/* BatchNormalization: Y is X's shape, rule->flops per element; the other
+ * outputs (training mode: running_mean, running_var; before opset 9 also
+ * saved_mean, saved_var) are statistics per channel, of input_mean's shape
+ * (C) and type */
+static bool batch_norm(ctx *c)
+{
+	const sc_onnx_tensor *mean = IN(c, 3);
+	if (!per_element(c))
+		return false;
+	for (int i = 1; i < c->nout && known(mean); i++)
+		set_shape(c->out[i], mean->rank, mean->dim, mean->dtype);
+	return true;
+}
+
 static bool layer_norm(ctx *c)
 {
 	const sc_onnx_tensor *x = IN(c, 0);
@@ -713,8 +745,11 @@ static bool layer_norm(ctx *c)
 		int64_t dim[MAXR];
 		for (int i = 0; i < x->rank; i++)
 			dim[i] = i < axis ? x->dim[i] : 1;
-		for (int i = 1; i < c->nout; i++) /* the mean and inverse deviation */
-			set_shape(c->out[i], x->rank, dim, DT(FLOAT));
+		/* the mean and inverse deviation, of type stash_type (float by
+		 * default): "stash_type: Type of Mean and InvStdDev" */
+		int stash = (int)attr_int(c->node, "stash_type", DT(FLOAT));
+		for (int i = 1; i < c->nout; i++)
+			set_shape(c->out[i], x->rank, dim, stash);
 	}
 	return true;
 }
@@ -1574,22 +1609,64 @@ static bool scaled(int64_t d, double scale, int64_t *out)
 	return true;
 }
 
+/* Resize's sizes[0..n) of axes ax[0..n) kept to the input's aspect ratio
+ * (keep_aspect_ratio_policy not_larger, or not_smaller when larger): one
+ * scale, the min (max) of sizes[i] / in, each size round_int(scale x in),
+ * halves up; false for an empty input axis or a size past 2^62 */
+static bool keep_aspect(const sc_onnx_tensor *x, const int *ax, int n, bool larger, int64_t *sizes)
+{
+	double scale = 0;
+	for (int i = 0; i < n; i++) {
+		if (x->dim[ax[i]] <= 0)
+			return false;
+		double s = (double)sizes[i] / (double)x->dim[ax[i]];
+		if (i == 0 || (larger ? s > scale : s < scale))
+			scale = s;
+	}
+	for (int i = 0; i < n; i++) {
+		double v = floor((double)x->dim[ax[i]] * scale + 0.5);
+		if (!(v >= 0 && v < 4e18))
+			return false;
+		sizes[i] = (int64_t)v;
+	}
+	return true;
+}
+
 static bool resize(ctx *c)
 {
 	const sc_onnx_tensor *x = IN(c, 0);
 	if (!known(x))
 		return false;
 	int64_t dim[MAXR], sizes[MAXV];
-	int n;
+	int n, na, ax[MAXR], nax = x->rank;
+	/* opset 18: the axes scales and sizes are given for (every axis by
+	 * default); the others keep their size */
+	const int64_t *axes = attr_ints(c->node, "axes", &na);
+	bool seen[MAXR] = {false};
+	if (axes && na > x->rank)
+		return false;
+	if (axes)
+		nax = na;
+	for (int i = 0; i < nax; i++) {
+		if (!norm_axis(axes ? axes[i] : i, x->rank, &ax[i]) || seen[ax[i]])
+			return false;
+		seen[ax[i]] = true;
+	}
+	memcpy(dim, x->dim, sizeof dim);
 	/* opset 10 and Upsample: (X, scales); opset 11+: (X, roi, scales, sizes);
 	 * Upsample 7: a scales attribute */
 	const sc_onnx_tensor *scales = c->nin == 2 ? IN(c, 1) : IN(c, 2);
 	const Onnx__AttributeProto *sa = sc_onnx_attr(c->node, "scales");
-	if (IN(c, 3) && ints_of(IN(c, 3), sizes, &n) && n == x->rank) {
-		memcpy(dim, sizes, (size_t)n * sizeof *sizes);
-	} else if (scales && scales->nvalues == x->rank) {
-		for (int i = 0; i < x->rank; i++)
-			if (!scaled(x->dim[i], scales->value[i], &dim[i]))
+	bool larger = attr_is(c->node, "keep_aspect_ratio_policy", "not_smaller");
+	bool keep = larger || attr_is(c->node, "keep_aspect_ratio_policy", "not_larger");
+	if (IN(c, 3) && ints_of(IN(c, 3), sizes, &n) && n == nax) {
+		if (keep && !keep_aspect(x, ax, nax, larger, sizes))
+			return false;
+		for (int i = 0; i < nax; i++)
+			dim[ax[i]] = sizes[i];
+	} else if (scales && scales->nvalues == nax) {
+		for (int i = 0; i < nax; i++)
+			if (!scaled(x->dim[ax[i]], scales->value[i], &dim[ax[i]]))
 				return false;
 	} else if (sa && sa->n_floats == (size_t)x->rank) {
 		for (int i = 0; i < x->rank; i++)
@@ -2111,7 +2188,7 @@ static double v_xor(const ctx *c, double x, double y)
 	X(ArgMax, .infer = arg_max)                                                                \
 	X(ArgMin, .infer = arg_min)                                                                \
 	X(AveragePool, .infer = pool)                                                              \
-	X(BatchNormalization, .infer = per_element, .flops = 2)                                    \
+	X(BatchNormalization, .infer = batch_norm, .flops = 2)                                     \
 	X(BitShift, .infer = elementwise, .flops = 1)                                              \
 	X(Cast, .infer = cast)                                                                     \
 	X(CastLike, .infer = cast_like)                                                            \
@@ -2178,7 +2255,7 @@ static double v_xor(const ctx *c, double x, double y)
 	X(Not, .infer = unary, .flops = 1, .unary = v_not, .to_bool = true)                        \
 	X(OneHot, .infer = one_hot, .flops = 1)                                                    \
 	X(Or, .infer = elementwise, .flops = 1, .binary = v_or, .to_bool = true)                   \
-	X(PRelu, .infer = elementwise, .flops = 1)                                                 \
+	X(PRelu, .infer = prelu, .flops = 1)                                                       \
 	X(Pad, .infer = pad)                                                                       \
 	X(Pow, .infer = elementwise, .flops = 1, .binary = v_pow)                                  \
 	X(QuantizeLinear, .infer = quantize, .flops = 2)                                           \
