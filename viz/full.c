@@ -766,7 +766,7 @@ static sc_status fold_and_lay_out(gv_session *s, full_plan *p, const sc_caption 
 		s->laid_out = false;
 		if (s->g)
 			agclose(s->g);
-		if (!(s->g = agopen("stages", Agdirected, NULL))) {
+		if (!(s->g = gv_graph_new("stages"))) {
 			st = sc_error_nomem(err, "the Graphviz graph");
 			goto out;
 		}

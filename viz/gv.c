@@ -118,6 +118,89 @@ void gv_close(gv_session *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* ---- objects in the order made (see gv_graph_new) ---- */
+
+/* The discipline's state: the next anonymous ID, odd as cgraph's own. */
+typedef struct gv_ids {
+	IDTYPE next;
+} gv_ids;
+
+static void *ids_open(Agraph_t *g, Agdisc_t *disc)
+{
+	(void)g;
+	(void)disc;
+	gv_ids *ids = malloc(sizeof *ids);
+	if (ids)
+		ids->next = 1;
+	return ids;
+}
+
+/* A name is not mapped here (false), so cgraph keeps it in its internal
+ * map with an anonymous ID from here: every ID is the next number. */
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	(void)objtype;
+	gv_ids *ids = state;
+	if (str || !createflag || !ids)
+		return 0;
+	*id = ids->next;
+	ids->next += 2;
+	return 1;
+}
+
+/* IDs are not chosen by callers */
+static long ids_alloc(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return 0;
+}
+
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+}
+
+/* names are printed from cgraph's internal map; an ID alone has none */
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return NULL;
+}
+
+static void ids_close(void *state)
+{
+	free(state);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+	(void)state;
+	(void)objtype;
+	(void)obj;
+}
+
+static Agiddisc_t ids_disc = {
+        .open = ids_open,
+        .map = ids_map,
+        .alloc = ids_alloc,
+        .free = ids_free,
+        .print = ids_print,
+        .close = ids_close,
+        .idregister = ids_register,
+};
+
+Agraph_t *gv_graph_new(const char *name)
+{
+	static Agdisc_t disc = {.mem = &AgMemDisc, .id = &ids_disc, .io = &AgIoDisc};
+	return agopen((char *)name, Agdirected, &disc);
+}
+
 sc_status gv_open(gv_session *s, sc_error *err)
 {
 	memset(s, 0, sizeof *s);

@@ -48,6 +48,15 @@ typedef struct gv_session {
 	agerrlevel_t old_level;
 } gv_session;
 
+/* A new directed graph named name (NULL when out of memory; agclose frees
+ * it) whose objects cgraph keeps in the order they are made.  cgraph's
+ * default discipline makes a named object's ID the address of its
+ * interned name, and it keeps subgraphs in ID order, which dot lays out
+ * and draws in: clusters came out in another order from run to run (an
+ * SVG's clusters swapped places).  Here names go to cgraph's own map of
+ * names to anonymous IDs, which this discipline numbers in order. */
+Agraph_t *gv_graph_new(const char *name);
+
 /* Opens a session on the shared context.  SC_OK or SC_ERR_NOMEM. */
 sc_status gv_open(gv_session *s, sc_error *err);
 

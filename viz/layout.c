@@ -171,7 +171,7 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 static sc_status build_graph(quot_session *s, const sc_quotient *q, const sc_caption *cap,
                              bool picture, sc_error *err)
 {
-	s->gv.g = agopen("quotient", Agdirected, NULL);
+	s->gv.g = gv_graph_new("quotient");
 	s->node = calloc((size_t)q->k, sizeof *s->node);
 	s->edge = sc_calloc_n((size_t)q->nedges, sizeof *s->edge);
 	if (!s->gv.g || !s->node || !s->edge)
