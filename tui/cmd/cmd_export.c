@@ -28,6 +28,19 @@ typedef struct export_result {
 	size_t len;
 } export_result;
 
+/* Prints the failure st of the plan or the writer; returns the exit
+ * status: 1 for a partition that does not export, 2 for the rest.  The
+ * library's messages are export's to give, out of memory's as every
+ * command gives it. */
+static int export_failed(sc_status st, const sc_error *err)
+{
+	if (st == SC_ERR_NOMEM)
+		ui_error("out of memory");
+	else
+		ui_error("export: %s", err->msg);
+	return ui_exit_status(st);
+}
+
 /* Loads, plans and writes with writer into r; returns the exit status,
  * having printed the error when it is not UI_EXIT_OK. */
 static int export_run(const ui_opts *o, const sc_export_writer *writer, export_result *r)
@@ -41,10 +54,11 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 	sc_modules *m = NULL;
 	sc_export_plan plan = {0};
 	int *stage = sc_part_new(g), k = 0;
-	sc_status st = SC_ERR_NOMEM;
-	if (!stage)
-		goto fail;
-	st = sc_part_load(o->pos[1], g, 0, &k, stage, NULL, &err);
+	if (!stage) {
+		status = export_failed(SC_ERR_NOMEM, &err);
+		goto out;
+	}
+	sc_status st = sc_part_load(o->pos[1], g, 0, &k, stage, NULL, &err);
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);
@@ -59,15 +73,8 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 	st = sc_export_plan_init(&plan, g, m, stage, k, o->align, o->pos[1], &err);
 	if (st == SC_OK)
 		st = writer->write(&plan, &r->text, &r->len, &err);
-	if (st == SC_OK)
-		goto out;
-fail:
-	/* the library's messages but out of memory's are export's to give */
-	if (st == SC_ERR_NOMEM)
-		ui_error("out of memory");
-	else
-		ui_error("export: %s", err.msg);
-	status = ui_exit_status(st);
+	if (st != SC_OK)
+		status = export_failed(st, &err);
 out:
 	sc_export_plan_fini(&plan);
 	free(stage);
