@@ -1,0 +1,100 @@
+/*
+ * export.h - a partition as the split points a framework takes (issue 28,
+ * item 4; issue 30: formats in their own room).
+ *
+ * Both frameworks cut the model's program order at module boundaries:
+ * PyTorch's pipelining splits the traced program before each module named
+ * with SplitPoint.BEGINNING in split_spec, DeepSpeed's PipelineModule cuts
+ * its list of layers at the indices in its parts.  So a partition exports
+ * when, at the depth asked (or the smallest depth that works),
+ *  1. every module at that depth (core/modules.h, sc_modules_align_unit)
+ *     lies in one stage,
+ *  2. along the program order (sc_graph_program_order: the file's order
+ *     when every edge runs forward in it, as in an exporter's output, else
+ *     the topological order nearest it) the forward ops' stages never go
+ *     back, and
+ *  3. every stage begins (its first forward op in that order) where a
+ *     module begins; the outermost such module is its split point.
+ * The backward ops of a training graph follow their forward ops and are
+ * not looked at.
+ *
+ * sc_export_plan_init computes the split points (the plan) or says which
+ * rule the partition breaks; a writer (sc_export_writer, one per framework,
+ * all in one registry) turns a plan into the text the framework reads.
+ * Nothing here prints or exits.
+ */
+#ifndef SC_EXPORT_H
+#define SC_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/modules.h"
+
+/* A partition with its split points.  g, m, stage and partition are
+ * borrowed from the caller and must outlive the plan; begin and order are
+ * the plan's (sc_export_plan_fini frees them). */
+typedef struct sc_export_plan {
+	const sc_graph *g;
+	const sc_modules *m;   /* g's module tree */
+	const int *stage;      /* op -> stage, 0 .. k-1 */
+	int k;                 /* stages */
+	const char *partition; /* the partition file's name, for messages and headers */
+	int depth;             /* the module depth of the split points */
+	int *begin;            /* stage -> the module it begins at; begin[0] = -1 */
+	int *order;            /* the program order (sc_graph_program_order), g->n ops */
+	bool file_order;       /* order is the file's */
+} sc_export_plan;
+
+/* Computes the split points of the partition stage (k stages, every op's
+ * stage in 0 .. k-1) of g, whose module tree is m, at module depth align,
+ * or at the smallest depth from 1 to m->max_depth that works when align is
+ * 0.  partition names the partition file in messages.  Returns SC_OK with
+ * plan filled (sc_export_plan_fini it), or, with plan empty (fini does no
+ * harm) and err set:
+ *  - SC_ERR_INPUT when no op name of g carries a module path ("SOURCE: no
+ *    op name carries a module path ..."): there is nothing to name;
+ *  - SC_ERR_INVALID when the partition is well formed but breaks a rule
+ *    above: "PARTITION: the partition is not aligned with the modules at
+ *    depth D: REASON; ..." where REASON names the stage and the op or the
+ *    module (without align: the reason at depth 1);
+ *  - SC_ERR_NOMEM.
+ * Thread-safe for distinct plans. */
+sc_status sc_export_plan_init(sc_export_plan *plan, const sc_graph *g, const sc_modules *m,
+                              const int *stage, int k, int align, const char *partition,
+                              sc_error *err);
+
+/* Frees what plan owns and empties it; a plan that is empty (zeroed, or
+ * after a failed init) may be finied. */
+void sc_export_plan_fini(sc_export_plan *plan);
+
+/* A framework's format of split points.  A writer is stateless. */
+typedef struct sc_export_writer {
+	const char *name;        /* "pytorch", "deepspeed": the value of --format */
+	const char *description; /* one line, for --help */
+	const char *extension;   /* the usual extension of its files, with the dot */
+	/* plan (from sc_export_plan_init) as this format's text: SC_OK with
+	 * *text malloc'd (NUL after its *len bytes; the caller frees it), or
+	 * SC_ERR_NOMEM with *text NULL */
+	sc_status (*write)(const sc_export_plan *plan, char **text, size_t *len, sc_error *err);
+} sc_export_writer;
+
+extern const sc_export_writer sc_export_pytorch;
+extern const sc_export_writer sc_export_deepspeed;
+
+/* The registry: the writers in the order help lists them, *n of them.
+ * Static; thread-safe. */
+const sc_export_writer *const *sc_export_writers(int *n);
+
+/* The writer named name (exactly, case included), or NULL.  Thread-safe. */
+const sc_export_writer *sc_export_writer_find(const char *name);
+
+/* The registry's names, each after prefix, joined as a sentence says
+ * them ("a or b", "a, b or c"; prefix "--format " gives "--format a or
+ * --format b") into buf (size bytes, NUL-terminated, cut if short);
+ * returns buf.  Thread-safe. */
+const char *sc_export_writer_names(char *buf, size_t size, const char *prefix);
+
+#endif
