@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"

@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include "tests/fuzz/fuzz_common.h"
 
-#include "core/load.h"
+#include "core/formats/load.h"
 
 #define NGRAPHS 2
 /* loaded on the first input and kept for the life of the process */

@@ -41,7 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/gen.h"
 #include "solvers/mip.h"
 #include "solvers/search.h"

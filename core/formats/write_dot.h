@@ -5,7 +5,7 @@
 #ifndef SC_WRITE_DOT_H
 #define SC_WRITE_DOT_H
 
-#include "graph.h"
+#include "core/graph.h"
 
 /* Writes g as a DOT digraph to path atomically: graph attributes k,
  * bandwidth, memory, memory_policy (those that differ from the defaults),

@@ -13,8 +13,8 @@
 
 #include <graphviz/cgraph.h>
 
-#include "fileio.h"
-#include "mem.h"
+#include "core/fileio.h"
+#include "core/mem.h"
 
 static void num(char *buf, size_t size, double x)
 {
