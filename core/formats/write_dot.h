@@ -16,4 +16,10 @@
  * JSON or ONNX; a name read from DOT never has one). */
 sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err);
 
+/* sc_write_dot of a partition: stage (0-based, not NULL) in k stages, the
+ * graph attribute k being the partition's k rather than g's own, so that
+ * the file reads back as the partition (partition_file.h). */
+sc_status sc_write_dot_partition(const sc_graph *g, const int *stage, int k, const char *path,
+                                 sc_error *err);
+
 #endif

@@ -11,6 +11,7 @@
 #include "tests/fuzz/fuzz_common.h"
 
 #include "core/formats/load.h"
+#include "core/formats/partition_file.h"
 
 #define NGRAPHS 2
 /* loaded on the first input and kept for the life of the process */

@@ -29,6 +29,7 @@
 
 #include "tui/ui.h"
 #include "core/fileio.h"
+#include "core/formats/partition_file.h"
 #include "core/modules.h"
 #include "core/partition.h"
 

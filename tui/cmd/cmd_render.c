@@ -24,6 +24,7 @@
 #include "tui/ui.h"
 #include "render_report.h"
 #include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/parse.h"
 #include "core/formats/load.h"
 #include "core/mem.h"

@@ -24,6 +24,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
