@@ -2,7 +2,7 @@
  * gen.h - synthetic graphs for tests and testbeds.
  *
  * The generator writes graphs, it does not search them, so it lives in core/
- * beside write_dot.c (which saves what it makes as DOT), with the random
+ * (formats/write_dot.c saves what it makes as DOT), with the random
  * generator it draws from (rng.h); `stagecut gen` (tui/cmd/cmd_gen.c) is
  * its front end.
  *

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
 

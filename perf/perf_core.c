@@ -21,7 +21,7 @@
 #include "core/clock.h"
 #include "core/cost.h"
 #include "core/edit.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
 

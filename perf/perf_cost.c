@@ -45,9 +45,9 @@
 #include <unistd.h>
 
 #include "core/cost.h"
-#include "core/load.h"
-#include "core/onnx.h"
-#include "core/times.h"
+#include "core/formats/load.h"
+#include "core/formats/onnx.h"
+#include "core/formats/times.h"
 #include "solvers/search.h"
 
 static int cmp_double(const void *a, const void *b)

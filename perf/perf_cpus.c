@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "solvers/cpu_exact.h"
 #include "solvers/search.h"
 #include "solvers/jobs.h"

@@ -27,7 +27,7 @@
 
 #include "core/clock.h"
 #include "core/gen.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/rng.h"
 #include "solvers/contract_report.h"
 #include "solvers/order.h"

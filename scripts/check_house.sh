@@ -4,11 +4,13 @@
 # build/).  make test runs it; any finding fails.
 #
 # 1. Includes point one way: core/ includes nothing of solvers/, viz/ or
-#    tui/ (nor curses, CBC or Graphviz's renderer); solvers/ and viz/ include
+#    tui/ (nor curses, CBC or Graphviz's renderer), and core/ outside
+#    core/formats/ nothing of core/formats/; solvers/ and viz/ include
 #    nothing of each other or of tui/; the workbench room (tui/wb/) nothing of
 #    the commands room (tui/cmd/); the shared base (tui/*.c) neither room.
 # 2. Calls point the same way: from `nm` on the objects, no file calls a
-#    function defined in a folder it may not include.
+#    function defined in a folder it may not include (core/ outside
+#    core/formats/ calls no file format).
 # 3. No circle of calls between the files of one folder (file A calls B and
 #    B, directly or through others of the folder, calls A).
 # 4. No source file over 600 lines unless it says why near its top, in a
@@ -39,6 +41,7 @@ wb=$(ls tui/wb/*.c tui/wb/*.h 2>/dev/null || true)
 base=$(ls tui/*.c tui/*.h | grep -v "^tui/main.c$")
 hits=$(
 	forbidden 'solvers/\|viz/\|tui/\|curses\|ncurses\|Cbc\|coin/\|gvc\.h\|graphviz/gvc' $lib_core
+	forbidden 'core/formats/\|formats/' core/*.c core/*.h
 	forbidden 'viz/\|tui/\|curses\|ncurses\|gvc\.h\|graphviz/' $lib_solvers
 	forbidden 'solvers/\|tui/\|curses\|ncurses\|Cbc\|coin/' $lib_viz
 	forbidden 'tui/cmd/' $wb

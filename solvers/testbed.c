@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "solvers/search.h"

@@ -20,7 +20,7 @@
 #include <stdarg.h>
 
 #include "core/cost.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/partition.h"
 
 uint64_t ts_next(ts_rng *r)

@@ -21,7 +21,7 @@
 #include <stdarg.h>
 
 #include "core/cost.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/partition.h"
 
 /* ---- a scratch directory per command-line test ------------------------ */

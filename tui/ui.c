@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"

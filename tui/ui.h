@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "core/graph.h"
-#include "core/onnx.h"
+#include "core/formats/onnx.h"
 #include "solvers/search.h"
 
 /* 3: a search found no partition that fits, and none is proven impossible

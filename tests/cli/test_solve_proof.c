@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/write_dot.h"
+#include "core/formats/write_dot.h"
 #include "tests/support.h"
 
 #define BERT24_TRAIN "samples/msr-fiddle/layer/bert24_training.json"

@@ -1,5 +1,5 @@
 /*
- * fuzz_dot.c - libFuzzer harness for the DOT loader (core/load_dot.c through
+ * fuzz_dot.c - libFuzzer harness for the DOT loader (core/formats/load_dot.c through
  * sc_load, as the program calls it: the input is a file named .dot, so the
  * DOT loader is chosen and sc_load's own checks for empty, blank and binary
  * files run first).  A graph that loads must keep graph.h's invariants, and
@@ -15,7 +15,7 @@
 #define _GNU_SOURCE
 #include "tests/fuzz/fuzz_common.h"
 
-#include "core/load.h"
+#include "core/formats/load.h"
 
 static const char canary_dot[] = "digraph canary {\n"
                                  "	k = 2;\n"

@@ -1,6 +1,6 @@
 /*
  * fuzz_json.c - libFuzzer harness for the msr-fiddle JSON loader
- * (core/load_fiddle.c through sc_load, the input being a file named .json).
+ * (core/formats/load_fiddle.c through sc_load, the input being a file named .json).
  * A graph that loads must keep graph.h's invariants; each one is then
  * evaluated as a single stage and as a topological split into its k (or 2)
  * stages, which exercises the costs of a JSON graph's hard memory limit.
@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include "tests/fuzz/fuzz_common.h"
 
-#include "core/load.h"
+#include "core/formats/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

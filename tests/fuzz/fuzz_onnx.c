@@ -1,5 +1,5 @@
 /*
- * fuzz_onnx.c - libFuzzer harness for the ONNX loader (core/load_onnx.c
+ * fuzz_onnx.c - libFuzzer harness for the ONNX loader (core/formats/load_onnx.c
  * through sc_load_with, the input being a file named .onnx): protobuf-c's
  * decoding, the tensor table, shape inference and the roofline costs.  A
  * graph that loads must keep graph.h's invariants; it is then evaluated as
@@ -8,8 +8,8 @@
 #define _GNU_SOURCE
 #include "tests/fuzz/fuzz_common.h"
 
-#include "core/load.h"
-#include "core/onnx.h"
+#include "core/formats/load.h"
+#include "core/formats/onnx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

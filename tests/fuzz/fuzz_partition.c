@@ -1,16 +1,21 @@
 /*
  * fuzz_partition.c - libFuzzer harness for partition files (sc_part_read in
- * core/partition.c), read against two fixed graphs loaded once: paper 000's
- * Figure 2 (samples/paper/figure2.dot, the graph tests/bad/part_*.json are
- * written for) and samples/small/residual.dot (it has a group, so group
- * violations are reachable).  Their text is embedded so the harness does not
- * depend on the working directory.  A partition that reads is checked,
- * described and, when valid, evaluated, as `stagecut eval` does.
+ * core/formats/partition_file.c: the JSON reader, and the DOT reader with
+ * the DOT graph loader under it), read against two fixed graphs loaded
+ * once: paper 000's Figure 2 (samples/paper/figure2.dot, the graph
+ * tests/bad/part_*.json and part_dot_*.dot are written for) and
+ * samples/small/residual.dot (it has a group, so group violations are
+ * reachable).  Their text is embedded so the harness does not depend on the
+ * working directory.  The input is a file named .json: the registry reads it
+ * as DOT when it begins with a DOT keyword or comment (the seeds *.dot), as
+ * JSON otherwise.  A partition that reads is checked, described and, when
+ * valid, evaluated, as `stagecut eval` does.
  */
 #define _GNU_SOURCE
 #include "tests/fuzz/fuzz_common.h"
 
-#include "core/load.h"
+#include "core/formats/load.h"
+#include "core/formats/partition_file.h"
 
 #define NGRAPHS 2
 /* loaded on the first input and kept for the life of the process */

@@ -1,5 +1,5 @@
 /*
- * fuzz_times.c - libFuzzer harness for measured op times (core/times.c):
+ * fuzz_times.c - libFuzzer harness for measured op times (core/formats/times.c):
  * ONNX Runtime profiles (jansson) and CSVs (the input is both, told apart by
  * its first byte as sc_times_read tells them).  A file that reads must hold
  * finite times >= 0 under names that are not empty; it is then applied to a
@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "core/times.h"
+#include "core/formats/times.h"
 
 static const char *const ops[] = {"a", "b", "c", "d"};
 

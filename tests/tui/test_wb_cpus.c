@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/graph.h"
 #include "core/partition.h"
 #include "tests/support.h"

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/formats/partition_file.h"
 #include "core/modules.h"
 #include "core/partition.h"
 #include "tests/support.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "tests/support.h"
 
 Test(load, dot_and_json_forms_are_equal)

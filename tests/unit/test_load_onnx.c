@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/load.h"
-#include "core/onnx.h"
+#include "core/formats/load.h"
+#include "core/formats/onnx.h"
 #include "onnx/onnx.pb-c.h"
 
 /* ---- a small model writer ---------------------------------------------------- */

@@ -17,7 +17,7 @@
  * needs, and the list of the types tested elsewhere; split by family, the
  * parts would share the runner through a header for nothing else.
  *
- * FLOP conventions (stagecut(1), COST MODEL, and core/onnx_shape.c): a
+ * FLOP conventions (stagecut(1), COST MODEL, and core/formats/onnx_shape.c): a
  * multiply or an add is one FLOP, a multiply-accumulate two.
  *   Conv: 2 N C_out prod(out spatial) (C_in/group) prod(kernel), + N C_out
  *     prod(out spatial) with a bias.
@@ -59,7 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/onnx_shape.h"
+#include "core/formats/onnx_shape.h"
 #include "tests/support.h"
 
 /* TensorProto.DataType */

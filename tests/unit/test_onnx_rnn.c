@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/onnx_shape.h"
+#include "core/formats/onnx_shape.h"
 #include "onnx/onnx.pb-c.h"
 
 /* ---- a node and its tensors --------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/onnx_shape.h"
+#include "core/formats/onnx_shape.h"
 #include "tests/support.h"
 
 #define MAN_PAGE "man/stagecut.1"

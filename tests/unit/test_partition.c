@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "solvers/simple.h"

@@ -1,5 +1,5 @@
 /*
- * test_times.c - measured op times (core/times.h): the real ONNX Runtime
+ * test_times.c - measured op times (core/formats/times.h): the real ONNX Runtime
  * profiles of samples/h100/ort read and checked against medians computed
  * here with jansson; a CSV written and read back; times put in a small
  * graph by name from a CSV, and through a fake loader's tensor and folded
@@ -20,8 +20,8 @@
 
 #include <jansson.h>
 
-#include "core/load.h"
-#include "core/times.h"
+#include "core/formats/load.h"
+#include "core/formats/times.h"
 #include "tests/support.h"
 
 #define NOOPT "samples/h100/ort/resnet18.ort-noopt.json"

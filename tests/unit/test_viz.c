@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/cost.h"
-#include "core/write_dot.h"
+#include "core/formats/write_dot.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
 #include "viz/gv.h"

@@ -15,6 +15,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/cpu_exact.h"
 

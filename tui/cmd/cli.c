@@ -41,7 +41,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/gen.h"
 #include "solvers/mip.h"
 #include "solvers/search.h"
@@ -331,7 +331,9 @@ static const ui_command commands[] = {
                         "costs its\n"
                         "ops' CPU times and its timeline lane computes only.  --cpus below "
                         "the file's\n"
-                        "CPU stages, or GPipe with them, exits 2.",
+                        "CPU stages, or GPipe with them, exits 2.  PARTITION is JSON or a DOT "
+                        "graph\n"
+                        "with a stage on each node (stagecut(1), PARTITION FILES).",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
                                  OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
                                  OPT_BATCHES, OPT_JSON, OPT_HELP),
@@ -356,7 +358,10 @@ static const ui_command commands[] = {
                         "without.\n"
                         "--cpus L adds up to L CPU stages beside the K accelerators; every "
                         "method\n"
-                        "places them (a heuristic's result is then reported unproven).\n"
+                        "places them (a heuristic's result is then reported unproven).  -o "
+                        "writes\n"
+                        "DOT (the graph with its stages) to a name ending in .dot or .gv, else "
+                        "JSON.\n"
                         "Methods:",
                 .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
                                  OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,

@@ -30,6 +30,7 @@
 
 #include "tui/ui.h"
 #include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "core/report.h"
 #include "core/parse.h"

@@ -19,6 +19,7 @@
 #include "tui/ui.h"
 #include "core/fileio.h"
 #include "core/formats/export.h"
+#include "core/formats/partition_file.h"
 #include "core/modules.h"
 #include "core/partition.h"
 

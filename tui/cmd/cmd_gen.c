@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "tui/ui.h"
-#include "core/write_dot.h"
+#include "core/formats/write_dot.h"
 #include "core/gen.h"
 
 int ui_cmd_gen(const ui_opts *o)

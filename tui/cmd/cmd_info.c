@@ -10,7 +10,7 @@
 #include "info_cpus.h"
 #include "core/parse.h"
 #include "core/mem.h"
-#include "core/write_dot.h"
+#include "core/formats/write_dot.h"
 #include "solvers/contract_report.h"
 #include "solvers/simple.h"
 

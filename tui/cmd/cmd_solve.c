@@ -20,6 +20,8 @@
 
 #include "tui/ui.h"
 #include "core/clock.h"
+#include "core/cost.h"
+#include "core/formats/partition_file.h"
 #include "core/modules.h"
 #include "core/partition.h"
 #include "solvers/search.h"

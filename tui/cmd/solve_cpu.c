@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/cost.h"
+#include "core/formats/partition_file.h"
+#include "core/parse.h"
 #include "core/partition.h"
 #include "solve_proof.h"
 #include "solve_report.h"

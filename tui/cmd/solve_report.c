@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/formats/partition_file.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"

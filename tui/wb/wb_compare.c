@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
 #include "tui/wb/wb.h"

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/wb/wb.h"
 

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/load.h"
+#include "core/formats/load.h"
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
 #include "tui/ui.h"

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "mem.h"
+#include "core/fileio.h"
+#include "core/mem.h"
 #include "onnx.h"
 #include "onnx_shape.h"
 #include "times.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fileio.h"
+#include "core/fileio.h"
 #include "times.h"
 
 /* in the order ties go: content over extension, then first listed */

@@ -27,7 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
 
-#include "clock.h"
+#include "core/clock.h"
 
 #include <stdint.h>
 
@@ -45,7 +45,7 @@
 
 #include <graphviz/cgraph.h>
 
-#include "mem.h"
+#include "core/mem.h"
 
 static char dot_errbuf[512];
 

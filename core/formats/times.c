@@ -43,9 +43,9 @@
 
 #include <jansson.h>
 
-#include "fileio.h"
-#include "mem.h"
-#include "parse.h"
+#include "core/fileio.h"
+#include "core/mem.h"
+#include "core/parse.h"
 
 #define KERNEL_SUFFIX "_kernel_time"
 

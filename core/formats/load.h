@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "graph.h"
-#include "parse.h"
+#include "core/graph.h"
+#include "core/parse.h"
 
 typedef struct sc_load_opts sc_load_opts;
 

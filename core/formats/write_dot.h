@@ -5,7 +5,7 @@
 #ifndef SC_WRITE_DOT_H
 #define SC_WRITE_DOT_H
 
-#include "graph.h"
+#include "core/graph.h"
 
 /* Writes g as a DOT digraph to path atomically: graph attributes k,
  * bandwidth, memory, memory_policy (those that differ from the defaults),
@@ -15,5 +15,11 @@
  * of backslashes before a quote, a line break or the name's end (one from
  * JSON or ONNX; a name read from DOT never has one). */
 sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err);
+
+/* sc_write_dot of a partition: stage (0-based, not NULL) in k stages, the
+ * graph attribute k being the partition's k rather than g's own, so that
+ * the file reads back as the partition (partition_file.h). */
+sc_status sc_write_dot_partition(const sc_graph *g, const int *stage, int k, const char *path,
+                                 sc_error *err);
 
 #endif

@@ -13,8 +13,8 @@
 
 #include <graphviz/cgraph.h>
 
-#include "fileio.h"
-#include "mem.h"
+#include "core/fileio.h"
+#include "core/mem.h"
 
 static void num(char *buf, size_t size, double x)
 {
@@ -57,7 +57,9 @@ static bool dot_faithful(const char *text)
 	}
 }
 
-sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err)
+/* sc_write_dot with k (0: none) for the graph attribute k. */
+static sc_status write_dot(const sc_graph *g, const int *stage, int k, const char *path,
+                           sc_error *err)
 {
 	for (int v = 0; v < g->n; v++)
 		if (!dot_faithful(g->op_name[v]) ||
@@ -83,8 +85,8 @@ sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc
 		return sc_error_nomem(err, "the DOT graph");
 	char buf[64];
 	const sc_settings *s = &g->settings;
-	if (s->k > 0) {
-		snprintf(buf, sizeof buf, "%d", s->k);
+	if (k > 0) {
+		snprintf(buf, sizeof buf, "%d", k);
 		agattr(G, AGRAPH, "k", "");
 		agset(G, "k", buf);
 	}
@@ -156,4 +158,15 @@ sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc
 	sc_status st = sc_file_write_atomic(path, text, len, err);
 	free(text);
 	return st;
+}
+
+sc_status sc_write_dot(const sc_graph *g, const int *stage, const char *path, sc_error *err)
+{
+	return write_dot(g, stage, g->settings.k, path, err);
+}
+
+sc_status sc_write_dot_partition(const sc_graph *g, const int *stage, int k, const char *path,
+                                 sc_error *err)
+{
+	return write_dot(g, stage, k, path, err);
 }

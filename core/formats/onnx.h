@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "device.h"
+#include "core/device.h"
 
 /* The newest ai.onnx opset the loader accepts, and the oldest. */
 #define SC_ONNX_OPSET_MIN 7

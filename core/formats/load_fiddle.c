@@ -25,7 +25,7 @@
 
 #include <jansson.h>
 
-#include "mem.h"
+#include "core/mem.h"
 
 static int probe_fiddle(const char *path, const char *head, size_t len)
 {

@@ -32,8 +32,8 @@
 
 #include <stdbool.h>
 
-#include "error.h"
-#include "graph.h"
+#include "core/error.h"
+#include "core/graph.h"
 
 typedef enum sc_times_format {
 	SC_TIMES_CSV = 0,
