@@ -25,7 +25,16 @@ void ts_tmux_start(ts_tmux *t, int cols, int rows, const char *env, const char *
 	         "%s; echo "
 	         "EXIT=\\$?; sleep 60\"",
 	         t->name, cols, rows, env, cmd);
-	cr_assert_eq(system(buf), 0, "tmux failed: %s", buf);
+	/* two tests starting the first session at once race to start tmux's
+	 * server, and the loser's new-session fails: a second try finds the
+	 * server up */
+	int st = system(buf);
+	for (int tries = 0; st != 0 && tries < 3; tries++) {
+		struct timespec nap = {0, 200000000};
+		nanosleep(&nap, NULL);
+		st = system(buf);
+	}
+	cr_assert_eq(st, 0, "tmux failed: %s", buf);
 }
 
 void ts_tmux_keys(ts_tmux *t, const char *keys)
