@@ -120,31 +120,96 @@ void gv_close(gv_session *s)
 
 /* ---- objects in the order made (see gv_graph_new) ---- */
 
-/* The discipline's state: the next anonymous ID, odd as cgraph's own. */
+/* The discipline's state: names numbered in the order first seen (name i
+ * has ID 2 (i + 1); even, as cgraph's own named IDs), found again through
+ * an open-addressing table, and the next anonymous ID (odd).  The names
+ * are copies owned here (cgraph's internal map of names, which would do
+ * the same, leaks its entries at agclose in this Graphviz). */
 typedef struct gv_ids {
-	IDTYPE next;
+	IDTYPE anon;
+	char **name;
+	size_t n, cap;
+	size_t *slot; /* index + 1 into name, 0 for empty; nslot a power of 2 */
+	size_t nslot;
 } gv_ids;
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The slot of str in ids' table: its own, or the empty one it would take. */
+static size_t *name_slot(const gv_ids *ids, const char *str)
+{
+	size_t mask = ids->nslot - 1, at = name_hash(str) & mask;
+	while (ids->slot[at] && strcmp(ids->name[ids->slot[at] - 1], str) != 0)
+		at = (at + 1) & mask;
+	return &ids->slot[at];
+}
+
+/* Adds a copy of str as the next name; false when out of memory. */
+static bool add_name(gv_ids *ids, const char *str)
+{
+	if (2 * (ids->n + 1) > ids->nslot) {
+		size_t nslot = ids->nslot ? 2 * ids->nslot : 64;
+		size_t *slot = calloc(nslot, sizeof *slot);
+		if (!slot)
+			return false;
+		free(ids->slot);
+		ids->slot = slot;
+		ids->nslot = nslot;
+		for (size_t i = 0; i < ids->n; i++)
+			*name_slot(ids, ids->name[i]) = i + 1;
+	}
+	if (ids->n == ids->cap) {
+		size_t cap = ids->cap ? 2 * ids->cap : 64;
+		char **name = realloc(ids->name, cap * sizeof *name);
+		if (!name)
+			return false;
+		ids->name = name;
+		ids->cap = cap;
+	}
+	char *copy = strdup(str);
+	if (!copy)
+		return false;
+	size_t *slot = name_slot(ids, copy);
+	ids->name[ids->n++] = copy;
+	*slot = ids->n;
+	return true;
+}
 
 static void *ids_open(Agraph_t *g, Agdisc_t *disc)
 {
 	(void)g;
 	(void)disc;
-	gv_ids *ids = malloc(sizeof *ids);
+	gv_ids *ids = calloc(1, sizeof *ids);
 	if (ids)
-		ids->next = 1;
+		ids->anon = 1;
 	return ids;
 }
 
-/* A name is not mapped here (false), so cgraph keeps it in its internal
- * map with an anonymous ID from here: every ID is the next number. */
 static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
 {
 	(void)objtype;
 	gv_ids *ids = state;
-	if (str || !createflag || !ids)
+	if (!ids)
 		return 0;
-	*id = ids->next;
-	ids->next += 2;
+	if (!str) {
+		*id = ids->anon;
+		ids->anon += 2;
+		return 1;
+	}
+	size_t *slot = ids->nslot ? name_slot(ids, str) : NULL;
+	if (slot && *slot) {
+		*id = 2 * (IDTYPE)*slot;
+		return 1;
+	}
+	if (!createflag || !add_name(ids, str))
+		return 0;
+	*id = 2 * (IDTYPE)ids->n;
 	return 1;
 }
 
@@ -157,6 +222,7 @@ static long ids_alloc(void *state, int objtype, IDTYPE id)
 	return 0;
 }
 
+/* a name stays until the graph closes: made again, it has its ID again */
 static void ids_free(void *state, int objtype, IDTYPE id)
 {
 	(void)state;
@@ -164,18 +230,25 @@ static void ids_free(void *state, int objtype, IDTYPE id)
 	(void)id;
 }
 
-/* names are printed from cgraph's internal map; an ID alone has none */
 static char *ids_print(void *state, int objtype, IDTYPE id)
 {
-	(void)state;
 	(void)objtype;
-	(void)id;
-	return NULL;
+	const gv_ids *ids = state;
+	if (!ids || id % 2 || id == 0 || id / 2 > ids->n)
+		return NULL;
+	return ids->name[id / 2 - 1];
 }
 
 static void ids_close(void *state)
 {
-	free(state);
+	gv_ids *ids = state;
+	if (!ids)
+		return;
+	for (size_t i = 0; i < ids->n; i++)
+		free(ids->name[i]);
+	free(ids->name);
+	free(ids->slot);
+	free(ids);
 }
 
 static void ids_register(void *state, int objtype, void *obj)

@@ -53,8 +53,8 @@ typedef struct gv_session {
  * default discipline makes a named object's ID the address of its
  * interned name, and it keeps subgraphs in ID order, which dot lays out
  * and draws in: clusters came out in another order from run to run (an
- * SVG's clusters swapped places).  Here names go to cgraph's own map of
- * names to anonymous IDs, which this discipline numbers in order. */
+ * SVG's clusters swapped places).  Here a name's ID is its number in
+ * the order names are first seen. */
 Agraph_t *gv_graph_new(const char *name);
 
 /* Opens a session on the shared context.  SC_OK or SC_ERR_NOMEM. */
