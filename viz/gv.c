@@ -123,9 +123,12 @@ void gv_close(gv_session *s)
 /* The discipline's state: names numbered in the order first seen (name i
  * has ID 2 (i + 1); even, as cgraph's own named IDs), found again through
  * an open-addressing table, and the next anonymous ID (odd).  The names
- * are copies owned here (cgraph's internal map of names, which would do
- * the same, leaks its entries at agclose in this Graphviz). */
+ * are cgraph's shared strings (agstrdup: its writer reads their header to
+ * tell HTML from text), one reference each, held until the graph closes
+ * (cgraph's internal map of names, which would do the same, leaks its
+ * entries at agclose in this Graphviz). */
 typedef struct gv_ids {
+	Agraph_t *g; /* the root graph, for its strings */
 	IDTYPE anon;
 	char **name;
 	size_t n, cap;
@@ -151,7 +154,7 @@ static size_t *name_slot(const gv_ids *ids, const char *str)
 }
 
 /* Adds a copy of str as the next name; false when out of memory. */
-static bool add_name(gv_ids *ids, const char *str)
+static bool add_name(gv_ids *ids, char *str)
 {
 	if (2 * (ids->n + 1) > ids->nslot) {
 		size_t nslot = ids->nslot ? 2 * ids->nslot : 64;
@@ -172,7 +175,7 @@ static bool add_name(gv_ids *ids, const char *str)
 		ids->name = name;
 		ids->cap = cap;
 	}
-	char *copy = strdup(str);
+	char *copy = agstrdup(ids->g, str);
 	if (!copy)
 		return false;
 	size_t *slot = name_slot(ids, copy);
@@ -183,11 +186,12 @@ static bool add_name(gv_ids *ids, const char *str)
 
 static void *ids_open(Agraph_t *g, Agdisc_t *disc)
 {
-	(void)g;
 	(void)disc;
 	gv_ids *ids = calloc(1, sizeof *ids);
-	if (ids)
+	if (ids) {
+		ids->g = g;
 		ids->anon = 1;
+	}
 	return ids;
 }
 
@@ -244,8 +248,9 @@ static void ids_close(void *state)
 	gv_ids *ids = state;
 	if (!ids)
 		return;
+	/* (agclose calls this before it closes the graph's strings) */
 	for (size_t i = 0; i < ids->n; i++)
-		free(ids->name[i]);
+		agstrfree(ids->g, ids->name[i]);
 	free(ids->name);
 	free(ids->slot);
 	free(ids);

@@ -29,6 +29,8 @@ VG=tests/valgrind/stagecut
 {P} bounds samples/small/residual.dot -k 3 --rungs simple,bottleneck --json
 {P} render samples/paper/figure2.dot -o $dir/q.png
 {P} render samples/paper/figure2.dot --full -o $dir/f.svg
+{P} render samples/paper/figure2.dot -k 3 -m slice -o $dir/q.dot
+{P} render samples/msr-fiddle/layer/bert24_inference.json -k 2 --full -o $dir/f.dot
 {P} render samples/msr-fiddle/layer/bert24_inference.json -o $dir/g.pdf
 {P} gen -n 60 -s 3 -o $dir/g.dot
 EOC
