@@ -93,6 +93,13 @@ bool sc_rung_parse(const char *name, sc_rung *out)
  * some solves twice as slow and others stop at their limit. */
 #define MIP_TOL 1e-9
 
+/* CBC's tolerance around an incumbent of inc, in scaled units (see
+ * MIP_TOL): absolute and relative together. */
+static double tol_gap(double inc)
+{
+	return MIP_TOL * (1 + fabs(inc));
+}
+
 /* What the message callback tracks.  A best possible is taken as a bound
  * only while CBC is still searching: before its time limit (from the
  * moment Cbc_solve was called; CBC's own clock starts a little later, so
@@ -120,7 +127,7 @@ static bool trusted_bound(const cb_state *s, double b, double inc)
 		return false;
 	if (s->time_limit > 0 && sc_clock_now() - s->solve_started >= s->time_limit)
 		return false;
-	return !(inc < 1e49 && b >= inc - MIP_TOL * (1 + fabs(inc)));
+	return !(inc < 1e49 && b >= inc - tol_gap(inc));
 }
 
 static cb_state *the_cb; /* CBC's message callback carries no user pointer */
@@ -442,7 +449,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				 * (seen: 684.9 on that graph, after the fix above,
 				 * 2 runs in 4 of ladder::rungs_stay_below_the_
 				 * reference_optima); the bound stays the one given */
-				double gap = MIP_TOL * (1 + fabs(res->incumbent / scale)) * scale;
+				double gap = tol_gap(res->incumbent / scale) * scale;
 				if (res->bound >= res->incumbent - gap)
 					res->bound = lower;
 			}
@@ -453,7 +460,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 			 * and relative, in scaled units); CBC's best possible is
 			 * not always updated when presolve or the start closes
 			 * the search */
-			double gap = MIP_TOL * (1 + fabs(res->incumbent / scale)) * scale;
+			double gap = tol_gap(res->incumbent / scale) * scale;
 			res->bound = fmax(best, res->incumbent - gap);
 		} else if (Cbc_isProvenInfeasible(cm)) {
 			res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
