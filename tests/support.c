@@ -340,6 +340,19 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+pid_t ts_spawn(const char *cmd, bool own_group)
+{
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1, "fork: %s", cmd);
+	if (pid == 0) {
+		if (own_group)
+			setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 int ts_run(const char *cmd, char **out, char **err)
 {
 	char tout[] = "/tmp/sc-test-out-XXXXXX", terr[] = "/tmp/sc-test-err-XXXXXX";

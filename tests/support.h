@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/graph.h"
 
@@ -130,6 +131,12 @@ sc_graph *ts_load(const char *path);
  * caller frees them; either pointer may be NULL to discard).  Returns the
  * exit status, or -1 if the command could not be run. */
 int ts_run(const char *cmd, char **out, char **err);
+
+/* Starts `sh -c cmd` in a child process and returns its pid (the test
+ * fails when it cannot fork), for a test that signals a running command
+ * and then waits for it; own_group puts the child in a process group of
+ * its own (a ^C sent to the group, as a terminal sends it). */
+pid_t ts_spawn(const char *cmd, bool own_group);
 
 /* The program under test: $STAGECUT, else "./stagecut". */
 const char *ts_program(void);

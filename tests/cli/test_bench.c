@@ -209,12 +209,7 @@ Test(bench, interrupt_stops_workers_and_exits_130)
 	         "%s bench samples/msr-fiddle/operator -k 16 -t 60 -j 2 -o '%s' >'%s/i.out' "
 	         "2>'%s/i.err'",
 	         ts_program(), res, dir, dir);
-	pid_t pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = ts_spawn(cmd, false);
 	/* let the workers start their MIPs, then ^C the shell's child */
 	sleep(4);
 	char pk[256];
@@ -307,12 +302,7 @@ Test(bench, interrupted_solve_reports_its_best_and_exits_130)
 	         "%s solve samples/testbed/regal-er-200-4.dot -k 8 -m brkga -e 1000000000 "
 	         "--population 50 >'%s/s.out' 2>'%s/s.err'",
 	         ts_program(), dir, dir);
-	pid_t pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = ts_spawn(cmd, false);
 	sleep(2);
 	char pk[256];
 	snprintf(pk, sizeof pk, "pkill -INT -f -- '^%s solve samples/testbed/regal-er-200-4'",
@@ -423,14 +413,7 @@ static pid_t start_bench(const char *name, const char *args)
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "exec %s bench %s >'%s/%s.out' 2>'%s/%s.err'", ts_program(), args,
 	         dir, name, dir, name);
-	pid_t pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		setpgid(0, 0);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return ts_spawn(cmd, true);
 }
 
 /* Stops a bench busy with regal-ba's exact DPs by sig, sent to the command

@@ -171,11 +171,7 @@ Test(bounds, interrupt_stops_every_solver_and_exits_130, .timeout = 60)
 	         "600 --all-rungs "
 	         "%s > /tmp/sc-int-out.$$ 2>/dev/null",
 	         ts_program(), marker);
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = ts_spawn(cmd, false);
 	/* wait until the solver processes run */
 	int seen = 0;
 	for (int i = 0; i < 100 && seen < 2; i++) {

@@ -824,11 +824,7 @@ Test(cpus, interrupting_the_proof_keeps_the_partition, .timeout = 90)
 	         "exec %s solve " FIDDLE "operator/resnet50_inference.json -k 4 --cpus 1 -m kahn "
 	         "--proof --json > %s 2>/dev/null",
 	         ts_program(), out);
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = ts_spawn(cmd, false);
 	/* loading and kahn take well under a second; the MIP then runs for
 	 * its minute */
 	struct timespec nap = {2, 500000000};

@@ -439,12 +439,7 @@ Test(render, interrupted_search_writes_nothing_and_exits_130)
 	cr_assert_eq(ts_runf(NULL, NULL, "gen -n 3000 -s 4 -o '%s'", gpath), 0);
 	snprintf(cmd, sizeof cmd, "exec %s render '%s' -k 8 -m brkga -o '%s' 2>'%s/int.err'",
 	         ts_program(), gpath, out, dir);
-	pid_t pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
+	pid_t pid = ts_spawn(cmd, false);
 	usleep(1500000);
 	kill(pid, SIGINT);
 	int st;
