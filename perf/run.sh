@@ -16,6 +16,10 @@ echo
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/perf-core 100000
 echo
+echo "== the exact DP against the tree before: this tree / \${STAGECUT_BASE:-origin/main or HEAD~1},"
+echo "   pair by pair (perf/compare.sh; STAGECUT_BASE=REV names another base)"
+perf/compare.sh "${STAGECUT_BASE:-}" 5
+echo
 echo "== searches: SliceGraph evaluations (10 000 and 100 000 ops), exact vs the published DP, BRKGA speed, BRKGA quality"
 build/perf-search
 echo

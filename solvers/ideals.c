@@ -1567,8 +1567,7 @@ out:
 typedef struct exact_state {
 	sc_dp *dp;
 	int *unit_stage;
-	bool *cpu;      /* with CPU stages: the devices of the DP's partition; else NULL */
-	bool balancing; /* dp is the second DP, balancing the optimum's stages */
+	bool *cpu; /* with CPU stages: the devices of the DP's partition; else NULL */
 } exact_state;
 
 static void exact_fini(sc_search *s)
@@ -1689,26 +1688,6 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	return SC_OK;
 }
 
-/* After the optimum: unless refinement is off, a second DP finds, among
- * the partitions at the optimum, the one whose stage costs have the least
- * sum of squares (sc_dp_set_balance; why in refine.c, "balancing").  The
- * first DP's ideals are freed first.  Returns true when it runs. */
-static bool exact_balance(sc_search *s, sc_error *err)
-{
-	exact_state *e = s->state;
-	if (!s->p.refine || !s->have_best || !isfinite(s->best) || s->K < 2 ||
-	    (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)))
-		return false;
-	sc_dp_free(e->dp);
-	e->dp = sc_dp_new(s->units, &s->set, s->set.k, s->p.ideal_limit, err);
-	if (!e->dp)
-		return false; /* out of memory: the optimum stands as it is */
-	dp_setup(s, e->dp);
-	sc_dp_set_balance(e->dp, s->best);
-	e->balancing = true;
-	return true;
-}
-
 static bool exact_step(sc_search *s)
 {
 	exact_state *e = s->state;
@@ -1738,14 +1717,6 @@ static bool exact_step(sc_search *s)
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		return false;
 	}
-	if (e->balancing) {
-		if (isfinite(opt)) {
-			int *ops = s->offer_ops;
-			sc_units_expand(s->units, e->unit_stage, ops);
-			sc_search_offer_balanced(s, ops, e->cpu);
-		}
-		return false;
-	}
 	if (isfinite(opt)) {
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
@@ -1756,7 +1727,11 @@ static bool exact_step(sc_search *s)
 	 * bound, by rounding only) that the quick partition is optimal */
 	s->optimal = true;
 	s->lower = isfinite(opt) ? opt : s->best;
-	return exact_balance(s, &err);
+	/* the framework's balancing (refine.c) then evens out the other
+	 * stages, keeping the bottleneck: by local moves, not a second DP for
+	 * the least sum of squares (sc_dp_set_balance), which took as long as
+	 * this one again */
+	return false;
 }
 
 const sc_method sc_method_exact = {

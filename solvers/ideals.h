@@ -66,10 +66,12 @@ void sc_dp_set_bound(sc_dp *d, double ub, bool strict);
 
 /* Balances instead: minimises the sum of the squared stage costs over the
  * partitions whose stages all cost at most cap (to a relative 1e-12),
- * which must be at least the optimum (the exact method passes the optimum
- * it proved, so that the balanced partition is optimal too and its other
- * stages as even as they can be).  sc_dp_result then returns that sum.
- * No effect under GPipe.  Call before the first step. */
+ * which must be at least the optimum (sc_cpu_exact passes the optimum it
+ * proved, so that the balanced partition is optimal too and its other
+ * stages as even as they can be; the exact method balances by local moves
+ * instead, refine.c, since this DP takes as long as the first).
+ * sc_dp_result then returns that sum.  No effect under GPipe.  Call
+ * before the first step. */
 void sc_dp_set_balance(sc_dp *d, double cap);
 
 /* Under GPipe: refuse past this many Pareto pairs (slots) instead of the
@@ -119,8 +121,8 @@ double sc_dp_memory_budget(void);
 /* The ideals that budget holds at k stages, and the bytes one takes (its
  * bitset, hash, hash table slots at load 1/2, size, work, parameters,
  * bucket link and row of k + 1 values and choices, all twice over since
- * the arrays grow by doubling).  The balancing pass frees the first DP
- * before it starts, so the peak is one DP's. */
+ * the arrays grow by doubling).  A balancing pass (sc_cpu_exact) frees the
+ * first DP before it starts, so the peak is one DP's. */
 long sc_dp_memory_limit(const sc_units *u, int k);
 size_t sc_dp_bytes_per_ideal(const sc_units *u, int k);
 
