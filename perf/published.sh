@@ -1,5 +1,6 @@
 #!/bin/sh
-# perf/published.sh SRC [PAIRS] - stagecut's exact DP against the published
+# perf/published.sh SRC [PAIRS] - stagecut solve (its default method, the
+# exact DP where its ideals fit) against the published
 # DP of paper 001 (msr-fiddle/dnn-partitioning, throughput-dp/dp.cpp),
 # built from its public source and run side by side on the same inputs.
 #
@@ -57,12 +58,12 @@ while IFS="$(printf '\t')" read -r graph k L; do
 	: >"$tmp/s"
 	i=0
 	while [ $i -lt "$pairs" ]; do
-		/usr/bin/time -f '%U %S' -o "$tmp/t" "$tmp/dp" <"$tmp/in.json" >"$tmp/out" 2>"$tmp/err" || true
+		/usr/bin/time -f "%U %S" -o "$tmp/t" timeout 900 "$tmp/dp" <"$tmp/in.json" >"$tmp/out" 2>"$tmp/err" || true
 		cpu >>"$tmp/p"
 		opts=""
 		[ "$L" -gt 0 ] && opts="--cpus $L"
 		# shellcheck disable=SC2086
-		/usr/bin/time -f '%U %S' -o "$tmp/t" ./stagecut solve "$graph" -k "$k" -m exact $opts \
+		/usr/bin/time -f '%U %S' -o "$tmp/t" ./stagecut solve "$graph" -k "$k" $opts \
 			--json >"$tmp/j" 2>/dev/null || true
 		cpu >>"$tmp/s"
 		i=$((i + 1))
@@ -77,6 +78,6 @@ while IFS="$(printf '\t')" read -r graph k L; do
 	# counted as one, the ratio then marked '>')
 	printf '%-36s %3s %4s %10.3f %10.3f %8s %14s %s\n' \
 		"$(echo "$graph" | sed 's|^samples/msr-fiddle/||; s|^/tmp/[^/]*/|held-out/|')" "$k" "$L" \
-		"$pm" "$sm" "$(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%s%.0f", b > 0 ? "" : ">", a / (b > 0 ? b : 0.01) }')" \
+		"$pm" "$sm" "$(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%s%.0f", (b > 0 ? "" : ">"), a / (b > 0 ? b : 0.01) }')" \
 		"$ours" "$same"
 done <"$rows"
