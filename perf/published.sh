@@ -15,7 +15,8 @@
 # the graph with maxFPGAs = k and maxCPUs = L; the figures are the medians
 # of the CPU time (user + sys) of each whole command, loading included for
 # both, their ratio (published / stagecut) and whether the optima agree
-# (relative 1e-9).  The goal of paper-grade speed: a ratio of at least 100
+# (to a relative 1e-5: the published program prints six digits).  It needs
+# g++ (Debian's g++ package; not one of the build's dependencies).  The goal of paper-grade speed: a ratio of at least 100
 # on every row where the published DP takes a second or more.
 #
 #   perf/published.sh /work/.mirror/msr-fiddle+dnn-partitioning/repo/.git 3

@@ -4,7 +4,7 @@
 set -eu
 pkgs="gcc make pkg-config libncurses-dev libgraphviz-dev graphviz coinor-libcbc-dev
       libjansson-dev libcriterion-dev tmux clang-format libprotobuf-c-dev
-      protobuf-c-compiler libonnx-dev libcairo2-dev valgrind lcov"
+      protobuf-c-compiler libonnx-dev libcairo2-dev valgrind lcov time"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
