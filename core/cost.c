@@ -12,6 +12,26 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The kinds of c: set->fleet's, or the graph's work kind and, always at
+ * index 1, "cpu" (so a partition file's CPU stages cost as CPUs whatever
+ * set->cpus says). */
+static bool costs_fleet(const sc_graph *g, const sc_settings *set, sc_fleet *f, sc_error *err)
+{
+	if (set->fleet)
+		return sc_fleet_resolve(g, set, f, err);
+	sc_settings one = *set;
+	one.cpus = 0;
+	if (!sc_fleet_resolve(g, &one, f, err))
+		return false;
+	f->kind[1] = (sc_kind){.name = "cpu",
+	                       .count = set->cpus > 0 ? set->cpus : 0,
+	                       .cpu = true,
+	                       .bandwidth = set->bandwidth,
+	                       .memory = INFINITY};
+	f->n = 2;
+	return true;
+}
+
 sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 {
 	if (set->k < 1) {
@@ -19,12 +39,32 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 		return NULL;
 	}
 	sc_costs *c = calloc(1, sizeof *c);
-	if (c) {
-		c->st = calloc((size_t)set->k, sizeof *c->st);
-		c->mark = calloc((size_t)set->k, sizeof *c->mark);
-		c->cpu = calloc((size_t)set->k, sizeof *c->cpu);
+	if (!c) {
+		sc_error_nomem(err, "stage costs");
+		return NULL;
 	}
-	if (!c || !c->st || !c->mark || !c->cpu) {
+	if (!costs_fleet(g, set, &c->fleet, err)) {
+		free(c);
+		return NULL;
+	}
+	size_t k = (size_t)set->k, nk = (size_t)c->fleet.n;
+	c->fast = !set->fleet && !g->cpu_work && !g->accel_ok;
+	c->one_link = sc_fleet_one_link(&c->fleet);
+	c->st = calloc(k, sizeof *c->st);
+	c->mark = calloc(k, sizeof *c->mark);
+	c->kind = calloc(k, sizeof *c->kind);
+	bool ok = c->st && c->mark && c->kind;
+	if (ok && !c->fast) {
+		c->kw = calloc(k * nk * 2, sizeof *c->kw);
+		c->kbad = calloc(k * nk, sizeof *c->kbad);
+		ok = c->kw && c->kbad;
+	}
+	if (ok && !c->one_link) {
+		c->link_in = calloc(k * 2, sizeof *c->link_in);
+		c->link_out = calloc(k * 2, sizeof *c->link_out);
+		ok = c->link_in && c->link_out;
+	}
+	if (!ok) {
 		sc_costs_free(c);
 		sc_error_nomem(err, "stage costs");
 		return NULL;
@@ -41,47 +81,95 @@ void sc_costs_free(sc_costs *c)
 		return;
 	free(c->st);
 	free(c->mark);
-	free(c->cpu);
+	free(c->kind);
+	free(c->kw);
+	free(c->kbad);
+	free(c->link_in);
+	free(c->link_out);
 	free(c);
+}
+
+void sc_costs_set_kinds(sc_costs *c, const int *kind)
+{
+	for (int s = 0; s < c->k; s++)
+		c->kind[s] = kind && kind[s] >= 0 && kind[s] < c->fleet.n ? kind[s] : 0;
 }
 
 void sc_costs_set_devices(sc_costs *c, const bool *cpu)
 {
+	int at = -1;
+	for (int d = 0; d < c->fleet.n && at < 0; d++)
+		if (c->fleet.kind[d].cpu)
+			at = d;
 	for (int s = 0; s < c->k; s++)
-		c->cpu[s] = cpu && cpu[s];
+		c->kind[s] = cpu && cpu[s] && at >= 0 ? at : 0;
 }
 
 bool sc_costs_has_cpu(const sc_costs *c)
 {
 	for (int s = 0; s < c->k; s++)
-		if (c->cpu[s])
+		if (c->fleet.kind[c->kind[s]].cpu)
 			return true;
 	return false;
 }
 
-static void refresh(const sc_costs *c, sc_stage_cost *s)
+bool sc_costs_has_kinds(const sc_costs *c)
 {
-	s->cpu = c->cpu[s - c->st];
-	if (s->cpu) {
+	for (int s = 0; s < c->k; s++)
+		if (c->kind[s] != 0)
+			return true;
+	return false;
+}
+
+double sc_costs_kind_work(const sc_costs *c, int s, int d)
+{
+	if (c->fast)
+		return d == 0 ? c->st[s].work : 0;
+	return c->kw[((size_t)s * (size_t)c->fleet.n + (size_t)d) * 2];
+}
+
+static void refresh(const sc_costs *c, int si)
+{
+	sc_stage_cost *s = &c->st[si];
+	int d = c->kind[si];
+	const sc_kind *kd = &c->fleet.kind[d];
+	s->kind = d;
+	s->cpu = kd->cpu;
+	if (c->fast) {
+		s->no_device = d != 0 ? s->ops : 0;
+	} else {
+		size_t at = (size_t)si * (size_t)c->fleet.n + (size_t)d;
+		s->work = c->kw[2 * at];
+		s->work_bw = c->kw[2 * at + 1];
+		s->no_device = c->kbad[at];
+	}
+	if (kd->cpu) {
 		/* 001 section 3: a CPU stage pays its ops' CPU times only */
 		s->io_in = s->io_out = s->overflow = 0;
 		s->over_memory = false;
-		s->no_device = s->no_cpu;
-		s->cost = s->cpu_work;
-		s->cost_bw = s->cpu_work_bw;
+		s->cost = s->work;
+		s->cost_bw = s->work_bw;
 		s->cost_fw = s->cost - s->cost_bw;
 		return;
 	}
-	s->no_device = s->no_accel;
-	double B = c->set.bandwidth;
-	double M = c->set.memory;
-	s->io_in = s->in_bytes / B;
-	s->io_out = s->out_bytes / B;
+	double B = kd->bandwidth;
+	double M = kd->memory;
+	double io_bw;
+	if (c->one_link) {
+		s->io_in = s->in_bytes / B;
+		s->io_out = s->out_bytes / B;
+		io_bw = (s->in_bytes_bw + s->out_bytes_bw) / B;
+	} else {
+		/* each transfer over the slower of its two links */
+		s->io_in = c->link_in[2 * si];
+		s->io_out = c->link_out[2 * si];
+		io_bw = c->link_in[2 * si + 1] + c->link_out[2 * si + 1];
+	}
 	s->over_memory = s->param > M;
 	/* 000 eq. 2 with peak(S) = 0; the hard policy forbids instead of charging */
 	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->param - M) / B : 0;
 	s->cost = s->io_in + s->work + s->io_out + s->overflow;
-	s->cost_bw = (s->in_bytes_bw + s->out_bytes_bw) / B + s->work_bw;
+	s->cost_bw = io_bw + s->work_bw;
 	s->cost_fw = s->cost - s->cost_bw;
 }
 
@@ -95,9 +183,18 @@ static int next_stamp(sc_costs *c)
 	return c->stamp;
 }
 
+/* The link of stage s's kind. */
+static inline double link_of(const sc_costs *c, int s)
+{
+	return c->fleet.kind[c->kind[s]].bandwidth;
+}
+
 /* Adds sign * (contribution of tensor u) to the byte counters: out(u) into
  * in_bytes of every distinct consumer stage other than u's own, and into
- * out_bytes of u's stage if there is any such consumer. */
+ * out_bytes of u's stage if there is any such consumer; with links of
+ * several speeds, their times too: into each consumer stage over the
+ * slower of its link and the producer's, out of the producer's stage once,
+ * over the slowest link it crosses. */
 static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 {
 	const sc_graph *g = c->g;
@@ -108,6 +205,7 @@ static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 	int stamp = next_stamp(c);
 	bool leaves = false;
 	bool bw = g->backward && g->backward[u];
+	double Bp = c->one_link ? 0 : link_of(c, p), slowest = Bp;
 	for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 		int s = stage[g->succ[i]];
 		if (s != p && c->mark[s] != stamp) {
@@ -115,6 +213,13 @@ static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 			c->st[s].in_bytes += sign * b;
 			if (bw)
 				c->st[s].in_bytes_bw += sign * b;
+			if (!c->one_link) {
+				double Bs = link_of(c, s), t = sign * b / fmin(Bs, Bp);
+				c->link_in[2 * s] += t;
+				if (bw)
+					c->link_in[2 * s + 1] += t;
+				slowest = fmin(slowest, Bs);
+			}
 			leaves = true;
 		}
 	}
@@ -122,6 +227,11 @@ static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 		c->st[p].out_bytes += sign * b;
 		if (bw)
 			c->st[p].out_bytes_bw += sign * b;
+		if (!c->one_link) {
+			c->link_out[2 * p] += sign * b / slowest;
+			if (bw)
+				c->link_out[2 * p + 1] += sign * b / slowest;
+		}
 	}
 }
 
@@ -131,37 +241,61 @@ static double work_bw(const sc_graph *g, int v)
 	return g->backward && g->backward[v] ? g->work[v] : 0;
 }
 
-/* Adds sign times op v's device totals to stage s. */
-static void device_apply(const sc_graph *g, sc_stage_cost *s, int v, int sign)
+/* Adds sign times op v's work and device totals to stage s: the graph's
+ * work alone when fast, else its time on every kind. */
+static void work_apply(sc_costs *c, int s, int v, int sign)
 {
-	if (!g->cpu_work && !g->accel_ok) {
-		s->no_cpu += sign;
+	const sc_graph *g = c->g;
+	sc_stage_cost *st = &c->st[s];
+	st->ops += sign;
+	st->param += sign * g->param[v];
+	if (c->fast) {
+		st->work += sign * g->work[v];
+		st->work_bw += sign * work_bw(g, v);
 		return;
 	}
-	double cw = sc_graph_cpu_work(g, v);
-	s->cpu_work += sign * cw;
-	if (g->backward && g->backward[v])
-		s->cpu_work_bw += sign * cw;
-	s->no_cpu += sign * !sc_graph_cpu_ok(g, v);
-	s->no_accel += sign * !sc_graph_accel_ok(g, v);
+	bool back = g->backward && g->backward[v];
+	size_t nk = (size_t)c->fleet.n;
+	double *kw = c->kw + (size_t)s * nk * 2;
+	int *bad = c->kbad + (size_t)s * nk;
+	for (size_t d = 0; d < nk; d++) {
+		const sc_kind *kd = &c->fleet.kind[d];
+		double w = sign * sc_kind_work(kd, g, v);
+		kw[2 * d] += w;
+		if (back)
+			kw[2 * d + 1] += w;
+		bad[d] += sign * !sc_kind_ok(kd, g, v);
+	}
+}
+
+/* Zeroes stage s (an empty stage is exactly 0: subtraction can leave
+ * -1e-17 where 0 belongs). */
+static void stage_clear(sc_costs *c, int s)
+{
+	c->st[s] = (sc_stage_cost){0};
+	size_t nk = (size_t)c->fleet.n;
+	if (c->kw) {
+		for (size_t d = 0; d < 2 * nk; d++)
+			c->kw[(size_t)s * nk * 2 + d] = 0;
+		for (size_t d = 0; d < nk; d++)
+			c->kbad[(size_t)s * nk + d] = 0;
+	}
+	if (c->link_in)
+		c->link_in[2 * s] = c->link_in[2 * s + 1] = c->link_out[2 * s] =
+		        c->link_out[2 * s + 1] = 0;
 }
 
 void sc_costs_eval(sc_costs *c, const int *stage)
 {
 	const sc_graph *g = c->g;
 	for (int s = 0; s < c->k; s++)
-		c->st[s] = (sc_stage_cost){0};
+		stage_clear(c, s);
 	for (int v = 0; v < g->n; v++) {
-		sc_stage_cost *s = &c->st[stage[v]];
-		s->ops++;
-		s->work += g->work[v];
-		s->work_bw += work_bw(g, v);
-		s->param += g->param[v];
-		device_apply(g, s, v, 1);
+		work_apply(c, stage[v], v, 1);
 		tensor_apply(c, stage, v, 1.0);
 	}
 	for (int s = 0; s < c->k; s++)
-		refresh(c, &c->st[s]);
+		refresh(c, s);
 }
 
 void sc_costs_move(sc_costs *c, int *stage, int v, int to)
@@ -174,29 +308,19 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 	tensor_apply(c, stage, v, -1.0);
 	for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
 		tensor_apply(c, stage, g->pred[i], -1.0);
-	sc_stage_cost *a = &c->st[from], *b = &c->st[to];
-	a->ops--;
-	a->work -= g->work[v];
-	a->work_bw -= work_bw(g, v);
-	a->param -= g->param[v];
-	device_apply(g, a, v, -1);
-	b->ops++;
-	b->work += g->work[v];
-	b->work_bw += work_bw(g, v);
-	b->param += g->param[v];
-	device_apply(g, b, v, 1);
+	work_apply(c, from, v, -1);
+	work_apply(c, to, v, 1);
 	stage[v] = to;
 	tensor_apply(c, stage, v, 1.0);
 	for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
 		tensor_apply(c, stage, g->pred[i], 1.0);
-	/* Subtraction can leave -1e-17 where 0 belongs; an empty stage is exactly 0. */
-	if (a->ops == 0)
-		*a = (sc_stage_cost){0};
+	if (c->st[from].ops == 0)
+		stage_clear(c, from);
 	/* The touched stages are v's old and new stage and the stages of its
 	 * neighbours and of its predecessors' consumers; refreshing all k is O(k)
 	 * and simpler than tracking them. */
 	for (int s = 0; s < c->k; s++)
-		refresh(c, &c->st[s]);
+		refresh(c, s);
 }
 
 double sc_costs_bottleneck(const sc_costs *c, int *which)

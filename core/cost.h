@@ -14,13 +14,14 @@
  * v's predecessors + k), which is what the workbench does on every key press.
  * The two agree up to floating-point rounding (tests check it).
  *
- * CPU stages (001 section 3; issue 29): sc_costs_set_devices marks stages
- * as CPUs.  A CPU stage costs the sum of its ops' CPU times (graph.h), pays
- * no io and has no memory limit; the io of an accelerator stage counts the
- * tensors it exchanges with CPU stages as with any other stage.  An op
- * without a CPU time on a CPU stage, or one not supported on an
- * accelerator on an accelerator stage, makes the partition infeasible
- * (sc_costs_feasible; its stage's no_device counts them).
+ * Devices (fleet.h): every stage has a kind (sc_costs_set_kinds; kind 0,
+ * the graph's work kind, by default).  A stage costs its ops' times on its
+ * kind, its io over the slower link of each transfer and its overflow
+ * against its kind's memory; a CPU stage (001 section 3) pays its ops'
+ * CPU times only: no io, no memory limit.  An op its kind may not run (no
+ * CPU time on a CPU stage; not supported on an accelerator) makes the
+ * partition infeasible (sc_costs_feasible; its stage's no_device counts
+ * them).
  *
  * An sc_costs is not thread-safe; each thread uses its own.
  */
@@ -29,6 +30,7 @@
 
 #include <stdbool.h>
 
+#include "fleet.h"
 #include "graph.h"
 
 typedef struct sc_stage_cost {
@@ -51,13 +53,12 @@ typedef struct sc_stage_cost {
 	double work_bw;
 	double in_bytes_bw, out_bytes_bw;
 	double cost_fw, cost_bw;
-	/* CPU stages: cpu says the stage is one; cpu_work (cpu_work_bw: of its
-	 * backward ops) sums its ops' CPU times, kept on every stage; no_cpu
-	 * counts its ops without a CPU time, no_accel those an accelerator
-	 * may not hold; no_device those of the two the stage's device refuses */
+	/* Devices: the stage's kind (an index into sc_costs.fleet), whether
+	 * it is a CPU, and how many of its ops that kind may not run.  work
+	 * and work_bw are its ops' times on that kind. */
+	int kind;
 	bool cpu;
-	double cpu_work, cpu_work_bw;
-	int no_cpu, no_accel, no_device;
+	int no_device;
 } sc_stage_cost;
 
 typedef struct sc_costs {
@@ -67,20 +68,39 @@ typedef struct sc_costs {
 	sc_stage_cost *st; /* k entries, stage 0..k-1 */
 	int *mark;         /* scratch: k stamps */
 	int stamp;
-	bool *cpu; /* k entries: stage s is a CPU stage (sc_costs_set_devices) */
+	/* The devices: the kinds (set->fleet's, or the graph's work kind and
+	 * "cpu"), each stage's kind (k entries), and, unless every stage
+	 * can only be of the one plain kind (fast), per stage and kind the
+	 * sums kw (work, backward work) and kbad (ops the kind may not run) */
+	sc_fleet fleet;
+	int *kind;
+	bool fast, one_link;
+	double *kw;
+	int *kbad;
+	double *link_in, *link_out; /* per stage: io time (bytes over each link), !one_link */
 } sc_costs;
 
 /* Returns a new sc_costs for g with the given settings (set->k is the number
  * of stages, >= 1), all stages zero, or NULL with err set. */
 sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err);
 
-/* Marks the CPU stages: cpu[s] true for a CPU stage (k entries, copied;
- * NULL: every stage an accelerator, the default).  Call before
+/* Gives the stages their kinds: kind[s] indexes c->fleet (k entries,
+ * copied; NULL: every stage kind 0, the default).  Call before
  * sc_costs_eval. */
+void sc_costs_set_kinds(sc_costs *c, const int *kind);
+
+/* sc_costs_set_kinds for the default fleet: cpu[s] true for a CPU stage
+ * (NULL: none). */
 void sc_costs_set_devices(sc_costs *c, const bool *cpu);
 
 /* True when some stage of c is a CPU stage. */
 bool sc_costs_has_cpu(const sc_costs *c);
+
+/* True when some stage of c is of another kind than kind 0. */
+bool sc_costs_has_kinds(const sc_costs *c);
+
+/* The time stage s's ops take on kind d (after sc_costs_eval). */
+double sc_costs_kind_work(const sc_costs *c, int s, int d);
 
 /* Frees c.  sc_costs_free(NULL) does nothing. */
 void sc_costs_free(sc_costs *c);

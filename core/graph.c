@@ -38,6 +38,7 @@ void sc_settings_init(sc_settings *s)
 	s->schedule = SC_SCHEDULE_1F1B;
 	s->cpus = 0;
 	s->pin = NULL;
+	s->fleet = NULL;
 }
 
 const char *sc_schedule_name(sc_schedule s)
@@ -335,7 +336,68 @@ void sc_graph_free(sc_graph *g)
 	free(g->cpu_work);
 	free(g->cpu_ok);
 	free(g->accel_ok);
+	free(g->work_kind);
+	for (int i = 0; i < g->nkinds; i++) {
+		free(g->kind_name[i]);
+		free(g->kind_work[i]);
+	}
+	free(g->kind_name);
+	free(g->kind_work);
+	free(g->kind_memory);
+	free(g->kind_bandwidth);
 	free(g);
+}
+
+int sc_graph_find_kind(const sc_graph *g, const char *name)
+{
+	for (int i = 0; i < g->nkinds; i++)
+		if (strcmp(g->kind_name[i], name) == 0)
+			return i;
+	return -1;
+}
+
+sc_status sc_graph_add_kind(sc_graph *g, const char *name, double *work, double memory,
+                            double bandwidth, sc_error *err)
+{
+	if (strcmp(name, sc_graph_work_kind(g)) == 0 || strcmp(name, "cpu") == 0 ||
+	    sc_graph_find_kind(g, name) >= 0) {
+		free(work);
+		return sc_error_set(err, SC_ERR_INPUT, "%s: the device '%s' has op times already",
+		                    g->source && *g->source ? g->source : g->name, name);
+	}
+	for (int v = 0; v < g->n; v++)
+		if (work[v] == work[v] && !(isfinite(work[v]) && work[v] >= 0)) {
+			free(work);
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: op '%s' has a time on '%s' that is not a finite number "
+			                    ">= 0",
+			                    g->source && *g->source ? g->source : g->name, g->op_name[v],
+			                    name);
+		}
+	int n = g->nkinds + 1;
+	char **nm = realloc(g->kind_name, (size_t)n * sizeof *nm);
+	if (nm)
+		g->kind_name = nm;
+	double **kw = nm ? realloc(g->kind_work, (size_t)n * sizeof *kw) : NULL;
+	if (kw)
+		g->kind_work = kw;
+	double *km = kw ? realloc(g->kind_memory, (size_t)n * sizeof *km) : NULL;
+	if (km)
+		g->kind_memory = km;
+	double *kb = km ? realloc(g->kind_bandwidth, (size_t)n * sizeof *kb) : NULL;
+	if (kb)
+		g->kind_bandwidth = kb;
+	char *copy = kb ? strdup(name) : NULL;
+	if (!copy) {
+		free(work);
+		return sc_error_nomem(err, "a device's op times");
+	}
+	g->kind_name[g->nkinds] = copy;
+	g->kind_work[g->nkinds] = work;
+	g->kind_memory[g->nkinds] = memory;
+	g->kind_bandwidth[g->nkinds] = bandwidth;
+	g->nkinds = n;
+	return SC_OK;
 }
 
 /* qsort has no context argument in C11, so the sort of names by index goes

@@ -58,6 +58,9 @@ typedef struct sc_settings {
 	 * lower bounds of the ladder are bounds without pins, so bounds with
 	 * them too) */
 	const int *pin;
+	/* the devices (fleet.h), or NULL: k of the graph's work kind and cpus
+	 * CPUs.  Borrowed */
+	const struct sc_fleet *fleet;
 } sc_settings;
 
 /* Fills s with the defaults: k 0, bandwidth 1, memory unlimited, overflow. */
@@ -142,6 +145,16 @@ typedef struct sc_graph {
 	bool *accel_ok;
 	int accel_refused;
 	int max_cpus;
+	/* Device kinds (fleet.h).  work_kind names the kind the ops' work is
+	 * for (NULL: "accel"; an ONNX model: its device).  Further kinds' op
+	 * times: kind_work[i][v] is op v's time on the kind kind_name[i], NAN
+	 * where it may not run; kind_memory[i] and kind_bandwidth[i] that
+	 * kind's memory and link (NAN: the settings').  All owned. */
+	char *work_kind;
+	int nkinds;
+	char **kind_name;
+	double **kind_work;
+	double *kind_memory, *kind_bandwidth;
 } sc_graph;
 
 /* True when op v may go to a CPU stage (it has a CPU time). */
@@ -161,6 +174,23 @@ static inline double sc_graph_cpu_work(const sc_graph *g, int v)
 {
 	return g->cpu_work ? g->cpu_work[v] : 0;
 }
+
+/* The name of the kind g's work is for: g->work_kind or "accel". */
+static inline const char *sc_graph_work_kind(const sc_graph *g)
+{
+	return g->work_kind ? g->work_kind : "accel";
+}
+
+/* The index of g's kind table named name, or -1. */
+int sc_graph_find_kind(const sc_graph *g, const char *name);
+
+/* Adds to g the op times of the kind name (work: n entries, NAN where an
+ * op may not run; taken over by g, freed on failure too) with its memory
+ * and link bandwidth (NAN: the settings').  Fails on a name g already has
+ * (its work kind, "cpu" or a table) or a time neither NAN nor finite and
+ * >= 0. */
+sc_status sc_graph_add_kind(sc_graph *g, const char *name, double *work, double memory,
+                            double bandwidth, sc_error *err);
 
 /* True for a training graph (one op or more of the backward pass). */
 static inline bool sc_graph_is_training(const sc_graph *g)

@@ -27,11 +27,18 @@ json_t *sc_report_stages(const sc_costs *c)
 			json_object_set_new(o, "cost_bw", json_real(st->cost_bw));
 			json_object_set_new(o, "work_bw", json_real(st->work_bw));
 		}
-		/* CPU stages (issue 29): each stage's device and CPU time, only
-		 * when the partition has a CPU stage */
+		/* devices: each stage's kind when the partition has a stage of
+		 * another kind than the first, and with CPU stages each stage's
+		 * CPU time */
+		if (o && (sc_costs_has_kinds(c) || c->set.fleet))
+			json_object_set_new(o, "device",
+			                    json_string(st->cpu && !c->set.fleet
+			                                        ? "cpu"
+			                                : !c->set.fleet ? "accel"
+			                                                : c->fleet.kind[st->kind].name));
 		if (o && sc_costs_has_cpu(c)) {
-			json_object_set_new(o, "device", json_string(st->cpu ? "cpu" : "accel"));
-			json_object_set_new(o, "cpu_work", json_real(st->cpu_work));
+			int cpu = sc_fleet_find(&c->fleet, "cpu");
+			json_object_set_new(o, "cpu_work", json_real(sc_costs_kind_work(c, s, cpu)));
 		}
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);

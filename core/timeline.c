@@ -62,7 +62,7 @@ void sc_timeline_free(sc_timeline *t)
 static void split(const sc_costs *c, int s, double fw[3], double bw[3])
 {
 	const sc_stage_cost *st = &c->st[s];
-	if (c->cpu[s]) {
+	if (st->cpu) {
 		/* 001 section 3: a CPU stage computes only; its byte counters
 		 * still count the tensors crossing it, which its neighbours
 		 * pay for */
@@ -71,7 +71,7 @@ static void split(const sc_costs *c, int s, double fw[3], double bw[3])
 		bw[SC_SEG_COMPUTE] = fmax(0, st->cost_bw);
 		return;
 	}
-	double bwidth = c->set.bandwidth;
+	double bwidth = c->fleet.kind[st->kind].bandwidth;
 	bw[SC_SEG_RECV] = st->in_bytes_bw / bwidth;
 	bw[SC_SEG_SEND] = st->out_bytes_bw / bwidth;
 	bw[SC_SEG_COMPUTE] = fmax(0, st->cost_bw - bw[SC_SEG_RECV] - bw[SC_SEG_SEND]);
@@ -230,8 +230,8 @@ sc_timeline *sc_timeline_new(const sc_costs *c, int m, sc_schedule sched, sc_err
 	t->nseg = (int)(blocks * 3);
 	for (int s = 0; s < k; s++) {
 		split(c, s, &dur[s * 6], &dur[s * 6 + 3]);
-		t->cpu[s] = c->cpu[s];
-		t->cpus += c->cpu[s];
+		t->cpu[s] = c->st[s].cpu;
+		t->cpus += c->st[s].cpu;
 	}
 
 	long done = 0;

@@ -427,7 +427,7 @@ void ui_print_devices(const sc_costs *c, FILE *f)
 	for (int s = 0; s < c->k; s++) {
 		ncpu += c->st[s].cpu;
 		if (c->st[s].cpu)
-			on_cpu += c->st[s].cpu_work;
+			on_cpu += c->st[s].work;
 	}
 	for (int v = 0; v < c->g->n; v++)
 		total += sc_graph_cpu_work(c->g, v);
@@ -473,7 +473,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		if (devices)
 			fprintf(f, " %6s", st->cpu ? "cpu" : "accel");
 		fprintf(f, " %12s %12s %12s %12s",
-		        ui_num(st->cpu ? st->cpu_work : st->work, w, sizeof w),
+		        ui_num(st->work, w, sizeof w),
 		        ui_num(st->io_in, i, sizeof i), ui_num(st->io_out, o, sizeof o),
 		        ui_num(st->overflow, v, sizeof v));
 		if (training)

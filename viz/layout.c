@@ -70,7 +70,7 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	const struct {
 		const char *name;
 		double value;
-	} cpu_row[] = {{"ops", st->ops}, {"CPU time", st->cpu_work}};
+	} cpu_row[] = {{"ops", st->ops}, {"CPU time", st->work}};
 	for (size_t i = 0; cpu && i < sizeof cpu_row / sizeof cpu_row[0]; i++)
 		sb_add(b,
 		       "<TR><TD ALIGN=\"LEFT\">%s&nbsp;&nbsp;&nbsp;</TD><TD ALIGN=\"RIGHT\">%s</TD>"

@@ -215,10 +215,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 	double top = fmax(bn, lb * 4 / 3);
 	for (int r = 0; r < n; r++) {
 		int i = list[r], row = y + 1 + r;
-		sc_stage_cost dev = w->c->st[i];
-		if (dev.cpu)
-			dev.work = dev.cpu_work;
-		const sc_stage_cost *st = &dev;
+		const sc_stage_cost *st = &w->c->st[i];
 		char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
 		bool sel = w->view == &wb_overview_view && w->pane == 0 && i == w->stage_sel;
 		/* the marks stay outside the cursor: * is never the cursor's; every

@@ -1,0 +1,98 @@
+/*
+ * fleet.h - the devices a pipeline runs on (DESIGN.md section 1, Devices).
+ *
+ * A fleet is a few kinds of device, each with a count (the stages of that
+ * kind a partition may use, any of them empty), its own op times, memory,
+ * link bandwidth and the ops it may run.  A partition gives every stage a
+ * kind: an index into the fleet, chosen by the optimizer.
+ *
+ * Three sources of op times make a kind:
+ *   - the graph's own work (every format): the kind named g->work_kind
+ *     ("accel" for DOT and msr-fiddle files, the device for an ONNX model);
+ *   - "cpu": paper 001's CPU stages, the ops' CPU times (msr-fiddle
+ *     cpuLatency, DOT cpu_work).  A CPU stage costs the sum of its ops'
+ *     times: no io, no memory limit;
+ *   - any other name: a table of the graph (g->kind_name, g->kind_work):
+ *     DOT work_NAME attributes, an ONNX model costed on the device NAME,
+ *     or measured times (--times NAME=FILE).
+ *
+ * A stage of kind d costs as in cost.h with d's work, d's memory M_d and,
+ * for its io, the link of each transfer: a tensor between stages of kinds
+ * d and e moves at min(B_d, B_e), the slower of the two links (a CPU's
+ * link is the graph's bandwidth).  Without a fleet (sc_settings.fleet
+ * NULL) a problem has the kind of the graph's work, k of them, and, when
+ * sc_settings.cpus > 0, the kind "cpu" with that count.
+ */
+#ifndef SC_FLEET_H
+#define SC_FLEET_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "graph.h"
+
+#define SC_KINDS_MAX 8
+#define SC_KIND_NAME 32
+
+typedef struct sc_kind {
+	char name[SC_KIND_NAME];
+	int count;        /* stages of this kind at most */
+	bool cpu;         /* paper 001's CPU: its ops' times, no io, no memory limit */
+	double bandwidth; /* its link: bytes per time unit (> 0) */
+	double memory;    /* bytes per stage; INFINITY: unlimited */
+	/* per op: its time on this kind, NAN where it may not run; NULL: the
+	 * graph's work (and accel_ok says which ops may).  Borrowed from the
+	 * graph. */
+	const double *work;
+} sc_kind;
+
+typedef struct sc_fleet {
+	int n; /* kinds, 1 .. SC_KINDS_MAX */
+	sc_kind kind[SC_KINDS_MAX];
+} sc_fleet;
+
+/* Parses a --devices SPEC: "NAME:COUNT[,NAME:COUNT]..." (kinds in any
+ * order, each named once, counts >= 1, at most SC_KINDS_MAX kinds).  Fills
+ * names and counts; the rest waits for sc_fleet_resolve.  On failure the
+ * message names the part of spec that is wrong. */
+bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err);
+
+/* The kinds of a problem on g: set->fleet's, each bound to its op times
+ * in g (an unknown name fails, listing the names g has), or, without one,
+ * g->work_kind with set->k and "cpu" with set->cpus when positive.  Every
+ * kind's bandwidth and memory are set->bandwidth and set->memory (a CPU's
+ * memory is unlimited). */
+bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, sc_error *err);
+
+/* The stages of f: the sum of its counts. */
+int sc_fleet_stages(const sc_fleet *f);
+
+/* The index of the kind named name in f, or -1. */
+int sc_fleet_find(const sc_fleet *f, const char *name);
+
+/* True when f is one kind of the graph's own work (the plain problem). */
+bool sc_fleet_plain(const sc_fleet *f);
+
+/* True when every kind that pays io has the same link bandwidth: then a
+ * stage's io costs the same whatever kinds its neighbours are. */
+bool sc_fleet_one_link(const sc_fleet *f);
+
+/* Whether op v may run on kind d, and its time there. */
+static inline bool sc_kind_ok(const sc_kind *d, const sc_graph *g, int v)
+{
+	if (d->work)
+		return d->work[v] == d->work[v]; /* not NAN */
+	return d->cpu ? sc_graph_cpu_ok(g, v) : sc_graph_accel_ok(g, v);
+}
+
+static inline double sc_kind_work(const sc_kind *d, const sc_graph *g, int v)
+{
+	if (d->work)
+		return d->work[v] == d->work[v] ? d->work[v] : 0;
+	return d->cpu ? sc_graph_cpu_work(g, v) : g->work[v];
+}
+
+/* Writes "h100:2,a100:2" into buf. */
+void sc_fleet_format(const sc_fleet *f, char *buf, size_t size);
+
+#endif
