@@ -64,6 +64,7 @@
  */
 #include "ideals.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@
 #include <unistd.h>
 
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/mem.h"
 #include "search_impl.h"
 
@@ -262,15 +264,17 @@ struct sc_dp {
 	double floor[2];        /* what every partition's largest fw, bw reach */
 	long pairs, pair_limit; /* pair slots allocated, and the most allowed */
 	int front_max;          /* the largest front made */
-	/* CPU stages (001 section 4, dp[I][k'][l']; see "CPU stages" below):
-	 * L of them (0: the plain DP); each ideal's row holds (k + 1) x (L +
-	 * 1) cells, cell (j, l) at j * (L + 1) + l (rw of them; keff = rw - 1
-	 * sizes the memory as a DP of keff stages would) */
-	int L, rw, keff;
-	double *lw;   /* per unit: the least time it adds to any stage (u->work when L = 0) */
-	double *ucpu; /* per unit: its CPU time, INFINITY when an op has none (L > 0) */
-	bool *unoacc; /* per unit: an op no accelerator may hold (L > 0) */
-	bool *live;   /* rw: the cells of the pushing ideal a stage can follow (L > 0) */
+	/* Devices (see "Devices" below): D kinds (0: the plain DP of the
+	 * graph's work kind); each ideal's row holds prod (cnt[e] + 1) cells,
+	 * cell (j_0, .., j_D-1) at sum j_e stride[e] (rw of them; keff = rw -
+	 * 1 sizes the memory as a DP of keff stages would) */
+	int D, rw, keff;
+	sc_fleet fleet;
+	int cnt[SC_KINDS_MAX], stride[SC_KINDS_MAX];
+	double *lw;   /* per unit: the least time it adds to any stage (u->work when D = 0) */
+	double *uw;   /* per unit and kind: its time there, INFINITY where it may not run */
+	bool *live;   /* rw: the cells of the pushing ideal a stage can follow */
+	double *kacc; /* the stage search's per-kind times, D per level */
 };
 
 void sc_dp_free(sc_dp *d)
@@ -302,9 +306,9 @@ void sc_dp_free(sc_dp *d)
 	free(d->outdeg);
 	if (d->lw != d->u->work)
 		free(d->lw);
-	free(d->ucpu);
-	free(d->unoacc);
+	free(d->uw);
 	free(d->live);
+	free(d->kacc);
 	free(d);
 }
 
@@ -448,9 +452,15 @@ static size_t grow_acc_size(void);
 
 long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit)
 {
-	/* a row of (k + 1) (cpus + 1) cells takes what one of that many
+	/* a row of prod (count + 1) cells takes what one of that many
 	 * stages does */
-	long memory = sc_dp_memory_limit(u, (set->k + 1) * (set->cpus + 1) - 1);
+	long cells = 1;
+	if (set->fleet)
+		for (int e = 0; e < set->fleet->n; e++)
+			cells *= set->fleet->kind[e].count + 1;
+	else
+		cells = (long)(set->k + 1) * (set->cpus > 0 ? set->cpus + 1 : 1);
+	long memory = sc_dp_memory_limit(u, (int)(cells > INT_MAX ? INT_MAX : cells - 1));
 	if (sc_graph_is_training(u->g) && set->schedule == SC_SCHEDULE_GPIPE)
 		memory = memory / 2 > 0 ? memory / 2 : 1;
 	double seconds = time_limit > 0 ? time_limit : SC_BEST_DP_SECONDS;
@@ -458,57 +468,84 @@ long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_lim
 	return in_time < (double)memory ? (long)in_time : memory;
 }
 
-/* CPU stages (issue 29; 001 sections 3 and 4).  Each ideal's row holds
- * dp[I][j][l], the optimum for I on at most j accelerator and l CPU
- * stages; a stage S after I relaxes (j + 1, l) with its accelerator cost
- * and (j, l + 1) with its CPU cost (the sum of its CPU times), and an
- * empty stage settles (j, l) from (j - 1, l) and (j, l - 1).  arg holds I
- * for an accelerator stage and -(I + 1) for a CPU one.  The stage search
- * goes on while either cost can still stay within the bound: the CPU time
- * only grows with S, and so does the accelerator's lower bound (work, io
- * with I, overflow), which also dies for good once S holds an op no
- * accelerator may hold or breaks the hard memory limit.  The pruning by
- * the work left uses, per op, the least time it can add to a stage
- * (its work on an accelerator, its CPU time on a CPU, whichever it may go
- * to), against the stages left of both kinds.  Pins and the GPipe
- * schedule are refused with CPU stages. */
-static bool dp_cpu_setup(sc_dp *d, sc_error *err)
+/* Devices (fleet.h; 001 sections 3 and 4 for CPU stages).  Each ideal's
+ * row holds dp[I][j_0 .. j_D-1], the optimum for I on at most j_e stages
+ * of kind e; a stage S after I relaxes, for every kind e that may hold it,
+ * the cell with one more stage of kind e by S's cost there (its ops' times
+ * on e, and but on a CPU its io over e's link and its overflow against
+ * e's memory), and an empty stage settles a cell from the cells with one
+ * stage fewer.  arg holds I D + e: the last stage is S = J \ I on kind e
+ * (I = J: an empty one).  The stage search goes on while some kind can
+ * still hold S within the bound: each kind's time only grows with S, and
+ * so do the io in and the overflow; a kind dies for good once S holds an
+ * op it may not run or breaks its hard memory limit.  The pruning by the
+ * work left uses, per unit, the least time it can add to a stage on any
+ * kind, against the stages left of all kinds.  Pins and the GPipe
+ * schedule are refused with devices; so are kinds that pay io over links
+ * of different speeds (a stage's io would depend on its neighbours'
+ * kinds). */
+static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *err)
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
 	if (d->gpipe) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "CPU stages are not supported under the GPipe schedule yet; use the "
-		             "1F1B schedule");
+		             "the exact DP takes devices of one kind only under the GPipe schedule; "
+		             "use the 1F1B schedule");
 		return false;
 	}
 	if (u->pin) {
-		sc_error_set(err, SC_ERR_INPUT, "the exact DP takes no pinned ops with CPU stages");
+		sc_error_set(err, SC_ERR_INPUT,
+		             "the exact DP takes no pinned ops with devices of more than one kind");
 		return false;
 	}
+	if (!sc_fleet_resolve(g, set, &d->fleet, err))
+		return false;
+	if (!set->fleet)
+		d->fleet.kind[0].count = k;
+	if (!sc_fleet_one_link(&d->fleet)) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "the exact DP needs one link bandwidth for every accelerator kind");
+		return false;
+	}
+	int D = d->D = d->fleet.n;
+	long rw = 1;
+	for (int e = D - 1; e >= 0; e--) {
+		d->cnt[e] = d->fleet.kind[e].count;
+		d->stride[e] = (int)rw;
+		rw *= d->cnt[e] + 1;
+		if (rw > (1L << 20)) {
+			sc_error_set(err, SC_ERR_INPUT,
+			             "the exact DP takes at most 2^20 mixes of device counts");
+			return false;
+		}
+	}
+	d->rw = (int)rw;
+	d->keff = d->rw - 1;
 	size_t n = (size_t)(u->n > 0 ? u->n : 1);
 	d->lw = sc_malloc_n(n, sizeof *d->lw);
-	d->ucpu = sc_malloc_n(n, sizeof *d->ucpu);
-	d->unoacc = sc_calloc_n(n, sizeof *d->unoacc);
+	d->uw = sc_malloc_n(n * (size_t)D, sizeof *d->uw);
 	d->live = sc_calloc_n((size_t)d->rw, sizeof *d->live);
-	if (!d->lw || !d->ucpu || !d->unoacc || !d->live) {
+	d->kacc = sc_calloc_n((n + 2) * (size_t)D, sizeof *d->kacc);
+	if (!d->lw || !d->uw || !d->live || !d->kacc) {
 		sc_error_nomem(err, "the exact DP");
 		return false;
 	}
 	for (int x = 0; x < u->n; x++) {
-		double lw = 0, cpu = 0;
-		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-			int o = u->ops[i];
-			bool a = sc_graph_accel_ok(g, o), c = sc_graph_cpu_ok(g, o);
-			double cw = sc_graph_cpu_work(g, o);
-			/* an op neither device may hold: no partition holds it, and
-			 * the stage search finds none */
-			lw += a && c ? fmin(g->work[o], cw) : c ? cw : g->work[o];
-			cpu = c ? cpu + cw : INFINITY;
-			d->unoacc[x] |= !a;
+		double lw = INFINITY;
+		for (int e = 0; e < D; e++) {
+			const sc_kind *ke = &d->fleet.kind[e];
+			double t = 0;
+			for (int i = u->ops_off[x]; i < u->ops_off[x + 1] && isfinite(t); i++) {
+				int o = u->ops[i];
+				t = sc_kind_ok(ke, g, o) ? t + sc_kind_work(ke, g, o) : INFINITY;
+			}
+			d->uw[(size_t)x * D + e] = t;
+			lw = fmin(lw, t);
 		}
-		d->lw[x] = lw;
-		d->ucpu[x] = cpu;
+		/* a unit no kind may hold: no partition holds it, and the
+		 * stage search finds none */
+		d->lw[x] = isfinite(lw) ? lw : 0;
 	}
 	return true;
 }
@@ -524,16 +561,21 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->g = u->g;
 	d->set = *set;
 	d->k = k;
-	d->L = set->cpus > 0 ? set->cpus : 0;
-	d->rw = (k + 1) * (d->L + 1);
-	d->keff = d->rw - 1;
+	d->rw = k + 1;
+	d->keff = k;
 	d->lw = u->work;
+	d->training = sc_graph_is_training(u->g);
+	d->gpipe = d->training && set->schedule == SC_SCHEDULE_GPIPE;
+	if (set->fleet || set->cpus > 0) {
+		if (!dp_kinds_setup(d, set, k, err)) {
+			sc_dp_free(d);
+			return NULL;
+		}
+	}
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, d->keff);
 	d->limit_given = limit > 0;
 	d->ub = INFINITY;
 	d->full = -1;
-	d->training = sc_graph_is_training(u->g);
-	d->gpipe = d->training && set->schedule == SC_SCHEDULE_GPIPE;
 	if (d->gpipe) {
 		/* the memory budget split evenly between the ideals and the pairs */
 		double budget = sc_dp_memory_budget() / 2;
@@ -559,10 +601,6 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 			for (int x = 0; x < u->n; x++)
 				d->floor[pass] = fmax(d->floor[pass], d->unit_pass[2 * x + pass]);
 		}
-	}
-	if (d->L > 0 && !dp_cpu_setup(d, err)) {
-		sc_dp_free(d);
-		return NULL;
 	}
 	for (int x = 0; x < u->n; x++)
 		d->total_work += d->lw[x];
@@ -654,8 +692,6 @@ void sc_dp_set_pair_limit(sc_dp *d, long pairs)
 
 /* The stage S being grown from ideal I, its costs kept as it grows. */
 typedef struct stage_acc {
-	double cpu;  /* CPU time (L > 0) */
-	bool no_acc; /* an op no accelerator may hold (L > 0) */
 	double work, param;
 	double in, out; /* bytes: tensors read by S from outside; S's tensors read outside S */
 	double fixed;   /* training: bytes of the tensors between S and I (they stay io) */
@@ -800,12 +836,11 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	}
 }
 
-/* dp_relax with CPU stages: J's cells from I's live ones, by the stage
- * J \ I on an accelerator (cost ca) and on a CPU (cost cc); INFINITY
- * where the stage cannot go. */
-static void dp_relax_cpu(sc_dp *d, long I, long J, double ca, double cc, double bound)
+/* dp_relax with devices: J's cells from I's live ones, by the stage J \ I
+ * on each kind e at cost c[e] (INFINITY where it cannot go). */
+static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bound)
 {
-	int L1 = d->L + 1;
+	int D = d->D;
 	size_t row = (size_t)d->rw;
 	const double *prev = d->dp + (size_t)I * row;
 	double *cell = d->dp + (size_t)J * row;
@@ -813,28 +848,38 @@ static void dp_relax_cpu(sc_dp *d, long I, long J, double ca, double cc, double 
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
 	double eps = 1e-9 * d->total_work;
 	bool bounded = isfinite(bound);
-	for (int j = 0; j <= d->k; j++)
-		for (int l = 0; l <= d->L; l++) {
-			int at = j * L1 + l;
-			if (!d->live[at])
-				continue;
-			for (int cpu = 0; cpu < 2; cpu++) {
-				double c = cpu ? cc : ca;
-				int tj = j + !cpu, tl = l + cpu;
-				if (!isfinite(c) || tj > d->k || tl > d->L)
-					continue;
-				if (bounded && rest > ((d->k - tj) + (d->L - tl)) * b + eps)
-					continue;
-				int to = tj * L1 + tl;
-				double v = d->balance     ? prev[at] + c * c
-				           : prev[at] > c ? prev[at]
-				                          : c;
-				if (v <= cell[to] && (d->balance || v <= bound)) {
-					cell[to] = v;
-					arg[to] = cpu ? -(I + 1) : I;
+	int j[SC_KINDS_MAX] = {0};
+	int left = 0;
+	for (int e = 0; e < D; e++)
+		left += d->cnt[e];
+	for (int at = 0; at < d->rw; at++) {
+		if (at > 0) {
+			/* the next cell: j counts up in mixed radix, the last kind fastest */
+			for (int e = D - 1; e >= 0; e--) {
+				if (j[e] < d->cnt[e]) {
+					j[e]++;
+					left--;
+					break;
 				}
+				left += j[e];
+				j[e] = 0;
 			}
 		}
+		if (!d->live[at])
+			continue;
+		for (int e = 0; e < D; e++) {
+			if (!isfinite(c[e]) || j[e] == d->cnt[e])
+				continue;
+			if (bounded && rest > (left - 1) * b + eps)
+				continue;
+			int to = at + d->stride[e];
+			double v = d->balance ? prev[at] + c[e] * c[e] : prev[at] > c[e] ? prev[at] : c[e];
+			if (v <= cell[to] && (d->balance || v <= bound)) {
+				cell[to] = v;
+				arg[to] = I * D + e;
+			}
+		}
+	}
 }
 
 /* The stage search's steps, shared by dp_grow and gp_grow: unit x joins
@@ -943,19 +988,9 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 	while ((x = walk_next(d, f, &depth)) >= 0) {
 		const stage_acc *fa = &accs[depth];
 		long Jf = f[depth].J;
-		bool acc_alive = !(fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax);
-		bool cpu_alive = false;
-		double cpu = 0;
-		if (d->L > 0) {
-			cpu = fa->cpu + d->ucpu[x];
-			cpu_alive = isfinite(cpu) && cpu <= bound;
-			acc_alive = acc_alive && !fa->no_acc && !d->unoacc[x];
-		}
-		if (!acc_alive && !cpu_alive)
+		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
 			continue;
 		stage_acc a = *fa;
-		a.cpu = cpu;
-		a.no_acc = fa->no_acc || (d->L > 0 && d->unoacc[x]);
 		double lower, cost;
 		double over;
 		if (d->training) {
@@ -971,8 +1006,7 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			lower = a.work + a.in / B + over;
 			cost = lower + a.out / B;
 		}
-		acc_alive = acc_alive && lower <= bound;
-		if (!acc_alive && !cpu_alive) {
+		if (lower > bound) {
 			acc_remove(d, x);
 			continue;
 		}
@@ -984,13 +1018,92 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			return -1;
 		}
 		d->evals++;
-		if (d->L > 0)
-			dp_relax_cpu(d, I, J2, acc_alive && cost <= bound ? cost : INFINITY,
-			             cpu_alive ? cpu : INFINITY, bound);
-		else if (cost <= bound)
+		if (cost <= bound)
 			dp_relax(d, I, J2, cost, bound);
 		walk_push(d, f, &depth, x, J2);
 		accs[depth] = a;
+	}
+	return 0;
+}
+
+/* dp_grow with devices: S grows while some kind can hold it within the
+ * bound (see "Devices"); d->kacc holds each level's time per kind. */
+static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage_acc *acc,
+                         double bound, word *pool, sc_error *err)
+{
+	const sc_units *u = d->u;
+	int D = d->D;
+	bool hard = d->set.policy == SC_MEM_HARD;
+	grow_frame *f = d->frames;
+	stage_acc *accs = d->accs;
+	walk_start(f, cand, pool, J);
+	accs[0] = *acc;
+	for (int e = 0; e < D; e++)
+		d->kacc[e] = 0;
+	int depth = 0, x;
+	while ((x = walk_next(d, f, &depth)) >= 0) {
+		const stage_acc *fa = &accs[depth];
+		const double *fk = d->kacc + (size_t)depth * D;
+		long Jf = f[depth].J;
+		double kw[SC_KINDS_MAX], c[SC_KINDS_MAX];
+		bool any = false;
+		double param = fa->param + u->param[x];
+		for (int e = 0; e < D; e++) {
+			const sc_kind *ke = &d->fleet.kind[e];
+			kw[e] = fk[e] + d->uw[(size_t)x * D + e];
+			bool alive = kw[e] <= bound &&
+			             (ke->cpu || !hard || param <= ke->memory * (1 + 1e-15));
+			c[e] = alive ? kw[e] : INFINITY;
+			any |= alive;
+		}
+		if (!any)
+			continue;
+		stage_acc a = *fa;
+		double in, out, fixed;
+		if (d->training) {
+			acc_add_training(d, &a, x);
+			double io = a.in + a.out;
+			in = a.fixed;
+			out = (io > 0 ? io : 0) - a.fixed;
+			fixed = a.fixed;
+		} else {
+			acc_add(d, &a, x);
+			in = a.in;
+			out = a.out;
+			fixed = a.in;
+		}
+		any = false;
+		for (int e = 0; e < D; e++) {
+			const sc_kind *ke = &d->fleet.kind[e];
+			if (!isfinite(c[e]) || ke->cpu) {
+				any |= isfinite(c[e]);
+				continue;
+			}
+			double B = ke->bandwidth, M = ke->memory;
+			double over = a.param > M * (1 + 1e-15) ? (a.param - M) / B : 0;
+			double lower = kw[e] + fixed / B + over;
+			c[e] = lower <= bound ? kw[e] + (in + out) / B + over : INFINITY;
+			any |= isfinite(c[e]);
+		}
+		if (!any) {
+			acc_remove(d, x);
+			continue;
+		}
+		stage_take(d, x);
+		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
+		                   d->param[Jf] + u->param[x], err);
+		if (J2 < 0) {
+			walk_unwind(d, f, depth);
+			return -1;
+		}
+		d->evals++;
+		for (int e = 0; e < D; e++)
+			if (c[e] > bound)
+				c[e] = INFINITY;
+		dp_relax_kinds(d, I, J2, c, bound);
+		walk_push(d, f, &depth, x, J2);
+		accs[depth] = a;
+		memcpy(d->kacc + (size_t)depth * D, kw, (size_t)D * sizeof *kw);
 	}
 	return 0;
 }
@@ -1022,51 +1135,56 @@ static void stage_start(sc_dp *d, long I)
 
 /* Settles ideal I's row (an empty stage is as good as one stage less) and
  * pushes every stage that can follow it.  0, or -1 with err set. */
-/* dp_push with CPU stages: settles I's cells (an empty stage of either
- * kind), marks the live ones and pushes.  0, or -1 with err set. */
-static int dp_push_cpu(sc_dp *d, long I, sc_error *err)
+/* dp_push with devices: settles I's cells (an empty stage of any kind),
+ * marks the live ones and pushes.  0, or -1 with err set. */
+static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 {
-	int words = d->ideals.words, L1 = d->L + 1;
+	int words = d->ideals.words, D = d->D;
 	size_t row = (size_t)d->rw;
 	double *cell = d->dp + (size_t)I * row;
 	long *arg = d->arg + (size_t)I * row;
-	for (int j = 0; j <= d->k; j++)
-		for (int l = 0; l <= d->L; l++) {
-			int at = j * L1 + l;
-			if (j > 0 && cell[at - L1] <= cell[at]) {
-				cell[at] = cell[at - L1];
-				arg[at] = I;
-			}
-			if (l > 0 && cell[at - 1] <= cell[at]) {
-				cell[at] = cell[at - 1];
-				arg[at] = -(I + 1);
-			}
-		}
-	if (I == d->full)
-		return 0;
+	int j[SC_KINDS_MAX] = {0};
+	int total = 0;
+	for (int e = 0; e < D; e++)
+		total += d->cnt[e];
+	int left = total;
 	double bound = d->ub;
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
 	bool any = false;
-	for (int j = 0; j <= d->k; j++)
-		for (int l = 0; l <= d->L; l++) {
-			int at = j * L1 + l, left = (d->k - j) + (d->L - l);
-			bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
-			if (live && isfinite(bound))
-				live = !(rest > left * b + 1e-9 * d->total_work);
-			d->live[at] = live;
-			any |= live;
-		}
-	if (!any)
+	/* cells in increasing index: every cell with one stage fewer comes first */
+	for (int at = 0; at < d->rw; at++) {
+		if (at > 0)
+			for (int e = D - 1; e >= 0; e--) {
+				if (j[e] < d->cnt[e]) {
+					j[e]++;
+					left--;
+					break;
+				}
+				left += j[e];
+				j[e] = 0;
+			}
+		for (int e = 0; e < D; e++)
+			if (j[e] > 0 && cell[at - d->stride[e]] <= cell[at]) {
+				cell[at] = cell[at - d->stride[e]];
+				arg[at] = I * D + e;
+			}
+		bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
+		if (live && isfinite(bound))
+			live = !(rest > left * b + 1e-9 * d->total_work);
+		d->live[at] = live;
+		any |= live;
+	}
+	if (I == d->full || !any)
 		return 0;
 	stage_start(d, I);
 	stage_acc acc = {0};
-	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
+	return dp_grow_kinds(d, I, I, d->cand, &acc, bound, d->cand + words, err);
 }
 
 static int dp_push(sc_dp *d, long I, sc_error *err)
 {
-	if (d->L > 0)
-		return dp_push_cpu(d, I, err);
+	if (d->D > 0)
+		return dp_push_kinds(d, I, err);
 	int words = d->ideals.words;
 	size_t row = (size_t)(d->k + 1);
 	double *cell = d->dp + (size_t)I * row;
@@ -1454,10 +1572,11 @@ double sc_dp_result(const sc_dp *d, int *unit_stage)
 	return sc_dp_result_devices(d, unit_stage, NULL);
 }
 
-/* sc_dp_result with CPU stages: the cells from the last stage back. */
-static double dp_result_cpu(const sc_dp *d, int *unit_stage, bool *stage_cpu)
+/* sc_dp_result with devices: the cells from the last stage back. */
+static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind,
+                              bool *stage_cpu)
 {
-	int L1 = d->L + 1;
+	int D = d->D;
 	size_t row = (size_t)d->rw;
 	long J = d->full;
 	if (J < 0)
@@ -1469,17 +1588,21 @@ static double dp_result_cpu(const sc_dp *d, int *unit_stage, bool *stage_cpu)
 	if (unit_stage)
 		for (int x = 0; x < d->u->n; x++)
 			unit_stage[x] = 0;
-	int j = d->k, l = d->L, pos = d->k + d->L - 1;
-	while (J != 0 && j + l > 0) {
-		long a = d->arg[(size_t)J * row + (size_t)(j * L1 + l)];
-		bool cpu = a < 0;
-		long I = cpu ? -a - 1 : a;
-		if (cpu)
-			l--;
-		else
-			j--;
+	int j[SC_KINDS_MAX], pos = -1, at = d->rw - 1;
+	for (int e = 0; e < D; e++) {
+		j[e] = d->cnt[e];
+		pos += d->cnt[e];
+	}
+	while (J != 0 && pos >= 0) {
+		long a = d->arg[(size_t)J * row + (size_t)at];
+		long I = a / D;
+		int e = (int)(a % D);
+		j[e]--;
+		at -= d->stride[e];
+		if (stage_kind)
+			stage_kind[pos] = e;
 		if (stage_cpu)
-			stage_cpu[pos] = cpu;
+			stage_cpu[pos] = d->fleet.kind[e].cpu;
 		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
 		for (int x = 0; unit_stage && I != J && x < d->u->n; x++)
 			if (has(bj, x) && !has(bi, x))
@@ -1487,16 +1610,41 @@ static double dp_result_cpu(const sc_dp *d, int *unit_stage, bool *stage_cpu)
 		pos--;
 		J = I;
 	}
-	/* the stages before the first op: empty, j accelerators and l CPUs */
-	for (; pos >= 0 && stage_cpu; pos--)
-		stage_cpu[pos] = l > 0 && l-- > 0;
+	/* the stages before the first op: empty, the kinds left over (the
+	 * last kinds last) */
+	for (int e = D - 1; e >= 0; e--)
+		for (; j[e] > 0 && pos >= 0; j[e]--, pos--) {
+			if (stage_kind)
+				stage_kind[pos] = e;
+			if (stage_cpu)
+				stage_cpu[pos] = d->fleet.kind[e].cpu;
+		}
 	return opt;
+}
+
+double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
+{
+	if (d->D > 0)
+		return dp_result_kinds(d, unit_stage, stage_kind, NULL);
+	for (int s = 0; stage_kind && s < d->k; s++)
+		stage_kind[s] = 0;
+	return sc_dp_result(d, unit_stage);
+}
+
+int sc_dp_stages(const sc_dp *d)
+{
+	if (d->D == 0)
+		return d->k;
+	int n = 0;
+	for (int e = 0; e < d->D; e++)
+		n += d->cnt[e];
+	return n;
 }
 
 double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu)
 {
-	if (d->L > 0)
-		return dp_result_cpu(d, unit_stage, stage_cpu);
+	if (d->D > 0)
+		return dp_result_kinds(d, unit_stage, NULL, stage_cpu);
 	for (int s = 0; stage_cpu && s < d->k; s++)
 		stage_cpu[s] = false;
 	if (d->gpipe)

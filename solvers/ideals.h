@@ -44,9 +44,11 @@ typedef struct sc_dp_progress_info {
 	int front_max;    /* GPipe: the most pairs one ideal held; else 0 */
 } sc_dp_progress_info;
 
-/* A DP over u's ideals into k stages (and, when set->cpus > 0, up to that
- * many CPU stages besides, in any order: sc_dp_result_devices; refused
- * with SC_ERR_INPUT under GPipe or with pins) under set's bandwidth,
+/* A DP over u's ideals into k stages (with devices, set->fleet or
+ * set->cpus > 0: the fleet's stages, k of the graph's work kind without a
+ * fleet, each stage's kind chosen by the DP: sc_dp_result_kinds; refused
+ * with SC_ERR_INPUT under GPipe, with pins, or when the accelerator kinds'
+ * links differ) under set's bandwidth,
  * memory, policy and (on a training graph) schedule, refusing past limit ideals
  * (limit <= 0: as many as the memory budget holds, sc_dp_memory_limit;
  * under GPipe half as many, the other half of the budget going to the
@@ -113,6 +115,17 @@ double sc_dp_result(const sc_dp *d, int *unit_stage);
  * may be NULL) says which are CPU stages (001 section 3).  Without CPU
  * stages the same as sc_dp_result, stage_cpu all false. */
 double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu);
+
+/* sc_dp_result with each stage's kind (fleet.h): the DP's stages, as many
+ * as sc_dp_stages says, in pipeline order, and stage_kind (one per stage,
+ * may be NULL) their kinds, indices into the fleet of the settings (the
+ * graph's work kind and "cpu" without one).  Without devices every kind
+ * is 0. */
+double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind);
+
+/* The stages of d's partitions: k, or with devices the sum of the
+ * kinds' counts. */
+int sc_dp_stages(const sc_dp *d);
 
 /* The bytes one DP may take by default: a quarter of the machine's memory,
  * at most 8 GiB (2 GiB when the machine does not say). */

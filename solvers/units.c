@@ -379,6 +379,11 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings 
 	 * and they move a unit to its neighbour's stage, which a pin forbids */
 	if (sc_graph_is_training(g) && set && set->schedule == SC_SCHEDULE_GPIPE)
 		merge_trivial = false;
+	/* with a fleet (fleet.h) a unit of zero work on the graph's kind may
+	 * take time on another, and kinds differ in memory: contract.h's
+	 * proofs bound neither, so nothing is joined */
+	if (set && set->fleet)
+		merge_trivial = false;
 	if (merge_trivial && !pin && sc_units_contract(&u, parent, memory) < 0)
 		goto nomem;
 	u->contraction.units_after = u->n;

@@ -1,0 +1,265 @@
+/*
+ * test_kinds.c - devices of several kinds (core/fleet.h): the cost of a
+ * stage by its kind (core/cost.c) and the exact DP with a count per kind
+ * (solvers/ideals.c, "Devices"), against a brute force written here apart
+ * from both: every arrangement of the fleet's kinds along the pipeline and
+ * every assignment of the ops that ts_valid accepts, each stage costed by
+ * ts_costs's io and its kind's op times, memory and CPU rule.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/cost.h"
+#include "core/fleet.h"
+#include "solvers/ideals.h"
+#include "solvers/units.h"
+#include "tests/support.h"
+
+/* The bottleneck of stage[] with kind[] (K stages) by the model of
+ * fleet.h, written apart from cost.c; INFINITY when an op sits on a kind
+ * that may not run it or a stage breaks the hard limit; NAN when invalid. */
+static double kinds_bottleneck(const sc_graph *g, const sc_fleet *f, const int *stage,
+                               const int *kind, int K)
+{
+	if (!ts_valid(g, stage, K))
+		return NAN;
+	ts_cost *c = calloc((size_t)K, sizeof *c);
+	double *t = calloc((size_t)K, sizeof *t);
+	cr_assert(c && t);
+	sc_settings set = g->settings;
+	ts_costs(g, stage, &set, K, c);
+	double worst = 0;
+	for (int v = 0; v < g->n; v++) {
+		const sc_kind *d = &f->kind[kind[stage[v]]];
+		double w;
+		bool ok;
+		if (d->cpu) {
+			ok = g->cpu_ok && g->cpu_ok[v];
+			w = ok ? g->cpu_work[v] : 0;
+		} else if (d->work) {
+			ok = !isnan(d->work[v]);
+			w = ok ? d->work[v] : 0;
+		} else {
+			ok = !g->accel_ok || g->accel_ok[v];
+			w = g->work[v];
+		}
+		if (!ok)
+			worst = INFINITY;
+		t[stage[v]] += w;
+	}
+	for (int s = 0; s < K; s++) {
+		const sc_kind *d = &f->kind[kind[s]];
+		double cost = t[s];
+		if (!d->cpu) {
+			double B = d->bandwidth, M = d->memory;
+			cost += (c[s].in_bytes + c[s].out_bytes) / B;
+			if (c[s].param > M) {
+				if (set.policy == SC_MEM_HARD)
+					cost = INFINITY;
+				else
+					cost += (c[s].param - M) / B;
+			}
+		}
+		worst = fmax(worst, cost);
+	}
+	free(c);
+	free(t);
+	return worst;
+}
+
+/* Every arrangement of f's kinds into K slots (left[e] still to place). */
+static double arrange(const sc_graph *g, const sc_fleet *f, int *kind, int at, int K, int *left)
+{
+	if (at == K) {
+		int n = g->n;
+		int *stage = calloc((size_t)n, sizeof *stage);
+		cr_assert(stage);
+		double opt = INFINITY;
+		for (;;) {
+			double v = kinds_bottleneck(g, f, stage, kind, K);
+			if (v < opt)
+				opt = v;
+			int i = 0;
+			while (i < n && ++stage[i] == K)
+				stage[i++] = 0;
+			if (i == n)
+				break;
+		}
+		free(stage);
+		return opt;
+	}
+	double opt = INFINITY;
+	for (int e = 0; e < f->n; e++)
+		if (left[e] > 0) {
+			left[e]--;
+			kind[at] = e;
+			opt = fmin(opt, arrange(g, f, kind, at + 1, K, left));
+			left[e]++;
+		}
+	return opt;
+}
+
+static double brute(const sc_graph *g, const sc_fleet *f)
+{
+	int K = sc_fleet_stages(f), left[SC_KINDS_MAX], kind[16];
+	for (int e = 0; e < f->n; e++)
+		left[e] = f->kind[e].count;
+	return arrange(g, f, kind, 0, K, left);
+}
+
+/* The exact DP on g with the fleet; its partition checked by
+ * kinds_bottleneck. */
+static double dp(const sc_graph *g, const sc_settings *set, const char *what)
+{
+	sc_fleet f;
+	sc_error err;
+	cr_assert(sc_fleet_resolve(g, set, &f, &err), "%s: %s", what, err.msg);
+	sc_units *u = sc_units_new(g, true, set, &err);
+	cr_assert(u, "%s: %s", what, err.msg);
+	sc_dp *d = sc_dp_new(u, set, set->k, 0, &err);
+	cr_assert(d, "%s: %s", what, err.msg);
+	int more;
+	while ((more = sc_dp_step(d, sc_clock_now() + 0.05, &err)) > 0)
+		;
+	cr_assert_eq(more, 0, "%s: %s", what, err.msg);
+	int K = sc_dp_stages(d);
+	cr_assert_eq(K, sc_fleet_stages(&f), "%s: %d stages", what, K);
+	int *us = calloc((size_t)u->n + 1, sizeof *us), *stage = calloc((size_t)g->n, sizeof *stage);
+	int kind[64];
+	cr_assert(us && stage);
+	double got = sc_dp_result_kinds(d, us, kind);
+	if (isfinite(got)) {
+		sc_units_expand(u, us, stage);
+		int count[SC_KINDS_MAX] = {0};
+		for (int s = 0; s < K; s++)
+			count[kind[s]]++;
+		for (int e = 0; e < f.n; e++)
+			cr_assert_eq(count[e], f.kind[e].count, "%s: %d stages of kind %s, not %d", what,
+			             count[e], f.kind[e].name, f.kind[e].count);
+		double mine = kinds_bottleneck(g, &f, stage, kind, K);
+		cr_assert(ts_close_rel(mine, got, 1e-9), "%s: the DP says %.17g, its partition %.17g",
+		          what, got, mine);
+		/* and cost.c agrees */
+		sc_settings s2 = *set;
+		s2.k = K;
+		sc_costs *c = sc_costs_new(g, &s2, &err);
+		cr_assert(c, "%s", err.msg);
+		sc_costs_set_kinds(c, kind);
+		sc_costs_eval(c, stage);
+		cr_assert(ts_close_rel(sc_costs_objective(c), got, 1e-9),
+		          "%s: cost.c says %.17g, the DP %.17g", what, sc_costs_objective(c), got);
+		sc_costs_free(c);
+	}
+	free(us);
+	free(stage);
+	sc_dp_free(d);
+	sc_units_free(u);
+	return got;
+}
+
+/* A copy of g with a table of times for kind "b" (reals in [0, 10), NAN
+ * with probability nan_p) and, when cpu, CPU times. */
+static sc_graph *with_kinds(ts_rng *r, const sc_graph *g0, bool cpu, double nan_p)
+{
+	sc_graph *g = cpu ? ts_with_cpu_times(r, g0, false, 0.2, 0.1)
+	                  : ts_with_cpu_times(r, g0, false, 0, 0);
+	double *w = malloc((size_t)g->n * sizeof *w);
+	cr_assert(w);
+	for (int v = 0; v < g->n; v++)
+		w[v] = ts_uniform(r) < nan_p ? NAN : 10 * ts_uniform(r);
+	sc_error err;
+	cr_assert_eq(sc_graph_add_kind(g, "b", w, NAN, NAN, &err), SC_OK, "%s", err.msg);
+	return g;
+}
+
+Test(kinds, dp_against_brute_force)
+{
+	ts_rng r = {0x4b1d5eedULL};
+	int cases = ts_short() ? 40 : 120;
+	for (int t = 0; t < cases; t++) {
+		ts_graph_spec spec = {.n = 3 + ts_below(&r, 4),
+		                      .edge_p = 0.4,
+		                      .group_p = 0.1,
+		                      .ngroups = 2,
+		                      .integer_weights = false};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + ts_uniform(&r);
+		if (t % 3 == 0) {
+			spec.settings.memory = 5 + 10 * ts_uniform(&r);
+			spec.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g0 = t % 4 == 3 ? ts_random_training_graph(&r, &spec)
+		                          : ts_random_graph(&r, &spec);
+		bool cpu = t % 2 == 0;
+		sc_graph *g = with_kinds(&r, g0, cpu, 0.15);
+		sc_fleet f;
+		char spec_text[64];
+		snprintf(spec_text, sizeof spec_text, "accel:%d,b:%d%s", 1 + ts_below(&r, 2),
+		         1 + ts_below(&r, 2), cpu ? ",cpu:1" : "");
+		sc_error err;
+		cr_assert(sc_fleet_parse(spec_text, &f, &err), "%s", err.msg);
+		sc_settings set = g->settings;
+		set.fleet = &f;
+		set.k = sc_fleet_stages(&f);
+		char what[128];
+		snprintf(what, sizeof what, "case %d (%d ops, %s)", t, g->n, spec_text);
+		sc_fleet bound;
+		cr_assert(sc_fleet_resolve(g, &set, &bound, &err), "%s", err.msg);
+		double want = brute(g, &bound);
+		double got = dp(g, &set, what);
+		cr_assert((isinf(want) && isinf(got)) || ts_close_rel(got, want, 1e-9),
+		          "%s: exact DP %.17g, brute force %.17g", what, got, want);
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+}
+
+/* The default fleet (the graph's work and "cpu") through the kinds path
+ * equals the CPU brute force of tests/support.c. */
+Test(kinds, cpus_are_a_kind)
+{
+	ts_rng r = {0x600dcafeULL};
+	for (int t = 0; t < 30; t++) {
+		ts_graph_spec spec = {.n = 3 + ts_below(&r, 3), .edge_p = 0.4};
+		sc_settings_init(&spec.settings);
+		sc_graph *g0 = ts_random_graph(&r, &spec);
+		sc_graph *g = ts_with_cpu_times(&r, g0, false, 0.2, 0.1);
+		sc_settings set = g->settings;
+		set.k = 1 + ts_below(&r, 2);
+		set.cpus = 1 + ts_below(&r, 2);
+		char what[64];
+		snprintf(what, sizeof what, "case %d", t);
+		sc_settings all = set;
+		all.k = set.k; /* dp() asks for set.k accelerators and set.cpus CPUs */
+		double want = ts_brute_optimum_cpus(g, set.k, set.cpus, NULL, NULL);
+		double got = dp(g, &all, what);
+		cr_assert((isinf(want) && isinf(got)) || ts_close_rel(got, want, 1e-9),
+		          "%s: exact DP %.17g, brute force %.17g", what, got, want);
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+}
+
+Test(kinds, parse)
+{
+	sc_fleet f;
+	sc_error err;
+	cr_assert(sc_fleet_parse("h100:2,a100:2,cpu:1", &f, &err));
+	cr_assert_eq(f.n, 3);
+	cr_assert_str_eq(f.kind[1].name, "a100");
+	cr_assert_eq(f.kind[1].count, 2);
+	cr_assert(f.kind[2].cpu && !f.kind[0].cpu);
+	cr_assert_eq(sc_fleet_stages(&f), 5);
+	char buf[64];
+	sc_fleet_format(&f, buf, sizeof buf);
+	cr_assert_str_eq(buf, "h100:2,a100:2,cpu:1");
+	const char *bad[] = {"", "h100", "h100:0", "h100:2,", "h100:2,h100:1", "h1 00:2",
+	                     "a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1", "h100:x", ":2", "h100:-1"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert(!sc_fleet_parse(bad[i], &f, &err), "'%s' parsed", bad[i]);
+}
