@@ -167,6 +167,41 @@ Test(cpus, dot_attributes)
 
 /* info --cpus file: the file's maxCPUs and the table, whose cells are the
  * published optima where the table has them. */
+/* A heuristic without refinement may leave an op on a device that cannot
+ * run it: then the exact MIP decides, as without CPU stages, finding the
+ * optimum (the exact DP's) or proving that nothing fits (exit 1), never
+ * "no proof" with exit 3. */
+Test(cpus, a_search_that_finds_nothing_is_decided, .timeout = 60)
+{
+	char g[512];
+	ts_tpath(g, sizeof g, "kahn.dot");
+	ts_write_text(g, "digraph { n0 [work=4, out=3, cpu_work=16, accel_ok=false]; "
+	                 "n1 [work=9, out=1, param=3]; "
+	                 "n2 [work=7, out=1, cpu_work=8, accel_ok=false]; "
+	                 "n3 [work=4, out=3, param=3, cpu_work=19, accel_ok=false]; "
+	                 "n4 [work=5, cpu_work=15]; n1 -> n3; n2 -> n3; }");
+	json_t *dp = ts_run_json(0, "solve %s -k 2 --cpus 1 -m exact --json", g);
+	json_t *r = ts_run_json(0, "solve %s -k 2 --cpus 1 -m kahn --no-refine --proof --json", g);
+	cr_assert(ts_jbool(r, "feasible"));
+	cr_assert(ts_jbool(r, "optimal"));
+	cr_assert(ts_close_rel(ts_jnum(r, "bottleneck"), ts_jnum(dp, "bottleneck"), 1e-9),
+	          "kahn then the MIP: %g, the exact DP: %g", ts_jnum(r, "bottleneck"),
+	          ts_jnum(dp, "bottleneck"));
+	json_decref(dp);
+	json_decref(r);
+	/* n1 -> n3 with n0, n2, n3 CPU-only and one CPU: n2 and n3 share it,
+	 * n0 has none left */
+	ts_write_text(g, "digraph { n0 [work=4, cpu_work=16, accel_ok=false]; "
+	                 "n2 [work=7, out=1, cpu_work=8, accel_ok=false]; "
+	                 "n5 [work=1, out=1]; "
+	                 "n3 [work=4, cpu_work=19, accel_ok=false]; n2 -> n5 -> n3; }");
+	r = ts_run_json(1, "solve %s -k 2 --cpus 1 -m kahn --no-refine --proof --json", g);
+	cr_assert(!ts_jbool(r, "feasible"));
+	cr_assert(ts_jbool(r, "optimal"), "that nothing fits is proven");
+	cr_assert_str_eq(ts_jstr(r, "proof"), "proven");
+	json_decref(r);
+}
+
 Test(cpus, info_table, .timeout = 60)
 {
 	json_t *r = ts_run_json(0, "info %s -k 2 --cpus file --json", RESNET_LAYER);

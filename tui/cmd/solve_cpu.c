@@ -191,6 +191,32 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 	return status;
 }
 
+/* The search found nothing that fits, which proves nothing: the exact MIP
+ * with CPU stages decides, as solve's does without them, finding a
+ * partition or proving that none fits, in what --time leaves (unless
+ * --no-proof).  A heuristic without refinement may leave ops on a device
+ * that cannot run them. */
+static void decide(const ui_opts *o, double deadline, ui_solve_report *r)
+{
+	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
+	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
+		return;
+	ui_proof pf;
+	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, INFINITY, left,
+	                     isatty(STDERR_FILENO), &pf);
+	r->decided = true;
+	if (pf.status == UI_PROOF_FAILED)
+		ui_error("solve: %s: the exact MIP failed (%s)", r->g->source, pf.message);
+	if (pf.improved) {
+		r->feasible = true;
+		r->pf = pf;
+		r->pf.searched = INFINITY;
+	} else if (pf.status == UI_PROOF_PROVEN) {
+		r->pf = pf;
+		r->optimal = true; /* that nothing fits */
+	}
+}
+
 /* After the search: the costs, the proofs (the simple bound, --proof's
  * MIP), -o, and the gap. */
 static int prove_and_write(const ui_opts *o, double deadline, ui_solve_report *r)
@@ -202,6 +228,8 @@ static int prove_and_write(const ui_opts *o, double deadline, ui_solve_report *r
 	                                           : UI_PROOF_NONE,
 	                   .by = optimal ? "exact DP" : NULL,
 	                   .lower = optimal && r->feasible ? r->found : NAN};
+	if (!r->feasible)
+		decide(o, deadline, r);
 	if (r->feasible)
 		status = ui_solve_cost(r);
 	if (status == UI_EXIT_OK && r->feasible) {

@@ -328,9 +328,8 @@ static int say_verdict(const ui_solve_report *r)
 		return UI_EXIT_OK;
 	if (r->optimal && cpus)
 		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
-		         "(the hard memory limit, or ops no device may hold; proven by the exact "
-		         "DP)",
-		         src, k, cpus);
+		         "(the hard memory limit, or ops no device may hold; proven by %s)",
+		         src, k, cpus, r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
 	else if (r->optimal) /* not bad input: the answer is that nothing fits, proven */
 		ui_error("solve: %s: no partition into %d stages keeps every stage within the hard "
 		         "memory limit (proven by %s)",
