@@ -102,6 +102,19 @@ bool sc_costs_has_kinds(const sc_costs *c);
 /* The time stage s's ops take on kind d (after sc_costs_eval). */
 double sc_costs_kind_work(const sc_costs *c, int s, int d);
 
+/* What stage s would cost on kind d (after sc_costs_eval): its ops' times
+ * there, its io over d's link, its overflow against d's memory; INFINITY
+ * when d may not run one of its ops or it breaks d's hard limit. */
+double sc_costs_cost_on(const sc_costs *c, int s, int d);
+
+/* Gives the stages of stage[] (c->k of them) the kinds, within the
+ * fleet's counts, that make the bottleneck least (each stage's cost on
+ * each kind as sc_costs_cost_on says; a bottleneck assignment), sets them
+ * in c, evaluates stage[] and writes them into kind (may be NULL).  False
+ * when out of memory or the counts hold fewer than c->k stages (c then
+ * keeps its kinds). */
+bool sc_costs_assign_kinds(sc_costs *c, const int *stage, int *kind);
+
 /* Frees c.  sc_costs_free(NULL) does nothing. */
 void sc_costs_free(sc_costs *c);
 

@@ -34,16 +34,19 @@ bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err)
 		int len = (int)(comma - p);
 		if (!colon || colon > comma) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "--devices: '%.*s' is not NAME:COUNT (e.g. h100:2,a100:2)", len, p);
+			             "--devices: '%.*s' is not NAME:COUNT (e.g. h100:2,a100:2)",
+			             len, p);
 			return false;
 		}
 		int nlen = (int)(colon - p);
 		bool name_ok = nlen > 0 && nlen < SC_KIND_NAME;
 		for (int i = 0; i < nlen && name_ok; i++)
-			name_ok = isalnum((unsigned char)p[i]) || p[i] == '_' || p[i] == '-' || p[i] == '.';
+			name_ok = isalnum((unsigned char)p[i]) || p[i] == '_' || p[i] == '-' ||
+			          p[i] == '.';
 		if (!name_ok) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "--devices: '%.*s' is not a device name (letters, digits, _ - . and "
+			             "--devices: '%.*s' is not a device name (letters, digits, _ - "
+			             ". and "
 			             "at most %d of them)",
 			             nlen, p, SC_KIND_NAME - 1);
 			return false;
@@ -60,7 +63,8 @@ bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err)
 		}
 		if (!end || *end || errno || count < 1 || count > 4096) {
 			sc_error_set(err, SC_ERR_INPUT,
-			             "--devices: the count in '%.*s' is not a whole number from 1 to 4096",
+			             "--devices: the count in '%.*s' is not a whole number from 1 "
+			             "to 4096",
 			             len, p);
 			return false;
 		}
@@ -122,7 +126,8 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 			kd->memory = INFINITY;
 			if (!g->cpu_work) {
 				sc_error_set(err, SC_ERR_INPUT,
-				             "%s: no op has a CPU time (msr-fiddle cpuLatency, DOT cpu_work), "
+				             "%s: no op has a CPU time (msr-fiddle cpuLatency, DOT "
+				             "cpu_work), "
 				             "so no CPU stage can hold one",
 				             g->source && *g->source ? g->source : g->name);
 				return false;
@@ -137,7 +142,8 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 			kind_names(g, names, sizeof names);
 			sc_error_set(err, SC_ERR_INPUT,
 			             "%s: no op times for the device '%s' (this graph has %s)",
-			             g->source && *g->source ? g->source : g->name, kd->name, names);
+			             g->source && *g->source ? g->source : g->name, kd->name,
+			             names);
 			return false;
 		}
 		kd->work = g->kind_work[t];

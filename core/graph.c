@@ -368,11 +368,11 @@ sc_status sc_graph_add_kind(sc_graph *g, const char *name, double *work, double 
 	for (int v = 0; v < g->n; v++)
 		if (work[v] == work[v] && !(isfinite(work[v]) && work[v] >= 0)) {
 			free(work);
-			return sc_error_set(err, SC_ERR_INPUT,
-			                    "%s: op '%s' has a time on '%s' that is not a finite number "
-			                    ">= 0",
-			                    g->source && *g->source ? g->source : g->name, g->op_name[v],
-			                    name);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: op '%s' has a time on '%s' that is not a finite number "
+			        ">= 0",
+			        g->source && *g->source ? g->source : g->name, g->op_name[v], name);
 		}
 	int n = g->nkinds + 1;
 	char **nm = realloc(g->kind_name, (size_t)n * sizeof *nm);

@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "partition.h"
 
+#include "fleet.h"
+
 #include <stdio.h>
 
 #include "error.h"
@@ -130,6 +132,22 @@ bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const boo
 	for (int u = 0; u < g->n; u++) {
 		bool on_cpu = cpu && cpu[stage[u]];
 		if (on_cpu ? !sc_graph_cpu_ok(g, u) : !sc_graph_accel_ok(g, u)) {
+			if (v)
+				*v = (sc_violation){SC_VIOL_DEVICE, u, stage[u]};
+			return false;
+		}
+	}
+	return true;
+}
+
+bool sc_part_check_kinds(const sc_graph *g, const int *stage, int k, const sc_fleet *f,
+                         const int *kind, sc_violation *v)
+{
+	if (!sc_part_check(g, stage, k, v))
+		return false;
+	for (int u = 0; u < g->n; u++) {
+		const sc_kind *d = &f->kind[kind ? kind[stage[u]] : 0];
+		if (!sc_kind_ok(d, g, u)) {
 			if (v)
 				*v = (sc_violation){SC_VIOL_DEVICE, u, stage[u]};
 			return false;

@@ -49,6 +49,13 @@ bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
 bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const bool *cpu,
                            sc_violation *v);
 
+/* sc_part_check, then the kinds: kind[s] (an index into f; NULL: all 0)
+ * is stage s's kind; an op on a kind that may not run it is
+ * SC_VIOL_DEVICE. */
+struct sc_fleet;
+bool sc_part_check_kinds(const sc_graph *g, const int *stage, int k, const struct sc_fleet *f,
+                         const int *kind, sc_violation *v);
+
 /* Writes a one-line description of v (1-based stages) into buf; names are
  * bounded as messages bound them (error.h), so SC_PART_WHY_SIZE bytes hold
  * any description whole. */

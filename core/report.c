@@ -32,13 +32,14 @@ json_t *sc_report_stages(const sc_costs *c)
 		 * CPU time */
 		if (o && (sc_costs_has_kinds(c) || c->set.fleet))
 			json_object_set_new(o, "device",
-			                    json_string(st->cpu && !c->set.fleet
-			                                        ? "cpu"
-			                                : !c->set.fleet ? "accel"
-			                                                : c->fleet.kind[st->kind].name));
+			                    json_string(st->cpu && !c->set.fleet ? "cpu"
+			                                : !c->set.fleet
+			                                        ? "accel"
+			                                        : c->fleet.kind[st->kind].name));
 		if (o && sc_costs_has_cpu(c)) {
 			int cpu = sc_fleet_find(&c->fleet, "cpu");
-			json_object_set_new(o, "cpu_work", json_real(sc_costs_kind_work(c, s, cpu)));
+			json_object_set_new(o, "cpu_work",
+			                    json_real(sc_costs_kind_work(c, s, cpu)));
 		}
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);

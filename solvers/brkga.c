@@ -157,7 +157,7 @@ static double decode(sc_search *s, brkga_state *st, const double *keys)
 		if (isnan(v))
 			return INFINITY; /* stopped: the search ends at its next check */
 		if (v < s->best)
-			sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
+			sc_search_offer(s, st->unit_stage, sc_search_slicer_kinds(s), v);
 		else if (isinf(v))
 			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 		return v;
@@ -211,7 +211,7 @@ static void slice_best_arrangement(sc_search *s, brkga_state *st)
 	if (isinf(v))
 		sc_search_offer_unsliceable(s, st->best_order, st->unit_stage);
 	else
-		sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
+		sc_search_offer(s, st->unit_stage, sc_search_slicer_kinds(s), v);
 	st->best_mla_sliced = true;
 }
 

@@ -489,9 +489,10 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
 	if (d->gpipe) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "the exact DP takes devices of one kind only under the GPipe schedule; "
-		             "use the 1F1B schedule");
+		sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "the exact DP takes devices of one kind only under the GPipe schedule; "
+		        "use the 1F1B schedule");
 		return false;
 	}
 	if (u->pin) {
@@ -873,7 +874,9 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 			if (bounded && rest > (left - 1) * b + eps)
 				continue;
 			int to = at + d->stride[e];
-			double v = d->balance ? prev[at] + c[e] * c[e] : prev[at] > c[e] ? prev[at] : c[e];
+			double v = d->balance        ? prev[at] + c[e] * c[e]
+			           : prev[at] > c[e] ? prev[at]
+			                             : c[e];
 			if (v <= cell[to] && (d->balance || v <= bound)) {
 				cell[to] = v;
 				arg[to] = I * D + e;
@@ -1573,8 +1576,7 @@ double sc_dp_result(const sc_dp *d, int *unit_stage)
 }
 
 /* sc_dp_result with devices: the cells from the last stage back. */
-static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind,
-                              bool *stage_cpu)
+static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind, bool *stage_cpu)
 {
 	int D = d->D;
 	size_t row = (size_t)d->rw;
@@ -1715,7 +1717,7 @@ out:
 typedef struct exact_state {
 	sc_dp *dp;
 	int *unit_stage;
-	bool *cpu; /* with CPU stages: the devices of the DP's partition; else NULL */
+	int *kind; /* the kinds of the DP's stages */
 } exact_state;
 
 static void exact_fini(sc_search *s)
@@ -1724,7 +1726,7 @@ static void exact_fini(sc_search *s)
 	if (e) {
 		sc_dp_free(e->dp);
 		free(e->unit_stage);
-		free(e->cpu);
+		free(e->kind);
 		free(e);
 	}
 	s->state = NULL;
@@ -1751,7 +1753,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 	s->evals++;
 	if (v < ub) {
 		ub = v;
-		sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
+		sc_search_offer(s, unit_stage, sc_search_slicer_kinds(s), v);
 	}
 	for (int t = 0; t < orders; t++) {
 		for (int i = 0; i < n; i++)
@@ -1761,7 +1763,7 @@ static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 		s->evals++;
 		if (v < ub) {
 			ub = v;
-			sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
+			sc_search_offer(s, unit_stage, sc_search_slicer_kinds(s), v);
 		}
 	}
 	free(order);
@@ -1800,9 +1802,8 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 		return sc_error_nomem(err, "the exact search");
 	s->state = e;
 	e->unit_stage = sc_malloc_n((size_t)s->units->n, sizeof *e->unit_stage);
-	if (s->set.cpus > 0)
-		e->cpu = sc_calloc_n((size_t)s->K, sizeof *e->cpu);
-	if (!e->unit_stage || (s->set.cpus > 0 && !e->cpu))
+	e->kind = sc_calloc_n((size_t)s->K, sizeof *e->kind);
+	if (!e->unit_stage || !e->kind)
 		return sc_error_nomem(err, "the exact search");
 	/* its fronts have no empty stage between two full ones, which a pin
 	 * may need */
@@ -1854,13 +1855,13 @@ static bool exact_step(sc_search *s)
 	}
 	if (more > 0)
 		return true;
-	double opt = sc_dp_result_devices(e->dp, e->unit_stage, e->cpu);
+	double opt = sc_dp_result_kinds(e->dp, e->unit_stage, e->kind);
 	if (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)) {
 		/* the DP looked only below the quick partition's objective: what
 		 * it found is optimal, and when it found nothing the quick
 		 * partition is (or no partition fits) */
 		if (isfinite(opt))
-			sc_search_offer(s, e->unit_stage, e->cpu, opt);
+			sc_search_offer(s, e->unit_stage, e->kind, opt);
 		s->optimal = true;
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		return false;
@@ -1868,7 +1869,7 @@ static bool exact_step(sc_search *s)
 	if (isfinite(opt)) {
 		/* the DP's own partition replaces the quick one even on a tie */
 		s->have_best = false;
-		sc_search_offer(s, e->unit_stage, e->cpu, opt);
+		sc_search_offer(s, e->unit_stage, e->kind, opt);
 	}
 	/* finite or not, the DP has settled the bottleneck: no partition beats
 	 * this one; INFINITY means none is feasible, or (pruned by the quick

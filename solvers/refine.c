@@ -84,13 +84,11 @@ typedef struct refine_state {
 	long balance_from; /* moves when this balancing began */
 	double *sorted;    /* k stage costs, largest first: the partition's now */
 	double *trial;     /* the same for a move being tried */
-	/* CPU stages (NULL without): the K devices, and per unit the devices
-	 * its ops may all go to (DEV_ACCEL, DEV_CPU) */
-	bool *cpu;
+	/* Devices (NULL without): the K stages' kinds, and per unit the kinds
+	 * that may run all its ops (bit e for kind e of s->fleet) */
+	int *kind;
 	unsigned char *udev;
 } refine_state;
-
-enum { DEV_ACCEL = 1, DEV_CPU = 2 };
 
 static void refine_phase_fini(void *state)
 {
@@ -109,38 +107,36 @@ static void refine_phase_fini(void *state)
 	free(r->prio);
 	free(r->sorted);
 	free(r->trial);
-	free(r->cpu);
+	free(r->kind);
 	free(r->udev);
 	free(r);
 }
 
-/* With CPU stages: the devices and each unit's (see refine_state).  False
+/* With devices: the kinds and each unit's (see refine_state).  False
  * when out of memory. */
-static bool devices_init(sc_search *s, refine_state *r, const bool *start_cpu)
+static bool devices_init(sc_search *s, refine_state *r, const int *start_kind)
 {
 	const sc_units *u = s->units;
 	const sc_graph *g = s->g;
-	r->cpu = sc_calloc_n((size_t)s->K, sizeof *r->cpu);
+	r->kind = sc_calloc_n((size_t)s->K, sizeof *r->kind);
 	r->udev = sc_malloc_n((size_t)(u->n > 0 ? u->n : 1), sizeof *r->udev);
-	if (!r->cpu || !r->udev)
+	if (!r->kind || !r->udev)
 		return false;
-	for (int i = 0; start_cpu && i < s->K; i++)
-		r->cpu[i] = start_cpu[i];
+	for (int i = 0; start_kind && i < s->K; i++)
+		r->kind[i] = start_kind[i];
 	for (int x = 0; x < u->n; x++) {
-		unsigned char d = DEV_ACCEL | DEV_CPU;
-		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-			if (!sc_graph_accel_ok(g, u->ops[i]))
-				d &= (unsigned char)~DEV_ACCEL;
-			if (!sc_graph_cpu_ok(g, u->ops[i]))
-				d &= (unsigned char)~DEV_CPU;
-		}
+		unsigned char d = (unsigned char)((1u << s->fleet.n) - 1);
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++)
+			for (int e = 0; e < s->fleet.n; e++)
+				if (!sc_kind_ok(&s->fleet.kind[e], g, u->ops[i]))
+					d &= (unsigned char)~(1u << e);
 		r->udev[x] = d;
 	}
-	sc_costs_set_devices(r->c, r->cpu);
+	sc_costs_set_kinds(r->c, r->kind);
 	return true;
 }
 
-static sc_status refine_phase_init(sc_search *s, const int *start, const bool *start_cpu,
+static sc_status refine_phase_init(sc_search *s, const int *start, const int *start_kind,
                                    void **state, sc_error *err)
 {
 	const sc_units *u = s->units;
@@ -162,7 +158,7 @@ static sc_status refine_phase_init(sc_search *s, const int *start, const bool *s
 	}
 	if (!r || !r->c || !r->op_stage || !r->unit_stage || !r->set || !r->seen || !r->from ||
 	    !r->order || !r->sliced || !r->first || !r->prio || !r->sorted || !r->trial ||
-	    (s->set.cpus > 0 && !devices_init(s, r, start_cpu))) {
+	    ((s->fleet.n > 1 || s->assign) && !devices_init(s, r, start_kind))) {
 		refine_phase_fini(r);
 		return sc_error_nomem(err, "the refinement");
 	}
@@ -318,7 +314,7 @@ static void range_of_set(sc_search *s, refine_state *r, int nset, int *lo, int *
  * both without CPU stages. */
 static unsigned set_devices(const refine_state *r, int nset)
 {
-	unsigned d = DEV_ACCEL | DEV_CPU;
+	unsigned d = ~0u;
 	for (int i = 0; r->udev && i < nset; i++)
 		d &= r->udev[r->set[i]];
 	return d;
@@ -327,7 +323,7 @@ static unsigned set_devices(const refine_state *r, int nset)
 /* True when stage `to`'s device is among d. */
 static inline bool device_takes(const refine_state *r, unsigned d, int to)
 {
-	return !r->cpu || (d & (r->cpu[to] ? DEV_CPU : DEV_ACCEL));
+	return !r->kind || (d & (1u << r->kind[to]));
 }
 
 /* Tries moving the set from stage b to every stage in its range; keeps the
@@ -357,10 +353,13 @@ static bool take_sliced(sc_search *s, refine_state *r)
 	const sc_units *u = s->units;
 	memcpy(r->unit_stage, r->sliced, (size_t)u->n * sizeof *r->unit_stage);
 	sc_units_expand(u, r->unit_stage, r->op_stage);
-	const bool *dev = sc_slicer_devices(s->slicer);
-	if (r->cpu && dev) {
-		memcpy(r->cpu, dev, (size_t)s->K * sizeof *r->cpu);
-		sc_costs_set_devices(r->c, r->cpu);
+	const int *dev = sc_search_slicer_kinds(s);
+	if (r->kind && dev) {
+		memcpy(r->kind, dev, (size_t)s->K * sizeof *r->kind);
+		sc_costs_set_kinds(r->c, r->kind);
+	} else if (r->kind && s->assign) {
+		/* a split of one kind: the kinds that suit it best */
+		sc_costs_assign_kinds(r->c, r->op_stage, r->kind);
 	}
 	sc_costs_eval(r->c, r->op_stage);
 	return sc_costs_feasible(r->c);
@@ -605,18 +604,18 @@ static bool refine_phase_step(sc_search *s, void *state)
 			break;
 	}
 	if (!r->done) {
-		sc_search_offer_ops(s, r->op_stage, r->cpu, sc_costs_objective(r->c));
+		sc_search_offer_ops(s, r->op_stage, r->kind, sc_costs_objective(r->c));
 		return !sc_search_should_stop(s, 0);
 	}
 	if (!r->balancing) {
-		sc_search_offer_ops(s, r->op_stage, r->cpu, sc_costs_objective(r->c));
+		sc_search_offer_ops(s, r->op_stage, r->kind, sc_costs_objective(r->c));
 		r->balancing = true;
 		r->balance_from = r->moves;
 		r->scan = 0;
 		r->improved = false;
 	}
 	bool more = balance_step(s, r, until);
-	sc_search_offer_balanced(s, r->op_stage, r->cpu);
+	sc_search_offer_balanced(s, r->op_stage, r->kind);
 	if (!more && r->balanced && r->moves > r->balance_from && r->rounds < BALANCE_ROUNDS &&
 	    !sc_search_should_stop(s, 0)) {
 		/* the balanced stages may let a unit leave the bottleneck now
@@ -666,8 +665,10 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 			compact_stages(start, s->g->n, s->k_asked);
 		/* with CPU stages (no compacting then, search.c): every op on a
 		 * device it may go to */
-		if (s->set.cpus > 0 ? !sc_part_check_devices(s->g, start, s->K, s->p.start_cpu, &v)
-		                    : !sc_part_check(s->g, start, s->set.k, &v)) {
+		if ((s->fleet.n > 1 || s->assign) && (s->p.start_kind || !s->assign)
+		            ? !sc_part_check_kinds(s->g, start, s->K, &s->fleet, s->p.start_kind,
+		                                   &v)
+		            : !sc_part_check(s->g, start, s->set.k, &v)) {
 			char why[SC_PART_WHY_SIZE];
 			sc_part_describe(s->g, start, &v, why, sizeof why);
 			free(start);
@@ -683,20 +684,22 @@ static sc_status refine_method_init(sc_search *s, sc_error *err)
 				                    "but it is pinned to stage %d",
 				                    s->g->op_name[o], at, pinned);
 			}
-	} else if (sc_search_first_split(s, start, s->offer_cpu, err) != SC_OK) {
+	} else if (sc_search_first_split(s, start, s->offer_kind, err) != SC_OK) {
 		free(start);
 		return err ? err->code : SC_ERR_NOMEM;
 	}
-	const bool *cpu = NULL;
-	if (s->set.cpus > 0) {
+	const int *kind = NULL;
+	if (s->fleet.n > 1 || s->assign) {
 		/* (the scratch is the offer's: copied, since offers reuse it) */
-		if (s->p.start)
+		if (s->p.start && !s->p.start_kind && s->assign)
+			sc_costs_assign_kinds(s->offer_costs, start, s->offer_kind);
+		else if (s->p.start)
 			for (int i = 0; i < s->K; i++)
-				s->offer_cpu[i] = s->p.start_cpu && s->p.start_cpu[i];
-		cpu = s->offer_cpu;
+				s->offer_kind[i] = s->p.start_kind ? s->p.start_kind[i] : 0;
+		kind = s->offer_kind;
 	}
-	sc_search_offer_ops(s, start, cpu, 0);
-	sc_status st = refine_phase_init(s, start, cpu, &s->state, err);
+	sc_search_offer_ops(s, start, kind, 0);
+	sc_status st = refine_phase_init(s, start, kind, &s->state, err);
 	free(start);
 	return st;
 }

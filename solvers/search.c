@@ -92,45 +92,73 @@ static bool breaks_pins(const sc_search *s, const int *op_stage)
 	return false;
 }
 
-/* With CPU stages: evaluates c with the devices cpu (NULL: all
- * accelerators) and says whether every op is on a device it may go to (an
- * offer where one is not is never kept).  Without, evaluates c. */
-static bool eval_devices(sc_search *s, sc_costs *c, const int *op_stage, const bool *cpu)
+const int *sc_search_kinds_of(sc_search *s, const bool *cpu)
 {
-	if (s->set.cpus == 0) {
+	for (int i = 0; i < s->K; i++)
+		s->conv_kind[i] = cpu && cpu[i] && s->cpu_kind >= 0 ? s->cpu_kind : 0;
+	return s->conv_kind;
+}
+
+int *sc_search_kinds_of_cpus(const bool *cpu, int n)
+{
+	int *kind = cpu ? sc_malloc_n((size_t)(n > 0 ? n : 1), sizeof *kind) : NULL;
+	for (int i = 0; kind && i < n; i++)
+		kind[i] = cpu[i] ? 1 : 0;
+	return kind;
+}
+
+const int *sc_search_slicer_kinds(sc_search *s)
+{
+	const bool *dev = sc_slicer_devices(s->slicer);
+	return dev ? sc_search_kinds_of(s, dev) : NULL;
+}
+
+/* With devices: evaluates c with the kinds *kind (NULL: all kind 0, or
+ * with a fleet given the kinds sc_costs_assign_kinds places, then in
+ * *kind) and says whether every op is on a kind that may run it (an offer
+ * where one is not is never kept).  Without, evaluates c. */
+static bool eval_kinds(sc_search *s, sc_costs *c, const int *op_stage, const int **kind)
+{
+	if (s->fleet.n == 1 && !s->assign) {
 		sc_costs_eval(c, op_stage);
 		return true;
 	}
-	sc_costs_set_devices(c, cpu);
-	sc_costs_eval(c, op_stage);
+	if (!*kind && s->assign) {
+		if (!sc_costs_assign_kinds(c, op_stage, s->assigned))
+			return false;
+		*kind = s->assigned;
+	} else {
+		sc_costs_set_kinds(c, *kind);
+		sc_costs_eval(c, op_stage);
+	}
 	for (int i = 0; i < c->k; i++)
 		if (c->st[i].no_device > 0)
 			return false;
 	return true;
 }
 
-/* Keeps op_stage and its devices as the best's. */
-static void keep(sc_search *s, const int *op_stage, const bool *cpu)
+/* Keeps op_stage and its kinds as the best's. */
+static void keep(sc_search *s, const int *op_stage, const int *kind)
 {
 	memcpy(s->best_stage, op_stage, (size_t)s->g->n * sizeof *op_stage);
-	for (int i = 0; s->set.cpus > 0 && i < s->K; i++)
-		s->best_cpu[i] = cpu && cpu[i];
+	for (int i = 0; i < s->K; i++)
+		s->best_kind[i] = kind ? kind[i] : 0;
 }
 
-void sc_search_offer_ops(sc_search *s, const int *op_stage, const bool *cpu, double value)
+void sc_search_offer_ops(sc_search *s, const int *op_stage, const int *kind, double value)
 {
 	(void)value;
 	if (breaks_pins(s, op_stage))
 		return;
 	/* re-evaluate with core's cost model so reports match `stagecut eval` */
 	sc_costs *c = s->offer_costs;
-	if (!eval_devices(s, c, op_stage, cpu))
+	if (!eval_kinds(s, c, op_stage, &kind))
 		return;
 	double v = sc_costs_objective(c);
 	double bottleneck = sc_costs_bottleneck(c, NULL);
 	double excess = isinf(v) ? sc_search_excess(c) : 0;
 	if (ranks_before(s, v, excess, bottleneck)) {
-		keep(s, op_stage, cpu);
+		keep(s, op_stage, kind);
 		s->best = v;
 		s->best_excess = excess;
 		s->best_bottleneck = bottleneck;
@@ -138,26 +166,26 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, const bool *cpu, dou
 	}
 }
 
-void sc_search_offer_balanced(sc_search *s, const int *op_stage, const bool *cpu)
+void sc_search_offer_balanced(sc_search *s, const int *op_stage, const int *kind)
 {
 	if (breaks_pins(s, op_stage))
 		return;
 	sc_costs *c = s->offer_costs;
-	if (!eval_devices(s, c, op_stage, cpu))
+	if (!eval_kinds(s, c, op_stage, &kind))
 		return;
 	double v = sc_costs_objective(c);
 	if (!s->have_best || !isfinite(v) || v > s->best)
 		return;
-	keep(s, op_stage, cpu);
+	keep(s, op_stage, kind);
 	s->best = v;
 	s->best_excess = 0;
 	s->best_bottleneck = sc_costs_bottleneck(c, NULL);
 }
 
 /* The excess of a partition of the units, from the units' parameter sums
- * (which may differ from core's sums in the last bits); a CPU stage (cpu,
+ * (which may differ from core's sums in the last bits); a CPU stage (kind,
  * may be NULL) has no limit. */
-static double unit_excess(sc_search *s, const int *unit_stage, const bool *cpu)
+static double unit_excess(sc_search *s, const int *unit_stage, const int *kind)
 {
 	const sc_units *u = s->units;
 	double *param = s->offer_param, excess = 0;
@@ -166,12 +194,12 @@ static double unit_excess(sc_search *s, const int *unit_stage, const bool *cpu)
 	for (int x = 0; x < u->n; x++)
 		param[unit_stage[x]] += u->param[x];
 	for (int i = 0; i < s->K; i++)
-		if (param[i] > s->set.memory && !(cpu && cpu[i]))
+		if (param[i] > s->set.memory && !(kind && s->fleet.kind[kind[i]].cpu))
 			excess += param[i] - s->set.memory;
 	return excess;
 }
 
-void sc_search_offer(sc_search *s, const int *unit_stage, const bool *cpu, double value)
+void sc_search_offer(sc_search *s, const int *unit_stage, const int *kind, double value)
 {
 	if (isnan(value))
 		return; /* a slicing stopped before it had a split */
@@ -184,12 +212,12 @@ void sc_search_offer(sc_search *s, const int *unit_stage, const bool *cpu, doubl
 			/* both infeasible: skip the full evaluation unless the excess
 			 * may tie or beat the best's (with room for rounding) */
 			double tol = 1e-9 * (s->set.memory + s->best_excess);
-			if (unit_excess(s, unit_stage, cpu) > s->best_excess + tol)
+			if (!s->assign && unit_excess(s, unit_stage, kind) > s->best_excess + tol)
 				return;
 		}
 	}
 	sc_units_expand(s->units, unit_stage, s->offer_ops);
-	sc_search_offer_ops(s, s->offer_ops, cpu, value);
+	sc_search_offer_ops(s, s->offer_ops, kind, value);
 }
 
 void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage)
@@ -197,40 +225,57 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 	if (isfinite(s->best))
 		return;
 	double v = sc_slice_equal_work(s->slicer, order, unit_stage);
-	sc_search_offer(s, unit_stage, sc_slicer_devices(s->slicer), v);
+	const bool *dev = sc_slicer_devices(s->slicer);
+	sc_search_offer(s, unit_stage, dev ? sc_search_kinds_of(s, dev) : NULL, v);
 }
 
 /* The equal-work split: sc_greedy_split on an inference graph without pins
  * (with CPU stages, only when every op may go to an accelerator: the CPU
  * stages stay empty), else the slicer's equal-work split of the units'
- * topological order.  Its devices into cpu (K flags) when not NULL. */
-static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, bool *cpu,
+ * topological order.  Its kinds into kind (K of them) when not NULL: with
+ * CPU stages the accelerators first, with a fleet given those
+ * sc_costs_assign_kinds places. */
+static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, int *kind,
                                   sc_error *err)
 {
-	for (int i = 0; cpu && i < s->K; i++)
-		cpu[i] = i >= s->set.k; /* the accelerators first */
+	for (int i = 0; kind && i < s->K; i++)
+		kind[i] = i >= s->set.k && s->cpu_kind >= 0 ? s->cpu_kind : 0;
 	if (!sc_graph_is_training(s->g) && !s->units->pin &&
 	    (s->set.cpus == 0 || s->g->accel_refused == 0))
 		return sc_greedy_split(s->g, s->set.k, op_stage, err);
 	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
 	sc_units_expand(s->units, unit_stage, op_stage);
 	const bool *dev = sc_slicer_devices(s->slicer);
-	for (int i = 0; cpu && dev && i < s->K; i++)
-		cpu[i] = dev[i];
+	if (kind && dev)
+		memcpy(kind, sc_search_kinds_of(s, dev), (size_t)s->K * sizeof *kind);
 	return SC_OK;
 }
 
-sc_status sc_search_first_split(sc_search *s, int *op_stage, bool *cpu, sc_error *err)
+/* With a fleet given: the kinds that make op_stage's bottleneck least,
+ * into kind and set in c. */
+static void assign(sc_search *s, sc_costs *c, const int *op_stage, int *kind)
+{
+	if (!s->assign)
+		return;
+	int *to = kind ? kind : s->assigned;
+	if (!sc_costs_assign_kinds(c, op_stage, to))
+		for (int i = 0; i < s->K; i++)
+			to[i] = 0;
+}
+
+sc_status sc_search_first_split(sc_search *s, int *op_stage, int *kind, sc_error *err)
 {
 	int *unit_stage =
 	        sc_malloc_n((size_t)(s->units->n > 0 ? s->units->n : 1), sizeof *unit_stage);
 	if (!unit_stage)
 		return sc_error_nomem(err, "a first partition");
-	sc_status st = equal_work_split(s, unit_stage, op_stage, cpu, err);
+	sc_status st = equal_work_split(s, unit_stage, op_stage, kind, err);
+	if (st == SC_OK)
+		assign(s, s->offer_costs, op_stage, kind);
 	if (st == SC_OK && s->set.policy == SC_MEM_HARD && isfinite(s->set.memory)) {
 		sc_costs *c = s->offer_costs;
-		if (s->set.cpus > 0)
-			sc_costs_set_devices(c, cpu);
+		if (s->fleet.n > 1 || s->assign)
+			sc_costs_set_kinds(c, kind ? kind : s->assigned);
 		sc_costs_eval(c, op_stage);
 		bool found = false;
 		/* first fit packs the accelerator stages: with CPU stages, only
@@ -240,8 +285,9 @@ sc_status sc_search_first_split(sc_search *s, int *op_stage, bool *cpu, sc_error
 			                  &found, err);
 		if (found) {
 			sc_units_expand(s->units, unit_stage, op_stage);
-			for (int i = 0; cpu && i < s->K; i++)
-				cpu[i] = i >= s->set.k;
+			for (int i = 0; kind && i < s->K; i++)
+				kind[i] = i >= s->set.k && s->cpu_kind >= 0 ? s->cpu_kind : 0;
+			assign(s, c, op_stage, kind);
 		}
 	}
 	free(unit_stage);
@@ -305,6 +351,13 @@ sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_se
 	if (set->cpus > 0 && set->pin)
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "pinned ops (--pin) are not supported with CPU stages yet");
+	if (set->fleet && set->pin)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "pinned ops (--pin) are not supported with --devices yet");
+	if (set->fleet && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "--devices is not supported under the GPipe schedule yet; use "
+		                    "the 1F1B schedule");
 	if (set->cpus > 0 && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
 		return sc_error_set(
 		        err, SC_ERR_INPUT,
@@ -329,13 +382,12 @@ static sc_status start_within_memory(sc_search *s, sc_error *err)
 	int *st = sc_part_new(s->g);
 	if (!st)
 		return sc_error_nomem(err, "a first partition");
-	sc_status r = sc_search_first_split(s, st, s->offer_cpu, err);
+	sc_status r = sc_search_first_split(s, st, s->offer_kind, err);
 	if (r == SC_OK) {
-		if (s->set.cpus > 0)
-			sc_costs_set_devices(s->offer_costs, s->offer_cpu);
+		sc_costs_set_kinds(s->offer_costs, s->offer_kind);
 		sc_costs_eval(s->offer_costs, st);
 		if (sc_costs_feasible(s->offer_costs))
-			sc_search_offer_ops(s, st, s->offer_cpu, NAN);
+			sc_search_offer_ops(s, st, s->offer_kind, NAN);
 	}
 	free(st);
 	return r;
@@ -365,9 +417,27 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	if (s->set.cpus > 0 && p->start)
 		s->set.k = set->k;
 	s->K = s->set.k + s->set.cpus;
+	/* a fleet given: the methods split into its stages (as many as there
+	 * are ops at most) of one kind, and the framework places the kinds */
+	if (set->fleet) {
+		/* the search's own copy: its phases outlive the caller's */
+		s->fleet_given = *set->fleet;
+		s->set.fleet = &s->fleet_given;
+		s->assign = true;
+		s->K = sc_fleet_stages(set->fleet);
+		s->set.cpus = 0;
+		s->set.k = s->K > g->n && !p->start ? (g->n > 0 ? g->n : 1) : s->K;
+	}
 	s->cset = s->set;
 	s->cset.k = s->K;
+	s->cset.cpus = set->cpus;
+	if (!sc_fleet_resolve(g, &s->cset, &s->fleet, err)) {
+		free(s);
+		return NULL;
+	}
+	s->cpu_kind = sc_fleet_find(&s->fleet, "cpu");
 	s->p = *p;
+	s->p.start_kind = NULL;
 	s->refine = refine;
 	s->best = INFINITY;
 	s->t0 = sc_clock_now();
@@ -375,13 +445,21 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	pthread_mutex_init(&s->lock, NULL);
 	sc_rng_seed(&s->rng, p->seed);
 	s->best_stage = sc_part_new(g);
-	s->best_cpu = sc_calloc_n((size_t)s->K, sizeof *s->best_cpu);
+	s->best_kind = sc_calloc_n((size_t)s->K, sizeof *s->best_kind);
 	s->offer_ops = sc_part_new(g);
 	s->offer_param = sc_malloc_n((size_t)s->K, sizeof *s->offer_param);
-	s->offer_cpu = sc_calloc_n((size_t)s->K, sizeof *s->offer_cpu);
+	s->offer_kind = sc_calloc_n((size_t)s->K, sizeof *s->offer_kind);
+	s->conv_kind = sc_calloc_n((size_t)s->K, sizeof *s->conv_kind);
+	s->assigned = sc_calloc_n((size_t)s->K, sizeof *s->assigned);
+	if (p->start_kind) {
+		s->start_kind = sc_malloc_n((size_t)s->K, sizeof *s->start_kind);
+		if (s->start_kind)
+			memcpy(s->start_kind, p->start_kind, (size_t)s->K * sizeof *s->start_kind);
+		s->p.start_kind = s->start_kind;
+	}
 	s->offer_costs = sc_costs_new(g, &s->cset, NULL);
-	if (!s->best_stage || !s->best_cpu || !s->offer_ops || !s->offer_param || !s->offer_cpu ||
-	    !s->offer_costs) {
+	if (!s->best_stage || !s->best_kind || !s->offer_ops || !s->offer_param || !s->offer_kind ||
+	    !s->conv_kind || !s->assigned || !s->offer_costs || (p->start_kind && !s->start_kind)) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
 		return NULL;
@@ -406,10 +484,13 @@ void sc_search_free(sc_search *s)
 	sc_orderer_free(s->orderer);
 	sc_units_free(s->units);
 	free(s->best_stage);
-	free(s->best_cpu);
+	free(s->best_kind);
 	free(s->offer_ops);
 	free(s->offer_param);
-	free(s->offer_cpu);
+	free(s->offer_kind);
+	free(s->conv_kind);
+	free(s->assigned);
+	free(s->start_kind);
 	sc_costs_free(s->offer_costs);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -436,8 +517,8 @@ bool sc_search_step(sc_search *s)
 			 * greedy equal-work split is at hand */
 			int *st = sc_part_new(s->g);
 			sc_error err;
-			if (st && sc_search_first_split(s, st, s->offer_cpu, &err) == SC_OK)
-				sc_search_offer_ops(s, st, s->offer_cpu, NAN);
+			if (st && sc_search_first_split(s, st, s->offer_kind, &err) == SC_OK)
+				sc_search_offer_ops(s, st, s->offer_kind, NAN);
 			free(st);
 		}
 		/* the refinement, or after a method that refines itself or
@@ -449,7 +530,8 @@ bool sc_search_step(sc_search *s)
 		s->balance_only = s->method->refines_itself || s->optimal;
 		if (refine) {
 			sc_error err;
-			if (s->refine->init(s, s->best_stage, s->set.cpus > 0 ? s->best_cpu : NULL,
+			if (s->refine->init(s, s->best_stage,
+			                    s->fleet.n > 1 || s->assign ? s->best_kind : NULL,
 			                    &s->refine_state, &err) != SC_OK) {
 				sc_search_fail(s, &err);
 				return false;
@@ -507,20 +589,33 @@ double sc_search_result(sc_search *s, int *op_stage, bool *optimal)
 	return s->best;
 }
 
-double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal)
+double sc_search_result_kinds(sc_search *s, int *op_stage, int *stage_kind, bool *optimal)
 {
 	double v = sc_search_result(s, op_stage, optimal);
-	if (!stage_cpu || !(v < INFINITY))
+	if (!stage_kind || !(v < INFINITY))
+		return v;
+	int at = 0;
+	for (int i = 0; i < s->K; i++)
+		stage_kind[at++] = s->best_kind[i];
+	if (s->assign)
 		return v;
 	/* the stages beyond those searched (more asked for than ops) stay
 	 * empty: the accelerators, then the CPUs */
-	int at = 0;
-	for (int i = 0; i < s->K; i++)
-		stage_cpu[at++] = s->best_cpu[i];
 	for (int i = s->set.k; i < s->k_asked; i++)
-		stage_cpu[at++] = false;
+		stage_kind[at++] = 0;
 	for (int i = s->set.cpus; i < s->cpus_asked; i++)
-		stage_cpu[at++] = true;
+		stage_kind[at++] = s->cpu_kind >= 0 ? s->cpu_kind : 0;
+	return v;
+}
+
+double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal)
+{
+	int n = s->assign ? s->K : s->k_asked + s->cpus_asked;
+	int *kind = stage_cpu ? sc_malloc_n((size_t)(n > 0 ? n : 1), sizeof *kind) : NULL;
+	double v = sc_search_result_kinds(s, op_stage, kind, optimal);
+	for (int i = 0; kind && v < INFINITY && i < n; i++)
+		stage_cpu[i] = s->fleet.kind[kind[i]].cpu;
+	free(kind);
 	return v;
 }
 

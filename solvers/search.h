@@ -39,13 +39,17 @@
  * never reported as a result: sc_search_result and the progress say
  * INFINITY until a feasible partition is found.
  *
- * CPU stages (sc_settings.cpus = L > 0; 001 section 3, issue 29): every
- * method places up to L CPU stages beside the k accelerator stages, in any
- * interleaving; a partition then has k + L stages, each with a device
- * (sc_search_result_devices), and no op ever sits on a device it may not
- * go to.  The slicing chooses the devices with the split (slice.h), the
- * exact DP with its ideals (ideals.h), and refinement moves ops between
- * the stages as they are.  As in the exact DP, a training graph keeps its
+ * Devices (fleet.h): with CPU stages (sc_settings.cpus = L > 0; 001
+ * section 3) every method places up to L CPU stages beside the k
+ * accelerator stages, in any interleaving; with a fleet (sc_settings.fleet)
+ * a partition has the fleet's stages.  Each stage has a kind
+ * (sc_search_result_kinds), and no op ever sits on a kind that may not
+ * run it.  The slicing chooses CPU stages with the split (slice.h), the
+ * exact DP every stage's kind with its ideals (ideals.h); with a fleet the
+ * other methods split into stages of one kind and the framework gives the
+ * split's stages the kinds that make its bottleneck least
+ * (sc_costs_assign_kinds); refinement moves ops between the stages as
+ * they are.  As in the exact DP, a training graph keeps its
  * stage-order rule, and pins and the GPipe schedule are refused with CPU
  * stages (SC_ERR_INPUT).
  */
@@ -73,9 +77,10 @@ typedef struct sc_search_params {
 	                    * (0, the default: sc_dp_memory_budget of ideals.h) */
 	bool refine;       /* refine the result (default true) */
 	const int *start;  /* op stages to start from (refine; others ignore it) */
-	/* with CPU stages: start's k + cpus devices (true: a CPU stage); NULL:
-	 * all accelerators */
-	const bool *start_cpu;
+	/* with devices: the kinds of start's stages (indices into the fleet:
+	 * set->fleet's, or without one 0 for the graph's work kind and 1 for
+	 * "cpu"); NULL: all kind 0 */
+	const int *start_kind;
 	/* polled inside long loops (with the time limit and the cancel flag)
 	 * and stops the search when it returns true, e.g. a flag a signal
 	 * handler raises; called on the stepping thread; NULL = none */
@@ -85,6 +90,12 @@ typedef struct sc_search_params {
 	bool (*stop)(void *ctx);
 	void *stop_ctx;
 } sc_search_params;
+
+/* The kinds of the CPU flags cpu (n of them) as start_kind takes them
+ * without a fleet: 1 ("cpu") for a CPU stage, 0 else.  malloc'd (the
+ * caller frees it; the search keeps a copy); NULL for NULL or when out of
+ * memory. */
+int *sc_search_kinds_of_cpus(const bool *cpu, int n);
 
 /* Fills p with the defaults (method "best", seed 1, no time limit). */
 void sc_search_params_init(sc_search_params *p);
@@ -151,10 +162,14 @@ void sc_search_progress(sc_search *s, sc_progress *out);
  * limit. */
 double sc_search_result(sc_search *s, int *op_stage, bool *optimal);
 
-/* sc_search_result with the devices of the stages: stage_cpu (when not
- * NULL) receives k + cpus flags (the k and cpus of the settings given to
- * sc_search_new), true for a CPU stage, all false without CPU stages;
- * left untouched when the result is INFINITY. */
+/* sc_search_result with the kinds of the stages: stage_kind (when not
+ * NULL) receives one per stage (k + cpus of the settings given to
+ * sc_search_new, or the fleet's stages), indices into the fleet (see
+ * start_kind), all 0 without devices; left untouched when the result is
+ * INFINITY. */
+double sc_search_result_kinds(sc_search *s, int *op_stage, int *stage_kind, bool *optimal);
+
+/* sc_search_result_kinds as CPU flags: stage_cpu[i] true for a CPU stage. */
 double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal);
 
 /* The error that stopped the search, or NULL. */

@@ -42,8 +42,8 @@ struct sc_search;
  * The refinement (refine.c) is the one phase; the framework reaches it
  * only through this table, so that search.c does not call refine.c. */
 typedef struct sc_phase {
-	/* start_cpu: the devices of start's K stages (NULL: all accelerators) */
-	sc_status (*init)(struct sc_search *s, const int *start, const bool *start_cpu,
+	/* start_kind: the kinds of start's K stages (NULL: all kind 0) */
+	sc_status (*init)(struct sc_search *s, const int *start, const int *start_kind,
 	                  void **state, sc_error *err);
 	bool (*step)(struct sc_search *s, void *state);
 	void (*fini)(void *state);
@@ -61,11 +61,21 @@ typedef struct sc_method {
 
 struct sc_search {
 	const sc_graph *g;
-	sc_settings set;  /* k, cpus: at most the number of ops (search.c) */
-	int k_asked;      /* the k the caller asked for */
-	int cpus_asked;   /* the CPU stages the caller allowed */
-	int K;            /* the stages of a partition: set.k + set.cpus */
-	sc_settings cset; /* set with k = K: the costs' settings (sc_costs_new) */
+	sc_settings set; /* k, cpus: at most the number of ops (search.c) */
+	int k_asked;     /* the k the caller asked for */
+	int cpus_asked;  /* the CPU stages the caller allowed */
+	int K;           /* the stages of a partition: set.k + set.cpus */
+	/* the devices (fleet.h): the kinds of cset, the index of "cpu" among
+	 * them (-1: none), and whether a partition offered without kinds gets
+	 * them by sc_costs_assign_kinds (a fleet given, set->fleet: the
+	 * methods split into K stages of one kind, the framework places the
+	 * kinds) */
+	sc_fleet fleet;
+	int cpu_kind;
+	bool assign;
+	sc_fleet fleet_given; /* set->fleet, copied (set.fleet points here) */
+	int *start_kind;      /* p->start_kind, copied */
+	sc_settings cset;     /* set with k = K: the costs' settings (sc_costs_new) */
 	sc_search_params p;
 	const sc_method *method;
 	sc_units *units;
@@ -75,7 +85,7 @@ struct sc_search {
 	void *state; /* the method's */
 
 	int *best_stage;        /* op -> stage of the best partition (when have_best) */
-	bool *best_cpu;         /* its K devices (all false without CPU stages) */
+	int *best_kind;         /* its K stages' kinds (all 0 without devices) */
 	double best;            /* its objective: INFINITY while it breaks the hard limit */
 	double best_excess;     /* its bytes over the hard limit, summed over stages */
 	double best_bottleneck; /* its largest stage cost, the limit ignored */
@@ -85,7 +95,9 @@ struct sc_search {
 	sc_costs *offer_costs; /* scratch for re-evaluating offers */
 	int *offer_ops;        /* scratch: a stage per op */
 	double *offer_param;   /* scratch: parameter bytes per stage */
-	bool *offer_cpu;       /* scratch: K devices */
+	int *offer_kind;       /* scratch: K kinds */
+	int *conv_kind;        /* scratch: K kinds (sc_search_kinds_of) */
+	int *assigned;         /* scratch: K kinds (sc_costs_assign_kinds) */
 	long evals;
 	double t0;
 	bool method_done;
@@ -127,21 +139,29 @@ bool sc_search_should_stop(sc_search *s, long budget);
 bool sc_search_slicer_stop(void *ctx);
 
 /* Offers a partition given per unit (unit_stage) and the devices of its
- * stages (cpu, K flags; NULL: all accelerators) with its objective value
+ * stages (kind, K indices into s->fleet; NULL: all kind 0, or with a
+ * fleet given the kinds sc_costs_assign_kinds places) with its objective value
  * (INFINITY when it breaks the hard memory limit); keeps it when it ranks
  * before the best so far (search.h).  The value only filters: a kept
  * partition is re-evaluated with core's cost model.  Cheap when it cannot be
  * kept.  A NAN value (a slicing that was stopped) is ignored.  Thread: the
  * stepping one. */
-void sc_search_offer(sc_search *s, const int *unit_stage, const bool *cpu, double value);
+void sc_search_offer(sc_search *s, const int *unit_stage, const int *kind, double value);
 
 /* Offers a partition given per op; always re-evaluates it. */
-void sc_search_offer_ops(sc_search *s, const int *op_stage, const bool *cpu, double value);
+void sc_search_offer_ops(sc_search *s, const int *op_stage, const int *kind, double value);
 
 /* Offers a feasible partition per op that balancing (refine.c) made from
  * the best: kept when its objective is no higher than the best's, a tie
  * included, so that the balanced stages replace the best's. */
-void sc_search_offer_balanced(sc_search *s, const int *op_stage, const bool *cpu);
+void sc_search_offer_balanced(sc_search *s, const int *op_stage, const int *kind);
+
+/* The kinds of the CPU flags cpu (K of them, from the CPU stages'
+ * slicing; NULL: none), in scratch of s valid until the next call. */
+const int *sc_search_kinds_of(sc_search *s, const bool *cpu);
+
+/* The kinds of the slicer's last split (sc_slicer_devices), or NULL. */
+const int *sc_search_slicer_kinds(sc_search *s);
 
 /* For a topological order of the units whose slicing found no split within
  * the hard memory limit: while no feasible partition is known, offers the
@@ -160,10 +180,10 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
  * a feasible start).  With CPU stages the same with the CPU stages empty
  * when every op may go to an accelerator (a valid partition of the model
  * with CPUs: the searches and refinement place the CPU stages), else the
- * order's best split by device (sc_slice_equal_work); cpu (K flags, may be
- * NULL without CPU stages) receives the devices.  SC_OK, or SC_ERR_NOMEM
+ * order's best split by device (sc_slice_equal_work); kind (K kinds, may be
+ * NULL without devices) receives the kinds.  SC_OK, or SC_ERR_NOMEM
  * with err set. */
-sc_status sc_search_first_split(sc_search *s, int *op_stage, bool *cpu, sc_error *err);
+sc_status sc_search_first_split(sc_search *s, int *op_stage, int *kind, sc_error *err);
 
 /* The excess of the partition c holds: the parameter bytes over the memory
  * limit, summed over the stages over it (search.h ranks by it). */

@@ -74,7 +74,7 @@ static bool kahn_step(sc_search *s)
 	sc_order_kahn(s->orderer, st->prio, st->order);
 	double v = sc_slice_equal_work(s->slicer, st->order, st->unit_stage);
 	s->evals++;
-	sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
+	sc_search_offer(s, st->unit_stage, sc_search_slicer_kinds(s), v);
 	return false;
 }
 
@@ -94,7 +94,7 @@ static bool random_step(sc_search *s)
 			return false; /* stopped */
 		s->evals++;
 		if (v < s->best)
-			sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
+			sc_search_offer(s, st->unit_stage, sc_search_slicer_kinds(s), v);
 		else if (isinf(v))
 			sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 	} while (sc_clock_now() < until);
@@ -120,7 +120,7 @@ static bool dpl_step(sc_search *s)
 	if (isinf(v))
 		sc_search_offer_unsliceable(s, st->order, st->unit_stage);
 	else
-		sc_search_offer(s, st->unit_stage, sc_slicer_devices(s->slicer), v);
+		sc_search_offer(s, st->unit_stage, sc_search_slicer_kinds(s), v);
 	return false;
 }
 

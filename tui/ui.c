@@ -472,8 +472,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		fprintf(f, "%c %5d %7d", mark ? '*' : ' ', s + 1, st->ops);
 		if (devices)
 			fprintf(f, " %6s", st->cpu ? "cpu" : "accel");
-		fprintf(f, " %12s %12s %12s %12s",
-		        ui_num(st->work, w, sizeof w),
+		fprintf(f, " %12s %12s %12s %12s", ui_num(st->work, w, sizeof w),
 		        ui_num(st->io_in, i, sizeof i), ui_num(st->io_out, o, sizeof o),
 		        ui_num(st->overflow, v, sizeof v));
 		if (training)

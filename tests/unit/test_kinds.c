@@ -129,7 +129,8 @@ static double dp(const sc_graph *g, const sc_settings *set, const char *what)
 	cr_assert_eq(more, 0, "%s: %s", what, err.msg);
 	int K = sc_dp_stages(d);
 	cr_assert_eq(K, sc_fleet_stages(&f), "%s: %d stages", what, K);
-	int *us = calloc((size_t)u->n + 1, sizeof *us), *stage = calloc((size_t)g->n, sizeof *stage);
+	int *us = calloc((size_t)u->n + 1, sizeof *us),
+	    *stage = calloc((size_t)g->n, sizeof *stage);
 	int kind[64];
 	cr_assert(us && stage);
 	double got = sc_dp_result_kinds(d, us, kind);
@@ -139,11 +140,11 @@ static double dp(const sc_graph *g, const sc_settings *set, const char *what)
 		for (int s = 0; s < K; s++)
 			count[kind[s]]++;
 		for (int e = 0; e < f.n; e++)
-			cr_assert_eq(count[e], f.kind[e].count, "%s: %d stages of kind %s, not %d", what,
-			             count[e], f.kind[e].name, f.kind[e].count);
+			cr_assert_eq(count[e], f.kind[e].count, "%s: %d stages of kind %s, not %d",
+			             what, count[e], f.kind[e].name, f.kind[e].count);
 		double mine = kinds_bottleneck(g, &f, stage, kind, K);
-		cr_assert(ts_close_rel(mine, got, 1e-9), "%s: the DP says %.17g, its partition %.17g",
-		          what, got, mine);
+		cr_assert(ts_close_rel(mine, got, 1e-9),
+		          "%s: the DP says %.17g, its partition %.17g", what, got, mine);
 		/* and cost.c agrees */
 		sc_settings s2 = *set;
 		s2.k = K;
@@ -258,8 +259,16 @@ Test(kinds, parse)
 	char buf[64];
 	sc_fleet_format(&f, buf, sizeof buf);
 	cr_assert_str_eq(buf, "h100:2,a100:2,cpu:1");
-	const char *bad[] = {"", "h100", "h100:0", "h100:2,", "h100:2,h100:1", "h1 00:2",
-	                     "a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1", "h100:x", ":2", "h100:-1"};
+	const char *bad[] = {"",
+	                     "h100",
+	                     "h100:0",
+	                     "h100:2,",
+	                     "h100:2,h100:1",
+	                     "h1 00:2",
+	                     "a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1",
+	                     "h100:x",
+	                     ":2",
+	                     "h100:-1"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert(!sc_fleet_parse(bad[i], &f, &err), "'%s' parsed", bad[i]);
 }

@@ -37,9 +37,11 @@ static double run(const sc_graph *g, int k, int L, const char *method, uint64_t 
 	p.seed = seed;
 	p.evals = evals;
 	p.start = start;
-	p.start_cpu = start_cpu;
+	int *start_kind = sc_search_kinds_of_cpus(start_cpu, k + L);
+	p.start_kind = start_kind;
 	sc_error err;
 	sc_search *s = sc_search_new(g, &set, &p, &err);
+	free(start_kind);
 	cr_assert(s, "%s: %s", method, err.msg);
 	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
 	double v = sc_search_result_devices(s, stage, cpu, optimal);
@@ -248,9 +250,9 @@ Test(search_cpu, an_op_only_a_cpu_holds)
 	sc_search_params_init(&p);
 	p.method = "refine";
 	int bad[3] = {0, 1, 2};
-	bool bad_cpu[3] = {false, false, true};
+	int bad_kind[3] = {0, 0, 1};
 	p.start = bad;
-	p.start_cpu = bad_cpu;
+	p.start_kind = bad_kind;
 	cr_assert_null(sc_search_new(g, &set, &p, &err));
 	cr_assert(strstr(err.msg, "'x'"), "%s", err.msg);
 	sc_graph_free(g);

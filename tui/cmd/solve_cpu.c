@@ -171,14 +171,15 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 	if (o->time_limit > 0)
 		p.time_limit = fmax(0.05, deadline - sc_clock_now());
 	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
-	int *start = o->partition ? sc_part_new(r->g) : NULL;
+	int *start = o->partition ? sc_part_new(r->g) : NULL, *start_kind = NULL;
 	bool *start_cpu = o->partition ? calloc((size_t)K, sizeof *start_cpu) : NULL;
 	if (o->partition && (!start || !start_cpu)) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 	} else if (o->partition && load_start(o, r->g, &r->set, start, start_cpu, &status)) {
 		p.start = start;
-		p.start_cpu = start_cpu;
+		start_kind = sc_search_kinds_of_cpus(start_cpu, K);
+		p.start_kind = start_kind;
 		if (!o->method)
 			p.method = "refine";
 	}
@@ -188,6 +189,7 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 		status = ui_solve_search(r, &p, saved, caught);
 	free(start);
 	free(start_cpu);
+	free(start_kind);
 	return status;
 }
 
@@ -202,8 +204,8 @@ static void decide(const ui_opts *o, double deadline, ui_solve_report *r)
 	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
 		return;
 	ui_proof pf;
-	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, INFINITY, left,
-	                     isatty(STDERR_FILENO), &pf);
+	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, INFINITY, left, isatty(STDERR_FILENO),
+	                     &pf);
 	r->decided = true;
 	if (pf.status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s)", r->g->source, pf.message);

@@ -112,7 +112,8 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	p.seed = (uint64_t)w->search_seed;
 	p.start = start;
 	/* with CPU stages a start is the current partition with its devices */
-	p.start_cpu = start && w->cpu ? w->cpu : NULL;
+	int *start_kind = start && w->cpu ? sc_search_kinds_of_cpus(w->cpu, w->set.k) : NULL;
+	p.start_kind = start_kind;
 	sc_error err;
 	/* the pinned ops where they are now (the engine copies the pins) */
 	sc_settings set;
@@ -123,6 +124,7 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	set.pin = pin;
 	int id = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
 	free(pin);
+	free(start_kind);
 	if (id < 0) {
 		w->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
