@@ -39,7 +39,7 @@
  * never reported as a result: sc_search_result and the progress say
  * INFINITY until a feasible partition is found.
  *
- * CPU stages (sc_settings.cpus = L > 0; 001 section 3, issue 29): every
+ * CPU stages (sc_settings.cpus = L > 0; 001 section 3): every
  * method places up to L CPU stages beside the k accelerator stages, in any
  * interleaving; a partition then has k + L stages, each with a device
  * (sc_search_result_devices), and no op ever sits on a device it may not

@@ -217,7 +217,7 @@ struct wb {
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
 	int base_k;
-	/* CPU stages (issue 29): with set.cpus = L > 0 the partition has
+	/* CPU stages (001 section 3): with set.cpus = L > 0 the partition has
 	 * set.k = k + L stages, L of them CPUs; cpu holds the current
 	 * partition's devices (set.k flags, kept from the editor by
 	 * wb_changed), base_cpu the baseline's, best_cpu the best's; all NULL
