@@ -116,12 +116,6 @@ static const sc_device builtins[] = {
 };
 #define NBUILTINS (int)(sizeof builtins / sizeof builtins[0])
 
-const sc_device *sc_device_builtins(int *n)
-{
-	*n = NBUILTINS;
-	return builtins;
-}
-
 typedef struct unit {
 	const char *name;
 	double scale;

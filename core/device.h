@@ -105,9 +105,6 @@ typedef struct sc_op_size {
 /* The profile used when none is named. */
 #define SC_DEVICE_DEFAULT "a100"
 
-/* The built-in profiles: *n is set to their count. */
-const sc_device *sc_device_builtins(int *n);
-
 /* Fills d with the built-in profile called name, or reads the profile file at
  * name when no built-in has that name (NULL: the default).  Returns SC_OK, or
  * SC_ERR_INPUT/SC_ERR_IO with one line naming the file, line and key. */

@@ -14,8 +14,8 @@
  * holding only the (op, from, to) triples it changed and a label; a new edit
  * drops the redo entries.  Its memory is proportional to the ops changed.
  *
- * CPU stages (issue 29): an editor made with sc_editor_new_devices knows
- * each stage's device (k flags, true: a CPU stage, 001 section 3); a move
+ * CPU stages (001 section 3): an editor made with sc_editor_new_devices knows
+ * each stage's device (k flags, true: a CPU stage); a move
  * never puts an op on a device it may not go to, and sc_editor_set_devices
  * replaces the partition and the devices as one undo entry.
  *

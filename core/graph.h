@@ -49,8 +49,8 @@ typedef struct sc_settings {
 	double memory;    /* default INFINITY */
 	sc_mem_policy policy;
 	sc_schedule schedule; /* default 1F1B; only training graphs differ */
-	/* CPU stages beside the k accelerator stages (001 section 3; issue
-	 * 29): up to cpus of them, in any order among the accelerator stages.
+	/* CPU stages beside the k accelerator stages (001
+	 * section 3): up to cpus of them, in any order among the accelerator stages.
 	 * 0 (the default): none, every stage an accelerator */
 	int cpus;
 	/* op -> the stage (0-based, < k) a search must give it, or -1; NULL:
@@ -133,7 +133,7 @@ typedef struct sc_graph {
 	int *ord_succ_off, *ord_succ;
 	int *ord_pred_off, *ord_pred;
 	int *ord_topo;
-	/* CPU stages (001 section 3; issue 29).  cpu_work[v] is op v's time on
+	/* CPU stages (001 section 3).  cpu_work[v] is op v's time on
 	 * a CPU (msr-fiddle cpuLatency, DOT cpu_work) and cpu_ok[v] says it has
 	 * one: an op without a CPU time never goes to a CPU stage.  Both NULL
 	 * when no op has a CPU time.  accel_ok[v] false: v may not go to an

@@ -1,5 +1,5 @@
 /*
- * modules.h - the module tree of a graph, read from its op names (issue 28).
+ * modules.h - the module tree of a graph, read from its op names.
  *
  * An engineer thinks in modules (encoder_layer_3, layer2.1), not in ops.
  * The names the exporters write say which module an op belongs to:

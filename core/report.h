@@ -16,7 +16,7 @@
  * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
-/* The "devices" array of k stages (issue 29): "cpu" where cpu[s], else
+/* The "devices" array of k stages (CPU stages, 001 section 3): "cpu" where cpu[s], else
  * "accel"; an empty array when cpu is NULL.  NULL when out of memory. */
 json_t *sc_report_devices(const bool *cpu, int k);
 

@@ -296,7 +296,7 @@ static Cbc_Model *pricing_model(const sc_cov *c, bool jump, double C, double T, 
 	 * saved solution with the column count of the model it solved, which
 	 * preprocessing changes, reading past its buffer (AddressSanitizer:
 	 * CbcMain1 after CbcModel::saveExtraSolution; an abort or a wrong column
-	 * otherwise, issue 31); without preprocessing Clp's dual asserts on
+	 * otherwise); without preprocessing Clp's dual asserts on
 	 * these models instead */
 out:
 	free(clo);

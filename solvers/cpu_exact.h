@@ -1,6 +1,6 @@
 /*
  * cpu_exact.h - the exact optimum with CPU stages beside the accelerators
- * (001 sections 3 and 4; issue 29).
+ * (001 sections 3 and 4).
  *
  * sc_cpu_exact runs the exact DP over ideals with a CPU-count dimension
  * (ideals.h, sc_settings.cpus) to completion: the units contracted by the

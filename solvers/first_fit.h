@@ -3,7 +3,7 @@
  *
  * Where the hard limit M leaves little room (M a little above total/k),
  * slicing an order by work rarely fits, and a search that has nothing
- * feasible has nothing to refine (issue 31).  First fit packs instead: the
+ * feasible has nothing to refine.  First fit packs instead: the
  * units are taken in a topological order and each goes into the earliest
  * stage that its predecessors allow (at or after theirs) and that still has
  * room for its parameters; a pinned unit goes into its own stage.  Stages

@@ -56,7 +56,7 @@
  * proven when a value reaches it within that tolerance;
  * sc_ladder_proof_tolerance says whether the proof is exact.
  *
- * CPU stages (set->cpus = L > 0; 001 section 3, issue 29): beside the k
+ * CPU stages (set->cpus = L > 0; 001 section 3): beside the k
  * accelerator stages up to L CPU stages, in any order among them; a CPU
  * stage costs its ops' CPU times, pays no io and has no memory limit.  The
  * ladder then bounds the optimum over those partitions (the exact DP with

@@ -83,7 +83,7 @@ bool sc_rung_parse(const char *name, sc_rung *out)
  * the incumbent (its cutoff increment).  That increment is 1e-5 by default,
  * so a partition up to 1e-5 better than the incumbent (the MIP start, say)
  * went unseen, and the start was "proven" optimal with its own cost as the
- * lower bound (issue 26: vit_b_16 at k = 4 on an h100, a "lower bound"
+ * lower bound (vit_b_16 at k = 4 on an h100, a "lower bound"
  * 1.06e-6 above what brkga then found).  With all three at MIP_TOL, CBC's
  * bound is what it proved up to its floating point: Clp's feasibility
  * tolerances (1e-7), which move its values by about 1e-9 relative and, on

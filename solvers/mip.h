@@ -35,7 +35,7 @@
  * relaxations bound it (a superblock's part of a pass bounds the sum of
  * its stages').  Inference graphs have one pass and are unaffected.
  *
- * CPU stages (set->cpus = L >= 1; 001 section 3, issue 29): the
+ * CPU stages (set->cpus = L >= 1; 001 section 3): the
  * bottleneck, guess and exact models take them (mip_model_cpu.c says how
  * and why each still bounds the optimum): the exact model gets k + L
  * stages, each with a device binary, and its optimum is the optimum with

@@ -1,6 +1,6 @@
 /*
- * mip_model_cpu.c - the MIP rungs with CPU stages (001 section 3; issue
- * 29).  See mip_model.h; the notation is mip.c's (blocks b, Y(U, b),
+ * mip_model_cpu.c - the MIP rungs with CPU stages (001 section
+ * 3).  See mip_model.h; the notation is mip.c's (blocks b, Y(U, b),
  * x(U, b) = Y(U, b) - Y(U, b-1), costs divided by scale).
  *
  * With up to L CPU stages beside the k accelerator stages, a unit U in

@@ -346,7 +346,7 @@ sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_se
 	if (set->cpus < 0)
 		return sc_error_set(err, SC_ERR_INPUT, "cpus must be at least 0 (got %d)",
 		                    set->cpus);
-	/* CPU stages (issue 29): what the exact DP refuses with them (ideals.c),
+	/* CPU stages (001 section 3): what the exact DP refuses with them (ideals.c),
 	 * every search refuses */
 	if (set->cpus > 0 && set->pin)
 		return sc_error_set(err, SC_ERR_INPUT,
@@ -372,7 +372,7 @@ sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_se
 }
 
 /* Under a hard memory limit, the search starts from a partition that fits
- * when the first split finds one (issue 31): a method that finds nothing
+ * when the first split finds one: a method that finds nothing
  * feasible then still ends with it, and refinement works from it.  Not
  * from a partition given (p.start): the refinement starts from that one. */
 static sc_status start_within_memory(sc_search *s, sc_error *err)

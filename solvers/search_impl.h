@@ -11,7 +11,7 @@
  * afterwards, from an infeasible best too, since refinement repairs stages
  * over the limit.
  *
- * CPU stages (sc_settings.cpus = L > 0; issue 29): a partition has
+ * CPU stages (sc_settings.cpus = L > 0; 001 section 3): a partition has
  * K = k + L stages, and each offer carries the devices of its stages (K
  * flags, true for a CPU stage; NULL: every stage an accelerator), which
  * the best keeps beside its stages.  The slicer chooses them
@@ -176,8 +176,8 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
  * training graph, whose order arcs are not its edges, the equal-work split
  * of the units' topological order (valid by construction).  Under a hard
  * memory limit that this split breaks, the first-fit partition
- * (first_fit.h) instead when one fits (issue 31: refinement then works from
- * a feasible start).  With CPU stages the same with the CPU stages empty
+ * (first_fit.h) instead when one fits (refinement then works from a
+ * feasible start).  With CPU stages the same with the CPU stages empty
  * when every op may go to an accelerator (a valid partition of the model
  * with CPUs: the searches and refinement place the CPU stages), else the
  * order's best split by device (sc_slice_equal_work); kind (K kinds, may be

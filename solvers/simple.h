@@ -5,7 +5,7 @@
  * work / k), where a co-location group's total work is indivisible.  It
  * ignores io and memory, which only add cost, so it never exceeds the optimum.
  *
- * With CPU stages (001 section 3; issue 29: up to L CPU stages beside the k
+ * With CPU stages (001 section 3: up to L CPU stages beside the k
  * accelerator stages, a CPU stage costing its ops' CPU times) the simple
  * bound becomes a fractional split, sc_bound_simple_cpus: the least B such
  * that every item's work (an op outside groups, or a group, indivisible

@@ -719,7 +719,7 @@ double sc_slice_equal_work(sc_slicer *s, const int *order, int *unit_stage)
 	if (s->n == 0)
 		return 0;
 	/* (this order's positions: the segment costs read them; they were the
-	 * last sliced order's, or unset before the first, issue 31) */
+	 * last sliced order's, or unset before the first) */
 	set_order(s, order);
 	/* an order against the pins keeps the plain split, which the search
 	 * then refuses (search.c) */

@@ -26,7 +26,7 @@
  * The result is exact: tests compare it with every segmentation and with
  * the textbook DP.
  *
- * With CPU stages (sc_settings.cpus = L > 0; 001 section 3, issue 29) the
+ * With CPU stages (sc_settings.cpus = L > 0; 001 section 3) the
  * order is split into at most k accelerator and L CPU stages in any
  * interleaving, each stage's device chosen with the split (slice_cpu.c);
  * sc_slicer_devices says which stages of the last split are CPUs.  The

@@ -1,5 +1,5 @@
 /*
- * slice_cpu.c - SliceGraph with CPU stages (001 section 3; issue 29).  See
+ * slice_cpu.c - SliceGraph with CPU stages (001 section 3).  See
  * slice.h; sc_slice and sc_slice_equal_work come here when the settings
  * allow CPU stages (sc_settings.cpus = L > 0), and the slicing without them
  * (slice.c) is left as it was.

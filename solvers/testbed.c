@@ -128,7 +128,7 @@ void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char
 	        methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
 	        (unsigned long long)c->seed, c->schedule >= 0 ? ";schedule=" : "",
 	        c->schedule >= 0 ? sc_schedule_name((sc_schedule)c->schedule) : "");
-	/* CPU stages join the key too (issue 29); without them it stays */
+	/* CPU stages join the key too (001 section 3); without them it stays */
 	if (c->cpus != 0 && n > 0 && (size_t)n < sizeof c->key) {
 		if (c->cpus == SC_TESTBED_CPUS_FILE)
 			snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=file");
@@ -258,7 +258,7 @@ sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records 
 	}
 	/* records live in regular files: a device (/dev/zero, /dev/full) or a
 	 * FIFO holds none to resume from, and reading /dev/zero by lines never
-	 * ended (21.7 GB, issue 27) */
+	 * ended (21.7 GB) */
 	struct stat sb;
 	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		fclose(f);
@@ -592,7 +592,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "proven_optimal",
 	                    json_boolean(isfinite(upper) && lower >= upper * (1 - 1e-9)));
 	/* no partition fits, proven (a rung's bound is infinite, or the exact
-	 * DP found none): not the same as none found (issue 31) */
+	 * DP found none): not the same as none found */
 	bool none = !isfinite(upper) && (isinf(lower) || (none_dp && !isfinite(best)));
 	json_object_set_new(rec, "none_fits", json_boolean(none));
 	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));

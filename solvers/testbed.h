@@ -95,7 +95,7 @@ typedef struct sc_testbed_config {
 	double memory;    /* >= 0 overrides (INFINITY: unlimited) */
 	int policy;       /* >= 0 overrides: an sc_mem_policy */
 	int schedule;     /* >= 0 overrides: an sc_schedule (training graphs) */
-	/* CPU stages beside the accelerators (issue 29): 0 none, > 0 that
+	/* CPU stages beside the accelerators (001 section 3): 0 none, > 0 that
 	 * many, SC_TESTBED_CPUS_FILE each graph's maxCPUs (0 without) */
 	int cpus;
 	char key[512]; /* what a record must match to count as done */

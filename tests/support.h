@@ -71,7 +71,7 @@ double ts_brute_optimum_sched(const sc_graph *g, int k, sc_schedule sched, int *
 double ts_brute_optimum_pinned(const sc_graph *g, int k, sc_schedule sched, const int *pin,
                                int *best);
 
-/* CPU stages (001 section 3; issue 29).  A copy of g whose ops get random
+/* CPU stages (001 section 3).  A copy of g whose ops get random
  * CPU times (integers 0..9 with integer_weights, else reals in [0, 10),
  * and 0 wherever the op's work is 0 half of the time, so that contraction
  * has zero-time units to join), with probability no_cpu_p no CPU time, and

@@ -143,7 +143,7 @@ bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, co
 	return true;
 }
 
-/* CPU stages (issue 29) on a loaded graph: --cpus file takes the file's
+/* CPU stages (001 section 3) on a loaded graph: --cpus file takes the file's
  * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; the
  * GPipe schedule takes none yet.  False after a message. */
 static bool check_cpus(sc_graph *g, const ui_opts *o)
@@ -443,7 +443,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 	double bn = sc_costs_bottleneck(c, &at);
 	/* a training graph adds each stage's cost by pass (fw + bw = cost) */
 	bool training = sc_graph_is_training(c->g);
-	/* CPU stages (issue 29): a device column, and a CPU stage's work is
+	/* CPU stages (001 section 3): a device column, and a CPU stage's work is
 	 * its CPU time */
 	bool devices = sc_costs_has_cpu(c);
 	fprintf(f, "  %5s %7s", "stage", "ops");

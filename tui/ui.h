@@ -96,7 +96,7 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s);
 double ui_deadline(const ui_opts *o);
 
 /* The time budgets of a command that searches, then climbs the ladder
- * (bounds), each a field of its own (issue 30), so that no command copies
+ * (bounds), each a field of its own, so that no command copies
  * --time into one and takes it back. */
 typedef struct ui_budget {
 	double deadline; /* ui_deadline: the whole run, loading included; 0 = none */
@@ -154,14 +154,14 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 /* ui_load_file, then o's settings as ui_load applies them, printing any error */
 sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status);
 
-/* --cpus on a loaded graph whose settings o applied to (issue 29): --cpus
+/* --cpus on a loaded graph whose settings o applied to (CPU stages): --cpus
  * file sets settings.cpus to the file's maxCPUs, refused when it gives
  * none; CPU stages under the GPipe schedule of a training graph are
  * refused.  False after a message.  (ui_load and ui_load_report do this,
  * and refuse a graph with ops no accelerator may hold without --cpus.) */
 bool ui_cpus_settings(sc_graph *g, const ui_opts *o);
 
-/* The CPU stages of a partition file (issue 29): cpu[0..k) as
+/* The CPU stages of a partition file (001 section 3): cpu[0..k) as
  * sc_part_load_devices read them from path (NULL: none).  Without --cpus
  * the file's devices stand (eval's rule); a --cpus L (or file) below the
  * file's number of CPU stages is refused, and so are CPU stages under the
@@ -224,7 +224,7 @@ const char *ui_rung_status_name(sc_rung_state s);
  * (and what GPipe would give).  Nothing on inference. */
 void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f);
 
-/* With CPU stages (issue 29): one line counting c's stages by device
+/* With CPU stages (001 section 3): one line counting c's stages by device
  * and their CPU time, "devices: 2 accelerator stages, 1 CPU stage (CPU
  * time 91.5000 of 120.0000)". */
 void ui_print_devices(const sc_costs *c, FILE *f);

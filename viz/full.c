@@ -422,7 +422,7 @@ static sc_status make_clusters(Agraph_t *g, full_plan *p, char *text, size_t siz
 			else
 				sb_add(&b, "<B>stage %d</B>, continued", s + 1);
 			gv_set_html(c, g, "label", text);
-			/* a CPU stage (issue 29): dashed on warm grey, square */
+			/* a CPU stage (001 section 3): dashed on warm grey, square */
 			bool cpu = q->st[s].cpu;
 			agset(c, "style", cpu ? "filled,dashed" : "filled,rounded");
 			agset(c, "fillcolor", cpu ? GV_COL_CPU_FILL : (char *)tint[s % NCOLOURS]);

@@ -48,7 +48,7 @@ typedef struct sc_full_opts {
 	int max_ops;
 	int depth;
 	int page_units;
-	const bool *cpu; /* set->k flags, or NULL: CPU stages (issue 29), costed as
+	const bool *cpu; /* set->k flags, or NULL: CPU stages (001 section 3), costed as
 	                  * CPUs, their clusters square, dashed on warm grey and
 	                  * headed "CPU", the caption counting both devices */
 } sc_full_opts;

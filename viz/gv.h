@@ -34,7 +34,7 @@
 #define GV_COL_BW_EDGE "#7d5ba6"
 #define GV_STYLE_BW_OP "rounded,filled,dashed"
 #define GV_STYLE_BW_EDGE "dashed"
-/* CPU stages (issue 29): a dashed outline on warm grey, darker than any
+/* CPU stages (001 section 3): a dashed outline on warm grey, darker than any
  * stage tint of the full picture, and the word "CPU" */
 #define GV_COL_CPU_HEAD "#d9d2bf"
 #define GV_COL_CPU_FILL "#e8e4d8"

@@ -39,7 +39,7 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	const sc_stage_cost *st = &q->st[s];
 	bool bn = sc_quotient_at_bottleneck(q, s);
 	char num[32];
-	/* a CPU stage (issue 29): rounded and dashed on warm grey, headed
+	/* a CPU stage (001 section 3): rounded and dashed on warm grey, headed
 	 * "CPU", its rows its CPU time (it pays no io and no overflow) */
 	bool cpu = st->cpu;
 	sb_add(b,
@@ -152,7 +152,7 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 	if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
 		len += snprintf(line + len, sizeof line - (size_t)len,
 		                "; %d empty stages not drawn", sc_quotient_empty(q));
-	/* CPU stages (issue 29): how many of each device */
+	/* CPU stages (001 section 3): how many of each device */
 	char dev[96];
 	if (q->cpus > 0 && len < (int)sizeof line)
 		snprintf(line + len, sizeof line - (size_t)len,

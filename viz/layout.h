@@ -11,8 +11,8 @@
  * table adds the stage's forward and backward cost, each edge label gives
  * the volume of each pass on a line of its own, an edge only backward
  * tensors cross is purple, and the caption names the schedule (under GPipe
- * with its objective, which the gap is then taken over).  A CPU stage (issue
- * 29; st[s].cpu) is a rounded, dashed box on warm grey headed "stage N ·
+ * with its objective, which the gap is then taken over).  A CPU stage (001
+ * section 3; st[s].cpu) is a rounded, dashed box on warm grey headed "stage N ·
  * CPU" with its ops and CPU time, its node of class "cpu", and the caption
  * counts the stages of each device.  sc_layout_quotient runs dot on it
  * and reads the positions back for the terminal canvas (canvas.h);

@@ -17,7 +17,7 @@
  * objective: the bottleneck under 1F1B, the largest forward cost of a stage
  * plus the largest backward cost under GPipe (sc_costs_gpipe).
  *
- * CPU stages (001 section 3; issue 29): built with the stages' devices,
+ * CPU stages (001 section 3): built with the stages' devices,
  * each stage's costs are its device's (cost.h: a CPU stage costs its ops'
  * CPU times, st[s].cpu says it is one, and pays no io) and q->cpus counts
  * them; the edges carry the tensors crossing stages whatever the devices,

@@ -30,7 +30,7 @@ static const double COLOURS[2][3][3] = {
         {{0.6, 0.8, 0.6}, {0.2, 0.4, 0.8}, {1.0, 0.8, 0.4}},
         {{0.3, 0.5, 0.3}, {0.1, 0.2, 0.5}, {0.6, 0.4, 0.1}},
 };
-/* CPU stages (issue 29): compute on a CPU, forward then backward, and the
+/* CPU stages (001 section 3): compute on a CPU, forward then backward, and the
  * lane's tint (SC_TL_CPU_COMPUTE_RGB, SC_TL_CPU_LANE_RGB) */
 static const double CPU_COMPUTE[2][3] = {{0.6, 0.3, 0.7}, {0.35, 0.15, 0.45}};
 static const double CPU_LANE[3] = {0.91, 0.89, 0.85};

@@ -11,7 +11,7 @@
  * gets a <title> (the title) and a <desc> (the caption and one line per
  * lane, "stage s ...") that readers and tests can parse.
  *
- * CPU stages (issue 29): a CPU lane is named "stage s (CPU)"
+ * CPU stages (001 section 3): a CPU lane is named "stage s (CPU)"
  * (sc_timeline_lane_name) on warm grey (SC_TL_CPU_LANE_RGB), its
  * compute in purple (SC_TL_CPU_COMPUTE_RGB forward, darker backward) and
  * nothing else (it does not communicate); the legend adds the CPU swatches

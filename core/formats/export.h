@@ -1,6 +1,5 @@
 /*
- * export.h - a partition as the split points a framework takes (issue 28,
- * item 4; issue 30: formats in their own room).
+ * export.h - a partition as the split points a framework takes.
  *
  * Both frameworks cut the model's program order at module boundaries:
  * PyTorch's pipelining splits the traced program before each module named

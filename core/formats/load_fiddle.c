@@ -6,7 +6,7 @@
  * leaving one op: it is the time to move the op's one output tensor at
  * bandwidth 1), group = colorClass, memory = maxSizePerFPGA under the hard
  * policy, k = maxFPGAs.  Edge sizes are not part of the model and are
- * ignored.  For CPU stages (001 section 3; issue 29): cpuLatency is the
+ * ignored.  For CPU stages (001 section 3): cpuLatency is the
  * op's CPU time (an op without one never goes to a CPU stage),
  * supportedOnFpga false keeps an op off the accelerators
  * (sc_builder_set_devices; the commands refuse such a graph without

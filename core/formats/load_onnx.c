@@ -1577,7 +1577,7 @@ done:
 
 /* Subgraphs (If, Loop and Scan bodies, functions) nest at most this
  * deep: protobuf-c unpacks by recursion, and 3 000 nested Ifs overflowed
- * its stack (issue 27). */
+ * its stack. */
 enum { ONNX_MAX_NESTING = 100 };
 
 /* One varint of p[*at..end); false when it runs off the end or past 64

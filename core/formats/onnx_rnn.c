@@ -61,11 +61,6 @@ static const rnn_op *rnn_op_of(const char *op_type)
 	return NULL;
 }
 
-bool sc_onnx_is_rnn(const char *op_type)
-{
-	return rnn_op_of(op_type) != NULL;
-}
-
 static const sc_onnx_tensor *rnn_input(const sc_onnx_tensor *const *in, int nin, int i)
 {
 	return i < nin ? in[i] : NULL;

@@ -10,9 +10,6 @@
 
 #include "onnx_tensor.h"
 
-/* True when node's op type is one this file handles. */
-bool sc_onnx_is_rnn(const char *op_type);
-
 /* As sc_onnx_infer, for an LSTM, GRU or RNN node: fills the outputs (Y,
  * Y_h and, for LSTM, Y_c; out[0..nout) only, and not one value_info gave)
  * from X, W, R and the attributes, and sets *flops (onnx_rnn.c gives the

@@ -72,7 +72,7 @@ const sc_part_format *sc_part_format_for_write(const char *path);
  * stage outside 1..k; SC_ERR_IO when the file cannot be read. */
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err);
 
-/* sc_part_read for a file that may name CPU stages (issue 29): the JSON
+/* sc_part_read for a file that may name CPU stages (001 section 3): the JSON
  * format's optional "devices" array gives each stage's device ("accel" or
  * "cpu"); *cpu_out is then a malloc'd array of k flags (true: a CPU stage)
  * that the caller frees, or NULL when the file has no CPU stage (a DOT

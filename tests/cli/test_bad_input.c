@@ -409,7 +409,7 @@ Test(bad_input, eval_reports_out_of_range_stage_as_invalid)
 	cr_assert_str_empty(err);
 	free(out);
 	free(err);
-	/* a stage above 1000000 is no different (issue 27), nor one beyond an
+	/* a stage above 1000000 is no different, nor one beyond an
 	 * int, which is kept at the int's end */
 	snprintf(cmd, sizeof cmd, "%s eval samples/paper/figure2.dot %s/part_stage_huge.json",
 	         ts_program(), BAD_DIR);
@@ -446,13 +446,13 @@ Test(bad_input, invalid_partition_exits_1_in_every_command, .timeout = 120)
 	         "edge 'u' -> 'v' goes from stage 2 back to stage 1"},
 	        {"render samples/paper/figure2.dot -o /dev/null -T dot", "part_stage_range.json",
 	         "op 'y' is in stage 4, outside 1..k"},
-	        /* however far outside (issue 27: above 1000000 was "must be an
+	        /* however far outside (above 1000000 was once "must be an
 	         * integer", exit 2); beyond an int it is kept at the int's end */
 	        {"solve samples/paper/figure2.dot", "part_stage_huge.json",
 	         "op 'y' is in stage 1000001, outside 1..k"},
 	        {"bounds samples/paper/figure2.dot --rungs simple", "part_stage_beyond_int.json",
 	         "op 'a' is in stage -2147483646 or below, outside 1..k"},
-	        /* beyond 64 bits, read as the real it is (issue 27: "too big
+	        /* beyond 64 bits, read as the real it is (once "too big
 	         * integer", exit 2) */
 	        {"solve samples/paper/figure2.dot", "part_stage_beyond_int64.json",
 	         "op 'y' is in stage 2147483647 or above, outside 1..k"},
@@ -493,7 +493,7 @@ Test(bad_input, many_leading_blanks_are_not_an_empty_file)
 }
 
 /* A reader that closes early: the program is not killed by SIGPIPE (exit
- * 141, issue 27); the write fails, one line says so, exit 2. */
+ * 141); the write fails, one line says so, exit 2. */
 Test(bad_input, a_reader_closing_early_is_exit_2_not_sigpipe)
 {
 	char cmd[512], *err;
@@ -506,8 +506,7 @@ Test(bad_input, a_reader_closing_early_is_exit_2_not_sigpipe)
 	free(err);
 }
 
-/* The README states how many cases the corpus holds (issue 27: "with the
- * count in the README"); it stays true as cases are added. */
+/* The README states how many cases the corpus holds; it stays true as cases are added. */
 Test(bad_input, the_readme_counts_the_corpus)
 {
 	bad_manifest m = manifest_read();
@@ -521,7 +520,7 @@ Test(bad_input, the_readme_counts_the_corpus)
 	manifest_free(&m);
 }
 
-/* A name from the input is quoted in a message bounded (issue 27): its
+/* A name from the input is quoted in a message bounded: its
  * first SC_MSG_NAME_MAX (200) bytes, "...", its length, then the rest of
  * the message, not 10 MB of name (nor a message cut off before its reason).
  * msr-fiddle JSON takes names of any length; cgraph's quoted strings stop

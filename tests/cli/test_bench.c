@@ -175,7 +175,7 @@ Test(bench, parts_merge_into_the_whole)
 	free(a);
 	free(b);
 
-	/* one file given twice counted its records twice (issue 27): refused,
+	/* one file given twice counted its records twice: refused,
 	 * by any name of it (another path, a symbolic or a hard link) */
 	char sym[256], hard[256], dot[300];
 	snprintf(sym, sizeof sym, "%s/sym.jsonl", dir);
@@ -490,7 +490,7 @@ Test(bench, ctrl_c_stops_every_worker_within_a_second_and_keeps_the_records)
 
 /* A results file whose last record was cut short (a full disk, a kill
  * mid-write) resumes without the next record glued onto it: the file stays
- * one record per line, readable by --merge (issue 27). */
+ * one record per line, readable by --merge. */
 Test(bench, an_unfinished_last_record_is_cut_before_resuming)
 {
 	char res[128];
@@ -524,7 +524,7 @@ Test(bench, a_device_as_the_results_file_is_written_through, .timeout = 30)
 	free(err);
 }
 
-/* none_fits (issue 31): true only when it is proven that no partition fits
+/* none_fits: true only when it is proven that no partition fits
  * (by a rung or the exact DP), false where the search merely found none.
  * tight_none.dot fits no 4 stages (its exact MIP and DP prove it);
  * tight_feasible.dot does. */

@@ -5,7 +5,7 @@
  * shape, --rungs, --partition with an upper bound the exact MIP improves,
  * infeasible and bad input, and ^C stopping every solver process; stop at
  * proof (by the exact DP, by the exact MIP), k far above the number of ops,
- * and a graph without work.  Issue 26: --partition reports on your
+ * and a graph without work.  --partition reports on your
  * partition (a better one apart, -o writing the best), the JSON keys in the
  * man page's order, no rung above a partition any method finds (a near tie
  * no longer "proven optimal"), and every rung alone naming its own proof.
@@ -348,7 +348,7 @@ Test(bounds, a_graph_without_work_has_gap_zero, .timeout = 60)
 	rmdir(dir);
 }
 
-/* ---- issue 26: your partition first, bounds that are bounds, one table --- */
+/* ---- your partition first, bounds that are bounds, one table ------------- */
 
 /* A new scratch directory into dir (at least 32 bytes). */
 static void scratch(char *dir)
@@ -659,7 +659,7 @@ Test(bounds, every_rung_alone_names_its_own_proof, .timeout = 120)
 	remove_dir(dir);
 }
 
-/* -t bounds the whole run (issue 27): on a graph of 20 000 ops the default
+/* -t bounds the whole run: on a graph of 20 000 ops the default
  * search alone ran for minutes before (-t limited each rung, not the
  * search; 900 s and counting on 100 000 ops).  Now the search takes a
  * quarter of T, no rung starts past T and what runs stops a second later,
@@ -692,7 +692,7 @@ Test(bounds, time_bounds_the_whole_run_on_a_large_graph, .timeout = 60)
 }
 
 /* A rung that ends in error is named in the verdict and in JSON
- * (failed_rungs, issue 31); with every solver process crashing (the tests'
+ * (failed_rungs); with every solver process crashing (the tests'
  * STAGECUT_TEST_CRASH), all four MIP rungs are named, and the verdict still
  * stands on the simple bound and the exact DP. */
 Test(bounds, rungs_in_error_are_named_in_the_verdict, .timeout = 60)
@@ -729,7 +729,7 @@ Test(bounds, rungs_in_error_are_named_in_the_verdict, .timeout = 60)
 	free(err);
 }
 
-/* --search-time and --rung-time (issue 30: the search's and the rungs'
+/* --search-time and --rung-time (the search's and the rungs'
  * budgets as fields of their own): without --time, a search of 10^8
  * evaluations on resnet50's 604 operators runs for many seconds and the
  * exact MIP at k 16 does not finish; with them, the search stops by its

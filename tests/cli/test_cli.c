@@ -57,7 +57,7 @@ Test(cli, help_goes_to_stdout_and_exits_0)
 }
 
 /* The help names every input format the man page's INPUT FORMATS section
- * has a subsection for (issue 30: ONNX was missing), and the man page names
+ * has a subsection for (ONNX was once missing), and the man page names
  * no file the repository lacks (it named a DESIGN.md). */
 Test(cli, help_names_every_input_format)
 {

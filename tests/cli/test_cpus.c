@@ -1,6 +1,6 @@
 /*
  * Longer than 600 lines: one suite for every command that takes --cpus, sharing its helpers.
- * test_cpus.c - CPU stages on the command line (issue 29): solve --cpus
+ * test_cpus.c - CPU stages on the command line (001 section 3): solve --cpus
  * reproduces the published optima with CPUs of the layer graphs
  * (samples/msr-fiddle/REFERENCE-CPU.tsv; the operator graphs are in the
  * unit test) and writes a partition that eval confirms, with its devices;
@@ -260,7 +260,7 @@ static json_t *method_and_eval(const char *graph, int k, const char *method, con
 	return r;
 }
 
-/* Every method with one CPU stage (issue 29, item 2): a partition eval
+/* Every method with one CPU stage: a partition eval
  * confirms, no better than the exact DP's optimum, unproven unless the
  * exact DP proved it; brkga reaches the optimum on this graph. */
 Test(cpus, every_method_places_cpu_stages, .timeout = 120)
@@ -782,7 +782,7 @@ Test(cpus, solve_proof_names_the_exact_mip)
 	free(out);
 }
 
-/* bench --cpus 1 (issue 29): each record names the CPUs and its key
+/* bench --cpus 1: each record names the CPUs and its key
  * counts them (a rerun skips what is done, a run without CPUs does not);
  * no method below the exact DP's optimum with CPU stages, no rung and not
  * the simple bound above it, and the exact method equal to it. */
@@ -848,7 +848,7 @@ Test(cpus, bench_with_cpus, .timeout = 120)
 	free(all);
 }
 
-/* ^C during --proof's exact MIP with CPU stages (issue 30's review: it
+/* ^C during --proof's exact MIP with CPU stages (it once
  * killed the program, the partition found lost) stops the proof: the
  * search's partition is printed, the proof says interrupted, exit 130;
  * and solve --json exits 130 after ^C as the text does (it said 0). */

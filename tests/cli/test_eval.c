@@ -312,7 +312,7 @@ Test(eval, op_names_are_escaped_on_stdout)
 
 /* A C1 control in a name (U+0080-U+009F; U+009B is CSI, which starts a
  * terminal escape where C1 controls are taken in UTF-8) is escaped in a
- * report line on stdout, as C0 ones are (issue 27), while other non-ASCII
+ * report line on stdout, as C0 ones are, while other non-ASCII
  * characters (U+00A0, the same first byte) print as they are. */
 Test(eval, c1_controls_in_names_are_escaped_on_stdout)
 {
@@ -344,7 +344,7 @@ Test(eval, c1_controls_in_names_are_escaped_on_stdout)
 	free(err);
 }
 
-/* The same in JSON (issue 27: JSON allows C1 controls raw, and a terminal
+/* The same in JSON (JSON allows C1 controls raw, and a terminal
  * showing --json or a partition file acted on them): --json and the
  * partition file escape them as \u009b, U+00A0 stays as it is, and the file
  * reads back to the same names. */
@@ -387,7 +387,7 @@ Test(eval, c1_controls_in_names_are_escaped_in_json)
 	free(err);
 }
 
-/* A path that is not UTF-8 goes into the JSON escaped (issue 27: jansson
+/* A path that is not UTF-8 goes into the JSON escaped (jansson
  * refused it and the program said "out of memory"). */
 Test(eval, a_path_not_utf8_is_escaped_in_json)
 {

@@ -383,7 +383,7 @@ Test(info, info_reports_the_contraction)
 	free(out);
 }
 
-/* A graph read from a pipe (/dev/stdin) loads as the file does (issue 27):
+/* A graph read from a pipe (/dev/stdin) loads as the file does:
  * the file was opened once to choose the loader and once more to load it,
  * and the second read of the pipe found nothing.  DOT and msr-fiddle JSON,
  * by content (the name has no extension). */
@@ -422,7 +422,7 @@ Test(info, a_graph_from_a_pipe_loads_as_the_file_does)
 	free(err);
 }
 
-/* A valid JSON number loads however large (issue 27): jansson refuses an
+/* A valid JSON number loads however large: jansson refuses an
  * integer beyond 64 bits ("too big integer") unless asked to read it as a
  * real, which is what an msr-fiddle latency or size and an ONNX Runtime
  * profile's "dur" and "ts" are.  A whole number counts as an integer
@@ -461,7 +461,7 @@ Test(info, integers_beyond_64_bits_load_as_reals)
 }
 
 /* A DOT name may hold control characters (stagecut(1), DOT), wherever it
- * is in the file (issue 27: within the first 512 bytes the file was taken
+ * is in the file (within the first 512 bytes the file was taken
  * for binary data); messages quote them escaped.  Outside a quoted string
  * a control byte is still binary data. */
 Test(info, control_characters_in_dot_names_load)

@@ -1,6 +1,6 @@
 /*
  * test_memory_limits.c - allocation failures inside the libraries end in
- * one message and exit 2, not a crash (issue 27): under `ulimit -v`,
+ * one message and exit 2, not a crash: under `ulimit -v`,
  * Graphviz's cairo plugin drew on after failing to make its surface, and
  * cgraph went on with a null pointer after failing to copy a name; both
  * crashed with SIGSEGV.  Nothing is written either time.

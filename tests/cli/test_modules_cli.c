@@ -1,5 +1,5 @@
 /*
- * test_modules_cli.c - modules on the command line (issue 28): info's
+ * test_modules_cli.c - modules on the command line: info's
  * module table, solve --align against brute force and on vit_b_16, and
  * export's split points (each stage begins at the module it names, every
  * named module's ops in that stage) and its refusals.

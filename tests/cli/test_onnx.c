@@ -91,8 +91,8 @@ Test(onnx, dim_and_unknown_warning)
 	free(err);
 }
 
-/* A dim whose tensors would hold more than 2^62 elements is refused (issue
- * 27): every op once cost 0 with only a warning.  The largest that fits
+/* A dim whose tensors would hold more than 2^62 elements is refused: every
+ * op once cost 0 with only a warning.  The largest that fits
  * (2^59 x 8 = 2^62) still costs every op; one more is refused, naming the
  * dim, the tensor and the model, and solve -o writes nothing. */
 Test(onnx, a_dim_that_overflows_a_tensor_is_refused)
@@ -159,7 +159,7 @@ Test(onnx, reports_state_microseconds)
 	free(err);
 }
 
-/* Folding (issue 24): what a runtime computes once at load time is not an
+/* Folding: what a runtime computes once at load time is not an
  * op.  On the torchvision exports of samples/h100/onnx every folded node is
  * one of the Identity nodes torch writes for de-duplicated weights (counted
  * from the file's op types), every initializer byte is charged exactly once
@@ -232,7 +232,7 @@ Test(onnx, times_from_real_profiles_cover_every_op)
 	free(err);
 }
 
-/* Every report says where the costs came from (issue 24): solve, bounds
+/* Every report says where the costs came from: solve, bounds
  * and eval, as text and as JSON; a DOT file's own numbers say nothing. */
 Test(onnx, every_report_says_where_the_costs_came_from)
 {
@@ -259,7 +259,7 @@ Test(onnx, every_report_says_where_the_costs_came_from)
 	json_decref(d);
 }
 
-/* squeezenet1_1 as torch exports it (samples/torchvision, issue 24): 83
+/* squeezenet1_1 as torch exports it (samples/torchvision): 83
  * nodes, 18 of them Identity sources for de-duplicated weights, which the
  * exact DP could not handle (more than a million ideals).  Folded, the
  * importer keeps every other node as an op, charges the initializers'
@@ -315,7 +315,7 @@ Test(onnx, the_picture_says_where_the_costs_came_from)
 	}
 }
 
-/* swin_t as torch exports it (samples/torchvision, issue 25): 6357 nodes,
+/* swin_t as torch exports it (samples/torchvision): 6357 nodes,
  * its window pads computed from constants through Mod, a reversing Slice,
  * Transpose, Reshape and Cast.  Every op costed, the shape arithmetic
  * folded, the FLOPs twice torchvision's published multiply-accumulates
@@ -341,7 +341,7 @@ Test(onnx, swin_t_costs_every_op_and_folds_its_shape_arithmetic)
 	json_decref(s);
 }
 
-/* Names of an ONNX model (issue 27).  One that is not UTF-8 once loaded,
+/* Names of an ONNX model.  One that is not UTF-8 once loaded,
  * then failed solve -o as "out of memory" (jansson refuses the key): it is
  * refused at load (tests/bad/MANIFEST), so -o keeps its file.  Names DOT
  * holds (a quote, backslashes, a newline, a tab, ESC, a C1 control, U+00E9)

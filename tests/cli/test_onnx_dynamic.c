@@ -1,6 +1,6 @@
 /*
- * test_onnx_dynamic.c - models exported with dynamic dims (samples/dynamic,
- * issue 25): at two settings of N and T, every op is costed, no dim is left
+ * test_onnx_dynamic.c - models exported with dynamic dims (samples/dynamic):
+ * at two settings of N and T, every op is costed, no dim is left
  * underived, and the FLOPs are the hand-counted multiply-accumulates of
  * FACTS.json times two, plus the elementwise ops (at most a fifth more).
  * The model after onnx's shape inference (unk__ dims in value_info) costs

@@ -1,5 +1,5 @@
 /*
- * test_pins_cli.c - `solve --pin OP=STAGE` (issue 26): the pinned optimum
+ * test_pins_cli.c - `solve --pin OP=STAGE`: the pinned optimum
  * of the paper's Lemma B.2 graph, worked out by hand below, under the exact
  * DP, brkga and the exact MIP's proof; the pins in the partition file and
  * the JSON; pins that cannot hold and bad option values exit 2 naming what

@@ -640,7 +640,7 @@ Test(render, training_stage_graph_text_and_json)
 	free(dot);
 }
 
-/* Stages tied for the largest cost are all the bottleneck (issue 26): a
+/* Stages tied for the largest cost are all the bottleneck: a
  * chain of three ops of work 5 in three stages marks every stage in the
  * picture, and its caption names them all. */
 Test(render, every_tied_bottleneck_stage_is_marked)
@@ -663,7 +663,7 @@ Test(render, every_tied_bottleneck_stage_is_marked)
 	free(text);
 }
 
-/* k far above the ops (issue 27: k = 1 000 000 drew a million empty boxes,
+/* k far above the ops (k = 1 000 000 once drew a million empty boxes,
  * 184 s and 8 GB): past 16 empty stages only the stages with ops are drawn
  * and the caption says how many were left out; 14 empty stages still are. */
 Test(render, many_empty_stages_are_left_out)
@@ -693,9 +693,8 @@ Test(render, many_empty_stages_are_left_out)
 	free(svg);
 }
 
-/* Issue 28, item 3: pictures of every op that real models can be read
- * in.  The ONNX models at the tester's settings, each with a kahn
- * partition into 4 stages. */
+/* Pictures of every op that real models can be read in.  The ONNX models
+ * at the tester's settings, each with a kahn partition into 4 stages. */
 #define R50 "samples/onnx/resnet50.onnx --device h100 --dim N=32"
 #define VIT "samples/onnx/vit_b_16.onnx --device h100"
 
@@ -965,7 +964,7 @@ Test(render, caption_gives_units_device_and_dims)
 	agclose(G);
 }
 
-/* Issue 28, item 3: a picture of more boxes than a page holds is drawn on
+/* A picture of more boxes than a page holds is drawn on
  * pages (--page-ops, 80 by default).  vit_b_16 at op level, 616 ops in 4
  * stages: every page parses, fits a 2560 x 2048 screen at full size and
  * keeps the aspect limit; the pages draw every op exactly once, every

@@ -51,7 +51,7 @@ static double reference(const char *graph, int k)
  * valid partition whose costs (computed here) are the ones solve and eval
  * report; returns the bottleneck and *optimal.  With may_fail, a search that
  * finds nothing within a hard memory limit may exit 1, with a proof that
- * nothing fits (the exact MIP solve then asks, issue 31), or 3, with none;
+ * nothing fits (the exact MIP solve then asks), or 3, with none;
  * NAN is returned, nothing written either way. */
 static double solve_checked(const char *graph, int k, const char *method, const char *extra,
                             bool may_fail, bool *optimal)
@@ -592,8 +592,8 @@ Test(solve, a_huge_k_searches_as_many_stages_as_ops, .timeout = 120)
 	json_decref(small);
 }
 
-/* Every stage tied for the bottleneck is marked in the stage table (issue
- * 26: bert_l-12 at k = 8 had stages 2, 4 and 6 at 108.0442 and one '*'). */
+/* Every stage tied for the bottleneck is marked in the stage table
+ * (bert_l-12 at k = 8 had stages 2, 4 and 6 at 108.0442 and one '*'). */
 Test(solve, every_tied_bottleneck_stage_is_marked)
 {
 	char graph[512];
@@ -611,7 +611,7 @@ Test(solve, every_tied_bottleneck_stage_is_marked)
 	free(out);
 }
 
-/* -t counts loading (issue 27): a DOT file too large to load in the time
+/* -t counts loading: a DOT file too large to load in the time
  * stops loading at the limit, exit 3 (nothing decided), saying how much
  * was read; before, the search started only after the whole load and the
  * run ended long past -t. */

@@ -1,6 +1,6 @@
 /*
  * test_solve_proof.c - `stagecut solve` asks the exact MIP for a proof when
- * its search proved nothing (issue 26): the proof, the better partition it
+ * its search proved nothing: the proof, the better partition it
  * finds, the certified gap when time runs out, --no-proof, and never a proof
  * of a partition a brute force beats.  Expected optima come from
  * REFERENCE.tsv, brute force (tests/support.c) or the exact DP.
@@ -202,7 +202,7 @@ Test(solve_proof, json_keys_follow_the_man_page)
 	r = ts_run_json(0, "solve samples/onnx/resnet50.onnx -k 3 --align 1 --json");
 	ts_assert_man_order(r, keys, n, optional, "solve --align");
 	json_decref(r);
-	/* with CPU stages (issue 29) */
+	/* with CPU stages (001 section 3) */
 	r = ts_run_json(0, "solve " RESNET_LAYER " -k 2 --cpus 1 -m exact --json");
 	ts_assert_man_order(r, keys, n, optional, "solve --cpus");
 	cr_assert(json_object_get(r, "cpus") && json_object_get(r, "devices"));
@@ -223,8 +223,8 @@ Test(solve_proof, a_named_method_is_not_proven_unless_asked)
 	json_decref(r);
 }
 
-/* Under a tight hard limit a search starts from the first-fit partition
- * (issue 31): kahn's one order, sliced, fits nowhere in tight_feasible.dot,
+/* Under a tight hard limit a search starts from the first-fit partition:
+ * kahn's one order, sliced, fits nowhere in tight_feasible.dot,
  * and kahn without refinement still ends with a partition that fits (it
  * exited 3, "found nothing", before), no better than the optimum. */
 Test(solve_proof, a_search_starts_from_a_first_fit_partition)
@@ -248,7 +248,7 @@ Test(solve_proof, a_search_starts_from_a_first_fit_partition)
 	json_decref(x);
 }
 
-/* "No partition fits" and exit 1 only when it is proven (issue 31): a
+/* "No partition fits" and exit 1 only when it is proven: a
  * search that finds nothing asks the exact MIP, which finds a partition
  * (exit 0) or proves none fits (exit 1, naming the proof); found nothing
  * and proved nothing is exit 3. */

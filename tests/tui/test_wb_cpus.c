@@ -1,5 +1,5 @@
 /*
- * test_wb_cpus.c - the workbench with CPU stages (issue 29) driven in
+ * test_wb_cpus.c - the workbench with CPU stages (001 section 3) driven in
  * tmux: a copy of the msr-fiddle ResNet-50 sample (layer level, every op
  * with a CPU time but one, taken away here) opened with --cpus 1 and a
  * partition file written here: stages 1, 3, 4 accelerators and stage 2 a

@@ -1,5 +1,5 @@
 /*
- * test_wb_cputable.c - the workbench's CPU table (issue 29, item 4) driven
+ * test_wb_cputable.c - the workbench's CPU table (001 section 3) driven
  * in tmux: on the msr-fiddle ResNet-50 sample (layer level) at k 3, with
  * --cpus 1 and without, C opens the table of the optimum at k 3 and 4
  * accelerators and 0, 1, 2 CPUs; once every cell has ended, the cells must

@@ -1,5 +1,5 @@
 /*
- * test_wb_modules.c - the module view (5, issue 28 item 1), driven in tmux
+ * test_wb_modules.c - the module view (5), driven in tmux
  * on vit_b_16 and resnet50 under a partition solved beforehand and opened
  * with -p (the file's own partition stays on screen): the top-level modules
  * and, unfolded, the modules below them with their op counts and the stages

@@ -1,6 +1,6 @@
 /*
- * test_wb_names.c - readable names in the node browser, driven in tmux
- * (issue 28, items 2 and 5): vit_b_16's long ONNX names told apart at 80
+ * test_wb_names.c - readable names in the node browser, driven in tmux:
+ * vit_b_16's long ONNX names told apart at 80
  * columns (the tail that differs kept by the middle ellipsis) and whole at
  * 200, in natural order (encoder_layer_2 before encoder_layer_10), the name
  * column scrolled with Right and Left, the selection line and the detail

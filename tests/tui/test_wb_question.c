@@ -1,6 +1,6 @@
 /*
  * test_wb_question.c - the practitioner's question, answered for the
- * partition on screen (issue 15): the header's gap and the tour's verdict
+ * partition on screen: the header's gap and the tour's verdict
  * are the current partition's (figure2's own partition costs 8, the optimum
  * 7: gap 14.29%, not "stop searching"), and agree with `stagecut bounds
  * --partition` on the saved file; an infeasible partition says why; rungs

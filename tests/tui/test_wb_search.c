@@ -219,7 +219,7 @@ Test(wbsearch, nothing_fits_is_said_proven, .timeout = 60)
 	ts_tmux_quit(&t);
 }
 
-/* p pins ops where they are for the next searches (issue 26), P unpins
+/* p pins ops where they are for the next searches, P unpins
  * them all.  On the Lemma B.2 graph (h1 -> l1 carries 40 bytes; test_pins_cli.c
  * works its optimum out by hand) l1 moved a stage past h1 by hand, both
  * pinned: the search keeps them apart, so the best it can prove is 40.875

@@ -432,7 +432,7 @@ Test(workbench, loading_a_partition_of_another_k_says_how, .timeout = 40)
 	rmdir(dir);
 }
 
-/* T loads measured op times (issue 24): the op's work is replaced, the
+/* T loads measured op times: the op's work is replaced, the
  * partition on screen is re-costed (figure2's stage 2 holds v and w: io in
  * 2 + work 10 + 1 + io out 2 = 15 once v takes 10) and the header says
  * where the costs came from. */

@@ -1,6 +1,6 @@
 /*
  * test_cpu_exact.c - the exact DP with CPU stages (solvers/cpu_exact.c,
- * ideals.c's CPU-count dimension; 001 sections 3 and 4; issue 29).
+ * ideals.c's CPU-count dimension; 001 sections 3 and 4).
  *
  * Against the brute force of tests/support.c (ts_brute_optimum_cpus,
  * written apart from the solvers) on small random graphs with CPU times:

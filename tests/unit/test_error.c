@@ -1,7 +1,7 @@
 /*
  * test_error.c - core/error.c: messages format as vsnprintf formats them,
  * except that a name quoted '%s' longer than SC_MSG_NAME_MAX bytes is cut
- * to that many, with "..." and its length (issue 27: names of 10 MB were
+ * to that many, with "..." and its length (names of 10 MB were once
  * printed whole, or cut the message's reason off at the end of its buffer).
  */
 #include <criterion/criterion.h>

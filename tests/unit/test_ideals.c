@@ -451,7 +451,7 @@ Test(ideals, a_small_limit_is_refused_and_memory_sizes_the_default)
 
 /* A stage as long as the graph: the stage search goes one level per unit
  * of the stage, and did so by recursion, which overflowed the stack on a
- * 27 000-op chain at k = 1 (issue 27).  At k = 1 the optimum is the total
+ * 27 000-op chain at k = 1.  At k = 1 the optimum is the total
  * work. */
 Test(ideals, a_stage_of_thirty_thousand_units_needs_no_deep_stack, .timeout = 120)
 {

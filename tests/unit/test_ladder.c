@@ -40,7 +40,7 @@ Test(ladder, ladder_rungs_bound_the_brute_force_optimum, .timeout = 600)
 		sc_graph *g = ts_random_graph(&r, &spec);
 		int k = 2 + ts_below(&r, 3);
 		if (x >= 0.6 && x < 0.8) {
-			/* a tight hard limit (issue 31): between total / k, below
+			/* a tight hard limit: between total / k, below
 			 * which nothing fits, and total / (k - 1) */
 			double total = 0;
 			for (int v = 0; v < g->n; v++)

@@ -1,5 +1,5 @@
 /*
- * test_ladder_cpus.c - the ladder with CPU stages (issue 29 item 2;
+ * test_ladder_cpus.c - the ladder with CPU stages (001 section 3;
  * ladder.h, simple.h, mip_model_cpu.c).
  *
  * Every rung stays at or below the optimum with CPU stages: on small

@@ -520,7 +520,7 @@ Test(load_onnx, bad_models)
 	expect_error("/tmp/stagecut-test-junk.onnx", "not an ONNX model");
 }
 
-/* The format is told by the content, the name only a hint (issue 30): a DOT
+/* The format is told by the content, the name only a hint: a DOT
  * graph named .onnx loads as DOT, an ONNX model named .dot or with no
  * extension loads as ONNX, msr-fiddle JSON named .dot as JSON. */
 Test(load_onnx, the_format_is_told_by_the_content)
@@ -592,7 +592,7 @@ Test(load_onnx, pad_from_an_attribute)
 	sc_graph_free(g);
 }
 
-/* Folding (issue 24): an Identity of a weight (torch writes one per
+/* Folding: an Identity of a weight (torch writes one per
  * de-duplicated weight) and a Shape of a tensor of static shape are
  * computed once at load time; they are not ops, their values are the
  * params of the ops that read them (the Identity's output counts as the

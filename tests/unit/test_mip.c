@@ -311,7 +311,7 @@ Test(mip, a_lower_bound_at_the_optimum_is_solved, .timeout = 120)
 }
 
 /* A MIP whose model would take more than a solve may (10 KiB per op, at
- * least 1 GiB; issue 27: the ladder's MIPs took 2.2 GB on 100 000 ops) is
+ * least 1 GiB; the ladder's MIPs once took 2.2 GB on 100 000 ops) is
  * refused before CBC runs, with its estimate: here a chain of 2 000 ops at
  * 300 blocks (1.2 KB x 3 999 units and edges x 300 = 1.4 GB). */
 Test(mip, a_model_too_large_for_the_memory_is_refused, .timeout = 120)

@@ -1,6 +1,6 @@
 /*
  * test_onnx_ops.c - one hand-checked expectation for every op type
- * sc_onnx_infer knows (issue 30, item 4): a table of cases, each one node
+ * sc_onnx_infer knows: a table of cases, each one node
  * of one op type with its inputs (shapes, element types, and the values of
  * the initializers the op reads: Resize's scales and sizes, Clip's bounds,
  * Pow's exponent, a Reduce's axes), its attributes, and the output shapes,

@@ -169,7 +169,7 @@ Test(partition, file_round_trip_and_atomic_replace)
 }
 
 /* JSON text escapes DEL and the C1 controls (U+0080..U+009F, both ends)
- * but not U+00A0, whose first byte is the same, nor ASCII (issue 27). */
+ * but not U+00A0, whose first byte is the same, nor ASCII. */
 Test(partition, json_text_escapes_the_controls_a_terminal_acts_on)
 {
 	json_t *v = json_string("a\x7f"

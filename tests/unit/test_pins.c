@@ -1,5 +1,5 @@
 /*
- * test_pins.c - ops pinned to a stage (sc_settings.pin, issue 26): on
+ * test_pins.c - ops pinned to a stage (sc_settings.pin): on
  * small random graphs, inference and training, under every memory policy,
  * with one to three ops pinned to random stages, every search method
  * returns a valid partition that keeps the pins, never below the

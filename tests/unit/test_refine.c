@@ -190,7 +190,7 @@ Test(refine, heuristics_repair_partitions_over_a_hard_memory_limit, .timeout = 3
 		cr_assert_eq(found[h], cases, "%s fits only %d of %d", name, found[h], cases);
 	}
 	/* kahn alone: its one order, sliced, or else the first-fit start
-	 * (first_fit.h, issue 31): 394 of these 400 when written; before the
+	 * (first_fit.h): 394 of these 400 when written; before the
 	 * first fit 154, and refinement rescued the other 246 */
 	cr_log_info("kahn alone fits %d of %d, refinement rescues %d", alone[0], cases, rescued[0]);
 	cr_assert_geq(alone[0], cases * 95 / 100, "kahn alone fits only %d of %d", alone[0], cases);

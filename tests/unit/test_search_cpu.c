@@ -1,6 +1,6 @@
 /*
  * test_search_cpu.c - every search method and refinement with CPU stages
- * (issue 29, item 2): on small random graphs with CPU times (inference and
+ * (001 section 3): on small random graphs with CPU times (inference and
  * training, groups, both memory policies, ops without a CPU time, ops no
  * accelerator may hold), each method's result puts every op on a device
  * it may go to (sc_part_check_devices), costs what the search says by the

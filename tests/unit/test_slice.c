@@ -277,7 +277,7 @@ Test(slice, equals_every_segmentation_on_training_graphs, .timeout = 240)
 }
 
 /* The equal-work split of an order says what its split costs, whatever
- * order the slicer sliced before (issue 31: it read the positions of the
+ * order the slicer sliced before (it once read the positions of the
  * last sliced order, or unset memory before the first slicing, so kahn's
  * value and split depended on what had run before). */
 Test(slice, equal_work_costs_its_own_order)

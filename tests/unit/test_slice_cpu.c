@@ -1,6 +1,6 @@
 /*
  * test_slice_cpu.c - SliceGraph with CPU stages (solvers/slice_cpu.c;
- * issue 29) against a brute force over every segmentation of the order
+ * 001 section 3) against a brute force over every segmentation of the order
  * into k + L positions and every placement of the L CPU stages among them,
  * costed by the independent model of tests/support.c (ts_cpu_bottleneck):
  * inference and training graphs, groups, both memory policies, ops without

@@ -1,5 +1,5 @@
 /*
- * test_tight.c - every search under a tight hard memory limit (issue 31):
+ * test_tight.c - every search under a tight hard memory limit:
  * on small random graphs, inference and training, with M between total / k
  * (below which nothing fits) and total / (k - 1), some feasible and some
  * not as a brute force decides (support.c, written apart from the

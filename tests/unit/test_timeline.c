@@ -5,8 +5,8 @@
  * has its input, with durations from ts_costs (tests/support.h), not from
  * sc_costs.  Every segment's start and end must agree (1e-9); no lane may
  * do two things at once; every dependency must hold; the steady-state
- * period on the bottleneck lane must be the bottleneck.  CPU stages (issue
- * 29): a hand-computed case, and random ones against the simulation with
+ * period on the bottleneck lane must be the bottleneck.  CPU stages (001
+ * section 3): a hand-computed case, and random ones against the simulation with
  * CPU lanes that compute only.
  */
 #include <criterion/criterion.h>
@@ -134,7 +134,7 @@ static int by_start(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-/* CPU stages (001 section 3; issue 29) by the model, apart from cost.c:
+/* CPU stages (001 section 3) by the model, apart from cost.c:
  * a CPU stage (cpu[s]) costs its ops' CPU times, the backward ops' apart,
  * and pays no io and no overflow, so its lane computes only. */
 static void cpu_stage_costs(const sc_graph *g, const int *stage, const bool *cpu, int k,
@@ -429,7 +429,7 @@ Test(timeline, batches_out_of_range)
 	sc_graph_free(g);
 }
 
-/* CPU stages (issue 29) by hand: tests/data/train_tiny.dot with CPU times
+/* CPU stages (001 section 3) by hand: tests/data/train_tiny.dot with CPU times
  * (a 5, b 2, a' 7, b' 3, o 1), stage 1 = {a, a'} an accelerator, stage 2 =
  * {b, b', o} a CPU, bandwidth 1, two micro-batches under 1F1B.
  *   stage 1: forward receive 0, compute 6, send 1 (tensor a); backward

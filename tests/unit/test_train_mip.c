@@ -1,6 +1,6 @@
 /*
  * test_train_mip.c - the ladder on training graphs (DESIGN.md section 1,
- * training graphs; issue 14): on random small training graphs with groups,
+ * training graphs; 001 section 5.3): on random small training graphs with groups,
  * orphans and a hard memory limit, every rung stays at or below the
  * brute-force optimum (ts_brute_optimum, written apart from the program),
  * the exact MIP equals it, and the bottleneck and guess MIPs equal their

@@ -1,5 +1,5 @@
 /*
- * test_train_solve.c - every search on training graphs (issue 14): on many
+ * test_train_solve.c - every search on training graphs (001 section 5.3): on many
  * small random training graphs (forward and backward ops, groups, orphans,
  * no memory limit, an overflow limit and a hard limit that makes some
  * partitions infeasible) the exact DP equals brute force by the rules and

@@ -777,7 +777,7 @@ Test(viz, training_picture_caption_costs_and_volumes)
 	sc_quotient_free(q);
 }
 
-/* Labels replace control characters by '?': C0, DEL and (issue 27) the C1
+/* Labels replace control characters by '?': C0, DEL and the C1
  * controls U+0080-U+009F, which are two bytes in UTF-8; other characters,
  * U+00A0 of the same first byte among them, are kept. */
 Test(viz, labels_replace_c0_and_c1_controls)

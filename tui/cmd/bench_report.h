@@ -2,8 +2,8 @@
  * bench_report.h - what `stagecut bench` reports once its testbed ran (or
  * --merge read the results files): the tables of the records (paper 000,
  * Tables 1 and 2), printed as text or as one JSON object, and, after a
- * run, its failed instances and why it stopped (issue 30: commands
- * compute, then print).  See bench_report.c.
+ * run, its failed instances and why it stopped (the command
+ * computes, then prints).  See bench_report.c.
  */
 #ifndef UI_BENCH_REPORT_H
 #define UI_BENCH_REPORT_H

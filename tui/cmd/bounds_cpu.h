@@ -1,5 +1,5 @@
 /*
- * bounds_cpu.h - the upper bound of `stagecut bounds --cpus L` (issue 29):
+ * bounds_cpu.h - the upper bound of `stagecut bounds --cpus L` (001 section 3):
  * your partition with its devices, or the exact DP with CPU stages.  See
  * bounds_cpu.c; cmd_bounds.c runs the ladder on what it gives.
  */

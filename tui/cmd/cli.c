@@ -111,7 +111,7 @@ typedef enum ui_option_id {
  * is never mistaken for a character. */
 #define OPT_VAL 0x100
 
-/* How an option's value goes into ui_opts (issue 30): a flag sets a
+/* How an option's value goes into ui_opts: a flag sets a
  * bool, a text keeps the argument (borrowed from argv), a count is an
  * integer within [lo, hi] (an int or a long field), a fraction a number
  * from 0 to below 1, seconds a number above 0; the rest (OK_CUSTOM) are read case by case in
@@ -1121,7 +1121,7 @@ static int run_main(int argc, char **argv)
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}
-	/* CPU stages (issue 29): the commands that do not place them yet say
+	/* CPU stages (001 section 3): the commands that do not place them yet say
 	 * so rather than ignore them */
 	if ((o.cpus > 0 || o.cpus == UI_CPUS_FILE) && strcmp(cmd->name, "info") != 0 &&
 	    strcmp(cmd->name, "eval") != 0 && strcmp(cmd->name, "solve") != 0 &&

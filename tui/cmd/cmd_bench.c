@@ -20,8 +20,8 @@
  * The testbed itself (running an instance, records, resuming, the tables)
  * is the library module solvers/testbed.c; this file keeps the worker
  * processes and the progress line, in steps (plan, open the results file,
- * run, report), and bench_report.h prints what they leave (issue 30:
- * compute, then print).
+ * run, report), and bench_report.h prints what they leave (compute,
+ * then print).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -333,7 +333,7 @@ out:
 
 /* A results file whose last record is unfinished (a full disk, a kill
  * mid-write) would get the next record appended onto it, making the file
- * unreadable (issue 27): the unfinished line is cut off, as the reader
+ * unreadable: the unfinished line is cut off, as the reader
  * skips it.  Regular files only; false (errno set) when it cannot be. */
 static bool cut_partial_record(int fd)
 {

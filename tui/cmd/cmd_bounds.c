@@ -9,7 +9,7 @@
  * writes the best partition found.  A proof that holds only within the
  * ladder's tolerance (SC_LADDER_REL_TOL) says so.
  *
- * With CPU stages (--cpus L; issue 29) the upper bound is the exact DP's
+ * With CPU stages (--cpus L; 001 section 3) the upper bound is the exact DP's
  * with CPU stages (solvers/cpu_exact.h: proven optimal when it finishes;
  * when it cannot, brkga's with CPU stages), another method's search with
  * CPU stages (-m), or your partition with its

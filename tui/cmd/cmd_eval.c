@@ -5,7 +5,7 @@
  * limit exits 1 and says why.  Training graphs are taken: each stage's
  * cost by pass, and the objective under the schedule.  --timeline adds
  * the pipeline schedule of core/timeline.h (its figures; with --json every
- * segment).  A partition file naming CPU stages (issue 29) shows each
+ * segment).  A partition file naming CPU stages (001 section 3) shows each
  * stage's device; a CPU stage costs its ops' CPU times, and its timeline
  * lane computes only (core/timeline.h).  The file's devices stand without
  * --cpus; a --cpus below them, or GPipe, is refused (ui_check_part_cpus).
@@ -40,7 +40,7 @@ static void print_timeline(const sc_timeline *t, const char *unit)
 		printf(" %d:%.1f%%", s + 1, 100 * t->idle[s]);
 	printf("\n");
 	if (t->cpus > 0) {
-		/* CPU stages (issue 29): their lanes compute only */
+		/* CPU stages (001 section 3): their lanes compute only */
 		printf("  CPU lanes (compute only, no communication):");
 		for (int s = 0; s < t->k; s++)
 			if (t->cpu[s])
@@ -49,7 +49,7 @@ static void print_timeline(const sc_timeline *t, const char *unit)
 	}
 }
 
-/* What eval found, for its printers (issue 30: compute, then print). */
+/* What eval found, for its printers (compute, then print). */
 typedef struct eval_report {
 	const sc_graph *g;
 	const char *path; /* the partition file */
@@ -153,7 +153,7 @@ int ui_cmd_eval(const ui_opts *o)
 	}
 	/* an invalid partition is still reported, with its costs, and exits 1 */
 	sc_violation viol;
-	bool *cpu = NULL; /* CPU stages (issue 29): the file's devices */
+	bool *cpu = NULL; /* CPU stages (001 section 3): the file's devices */
 	sc_status st = sc_part_load_devices(o->pos[1], g, 0, &k, stage, &cpu, &viol, &err);
 	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);

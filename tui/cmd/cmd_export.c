@@ -1,9 +1,9 @@
 /*
  * cmd_export.c - `stagecut export FILE PARTITION --format pytorch|deepspeed
  * [--align DEPTH] [-o OUT]`: a partition as the split points a framework
- * takes (issue 28, item 4).
+ * takes.
  *
- * Run, then print (issue 30, item 2): export_run loads the graph and the
+ * Run, then print: export_run loads the graph and the
  * partition, computes the split points (core/formats/export.h has the
  * rules) and has the writer --format chose from the registry spell them,
  * into an export_result; export_print writes that text to stdout, or to OUT

@@ -380,7 +380,7 @@ static json_t *json_num_or_null(double x)
 static const int ks[] = {2, 4, 8, 16, 32, 64};
 #define NKS (int)(sizeof ks / sizeof ks[0])
 
-/* What info found, for its printers (issue 30: compute, then print). */
+/* What info found, for its printers (compute, then print). */
 typedef struct info_report {
 	const ui_opts *o;
 	const sc_graph *g;
@@ -555,7 +555,7 @@ int ui_cmd_info(const ui_opts *o)
 		return UI_EXIT_INPUT;
 	}
 	const sc_settings *set = &g->settings;
-	/* --cpus (any value, file too) adds the CPU section (issue 29) */
+	/* --cpus (any value, file too) adds the CPU section (001 section 3) */
 	ui_cpu_table cpus;
 	if (o->cpus != -1)
 		ui_cpu_table_fill(g, &cpus);

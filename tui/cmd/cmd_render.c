@@ -363,7 +363,7 @@ int ui_cmd_render(const ui_opts *o)
 	/* a training graph is drawn too, its backward pass apart (viz/) */
 	sc_settings set = g->settings;
 	int *stage = NULL;
-	bool *cpu = NULL;      /* the partition file's CPU stages (issue 29), or NULL */
+	bool *cpu = NULL;      /* the partition file's CPU stages (001 section 3), or NULL */
 	json_t *stages = NULL; /* a training graph's cost per stage and pass (--json) */
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;

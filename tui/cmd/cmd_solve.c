@@ -6,7 +6,7 @@
  * terminal.
  *
  * The run fills a ui_solve_report (solve_report.h), which one text and one
- * JSON printer read (issue 30: compute, then print).  On the accelerators
+ * JSON printer read (compute, then print).  On the accelerators
  * alone it is here, in steps: load and check, prepare (--align, --pin,
  * --partition), search, decide (the exact MIP, when the search found
  * nothing), prove, write, and compare with the unaligned optimum (--align);
@@ -161,7 +161,7 @@ static int prepare(solve_run *run, ui_solve_report *r)
 	return UI_EXIT_OK;
 }
 
-/* The search found nothing that fits, which proves nothing (issue 31): the
+/* The search found nothing that fits, which proves nothing: the
  * exact MIP decides, finding a partition or proving that none fits, in
  * what --time leaves. */
 static void decide(const solve_run *run, ui_solve_report *r)
@@ -314,7 +314,7 @@ int ui_cmd_solve(const ui_opts *o)
 	solve_run run = {.o = o, .deadline = deadline, .orig = g};
 	status = check(o, g);
 	if (status == UI_EXIT_OK && g->settings.cpus > 0)
-		status = ui_solve_cpus(o, deadline, &r); /* CPU stages (issue 29) */
+		status = ui_solve_cpus(o, deadline, &r); /* CPU stages (001 section 3) */
 	else if (status == UI_EXIT_OK)
 		status = solve(&run, &r);
 	if (status == UI_EXIT_OK)

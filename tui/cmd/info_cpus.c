@@ -1,5 +1,5 @@
 /*
- * info_cpus.c - info's CPU section (issue 29, item 4).  The table runs the
+ * info_cpus.c - info's CPU section (001 section 3).  The table runs the
  * exact DP six times (k and k + 1 accelerators, 0, 1 and 2 CPUs): without
  * CPUs the exact method, with them sc_cpu_exact; a cell the DP cannot
  * finish (too many ideals) says so instead of a number.

@@ -1,5 +1,5 @@
 /*
- * info_cpus.h - what `stagecut info --cpus L` adds (issue 29, item 4):
+ * info_cpus.h - what `stagecut info --cpus L` adds (001 section 3):
  * the graph's CPU times, the file's maxCPUs, and the practitioner's table
  * of the optimal bottleneck with 0, 1 and 2 CPU stages at the k asked and
  * at one accelerator more.  See info_cpus.c.

@@ -1,7 +1,7 @@
 /*
  * render_report.h - what `stagecut render` says once it has drawn: a report
- * of the picture, printed as lines or as one JSON object (issue 30:
- * commands compute, then print).  See render_report.c.
+ * of the picture, printed as lines or as one JSON object (the
+ * command computes, then prints).  See render_report.c.
  */
 #ifndef UI_RENDER_REPORT_H
 #define UI_RENDER_REPORT_H
@@ -11,7 +11,7 @@
 
 #include "tui/ui.h"
 
-/* What render drew, for its printers (issue 30: compute, then print). */
+/* What render drew, for its printers (compute, then print). */
 typedef struct ui_render_report {
 	const sc_graph *g;
 	const sc_settings *set;

@@ -1,5 +1,5 @@
 /*
- * solve_cpu.c - `stagecut solve --cpus L` (issue 29): any method with CPU
+ * solve_cpu.c - `stagecut solve --cpus L` (001 section 3): any method with CPU
  * stages beside the k accelerator stages.  Every search places them
  * (solvers/search.h): the slicing methods and BRKGA choose each stage's
  * device with the split, `exact` (and `best` when its ideals fit) runs the

@@ -1,6 +1,6 @@
 /*
  * solve_cpu.h - `stagecut solve --cpus L`: any method with CPU stages
- * beside the k accelerators (solvers/search.h; issue 29).  See
+ * beside the k accelerators (solvers/search.h; 001 section 3).  See
  * solve_cpu.c.
  */
 #ifndef UI_SOLVE_CPU_H

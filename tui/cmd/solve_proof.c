@@ -1,6 +1,6 @@
 /*
  * solve_proof.c - the certificate `stagecut solve` asks for when its search
- * ends without a proof (issue 26): a ladder (solvers/ladder.h) of the
+ * ends without a proof: a ladder (solvers/ladder.h) of the
  * simple bound and the exact MIP only, in stop-at-proof mode, started from
  * the partition found and its objective.  The exact MIP either solves to
  * optimality (the partition, or the better one it found, is optimal within

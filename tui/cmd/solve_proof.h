@@ -51,7 +51,7 @@ typedef struct ui_proof {
 void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double upper,
                   double seconds, bool tty, ui_proof *pf);
 
-/* ui_proof_run with CPU stages (set->cpus > 0, issue 29): stage in 0..K-1
+/* ui_proof_run with CPU stages (set->cpus > 0): stage in 0..K-1
  * (K = set->k + set->cpus) and cpu its K devices, both overwritten with a
  * better partition the MIP finds. */
 void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,

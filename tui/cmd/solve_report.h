@@ -1,6 +1,6 @@
 /*
- * solve_report.h - what `stagecut solve` computes, and its printers (issue
- * 30: commands compute, then print).  Two runs fill the one
+ * solve_report.h - what `stagecut solve` computes, and its printers (the
+ * command computes, then prints).  Two runs fill the one
  * ui_solve_report: cmd_solve.c's on the accelerators alone (with --align,
  * --pin, --proof) and solve_cpu.c's with CPU stages (--cpus); the steps
  * they share (the search, the partition's costs, the write of -o) are

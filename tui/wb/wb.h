@@ -217,7 +217,7 @@ struct wb {
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
 	int base_k;
-	/* CPU stages (issue 29): with set.cpus = L > 0 the partition has
+	/* CPU stages (001 section 3): with set.cpus = L > 0 the partition has
 	 * set.k = k + L stages, L of them CPUs; cpu holds the current
 	 * partition's devices (set.k flags, kept from the editor by
 	 * wb_changed), base_cpu the baseline's, best_cpu the best's; all NULL
@@ -288,20 +288,17 @@ void *wb_view_state(const wb *w, const wb_view_ops *v);
  * on_change; w->views may be NULL before start-up sets it). */
 void wb_changed(wb *w, bool by_hand);
 
-/* Makes stage the current partition.  Done by the program (a search's
- * result replacing the first partition) it is the new baseline, not an
- * unsaved edit, and the undo history starts there; done by the engineer
- * (by_hand) it is an edit, undoable. */
-void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand);
-
 /* A new editor (the undo history starts over) on stage; false, with the
  * reason in the status line, when it cannot be made.  The baseline stays:
  * stage is an edit when it differs from it. */
 bool wb_new_editor(wb *w, const int *stage);
 
-/* wb_set_current and wb_new_editor with the devices too (cpu: set.k
- * flags; NULL: the current devices stay); by hand, partition and devices
- * are one undo entry. */
+/* Makes stage, with the devices cpu (set.k flags; NULL: the current
+ * devices stay), the current partition.  Done by the program (a search's
+ * result replacing the first partition) it is the new baseline, not an
+ * unsaved edit, and the undo history starts there; done by the engineer
+ * (by_hand) it is an edit, undoable, partition and devices one undo entry.
+ * wb_new_editor_devices is wb_new_editor with the devices too. */
 void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
                             bool by_hand);
 bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu);

@@ -1,5 +1,5 @@
 /*
- * wb_cputable.c - the practitioner's table (issue 29, item 4) in the
+ * wb_cputable.c - the practitioner's table (001 section 3) in the
  * workbench: C opens a modal with the optimal bottleneck of the
  * workbench's own graph and settings at k and k + 1 accelerators and 0, 1
  * and 2 CPU stages, what info --cpus prints (tui/cmd/info_cpus.c).

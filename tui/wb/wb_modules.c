@@ -1,6 +1,6 @@
 /*
- * wb_modules.c - the fifth view (5): the graph's module tree (core/modules.h,
- * issue 28 item 1), so the engineer sees the split in the terms of the model
+ * wb_modules.c - the fifth view (5): the graph's module tree (core/modules.h),
+ * so the engineer sees the split in the terms of the model
  * (encoder_layer_3, layer2.1) rather than of its ops.
  *
  * One row per module shown, in preorder: a mark (* the bottleneck module of

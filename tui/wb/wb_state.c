@@ -160,11 +160,6 @@ void wb_mark_saved(wb *w)
 	w->edited = false;
 }
 
-void wb_set_current(wb *w, const int *stage, const char *origin, bool by_hand)
-{
-	wb_set_current_devices(w, stage, NULL, origin, by_hand);
-}
-
 void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
                             bool by_hand)
 {

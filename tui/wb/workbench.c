@@ -106,7 +106,7 @@ static void catch_signals(wb *w)
 	sigaction(SIGWINCH, &winch, &curses_winch);
 }
 
-/* With CPU stages (--cpus L, or a -p file naming CPU stages; issue 29):
+/* With CPU stages (--cpus L, or a -p file naming CPU stages; 001 section 3):
  * the first partition valid for the devices into first and w->cpu, which
  * it allocates (k + L flags): the -p file's (its stages, then the CPU
  * stages it lacks, empty), else the file's own stages and L empty CPU
