@@ -234,6 +234,54 @@ Test(wbrecover, a_fifo_at_the_recovery_file_is_left_alone, .timeout = 60)
 	cr_assert_eq(entries(true), 1, "only the FIFO is left");
 }
 
+/* Two graphs at state/c/d.dot and state/c%d.dot, into a and b. */
+static void slash_and_percent(char *a, char *b, size_t size)
+{
+	char *text = ts_slurp(FIG2, NULL);
+	cr_assert(text);
+	snprintf(a, size, "%s/c", state);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	snprintf(a, size, "%s/c/d.dot", state);
+	snprintf(b, size, "%s/c%%d.dot", state);
+	ts_write_text(a, text);
+	ts_write_text(b, text);
+	free(text);
+}
+
+/* '/' was written as '%' and '%' as itself, so these two graphs shared a
+ * recovery file: the second offered the first's edits as its own and
+ * wrote its own over them. */
+Test(wbrecover, graphs_at_c_slash_d_and_c_percent_d_keep_apart, .timeout = 90)
+{
+	char a[512], b[512];
+	slash_and_percent(a, b, sizeof a);
+	ts_tmux t;
+	/* edits on c/d.dot, then a crash: they stay for its next start */
+	pid_t pid = start_pid(&t, a);
+	edit(&t);
+	wait_files(1);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	free(ts_tmux_wait(&t, "EXIT=", 5));
+	ts_tmux_stop(&t);
+	/* c%d.dot is offered nothing, and its own edits go to a file of
+	 * their own */
+	start(&t, b);
+	no_offer(&t);
+	edit(&t);
+	wait_files(2);
+	quit_edited(&t);
+	cr_assert_eq(entries(false), 1, "c%%d.dot's quit removed c/d.dot's edits");
+	/* c/d.dot gets its edits back */
+	start(&t, a);
+	free(ts_tmux_wait(&t, "recovered", 5));
+	ts_tmux_keys(&t, "r");
+	char *s = ts_tmux_wait(&t, "recovered from an earlier session (unsaved)", 5);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	quit_edited(&t);
+	cr_assert_eq(entries(true), 0, "left behind");
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;

@@ -525,10 +525,11 @@ void wb_answer_get(const wb *w, wb_answer *a);
 /* --- the recovery file (wb_recover.c) --- */
 
 /* The name (no directory) of recovery slot slot (1, 2, ...) for the graph
- * at full (an absolute path) and k, into buf: "<full, '/' made '%'>-k<k>"
- * then ".<slot>" for slots after the first, then ".json" (slot 1's name is
- * the one every version before slots used); when that name and its lock
- * file's ("." + the name with ".lock" for ".json") would not fit in
+ * at full (an absolute path) and k, into buf: "<full escaped>-k<k>" then
+ * ".<slot>" for slots after the first, then ".json", where full is escaped
+ * by writing '/', '%' and '~' as %2F, %25 and %7E, so that two paths
+ * never share a name; when that name and its lock file's ("." + the name
+ * with ".lock" for ".json") would not fit in
  * NAME_MAX, the end of full (from a '/' where one is near) then '~' and 16
  * hex digits of a hash of all of full stand for it.  Returns false when
  * buf is too small.  Pure; thread-safe. */

@@ -4,8 +4,9 @@
  * While the partition has unsaved edits it is written (at most every two
  * seconds, atomically) to $XDG_STATE_HOME/stagecut/ (default
  * ~/.local/state/stagecut/), under a name made from the graph's full path
- * and k (wb_recover_name: the path itself while the name fits in
- * NAME_MAX, else its end and a hash of all of it); a save, a deliberate
+ * and k (wb_recover_name: the path itself, '/', '%' and '~' escaped as
+ * %2F, %25 and %7E so that no two paths share a name, while the name fits
+ * in NAME_MAX, else its end and a hash of all of it); a save, a deliberate
  * quit, or coming back to the baseline (an undo, a settings change that
  * replaced the edits: w->edited false) removes it.  A killed terminal or
  * a crash leaves it, and the next start on the same graph and k offers
@@ -78,6 +79,38 @@ static uint64_t hash_of(const char *s)
 	return h;
 }
 
+/* Whether c is written as %XX in a recovery file's name: the directory
+ * separator, the escape itself, and '~', which only a hashed name holds
+ * (so that no plain name can be a hashed one). */
+static bool escaped(char c)
+{
+	return c == '/' || c == '%' || c == '~';
+}
+
+/* s[0..n) escaped into buf at *at (room permitting, which the caller has
+ * counted); returns the escaped length. */
+static size_t escape(const char *s, size_t n, char *buf, size_t *at)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (escaped((char)c)) {
+			if (buf) {
+				buf[(*at)++] = '%';
+				buf[(*at)++] = hex[c >> 4];
+				buf[(*at)++] = hex[c & 15];
+			}
+			len += 3;
+		} else {
+			if (buf)
+				buf[(*at)++] = (char)c;
+			len++;
+		}
+	}
+	return len;
+}
+
 bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 {
 	char tail[48];
@@ -85,14 +118,14 @@ bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 		snprintf(tail, sizeof tail, "-k%d.%d.json", k, slot);
 	else
 		snprintf(tail, sizeof tail, "-k%d.json", k);
-	size_t n = strlen(full), t = strlen(tail);
+	size_t n = strlen(full), t = strlen(tail), at = 0;
+	size_t e = escape(full, n, NULL, NULL);
 	/* the lock file's name is the longer by its leading '.' */
-	if (n + t + 1 <= NAME_MAX) {
-		if (n + t + 1 > size)
+	if (e + t + 1 <= NAME_MAX) {
+		if (e + t + 1 > size)
 			return false;
-		for (size_t i = 0; i < n; i++)
-			buf[i] = full[i] == '/' ? '%' : full[i];
-		memcpy(buf + n, tail, t + 1);
+		escape(full, n, buf, &at);
+		memcpy(buf + at, tail, t + 1);
 		return true;
 	}
 	/* the end of the path, from a '/' when one is near the cut, so that it
@@ -101,11 +134,9 @@ bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 	const char *slash = strchr(end, '/');
 	if (slash && slash - end < KEPT / 2)
 		end = slash;
-	char kept[KEPT + 1];
-	size_t m = 0;
-	for (; *end; end++)
-		kept[m++] = *end == '/' ? '%' : *end;
-	kept[m] = '\0';
+	char kept[3 * KEPT + 1];
+	escape(end, strlen(end), kept, &at);
+	kept[at] = '\0';
 	int len =
 	        snprintf(buf, size, "%s~%016llx%s", kept, (unsigned long long)hash_of(full), tail);
 	return len >= 0 && (size_t)len < size;
