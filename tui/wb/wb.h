@@ -174,7 +174,7 @@ struct wb {
 	int tour;         /* the tour's step while it is open */
 	int settings_sel; /* the settings form's selected field */
 	struct {
-		char question[256];
+		char question[1024]; /* room for a path and why (the recovery file) */
 		char buf[1024];
 		size_t size; /* at most sizeof buf */
 		wb_answer_fn done;
@@ -212,6 +212,8 @@ struct wb {
 	double recover_t;           /* when it was last written */
 	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
+	bool recover_misfit;        /* the question about a recovery file that does
+	                             * not fit the graph waits for its answer */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
 	/* the baseline: the partition as last saved, loaded or set by the
 	 * program, and its k (NULL until wb_mark_saved first runs) */

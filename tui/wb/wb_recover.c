@@ -445,7 +445,7 @@ void wb_recover_write(wb *w, bool wait)
 {
 	/* while the offer waits for its answer the file is the earlier
 	 * session's, not ours to touch */
-	if (!w->recover[0] || !w->recover_due || w->recovered)
+	if (!w->recover[0] || !w->recover_due || w->recovered || w->recover_misfit)
 		return;
 	if (wait)
 		wb_recover_wait();
@@ -517,7 +517,7 @@ double wb_recover_next(const wb *w, double now)
 	if (recover_failed[0] || w->recover_note[0])
 		next = wb_msg_fresh(w, now) ? wb_msg_expiry(w) : now;
 	/* as wb_recover_write: nothing while the offer waits for its answer */
-	if (w->recover_due && w->recover[0] && !w->recovered)
+	if (w->recover_due && w->recover[0] && !w->recovered && !w->recover_misfit)
 		next = fmin(next, w->recover_t + 2);
 	return next;
 }
@@ -555,9 +555,12 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 
 /* Reads the slot's file into rs: opened without blocking and checked to be
  * a regular file first, then read through that descriptor (/dev/fd/N opens
- * the file it names), so that a FIFO put there meanwhile cannot block. */
-static bool read_left(wb *w, int *rs, bool *rcpu)
+ * the file it names), so that a FIFO put there meanwhile cannot block.
+ * False when it cannot be read; why (size bytes) then says why when it is
+ * a regular file that does not fit this graph ("" otherwise). */
+static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
 {
+	why[0] = '\0';
 	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -566,20 +569,58 @@ static bool read_left(wb *w, int *rs, bool *rcpu)
 	if (ok) {
 		char via[32];
 		snprintf(via, sizeof via, "/dev/fd/%d", fd);
+		const char *from = access(via, R_OK) == 0 ? via : w->recover;
 		int k2;
 		sc_error err;
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		bool *cpu = NULL;
-		ok = sc_part_load_devices(access(via, R_OK) == 0 ? via : w->recover, w->g, w->set.k,
-		                          &k2, rs, &cpu, NULL, &err) == SC_OK &&
-		     (!cpu || rcpu);
+		ok = sc_part_load_devices(from, w->g, w->set.k, &k2, rs, &cpu, NULL, &err) == SC_OK;
+		if (!ok) {
+			/* the message names the file read: it is said beside */
+			size_t n = strlen(from);
+			const char *msg = strncmp(err.msg, from, n) == 0 && err.msg[n] == ':'
+			                          ? err.msg + n + 1 + (err.msg[n + 1] == ' ')
+			                          : err.msg;
+			snprintf(why, size, "%.300s", msg);
+		} else if (cpu && !rcpu) {
+			snprintf(why, size, "it has CPU stages and this session has none");
+			ok = false;
+		}
 		for (int s = 0; ok && rcpu && s < k2; s++)
 			rcpu[s] = cpu && cpu[s];
 		free(cpu);
 	}
 	close(fd);
 	return ok;
+}
+
+/* The answer about a recovery file that does not fit the graph: d deletes
+ * it; k or Esc keeps it where it is (offered again at the next start) and
+ * takes another name for this session's edits.  Then the start-up goes
+ * on. */
+static unsigned misfit_answer(wb *w, const char *answer, bool ok, int arg)
+{
+	(void)arg;
+	(void)ok;
+	char path[sizeof w->recover];
+	snprintf(path, sizeof path, "%s", w->recover);
+	w->recover_misfit = false;
+	bool keep = answer[0] != 'd';
+	if (keep)
+		wb_recover_open(w, false);
+	else
+		remove_file(path);
+	if (w->after_offer)
+		w->after_offer(w);
+	/* said when the start-up's messages are done, as the notes are (with
+	 * one wb_recover_open left, if any) */
+	char other[sizeof w->recover_note];
+	snprintf(other, sizeof other, "%s", w->recover_note);
+	snprintf(w->recover_note, sizeof w->recover_note, "%s the recovery file %.180s%s%s%.60s",
+	         keep ? "kept" : "deleted", path, keep ? " (offered again at the next start)" : "",
+	         other[0] ? "; " : "", other);
+	return WB_HANDLED | WB_REDRAW;
 }
 
 bool wb_recover_offer(wb *w, void (*then)(wb *w))
@@ -589,10 +630,23 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 	w->recover_left = false;
 	int *rs = sc_part_new(w->g);
 	bool *rcpu = w->cpu ? calloc((size_t)w->set.k, sizeof *rcpu) : NULL;
-	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu)) {
+	char why[400] = "";
+	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu, why, sizeof why)) {
 		free(rs);
 		free(rcpu);
-		return false;
+		if (!why[0])
+			return false;
+		/* edits of an earlier session on another version of the graph
+		 * (an op added or removed since): never removed unasked */
+		char q[sizeof w->prompt.question];
+		snprintf(q, sizeof q,
+		         "the recovery file %.600s does not fit this graph (%.300s): k keeps it, "
+		         "d deletes it",
+		         w->recover, why);
+		w->recover_misfit = true;
+		w->after_offer = then;
+		wb_choose(w, q, "kd", misfit_answer, 0);
+		return true;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
 	    (!rcpu || memcmp(rcpu, w->cpu, (size_t)w->set.k * sizeof *rcpu) == 0)) {
