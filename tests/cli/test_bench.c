@@ -2,6 +2,9 @@
  * test_bench.c - `stagecut bench`: the tables recomputed from the records
  * it writes, the bounds never above the partitions, resuming, parts and
  * merging, ^C, and refusals.
+ *
+ * Longer than 600 lines: one suite for every way bench runs, resumes,
+ * merges and refuses, sharing the scratch directory and the record reader.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>

@@ -212,8 +212,7 @@ struct wb {
 	double recover_t;           /* when it was last written */
 	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
-	bool recover_misfit;        /* the question about a recovery file that does
-	                             * not fit the graph waits for its answer */
+	bool recover_misfit;        /* asking about a file that does not fit */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
 	/* the baseline: the partition as last saved, loaded or set by the
 	 * program, and its k (NULL until wb_mark_saved first runs) */
@@ -529,9 +528,8 @@ void wb_answer_get(const wb *w, wb_answer *a);
 /* The name (no directory) of recovery slot slot (1, 2, ...) for the graph
  * at full (an absolute path) and k, into buf: "<full escaped>-k<k>" then
  * ".<slot>" for slots after the first, then ".json", where full is escaped
- * by writing '/', '%' and '~' as %2F, %25 and %7E, so that two paths
- * never share a name; when that name and its lock file's ("." + the name
- * with ".lock" for ".json") would not fit in
+ * as '/' %2F, '%' %25, '~' %7E (no two paths share a name); when that
+ * name and its lock file's ("." + it, ".lock" for ".json") would not fit in
  * NAME_MAX, the end of full (from a '/' where one is near) then '~' and 16
  * hex digits of a hash of all of full stand for it.  Returns false when
  * buf is too small.  Pure; thread-safe. */

@@ -36,6 +36,11 @@
  * decides when to write, waking for it when wb_recover_next says; saving
  * is in wb_files.c.
  *
+ * Longer than 600 lines: the slots and their locks, the writer thread and
+ * the start's two questions (restore a dead session's edits; keep or
+ * delete a file that no longer fits the graph) share one slot's state;
+ * apart, each would need the others' internals.
+ *
  * Layer: a service of layer 4 (wb.h), below the views and modals: it calls
  * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
  */
