@@ -110,6 +110,12 @@ sc_status sc_testbed_parse_ks(const char *list, sc_testbed_config *c, sc_error *
 			        err, SC_ERR_INPUT,
 			        "-k: '%s' is not a list of up to %d integers from 1 to 1000000",
 			        list, SC_TESTBED_MAX_KS);
+		for (int i = 0; i < c->nk; i++)
+			if (c->k[i] == k)
+				return sc_error_set(err, SC_ERR_INPUT,
+				                    "-k: '%s' names k = %ld twice (each instance "
+				                    "would run and count twice)",
+				                    list, k);
 		c->k[c->nk++] = (int)k;
 	}
 	if (!c->nk)
@@ -248,6 +254,37 @@ void sc_testbed_records_fini(sc_testbed_records *rs)
 	memset(rs, 0, sizeof *rs);
 }
 
+/* Why record v's numbers cannot be a bench run's (into why, size bytes):
+ * k from 1 to 1000000; upper and lower null or finite numbers >= 0 with
+ * lower <= upper; upper not below the simple bound (a lower bound).
+ * False when they can. */
+static bool record_is_odd(json_t *v, char *why, size_t size)
+{
+	json_int_t k = json_integer_value(json_object_get(v, "k"));
+	json_t *up = json_object_get(v, "upper"), *lo = json_object_get(v, "lower");
+	json_t *simple = json_object_get(v, "simple");
+	double u = json_is_number(up) ? json_number_value(up) : NAN;
+	double l = json_is_number(lo) ? json_number_value(lo) : NAN;
+	const double tol = 1e-9;
+	if (k < 1 || k > 1000000)
+		snprintf(why, size, "k %lld is not from 1 to 1000000", (long long)k);
+	else if ((up && !json_is_null(up) && !json_is_number(up)) ||
+	         (json_is_number(up) && !(u >= 0)))
+		snprintf(why, size, "\"upper\" is not a number >= 0 or null");
+	else if ((lo && !json_is_null(lo) && !json_is_number(lo)) ||
+	         (json_is_number(lo) && !(l >= 0)))
+		snprintf(why, size, "\"lower\" is not a number >= 0 or null");
+	else if (json_is_number(up) && json_is_number(lo) && l > u * (1 + tol) + tol)
+		snprintf(why, size, "\"lower\" %g exceeds \"upper\" %g", l, u);
+	else if (json_is_number(up) && json_is_number(simple) &&
+	         u < json_number_value(simple) * (1 - tol) - tol)
+		snprintf(why, size, "\"upper\" %g is below the simple bound %g", u,
+		         json_number_value(simple));
+	else
+		return false;
+	return true;
+}
+
 sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records *rs, sc_error *err)
 {
 	FILE *f = fopen(path, "r");
@@ -286,6 +323,14 @@ sc_status sc_testbed_read(const char *path, bool must_exist, sc_testbed_records 
 			status = sc_error_set(err, SC_ERR_INPUT,
 			                      "%s:%ld: not a stagecut bench record%s%s", path, no,
 			                      v ? "" : ": ", v ? "" : je.text);
+			json_decref(v);
+			break;
+		}
+		char why[160];
+		if (record_is_odd(v, why, sizeof why)) {
+			status = sc_error_set(err, SC_ERR_INPUT,
+			                      "%s:%ld: not a stagecut bench record: %s", path, no,
+			                      why);
 			json_decref(v);
 			break;
 		}

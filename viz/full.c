@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "full.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -813,6 +814,30 @@ int sc_full_page_path(const char *path, int i, char *buf, size_t size)
 	return snprintf(buf, size, "%.*s-%d%s", (int)(dot - path), path, i, dot);
 }
 
+int sc_full_page_number(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+	if (!dot || dot == base) /* as sc_full_page_path: no extension */
+		dot = base + strlen(base);
+	size_t stem = (size_t)(dot - base), tail = strlen(dot), len = strlen(name);
+	if (len < stem + 2 + tail || strncmp(name, base, stem) != 0 || name[stem] != '-' ||
+	    strcmp(name + len - tail, dot) != 0)
+		return 0;
+	/* the number as sc_full_page_path prints it: digits, no leading 0 */
+	const char *d = name + stem + 1, *end = name + len - tail;
+	if (*d == '0')
+		return 0;
+	long i = 0;
+	for (; d < end; d++) {
+		if (*d < '0' || *d > '9' || i > (INT_MAX - 9) / 10)
+			return 0;
+		i = 10 * i + (*d - '0');
+	}
+	return (int)i;
+}
+
 /* The units on each level of p's fold and the edges cut between levels
  * (sc_fold_pages); both L + 1 entries, NULL when out of memory. */
 static bool level_counts(const full_plan *p, int **count, int **cross)
@@ -840,7 +865,8 @@ static bool level_counts(const full_plan *p, int **count, int **cross)
 /* Lays out and writes each page of p (pages of p->whole's levels at
  * start) to its numbered path. */
 static sc_status write_pages(gv_session *s, full_plan *p, const int *start, const sc_caption *cap,
-                             const char *format, const char *path, double *scale, sc_error *err)
+                             const char *format, const char *path, bool (*stop)(void),
+                             double *scale, sc_error *err)
 {
 	sc_status st = SC_OK;
 	char *name = malloc(strlen(path) + 16);
@@ -849,6 +875,11 @@ static sc_status write_pages(gv_session *s, full_plan *p, const int *start, cons
 	p->whole = p->f;
 	p->page_start = start;
 	for (int i = 0; i < p->pages && st == SC_OK; i++) {
+		if (stop && stop()) {
+			st = sc_error_set(err, SC_ERR_LIMIT, "stopped before page %d of %d", i + 1,
+			                  p->pages);
+			break;
+		}
 		p->page = i + 1;
 		p->lo = start[i];
 		if (!(p->f = sc_fold_window(p->whole, start[i], start[i + 1], err))) {
@@ -935,7 +966,8 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		st = gv_check_format(&s, format, path, err);
 	if (st == SC_OK && p.pages > 1) {
 		res.pages = p.pages;
-		st = write_pages(&s, &p, start, cap, format, path, &res.scale, err);
+		st = write_pages(&s, &p, start, cap, format, path, o ? o->stop : NULL, &res.scale,
+		                 err);
 	} else if (st == SC_OK) {
 		st = fold_and_lay_out(&s, &p, cap, err);
 		if (st == SC_OK)
@@ -943,6 +975,8 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 	}
 	if (s.gvc)
 		gv_close(&s);
+	if (st == SC_OK && p.pages > 1 && o && o->stop && o->stop())
+		st = sc_error_set(err, SC_ERR_LIMIT, "stopped before the overview");
 	if (st == SC_OK && p.pages > 1) {
 		/* the overview at path, naming the pages */
 		int d = overview_depth(g, mods, stage, page_units, err);

@@ -45,6 +45,8 @@
  * can be while cutting the fewest edges; an edge to another page ends at
  * a stub naming it), 0 on one page however large. */
 typedef struct sc_full_opts {
+	bool (*stop)(void); /* NULL, or asked before each page: true stops the
+	                     * drawing with SC_ERR_LIMIT (the pages drawn stay) */
 	int max_ops;
 	int depth;
 	int page_units;
@@ -86,5 +88,11 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 /* Page i's path (1-based) for a picture at path: "f-3.png" for "f.png",
  * "f-3" for "f".  Returns what snprintf returns. */
 int sc_full_page_path(const char *path, int i, char *buf, size_t size);
+
+/* The page number i >= 1 when name, a file name without a directory, is
+ * what sc_full_page_path gives for path's page i (its directory aside:
+ * "f-3.png" for "f.png" or "out/f.png"), else 0 ("f-03.png", "f-3.svg",
+ * "f-x.png" and "f.png" are no page of "f.png").  Thread-safe. */
+int sc_full_page_number(const char *path, const char *name);
 
 #endif

@@ -2,6 +2,9 @@
  * test_bench.c - `stagecut bench`: the tables recomputed from the records
  * it writes, the bounds never above the partitions, resuming, parts and
  * merging, ^C, and refusals.
+ *
+ * Longer than 600 lines: one suite for every way bench runs, resumes,
+ * merges and refuses, sharing the scratch directory and the record reader.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -562,4 +566,93 @@ Test(bench, none_fits_only_when_proven)
 		}
 		json_decref(all);
 	}
+}
+
+/* Records no bench run writes (upper 0 under a simple bound of 5, upper
+ * -1, k -5) are refused by --merge, naming the file and the record's
+ * line, where they were tabled. */
+Test(bench, merge_refuses_records_no_run_writes)
+{
+	char g[256], res[256], bad[256], *err = NULL;
+	snprintf(g, sizeof g, "%s/g", dir);
+	mkdir(g, 0755);
+	snprintf(g, sizeof g, "%s/g/figure2.dot", dir);
+	char *text = ts_slurp("samples/paper/figure2.dot", NULL);
+	cr_assert(text);
+	ts_write_text(g, text);
+	free(text);
+	snprintf(res, sizeof res, "%s/res.json", dir);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench '%s/g' -k 2 %s -o '%s'", dir, FAST, res), 0);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench --merge '%s'", res), 0);
+	char *line = ts_slurp(res, NULL);
+	cr_assert(line);
+	const struct {
+		const char *from, *to, *says;
+	} cases[] = {{"\"upper\":", "\"upper\":0.0,\"was\":", "\"upper\" 0"},
+	             {"\"upper\":", "\"upper\":-1,\"was\":", "\"upper\" is not a number >= 0"},
+	             {"\"k\":2", "\"k\":-5", "k -5"}};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		char *at = strstr(line, cases[c].from);
+		cr_assert(at, "%s", line);
+		char edited[16384];
+		snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - line), line, cases[c].to,
+		         at + strlen(cases[c].from));
+		snprintf(bad, sizeof bad, "%s/bad%zu.json", dir, c);
+		/* a good record first: the bad one is on line 2 */
+		char two[32768];
+		snprintf(two, sizeof two, "%s%s", line, edited);
+		ts_write_text(bad, two);
+		int st = ts_runf(NULL, &err, "bench --merge '%s'", bad);
+		cr_assert_eq(st, 2, "case %zu: exit %d: %s", c, st, err);
+		cr_assert(strstr(err, bad) && strstr(err, ":2:") && strstr(err, cases[c].says),
+		          "case %zu: %s", c, err);
+		free(err);
+	}
+	free(line);
+}
+
+/* A k given twice, a graph named twice (by two spellings), and the results
+ * file in the graphs' directory: each instance runs and counts once. */
+Test(bench, every_instance_runs_and_counts_once)
+{
+	char g[256], res[300], *out = NULL, *err = NULL;
+	snprintf(g, sizeof g, "%s/tb", dir);
+	mkdir(g, 0755);
+	snprintf(res, sizeof res, "%s/tb/figure2.dot", dir);
+	char *text = ts_slurp("samples/paper/figure2.dot", NULL);
+	cr_assert(text);
+	ts_write_text(res, text);
+	free(text);
+	snprintf(res, sizeof res, "%s/x.json", dir);
+	int st = ts_runf(NULL, &err, "bench '%s' -k 2,2,2 %s -o '%s'", g, FAST, res);
+	cr_assert_eq(st, 2, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "k = 2 twice"), "%s", err);
+	free(err);
+	st = ts_runf(NULL, &err, "bench '%s' '%s/' -k 2 %s -o '%s'", g, g, FAST, res);
+	cr_assert_eq(st, 2, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "same graph file"), "%s", err);
+	free(err);
+	cr_assert_neq(access(res, F_OK), 0, "a refused run wrote records");
+	/* the results file inside the directory: not read as a graph the
+	 * second time */
+	snprintf(res, sizeof res, "%s/tb/res.json", dir);
+	cr_assert_eq(ts_runf(NULL, NULL, "bench '%s' -k 2 %s -o '%s'", g, FAST, res), 0);
+	st = ts_runf(&out, &err, "bench '%s' -k 2,3 %s -o '%s'", g, FAST, res);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	free(out);
+	free(err);
+	json_t *rs = records(res);
+	cr_assert_eq(json_array_size(rs), 2, "records: %zu", json_array_size(rs));
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+	{
+		cr_assert_null(json_object_get(r, "error"), "an error record");
+		cr_assert(strstr(json_string_value(json_object_get(r, "graph")), "figure2.dot"));
+	}
+	json_decref(rs);
+	st = ts_runf(NULL, &err, "bench '%s' -k 2 %s -o '%s'", res, FAST, res);
+	cr_assert_eq(st, 2, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "results file"), "%s", err);
+	free(err);
 }

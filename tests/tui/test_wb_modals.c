@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "tests/support.h"
+#include "tui/wb/wb.h"
 #include "tui/wb/wb_keytab.h"
 
 #define FIG2 "samples/paper/figure2.dot"
@@ -302,14 +303,12 @@ Test(wbmodals, no_recovery_offer_after_edit_undo_quit, .timeout = 40)
 
 Test(wbmodals, a_recovery_file_of_the_start_partition_is_not_offered, .timeout = 30)
 {
-	char full[PATH_MAX], path[PATH_MAX + 200];
+	char full[PATH_MAX], name[NAME_MAX + 1], path[PATH_MAX + 400];
 	cr_assert(realpath(FIG2, full));
-	for (char *c = full; *c; c++)
-		if (*c == '/')
-			*c = '%';
+	cr_assert(wb_recover_name(name, sizeof name, full, 3, 1));
 	snprintf(path, sizeof path, "%s/stagecut", state);
 	mkdir(path, 0700);
-	snprintf(path, sizeof path, "%s/stagecut/%s-k3.json", state, full);
+	snprintf(path, sizeof path, "%s/stagecut/%s", state, name);
 	ts_write_text(path, ts_fig2_own); /* what the start shows: the file's stages */
 	no_offer(FIG2);
 	cr_expect_eq(recovery_files(), 0);

@@ -234,6 +234,54 @@ Test(wbrecover, a_fifo_at_the_recovery_file_is_left_alone, .timeout = 60)
 	cr_assert_eq(entries(true), 1, "only the FIFO is left");
 }
 
+/* Two graphs at state/c/d.dot and state/c%d.dot, into a and b. */
+static void slash_and_percent(char *a, char *b, size_t size)
+{
+	char *text = ts_slurp(FIG2, NULL);
+	cr_assert(text);
+	snprintf(a, size, "%s/c", state);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	snprintf(a, size, "%s/c/d.dot", state);
+	snprintf(b, size, "%s/c%%d.dot", state);
+	ts_write_text(a, text);
+	ts_write_text(b, text);
+	free(text);
+}
+
+/* '/' was written as '%' and '%' as itself, so these two graphs shared a
+ * recovery file: the second offered the first's edits as its own and
+ * wrote its own over them. */
+Test(wbrecover, graphs_at_c_slash_d_and_c_percent_d_keep_apart, .timeout = 90)
+{
+	char a[512], b[512];
+	slash_and_percent(a, b, sizeof a);
+	ts_tmux t;
+	/* edits on c/d.dot, then a crash: they stay for its next start */
+	pid_t pid = start_pid(&t, a);
+	edit(&t);
+	wait_files(1);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	free(ts_tmux_wait(&t, "EXIT=", 5));
+	ts_tmux_stop(&t);
+	/* c%d.dot is offered nothing, and its own edits go to a file of
+	 * their own */
+	start(&t, b);
+	no_offer(&t);
+	edit(&t);
+	wait_files(2);
+	quit_edited(&t);
+	cr_assert_eq(entries(false), 1, "c%%d.dot's quit removed c/d.dot's edits");
+	/* c/d.dot gets its edits back */
+	start(&t, a);
+	free(ts_tmux_wait(&t, "recovered", 5));
+	ts_tmux_keys(&t, "r");
+	char *s = ts_tmux_wait(&t, "recovered from an earlier session (unsaved)", 5);
+	cr_assert(strstr(s, "bottleneck 7.0000"), "%s", s);
+	free(s);
+	quit_edited(&t);
+	cr_assert_eq(entries(true), 0, "left behind");
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -287,4 +335,93 @@ Test(wbrecover, sigterm_ends_an_idle_workbench_at_once_as_a_hang_up, .timeout = 
 	free(s);
 	quit_edited(&t);
 	cr_assert_eq(entries(true), 0, "left behind");
+}
+
+/* The recovery file of graph at k 3 (slot 1), into path. */
+static void recovery_path(char *path, size_t size, const char *graph)
+{
+	char full[PATH_MAX], name[NAME_MAX + 1];
+	cr_assert(realpath(graph, full));
+	cr_assert(wb_recover_name(name, sizeof name, full, 3, 1));
+	snprintf(path, size, "%s/stagecut/%s", state, name);
+}
+
+/* The recovery file's text is still kept's. */
+static void still(const char *path, const char *kept)
+{
+	char *now = ts_slurp(path, NULL);
+	cr_assert(now, "the recovery file %s was removed", path);
+	cr_assert_str_eq(now, kept, "the recovery file was changed");
+	free(now);
+}
+
+/* A graph that gained an op after a crash: its recovery file does not fit
+ * it any more.  It was removed without a word at q or SIGTERM; now the
+ * start says so, naming it, and only d removes it. */
+Test(wbrecover, a_recovery_file_that_no_longer_fits_is_never_removed_unasked, .timeout = 90)
+{
+	char g[512], path[PATH_MAX + 400];
+	snprintf(g, sizeof g, "%s/g.dot", state);
+	char *text = ts_slurp(FIG2, NULL);
+	cr_assert(text);
+	ts_write_text(g, text);
+	ts_tmux t;
+	pid_t pid = start_pid(&t, g);
+	edit(&t);
+	wait_files(1);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	free(ts_tmux_wait(&t, "EXIT=", 5));
+	ts_tmux_stop(&t);
+	recovery_path(path, sizeof path, g);
+	char *kept = ts_slurp(path, NULL);
+	cr_assert(kept);
+	/* an op more (in the last stage: the bottleneck stays 8) */
+	char *end = strrchr(text, '}');
+	cr_assert(end);
+	*end = '\0';
+	char grown[4096];
+	snprintf(grown, sizeof grown, "%s\tz [work = 1, out = 0, stage = 3];\n\ty -> z;\n}\n",
+	         text);
+	ts_write_text(g, grown);
+	free(text);
+	/* said, with the file's path; k keeps it, and q leaves it */
+	start(&t, g);
+	char *s = ts_tmux_wait(&t, "does not fit this graph", 5);
+	cr_assert(strstr(s, path), "the path is not named:\n%s", s);
+	cr_assert(strstr(s, "k keeps it") && strstr(s, "deletes it"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "k");
+	free(ts_tmux_wait(&t, "kept the recovery file", 15));
+	ts_tmux_quit(&t);
+	still(path, kept);
+	/* SIGTERM while the question waits: kept */
+	pid = start_pid(&t, g);
+	free(ts_tmux_wait(&t, "does not fit this graph", 5));
+	terminate(&t, pid);
+	still(path, kept);
+	/* kept with Esc, edits of this session go to a file of their own,
+	 * and SIGTERM keeps both */
+	pid = start_pid(&t, g);
+	free(ts_tmux_wait(&t, "does not fit this graph", 5));
+	ts_tmux_keys(&t, "Escape");
+	free(ts_tmux_wait(&t, "kept the recovery file", 15));
+	edit(&t);
+	wait_files(2);
+	terminate(&t, pid);
+	still(path, kept);
+	cr_assert_eq(entries(false), 2);
+	/* d deletes it; the other file (this graph's own edits) is offered
+	 * next and discarded */
+	start(&t, g);
+	free(ts_tmux_wait(&t, "does not fit this graph", 5));
+	ts_tmux_keys(&t, "d");
+	free(ts_tmux_wait(&t, "deleted the recovery file", 15));
+	cr_assert_eq(access(path, F_OK), -1, "not deleted");
+	ts_tmux_quit(&t);
+	start(&t, g);
+	free(ts_tmux_wait(&t, "recovered", 5));
+	ts_tmux_keys(&t, "d");
+	ts_tmux_quit(&t);
+	cr_assert_eq(entries(true), 0, "left behind");
+	free(kept);
 }

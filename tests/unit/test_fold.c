@@ -248,3 +248,24 @@ Test(fold, page_paths_number_before_the_extension)
 	sc_full_page_path(".png", 2, b, sizeof b);
 	cr_assert_str_eq(b, ".png-2");
 }
+
+/* The page numbers of file names: exactly the names sc_full_page_path
+ * gives, so that render removes no file of another picture or the user's. */
+Test(fold, page_numbers_read_back_exactly_the_page_names)
+{
+	cr_assert_eq(sc_full_page_number("f.png", "f-3.png"), 3);
+	cr_assert_eq(sc_full_page_number("out/v1.2/pic.svg", "pic-12.svg"), 12);
+	cr_assert_eq(sc_full_page_number("out.d/pic", "pic-1"), 1);
+	cr_assert_eq(sc_full_page_number(".png", ".png-2"), 2);
+	const char *no[] = {"f.png",    "f-03.png", "f-0.png",          "f-3.svg",     "f-x.png",
+	                    "f-.png",   "f--3.png", "ff-3.png",         "f-3.png.bak", "f-+3.png",
+	                    "f-3a.png", "g-3.png",  "f-99999999999.png"};
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		cr_assert_eq(sc_full_page_number("f.png", no[i]), 0, "%s", no[i]);
+	/* every page name round-trips */
+	char b[64];
+	for (int i = 1; i < 2000; i += 37) {
+		sc_full_page_path("a.b.dot", i, b, sizeof b);
+		cr_assert_eq(sc_full_page_number("dir/a.b.dot", b), i, "%s", b);
+	}
+}

@@ -46,15 +46,40 @@ static void long_path(char *buf, size_t n, char fill)
 	cr_assert_eq(strlen(buf), n);
 }
 
-Test(wbrecover, a_short_path_keeps_the_name_from_before_slots)
+Test(wbrecover, a_short_path_is_the_path_escaped)
 {
 	char name[NAME_MAX + 1];
 	cr_assert(wb_recover_name(name, sizeof name, "/home/ann/g/bert.json", 4, 1));
-	cr_assert_str_eq(name, "%home%ann%g%bert.json-k4.json");
+	cr_assert_str_eq(name, "%2Fhome%2Fann%2Fg%2Fbert.json-k4.json");
 	cr_assert(wb_recover_name(name, sizeof name, "/home/ann/g/bert.json", 4, 2));
-	cr_assert_str_eq(name, "%home%ann%g%bert.json-k4.2.json");
+	cr_assert_str_eq(name, "%2Fhome%2Fann%2Fg%2Fbert.json-k4.2.json");
 	cr_assert(wb_recover_name(name, sizeof name, "/home/ann/g/bert.json", 12, 31));
-	cr_assert_str_eq(name, "%home%ann%g%bert.json-k12.31.json");
+	cr_assert_str_eq(name, "%2Fhome%2Fann%2Fg%2Fbert.json-k12.31.json");
+	cr_assert(wb_recover_name(name, sizeof name, "/t/c%d~e.dot", 2, 1));
+	cr_assert_str_eq(name, "%2Ft%2Fc%25d%7Ee.dot-k2.json");
+}
+
+/* '/' once became '%' and nothing else changed, so /c/d.dot and /c%d.dot
+ * shared a recovery file: every pair of these paths has two names. */
+Test(wbrecover, two_paths_never_share_a_name)
+{
+	const char *paths[] = {"/t/c/d.dot",   "/t/c%d.dot",  "/t/c%2Fd.dot", "/t/c%252Fd.dot",
+	                       "/t/c%2fd.dot", "/t/c~d.dot",  "/t/c%7Ed.dot", "/t%2Fc/d.dot",
+	                       "/t/c-k3.dot",  "/t/c-k3.json"};
+	enum { N = sizeof paths / sizeof *paths };
+	char name[N][NAME_MAX + 1];
+	for (int i = 0; i < N; i++)
+		cr_assert(wb_recover_name(name[i], sizeof name[i], paths[i], 3, 1));
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			cr_assert_str_neq(name[i], name[j], "%s and %s", paths[i], paths[j]);
+	/* nor a plain name and a hashed one: only a hashed name holds a '~' */
+	char p[4096];
+	long_path(p, 400, 'd');
+	cr_assert(wb_recover_name(name[0], sizeof name[0], p, 3, 1));
+	cr_assert(strchr(name[0], '~'));
+	cr_assert(wb_recover_name(name[1], sizeof name[1], "/t/x~0123456789abcdef.dot", 3, 1));
+	cr_assert_null(strchr(name[1], '~'), "%s", name[1]);
 }
 
 Test(wbrecover, a_long_path_gets_a_bounded_name_with_a_hash)
@@ -90,14 +115,18 @@ Test(wbrecover, a_long_path_gets_a_bounded_name_with_a_hash)
 
 Test(wbrecover, the_plain_name_while_it_and_its_lock_file_fit)
 {
-	/* "-k3.json" is 8 characters and the lock file's name one more */
+	/* "-k3.json" is 8 characters and the lock file's name one more; the
+	 * path's one '/' is written as the 3 of %2F */
 	char p[4096], name[NAME_MAX + 1];
-	long_path(p, NAME_MAX - 9, 'd');
+	memset(p, 'd', sizeof p);
+	p[0] = '/';
+	p[NAME_MAX - 9 - 2] = '\0';
 	cr_assert(wb_recover_name(name, sizeof name, p, 3, 1));
 	cr_assert_eq(strlen(name), NAME_MAX - 1);
 	cr_assert_eq(name[0], '%');
 	cr_assert_null(strchr(name, '~'));
-	long_path(p, NAME_MAX - 8, 'd');
+	p[NAME_MAX - 9 - 2] = 'd';
+	p[NAME_MAX - 9 - 1] = '\0';
 	cr_assert(wb_recover_name(name, sizeof name, p, 3, 1));
 	cr_assert(strchr(name, '~'), "hashed: %s", name);
 	/* too small a buffer */

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "tui/cmd/cli.h"
+#include "tui/cmd/outputs.h"
 
 #include "tui/wb/workbench.h"
 #include "core/clock.h"
@@ -39,7 +40,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/formats/load.h"
 #include "core/gen.h"
@@ -1037,38 +1037,6 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-/* Whether a and b name one existing file (the same device and inode:
- * links and other spellings of a path included). */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/* -o naming a file the command reads would replace its input with its
- * output (solve g.dot -o g.dot; info m.onnx -o m.onnx wrote DOT over the
- * model): refused before anything runs.  bench reads its -o file on
- * purpose (to resume) and is not asked. */
-static bool output_is_an_input(const ui_opts *o, const char *command)
-{
-	if (!o->output || strcmp(command, "bench") == 0)
-		return false;
-	const char *inputs[] = {o->partition, o->bounds, o->times, o->device};
-	const char *hit = NULL;
-	for (int i = 0; i < o->npos && !hit; i++)
-		if (same_file(o->output, o->pos[i]))
-			hit = o->pos[i];
-	for (size_t i = 0; i < sizeof inputs / sizeof *inputs && !hit; i++)
-		if (same_file(o->output, inputs[i]))
-			hit = inputs[i];
-	if (hit)
-		ui_error("%s: -o names a file the command reads (%s): the output would replace it; "
-		         "write to another file",
-		         o->output, hit);
-	return hit != NULL;
-}
-
 static int run_main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
@@ -1117,7 +1085,9 @@ static int run_main(int argc, char **argv)
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}
-	if (output_is_an_input(&o, cmd->name)) {
+	/* -o (and render's pages) naming a file the command reads would
+	 * replace its input with its output: refused before anything runs */
+	if (!ui_outputs_check(&o, cmd->name)) {
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

@@ -42,6 +42,7 @@
 #include "solvers/ideals.h"
 #include "solvers/testbed.h"
 #include "tui/cmd/bench_report.h"
+#include "tui/cmd/outputs.h"
 
 #define DEFAULT_RESULTS "stagecut-bench.jsonl"
 
@@ -383,6 +384,10 @@ static int make_plan(const ui_opts *o, const sc_testbed_config *c, const char *r
 	sc_error err;
 	for (int i = 0; i < o->npos; i++) {
 		int added;
+		if (ui_same_file(o->pos[i], results)) {
+			ui_error("bench: %s is the results file (-o), not a graph", o->pos[i]);
+			return UI_EXIT_INPUT;
+		}
 		if (sc_testbed_add_path(&pl->files, o->pos[i], &added, &err) != SC_OK) {
 			bench_error(&err);
 			return UI_EXIT_INPUT;
@@ -392,6 +397,28 @@ static int make_plan(const ui_opts *o, const sc_testbed_config *c, const char *r
 			         "going on with the others",
 			         o->pos[i]);
 	}
+	/* the results file is no graph (a directory holding it would list it
+	 * as .json), and a graph named twice would run and count twice */
+	int kept = 0;
+	for (int i = 0; i < pl->files.n; i++) {
+		if (ui_same_file(pl->files.path[i], results)) {
+			free(pl->files.path[i]);
+			continue;
+		}
+		for (int j = 0; j < kept; j++)
+			if (ui_same_file(pl->files.path[i], pl->files.path[j])) {
+				ui_error(
+				        "bench: %s and %s are the same graph file; give each graph "
+				        "once (its instances would run and count twice)",
+				        pl->files.path[j], pl->files.path[i]);
+				for (int m = i; m < pl->files.n; m++)
+					free(pl->files.path[m]);
+				pl->files.n = kept;
+				return UI_EXIT_INPUT;
+			}
+		pl->files.path[kept++] = pl->files.path[i];
+	}
+	pl->files.n = kept;
 	if (!pl->files.n) {
 		ui_error("bench: no graph files to run");
 		return UI_EXIT_INPUT;

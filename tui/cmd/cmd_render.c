@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tui/ui.h"
+#include "outputs.h"
 #include "render_report.h"
 #include "core/cost.h"
 #include "core/formats/partition_file.h"
@@ -316,6 +317,48 @@ static void caption_device(const sc_onnx_report *r, char *device, size_t dsize, 
 		snprintf(dims, size, "none (static shapes)");
 }
 
+/* The picture of every op (--full, or a graph without a partition), which
+ * may take pages: drawn into a staging directory beside -o and moved into
+ * place only once every page is drawn (outputs.h), then the pages of an
+ * earlier, longer picture at -o removed.  ^C or SIGTERM while drawing
+ * drops what was drawn and sets *stopped (SC_OK returned).
+ * Returns what sc_render_full returns, err naming -o's files. */
+static sc_status render_every_op(const ui_opts *o, const sc_graph *g, const sc_settings *set,
+                                 const int *stage, const sc_caption *cap, const char *format,
+                                 const sc_full_opts *fo, sc_full_result *fr, bool *stopped,
+                                 sc_error *err)
+{
+	ui_staging stg;
+	sc_status st = ui_staging_open(&stg, o->output, err);
+	if (st != SC_OK)
+		return st;
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	st = sc_render_full(g, set, stage, cap, format, stg.path, fo, fr, err);
+	if (ui_interrupted()) {
+		ui_staging_abort(&stg);
+		ui_release_interrupts(&saved);
+		*stopped = true;
+		return SC_OK;
+	}
+	if (st != SC_OK) {
+		ui_staging_rename_in(&stg, o->output, err->msg, sizeof err->msg);
+		ui_staging_abort(&stg);
+	} else {
+		/* a signal now is held until every file is in place */
+		st = ui_staging_commit(&stg, o->output, fr->pages, err);
+	}
+	ui_release_interrupts(&saved);
+	char a[4096], z[4096];
+	int stale = st == SC_OK ? ui_remove_stale_pages(o->output, fr->pages, a, z, sizeof a) : 0;
+	if (stale == 1)
+		ui_error("note: removed %s, a page of an earlier picture at %s", a, o->output);
+	else if (stale > 1)
+		ui_error("note: removed %d pages of an earlier picture at %s, %s to %s", stale,
+		         o->output, a, z);
+	return st;
+}
+
 int ui_cmd_render(const ui_opts *o)
 {
 	if (!o->output) {
@@ -443,17 +486,26 @@ int ui_cmd_render(const ui_opts *o)
 	}
 	const char *picture = !staged ? "graph" : o->full ? "full" : "stages";
 	double scale = 1;
-	sc_full_opts fo = {.max_ops = o->max_ops,
+	sc_full_opts fo = {.stop = ui_interrupted,
+	                   .max_ops = o->max_ops,
 	                   .depth = o->depth,
 	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
 	                   .cpu = cpu};
 	sc_full_result fr = {.scale = 1};
-	sc_status st = q && !o->full ? sc_render_quotient(q, &cap, format, o->output, &scale, &err)
-	                             : sc_render_full(g, &set, stage, &cap, format, o->output, &fo,
-	                                              &fr, &err);
-	if (!q || o->full)
+	sc_status st;
+	bool stopped = false;
+	if (q && !o->full) {
+		st = sc_render_quotient(q, &cap, format, o->output, &scale, &err);
+	} else {
+		st = render_every_op(o, g, &set, stage, &cap, format, &fo, &fr, &stopped, &err);
 		scale = fr.scale;
+	}
 	sc_quotient_free(q);
+	if (stopped) {
+		ui_error("render: interrupted while drawing; nothing written");
+		status = 130;
+		goto out;
+	}
 	if (st != SC_OK) {
 		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
 			ui_error("render: %s (--max-ops N)%s", err.msg,

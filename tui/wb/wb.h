@@ -174,7 +174,7 @@ struct wb {
 	int tour;         /* the tour's step while it is open */
 	int settings_sel; /* the settings form's selected field */
 	struct {
-		char question[256];
+		char question[1024]; /* room for a path and why (the recovery file) */
 		char buf[1024];
 		size_t size; /* at most sizeof buf */
 		wb_answer_fn done;
@@ -212,6 +212,7 @@ struct wb {
 	double recover_t;           /* when it was last written */
 	bool recover_due;           /* the recovery file is behind: write or remove it */
 	int *recovered;             /* the offered recovery file's stages, until answered */
+	bool recover_misfit;        /* asking about a file that does not fit */
 	void (*after_offer)(wb *w); /* what the start-up does after the answer */
 	/* the baseline: the partition as last saved, loaded or set by the
 	 * program, and its k (NULL until wb_mark_saved first runs) */
@@ -522,10 +523,10 @@ void wb_answer_get(const wb *w, wb_answer *a);
 /* --- the recovery file (wb_recover.c) --- */
 
 /* The name (no directory) of recovery slot slot (1, 2, ...) for the graph
- * at full (an absolute path) and k, into buf: "<full, '/' made '%'>-k<k>"
- * then ".<slot>" for slots after the first, then ".json" (slot 1's name is
- * the one every version before slots used); when that name and its lock
- * file's ("." + the name with ".lock" for ".json") would not fit in
+ * at full (an absolute path) and k, into buf: "<full escaped>-k<k>" then
+ * ".<slot>" for slots after the first, then ".json", where full is escaped
+ * as '/' %2F, '%' %25, '~' %7E (no two paths share a name); when that
+ * name and its lock file's ("." + it, ".lock" for ".json") would not fit in
  * NAME_MAX, the end of full (from a '/' where one is near) then '~' and 16
  * hex digits of a hash of all of full stand for it.  Returns false when
  * buf is too small.  Pure; thread-safe. */

@@ -117,7 +117,7 @@ unsigned wb_quit(wb *w)
 	if (!w->edited) {
 		/* nothing unsaved (undone back to the baseline, say): a recovery
 		 * file written before the undo must not outlive the session */
-		if (!w->recovered)
+		if (!w->recovered && !w->recover_misfit)
 			wb_recover_clear(w);
 		return WB_QUIT;
 	}

@@ -4,8 +4,9 @@
  * While the partition has unsaved edits it is written (at most every two
  * seconds, atomically) to $XDG_STATE_HOME/stagecut/ (default
  * ~/.local/state/stagecut/), under a name made from the graph's full path
- * and k (wb_recover_name: the path itself while the name fits in
- * NAME_MAX, else its end and a hash of all of it); a save, a deliberate
+ * and k (wb_recover_name: the path itself, '/', '%' and '~' escaped as
+ * %2F, %25 and %7E so that no two paths share a name, while the name fits
+ * in NAME_MAX, else its end and a hash of all of it); a save, a deliberate
  * quit, or coming back to the baseline (an undo, a settings change that
  * replaced the edits: w->edited false) removes it.  A killed terminal or
  * a crash leaves it, and the next start on the same graph and k offers
@@ -34,6 +35,11 @@
  * so a big graph's JSON never delays a key press.  The loop (workbench.c)
  * decides when to write, waking for it when wb_recover_next says; saving
  * is in wb_files.c.
+ *
+ * Longer than 600 lines: the slots and their locks, the writer thread and
+ * the start's two questions (restore a dead session's edits; keep or
+ * delete a file that no longer fits the graph) share one slot's state;
+ * apart, each would need the others' internals.
  *
  * Layer: a service of layer 4 (wb.h), below the views and modals: it calls
  * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
@@ -78,6 +84,38 @@ static uint64_t hash_of(const char *s)
 	return h;
 }
 
+/* Whether c is written as %XX in a recovery file's name: the directory
+ * separator, the escape itself, and '~', which only a hashed name holds
+ * (so that no plain name can be a hashed one). */
+static bool escaped(char c)
+{
+	return c == '/' || c == '%' || c == '~';
+}
+
+/* s[0..n) escaped into buf at *at (room permitting, which the caller has
+ * counted); returns the escaped length. */
+static size_t escape(const char *s, size_t n, char *buf, size_t *at)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (escaped((char)c)) {
+			if (buf) {
+				buf[(*at)++] = '%';
+				buf[(*at)++] = hex[c >> 4];
+				buf[(*at)++] = hex[c & 15];
+			}
+			len += 3;
+		} else {
+			if (buf)
+				buf[(*at)++] = (char)c;
+			len++;
+		}
+	}
+	return len;
+}
+
 bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 {
 	char tail[48];
@@ -85,14 +123,14 @@ bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 		snprintf(tail, sizeof tail, "-k%d.%d.json", k, slot);
 	else
 		snprintf(tail, sizeof tail, "-k%d.json", k);
-	size_t n = strlen(full), t = strlen(tail);
+	size_t n = strlen(full), t = strlen(tail), at = 0;
+	size_t e = escape(full, n, NULL, NULL);
 	/* the lock file's name is the longer by its leading '.' */
-	if (n + t + 1 <= NAME_MAX) {
-		if (n + t + 1 > size)
+	if (e + t + 1 <= NAME_MAX) {
+		if (e + t + 1 > size)
 			return false;
-		for (size_t i = 0; i < n; i++)
-			buf[i] = full[i] == '/' ? '%' : full[i];
-		memcpy(buf + n, tail, t + 1);
+		escape(full, n, buf, &at);
+		memcpy(buf + at, tail, t + 1);
 		return true;
 	}
 	/* the end of the path, from a '/' when one is near the cut, so that it
@@ -101,11 +139,9 @@ bool wb_recover_name(char *buf, size_t size, const char *full, int k, int slot)
 	const char *slash = strchr(end, '/');
 	if (slash && slash - end < KEPT / 2)
 		end = slash;
-	char kept[KEPT + 1];
-	size_t m = 0;
-	for (; *end; end++)
-		kept[m++] = *end == '/' ? '%' : *end;
-	kept[m] = '\0';
+	char kept[3 * KEPT + 1];
+	escape(end, strlen(end), kept, &at);
+	kept[at] = '\0';
 	int len =
 	        snprintf(buf, size, "%s~%016llx%s", kept, (unsigned long long)hash_of(full), tail);
 	return len >= 0 && (size_t)len < size;
@@ -414,7 +450,7 @@ void wb_recover_write(wb *w, bool wait)
 {
 	/* while the offer waits for its answer the file is the earlier
 	 * session's, not ours to touch */
-	if (!w->recover[0] || !w->recover_due || w->recovered)
+	if (!w->recover[0] || !w->recover_due || w->recovered || w->recover_misfit)
 		return;
 	if (wait)
 		wb_recover_wait();
@@ -486,7 +522,7 @@ double wb_recover_next(const wb *w, double now)
 	if (recover_failed[0] || w->recover_note[0])
 		next = wb_msg_fresh(w, now) ? wb_msg_expiry(w) : now;
 	/* as wb_recover_write: nothing while the offer waits for its answer */
-	if (w->recover_due && w->recover[0] && !w->recovered)
+	if (w->recover_due && w->recover[0] && !w->recovered && !w->recover_misfit)
 		next = fmin(next, w->recover_t + 2);
 	return next;
 }
@@ -524,9 +560,12 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 
 /* Reads the slot's file into rs: opened without blocking and checked to be
  * a regular file first, then read through that descriptor (/dev/fd/N opens
- * the file it names), so that a FIFO put there meanwhile cannot block. */
-static bool read_left(wb *w, int *rs, bool *rcpu)
+ * the file it names), so that a FIFO put there meanwhile cannot block.
+ * False when it cannot be read; why (size bytes) then says why when it is
+ * a regular file that does not fit this graph ("" otherwise). */
+static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
 {
+	why[0] = '\0';
 	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -535,20 +574,58 @@ static bool read_left(wb *w, int *rs, bool *rcpu)
 	if (ok) {
 		char via[32];
 		snprintf(via, sizeof via, "/dev/fd/%d", fd);
+		const char *from = access(via, R_OK) == 0 ? via : w->recover;
 		int k2;
 		sc_error err;
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		bool *cpu = NULL;
-		ok = sc_part_load_devices(access(via, R_OK) == 0 ? via : w->recover, w->g, w->set.k,
-		                          &k2, rs, &cpu, NULL, &err) == SC_OK &&
-		     (!cpu || rcpu);
+		ok = sc_part_load_devices(from, w->g, w->set.k, &k2, rs, &cpu, NULL, &err) == SC_OK;
+		if (!ok) {
+			/* the message names the file read: it is said beside */
+			size_t n = strlen(from);
+			const char *msg = strncmp(err.msg, from, n) == 0 && err.msg[n] == ':'
+			                          ? err.msg + n + 1 + (err.msg[n + 1] == ' ')
+			                          : err.msg;
+			snprintf(why, size, "%.300s", msg);
+		} else if (cpu && !rcpu) {
+			snprintf(why, size, "it has CPU stages and this session has none");
+			ok = false;
+		}
 		for (int s = 0; ok && rcpu && s < k2; s++)
 			rcpu[s] = cpu && cpu[s];
 		free(cpu);
 	}
 	close(fd);
 	return ok;
+}
+
+/* The answer about a recovery file that does not fit the graph: d deletes
+ * it; k or Esc keeps it where it is (offered again at the next start) and
+ * takes another name for this session's edits.  Then the start-up goes
+ * on. */
+static unsigned misfit_answer(wb *w, const char *answer, bool ok, int arg)
+{
+	(void)arg;
+	(void)ok;
+	char path[sizeof w->recover];
+	snprintf(path, sizeof path, "%s", w->recover);
+	w->recover_misfit = false;
+	bool keep = answer[0] != 'd';
+	if (keep)
+		wb_recover_open(w, false);
+	else
+		remove_file(path);
+	if (w->after_offer)
+		w->after_offer(w);
+	/* said when the start-up's messages are done, as the notes are (with
+	 * one wb_recover_open left, if any) */
+	char other[sizeof w->recover_note];
+	snprintf(other, sizeof other, "%s", w->recover_note);
+	snprintf(w->recover_note, sizeof w->recover_note, "%s the recovery file %.180s%s%s%.60s",
+	         keep ? "kept" : "deleted", path, keep ? " (offered again at the next start)" : "",
+	         other[0] ? "; " : "", other);
+	return WB_HANDLED | WB_REDRAW;
 }
 
 bool wb_recover_offer(wb *w, void (*then)(wb *w))
@@ -558,10 +635,23 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 	w->recover_left = false;
 	int *rs = sc_part_new(w->g);
 	bool *rcpu = w->cpu ? calloc((size_t)w->set.k, sizeof *rcpu) : NULL;
-	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu)) {
+	char why[400] = "";
+	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu, why, sizeof why)) {
 		free(rs);
 		free(rcpu);
-		return false;
+		if (!why[0])
+			return false;
+		/* edits of an earlier session on another version of the graph
+		 * (an op added or removed since): never removed unasked */
+		char q[sizeof w->prompt.question];
+		snprintf(q, sizeof q,
+		         "the recovery file %.600s does not fit this graph (%.300s): k keeps it, "
+		         "d deletes it",
+		         w->recover, why);
+		w->recover_misfit = true;
+		w->after_offer = then;
+		wb_choose(w, q, "kd", misfit_answer, 0);
+		return true;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
 	    (!rcpu || memcmp(rcpu, w->cpu, (size_t)w->set.k * sizeof *rcpu) == 0)) {
