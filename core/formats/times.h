@@ -103,12 +103,16 @@ typedef struct sc_times_report {
 	int entries;          /* in the file */
 	int by_name;          /* entries naming an op */
 	int by_tensor;        /* entries naming a tensor (a fused kernel) */
+	int by_fused;         /* entries named after the op a fused kernel was made
+	                       * from ("<op>/LayerNormFusion/") */
 	int to_folded;        /* entries naming a folded op: time to its consumer */
 	int attached;         /* entries naming nothing: attached to a neighbour */
+	char unmapped[160];   /* the first of them, ", " between, "..." when cut */
 	int ops_measured;     /* ops whose work is now measured (whole or a share) */
 	int ops_fused;        /* of them, ops given a share of a fused kernel */
 	int kernels_fused;    /* the fused kernels those ops share */
 	int ops_modelled;     /* ops the file does not cover (they keep their work) */
+	char modelled[160];   /* the first of them, as unmapped */
 	double work_measured; /* the measured part of the graph's work */
 	double work_total;    /* the graph's total work after */
 	double time_in_file;  /* sum of the entries' times */
