@@ -803,17 +803,48 @@ static bool serves_next(const char *name)
 	return false;
 }
 
-/* Appends name to the list in buf (size bytes), ", " between names; a name
- * that does not fit ends the list with ", ..." (when that fits). */
-static void name_list(char *buf, size_t size, const char *name)
+/* Appends the first len bytes of name (and " x<count>" when count > 1) to
+ * the list in buf (size bytes), ", " between names; a name that does not
+ * fit ends the list with ", ..." (when that fits). */
+static void name_list(char *buf, size_t size, const char *name, size_t len, int count)
 {
-	size_t at = strlen(buf), n = strlen(name);
-	if (at >= 4 && !strcmp(buf + at - 3, "..."))
+	size_t at = strlen(buf);
+	char times[24] = "";
+	if (count > 1)
+		snprintf(times, sizeof times, " x%d", count);
+	if (at >= 3 && !strcmp(buf + at - 3, "..."))
 		return;
-	if (at + (at ? 2 : 0) + n + 6 < size) /* room for ", ..." after it */
-		snprintf(buf + at, size - at, "%s%s", at ? ", " : "", name);
+	if (len > INT_MAX)
+		len = INT_MAX;
+	if (at + (at ? 2 : 0) + len + strlen(times) + 6 < size) /* room for ", ..." after */
+		snprintf(buf + at, size - at, "%s%.*s%s", at ? ", " : "", (int)len, name, times);
 	else if (at + 5 < size)
 		snprintf(buf + at, size - at, "%s...", at ? ", " : "");
+}
+
+/* Lists the entries that name nothing in rep->unmapped, each name once
+ * without ORT's "_token_<n>" and with how many there are, in the order
+ * they ran ("gemm_input_reshape x6, Gelu x2, ..."). */
+static void list_unmapped(const sc_times *t, const unsigned char *how, sc_times_report *rep)
+{
+	for (int i = 0; i < t->n; i++) {
+		if (how[i] != MAP_NONE)
+			continue;
+		const char *a = t->e[i].name;
+		size_t la = untokened(a, strlen(a));
+		bool seen = false;
+		int count = 0;
+		for (int j = 0; j < t->n && !seen; j++) {
+			const char *b = t->e[j].name;
+			size_t lb = how[j] == MAP_NONE ? untokened(b, strlen(b)) : 0;
+			if (lb != la || memcmp(a, b, la) != 0)
+				continue;
+			seen = j < i;
+			count++;
+		}
+		if (!seen)
+			name_list(rep->unmapped, sizeof rep->unmapped, a, la, count);
+	}
 }
 
 /* Maps every entry (op[i], -1 for none; how[i]) and fills the counts of
@@ -845,12 +876,12 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 			if (first_none < 0)
 				first_none = i;
 			none++;
-			name_list(rep->unmapped, sizeof rep->unmapped, e->name);
 		}
 	}
 	if (!isfinite(rep->time_in_file))
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: the times add up to more than a double holds", t->path);
+	list_unmapped(t, how, rep);
 	if (none > 0 && 2 * (long)none > t->n)
 		return sc_error_set(
 		        err, SC_ERR_INPUT,
@@ -926,7 +957,8 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		int k = kern[v];
 		if (k < 0) {
 			rep->ops_modelled++;
-			name_list(rep->modelled, sizeof rep->modelled, g->op_name[v]);
+			name_list(rep->modelled, sizeof rep->modelled, g->op_name[v],
+			          strlen(g->op_name[v]), 1);
 			continue;
 		}
 		/* a share in proportion to the modelled work (a fraction <= 1

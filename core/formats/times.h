@@ -107,7 +107,9 @@ typedef struct sc_times_report {
 	                       * from ("<op>/LayerNormFusion/") */
 	int to_folded;        /* entries naming a folded op: time to its consumer */
 	int attached;         /* entries naming nothing: attached to a neighbour */
-	char unmapped[160];   /* the first of them, ", " between, "..." when cut */
+	char unmapped[160];   /* the first of them by name (without ORT's "_token_<n>",
+	                       * " x<count>" when more than one), ", " between,
+	                       * "..." when cut */
 	int ops_measured;     /* ops whose work is now measured (whole or a share) */
 	int ops_fused;        /* of them, ops given a share of a fused kernel */
 	int kernels_fused;    /* the fused kernels those ops share */
