@@ -15,11 +15,11 @@
  *
  * Applying (sc_times_apply) goes in three steps that change nothing in the
  * graph until the last: map each entry to an op (by name, through a folded
- * op, by the tensor it is named after, or attached to its neighbour in the
- * profile), group the ops no entry names with the fused kernels next to
- * them, and share each kernel's time among its ops.  Every entry's time
- * lands on exactly one kernel, and a kernel's shares sum to its time, so
- * the file's total is kept (less what folded ops with no consumer drop).
+ * op, by the tensor it is named after, by the node an ONNX Runtime fusion
+ * was made from, or attached to the kernel it serves in the profile), group the ops no entry names
+ * with the fused kernels next to them, and share each kernel's time among its ops.  Every entry's
+ * time lands on exactly one kernel, and a kernel's shares sum to its time, so the file's total is
+ * kept (less what folded ops with no consumer drop).
  *
  * The entry array grows by doubling at powers of two (an array of n
  * entries has room for the next power of two >= n), so that sc_times_add
@@ -1025,8 +1025,8 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 		         rep->kernels_fused, plural(rep->kernels_fused), rep->ops_fused);
 	if (rep->attached > 0)
 		snprintf(attached, sizeof attached,
-		         "; %d kernel%s of no op of the model (%s) added to the kernel %s", rep->attached,
-		         plural(rep->attached), rep->unmapped,
+		         "; %d kernel%s of no op of the model (%s) added to the kernel %s",
+		         rep->attached, plural(rep->attached), rep->unmapped,
 		         rep->attached == 1 ? "it serves" : "they serve");
 	if (rep->time_dropped > 0)
 		snprintf(dropped, sizeof dropped,

@@ -827,8 +827,10 @@ Test(times, ort_every_level_measures_every_op)
 			sc_times *t = read_ok(profile);
 			double total = sc_graph_total_work(g), want = sum_us(t);
 			cr_assert_eq(rep.time_dropped, 0, "%s", profile);
-			cr_assert(ts_close_rel(total, want, 1e-9), "%s: the ops' work %.17g, the "
-			          "kernels' %.17g", profile, total, want);
+			cr_assert(ts_close_rel(total, want, 1e-9),
+			          "%s: the ops' work %.17g, the "
+			          "kernels' %.17g",
+			          profile, total, want);
 			close_to(rep.work_measured / rep.work_total, 1, profile);
 			cr_assert_eq(rep.entries, t->n, "%s", profile);
 			cr_assert_eq(rep.by_name + rep.by_tensor + rep.by_fused + rep.to_folded +
@@ -849,8 +851,8 @@ Test(times, ort_vit_at_level_all)
 {
 	sc_times_report rep;
 	sc_error err;
-	sc_graph *g = load_profiled(ORT_DIR "vit_tiny.onnx", ORT_DIR "vit_tiny.ort-all.json", &rep,
-	                            &err);
+	sc_graph *g =
+	        load_profiled(ORT_DIR "vit_tiny.onnx", ORT_DIR "vit_tiny.ort-all.json", &rep, &err);
 	cr_assert_not_null(g, "%s", err.msg);
 	/* per layer: 2 LayerNormFusion, 3 MatMulAddFusion, a
 	 * GatherSliceToSplitFusion and 2 MatmulTransposeFusion */
