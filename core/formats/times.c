@@ -16,9 +16,10 @@
  * Applying (sc_times_apply) goes in three steps that change nothing in the
  * graph until the last: map each entry to an op (by name, through a folded
  * op, by the tensor it is named after, by the node an ONNX Runtime fusion
- * was made from, or attached to the kernel it serves in the profile), group the ops no entry names
- * with the fused kernels next to them, and share each kernel's time among its ops.  Every entry's
- * time lands on exactly one kernel, and a kernel's shares sum to its time, so the file's total is
+ * was made from, or attached to the kernel it serves in the profile), group
+ * the ops no entry names with the fused kernels next to them, and share
+ * each kernel's time among its ops.  Every entry's time lands on exactly
+ * one kernel, and a kernel's shares sum to its time, so the file's total is
  * kept (less what folded ops with no consumer drop).
  *
  * The entry array grows by doubling at powers of two (an array of n
@@ -844,6 +845,9 @@ static void list_unmapped(const sc_times *t, const unsigned char *how, sc_times_
 		}
 		if (!seen)
 			name_list(rep->unmapped, sizeof rep->unmapped, a, la, count);
+		size_t at = strlen(rep->unmapped);
+		if (at >= 3 && !strcmp(rep->unmapped + at - 3, "..."))
+			break; /* the list is full: no need to count the rest */
 	}
 }
 
