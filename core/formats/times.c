@@ -15,11 +15,12 @@
  *
  * Applying (sc_times_apply) goes in three steps that change nothing in the
  * graph until the last: map each entry to an op (by name, through a folded
- * op, by the tensor it is named after, or attached to its neighbour in the
- * profile), group the ops no entry names with the fused kernels next to
- * them, and share each kernel's time among its ops.  Every entry's time
- * lands on exactly one kernel, and a kernel's shares sum to its time, so
- * the file's total is kept (less what folded ops with no consumer drop).
+ * op, by the tensor it is named after, by the node an ONNX Runtime fusion
+ * was made from, or attached to the kernel it serves in the profile), group
+ * the ops no entry names with the fused kernels next to them, and share
+ * each kernel's time among its ops.  Every entry's time lands on exactly
+ * one kernel, and a kernel's shares sum to its time, so the file's total is
+ * kept (less what folded ops with no consumer drop).
  *
  * The entry array grows by doubling at powers of two (an array of n
  * entries has room for the next power of two >= n), so that sc_times_add
@@ -615,7 +616,24 @@ sc_status sc_times_write_csv(const sc_times *t, const char *path, sc_error *err)
 /* ---- applying ---------------------------------------------------------------- */
 
 /* how an entry found its op */
-enum { MAP_NONE = 0, MAP_NAME, MAP_TENSOR, MAP_FOLDED };
+enum { MAP_NONE = 0, MAP_NAME, MAP_TENSOR, MAP_FOLDED, MAP_FUSED };
+
+/* The length of name without the "_token_<digits>" endings ONNX Runtime's
+ * Graph::GenerateNodeName adds to a name already taken
+ * ("gemm_input_reshape_token_8" -> "gemm_input_reshape"). */
+static size_t untokened(const char *name, size_t len)
+{
+	static const char tok[] = "_token_";
+	const size_t tl = sizeof tok - 1;
+	for (;;) {
+		size_t d = len;
+		while (d > 0 && isdigit((unsigned char)name[d - 1]))
+			d--;
+		if (d == len || d < tl + 1 || memcmp(name + d - tl, tok, tl) != 0)
+			return len;
+		len = d - tl;
+	}
+}
 
 static int in_range(const sc_graph *g, int v)
 {
@@ -647,9 +665,39 @@ static int tensor_op(const sc_graph *g, const sc_times_names *names, const char 
 	return v;
 }
 
+/* The op a fused kernel was made from, by ONNX Runtime's naming: its graph
+ * optimizers name a node they make after the first node it replaces and
+ * the optimizer, "<node>/LayerNormFusion/", "<node>/MatMulAddFusion", or
+ * several in turn ("<node>/MatmulTransposeFusion//MatMulScaleFusion/"),
+ * and Graph::GenerateNodeName adds "_token_<n>" to a name already taken.
+ * So: x without its tokens, else the longest part of it before a '/' that
+ * names an op (or a folded op: its consumer).  -1 when none; -2 out of
+ * memory. */
+static int fused_op(const sc_graph *g, const sc_times_names *names, const char *x)
+{
+	size_t len = untokened(x, strlen(x));
+	char *b = strndup(x, len);
+	if (!b)
+		return -2;
+	int v = -1;
+	for (size_t k = len; v < 0 && k > 0; k--) {
+		if (k < len && b[k] != '/')
+			continue;
+		b[k] = '\0';
+		int to = -1;
+		v = sc_graph_find(g, b);
+		if (v < 0 && names->folded && names->folded(names->ctx, b, &to)) {
+			v = in_range(g, to);
+			break; /* a folded op's time goes where its own would */
+		}
+	}
+	free(b);
+	return v;
+}
+
 /* Maps entry e to an op in *op (-1: its time is dropped) and returns how. */
 static int map_entry(const sc_graph *g, const sc_times_names *names, const sc_times_entry *e,
-                     int *op)
+                     bool profile, int *op)
 {
 	*op = sc_graph_find(g, e->name);
 	if (*op >= 0)
@@ -666,6 +714,9 @@ static int map_entry(const sc_graph *g, const sc_times_names *names, const sc_ti
 		if (*op >= 0 || *op == -2)
 			return MAP_TENSOR;
 	}
+	*op = profile ? fused_op(g, names, e->name) : -1;
+	if (*op >= 0 || *op == -2)
+		return MAP_FUSED;
 	*op = -1;
 	return MAP_NONE;
 }
@@ -683,10 +734,22 @@ static int last_kernel_pred(const sc_graph *g, const int *kern, const int *pos, 
 	return last;
 }
 
+/* Whether every producer of v belongs to a kernel: an elementwise op with a
+ * producer in none (LayerNorm's Sub after its ReduceMean) belongs with the
+ * kernel its own result goes to, not with the one before. */
+static bool inputs_ran(const sc_graph *g, const int *kern, int v)
+{
+	for (int j = g->pred_off[v]; j < g->pred_off[v + 1]; j++)
+		if (kern[g->pred[j]] < 0)
+			return false;
+	return true;
+}
+
 /* Puts the ops no entry names (kern[v] < 0) with the kernels next to them:
- * first, in topological order, an op that names->follows joins the kernel
- * of its producer that ran last (an Add and Relu after their Conv, not the
- * block's input from further back); then, from the sinks up, an op whose
+ * first, in topological order, an op that names->follows and whose
+ * producers all belong to kernels joins the kernel of its producer that ran
+ * last (an Add and Relu after their Conv, not the block's input from
+ * further back); then, from the sinks up, an op whose
  * consumers all belong to one kernel joins it (a Conv before the Relu the
  * kernel is named after); then, in topological order, an op still alone
  * joins the kernel of its producer that ran last. */
@@ -700,7 +763,7 @@ static sc_status group_fused(const sc_graph *g, const sc_times_names *names, int
 		pos[g->topo[i]] = i;
 	for (int i = 0; names->follows && i < g->n; i++) {
 		int v = g->topo[i];
-		if (kern[v] >= 0 || !names->follows(names->ctx, v))
+		if (kern[v] >= 0 || !names->follows(names->ctx, v) || !inputs_ran(g, kern, v))
 			continue;
 		int last = last_kernel_pred(g, kern, pos, v);
 		if (last >= 0)
@@ -728,6 +791,66 @@ static sc_status group_fused(const sc_graph *g, const sc_times_names *names, int
 	return SC_OK;
 }
 
+/* Whether a node ONNX Runtime inserted converts the input of the node after
+ * it ("ReorderInput", "gemm_input_reshape") rather than the output of the
+ * one before ("ReorderOutput", "gemm_output_reshape") or stands for ops of
+ * its own ("Gelu", "SkipLayerNormalization", named after their op type). */
+static bool serves_next(const char *name)
+{
+	size_t len = untokened(name, strlen(name));
+	for (const char *p = name; (p = strstr(p, "nput")) && (size_t)(p - name) < len; p++)
+		if (p > name && (p[-1] == 'I' || p[-1] == 'i'))
+			return true;
+	return false;
+}
+
+/* Appends the first len bytes of name (and " x<count>" when count > 1) to
+ * the list in buf (size bytes), ", " between names; a name that does not
+ * fit ends the list with ", ..." (when that fits). */
+static void name_list(char *buf, size_t size, const char *name, size_t len, int count)
+{
+	size_t at = strlen(buf);
+	char times[24] = "";
+	if (count > 1)
+		snprintf(times, sizeof times, " x%d", count);
+	if (at >= 3 && !strcmp(buf + at - 3, "..."))
+		return;
+	if (len > INT_MAX)
+		len = INT_MAX;
+	if (at + (at ? 2 : 0) + len + strlen(times) + 6 < size) /* room for ", ..." after */
+		snprintf(buf + at, size - at, "%s%.*s%s", at ? ", " : "", (int)len, name, times);
+	else if (at + 5 < size)
+		snprintf(buf + at, size - at, "%s...", at ? ", " : "");
+}
+
+/* Lists the entries that name nothing in rep->unmapped, each name once
+ * without ORT's "_token_<n>" and with how many there are, in the order
+ * they ran ("gemm_input_reshape x6, Gelu x2, ..."). */
+static void list_unmapped(const sc_times *t, const unsigned char *how, sc_times_report *rep)
+{
+	for (int i = 0; i < t->n; i++) {
+		if (how[i] != MAP_NONE)
+			continue;
+		const char *a = t->e[i].name;
+		size_t la = untokened(a, strlen(a));
+		bool seen = false;
+		int count = 0;
+		for (int j = 0; j < t->n && !seen; j++) {
+			const char *b = t->e[j].name;
+			size_t lb = how[j] == MAP_NONE ? untokened(b, strlen(b)) : 0;
+			if (lb != la || memcmp(a, b, la) != 0)
+				continue;
+			seen = j < i;
+			count++;
+		}
+		if (!seen)
+			name_list(rep->unmapped, sizeof rep->unmapped, a, la, count);
+		size_t at = strlen(rep->unmapped);
+		if (at >= 3 && !strcmp(rep->unmapped + at - 3, "..."))
+			break; /* the list is full: no need to count the rest */
+	}
+}
+
 /* Maps every entry (op[i], -1 for none; how[i]) and fills the counts of
  * rep; fails on an entry naming nothing where that is an error. */
 static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_names *names, int *op,
@@ -737,7 +860,7 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 	int none = 0, first_none = -1;
 	for (int i = 0; i < t->n; i++) {
 		const sc_times_entry *e = &t->e[i];
-		how[i] = (unsigned char)map_entry(g, names, e, &op[i]);
+		how[i] = (unsigned char)map_entry(g, names, e, attach, &op[i]);
 		if (op[i] == -2)
 			return sc_error_nomem(err, "a tensor name");
 		rep->time_in_file += e->us;
@@ -745,6 +868,7 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 		case MAP_NAME: rep->by_name++; break;
 		case MAP_TENSOR: rep->by_tensor++; break;
 		case MAP_FOLDED: rep->to_folded++; break;
+		case MAP_FUSED: rep->by_fused++; break;
 		default:
 			if (!attach && e->line > 0)
 				return sc_error_set(err, SC_ERR_INPUT,
@@ -761,22 +885,26 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 	if (!isfinite(rep->time_in_file))
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: the times add up to more than a double holds", t->path);
-	if (none > 0 && 4 * (long)none > t->n)
+	list_unmapped(t, how, rep);
+	if (none > 0 && 2 * (long)none > t->n)
 		return sc_error_set(
 		        err, SC_ERR_INPUT,
 		        "%s: %d of %d kernels name no op or tensor of the model (first: "
 		        "'%s'): a profile of another model?",
 		        t->path, none, t->n, t->e[first_none].name);
-	/* the rest (layout conversions) go with the kernel that ran before */
+	/* the rest (nodes the runtime made) go with the kernel they serve: the
+	 * one that ran next for an input's conversion, else the one before
+	 * (or the other way when there is none) */
 	for (int i = 0; i < t->n; i++) {
 		if (how[i] != MAP_NONE)
 			continue;
-		int j = i - 1;
-		while (j >= 0 && (how[j] == MAP_NONE || op[j] < 0))
-			j--;
-		if (j < 0)
-			for (j = i + 1; j < t->n && (how[j] == MAP_NONE || op[j] < 0); j++)
-				;
+		int before = i - 1, after = i + 1;
+		while (before >= 0 && (how[before] == MAP_NONE || op[before] < 0))
+			before--;
+		while (after < t->n && (how[after] == MAP_NONE || op[after] < 0))
+			after++;
+		bool next = serves_next(t->e[i].name);
+		int j = (next && after < t->n) || before < 0 ? after : before;
 		op[i] = j < t->n ? op[j] : -1;
 		rep->attached++;
 	}
@@ -815,8 +943,12 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		time[op[i]] += t->e[i].us;
 		kern[op[i]] = op[i];
 	}
-	/* only a profile with fused kernels (named after tensors) fuses ops */
-	if (names && rep->by_tensor > 0 && (st = group_fused(g, names, kern, err)) != SC_OK)
+	/* a profile holds every op that ran: the ops it does not name were
+	 * fused into a kernel next to them (a CSV, or a table made in memory
+	 * with no fused kernel, may leave ops out) */
+	if (names && t->format != SC_TIMES_CSV &&
+	    (t->format == SC_TIMES_ORT || rep->by_tensor + rep->by_fused + rep->attached > 0) &&
+	    (st = group_fused(g, names, kern, err)) != SC_OK)
 		goto done;
 	for (size_t v = 0; v < n; v++)
 		if (kern[v] >= 0) {
@@ -829,6 +961,8 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		int k = kern[v];
 		if (k < 0) {
 			rep->ops_modelled++;
+			name_list(rep->modelled, sizeof rep->modelled, g->op_name[v],
+			          strlen(g->op_name[v]), 1);
 			continue;
 		}
 		/* a share in proportion to the modelled work (a fraction <= 1
@@ -883,7 +1017,7 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 {
 	double pct = rep->work_total > 0 ? 100 * rep->work_measured / rep->work_total
 	                                 : (rep->ops_measured == g->n ? 100 : 0);
-	char how[160], fused[96] = "", attached[96] = "", dropped[96] = "", rest[32] = "";
+	char how[160], fused[96] = "", attached[288] = "", dropped[96] = "", rest[224] = "";
 	if (t->format == SC_TIMES_ORT)
 		snprintf(how, sizeof how, "ONNX Runtime profile, %d run%s, median per kernel%s",
 		         t->runs, plural(t->runs),
@@ -895,13 +1029,17 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 		         rep->kernels_fused, plural(rep->kernels_fused), rep->ops_fused);
 	if (rep->attached > 0)
 		snprintf(attached, sizeof attached,
-		         "; %d kernel%s of no op added to the one before", rep->attached,
-		         plural(rep->attached));
+		         "; %d kernel%s of no op of the model (%s) added to the kernel %s",
+		         rep->attached, plural(rep->attached), rep->unmapped,
+		         rep->attached == 1 ? "it serves" : "they serve");
 	if (rep->time_dropped > 0)
 		snprintf(dropped, sizeof dropped,
 		         "; %.6g us of folded ops with no consumer left out", rep->time_dropped);
 	int other = g->n - rep->ops_measured;
-	if (other > 0)
+	if (other > 0 && rep->modelled[0])
+		snprintf(rest, sizeof rest, "; the other %d op%s (%s): ", other, plural(other),
+		         rep->modelled);
+	else if (other > 0)
 		snprintf(rest, sizeof rest, "; the other %d op%s: ", other, plural(other));
 	char *origin = str_printf(
 	        "measured %d of %d op%s (%.1f %% of the work) from %s (%s%s%s%s)%s%s",

@@ -16,9 +16,10 @@
  *   kernels' durations, not the host's launch time.  The entry's name is the event name without
  *   "_kernel_time"; args.op_name is kept as its op type.  With graph
  *   optimizations on, the names are those of fused nodes (the name of the
- *   tensor they produce, "/relu/Relu_output_0_nchwc") or of layout
- *   conversions in no ONNX node ("ReorderOutput"): sc_times_apply maps them
- *   back.  "cat": "Session" "model_run" events count the runs.
+ *   tensor they produce, "/relu/Relu_output_0_nchwc", or of the node they
+ *   were made from and the optimizer, "/ln/Mul/LayerNormFusion/") or of
+ *   nodes the runtime inserted ("ReorderOutput", "gemm_input_reshape"):
+ *   sc_times_apply maps them back.  "cat": "Session" "model_run" events count the runs.
  * - CSV: one "name,microseconds" per line; a first line whose second field
  *   is not a number is a header; names may be quoted ("a,b" with "" for a
  *   quote); blank lines and lines starting with # are skipped.
@@ -103,12 +104,18 @@ typedef struct sc_times_report {
 	int entries;          /* in the file */
 	int by_name;          /* entries naming an op */
 	int by_tensor;        /* entries naming a tensor (a fused kernel) */
+	int by_fused;         /* entries named after the op a fused kernel was made
+	                       * from ("<op>/LayerNormFusion/") */
 	int to_folded;        /* entries naming a folded op: time to its consumer */
 	int attached;         /* entries naming nothing: attached to a neighbour */
+	char unmapped[160];   /* the first of them by name (without ORT's "_token_<n>",
+	                       * " x<count>" when more than one), ", " between,
+	                       * "..." when cut */
 	int ops_measured;     /* ops whose work is now measured (whole or a share) */
 	int ops_fused;        /* of them, ops given a share of a fused kernel */
 	int kernels_fused;    /* the fused kernels those ops share */
 	int ops_modelled;     /* ops the file does not cover (they keep their work) */
+	char modelled[160];   /* the first of them, as unmapped */
 	double work_measured; /* the measured part of the graph's work */
 	double work_total;    /* the graph's total work after */
 	double time_in_file;  /* sum of the entries' times */
@@ -117,20 +124,30 @@ typedef struct sc_times_report {
 
 /* Puts t's times in g's work: an entry naming an op (or, through names, a
  * tensor an op produces, or a folded op) replaces that op's work.  With
- * names, entries that name a tensor are fused kernels: the ops that no entry
- * names are put with the kernel next to them (an op that names->follows
- * joins the kernel of its producer that ran last, as an Add and Relu join
- * the Conv they follow; else an op whose consumers all belong to one kernel
- * joins it, as a Conv joins the Relu named after its output; else it joins
- * the kernel of its producer that ran last), and a kernel's time is shared among its
- * ops in proportion to their modelled work (equally when that is 0).
- * Entries of a profile that name nothing known (layout conversions such as
- * ReorderOutput) are attached to the op of the entry that ran just before
- * them, or just after for the first; but when more than a quarter of a
- * profile's entries name nothing, the profile is of another model: an error.
- * An entry of a CSV (or of a table without names) naming no op is an
- * error.  No time is lost: the
- * work of the covered ops sums to the file's times (less time_dropped).
+ * names, an entry of a profile (not of a CSV) may also name a fused kernel
+ * after the node it was made from, as ONNX Runtime's optimizers do
+ * ("<op>/LayerNormFusion/", "<op>/MatMulAddFusion", "_token_<n>" added to a
+ * name taken): it maps to the op named by the longest part before a '/'.
+ * Entries of a profile that name nothing known (nodes the runtime made:
+ * ReorderInput/Output, gemm_input/output_reshape, Gelu) are attached to
+ * the kernel they serve: the entry that ran just after them when their name
+ * says they convert an input ("Input", "input"), else the one just before
+ * (the other way when there is none); but when more than half of a
+ * profile's entries name nothing, the profile is of another model: an
+ * error.  The ops no entry names are then put with the kernels next to
+ * them (always for an ORT profile, which holds every op that ran; for a
+ * table made in memory only when some entry is a fused kernel or attached):
+ * an op that names->follows and whose producers all belong to kernels joins
+ * the kernel of its producer that ran last, as an Add and Relu join the
+ * Conv they follow; else an op whose consumers all belong to one kernel
+ * joins it, as a Conv joins the Relu named after its output and a
+ * LayerNorm's ReduceMean..Div join the kernel named after its Mul; else it
+ * joins the kernel of its producer that ran last.  A kernel's time is
+ * shared among its ops in proportion to their modelled work (equally when
+ * that is 0).  An entry of a CSV (or of a table without names) naming no op
+ * is an error.  No time is lost: the work of the covered ops sums to the
+ * file's times (less time_dropped).  rep lists the first entries that named
+ * nothing and the first ops left modelled.
  * Sets g->work_source (allocating it when NULL) and fills rep.  Returns
  * SC_OK, or SC_ERR_INPUT naming t->path and the entry. */
 sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,

@@ -232,6 +232,41 @@ Test(onnx, times_from_real_profiles_cover_every_op)
 	free(err);
 }
 
+/* --times with the real profiles of tests/data/ort (a tiny ViT and a tiny
+ * Transformer encoder, ONNX Runtime on a CPU at every optimization level):
+ * every op measured, whatever the runtime fused, renamed or inserted; the
+ * report lists the kernels of nodes the runtime made. */
+Test(onnx, times_from_transformer_profiles_at_every_level)
+{
+	const char *models[] = {"vit_tiny", "encoder_tiny"};
+	const char *levels[] = {"disabled", "basic", "extended", "all"};
+	for (int m = 0; m < 2; m++)
+		for (int l = 0; l < 4; l++) {
+			json_t *info = ts_run_json(0,
+			                           "info --json tests/data/ort/%s.onnx --times "
+			                           "tests/data/ort/%s.ort-%s.json",
+			                           models[m], models[m], levels[l]);
+			json_t *costs = ts_jget(info, "costs");
+			cr_assert_eq(ts_jint(costs, "ops_measured"), ts_jint(info, "ops"), "%s %s",
+			             models[m], levels[l]);
+			cr_assert_eq(ts_jint(costs, "ops_modelled"), 0);
+			cr_assert_eq(ts_jnum(costs, "measured_work_share"), 1.0);
+			json_decref(info);
+		}
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err,
+	                     "info tests/data/ort/encoder_tiny.onnx --times "
+	                     "tests/data/ort/encoder_tiny.ort-all.json"),
+	             0, "%s", err);
+	cr_assert(strstr(out, "; 16 kernels of no op of the model (gemm_input_reshape x6, "
+	                      "gemm_output_reshape x6, SkipLayerNormalization x4) added to the "
+	                      "kernel they serve)\n"),
+	          "%s", out);
+	cr_assert(strstr(out, "coverage       92 ops measured, 0 modelled"), "%s", out);
+	free(out);
+	free(err);
+}
+
 /* Every report says where the costs came from: solve, bounds
  * and eval, as text and as JSON; a DOT file's own numbers say nothing. */
 Test(onnx, every_report_says_where_the_costs_came_from)
