@@ -60,6 +60,20 @@ json_t *sc_report_devices(const bool *cpu, int k)
 	return dev;
 }
 
+json_t *sc_report_kinds(const sc_costs *c)
+{
+	json_t *dev = json_array();
+	for (int s = 0; dev && s < c->k; s++) {
+		const sc_kind *d = &c->fleet.kind[c->st[s].kind];
+		const char *name = c->set.fleet ? d->name : d->cpu ? "cpu" : "accel";
+		if (json_array_append_new(dev, json_string(name)) != 0) {
+			json_decref(dev);
+			return NULL;
+		}
+	}
+	return dev;
+}
+
 json_t *sc_report_objective(const sc_costs *c)
 {
 	if (!sc_graph_is_training(c->g))

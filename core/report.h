@@ -20,6 +20,10 @@ json_t *sc_report_stages(const sc_costs *c);
  * "accel"; an empty array when cpu is NULL.  NULL when out of memory. */
 json_t *sc_report_devices(const bool *cpu, int k);
 
+/* The kinds of c's stages as a JSON array of names: "accel" and "cpu"
+ * without a fleet (as sc_report_devices), the fleet's names with one. */
+json_t *sc_report_kinds(const sc_costs *c);
+
 /* For a training graph, an object {"schedule": "1f1b"|"gpipe", "gpipe": the
  * GPipe objective, "max_cost_fw", "max_cost_fw_stage", "max_cost_bw",
  * "max_cost_bw_stage"}; NULL for an inference graph. */

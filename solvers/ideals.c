@@ -270,6 +270,7 @@ struct sc_dp {
 	 * 1 sizes the memory as a DP of keff stages would) */
 	int D, rw, keff;
 	sc_fleet fleet;
+	bool relaxed; /* links differ: the DP's value is a lower bound (sc_dp_relaxed) */
 	int cnt[SC_KINDS_MAX], stride[SC_KINDS_MAX];
 	double *lw;   /* per unit: the least time it adds to any stage (u->work when D = 0) */
 	double *uw;   /* per unit and kind: its time there, INFINITY where it may not run */
@@ -481,9 +482,12 @@ long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_lim
  * op it may not run or breaks its hard memory limit.  The pruning by the
  * work left uses, per unit, the least time it can add to a stage on any
  * kind, against the stages left of all kinds.  Pins and the GPipe
- * schedule are refused with devices; so are kinds that pay io over links
- * of different speeds (a stage's io would depend on its neighbours'
- * kinds). */
+ * schedule are refused with devices.  When the kinds that pay io have
+ * links of different speeds, a transfer goes at the slower of its two
+ * links, which depends on the neighbours' kinds: the DP then charges each
+ * stage's io over its own link, never more than the truth, and its value
+ * is a lower bound (a relaxation), its partition's true cost an upper
+ * bound. */
 static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *err)
 {
 	const sc_units *u = d->u;
@@ -504,11 +508,9 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 		return false;
 	if (!set->fleet)
 		d->fleet.kind[0].count = k;
-	if (!sc_fleet_one_link(&d->fleet)) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "the exact DP needs one link bandwidth for every accelerator kind");
-		return false;
-	}
+	/* links of several speeds: each stage's io over its own link, a
+	 * lower bound on the slower of each transfer's two (fleet.h) */
+	d->relaxed = !sc_fleet_one_link(&d->fleet);
 	int D = d->D = d->fleet.n;
 	long rw = 1;
 	for (int e = D - 1; e >= 0; e--) {
@@ -1633,6 +1635,11 @@ double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 	return sc_dp_result(d, unit_stage);
 }
 
+bool sc_dp_relaxed(const sc_dp *d)
+{
+	return d->relaxed;
+}
+
 int sc_dp_stages(const sc_dp *d)
 {
 	if (d->D == 0)
@@ -1864,6 +1871,16 @@ static bool exact_step(sc_search *s)
 			sc_search_offer(s, e->unit_stage, e->kind, opt);
 		s->optimal = true;
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
+		return false;
+	}
+	if (sc_dp_relaxed(e->dp)) {
+		/* a relaxation: opt bounds every partition from below; its own
+		 * partition costs what the cost model says, and is optimal when
+		 * that meets the bound (or when nothing beat the quick bound) */
+		if (isfinite(opt))
+			sc_search_offer(s, e->unit_stage, e->kind, opt);
+		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
+		s->optimal = !isfinite(opt) || s->best <= opt * (1 + 1e-9);
 		return false;
 	}
 	if (isfinite(opt)) {

@@ -47,8 +47,8 @@ typedef struct sc_dp_progress_info {
 /* A DP over u's ideals into k stages (with devices, set->fleet or
  * set->cpus > 0: the fleet's stages, k of the graph's work kind without a
  * fleet, each stage's kind chosen by the DP: sc_dp_result_kinds; refused
- * with SC_ERR_INPUT under GPipe, with pins, or when the accelerator kinds'
- * links differ) under set's bandwidth,
+ * with SC_ERR_INPUT under GPipe or with pins; a lower bound only when the
+ * accelerator kinds' links differ, sc_dp_relaxed) under set's bandwidth,
  * memory, policy and (on a training graph) schedule, refusing past limit ideals
  * (limit <= 0: as many as the memory budget holds, sc_dp_memory_limit;
  * under GPipe half as many, the other half of the budget going to the
@@ -122,6 +122,10 @@ double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu);
  * graph's work kind and "cpu" without one).  Without devices every kind
  * is 0. */
 double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind);
+
+/* True when d's value is only a lower bound: kinds whose links differ
+ * (see "Devices" in ideals.c), each stage's io charged over its own link. */
+bool sc_dp_relaxed(const sc_dp *d);
 
 /* The stages of d's partitions: k, or with devices the sum of the
  * kinds' counts. */

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/fleet.h"
 #include "core/graph.h"
 #include "core/formats/onnx.h"
 #include "solvers/search.h"
@@ -29,13 +30,15 @@ enum { UI_EXIT_OK = 0, UI_EXIT_INFEASIBLE = 1, UI_EXIT_INPUT = 2, UI_EXIT_UNDECI
 #define UI_MAX_PINS 1024
 
 typedef struct ui_opts {
-	int k;            /* 0 = not given */
-	double bandwidth; /* 0 = not given */
-	double memory;    /* < 0 = not given; INFINITY = unlimited */
-	int policy;       /* -1 = not given, else an sc_mem_policy */
-	int schedule;     /* -1 = not given, else an sc_schedule */
-	int cpus;         /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
-	bool training;    /* gen --training */
+	int k;               /* 0 = not given */
+	double bandwidth;    /* 0 = not given */
+	double memory;       /* < 0 = not given; INFINITY = unlimited */
+	int policy;          /* -1 = not given, else an sc_mem_policy */
+	int schedule;        /* -1 = not given, else an sc_schedule */
+	int cpus;            /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
+	const char *devices; /* --devices SPEC as given, or NULL */
+	sc_fleet fleet;      /* --devices parsed (names and counts) */
+	bool training;       /* gen --training */
 	bool json;
 	const char *output; /* -o */
 	/* solve and gen */

@@ -27,6 +27,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
 
+#include "core/fleet.h"
+
 #include "core/clock.h"
 
 #include <stdint.h>
@@ -98,6 +100,50 @@ static const char *attr(void *obj, int kind, Agraph_t *g, const char *name)
 		return NULL;
 	const char *v = agxget(obj, sym);
 	return v && *v ? v : NULL;
+}
+
+/* Device kinds (fleet.h): every node attribute work_NAME is a table of op
+ * times on the kind NAME; an op without the attribute may not run there.
+ * Added to out (whose ops index[AGSEQ(v)] numbers).  SC_OK, or an error
+ * naming the node and attribute. */
+static sc_status read_kinds(Agraph_t *g, const char *path, const int *index, sc_graph *out,
+                            sc_error *err)
+{
+	for (Agsym_t *sym = agnxtattr(g, AGNODE, NULL); sym; sym = agnxtattr(g, AGNODE, sym)) {
+		if (strncmp(sym->name, "work_", 5) != 0)
+			continue;
+		const char *kind = sym->name + 5;
+		sc_fleet check;
+		char spec[96];
+		snprintf(spec, sizeof spec, "%.60s:1", kind);
+		if (!*kind || strlen(kind) >= SC_KIND_NAME || strcmp(kind, "cpu") == 0 ||
+		    !sc_fleet_parse(spec, &check, NULL))
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: node attribute '%s' names no device kind (work_NAME, "
+			        "NAME of letters, digits, _ - . and not 'cpu', whose "
+			        "times are cpu_work)",
+			        path, sym->name);
+		double *w = malloc((size_t)(out->n > 0 ? out->n : 1) * sizeof *w);
+		if (!w)
+			return sc_error_nomem(err, "a device's op times");
+		for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v)) {
+			const char *t = agxget(v, sym);
+			double x = NAN;
+			if (t && *t && !sc_parse_weight(t, &x)) {
+				free(w);
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: node '%s' attribute '%s': '%s' is not a finite "
+				        "number >= 0",
+				        path, agnameof(v), sym->name, t);
+			}
+			w[index[AGSEQ(v)]] = x;
+		}
+		if (sc_graph_add_kind(out, kind, w, NAN, NAN, err) != SC_OK)
+			return err ? err->code : SC_ERR_INPUT;
+	}
+	return SC_OK;
 }
 
 static bool parse_int(const char *text, long lo, long hi, long *out)
@@ -524,6 +570,10 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, const 
 			    SC_OK)
 				goto done;
 	out = sc_builder_finish(b, path, NULL, err);
+	if (out && read_kinds(g, path, index, out, err) != SC_OK) {
+		sc_graph_free(out);
+		out = NULL;
+	}
 done:
 	free(index);
 	free(stage);

@@ -1554,6 +1554,13 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	if (!ops)
 		goto done;
 	ops->time_unit = "microseconds";
+	ops->work_kind = strdup(d->name);
+	if (!ops->work_kind) {
+		sc_error_nomem(L->err, "the graph");
+		sc_graph_free(ops);
+		ops = NULL;
+		goto done;
+	}
 	char model[160], the_model[168];
 	snprintf(model, sizeof model, "%s model at %s", d->name,
 	         sc_precision_name(L->rep->precision));
@@ -1701,6 +1708,32 @@ static sc_graph *load_model(const char *path, const char *data, size_t len,
 	free(L.body_param);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
+}
+
+sc_status sc_onnx_add_kind(sc_graph *g, const sc_onnx_report *r, const char *device, sc_error *err)
+{
+	sc_device d;
+	if (sc_device_get(device, &d, err) != SC_OK)
+		return err ? err->code : SC_ERR_INPUT;
+	if (!r->filled || r->nops != g->n)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: op times for the device '%s' come from an ONNX model's "
+		                    "op sizes, which this graph has not",
+		                    g->source, device);
+	if (!(d.peak[r->precision] > 0))
+		return sc_error_set(err, SC_ERR_INPUT, "%s: the device '%s' has no %s arithmetic",
+		                    g->source, device, sc_precision_name(r->precision));
+	double *w = malloc((size_t)(g->n > 0 ? g->n : 1) * sizeof *w);
+	if (!w)
+		return sc_error_nomem(err, "a device's op times");
+	for (int v = 0; v < g->n; v++) {
+		sc_op_size size = r->op_size[v];
+		if (size.kind == SC_OPK_VIEW)
+			size.flops = size.bytes = 0; /* a runtime makes it a view */
+		w[v] = size.flops < 0 ? 0 : sc_device_op_time(&d, r->precision, &size);
+	}
+	/* its memory, and its link in bytes per microsecond as the graph's */
+	return sc_graph_add_kind(g, device, w, d.memory, d.link_bandwidth / 1e6, err);
 }
 
 int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k)

@@ -170,7 +170,13 @@ static sc_status write_json(const char *path, const sc_graph *g, const int *stag
 	bool any_cpu = false;
 	for (int s = 0; cpu && s < k; s++)
 		any_cpu |= cpu[s];
-	if (any_cpu) {
+	if (costs && costs->set.fleet && costs->k == k) {
+		/* a fleet's kinds by name (fleet.h) */
+		json_t *dev = sc_report_kinds(costs);
+		if (!dev)
+			goto nomem;
+		json_object_set_new(root, "devices", dev);
+	} else if (any_cpu) {
 		json_t *dev = sc_report_devices(cpu, k);
 		if (!dev)
 			goto nomem;

@@ -60,6 +60,7 @@ typedef enum ui_option_id {
 	OPT_POLICY,
 	OPT_SCHEDULE,
 	OPT_CPUS,
+	OPT_DEVICES,
 	OPT_TRAINING,
 	OPT_JSON,
 	OPT_OUTPUT,
@@ -162,6 +163,11 @@ static const ui_option options[] = {
          "CPU stages beside the k accelerator stages, up to L ('file': the file's maxCPUs; "
          "default 0); info, eval, render, bounds, bench, solve (every method) and the "
          "workbench take them",
+         CUSTOM},
+        {OPT_DEVICES, "devices", 0, "SPEC",
+         "solve: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is paper "
+         "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
+         "model, its device profile; K is the sum of the counts",
          CUSTOM},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
@@ -358,15 +364,18 @@ static const ui_command commands[] = {
                         "without.\n"
                         "--cpus L adds up to L CPU stages beside the K accelerators; every "
                         "method\n"
-                        "places them (a heuristic's result is then reported unproven).  -o "
-                        "writes\n"
+                        "places them (a heuristic's result is then reported unproven).  "
+                        "--devices h100:2,a100:2\n"
+                        "runs on devices of several kinds, each stage's kind chosen with the "
+                        "split.  -o writes\n"
                         "DOT (the graph with its stages) to a name ending in .dot or .gv, else "
                         "JSON.\n"
                         "Methods:",
-                .takes = OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS,
-                                 OPT_POPULATION, OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS,
-                                 OPT_IDEAL_LIMIT, OPT_NO_REFINE, OPT_NO_PROOF, OPT_PROOF,
-                                 OPT_PARTITION, OPT_PIN, OPT_ALIGN, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .takes =
+                        OPTIONS(SETTINGS, OPT_METHOD, OPT_SEED, OPT_TIME, OPT_EVALS, OPT_POPULATION,
+                                OPT_GENERATIONS, OPT_ELITE, OPT_MUTANTS, OPT_BIAS, OPT_IDEAL_LIMIT,
+                                OPT_NO_REFINE, OPT_NO_PROOF, OPT_PROOF, OPT_PARTITION, OPT_PIN,
+                                OPT_ALIGN, OPT_OUTPUT, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_solve,
@@ -914,6 +923,15 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 			o->schedule = (int)sch;
 			break;
 		}
+		case OPT_DEVICES: {
+			sc_error ferr;
+			if (!sc_fleet_parse(a, &o->fleet, &ferr)) {
+				ui_error("%s%s", pre, ferr.msg);
+				return false;
+			}
+			o->devices = a;
+			break;
+		}
 		case OPT_CPUS:
 			if (strcmp(a, "file") == 0) {
 				o->cpus = UI_CPUS_FILE;
@@ -1100,6 +1118,16 @@ static int run_main(int argc, char **argv)
 		ui_error("%s: --cpus: CPU stages are not supported by %s yet (info, eval, render, "
 		         "bounds, bench, solve, with every method, and the workbench take them)",
 		         cmd->name, cmd->name);
+		free(o.pos);
+		return UI_EXIT_INPUT;
+	}
+	/* --devices names every stage's kind: -k may only repeat their sum,
+	 * and --cpus L is a fleet's short form, not a second count */
+	if (o.devices && ((o.k > 0 && o.k != sc_fleet_stages(&o.fleet)) || o.cpus != -1)) {
+		ui_error("%s: --devices %s gives %d stages: %s", cmd->name, o.devices,
+		         sc_fleet_stages(&o.fleet),
+		         o.cpus != -1 ? "name the CPUs in it (cpu:L), not with --cpus"
+		                      : "-k must be that sum or not given");
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}

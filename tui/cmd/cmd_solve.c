@@ -293,7 +293,7 @@ static int check(const ui_opts *o, const sc_graph *g)
 		ui_error("solve: %s does not set k; give -k K", g->source);
 		return UI_EXIT_INPUT;
 	}
-	if (o->align > 0 && g->settings.cpus > 0) {
+	if (o->align > 0 && (g->settings.cpus > 0 || g->settings.fleet)) {
 		ui_error("solve: --align and --cpus cannot be used together yet (the aligned "
 		         "search has no CPU stages)");
 		return UI_EXIT_INPUT;
@@ -313,8 +313,8 @@ int ui_cmd_solve(const ui_opts *o)
 	ui_solve_report_init(&r, g);
 	solve_run run = {.o = o, .deadline = deadline, .orig = g};
 	status = check(o, g);
-	if (status == UI_EXIT_OK && g->settings.cpus > 0)
-		status = ui_solve_cpus(o, deadline, &r); /* CPU stages (001 section 3) */
+	if (status == UI_EXIT_OK && (g->settings.cpus > 0 || g->settings.fleet))
+		status = ui_solve_cpus(o, deadline, &r); /* devices (001 section 3 for CPUs) */
 	else if (status == UI_EXIT_OK)
 		status = solve(&run, &r);
 	if (status == UI_EXIT_OK)

@@ -40,10 +40,44 @@ static bool refuse_unsupported(const ui_opts *o)
 {
 	const char *what = o->npins ? "--pin" : NULL;
 	if (what) {
-		ui_error("solve: --cpus: %s does not take CPU stages yet", what);
+		ui_error("solve: %s: %s does not take devices yet",
+		         o->devices ? "--devices" : "--cpus", what);
+		return false;
+	}
+	if (o->devices && o->partition) {
+		ui_error("solve: --devices: --partition does not take device kinds yet");
 		return false;
 	}
 	return true;
+}
+
+/* With --devices: a lower bound no partition beats, whatever kinds its
+ * stages get: each op takes at least its least time on any kind that may
+ * run it, so some stage holds a K-th of the sum of those times, and the
+ * stage of the longest op at least that op's; io only adds. */
+static double kinds_lower_bound(const sc_graph *g, const sc_settings *set, const char **by)
+{
+	sc_fleet f;
+	*by = NULL;
+	if (!sc_fleet_resolve(g, set, &f, NULL))
+		return NAN;
+	double sum = 0, most = 0;
+	for (int v = 0; v < g->n; v++) {
+		double t = INFINITY;
+		for (int e = 0; e < f.n; e++)
+			if (f.kind[e].count > 0 && sc_kind_ok(&f.kind[e], g, v))
+				t = fmin(t, sc_kind_work(&f.kind[e], g, v));
+		if (!isfinite(t))
+			return NAN;
+		sum += t;
+		most = fmax(most, t);
+	}
+	int K = sc_fleet_stages(&f);
+	double lb = fmax(most, sum / (K < g->n ? K : g->n > 0 ? g->n : 1));
+	if (!(lb > 0))
+		return NAN;
+	*by = "simple";
+	return lb;
 }
 
 /* A lower bound on the objective with CPU stages that proves the
@@ -57,6 +91,8 @@ static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, const c
 	double lb = NAN;
 	sc_error err;
 	*by = NULL;
+	if (set->fleet)
+		return kinds_lower_bound(g, set, by);
 	if (sc_bound_simple_cpus(g, sc_stages_useful(g, set->k), set->cpus, &lb, &err) != SC_OK ||
 	    !isfinite(lb) || lb <= 0)
 		return NAN;
@@ -114,13 +150,21 @@ static void bound_proof(const ui_opts *o, ui_solve_report *r)
 		return;
 	const char *by;
 	double lb = cpu_lower_bound(r->g, &r->set, &by);
+	/* the search's own bound: with --devices whose links differ, the
+	 * exact DP's relaxation (each stage's io over its own link) */
+	if (r->pr.lower > 0 && !(lb >= r->pr.lower)) {
+		lb = r->pr.lower;
+		by = "exact DP";
+	}
 	if (isfinite(lb) && lb >= r->objective * (1 - 1e-9)) {
 		r->optimal = true;
 		r->pf.status = UI_PROOF_PROVEN;
 		r->pf.by = by;
 	}
-	if (isfinite(lb))
+	if (isfinite(lb)) {
 		r->pf.lower = lb;
+		r->pf.by = by; /* (the JSON names it only once it proves) */
+	}
 	if (!r->optimal)
 		r->pf.status = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
 }
@@ -130,14 +174,44 @@ static void bound_proof(const ui_opts *o, ui_solve_report *r)
  * bound, its time, its tolerance and a better partition it finds (then
  * found by the exact MIP).  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a
  * message. */
+/* The CPU flags of r's kinds (malloc'd), for the MIP with CPU stages. */
+static bool *cpu_flags(const ui_solve_report *r)
+{
+	int K = ui_solve_stages(r);
+	bool *cpu = calloc((size_t)(K > 0 ? K : 1), sizeof *cpu);
+	for (int i = 0; cpu && i < K; i++)
+		cpu[i] = r->kind[i] == 1; /* "cpu" without a fleet */
+	return cpu;
+}
+
+/* Writes r's CPU flags back as kinds. */
+static void cpu_kinds(ui_solve_report *r, const bool *cpu)
+{
+	for (int i = 0; i < ui_solve_stages(r); i++)
+		r->kind[i] = cpu[i] ? 1 : 0;
+}
+
 static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 {
 	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
 	if (r->optimal || !o->proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
 		return UI_EXIT_OK;
+	if (r->set.fleet) {
+		ui_error("solve: --proof: the exact MIP does not take --devices yet; -m exact "
+		         "proves its result");
+		return UI_EXIT_OK;
+	}
 	ui_proof pf;
-	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, r->objective, left,
+	bool *cpu = cpu_flags(r);
+	if (!cpu) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
+	ui_proof_run_devices(r->g, &r->set, r->stage, cpu, r->objective, left,
 	                     isatty(STDERR_FILENO), &pf);
+	if (pf.improved)
+		cpu_kinds(r, cpu);
+	free(cpu);
 	if (pf.status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s); the partition is unproven",
 		         r->g->source, pf.message);
@@ -165,7 +239,7 @@ static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_interrupts *saved,
                   bool *caught)
 {
-	int K = r->set.k + r->set.cpus, status = UI_EXIT_OK;
+	int K = ui_solve_stages(r), status = UI_EXIT_OK;
 	sc_search_params p;
 	ui_search_params(o, &p);
 	if (o->time_limit > 0)
@@ -201,11 +275,18 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 static void decide(const ui_opts *o, double deadline, ui_solve_report *r)
 {
 	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
-	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
+	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS ||
+	    r->set.fleet)
 		return;
 	ui_proof pf;
-	ui_proof_run_devices(r->g, &r->set, r->stage, r->cpu, INFINITY, left, isatty(STDERR_FILENO),
+	bool *cpu = cpu_flags(r);
+	if (!cpu)
+		return;
+	ui_proof_run_devices(r->g, &r->set, r->stage, cpu, INFINITY, left, isatty(STDERR_FILENO),
 	                     &pf);
+	if (pf.improved)
+		cpu_kinds(r, cpu);
+	free(cpu);
 	r->decided = true;
 	if (pf.status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s)", r->g->source, pf.message);
@@ -259,8 +340,8 @@ int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
 	if (!refuse_unsupported(o))
 		return UI_EXIT_INPUT;
 	r->stage = sc_part_new(r->g);
-	r->cpu = calloc((size_t)(r->set.k + r->set.cpus), sizeof *r->cpu);
-	if (!r->stage || !r->cpu) {
+	r->kind = calloc((size_t)ui_solve_stages(r), sizeof *r->kind);
+	if (!r->stage || !r->kind) {
 		ui_error("out of memory");
 		return UI_EXIT_INPUT;
 	}

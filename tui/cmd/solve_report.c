@@ -36,11 +36,23 @@ void ui_solve_report_init(ui_solve_report *r, const sc_graph *g)
 	                       .al = {.gap = NAN}};
 }
 
+int ui_solve_stages(const ui_solve_report *r)
+{
+	if (r->set.fleet)
+		return sc_fleet_stages(r->set.fleet);
+	return r->set.k + (r->set.cpus > 0 ? r->set.cpus : 0);
+}
+
+bool ui_solve_devices(const ui_solve_report *r)
+{
+	return r->set.fleet || r->set.cpus > 0;
+}
+
 void ui_solve_report_fini(ui_solve_report *r)
 {
 	sc_costs_free(r->c);
 	free(r->stage);
-	free(r->cpu);
+	free(r->kind);
 	free(r->pin);
 	sc_graph_free(r->aligned);
 	*r = (ui_solve_report){.g = NULL};
@@ -76,7 +88,7 @@ int ui_solve_search(ui_solve_report *r, const sc_search_params *p, ui_interrupts
 		status = UI_EXIT_INPUT;
 	} else {
 		sc_search_progress(s, &r->pr);
-		r->found = sc_search_result_devices(s, r->stage, r->cpu, &r->optimal);
+		r->found = sc_search_result_kinds(s, r->stage, r->kind, &r->optimal);
 		r->feasible = isfinite(r->found);
 	}
 	sc_search_free(s);
@@ -87,7 +99,7 @@ int ui_solve_cost(ui_solve_report *r)
 {
 	if (!r->c) {
 		sc_settings cs = r->set;
-		cs.k += cs.cpus; /* with CPU stages, k + cpus stages */
+		cs.k = ui_solve_stages(r); /* with CPU stages, k + cpus stages */
 		sc_error err;
 		sc_error_clear(&err);
 		r->c = sc_costs_new(r->g, &cs, &err);
@@ -96,8 +108,8 @@ int ui_solve_cost(ui_solve_report *r)
 			return UI_EXIT_INPUT;
 		}
 	}
-	if (r->cpu)
-		sc_costs_set_devices(r->c, r->cpu);
+	if (r->kind)
+		sc_costs_set_kinds(r->c, r->kind);
 	sc_costs_eval(r->c, r->stage);
 	r->bottleneck = sc_costs_bottleneck(r->c, &r->at);
 	r->objective = sc_costs_objective(r->c);
@@ -108,8 +120,13 @@ int ui_solve_write(ui_solve_report *r, const char *path)
 {
 	sc_error err;
 	sc_error_clear(&err);
-	if (sc_part_write_devices(path, r->g, r->stage, r->set.k + r->set.cpus, r->cpu, r->c,
-	                          &err) != SC_OK) {
+	int K = ui_solve_stages(r);
+	bool *cpu = r->kind && !r->set.fleet ? calloc((size_t)K, sizeof *cpu) : NULL;
+	for (int i = 0; cpu && i < K; i++)
+		cpu[i] = r->c->fleet.kind[r->kind[i]].cpu;
+	sc_status st = sc_part_write_devices(path, r->g, r->stage, K, cpu, r->c, &err);
+	free(cpu);
+	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;
 	}
@@ -156,6 +173,11 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	                         r->set.k);
 	if (r->set.cpus > 0)
 		json_object_set_new(root, "cpus", json_integer(r->set.cpus));
+	if (r->set.fleet) {
+		char spec[SC_KINDS_MAX * (SC_KIND_NAME + 8)];
+		sc_fleet_format(r->set.fleet, spec, sizeof spec);
+		json_object_set_new(root, "fleet", json_string(spec));
+	}
 	json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
 	json_object_set_new(root, "bottleneck", feasible ? json_real(r->bottleneck) : json_null());
 	json_object_set_new(root, "bottleneck_stage",
@@ -178,10 +200,9 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	json_object_set_new(root, "pins", json_pins(r));
 	if (r->aligned)
 		json_object_set_new(root, "align", json_align(r));
-	if (r->set.cpus > 0)
+	if (ui_solve_devices(r))
 		json_object_set_new(root, "devices",
-		                    feasible ? sc_report_devices(r->cpu, r->set.k + r->set.cpus)
-		                             : json_array());
+		                    feasible ? sc_report_kinds(r->c) : json_array());
 	json_object_set_new(root, "stages", feasible ? sc_report_stages(r->c) : json_array());
 	/* a training graph: the objective under the schedule, its parts */
 	if (feasible && sc_graph_is_training(r->g)) {
@@ -212,12 +233,13 @@ static void print_found(const ui_solve_report *r)
 static void print_proof(const ui_solve_report *r)
 {
 	const ui_proof *pf = &r->pf;
-	bool cpus = r->set.cpus > 0;
+	bool cpus = ui_solve_devices(r);
 	char b[32];
 	switch (pf->status) {
 	case UI_PROOF_PROVEN:
 		if (cpus && strcmp(pf->by, "simple") == 0)
-			printf("proven optimal by the simple bound with CPU stages\n");
+			printf("proven optimal by the simple bound %s\n",
+			       r->set.fleet ? "with these devices" : "with CPU stages");
 		else if (cpus) /* --proof */
 			printf("proven optimal by the %s with CPU stages%s in %.2f s\n", pf->by,
 			       pf->within > 0 ? ", within " SC_LADDER_REL_TOL_TEXT " relative" : "",
@@ -249,9 +271,18 @@ static void print_proof(const ui_solve_report *r)
 		break;
 	case UI_PROOF_NO_TIME: printf("not proven: --time left no time for the exact MIP\n"); break;
 	case UI_PROOF_BOUND:
-		printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
-		       "--cpus climbs the ladder; -m exact proves its result)\n",
-		       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
+		if (r->set.fleet && pf->by && strcmp(pf->by, "exact DP") == 0)
+			printf("not proven: the exact DP with each stage's io over its own link (a "
+			       "lower bound when the links differ) gives %s, gap %.2f%%\n",
+			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
+		else if (r->set.fleet)
+			printf("not proven: the simple bound with these devices is %s, gap %.2f%% (-m "
+			       "exact proves its result)\n",
+			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
+		else
+			printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
+			       "--cpus climbs the ladder; -m exact proves its result)\n",
+			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
 		break;
 	case UI_PROOF_NO_BOUND:
 		printf("not proven: no lower bound (-m exact proves its result)\n");
@@ -280,9 +311,15 @@ void ui_solve_print_text(const ui_solve_report *r)
 {
 	const sc_graph *g = r->g;
 	const ui_proof *pf = &r->pf;
-	bool cpus = r->set.cpus > 0;
+	bool cpus = ui_solve_devices(r);
 	/* the file's name, escaped */
-	if (cpus)
+	char spec[SC_KINDS_MAX * (SC_KIND_NAME + 8)];
+	if (r->set.fleet)
+		sc_fleet_format(r->set.fleet, spec, sizeof spec);
+	if (r->set.fleet)
+		ui_print_line("%s, devices %s, method %s, seed %llu", g->name, spec, r->method,
+		              r->seed);
+	else if (cpus)
 		ui_print_line("%s, k %d, cpus %d, method %s, seed %llu", g->name, r->set.k,
 		              r->set.cpus, r->method, r->seed);
 	else
@@ -311,7 +348,7 @@ void ui_solve_print_text(const ui_solve_report *r)
 	print_proof(r);
 	if (r->aligned)
 		print_align(r);
-	if (cpus)
+	if (ui_solve_devices(r))
 		ui_print_devices(r->c, stdout);
 	if (r->written)
 		printf("partition written to %s\n", r->written);

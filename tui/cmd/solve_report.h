@@ -49,7 +49,7 @@ typedef struct ui_solve_report {
 	bool optimal;  /* it is proven optimal, or (not feasible) that none fits */
 	double found;  /* the search's result, INFINITY when it found none that fits */
 	int *stage;    /* each op's stage, 0-based (owned) */
-	bool *cpu;     /* with CPU stages: each of the k + cpus stages' device (owned) */
+	int *kind;     /* with devices: each stage's kind (owned; ui_solve_stages of them) */
 	sc_costs *c;   /* the partition's costs (owned); NULL when not feasible */
 	double bottleneck, objective;
 	int at; /* the bottleneck stage, 0-based */
@@ -62,6 +62,13 @@ typedef struct ui_solve_report {
 	const char *written; /* -o: the partition file written, or NULL */
 } ui_solve_report;
 
+/* The stages of r's partitions: k, k + cpus with CPU stages, the fleet's
+ * with --devices. */
+int ui_solve_stages(const ui_solve_report *r);
+
+/* True when r's stages have kinds (--cpus or --devices). */
+bool ui_solve_devices(const ui_solve_report *r);
+
 /* An empty report of solving g (borrowed) under its settings: nothing found
  * or proven yet (unknown numbers NAN). */
 void ui_solve_report_init(ui_solve_report *r, const sc_graph *g);
@@ -72,14 +79,14 @@ void ui_solve_report_fini(ui_solve_report *r);
 /* Runs the search of p on r->g under r->set, drawing its progress line on
  * stderr when stderr is a terminal, into r: pr, found, feasible, optimal
  * (that the result is optimal, or that none fits), and, when feasible,
- * stage and (r->cpu not NULL) the devices.  Once the search is made, ^C only raises
+ * stage and (r->kind not NULL) the kinds.  Once the search is made, ^C only raises
  * ui_interrupted (the search then ends with its best so far): the
  * interrupts are caught into *saved and *caught is set, for the caller to
  * release.  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a message. */
 int ui_solve_search(ui_solve_report *r, const sc_search_params *p, ui_interrupts *saved,
                     bool *caught);
 
-/* Evaluates r->stage (with r->cpu's devices when there are CPU stages)
+/* Evaluates r->stage (with r->kind's kinds when there are devices)
  * into r->c, made on the first call, and fills bottleneck, at and
  * objective.  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a message. */
 int ui_solve_cost(ui_solve_report *r);

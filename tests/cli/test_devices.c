@@ -1,0 +1,263 @@
+/*
+ * test_devices.c - solve --devices (core/fleet.h): a pipeline over devices
+ * of several kinds.  On small DOT graphs with work_NAME tables and CPU
+ * times, solve's optimum equals a brute force written here apart from the
+ * program (every arrangement of the kinds and every valid assignment, each
+ * stage costed from ts_costs's io and the kind's op times); every method's
+ * partition names each stage's kind within the counts and is never below
+ * that optimum; the file written names the kinds.  On an ONNX model the
+ * other kinds' times come from their device profiles: one kind h100 on a
+ * model loaded for the a100 solves as --device h100 does, and a100 + h100
+ * (links of different speeds) is proven or bounded by the DP's relaxation.
+ * Bad specs, unknown kinds, -k and --cpus beside --devices exit 2.
+ */
+#include "cli_test.h"
+
+#include <math.h>
+#include <stdarg.h>
+
+#include "core/fleet.h"
+
+TestSuite(devices, .init = ts_scratch_init, .fini = ts_scratch_fini);
+
+/* The JSON of a run that may find a partition or not (exit 0, 1 or 3). */
+static json_t *any_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *any_json(const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	int status;
+	json_t *j = ts_json_of(0, 3, &status, args);
+	cr_assert(status != 2, "'%s': exit 2", args);
+	return j;
+}
+
+#define NOPS 6
+
+/* A random graph of NOPS ops in DOT with work, work_b (absent: the op may
+ * not run on b) and cpu_work (absent: not on a CPU). */
+static void write_graph(ts_rng *r, const char *path)
+{
+	char text[4096];
+	int at =
+	        snprintf(text, sizeof text, "digraph g { bandwidth = %.3f;\n", 0.5 + ts_uniform(r));
+	for (int v = 0; v < NOPS; v++) {
+		at += snprintf(text + at, sizeof text - (size_t)at, " n%d [work=%.3f, out=%.3f", v,
+		               1 + 9 * ts_uniform(r), 3 * ts_uniform(r));
+		if (ts_uniform(r) < 0.85)
+			at += snprintf(text + at, sizeof text - (size_t)at, ", work_b=%.3f",
+			               1 + 9 * ts_uniform(r));
+		if (ts_uniform(r) < 0.6)
+			at += snprintf(text + at, sizeof text - (size_t)at, ", cpu_work=%.3f",
+			               2 + 20 * ts_uniform(r));
+		at += snprintf(text + at, sizeof text - (size_t)at, "];\n");
+	}
+	for (int u = 0; u < NOPS; u++)
+		for (int v = u + 1; v < NOPS; v++)
+			if (ts_uniform(r) < 0.35)
+				at += snprintf(text + at, sizeof text - (size_t)at,
+				               " n%d -> n%d;\n", u, v);
+	snprintf(text + at, sizeof text - (size_t)at, "}\n");
+	ts_write_text(path, text);
+}
+
+/* The bottleneck of stage[] with kinds kind[] (names: "accel", "b",
+ * "cpu"), by the model of fleet.h written apart: INFINITY when an op sits
+ * on a kind that may not run it; NAN when the partition is invalid. */
+static double bottleneck(const sc_graph *g, const int *stage, char *const *kind, int K)
+{
+	if (!ts_valid(g, stage, K))
+		return NAN;
+	ts_cost c[8];
+	double t[8] = {0};
+	sc_settings set = g->settings;
+	ts_costs(g, stage, &set, K, c);
+	int b = -1;
+	for (int i = 0; i < g->nkinds; i++)
+		if (strcmp(g->kind_name[i], "b") == 0)
+			b = i;
+	cr_assert(b >= 0, "the graph has the table work_b");
+	double worst = 0;
+	for (int v = 0; v < g->n; v++) {
+		const char *k = kind[stage[v]];
+		double w;
+		if (strcmp(k, "cpu") == 0)
+			w = g->cpu_ok && g->cpu_ok[v] ? g->cpu_work[v] : INFINITY;
+		else if (strcmp(k, "b") == 0)
+			w = isnan(g->kind_work[b][v]) ? INFINITY : g->kind_work[b][v];
+		else
+			w = g->work[v];
+		t[stage[v]] += w;
+	}
+	for (int s = 0; s < K; s++) {
+		double cost = t[s];
+		if (strcmp(kind[s], "cpu") != 0)
+			cost += (c[s].in_bytes + c[s].out_bytes) / set.bandwidth;
+		worst = fmax(worst, cost);
+	}
+	return worst;
+}
+
+/* The optimum over every arrangement of the kinds (names[e], count[e]
+ * stages each) and every assignment of the ops. */
+static double brute(const sc_graph *g, char *const *names, const int *count, int nk)
+{
+	int K = 0;
+	for (int e = 0; e < nk; e++)
+		K += count[e];
+	double opt = INFINITY;
+	int total = 1;
+	for (int s = 0; s < K; s++)
+		total *= nk;
+	char *kind[8];
+	int stage[NOPS];
+	for (int code = 0; code < total; code++) {
+		int left[4] = {0}, c = code;
+		for (int e = 0; e < nk; e++)
+			left[e] = count[e];
+		bool ok = true;
+		for (int s = 0; s < K; s++, c /= nk) {
+			int e = c % nk;
+			kind[s] = names[e];
+			ok &= left[e]-- > 0;
+		}
+		if (!ok)
+			continue;
+		memset(stage, 0, sizeof stage);
+		for (;;) {
+			double v = bottleneck(g, stage, kind, K);
+			if (v < opt)
+				opt = v;
+			int i = 0;
+			while (i < g->n && ++stage[i] == K)
+				stage[i++] = 0;
+			if (i == g->n)
+				break;
+		}
+	}
+	return opt;
+}
+
+Test(devices, solve_equals_brute_force_and_every_method_stays_within_the_fleet, .timeout = 120)
+{
+	ts_rng r = {0xd1ce5ULL};
+	char g[512], part[512];
+	ts_tpath(g, sizeof g, "kinds.dot");
+	ts_tpath(part, sizeof part, "kinds.json");
+	const char *specs[] = {"accel:1,b:2", "accel:2,b:1,cpu:1", "b:2,cpu:1"};
+	char *names[][3] = {{"accel", "b", ""}, {"accel", "b", "cpu"}, {"b", "cpu", ""}};
+	int counts[][3] = {{1, 2, 0}, {2, 1, 1}, {2, 1, 0}};
+	int nks[] = {2, 3, 2};
+	for (int t = 0; t < 12; t++) {
+		write_graph(&r, g);
+		int i = t % 3;
+		sc_graph *graph = ts_load(g);
+		double want = brute(graph, names[i], counts[i], nks[i]);
+		json_t *j = any_json("solve %s --devices %s --json -o %s", g, specs[i], part);
+		if (!isfinite(want)) {
+			/* nothing fits: not reported as a partition */
+			cr_assert(!ts_jbool(j, "feasible"), "case %d: brute force finds none", t);
+			json_decref(j);
+			sc_graph_free(graph);
+			continue;
+		}
+		cr_assert(ts_jbool(j, "optimal"), "case %d (%s)", t, specs[i]);
+		cr_assert(ts_close_rel(ts_jnum(j, "bottleneck"), want, 1e-9),
+		          "case %d (%s): solve %.17g, brute force %.17g", t, specs[i],
+		          ts_jnum(j, "bottleneck"), want);
+		cr_assert_str_eq(ts_jstr(j, "fleet"), specs[i]);
+		/* each stage's kind, within the counts; the file names them too */
+		json_t *dev = ts_jget(j, "devices");
+		int seen[3] = {0};
+		for (size_t s = 0; s < json_array_size(dev); s++)
+			for (int e = 0; e < nks[i]; e++)
+				seen[e] += strcmp(json_string_value(json_array_get(dev, s)),
+				                  names[i][e]) == 0;
+		for (int e = 0; e < nks[i]; e++)
+			cr_assert_eq(seen[e], counts[i][e], "case %d: %d stages of %s", t, seen[e],
+			             names[i][e]);
+		json_t *file = json_load_file(part, 0, NULL);
+		cr_assert(json_equal(json_object_get(file, "devices"), dev), "case %d", t);
+		json_decref(file);
+		json_decref(j);
+		const char *methods[] = {"kahn", "slice", "brkga", "random"};
+		for (int m = 0; m < 4; m++) {
+			j = any_json("solve %s --devices %s -m %s --evals 300 --json", g, specs[i],
+			             methods[m]);
+			if (ts_jbool(j, "feasible"))
+				cr_assert(ts_jnum(j, "bottleneck") >= want * (1 - 1e-9),
+				          "case %d, %s: %.17g below the optimum %.17g", t,
+				          methods[m], ts_jnum(j, "bottleneck"), want);
+			dev = ts_jget(j, "devices");
+			int n[3] = {0};
+			for (size_t s = 0; s < json_array_size(dev); s++)
+				for (int e = 0; e < nks[i]; e++)
+					n[e] += strcmp(json_string_value(json_array_get(dev, s)),
+					               names[i][e]) == 0;
+			for (int e = 0; ts_jbool(j, "feasible") && e < nks[i]; e++)
+				cr_assert_eq(n[e], counts[i][e], "case %d, %s: %d stages of %s", t,
+				             methods[m], n[e], names[i][e]);
+			json_decref(j);
+		}
+		sc_graph_free(graph);
+	}
+}
+
+/* The kinds of an ONNX model come from the device profiles: one h100 kind
+ * on the model loaded for the a100 solves as --device h100 does; a100 and
+ * h100 together (links of different speeds) end proven or with the DP
+ * relaxation's bound, never above the result. */
+Test(devices, onnx_kinds_from_device_profiles, .timeout = 60)
+{
+	const char *m = "samples/onnx/resnet50.onnx";
+	json_t *one = ts_run_json(0, "solve %s --devices h100:4 -m exact --json", m);
+	json_t *native = ts_run_json(0, "solve %s --device h100 -k 4 -m exact --json", m);
+	cr_assert(ts_close_rel(ts_jnum(one, "bottleneck"), ts_jnum(native, "bottleneck"), 1e-9),
+	          "--devices h100:4 %.17g, --device h100 %.17g", ts_jnum(one, "bottleneck"),
+	          ts_jnum(native, "bottleneck"));
+	json_decref(one);
+	json_decref(native);
+	json_t *mix = ts_run_json(0, "solve %s --devices a100:2,h100:2 --json", m);
+	json_t *h = ts_run_json(0, "solve %s --devices h100:4 --json", m);
+	json_t *a = ts_run_json(0, "solve %s --devices a100:4 --json", m);
+	double bm = ts_jnum(mix, "bottleneck");
+	/* two h100s in place of two a100s cannot be slower, nor faster than
+	 * four h100s */
+	cr_assert(bm <= ts_jnum(a, "bottleneck") * (1 + 1e-9) &&
+	                  bm >= ts_jnum(h, "bottleneck") * (1 - 1e-9),
+	          "a100:2,h100:2 %g, a100:4 %g, h100:4 %g", bm, ts_jnum(a, "bottleneck"),
+	          ts_jnum(h, "bottleneck"));
+	cr_assert(ts_jnum(mix, "lower_bound") <= bm * (1 + 1e-9));
+	json_decref(mix);
+	json_decref(h);
+	json_decref(a);
+}
+
+Test(devices, bad_specs_and_names_exit_2)
+{
+	char g[512];
+	ts_tpath(g, sizeof g, "b.dot");
+	ts_write_text(g, "digraph { a [work=1, work_b=2]; c [work=1]; a -> c; }");
+	const char *bad[] = {
+	        "--devices accel",  "--devices accel:0",          "--devices b:1,b:1",
+	        "--devices h100:2", "--devices accel:1,b:1 -k 3", "--devices accel:1,b:1 --cpus 1",
+	        "--devices cpu:2"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *out, *err;
+		int st = ts_runf(&out, &err, "solve %s %s", g, bad[i]);
+		cr_assert_eq(st, 2, "%s: exit %d (%s)", bad[i], st, err);
+		cr_assert(strstr(err, "--devices"), "%s: %s", bad[i], err);
+		free(out);
+		free(err);
+	}
+	/* a DOT attribute work_cpu is no kind: cpu_work gives CPU times */
+	ts_write_text(g, "digraph { a [work=1, work_cpu=2]; }");
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "info %s", g), 2);
+	cr_assert(strstr(err, "work_cpu"), "%s", err);
+	free(out);
+	free(err);
+}
