@@ -276,11 +276,13 @@ static void print_proof(const ui_solve_report *r)
 			       "lower bound when the links differ) gives %s, gap %.2f%%\n",
 			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
 		else if (r->set.fleet)
-			printf("not proven: the simple bound with these devices is %s, gap %.2f%% (-m "
+			printf("not proven: the simple bound with these devices is %s, gap %.2f%% "
+			       "(-m "
 			       "exact proves its result)\n",
 			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
 		else
-			printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% (bounds "
+			printf("not proven: the simple bound with CPU stages is %s, gap %.2f%% "
+			       "(bounds "
 			       "--cpus climbs the ladder; -m exact proves its result)\n",
 			       ui_num(pf->lower, b, sizeof b), 100 * r->gap);
 		break;
