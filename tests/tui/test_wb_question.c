@@ -54,10 +54,18 @@ static void start_in_scratch(ts_tmux *t, int cols, int rows, const char *more_en
 static void quit_anyway(ts_tmux *t)
 {
 	ts_tmux_keys(t, "q");
-	char *s = ts_tmux_screen(t);
-	if (s && strstr(s, "unsaved changes"))
-		ts_tmux_keys(t, "q Enter");
-	free(s);
+	/* the question about unsaved changes, or the exit: whichever the
+	 * screen shows first (read at once, it may show neither yet) */
+	for (int i = 0; i < 100; i++) {
+		char *s = ts_tmux_screen(t);
+		bool asked = s && strstr(s, "unsaved changes"), gone = s && strstr(s, "EXIT=");
+		free(s);
+		if (asked)
+			ts_tmux_keys(t, "q Enter");
+		if (asked || gone)
+			break;
+		nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+	}
 	free(ts_tmux_wait(t, "EXIT=", 10));
 	ts_tmux_stop(t);
 }
