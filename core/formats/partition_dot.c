@@ -27,9 +27,9 @@ static int probe_dot(const char *path, const char *head, size_t len)
 
 /* The reader of sc_part_format_dot. */
 static sc_status read_dot(const char *path, const char *data, size_t len, const sc_graph *g,
-                          int *k_out, int *stage, bool **cpu_out, sc_error *err)
+                          int *k_out, int *stage, char ***names_out, sc_error *err)
 {
-	*cpu_out = NULL;
+	*names_out = NULL;
 	sc_error mine;
 	sc_error *e = err ? err : &mine;
 	sc_graph *h = sc_loader_dot.load(path, data, len, NULL, e);

@@ -6,7 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "partition_file.h"
 
+#include "core/fleet.h"
+#include "core/mem.h"
+
 #include <ctype.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "core/fileio.h"
@@ -54,13 +58,13 @@ sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *sta
 	return st;
 }
 
-sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
-                               bool **cpu_out, sc_error *err)
+/* Reads path once (a pipe cannot be read again after the probe; and
+ * here rather than in a parser, for the same messages as graph files: a
+ * directory is not "malformed JSON"), with the format whose probe is
+ * surest, the devices as the file names them. */
+static sc_status read_names(const char *path, const sc_graph *g, int *k_out, int *stage,
+                            char ***names, sc_error *err)
 {
-	*cpu_out = NULL;
-	/* read once: a pipe cannot be read again after the probe; and here
-	 * rather than in a parser, for the same messages as graph files (a
-	 * directory is not "malformed JSON") */
 	size_t len;
 	char *data = sc_file_read_all(path, "a partition file", &len, err);
 	if (!data)
@@ -69,16 +73,111 @@ sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, 
 		free(data);
 		return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 	}
-	/* the probes see the first bytes after any leading blanks; a file of
-	 * blanks only goes to JSON, whose parser says what it expected */
 	size_t at = 0;
 	while (at < len && isspace((unsigned char)data[at]))
 		at++;
 	size_t head = len - at < 512 ? len - at : 512;
 	const sc_part_format *f = sc_part_format_for_read(path, data + at, head);
-	sc_status st = f->read(path, data, len, g, k_out, stage, cpu_out, err);
+	sc_status st = f->read(path, data, len, g, k_out, stage, names, err);
 	free(data);
 	return st;
+}
+
+sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
+                               bool **cpu_out, sc_error *err)
+{
+	*cpu_out = NULL;
+	char **names = NULL;
+	sc_status st = read_names(path, g, k_out, stage, &names, err);
+	if (st != SC_OK || !names)
+		return st;
+	/* without a fleet the devices are "accel" and "cpu" (001 section 3) */
+	int k = *k_out;
+	bool *cpu = sc_calloc_n((size_t)k, sizeof *cpu), any = false;
+	for (int s = 0; cpu && s < k && st == SC_OK; s++) {
+		if (strcmp(names[s], "cpu") != 0 && strcmp(names[s], "accel") != 0)
+			st = sc_error_set(err, SC_ERR_INPUT,
+			                  "%s: stage %d's device is '%s', a kind of --devices "
+			                  "(eval --devices takes it)",
+			                  path, s + 1, names[s]);
+		else
+			any |= cpu[s] = strcmp(names[s], "cpu") == 0;
+	}
+	if (!cpu)
+		st = sc_error_nomem(err, "the partition's devices");
+	sc_part_names_free(names, k);
+	if (st == SC_OK && any)
+		*cpu_out = cpu;
+	else
+		free(cpu);
+	return st;
+}
+
+void sc_part_names_free(char **names, int k)
+{
+	for (int s = 0; names && s < k; s++)
+		free(names[s]);
+	free(names);
+}
+
+sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet *f, int *k_out,
+                             int *stage, int **kind_out, sc_violation *viol, sc_error *err)
+{
+	sc_violation none = {SC_VIOL_NONE, -1, -1};
+	if (viol)
+		*viol = none;
+	*k_out = 0;
+	*kind_out = NULL;
+	int k;
+	char **names = NULL;
+	sc_status st = read_names(path, g, &k, stage, &names, err);
+	if (st != SC_OK)
+		return st;
+	*k_out = k;
+	if (k > sc_fleet_stages(f)) {
+		sc_part_names_free(names, k);
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the partition has k = %d, more stages than the %d of "
+		                    "--devices",
+		                    path, k, sc_fleet_stages(f));
+	}
+	int *kind = NULL;
+	if (names) {
+		int used[SC_KINDS_MAX] = {0};
+		kind = sc_malloc_n((size_t)k, sizeof *kind);
+		for (int s = 0; kind && s < k && st == SC_OK; s++) {
+			int e = sc_fleet_find(f, names[s]);
+			if (e < 0)
+				st = sc_error_set(err, SC_ERR_INPUT,
+				                  "%s: stage %d's device '%s' is none of --devices",
+				                  path, s + 1, names[s]);
+			else if (++used[e] > f->kind[e].count)
+				st = sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: more stages of '%s' than the %d of --devices", path,
+				        names[s], f->kind[e].count);
+			else
+				kind[s] = e;
+		}
+		if (!kind)
+			st = sc_error_nomem(err, "the partition's devices");
+		sc_part_names_free(names, k);
+		if (st != SC_OK) {
+			free(kind);
+			return st;
+		}
+	}
+	*kind_out = kind;
+	sc_violation v;
+	if (!sc_part_check_kinds(g, stage, k, f, kind, &v)) {
+		char why[SC_PART_WHY_SIZE];
+		sc_part_describe(g, stage, &v, why, sizeof why);
+		if (viol)
+			*viol = v;
+		return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path,
+		                    why);
+	}
+	return SC_OK;
 }
 
 /* The checks sc_part_load and sc_part_load_devices share, on a file read. */

@@ -43,9 +43,11 @@ typedef struct sc_part_format {
 	int (*probe)(const char *path, const char *head, size_t len);
 	/* reads the partition in data[0..len) (the whole of path, len > 0, with
 	 * a NUL after it; path names it in messages) for g, as
-	 * sc_part_read_devices does */
+	 * sc_part_read_devices does, but with each stage's device as named in
+	 * the file (*names_out: k malloc'd names in a malloc'd array, or NULL
+	 * when the file names none; sc_part_names_free frees it) */
 	sc_status (*read)(const char *path, const char *data, size_t len, const sc_graph *g,
-	                  int *k_out, int *stage, bool **cpu_out, sc_error *err);
+	                  int *k_out, int *stage, char ***names_out, sc_error *err);
 	/* writes the partition to path, as sc_part_write_devices does */
 	sc_status (*write)(const char *path, const sc_graph *g, const int *stage, int k,
 	                   const bool *cpu, const sc_costs *costs, sc_error *err);
@@ -99,6 +101,20 @@ sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, 
  * Callers map SC_ERR_INVALID to exit status 1 and the rest to 2. */
 sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
                        sc_violation *viol, sc_error *err);
+
+/* Frees k names of a reader's *names_out.  NULL does nothing. */
+void sc_part_names_free(char **names, int k);
+
+/* sc_part_load for a fleet (fleet.h, resolved for g): the file's
+ * "devices" name each stage's kind, mapped into *kind_out (k indices into
+ * f, malloc'd; NULL when the file names no devices, for the caller to
+ * place the kinds), each name one of f's kinds and no kind on more stages
+ * than its count; checked by sc_part_check_kinds (an op on a kind that may
+ * not run it is SC_ERR_INVALID, as a broken stage order). */
+struct sc_fleet;
+sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const struct sc_fleet *f,
+                             int *k_out, int *stage, int **kind_out, sc_violation *viol,
+                             sc_error *err);
 
 /* sc_part_load with the devices of sc_part_read_devices (checked by
  * sc_part_check_devices); *cpu_out as there, also filled when the

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "partition_file.h"
 
+#include "core/fleet.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,46 +30,48 @@ static int probe_json(const char *path, const char *head, size_t len)
 	return sc_has_extension(path, ".json") ? SC_PROBE_EXTENSION : SC_PROBE_NO;
 }
 
-/* Reads the optional "devices" array of k entries into *cpu_out (NULL when
- * absent or all "accel"). */
-static sc_status read_devices(json_t *root, const char *path, int k, bool **cpu_out, sc_error *err)
+/* Reads the optional "devices" array of k names into *names_out (NULL when
+ * absent): the caller maps them (partition_file.c). */
+static sc_status read_devices(json_t *root, const char *path, int k, char ***names_out,
+                              sc_error *err)
 {
-	*cpu_out = NULL;
+	*names_out = NULL;
 	json_t *dev = json_object_get(root, "devices");
 	if (!dev)
 		return SC_OK;
 	if (!json_is_array(dev) || json_array_size(dev) != (size_t)k)
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: \"devices\" must be an array of k = %d entries, each "
-		                    "\"accel\" or \"cpu\"",
+		                    "a device's name (\"accel\", \"cpu\" or a --devices kind)",
 		                    path, k);
-	bool *cpu = sc_calloc_n((size_t)k, sizeof *cpu);
-	if (!cpu)
+	char **names = sc_calloc_n((size_t)k, sizeof *names);
+	if (!names)
 		return sc_error_nomem(err, "the partition's devices");
-	bool any = false;
 	for (int s = 0; s < k; s++) {
 		const char *d = json_string_value(json_array_get(dev, (size_t)s));
-		if (!d || (strcmp(d, "cpu") != 0 && strcmp(d, "accel") != 0)) {
-			free(cpu);
-			return sc_error_set(err, SC_ERR_INPUT,
-			                    "%s: \"devices\"[%d] must be \"accel\" or \"cpu\"",
-			                    path, s);
+		if (!d || !*d || strlen(d) >= SC_KIND_NAME) {
+			sc_part_names_free(names, k);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: \"devices\"[%d] must be a device's name (\"accel\", "
+			        "\"cpu\" or a --devices kind)",
+			        path, s);
 		}
-		cpu[s] = strcmp(d, "cpu") == 0;
-		any |= cpu[s];
+		names[s] = strdup(d);
+		if (!names[s]) {
+			sc_part_names_free(names, k);
+			return sc_error_nomem(err, "the partition's devices");
+		}
 	}
-	if (any)
-		*cpu_out = cpu;
-	else
-		free(cpu);
+	*names_out = names;
 	return SC_OK;
 }
 
 /* The reader of sc_part_format_json. */
 static sc_status read_json(const char *path, const char *data, size_t len, const sc_graph *g,
-                           int *k_out, int *stage, bool **cpu_out, sc_error *err)
+                           int *k_out, int *stage, char ***names_out, sc_error *err)
 {
-	*cpu_out = NULL;
+	*names_out = NULL;
 	json_error_t jerr;
 	/* a repeated op name would silently keep one of its stages */
 	json_t *root = sc_json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -139,7 +143,7 @@ static sc_status read_json(const char *path, const char *data, size_t len, const
 			                  g->op_name[v], g->source);
 			goto out;
 		}
-	st = read_devices(root, path, k, cpu_out, err);
+	st = read_devices(root, path, k, names_out, err);
 	if (st != SC_OK)
 		goto out;
 	*k_out = k;

@@ -182,6 +182,13 @@ Test(devices, solve_equals_brute_force_and_every_method_stays_within_the_fleet, 
 		json_t *file = json_load_file(part, 0, NULL);
 		cr_assert(json_equal(json_object_get(file, "devices"), dev), "case %d", t);
 		json_decref(file);
+		/* eval --devices reads the kinds back: the same bottleneck */
+		json_t *ev = ts_run_json(0, "eval %s %s --devices %s --json", g, part, specs[i]);
+		cr_assert(ts_close_rel(ts_jnum(ev, "bottleneck"), want, 1e-9),
+		          "case %d: eval %.17g", t, ts_jnum(ev, "bottleneck"));
+		cr_assert(json_equal(ts_jget(ev, "devices"), dev), "case %d", t);
+		cr_assert(!ts_jbool(ev, "devices_placed"));
+		json_decref(ev);
 		json_decref(j);
 		const char *methods[] = {"kahn", "slice", "brkga", "random"};
 		for (int m = 0; m < 4; m++) {
@@ -234,6 +241,44 @@ Test(devices, onnx_kinds_from_device_profiles, .timeout = 60)
 	json_decref(mix);
 	json_decref(h);
 	json_decref(a);
+}
+
+/* eval --devices on a file of one kind places the kinds (the least
+ * bottleneck of that split, never below the optimum); a file whose kinds
+ * --devices lacks, or holds too many of, and the file read without
+ * --devices exit 2 naming the problem. */
+Test(devices, eval_reads_and_places_kinds)
+{
+	char g[512], plain[512], kinds[512];
+	ts_tpath(g, sizeof g, "e.dot");
+	ts_tpath(plain, sizeof plain, "plain.json");
+	ts_tpath(kinds, sizeof kinds, "kinds.json");
+	ts_write_text(g, "digraph { a [work=4, work_b=6, out=2]; c [work=8, work_b=12, out=2]; "
+	                 "d [work=6, work_b=3, out=1]; e [work=7, work_b=7, out=1]; "
+	                 "a -> c -> e; a -> d -> e; }");
+	json_t *opt = ts_run_json(0, "solve %s --devices accel:1,b:2 --json -o %s", g, kinds);
+	json_decref(ts_run_json(0, "solve %s -k 3 -m kahn --no-refine --json -o %s", g, plain));
+	json_t *e = ts_run_json(0, "eval %s %s --devices accel:1,b:2 --json", g, plain);
+	cr_assert(ts_jbool(e, "devices_placed"));
+	cr_assert(ts_jnum(e, "bottleneck") >= ts_jnum(opt, "bottleneck") * (1 - 1e-9));
+	json_t *dev = ts_jget(e, "devices");
+	int nb = 0;
+	for (size_t s = 0; s < json_array_size(dev); s++)
+		nb += strcmp(json_string_value(json_array_get(dev, s)), "b") == 0;
+	cr_assert_eq(nb, 2);
+	json_decref(e);
+	json_decref(opt);
+	const char *bad[][2] = {{"", "--devices"},
+	                        {"--devices accel:2,b:1", "more stages of 'b'"},
+	                        {"--devices accel:3", "none of --devices"}};
+	for (int i = 0; i < 3; i++) {
+		char *out, *err;
+		cr_assert_eq(ts_runf(&out, &err, "eval %s %s %s", g, kinds, bad[i][0]), 2, "%s: %s",
+		             bad[i][0], err);
+		cr_assert(strstr(err, bad[i][1]), "%s: %s", bad[i][0], err);
+		free(out);
+		free(err);
+	}
 }
 
 Test(devices, bad_specs_and_names_exit_2)

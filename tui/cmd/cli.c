@@ -165,7 +165,7 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is paper "
+         "solve, eval: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile; K is the sum of the counts",
          CUSTOM},
@@ -342,7 +342,7 @@ static const ui_command commands[] = {
                         "with a stage on each node (stagecut(1), PARTITION FILES).",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
                                  OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
-                                 OPT_BATCHES, OPT_JSON, OPT_HELP),
+                                 OPT_BATCHES, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,

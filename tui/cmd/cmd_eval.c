@@ -57,6 +57,8 @@ typedef struct eval_report {
 	bool valid, feasible;
 	const char *why;   /* the violation, when not valid or not feasible */
 	const bool *cpu;   /* the file's CPU stages, or NULL */
+	bool kinds;        /* --devices: each stage's kind (in c) */
+	bool assigned;     /* --devices on a file that names none: kinds placed */
 	const sc_costs *c; /* NULL when a stage number is out of range */
 	double bottleneck;
 	int at;
@@ -74,8 +76,12 @@ static bool print_json(const eval_report *r)
 	                         "feasible", (int)r->feasible);
 	if (!r->valid || !r->feasible)
 		json_object_set_new(root, "violation", json_string(r->why));
-	if (r->cpu)
+	if (r->kinds && r->c)
+		json_object_set_new(root, "devices", sc_report_kinds(r->c));
+	else if (r->cpu)
 		json_object_set_new(root, "devices", sc_report_devices(r->cpu, r->k));
+	if (r->kinds)
+		json_object_set_new(root, "devices_placed", json_boolean(r->assigned));
 	if (r->c) {
 		json_object_set_new(root, "bottleneck", json_real(r->bottleneck));
 		json_object_set_new(root, "bottleneck_stage", json_integer(r->at + 1));
@@ -122,8 +128,11 @@ static bool print_text(const eval_report *r)
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(r->c, "", stdout);
 		ui_print_costs(g);
-		if (r->cpu)
+		if (r->cpu || r->kinds)
 			ui_print_devices(r->c, stdout);
+		if (r->assigned)
+			printf("the file names no devices: each stage has the kind that makes the "
+			       "bottleneck least (--devices)\n");
 	}
 	if (r->tl)
 		print_timeline(r->tl, g->time_unit);
@@ -154,7 +163,19 @@ int ui_cmd_eval(const ui_opts *o)
 	/* an invalid partition is still reported, with its costs, and exits 1 */
 	sc_violation viol;
 	bool *cpu = NULL; /* CPU stages (001 section 3): the file's devices */
-	sc_status st = sc_part_load_devices(o->pos[1], g, 0, &k, stage, &cpu, &viol, &err);
+	int *kind = NULL; /* --devices: the file's kinds, or NULL to place them */
+	sc_fleet fleet;
+	sc_status st;
+	if (o->devices) {
+		if (!sc_fleet_resolve(g, &g->settings, &fleet, &err)) {
+			ui_error("eval: %s", err.msg);
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		st = sc_part_load_kinds(o->pos[1], g, &fleet, &k, stage, &kind, &viol, &err);
+	} else {
+		st = sc_part_load_devices(o->pos[1], g, 0, &k, stage, &cpu, &viol, &err);
+	}
 	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);
@@ -177,8 +198,19 @@ int ui_cmd_eval(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		sc_costs_set_devices(c, cpu);
-		sc_costs_eval(c, stage);
+		if (o->devices && !kind) {
+			if (!sc_costs_assign_kinds(c, stage, NULL)) {
+				ui_error("eval: out of memory");
+				status = UI_EXIT_INPUT;
+				goto out;
+			}
+		} else {
+			if (o->devices)
+				sc_costs_set_kinds(c, kind);
+			else
+				sc_costs_set_devices(c, cpu);
+			sc_costs_eval(c, stage);
+		}
 	}
 	int at = 0;
 	double bottleneck = c ? sc_costs_bottleneck(c, &at) : NAN;
@@ -209,6 +241,8 @@ int ui_cmd_eval(const ui_opts *o)
 	                 .feasible = feasible,
 	                 .why = why,
 	                 .cpu = cpu,
+	                 .kinds = o->devices != NULL,
+	                 .assigned = o->devices && !kind,
 	                 .c = c,
 	                 .bottleneck = bottleneck,
 	                 .at = at,
@@ -220,6 +254,7 @@ out:
 	sc_timeline_free(tl);
 	sc_costs_free(c);
 	free(cpu);
+	free(kind);
 	free(stage);
 	sc_graph_free(g);
 	return status;
