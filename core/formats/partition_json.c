@@ -30,6 +30,15 @@ static int probe_json(const char *path, const char *head, size_t len)
 	return sc_has_extension(path, ".json") ? SC_PROBE_EXTENSION : SC_PROBE_NO;
 }
 
+/* Frees names[0..k) and the array (sc_part_names_free's work, here so that
+ * the reader calls nothing of partition_file.c, which calls it). */
+static void names_free(char **names, int k)
+{
+	for (int s = 0; names && s < k; s++)
+		free(names[s]);
+	free(names);
+}
+
 /* Reads the optional "devices" array of k names into *names_out (NULL when
  * absent): the caller maps them (partition_file.c). */
 static sc_status read_devices(json_t *root, const char *path, int k, char ***names_out,
@@ -50,7 +59,7 @@ static sc_status read_devices(json_t *root, const char *path, int k, char ***nam
 	for (int s = 0; s < k; s++) {
 		const char *d = json_string_value(json_array_get(dev, (size_t)s));
 		if (!d || !*d || strlen(d) >= SC_KIND_NAME) {
-			sc_part_names_free(names, k);
+			names_free(names, k);
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
 			        "%s: \"devices\"[%d] must be a device's name (\"accel\", "
@@ -59,7 +68,7 @@ static sc_status read_devices(json_t *root, const char *path, int k, char ***nam
 		}
 		names[s] = strdup(d);
 		if (!names[s]) {
-			sc_part_names_free(names, k);
+			names_free(names, k);
 			return sc_error_nomem(err, "the partition's devices");
 		}
 	}
