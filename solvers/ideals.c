@@ -274,8 +274,13 @@ struct sc_dp {
 	int cnt[SC_KINDS_MAX], stride[SC_KINDS_MAX];
 	double *lw;   /* per unit: the least time it adds to any stage (u->work when D = 0) */
 	double *uw;   /* per unit and kind: its time there, INFINITY where it may not run */
-	bool *live;   /* rw: the cells of the pushing ideal a stage can follow */
 	double *kacc; /* the stage search's per-kind times, D per level */
+	/* per cell: the stages left to fill, and as bits the kinds with a
+	 * stage still free (room) and with one used (used); the cells of the
+	 * pushing ideal a stage can follow, nlive of them */
+	int *cell_left;
+	unsigned char *cell_room, *cell_used;
+	int *live_at, nlive;
 };
 
 void sc_dp_free(sc_dp *d)
@@ -308,8 +313,11 @@ void sc_dp_free(sc_dp *d)
 	if (d->lw != d->u->work)
 		free(d->lw);
 	free(d->uw);
-	free(d->live);
 	free(d->kacc);
+	free(d->cell_left);
+	free(d->cell_room);
+	free(d->cell_used);
+	free(d->live_at);
 	free(d);
 }
 
@@ -528,11 +536,28 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 	size_t n = (size_t)(u->n > 0 ? u->n : 1);
 	d->lw = sc_malloc_n(n, sizeof *d->lw);
 	d->uw = sc_malloc_n(n * (size_t)D, sizeof *d->uw);
-	d->live = sc_calloc_n((size_t)d->rw, sizeof *d->live);
 	d->kacc = sc_calloc_n((n + 2) * (size_t)D, sizeof *d->kacc);
-	if (!d->lw || !d->uw || !d->live || !d->kacc) {
+	d->cell_left = sc_malloc_n((size_t)d->rw, sizeof *d->cell_left);
+	d->cell_room = sc_malloc_n((size_t)d->rw, sizeof *d->cell_room);
+	d->cell_used = sc_malloc_n((size_t)d->rw, sizeof *d->cell_used);
+	d->live_at = sc_malloc_n((size_t)d->rw, sizeof *d->live_at);
+	if (!d->lw || !d->uw || !d->kacc || !d->cell_left || !d->cell_room || !d->cell_used ||
+	    !d->live_at) {
 		sc_error_nomem(err, "the exact DP");
 		return false;
+	}
+	for (int at = 0; at < d->rw; at++) {
+		int left = 0;
+		unsigned room = 0, used = 0;
+		for (int e = 0; e < D; e++) {
+			int j = at / d->stride[e] % (d->cnt[e] + 1);
+			left += d->cnt[e] - j;
+			room |= (unsigned)(j < d->cnt[e]) << e;
+			used |= (unsigned)(j > 0) << e;
+		}
+		d->cell_left[at] = left;
+		d->cell_room[at] = (unsigned char)room;
+		d->cell_used[at] = (unsigned char)used;
 	}
 	for (int x = 0; x < u->n; x++) {
 		double lw = INFINITY;
@@ -704,7 +729,7 @@ typedef struct stage_acc {
  * when its first reader joins S (its producer is in I: io in only grows);
  * x's tensors read by other units are io out until all those readers have
  * joined (d->inside counts them). */
-static void acc_add(sc_dp *d, stage_acc *a, int x)
+static inline __attribute__((always_inline)) void acc_add(sc_dp *d, stage_acc *a, int x)
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
@@ -851,34 +876,19 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
 	double eps = 1e-9 * d->total_work;
 	bool bounded = isfinite(bound);
-	int j[SC_KINDS_MAX] = {0};
-	int left = 0;
+	unsigned kinds = 0; /* the kinds that may hold the stage */
 	for (int e = 0; e < D; e++)
-		left += d->cnt[e];
-	for (int at = 0; at < d->rw; at++) {
-		if (at > 0) {
-			/* the next cell: j counts up in mixed radix, the last kind fastest */
-			for (int e = D - 1; e >= 0; e--) {
-				if (j[e] < d->cnt[e]) {
-					j[e]++;
-					left--;
-					break;
-				}
-				left += j[e];
-				j[e] = 0;
-			}
-		}
-		if (!d->live[at])
+		kinds |= (unsigned)isfinite(c[e]) << e;
+	for (int i = 0; i < d->nlive; i++) {
+		int at = d->live_at[i];
+		/* the rest after J must fit the stages left (each costs at least
+		 * its work) */
+		if (bounded && rest > (d->cell_left[at] - 1) * b + eps)
 			continue;
-		for (int e = 0; e < D; e++) {
-			if (!isfinite(c[e]) || j[e] == d->cnt[e])
-				continue;
-			if (bounded && rest > (left - 1) * b + eps)
-				continue;
-			int to = at + d->stride[e];
-			double v = d->balance        ? prev[at] + c[e] * c[e]
-			           : prev[at] > c[e] ? prev[at]
-			                             : c[e];
+		double p = prev[at];
+		for (unsigned room = d->cell_room[at] & kinds; room; room &= room - 1) {
+			int e = __builtin_ctz(room), to = at + d->stride[e];
+			double v = d->balance ? p + c[e] * c[e] : p > c[e] ? p : c[e];
 			if (v <= cell[to] && (d->balance || v <= bound)) {
 				cell[to] = v;
 				arg[to] = I * D + e;
@@ -1049,8 +1059,9 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 	while ((x = walk_next(d, f, &depth)) >= 0) {
 		const stage_acc *fa = &accs[depth];
 		const double *fk = d->kacc + (size_t)depth * D;
+		/* the times of S + x, written where the next level reads them */
+		double *kw = d->kacc + (size_t)(depth + 1) * D, c[SC_KINDS_MAX];
 		long Jf = f[depth].J;
-		double kw[SC_KINDS_MAX], c[SC_KINDS_MAX];
 		bool any = false;
 		double param = fa->param + u->param[x];
 		for (int e = 0; e < D; e++) {
@@ -1108,7 +1119,6 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		dp_relax_kinds(d, I, J2, c, bound);
 		walk_push(d, f, &depth, x, J2);
 		accs[depth] = a;
-		memcpy(d->kacc + (size_t)depth * D, kw, (size_t)D * sizeof *kw);
 	}
 	return 0;
 }
@@ -1148,38 +1158,26 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 	size_t row = (size_t)d->rw;
 	double *cell = d->dp + (size_t)I * row;
 	long *arg = d->arg + (size_t)I * row;
-	int j[SC_KINDS_MAX] = {0};
-	int total = 0;
-	for (int e = 0; e < D; e++)
-		total += d->cnt[e];
-	int left = total;
 	double bound = d->ub;
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
-	bool any = false;
+	d->nlive = 0;
 	/* cells in increasing index: every cell with one stage fewer comes first */
 	for (int at = 0; at < d->rw; at++) {
-		if (at > 0)
-			for (int e = D - 1; e >= 0; e--) {
-				if (j[e] < d->cnt[e]) {
-					j[e]++;
-					left--;
-					break;
-				}
-				left += j[e];
-				j[e] = 0;
-			}
-		for (int e = 0; e < D; e++)
-			if (j[e] > 0 && cell[at - d->stride[e]] <= cell[at]) {
+		for (unsigned used = d->cell_used[at]; used; used &= used - 1) {
+			int e = __builtin_ctz(used);
+			if (cell[at - d->stride[e]] <= cell[at]) {
 				cell[at] = cell[at - d->stride[e]];
 				arg[at] = I * D + e;
 			}
+		}
+		int left = d->cell_left[at];
 		bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
 		if (live && isfinite(bound))
 			live = !(rest > left * b + 1e-9 * d->total_work);
-		d->live[at] = live;
-		any |= live;
+		if (live)
+			d->live_at[d->nlive++] = at;
 	}
-	if (I == d->full || !any)
+	if (I == d->full || d->nlive == 0)
 		return 0;
 	stage_start(d, I);
 	stage_acc acc = {0};
