@@ -4,8 +4,13 @@
  * bounds, with live progress on stderr when it is a terminal.
  *
  * With -p the report is about your partition: its cost heads it and its
- * certified gap is its own; a better partition the exact MIP finds on the
- * way is reported apart (and becomes the upper bound of the JSON), and -o
+ * certified gap is its own (k is the file's when -k is absent).  The exact
+ * DP over ideals runs first (run_dp; DESIGN.md section 3) and, when it
+ * finishes, proves the optimum: your partition is then proven optimal, or
+ * the DP's partition is the upper bound and your gap is exact.  A better
+ * partition (the DP's, or one the exact MIP finds on the way) is reported
+ * apart (and becomes the upper bound of the JSON), a rung stopped at a
+ * proof says what was proven about your partition (rung_message), and -o
  * writes the best partition found.  A proof that holds only within the
  * ladder's tolerance (SC_LADDER_REL_TOL) says so.
  *
