@@ -165,4 +165,13 @@ Test(bounds_dp, p_when_the_dp_cannot_finish_nothing_is_claimed, .timeout = 60)
 	          "%s", out);
 	free(out);
 	free(err);
+	/* without a budget, only where best would run it: not here (the
+	 * graph is too wide), so the rungs start at once */
+	cr_assert_eq(ts_runf(&out, &err, "bounds %s -k 8 -p %s --rungs simple", f, part), 0);
+	cr_assert(strstr(out, "  the exact DP over ideals did not run: more ideals than best runs "
+	                      "it on without a time limit (give -t T to try it within a quarter "
+	                      "of T); the rungs bound the optimum\n"),
+	          "%s", out);
+	free(out);
+	free(err);
 }

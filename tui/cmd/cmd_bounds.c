@@ -138,10 +138,10 @@ typedef struct dp_run {
 } dp_run;
 
 /* -p: runs the exact DP over ideals (the search method exact) within the
- * search's budget (ui_budget_search_now; SC_BEST_DP_SECONDS without one)
- * and the ideals its memory holds (or --ideal-limit), for -m best (the
- * default) or exact, without CPU stages; a DP past either limit leaves
- * the proof to the rungs (out->why says so).  Returns an exit status:
+ * search's budget (ui_budget_search_now; without one, SC_BEST_DP_SECONDS
+ * and for -m best only where best would run it) and the ideals its memory
+ * holds, for -m best (the default) or exact, without CPU stages; a DP past
+ * either limit leaves the proof to the rungs (out->why says so).  Returns an exit status:
  * UI_EXIT_OK unless the job could not be queued. */
 static int run_dp(const ui_opts *o, sc_engine *e, const sc_graph *g, const sc_settings *set,
                   const ui_budget *budget, bool tty, dp_run *out)
@@ -160,8 +160,23 @@ static int run_dp(const ui_opts *o, sc_engine *e, const sc_graph *g, const sc_se
 	p.method = "exact";
 	p.refine = false; /* the optimum is what counts, not its balance */
 	double t = ui_budget_search_now(budget);
-	p.time_limit = t > 0 ? t : SC_BEST_DP_SECONDS;
 	sc_error err;
+	bool exact = true;
+	/* without a budget, only where `best` would run it (its estimate of
+	 * two minutes), so a graph too wide for it does not hold the rungs
+	 * back; within a budget it is tried: the estimate is pessimistic */
+	if (t <= 0 && strcmp(m, "best") == 0 &&
+	    sc_search_best_is_exact(g, set, &p, &exact, &err) != SC_OK) {
+		ui_error("bounds: %s: %s", g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	if (!exact) {
+		snprintf(out->why, sizeof out->why,
+		         "the exact DP over ideals did not run: more ideals than best runs it on "
+		         "without a time limit (give -t T to try it within a quarter of T)");
+		return UI_EXIT_OK;
+	}
+	p.time_limit = t > 0 ? t : SC_BEST_DP_SECONDS;
 	int id = sc_engine_add_search(e, g, set, &p, &err);
 	if (id < 0) {
 		ui_error("bounds: %s: %s", g->source, err.msg);
@@ -179,6 +194,8 @@ static int run_dp(const ui_opts *o, sc_engine *e, const sc_graph *g, const sc_se
 	if (optimal && ji.state == SC_JOB_DONE) {
 		out->proved = true;
 		out->value = v;
+	} else if (ui_interrupted()) {
+		snprintf(out->why, sizeof out->why, "the exact DP over ideals was interrupted");
 	} else {
 		snprintf(out->why, sizeof out->why,
 		         "the exact DP over ideals did not finish within its %.3g s", p.time_limit);
