@@ -66,6 +66,20 @@ static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
 	return count >= 0 && count <= limit ? &sc_method_exact : &sc_method_brkga;
 }
 
+sc_status sc_search_best_is_exact(const sc_graph *g, const sc_settings *set,
+                                  const sc_search_params *p, bool *exact, sc_error *err)
+{
+	sc_search_params def;
+	sc_search_params_init(&def);
+	sc_error local;
+	sc_error *e = err ? err : &local;
+	const sc_method *m = choose_best(g, set, p ? p : &def, e);
+	if (!m)
+		return e->code;
+	*exact = m == &sc_method_exact;
+	return SC_OK;
+}
+
 sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
                          sc_error *err)
 {

@@ -105,6 +105,14 @@ typedef struct sc_method_info {
 	const char *help;
 } sc_method_info;
 
+/* Whether the method `best` would run the exact DP on g under set and p
+ * (its ideals fit the DP's memory budget and p's time limit at the
+ * estimate of ideals.h, or p->ideal_limit), into *exact; else it runs
+ * brkga.  SC_OK, or an error (err set) when the unit DAG cannot be built.
+ * Thread-safe; counts the ideals (a pass over the graph). */
+sc_status sc_search_best_is_exact(const sc_graph *g, const sc_settings *set,
+                                  const sc_search_params *p, bool *exact, sc_error *err);
+
 /* The methods, in the order of the help text; *count receives their number. */
 const sc_method_info *sc_search_methods(int *count);
 

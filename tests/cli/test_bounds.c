@@ -105,12 +105,14 @@ Test(bounds, the_exact_mip_improves_a_given_partition)
 	      f);
 	fclose(f);
 	char args[256];
-	snprintf(args, sizeof args, FIGURE2 " -k 3 --partition %s --rungs simple,exact", path);
+	/* -m slice: no exact DP, which would find it first */
+	snprintf(args, sizeof args, FIGURE2 " -k 3 --partition %s --rungs simple,exact -m slice",
+	         path);
 	json_t *root = bounds_json(args, 0);
 	cr_assert_float_eq(num(root, "upper_bound"), 7.0, 1e-9);
 	cr_assert_str_eq(json_string_value(json_object_get(root, "upper_bound_method")), "exact");
 	json_decref(root);
-	snprintf(args, sizeof args, FIGURE2 " -k 3 --partition %s --rungs simple", path);
+	snprintf(args, sizeof args, FIGURE2 " -k 3 --partition %s --rungs simple -m slice", path);
 	root = bounds_json(args, 0);
 	cr_assert_float_eq(num(root, "upper_bound"), 8.0, 1e-9);
 	cr_assert_str_eq(json_string_value(json_object_get(root, "upper_bound_method")),
@@ -389,7 +391,9 @@ Test(bounds, your_partition_heads_the_report_and_a_better_one_is_apart, .timeout
 	scratch(dir);
 	write_file(dir, "own.json", ts_fig2_own, own, sizeof own);
 	snprintf(best, sizeof best, "%s/best.json", dir);
-	snprintf(args, sizeof args, FIGURE2 " -p %s --rungs simple,exact -o %s", own, best);
+	/* -m slice: no exact DP, so the exact MIP finds it */
+	snprintf(args, sizeof args, FIGURE2 " -p %s --rungs simple,exact -m slice -o %s", own,
+	         best);
 	char *text = bounds_text(args, 0);
 	char want[256];
 	snprintf(want, sizeof want, "figure2.dot, k 3: your partition 8.0000 (%s)", own);
@@ -417,7 +421,8 @@ Test(bounds, your_partition_heads_the_report_and_a_better_one_is_apart, .timeout
 	sc_graph_free(g);
 
 	unlink(best);
-	snprintf(args, sizeof args, FIGURE2 " -p %s --rungs simple,exact -o %s", own, best);
+	snprintf(args, sizeof args, FIGURE2 " -p %s --rungs simple,exact -m slice -o %s", own,
+	         best);
 	json_t *root = bounds_json(args, 0);
 	cr_assert_eq(num(root, "partition_bottleneck"), 8);
 	cr_assert_float_eq(num(root, "partition_gap"), 8.0 / 7 - 1, 1e-8);
@@ -426,6 +431,8 @@ Test(bounds, your_partition_heads_the_report_and_a_better_one_is_apart, .timeout
 	cr_assert_float_eq(num(root, "upper_bound"), 7, 1e-9);
 	cr_assert_str_eq(json_string_value(json_object_get(root, "upper_bound_method")), "exact");
 	cr_assert_str_eq(json_string_value(json_object_get(root, "proven_by")), "the exact MIP");
+	cr_assert_str_eq(json_string_value(json_object_get(root, "better_partition_by")),
+	                 "the exact MIP");
 	cr_assert_eq(num(root, "optimal_within"), 1e-6);
 	cr_assert_str_eq(json_string_value(json_object_get(root, "partition_written")), best);
 	cr_assert_eq(access(best, R_OK), 0);
@@ -445,7 +452,7 @@ Test(bounds, your_partition_heads_the_report_and_a_better_one_is_apart, .timeout
 Test(bounds, your_optimal_partition_is_written_as_yours, .timeout = 60)
 {
 	/* lemma_b2 at k = 4: its own stages are the optimum 1, which the
-	 * simple bound (4 / 4) proves exactly */
+	 * exact DP proves before the rungs (as would the simple bound, 4 / 4) */
 	char dir[32], p[96], out[96], args[512];
 	scratch(dir);
 	write_file(
@@ -458,7 +465,9 @@ Test(bounds, your_optimal_partition_is_written_as_yours, .timeout = 60)
 	char *text = bounds_text(args, 0);
 	cr_assert(strstr(text, "your partition 1.0000"), "%s", text);
 	cr_assert(strstr(text, "certified gap 0.00% (your partition / best lower bound - 1); your "
-	                       "partition is proven optimal by the simple bound\n"),
+	                       "partition is proven optimal by the exact DP\n"),
+	          "%s", text);
+	cr_assert(strstr(text, "stopped: your partition was proven optimal by the exact DP\n"),
 	          "%s", text);
 	cr_assert(!strstr(text, "better partition"), "%s", text);
 	char want[160];
@@ -528,8 +537,12 @@ Test(bounds, a_near_tie_is_never_proven_optimal, .timeout = 60)
 	scratch(dir);
 	write_file(dir, "tie.dot", tie_dot, g, sizeof g);
 	write_file(dir, "p.json", tie_after_b, p, sizeof p);
-	for (int all = 0; all < 2; all++) {
-		snprintf(args, sizeof args, "%s -p %s%s", g, p, all ? " --all-rungs" : "");
+	/* without the exact DP (-m slice) the exact MIP must find it; the
+	 * DP finds it first and proves it exactly */
+	for (int run = 0; run < 4; run++) {
+		bool all = run & 1, dp = run & 2;
+		const char *m = dp ? "" : " -m slice";
+		snprintf(args, sizeof args, "%s -p %s%s%s", g, p, all ? " --all-rungs" : "", m);
 		json_t *root = bounds_json(args, 0);
 		json_t *arr = json_object_get(root, "rungs"), *r;
 		size_t i;
@@ -545,12 +558,13 @@ Test(bounds, a_near_tie_is_never_proven_optimal, .timeout = 60)
 		cr_assert_float_eq(num(root, "better_partition"), TIE_OPT, 1e-12);
 		cr_assert_float_eq(num(root, "upper_bound"), TIE_OPT, 1e-12);
 		cr_assert_gt(num(root, "partition_gap"), 0);
+		cr_assert(!json_is_true(json_object_get(root, "partition_optimal")));
 		json_decref(root);
-		snprintf(args, sizeof args, "%s -p %s%s", g, p, all ? " --all-rungs" : "");
 		char *text = bounds_text(args, 0);
-		cr_assert(!strstr(text, "your partition is"), "%s", text);
-		cr_assert(strstr(text, "a better partition exists: 21.00005 (exact MIP)"), "%s",
-		          text);
+		cr_assert(!strstr(text, "your partition is proven"), "%s", text);
+		cr_assert(strstr(text, dp ? "a better partition exists: 21.00005 (exact DP)"
+		                          : "a better partition exists: 21.00005 (exact MIP)"),
+		          "%s", text);
 		free(text);
 	}
 	remove_dir(dir);
@@ -623,7 +637,7 @@ Test(bounds, every_rung_alone_names_its_own_proof, .timeout = 120)
 {
 	/* lemma_b2 at k = 2: the optimum 2 is the simple bound (4 / 2), which
 	 * every rung reaches (each starts from it), so each alone proves your
-	 * partition optimal, exactly */
+	 * partition optimal, exactly (-m slice: no exact DP before the rungs) */
 	char dir[32], p[96], args[512];
 	scratch(dir);
 	snprintf(p, sizeof p, "%s/P.json", dir);
@@ -633,8 +647,9 @@ Test(bounds, every_rung_alone_names_its_own_proof, .timeout = 120)
 			const char *name = sc_rung_name((sc_rung)r),
 			           *proof = sc_rung_proof((sc_rung)r);
 			snprintf(args, sizeof args,
-			         "samples/paper/lemma_b2.dot -k 2 --rungs %s --partition %s", name,
-			         p);
+			         "samples/paper/lemma_b2.dot -k 2 --rungs %s --partition %s -m "
+			         "slice",
+			         name, p);
 			if (pass == 0) {
 				/* what proved it, for every rung */
 				json_t *root = bounds_json(args, 0);

@@ -239,3 +239,28 @@ Test(search, best_chooses_exact_by_memory_and_time_not_a_fixed_count, .timeout =
 	free(stage);
 	sc_graph_free(g);
 }
+
+/* sc_search_best_is_exact says what best would run, without running it:
+ * the same two chains' 22 803 ideals fit two minutes (no time limit) but
+ * not 5 s at the estimate, and --ideal-limit decides when given. */
+Test(search, best_is_exact_answers_as_best_chooses, .timeout = 60)
+{
+	sc_graph *g = two_chains(150);
+	sc_settings set = g->settings;
+	set.k = 4;
+	sc_search_params p;
+	sc_search_params_init(&p);
+	sc_error err;
+	bool exact = false;
+	cr_assert_eq(sc_search_best_is_exact(g, &set, &p, &exact, &err), SC_OK, "%s", err.msg);
+	cr_assert(exact, "no time limit: the DP");
+	p.time_limit = 5;
+	cr_assert_eq(sc_search_best_is_exact(g, &set, &p, &exact, &err), SC_OK, "%s", err.msg);
+	cr_assert(!exact, "5 s: brkga");
+	p.ideal_limit = 30000;
+	cr_assert_eq(sc_search_best_is_exact(g, &set, &p, &exact, &err), SC_OK, "%s", err.msg);
+	cr_assert(exact, "--ideal-limit 30000 holds them");
+	cr_assert_eq(sc_search_best_is_exact(g, &set, NULL, &exact, NULL), SC_OK);
+	cr_assert(exact, "NULL params: the defaults");
+	sc_graph_free(g);
+}

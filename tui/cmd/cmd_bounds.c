@@ -4,8 +4,13 @@
  * bounds, with live progress on stderr when it is a terminal.
  *
  * With -p the report is about your partition: its cost heads it and its
- * certified gap is its own; a better partition the exact MIP finds on the
- * way is reported apart (and becomes the upper bound of the JSON), and -o
+ * certified gap is its own (k is the file's when -k is absent).  The exact
+ * DP over ideals runs first (run_dp; DESIGN.md section 3) and, when it
+ * finishes, proves the optimum: your partition is then proven optimal, or
+ * the DP's partition is the upper bound and your gap is exact.  A better
+ * partition (the DP's, or one the exact MIP finds on the way) is reported
+ * apart (and becomes the upper bound of the JSON), a rung stopped at a
+ * proof says what was proven about your partition (rung_message), and -o
  * writes the best partition found.  A proof that holds only within the
  * ladder's tolerance (SC_LADDER_REL_TOL) says so.
  *
@@ -34,6 +39,7 @@
 #include "core/partition.h"
 #include "core/report.h"
 #include "core/parse.h"
+#include "solvers/ideals.h"
 #include "solvers/jobs.h"
 #include "core/clock.h"
 #include "solvers/ladder.h"
@@ -108,6 +114,95 @@ static void search_each(void *ctx)
 	}
 }
 
+/* Waits for search job id, drawing its progress on a terminal; its info
+ * once finished (cancelled on ^C). */
+static sc_job_info wait_search(sc_engine *e, int id, bool tty)
+{
+	search_wait sw = {.e = e, .id = id, .tty = tty, .last = -1};
+	sc_engine_info(e, id, &sw.ji);
+	/* 100 ms: ^C is a flag the engine does not report */
+	sc_engine_run_until(e, 100, search_done, search_each, &sw);
+	if (tty)
+		ui_progress_done();
+	return sw.ji;
+}
+
+/* -p: what the exact DP over ideals did beside your partition. */
+typedef struct dp_run {
+	bool ran;       /* it was asked for (-m best or exact, no CPU stages) */
+	bool proved;    /* it finished: value is the optimum */
+	double value;   /* the optimum (INFINITY: nothing fits), when proved */
+	double seconds; /* its wall time */
+	int *stage;     /* an optimal partition, when proved and value is finite */
+	char why[256];  /* ran but not proved: why not */
+} dp_run;
+
+/* -p: runs the exact DP over ideals (the search method exact) within the
+ * search's budget (ui_budget_search_now; without one, SC_BEST_DP_SECONDS
+ * and for -m best only where best would run it) and the ideals its memory
+ * holds, for -m best (the default) or exact, without CPU stages; a DP past
+ * either limit leaves the proof to the rungs (out->why says so).  Returns an exit status:
+ * UI_EXIT_OK unless the job could not be queued. */
+static int run_dp(const ui_opts *o, sc_engine *e, const sc_graph *g, const sc_settings *set,
+                  const ui_budget *budget, bool tty, dp_run *out)
+{
+	const char *m = o->method ? o->method : "best";
+	if (set->cpus > 0 || (strcmp(m, "best") != 0 && strcmp(m, "exact") != 0))
+		return UI_EXIT_OK;
+	out->ran = true;
+	out->stage = sc_part_new(g);
+	if (!out->stage) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
+	sc_search_params p;
+	ui_search_params(o, &p);
+	p.method = "exact";
+	p.refine = false; /* the optimum is what counts, not its balance */
+	double t = ui_budget_search_now(budget);
+	sc_error err;
+	bool exact = true;
+	/* without a budget, only where `best` would run it (its estimate of
+	 * two minutes), so a graph too wide for it does not hold the rungs
+	 * back; within a budget it is tried: the estimate is pessimistic */
+	if (t <= 0 && strcmp(m, "best") == 0 &&
+	    sc_search_best_is_exact(g, set, &p, &exact, &err) != SC_OK) {
+		ui_error("bounds: %s: %s", g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	if (!exact) {
+		snprintf(out->why, sizeof out->why,
+		         "the exact DP over ideals did not run: more ideals than best runs it on "
+		         "without a time limit (give -t T to try it within a quarter of T)");
+		return UI_EXIT_OK;
+	}
+	p.time_limit = t > 0 ? t : SC_BEST_DP_SECONDS;
+	int id = sc_engine_add_search(e, g, set, &p, &err);
+	if (id < 0) {
+		ui_error("bounds: %s: %s", g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	sc_job_info ji = wait_search(e, id, tty);
+	out->seconds = ji.elapsed;
+	if (ji.state == SC_JOB_FAILED) {
+		snprintf(out->why, sizeof out->why, "the exact DP over ideals did not run: %.200s",
+		         ji.message);
+		return UI_EXIT_OK;
+	}
+	bool optimal = false;
+	double v = sc_engine_result(e, id, out->stage, &optimal);
+	if (optimal && ji.state == SC_JOB_DONE) {
+		out->proved = true;
+		out->value = v;
+	} else if (ui_interrupted()) {
+		snprintf(out->why, sizeof out->why, "the exact DP over ideals was interrupted");
+	} else {
+		snprintf(out->why, sizeof out->why,
+		         "the exact DP over ideals did not finish within its %.3g s", p.time_limit);
+	}
+	return UI_EXIT_OK;
+}
+
 static double ratio(double v, double upper)
 {
 	return upper == 0 ? 1 : v / upper;
@@ -170,44 +265,6 @@ static void proof_text(char *buf, size_t size, const char *subject, const char *
 		snprintf(buf, size, "; %s is proven optimal by %s", subject, by);
 }
 
-/* The rungs asked for as the JSON array of `bounds --json`, their ratios
- * over upper (when feasible). */
-static json_t *json_rungs(const sc_ladder *l, unsigned rungs, bool feasible, double upper,
-                          int stages)
-{
-	json_t *arr = json_array();
-	for (int r = 0; r < SC_RUNG_COUNT; r++) {
-		if (!(rungs & (1u << r)))
-			continue;
-		sc_rung_info ri;
-		sc_ladder_info(l, (sc_rung)r, &ri);
-		json_t *row =
-		        json_pack("{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
-		                  "value", json_num(ri.value), "ratio",
-		                  feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
-		                                                 : json_null(),
-		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
-		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED ||
-		    ri.state == SC_RS_SKIPPED)
-			json_object_set_new(row, "message", json_string(ri.message));
-		if (r == SC_RUNG_GUESS) {
-			json_t *parts = json_array();
-			for (int j = 1; j <= stages; j++) {
-				sc_rung_state st;
-				double v;
-				sc_ladder_guess_part(l, j, &st, &v);
-				json_array_append_new(parts,
-				                      json_pack("{s:i, s:o, s:s}", "position", j,
-				                                "value", json_num(v), "status",
-				                                ui_rung_status_name(st)));
-			}
-			json_object_set_new(row, "solves", parts);
-		}
-		json_array_append_new(arr, row);
-	}
-	return arr;
-}
-
 /* Writes the best partition found (stage, nstages stages, cpu their
  * devices or NULL) to path as solve -o does; false (after an error,
  * *status set) when it cannot. */
@@ -267,6 +324,9 @@ typedef struct bounds_report {
 	double within;         /* the proof's tolerance (sc_ladder_proof_tolerance) */
 	double gap;            /* the upper bound's certified gap */
 	bool better;           /* -p: a better partition than yours was found */
+	const char *better_by; /* -p: what found it: "the exact MIP" or "the exact DP" */
+	const dp_run *dp;      /* -p: what the exact DP did */
+	double optimum;        /* the optimum when proven (by proven_by), else NAN */
 	double gain;           /* -p: by how much, relative to yours */
 	double about;          /* what the report is about: your partition, else upper */
 	bool zero;             /* it costs 0 */
@@ -277,6 +337,76 @@ typedef struct bounds_report {
 	int nstages;
 } bounds_report;
 
+/* What a rung's line says under it: the ladder's message, but with -p,
+ * for a rung stopped at proof, what was proven about your partition (the
+ * ladder's upper bound is the better partition when one was found, and
+ * its message speaks of that). */
+static const char *rung_message(const bounds_report *r, const sc_rung_info *ri, char *buf,
+                                size_t size)
+{
+	if (ri->state != SC_RS_UNNEEDED || !r->partition || !r->proven_by || !isfinite(r->mine))
+		return ri->message;
+	bool tol = r->within > 0;
+	char x[32], y[32];
+	if (!r->better)
+		snprintf(buf, size, "stopped: your partition %s %s",
+		         tol ? "is optimal within " SC_LADDER_REL_TOL_TEXT " relative, proven by"
+		             : "was proven optimal by",
+		         r->proven_by);
+	else
+		snprintf(
+		        buf, size,
+		        "stopped: the optimum is %s%s, proven by %s; your partition is %s above it",
+		        ui_num(r->upper, x, sizeof x),
+		        tol ? " (within " SC_LADDER_REL_TOL_TEXT " relative)" : "", r->proven_by,
+		        pct(gap_of(r->mine, r->upper), y, sizeof y));
+	return buf;
+}
+
+/* The rungs asked for as the JSON array of `bounds --json`, their ratios
+ * over upper (when feasible). */
+static json_t *json_rungs(const bounds_report *rep)
+{
+	const sc_ladder *l = rep->l;
+	unsigned rungs = rep->rungs;
+	bool feasible = rep->feasible;
+	double upper = rep->upper;
+	int stages = rep->stages;
+	char msg[256];
+	json_t *arr = json_array();
+	for (int r = 0; r < SC_RUNG_COUNT; r++) {
+		if (!(rungs & (1u << r)))
+			continue;
+		sc_rung_info ri;
+		sc_ladder_info(l, (sc_rung)r, &ri);
+		json_t *row =
+		        json_pack("{s:s, s:o, s:o, s:s, s:f}", "name", sc_rung_name((sc_rung)r),
+		                  "value", json_num(ri.value), "ratio",
+		                  feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
+		                                                 : json_null(),
+		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED ||
+		    ri.state == SC_RS_SKIPPED)
+			json_object_set_new(row, "message",
+			                    json_string(rung_message(rep, &ri, msg, sizeof msg)));
+		if (r == SC_RUNG_GUESS) {
+			json_t *parts = json_array();
+			for (int j = 1; j <= stages; j++) {
+				sc_rung_state st;
+				double v;
+				sc_ladder_guess_part(l, j, &st, &v);
+				json_array_append_new(parts,
+				                      json_pack("{s:i, s:o, s:s}", "position", j,
+				                                "value", json_num(v), "status",
+				                                ui_rung_status_name(st)));
+			}
+			json_object_set_new(row, "solves", parts);
+		}
+		json_array_append_new(arr, row);
+	}
+	return arr;
+}
+
 /* bounds --json; false when stdout fails. */
 static bool print_json(const bounds_report *r)
 {
@@ -286,10 +416,22 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "partition_bottleneck",
 	                    yours && isfinite(r->mine) ? json_real(r->mine) : json_null());
 	json_object_set_new(root, "partition_gap", json_num(r->mine_gap));
+	/* true or false only when known: proven optimal, or beaten */
+	bool known = yours && isfinite(r->mine) && (r->better || r->proven_by);
+	json_object_set_new(root, "partition_optimal",
+	                    known ? json_boolean(!r->better) : json_null());
+	json_object_set_new(root, "partition_above_optimum",
+	                    yours && isfinite(r->mine) && isfinite(r->optimum)
+	                            ? json_num(gap_of(r->mine, r->optimum))
+	                            : json_null());
 	json_object_set_new(root, "upper_bound", r->feasible ? json_real(r->upper) : json_null());
 	json_object_set_new(root, "upper_bound_method",
-	                    json_string(r->improved ? sc_rung_name(SC_RUNG_EXACT) : r->method));
-	json_object_set_new(root, "upper_bound_optimal", json_boolean(r->ub_optimal));
+	                    json_string(r->improved || r->better ? "exact" : r->method));
+	/* the best partition known is never shown not optimal (a better one
+	 * would take its place): true when proven, else unknown */
+	json_object_set_new(root, "upper_bound_optimal",
+	                    r->feasible && r->proven_by ? json_true() : json_null());
+	json_object_set_new(root, "optimum", json_num(r->optimum));
 	json_object_set_new(root, "search_seconds", json_real(r->search_seconds));
 	json_object_set_new(root, "lower_bound",
 	                    isfinite(r->lower) ? json_real(r->lower) : json_null());
@@ -300,6 +442,8 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "optimal_within", json_num(r->within));
 	json_object_set_new(root, "better_partition",
 	                    r->better ? json_real(r->upper) : json_null());
+	json_object_set_new(root, "better_partition_by",
+	                    r->better ? json_string(r->better_by) : json_null());
 	json_object_set_new(root, "better_partition_gain", json_num(r->gain));
 	json_object_set_new(root, "partition_written",
 	                    r->written ? sc_json_text(r->written) : json_null());
@@ -325,8 +469,7 @@ static bool print_json(const bounds_report *r)
 	if (sc_graph_is_training(r->g))
 		json_object_set_new(root, "schedule",
 		                    json_string(sc_schedule_name(r->set->schedule)));
-	json_object_set_new(root, "rungs",
-	                    json_rungs(r->l, r->rungs, r->feasible, r->upper, r->stages));
+	json_object_set_new(root, "rungs", json_rungs(r));
 	ui_json_costs(root, r->g);
 	return ui_print_json(root);
 }
@@ -335,7 +478,7 @@ static bool print_json(const bounds_report *r)
 static bool print_text(const bounds_report *r)
 {
 	bool yours = r->partition != NULL;
-	char b[32], c2[32], proof[160], head[160];
+	char b[32], c2[32], proof[160], head[160], msg[256];
 	/* "name, k 4" or, with CPU stages, "name, k 4, cpus 1" */
 	int len = snprintf(head, sizeof head, "%s, k %d", r->g->name, r->set->k);
 	if (r->set->cpus > 0 && len > 0 && (size_t)len < sizeof head)
@@ -357,6 +500,8 @@ static bool print_text(const bounds_report *r)
 		       "rung bounds the optimum with them (stagecut(1), CPU stages)\n",
 		       r->set->cpus, r->set->k);
 	ui_print_costs(r->g);
+	if (r->dp->ran && !r->dp->proved)
+		printf("  %s; the rungs bound the optimum\n", r->dp->why);
 	if (sc_graph_is_training(r->g) && r->set->schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
 		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
@@ -380,17 +525,21 @@ static bool print_text(const bounds_report *r)
 		               : "-",
 		       ui_rung_status_name(ri.state), ri.seconds);
 		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED || skipped)
-			printf("      %s\n", ri.message);
+			printf("      %s\n", rung_message(r, &ri, msg, sizeof msg));
 	}
 	double about_gap = yours && isfinite(r->mine) ? r->mine_gap : r->gap;
 	const char *subject = yours ? "your partition" : "the upper bound";
 	/* your partition's proof is the upper bound's while it is the best */
-	proof_text(proof, sizeof proof, subject, yours && r->improved ? NULL : r->proven_by,
+	proof_text(proof, sizeof proof, subject, yours && r->better ? NULL : r->proven_by,
 	           r->within);
 	if (r->zero)
 		printf("certified gap 0.00%%: %s\n", ZERO_NOTE);
 	else if (isfinite(r->about) && isinf(about_gap))
 		printf("certified gap unbounded: the best lower bound is 0\n");
+	else if (isfinite(r->about) && r->better && r->within == 0 && r->lower >= r->upper)
+		printf("certified gap %s (your partition / best lower bound - 1); the best lower "
+		       "bound is the optimum, proven by %s, so the gap is exact\n",
+		       pct(about_gap, c2, sizeof c2), r->proven_by);
 	else if (isfinite(r->about))
 		printf("certified gap %s (%s / best lower bound - 1)%s\n",
 		       pct(about_gap, c2, sizeof c2), yours ? "your partition" : "upper", proof);
@@ -423,8 +572,9 @@ static bool print_text(const bounds_report *r)
 		if (isfinite(r->mine) &&
 		    strcmp(ui_num(r->upper, b, sizeof b), ui_num(r->mine, yb, sizeof yb)) == 0)
 			snprintf(b, sizeof b, "%.10g", r->upper);
-		printf("a better partition exists: %s (%s)%s%s\n", b, sc_rung_label(SC_RUNG_EXACT),
-		       gain_text, r->proven_by ? proof : its);
+		printf("a better partition exists: %s (%s)%s%s\n", b,
+		       r->improved ? sc_rung_label(SC_RUNG_EXACT) : "exact DP", gain_text,
+		       r->proven_by ? proof : its);
 	}
 	if (r->written)
 		ui_print_line("%s written to %s",
@@ -453,7 +603,8 @@ int ui_cmd_bounds(const ui_opts *o)
 	int *stage = sc_part_new(g);
 	sc_error err;
 	const char *method = o->method ? o->method : "best";
-	bool ub_optimal = false;
+	bool ub_optimal = false, dp_better = false;
+	dp_run dp = {.value = INFINITY};
 	double upper = INFINITY, search_seconds = 0;
 	double mine = NAN; /* -p: your partition's objective, INFINITY over a hard limit */
 	bool tty = isatty(STDERR_FILENO);
@@ -467,6 +618,18 @@ int ui_cmd_bounds(const ui_opts *o)
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
 		goto out;
+	}
+	if (o->partition && o->k <= 0 && set.cpus == 0) {
+		/* no -k: the partition file's k, as eval and render take it */
+		int fk;
+		sc_status st = sc_part_load(o->partition, g, 0, &fk, stage, NULL, &err);
+		if (st != SC_OK) {
+			ui_error("%s", err.msg);
+			status = ui_exit_status(st);
+			goto out;
+		}
+		set.k = fk;
+		nstages = fk;
 	}
 	if (set.k < 1) {
 		ui_error("bounds: %s does not set k; give -k K", g->source);
@@ -521,6 +684,18 @@ int ui_cmd_bounds(const ui_opts *o)
 		mine = upper;
 		sc_costs_free(c);
 		method = "partition";
+		/* the exact DP, when it finishes, proves the optimum: the upper
+		 * bound is then yours when it is as good, else the DP's */
+		status = run_dp(o, e, g, &set, &budget, tty, &dp);
+		if (status != UI_EXIT_OK)
+			goto out;
+		search_seconds = dp.seconds;
+		if (dp.proved && dp.value < mine) {
+			memcpy(stage, dp.stage, (size_t)g->n * sizeof *stage);
+			upper = dp.value;
+			dp_better = true;
+		}
+		ub_optimal = dp.proved;
 	} else {
 		sc_search_params p;
 		ui_search_params(o, &p);
@@ -535,13 +710,7 @@ int ui_cmd_bounds(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		search_wait sw = {.e = e, .id = id, .tty = tty, .last = -1};
-		sc_engine_info(e, id, &sw.ji);
-		/* 100 ms: ^C is a flag the engine does not report */
-		sc_engine_run_until(e, 100, search_done, search_each, &sw);
-		sc_job_info ji = sw.ji;
-		if (tty)
-			ui_progress_done();
+		sc_job_info ji = wait_search(e, id, tty);
 		if (ji.state == SC_JOB_FAILED) {
 			ui_error("bounds: %s: %s", g->source, ji.message);
 			status = UI_EXIT_INPUT;
@@ -603,6 +772,9 @@ int ui_cmd_bounds(const ui_opts *o)
 	} else {
 		proven_by = NULL;
 	}
+	/* -p and the exact DP found better than yours: the DP's partition is
+	 * the upper bound, proven optimal */
+	bool better = o->partition && (improved || dp_better) && feasible;
 	bounds_report r = {.g = g,
 	                   .set = &set,
 	                   .l = l,
@@ -618,12 +790,15 @@ int ui_cmd_bounds(const ui_opts *o)
 	                   .ub_optimal = ub_optimal,
 	                   .feasible = feasible,
 	                   .proven_by = proven_by,
-	                   .within = within};
+	                   .within = within,
+	                   .dp = &dp,
+	                   .better = better,
+	                   .better_by = improved ? "the exact MIP" : "the exact DP",
+	                   .optimum = proven_by ? upper : NAN};
 	r.gap = gap_of(upper, lower);
 	/* your partition (-p): its own gap, and a better one found apart */
 	bool yours = o->partition != NULL;
 	r.mine_gap = yours ? gap_of(mine, lower) : NAN;
-	r.better = yours && improved && feasible;
 	r.gain = r.better && isfinite(mine) && mine > 0 ? (mine - upper) / mine : NAN;
 	/* what the report is about: your partition, else the upper bound */
 	r.about = yours && isfinite(mine) ? mine : upper;
@@ -642,7 +817,8 @@ int ui_cmd_bounds(const ui_opts *o)
 		ui_error(
 		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
 		        "memory limit",
-		        g->source, isinf(lower) ? "no" : "the search found no", set.k);
+		        g->source, isinf(lower) || ub_optimal ? "no" : "the search found no",
+		        set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
 	if (feasible && o->output && !write_best(o->output, g, &set, stage, nstages, cpu, &status))
@@ -657,6 +833,7 @@ out:
 	free(stage);
 	free(cpu);
 	free(cu.cpu);
+	free(dp.stage);
 	sc_graph_free(g);
 	if (status == UI_EXIT_OK && ui_interrupted())
 		status = 130;
