@@ -123,15 +123,9 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 		kd->work = NULL;
 		kd->cpu = strcmp(kd->name, "cpu") == 0;
 		if (kd->cpu) {
+			/* (a graph without CPU times: no op may go there, and its
+			 * stages stay empty) */
 			kd->memory = INFINITY;
-			if (!g->cpu_work) {
-				sc_error_set(err, SC_ERR_INPUT,
-				             "%s: no op has a CPU time (msr-fiddle cpuLatency, DOT "
-				             "cpu_work), "
-				             "so no CPU stage can hold one",
-				             g->source && *g->source ? g->source : g->name);
-				return false;
-			}
 			continue;
 		}
 		if (strcmp(kd->name, sc_graph_work_kind(g)) == 0)

@@ -1773,7 +1773,11 @@ static double quick_upper_bound(sc_search *s, int *unit_stage, int orders)
 	}
 	free(order);
 	free(prio);
-	/* the re-evaluated best is the bound (slicing sums in another order) */
+	/* the re-evaluated best is the bound (slicing sums in another order);
+	 * with a fleet the slicer's split is of one kind, and only what the
+	 * framework kept, its kinds placed, is a partition of the fleet */
+	if (s->assign)
+		return s->have_best ? s->best : INFINITY;
 	return s->have_best ? fmax(ub, s->best) : ub;
 }
 

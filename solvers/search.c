@@ -200,6 +200,21 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 		return NULL;
 	}
 	s->cpu_kind = sc_fleet_find(&s->fleet, "cpu");
+	/* a fleet given: the methods split into the stages of the kinds that
+	 * may run some op (a kind that may run none, a CPU on a graph without
+	 * CPU times say, would leave a split into all K stages no kinds to
+	 * place); its stages stay empty */
+	if (s->assign && !p->start) {
+		int some = 0;
+		for (int e = 0; e < s->fleet.n; e++) {
+			bool any = false;
+			for (int v = 0; v < g->n && !any; v++)
+				any = sc_kind_ok(&s->fleet.kind[e], g, v);
+			some += any ? s->fleet.kind[e].count : 0;
+		}
+		if (some > 0 && some < s->set.k)
+			s->set.k = some;
+	}
 	s->p = *p;
 	s->p.start_kind = NULL;
 	s->refine = refine;

@@ -281,15 +281,48 @@ Test(devices, eval_reads_and_places_kinds)
 	}
 }
 
+/* A kind that may run no op (a CPU on a graph without CPU times) stays
+ * empty: the optimum is that of the other kinds alone (figure2 at k 2),
+ * for the exact DP (whose first bound must be a partition of the fleet,
+ * not the one-kind split's) and every method; and --cpus on such a graph
+ * still solves, its CPU stage empty. */
+Test(devices, a_kind_no_op_may_use_stays_empty)
+{
+	const char *f2 = "samples/paper/figure2.dot";
+	json_t *k2 = ts_run_json(0, "solve %s -k 2 -m exact --json", f2);
+	double want = ts_jnum(k2, "bottleneck");
+	json_decref(k2);
+	const char *methods[] = {"best", "exact", "kahn", "slice", "brkga"};
+	for (int m = 0; m < 5; m++) {
+		json_t *j = ts_run_json(0, "solve %s --devices accel:2,cpu:1 -m %s --json", f2,
+		                        methods[m]);
+		cr_assert(ts_jbool(j, "feasible"), "%s", methods[m]);
+		cr_assert(ts_jnum(j, "bottleneck") >= want * (1 - 1e-9), "%s: %.17g", methods[m],
+		          ts_jnum(j, "bottleneck"));
+		if (m < 2)
+			cr_assert(ts_close_rel(ts_jnum(j, "bottleneck"), want, 1e-9) &&
+			                  ts_jbool(j, "optimal"),
+			          "%s: %.17g, not the optimum %.17g", methods[m],
+			          ts_jnum(j, "bottleneck"), want);
+		json_decref(j);
+	}
+	json_t *c = ts_run_json(0, "solve %s -k 2 --cpus 1 --json", f2);
+	cr_assert(ts_close_rel(ts_jnum(c, "bottleneck"), want, 1e-9));
+	json_decref(c);
+}
+
 Test(devices, bad_specs_and_names_exit_2)
 {
 	char g[512];
 	ts_tpath(g, sizeof g, "b.dot");
 	ts_write_text(g, "digraph { a [work=1, work_b=2]; c [work=1]; a -> c; }");
-	const char *bad[] = {
-	        "--devices accel",  "--devices accel:0",          "--devices b:1,b:1",
-	        "--devices h100:2", "--devices accel:1,b:1 -k 3", "--devices accel:1,b:1 --cpus 1",
-	        "--devices cpu:2"};
+	const char *bad[] = {"--devices accel",
+	                     "--devices accel:0",
+	                     "--devices b:1,b:1",
+	                     "--devices h100:2",
+	                     "--devices accel:1,b:1 -k 3",
+	                     "--devices accel:1,b:1 --cpus 1",
+	                     "--devices b:1,gpu:1"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char *out, *err;
 		int st = ts_runf(&out, &err, "solve %s %s", g, bad[i]);
