@@ -49,13 +49,19 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 		return NULL;
 	}
 	size_t k = (size_t)set->k, nk = (size_t)c->fleet.n;
-	c->fast = !set->fleet && !g->cpu_work && !g->accel_ok;
+	/* the per-kind sums exist when a stage may ever be of a kind with
+	 * times of its own or ops it refuses; they are kept only while some
+	 * stage is (c->fast, set with the kinds) */
+	bool kinds = set->fleet || g->cpu_work || g->accel_ok;
+	c->fast = !set->fleet && !g->accel_ok;
 	c->one_link = sc_fleet_one_link(&c->fleet);
 	c->st = calloc(k, sizeof *c->st);
 	c->mark = calloc(k, sizeof *c->mark);
 	c->kind = calloc(k, sizeof *c->kind);
-	bool ok = c->st && c->mark && c->kind;
-	if (ok && !c->fast) {
+	c->touched = calloc(k, sizeof *c->touched);
+	c->tmark = calloc(k, sizeof *c->tmark);
+	bool ok = c->st && c->mark && c->kind && c->touched && c->tmark;
+	if (ok && kinds) {
 		c->kw = calloc(k * nk * 2, sizeof *c->kw);
 		c->kbad = calloc(k * nk, sizeof *c->kbad);
 		ok = c->kw && c->kbad;
@@ -83,6 +89,8 @@ void sc_costs_free(sc_costs *c)
 	free(c->st);
 	free(c->mark);
 	free(c->kind);
+	free(c->touched);
+	free(c->tmark);
 	free(c->kw);
 	free(c->kbad);
 	free(c->link_in);
@@ -90,10 +98,22 @@ void sc_costs_free(sc_costs *c)
 	free(c);
 }
 
+/* Whether the graph's own sums serve: no fleet, every op allowed on kind
+ * 0, and every stage of kind 0 or of a kind that runs no op (a CPU on a
+ * graph without CPU times, whose stages refuse every op). */
+static void set_fast(sc_costs *c)
+{
+	bool other = false;
+	for (int s = 0; s < c->k && !other; s++)
+		other = c->kind[s] != 0;
+	c->fast = !c->set.fleet && !c->g->accel_ok && (!other || !c->g->cpu_work);
+}
+
 void sc_costs_set_kinds(sc_costs *c, const int *kind)
 {
 	for (int s = 0; s < c->k; s++)
 		c->kind[s] = kind && kind[s] >= 0 && kind[s] < c->fleet.n ? kind[s] : 0;
+	set_fast(c);
 }
 
 void sc_costs_set_devices(sc_costs *c, const bool *cpu)
@@ -104,6 +124,7 @@ void sc_costs_set_devices(sc_costs *c, const bool *cpu)
 			at = d;
 	for (int s = 0; s < c->k; s++)
 		c->kind[s] = cpu && cpu[s] && at >= 0 ? at : 0;
+	set_fast(c);
 }
 
 bool sc_costs_has_cpu(const sc_costs *c)
@@ -257,10 +278,33 @@ bool sc_costs_assign_kinds(sc_costs *c, const int *stage, int *kind)
 	return true;
 }
 
+/* A stage of kind 0 in the plain model (fast): the graph's sums, the
+ * settings' link and memory. */
+static inline void refresh_plain(const sc_costs *c, sc_stage_cost *s)
+{
+	s->kind = 0;
+	s->cpu = false;
+	s->no_device = 0;
+	double B = c->set.bandwidth;
+	double M = c->set.memory;
+	s->io_in = s->in_bytes / B;
+	s->io_out = s->out_bytes / B;
+	s->over_memory = s->param > M;
+	/* 000 eq. 2 with peak(S) = 0; the hard policy forbids instead of charging */
+	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->param - M) / B : 0;
+	s->cost = s->io_in + s->work + s->io_out + s->overflow;
+	s->cost_bw = (s->in_bytes_bw + s->out_bytes_bw) / B + s->work_bw;
+	s->cost_fw = s->cost - s->cost_bw;
+}
+
 static void refresh(const sc_costs *c, int si)
 {
 	sc_stage_cost *s = &c->st[si];
 	int d = c->kind[si];
+	if (c->fast && d == 0) {
+		refresh_plain(c, s);
+		return;
+	}
 	const sc_kind *kd = &c->fleet.kind[d];
 	s->kind = d;
 	s->cpu = kd->cpu;
@@ -273,11 +317,12 @@ static void refresh(const sc_costs *c, int si)
 		s->no_device = c->kbad[at];
 	}
 	if (kd->cpu) {
-		/* 001 section 3: a CPU stage pays its ops' CPU times only */
+		/* 001 section 3: a CPU stage pays its ops' CPU times only (none
+		 * when fast: the graph has no CPU times) */
 		s->io_in = s->io_out = s->overflow = 0;
 		s->over_memory = false;
-		s->cost = s->work;
-		s->cost_bw = s->work_bw;
+		s->cost = c->fast ? 0 : s->work;
+		s->cost_bw = c->fast ? 0 : s->work_bw;
 		s->cost_fw = s->cost - s->cost_bw;
 		return;
 	}
@@ -312,6 +357,16 @@ static int next_stamp(sc_costs *c)
 	return c->stamp;
 }
 
+/* Notes that stage s's sums changed in this move (sc_costs_move refreshes
+ * those stages alone). */
+static inline void touch(sc_costs *c, int s)
+{
+	if (c->tmark[s] != c->tstamp) {
+		c->tmark[s] = c->tstamp;
+		c->touched[c->ntouched++] = s;
+	}
+}
+
 /* The link of stage s's kind. */
 static inline double link_of(const sc_costs *c, int s)
 {
@@ -334,32 +389,50 @@ static void tensor_apply(sc_costs *c, const int *stage, int u, double sign)
 	int stamp = next_stamp(c);
 	bool leaves = false;
 	bool bw = g->backward && g->backward[u];
-	double Bp = c->one_link ? 0 : link_of(c, p), slowest = Bp;
+	if (c->one_link) {
+		for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+			int s = stage[g->succ[i]];
+			if (s != p && c->mark[s] != stamp) {
+				c->mark[s] = stamp;
+				c->st[s].in_bytes += sign * b;
+				if (bw)
+					c->st[s].in_bytes_bw += sign * b;
+				touch(c, s);
+				leaves = true;
+			}
+		}
+		if (leaves) {
+			c->st[p].out_bytes += sign * b;
+			if (bw)
+				c->st[p].out_bytes_bw += sign * b;
+			touch(c, p);
+		}
+		return;
+	}
+	double Bp = link_of(c, p), slowest = Bp;
 	for (int i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
 		int s = stage[g->succ[i]];
 		if (s != p && c->mark[s] != stamp) {
 			c->mark[s] = stamp;
 			c->st[s].in_bytes += sign * b;
-			if (bw)
+			double Bs = link_of(c, s), t = sign * b / fmin(Bs, Bp);
+			c->link_in[2 * s] += t;
+			if (bw) {
 				c->st[s].in_bytes_bw += sign * b;
-			if (!c->one_link) {
-				double Bs = link_of(c, s), t = sign * b / fmin(Bs, Bp);
-				c->link_in[2 * s] += t;
-				if (bw)
-					c->link_in[2 * s + 1] += t;
-				slowest = fmin(slowest, Bs);
+				c->link_in[2 * s + 1] += t;
 			}
+			slowest = fmin(slowest, Bs);
+			touch(c, s);
 			leaves = true;
 		}
 	}
 	if (leaves) {
+		touch(c, p);
 		c->st[p].out_bytes += sign * b;
-		if (bw)
+		c->link_out[2 * p] += sign * b / slowest;
+		if (bw) {
 			c->st[p].out_bytes_bw += sign * b;
-		if (!c->one_link) {
-			c->link_out[2 * p] += sign * b / slowest;
-			if (bw)
-				c->link_out[2 * p + 1] += sign * b / slowest;
+			c->link_out[2 * p + 1] += sign * b / slowest;
 		}
 	}
 }
@@ -417,6 +490,7 @@ static void stage_clear(sc_costs *c, int s)
 void sc_costs_eval(sc_costs *c, const int *stage)
 {
 	const sc_graph *g = c->g;
+	c->ntouched = 0;
 	for (int s = 0; s < c->k; s++)
 		stage_clear(c, s);
 	for (int v = 0; v < g->n; v++) {
@@ -425,6 +499,7 @@ void sc_costs_eval(sc_costs *c, const int *stage)
 	}
 	for (int s = 0; s < c->k; s++)
 		refresh(c, s);
+	c->ntouched = 0; /* (tensor_apply noted stages: none is pending) */
 }
 
 void sc_costs_move(sc_costs *c, int *stage, int v, int to)
@@ -433,6 +508,14 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 	int from = stage[v];
 	if (from == to)
 		return;
+	if (++c->tstamp == 0x7fffffff) {
+		for (int i = 0; i < c->k; i++)
+			c->tmark[i] = 0;
+		c->tstamp = 1;
+	}
+	c->ntouched = 0;
+	touch(c, from);
+	touch(c, to);
 	/* take out every tensor whose contribution depends on stage[v] */
 	tensor_apply(c, stage, v, -1.0);
 	for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
@@ -445,11 +528,10 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 		tensor_apply(c, stage, g->pred[i], 1.0);
 	if (c->st[from].ops == 0)
 		stage_clear(c, from);
-	/* The touched stages are v's old and new stage and the stages of its
-	 * neighbours and of its predecessors' consumers; refreshing all k is O(k)
-	 * and simpler than tracking them. */
-	for (int s = 0; s < c->k; s++)
-		refresh(c, s);
+	/* the touched stages: v's old and new stage and the stages of its
+	 * neighbours and of its predecessors' consumers */
+	for (int i = 0; i < c->ntouched; i++)
+		refresh(c, c->touched[i]);
 }
 
 double sc_costs_bottleneck(const sc_costs *c, int *which)

@@ -68,10 +68,15 @@ typedef struct sc_costs {
 	sc_stage_cost *st; /* k entries, stage 0..k-1 */
 	int *mark;         /* scratch: k stamps */
 	int stamp;
+	/* the stages a move changed (touched, ntouched of them; tmark their
+	 * stamps), the ones it refreshes */
+	int *touched, *tmark, ntouched, tstamp;
 	/* The devices: the kinds (set->fleet's, or the graph's work kind and
-	 * "cpu"), each stage's kind (k entries), and, unless every stage
-	 * can only be of the one plain kind (fast), per stage and kind the
-	 * sums kw (work, backward work) and kbad (ops the kind may not run) */
+	 * "cpu"), each stage's kind (k entries), and per stage and kind the
+	 * sums kw (work, backward work) and kbad (ops the kind may not run),
+	 * allocated when the graph or the fleet has kinds and kept only while
+	 * a stage's kind needs them: fast (no fleet, every stage of kind 0 or
+	 * of a kind that runs no op) keeps the graph's sums alone */
 	sc_fleet fleet;
 	int *kind;
 	bool fast, one_link;
