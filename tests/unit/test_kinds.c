@@ -246,6 +246,67 @@ Test(kinds, cpus_are_a_kind)
 	}
 }
 
+/* The least bottleneck over every arrangement of f's kinds for one split
+ * (stage[] fixed), by enumeration. */
+static double best_arrangement(const sc_graph *g, const sc_fleet *f, const int *stage, int *kind,
+                               int at, int K, int *left)
+{
+	if (at == K) {
+		double v = kinds_bottleneck(g, f, stage, kind, K);
+		return isnan(v) ? INFINITY : v;
+	}
+	double opt = INFINITY;
+	for (int e = 0; e < f->n; e++)
+		if (left[e] > 0) {
+			left[e]--;
+			kind[at] = e;
+			opt = fmin(opt, best_arrangement(g, f, stage, kind, at + 1, K, left));
+			left[e]++;
+		}
+	return opt;
+}
+
+/* sc_costs_assign_kinds gives a split the kinds of least bottleneck: the
+ * enumeration's, on random valid splits of random graphs with kinds. */
+Test(kinds, assignment_is_the_best_arrangement)
+{
+	ts_rng r = {0xa55191ULL};
+	for (int t = 0; t < 60; t++) {
+		ts_graph_spec spec = {.n = 4 + ts_below(&r, 4), .edge_p = 0.4};
+		sc_settings_init(&spec.settings);
+		sc_graph *g0 = ts_random_graph(&r, &spec);
+		sc_graph *g = with_kinds(&r, g0, t % 2 == 0, 0.2);
+		sc_fleet f;
+		sc_error err;
+		cr_assert(sc_fleet_parse(t % 2 ? "accel:2,b:2" : "accel:1,b:2,cpu:1", &f, &err));
+		sc_settings set = g->settings;
+		set.fleet = &f;
+		set.k = sc_fleet_stages(&f);
+		sc_fleet bound;
+		cr_assert(sc_fleet_resolve(g, &set, &bound, &err), "%s", err.msg);
+		/* a valid split: the order of the ops' indices cut at random */
+		int stage[16], kind[8], left[SC_KINDS_MAX];
+		for (int v = 0; v < g->n; v++)
+			stage[v] = 0;
+		for (int i = 0; i < g->n; i++) {
+			int v = g->topo[i];
+			stage[v] = i * set.k / g->n;
+		}
+		for (int e = 0; e < bound.n; e++)
+			left[e] = bound.kind[e].count;
+		double want = best_arrangement(g, &bound, stage, kind, 0, set.k, left);
+		sc_costs *c = sc_costs_new(g, &set, &err);
+		cr_assert(c, "%s", err.msg);
+		cr_assert(sc_costs_assign_kinds(c, stage, kind));
+		double got = sc_costs_feasible(c) ? sc_costs_bottleneck(c, NULL) : INFINITY;
+		cr_assert((isinf(want) && isinf(got)) || ts_close_rel(got, want, 1e-9),
+		          "case %d: assigned %.17g, best arrangement %.17g", t, got, want);
+		sc_costs_free(c);
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+}
+
 Test(kinds, parse)
 {
 	sc_fleet f;
