@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/support.h"
 
@@ -58,11 +59,24 @@ Test(wb_timeline, figure2_lanes_figures_cursor_and_a_hand_move, .timeout = 30)
 	s = ts_tmux_wait(&t, "period 7.0000", 5);
 	cr_assert(strstr(s, "*  3  "), "the bottleneck lane moved to stage 3:\n%s", s);
 	free(s);
+	/* quit (anyway: the edit is not to be saved) and wait for the
+	 * workbench to be gone, so that nothing writes into dir while it is
+	 * removed (removing it under a workbench still writing its recovery
+	 * file failed the suite twice) */
+	ts_tmux_keys(&t, "q");
+	for (int i = 0; i < 100; i++) {
+		char *q = ts_tmux_screen(&t);
+		bool asked = q && strstr(q, "unsaved changes"), gone = q && strstr(q, "EXIT=");
+		free(q);
+		if (asked)
+			ts_tmux_keys(&t, "q Enter");
+		if (asked || gone)
+			break;
+		nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+	}
+	free(ts_tmux_wait(&t, "EXIT=", 10));
 	ts_tmux_stop(&t);
 	char rm[200];
 	snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
-	/* best effort: the stopped workbench may still be writing its
-	 * recovery file there */
-	if (system(rm) != 0)
-		cr_log_warn("could not remove %s", dir);
+	cr_assert_eq(system(rm), 0, "could not remove %s", dir);
 }
