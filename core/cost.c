@@ -143,6 +143,12 @@ bool sc_costs_has_kinds(const sc_costs *c)
 	return false;
 }
 
+const char *sc_costs_device_name(const sc_costs *c, int s)
+{
+	const sc_kind *d = &c->fleet.kind[c->kind[s]];
+	return c->set.fleet ? d->name : d->cpu ? "cpu" : "accel";
+}
+
 double sc_costs_kind_work(const sc_costs *c, int s, int d)
 {
 	if (c->fast)

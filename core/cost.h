@@ -104,6 +104,10 @@ bool sc_costs_has_cpu(const sc_costs *c);
 /* True when some stage of c is of another kind than kind 0. */
 bool sc_costs_has_kinds(const sc_costs *c);
 
+/* The name of stage s's device as reports give it: its kind's name in a
+ * fleet given (set->fleet), else "cpu" or "accel" (001 section 3). */
+const char *sc_costs_device_name(const sc_costs *c, int s);
+
 /* The time stage s's ops take on kind d (after sc_costs_eval). */
 double sc_costs_kind_work(const sc_costs *c, int s, int d);
 

@@ -31,11 +31,7 @@ json_t *sc_report_stages(const sc_costs *c)
 		 * another kind than the first, and with CPU stages each stage's
 		 * CPU time */
 		if (o && (sc_costs_has_kinds(c) || c->set.fleet))
-			json_object_set_new(o, "device",
-			                    json_string(st->cpu && !c->set.fleet ? "cpu"
-			                                : !c->set.fleet
-			                                        ? "accel"
-			                                        : c->fleet.kind[st->kind].name));
+			json_object_set_new(o, "device", json_string(sc_costs_device_name(c, s)));
 		if (o && sc_costs_has_cpu(c)) {
 			int cpu = sc_fleet_find(&c->fleet, "cpu");
 			json_object_set_new(o, "cpu_work",
@@ -64,9 +60,7 @@ json_t *sc_report_kinds(const sc_costs *c)
 {
 	json_t *dev = json_array();
 	for (int s = 0; dev && s < c->k; s++) {
-		const sc_kind *d = &c->fleet.kind[c->st[s].kind];
-		const char *name = c->set.fleet ? d->name : d->cpu ? "cpu" : "accel";
-		if (json_array_append_new(dev, json_string(name)) != 0) {
+		if (json_array_append_new(dev, json_string(sc_costs_device_name(c, s))) != 0) {
 			json_decref(dev);
 			return NULL;
 		}

@@ -80,10 +80,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		bool mark = s == at || sc_cost_at_bottleneck(st->cost, bn);
 		fprintf(f, "%c %5d %7d", mark ? '*' : ' ', s + 1, st->ops);
 		if (devices)
-			fprintf(f, " %6.6s",
-			        c->set.fleet ? c->fleet.kind[st->kind].name
-			        : st->cpu    ? "cpu"
-			                     : "accel");
+			fprintf(f, " %6.6s", sc_costs_device_name(c, s));
 		fprintf(f, " %12s %12s %12s %12s", ui_num(st->work, w, sizeof w),
 		        ui_num(st->io_in, i, sizeof i), ui_num(st->io_out, o, sizeof o),
 		        ui_num(st->overflow, v, sizeof v));
