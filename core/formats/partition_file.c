@@ -120,6 +120,18 @@ void sc_part_names_free(char **names, int k)
 	free(names);
 }
 
+/* The one message of a partition that breaks its rules (v, then into
+ * *viol when not NULL): SC_ERR_INVALID. */
+static sc_status invalid(const char *path, const sc_graph *g, const int *stage,
+                         const sc_violation *v, sc_violation *viol, sc_error *err)
+{
+	char why[SC_PART_WHY_SIZE];
+	sc_part_describe(g, stage, v, why, sizeof why);
+	if (viol)
+		*viol = *v;
+	return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path, why);
+}
+
 sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet *f, int *k_out,
                              int *stage, int **kind_out, sc_violation *viol, sc_error *err)
 {
@@ -169,14 +181,8 @@ sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet
 	}
 	*kind_out = kind;
 	sc_violation v;
-	if (!sc_part_check_kinds(g, stage, k, f, kind, &v)) {
-		char why[SC_PART_WHY_SIZE];
-		sc_part_describe(g, stage, &v, why, sizeof why);
-		if (viol)
-			*viol = v;
-		return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path,
-		                    why);
-	}
+	if (!sc_part_check_kinds(g, stage, k, f, kind, &v))
+		return invalid(path, g, stage, &v, viol, err);
 	return SC_OK;
 }
 
@@ -189,14 +195,8 @@ static sc_status check_loaded(const char *path, const sc_graph *g, int want_k, i
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "%s: the partition has k = %d, but k = %d is asked for", path,
 		                    k, want_k);
-	if (!sc_part_check_devices(g, stage, k, cpu, &v)) {
-		char why[SC_PART_WHY_SIZE];
-		sc_part_describe(g, stage, &v, why, sizeof why);
-		if (viol)
-			*viol = v;
-		return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path,
-		                    why);
-	}
+	if (!sc_part_check_devices(g, stage, k, cpu, &v))
+		return invalid(path, g, stage, &v, viol, err);
 	return SC_OK;
 }
 
