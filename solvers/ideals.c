@@ -983,6 +983,23 @@ static void walk_unwind(sc_dp *d, const grow_frame *f, int depth)
 		stage_untake(d, f[depth].x, true);
 }
 
+/* Unit x joins S (stage_take) and I + S, grown from Jf, becomes an ideal
+ * of the DP (counted among the evaluations): its id, or -1 with err set
+ * once the units of the walk's levels have left S (walk_unwind).  The
+ * step dp_grow and dp_grow_kinds share. */
+static inline long stage_ideal(sc_dp *d, const grow_frame *f, int depth, int x, long Jf,
+                               sc_error *err)
+{
+	stage_take(d, x);
+	long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
+	                   d->param[Jf] + d->u->param[x], err);
+	if (J2 < 0)
+		walk_unwind(d, f, depth);
+	else
+		d->evals++;
+	return J2;
+}
+
 /* Grows the stage S from ideal I by units in increasing number, each once
  * its predecessors are all in I or S (so every stage after I is listed
  * once), while its lower bound (work + io in + overflow, which only grow)
@@ -1025,14 +1042,9 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			acc_remove(d, x);
 			continue;
 		}
-		stage_take(d, x);
-		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
-		                   d->param[Jf] + u->param[x], err);
-		if (J2 < 0) {
-			walk_unwind(d, f, depth);
+		long J2 = stage_ideal(d, f, depth, x, Jf, err);
+		if (J2 < 0)
 			return -1;
-		}
-		d->evals++;
 		if (cost <= bound)
 			dp_relax(d, I, J2, cost, bound);
 		walk_push(d, f, &depth, x, J2);
@@ -1105,14 +1117,9 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 			acc_remove(d, x);
 			continue;
 		}
-		stage_take(d, x);
-		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
-		                   d->param[Jf] + u->param[x], err);
-		if (J2 < 0) {
-			walk_unwind(d, f, depth);
+		long J2 = stage_ideal(d, f, depth, x, Jf, err);
+		if (J2 < 0)
 			return -1;
-		}
-		d->evals++;
 		for (int e = 0; e < D; e++)
 			if (c[e] > bound)
 				c[e] = INFINITY;
