@@ -143,6 +143,12 @@ bool sc_costs_has_kinds(const sc_costs *c)
 	return false;
 }
 
+bool sc_costs_names_devices(const sc_costs *c, int k)
+{
+	return c && c->k == k &&
+	       ((c->set.fleet && !sc_fleet_plain(&c->fleet)) || sc_costs_has_kinds(c));
+}
+
 const char *sc_costs_device_name(const sc_costs *c, int s)
 {
 	const sc_kind *d = &c->fleet.kind[c->kind[s]];

@@ -104,6 +104,12 @@ bool sc_costs_has_cpu(const sc_costs *c);
 /* True when some stage of c is of another kind than kind 0. */
 bool sc_costs_has_kinds(const sc_costs *c);
 
+/* Whether a partition of k stages costed by c (may be NULL) names its
+ * stages' devices (in a file, a report): c's fleet has kinds beyond the
+ * graph's own device (--devices), or some stage is of another kind (a CPU
+ * stage). */
+bool sc_costs_names_devices(const sc_costs *c, int k);
+
 /* The name of stage s's device as reports give it: its kind's name in a
  * fleet given (set->fleet), else "cpu" or "accel" (001 section 3). */
 const char *sc_costs_device_name(const sc_costs *c, int s);

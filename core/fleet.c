@@ -162,6 +162,12 @@ bool sc_fleet_plain(const sc_fleet *f)
 	return f->n == 1 && !f->kind[0].cpu && !f->kind[0].work;
 }
 
+bool sc_fleet_cpus_form(const sc_graph *g, const sc_fleet *f)
+{
+	return (f->n == 1 || (f->n == 2 && strcmp(f->kind[1].name, "cpu") == 0)) &&
+	       strcmp(f->kind[0].name, sc_graph_work_kind(g)) == 0;
+}
+
 bool sc_fleet_one_link(const sc_fleet *f)
 {
 	double B = NAN;

@@ -73,6 +73,11 @@ int sc_fleet_find(const sc_fleet *f, const char *name);
 /* True when f is one kind of the graph's own work (the plain problem). */
 bool sc_fleet_plain(const sc_fleet *f);
 
+/* True when f is paper 001's short form for g: the graph's own device
+ * first, then (when there are two kinds) "cpu": what k and --cpus say,
+ * kind for kind.  Works on a parsed fleet as on a resolved one. */
+bool sc_fleet_cpus_form(const sc_graph *g, const sc_fleet *f);
+
 /* True when every kind that pays io has the same link bandwidth: then a
  * stage's io costs the same whatever kinds its neighbours are. */
 bool sc_fleet_one_link(const sc_fleet *f);

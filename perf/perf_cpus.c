@@ -1,8 +1,8 @@
 /*
- * perf_cpus.c - the exact DP with CPU stages (solvers/cpu_exact.h; issue
+ * perf_cpus.c - the exact DP with CPU stages (solvers/dp_exact.h; issue
  * 29) against the published program on every row of
  * samples/msr-fiddle/REFERENCE-CPU.tsv: the optimum (relative error below
- * 1e-9, else MISMATCH and exit 1), the median of 3 runs of sc_cpu_exact
+ * 1e-9, else MISMATCH and exit 1), the median of 3 runs of sc_dp_exact
  * without the balancing pass (the optimum and its partition, what the
  * published DP computes) and with it (what solve does), the ratio to the
  * published seconds, the units left after contraction and the ideals
@@ -35,7 +35,7 @@
 
 #include "core/clock.h"
 #include "core/formats/load.h"
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/search.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
@@ -105,9 +105,9 @@ static bool ladder_rows(const row *rows, int nrows, double T)
 		sc_search_params_init(&p);
 		p.refine = false;
 		int *stage = calloc((size_t)g->n, sizeof *stage);
-		bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
-		sc_cpu_exact_info info;
-		if (sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err) != SC_OK) {
+		int *cpu = calloc((size_t)(k + L), sizeof *cpu);
+		sc_dp_exact_info info;
+		if (sc_dp_exact(g, &set, &p, stage, cpu, &info, &err) != SC_OK) {
 			fprintf(stderr, "perf-cpus: %s: %s\n", file, err.msg);
 			exit(1);
 		}
@@ -115,7 +115,7 @@ static bool ladder_rows(const row *rows, int nrows, double T)
 		                       .time_limit = T,
 		                       .upper = info.optimum,
 		                       .start = stage,
-		                       .start_cpu = cpu};
+		                       .start_kind = cpu};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		if (!l) {
 			fprintf(stderr, "perf-cpus: %s: %s\n", file, err.msg);
@@ -166,7 +166,7 @@ static bool ladder_rows(const row *rows, int nrows, double T)
 
 /* The median seconds of 3 runs; the optimum and info of the last. */
 static double timed(const sc_graph *g, int k, int L, bool refine, double *opt,
-                    sc_cpu_exact_info *info)
+                    sc_dp_exact_info *info)
 {
 	sc_settings set = g->settings;
 	set.k = k;
@@ -175,12 +175,12 @@ static double timed(const sc_graph *g, int k, int L, bool refine, double *opt,
 	sc_search_params_init(&p);
 	p.refine = refine;
 	int *stage = calloc((size_t)g->n, sizeof *stage);
-	bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
+	int *cpu = calloc((size_t)(k + L), sizeof *cpu);
 	double t[3];
 	for (int r = 0; r < 3; r++) {
 		sc_error err;
 		double t0 = sc_clock_now();
-		if (sc_cpu_exact(g, &set, &p, stage, cpu, info, &err) != SC_OK) {
+		if (sc_dp_exact(g, &set, &p, stage, cpu, info, &err) != SC_OK) {
 			fprintf(stderr, "perf-cpus: %s k=%d cpus=%d: %s\n", g->name, k, L, err.msg);
 			exit(1);
 		}
@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double opt, opt2;
-		sc_cpu_exact_info info, info2;
+		sc_dp_exact_info info, info2;
 		double s = timed(g, k, L, false, &opt, &info);
 		double s2 = timed(g, k, L, true, &opt2, &info2);
 		bool ok = fabs(opt - want) <= 1e-9 * want && fabs(opt2 - want) <= 1e-9 * want;

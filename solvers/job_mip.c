@@ -7,7 +7,7 @@
  *   P bound incumbent nodes seconds     progress
  *   R status bound incumbent nodes seconds
  *   S n s0 s1 ... s(n-1)                the exact rung's partition
- *   D K d0 d1 ... d(K-1)                its stages' devices (1: a CPU), with CPU stages
+ *   D K d0 d1 ... d(K-1)                its stages' kinds (fleet.h), on devices
  *   E message                           sc_mip_solve failed
  * and exits; end of file without an R or E line means it died, and the job
  * fails naming the signal or exit status.  A cancel kills the child; so does
@@ -31,21 +31,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/fleet.h"
 #include "core/partition.h"
 
 typedef struct mip_job {
 	sc_job base;
 	sc_mip_params mp;
 	int *start;      /* copy of the start partition, or NULL */
-	bool *start_cpu; /* copy of its devices (CPU stages), or NULL */
+	int *start_kind; /* copy of its kinds (devices), or NULL */
 	pid_t pid;       /* the child, -1 when none */
 	int fd;          /* its pipe, -1 when closed */
 	char *buf;       /* what it wrote that is not yet a whole line */
 	size_t len, cap;
 	bool got_result, killed_cancel, killed_time;
-	int *stages;   /* the exact rung's partition, or NULL */
-	bool *devices; /* its stages' devices (CPU stages), or NULL */
-	int ndevices;
+	int *stages; /* the exact rung's partition, or NULL */
+	int *kinds;  /* its stages' kinds (devices), or NULL */
+	int nkinds;
 	double result;
 	bool optimal;
 } mip_job;
@@ -134,11 +135,10 @@ static void child_main(const mip_job *j, int fd)
 		chunk[len++] = '\n';
 		put(fd, chunk, len);
 	}
-	if (res.stages && res.stage_cpu) {
-		int K = j->mp.k + j->base.set.cpus;
-		putf(fd, "D %d", K);
-		for (int b = 0; b < K; b++)
-			putf(fd, " %d", res.stage_cpu[b] ? 1 : 0);
+	if (res.stages && res.stage_kind) {
+		putf(fd, "D %d", res.kstages);
+		for (int b = 0; b < res.kstages; b++)
+			putf(fd, " %d", res.stage_kind[b]);
 		putf(fd, "\n");
 	}
 	_exit(0);
@@ -211,13 +211,13 @@ static void parse_line(mip_job *j, char *line)
 		int K = (int)strtol(s, &s, 10);
 		if (K < 1 || K > 1000000)
 			return;
-		free(j->devices);
-		j->devices = malloc((size_t)K * sizeof *j->devices);
-		if (!j->devices)
+		free(j->kinds);
+		j->kinds = malloc((size_t)K * sizeof *j->kinds);
+		if (!j->kinds)
 			return;
-		j->ndevices = K;
+		j->nkinds = K;
 		for (int b = 0; b < K; b++)
-			j->devices[b] = strtol(s, &s, 10) != 0;
+			j->kinds[b] = (int)strtol(s, &s, 10);
 	} else if (line[0] == 'E' && line[1] == ' ') {
 		info->state = SC_JOB_FAILED;
 		snprintf(info->message, sizeof info->message, "%s", s);
@@ -339,12 +339,12 @@ static double mip_result(const sc_job *base, int *stage, bool *optimal)
 	return j->result;
 }
 
-static bool mip_devices(const sc_job *base, bool *cpu)
+static bool mip_kinds(const sc_job *base, int *kind)
 {
 	const mip_job *j = (const mip_job *)base;
-	if (!j->stages || !j->devices)
+	if (!j->stages || !j->kinds)
 		return false;
-	memcpy(cpu, j->devices, (size_t)j->ndevices * sizeof *cpu);
+	memcpy(kind, j->kinds, (size_t)j->nkinds * sizeof *kind);
 	return true;
 }
 
@@ -357,10 +357,10 @@ static void mip_free(sc_job *base)
 		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	free(j->start);
-	free(j->start_cpu);
+	free(j->start_kind);
 	free(j->buf);
 	free(j->stages);
-	free(j->devices);
+	free(j->kinds);
 	free(j);
 }
 
@@ -370,7 +370,7 @@ static const sc_job_ops mip_ops = {
         .update = mip_update,
         .cancel = mip_cancel,
         .result = mip_result,
-        .devices = mip_devices,
+        .kinds = mip_kinds,
         .free = mip_free,
 };
 
@@ -402,16 +402,17 @@ int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
 		memcpy(j->start, p->start, (size_t)g->n * sizeof *j->start);
 		j->mp.start = j->start;
 	}
-	if (p->start && p->start_cpu && set->cpus > 0) {
-		size_t K = (size_t)p->k + (size_t)set->cpus;
-		j->start_cpu = malloc(K * sizeof *j->start_cpu);
-		if (!j->start_cpu) {
+	if (p->start && p->start_kind && (set->cpus > 0 || set->fleet)) {
+		size_t K = set->fleet ? (size_t)sc_fleet_stages(set->fleet)
+		                      : (size_t)p->k + (size_t)set->cpus;
+		j->start_kind = malloc(K * sizeof *j->start_kind);
+		if (!j->start_kind) {
 			mip_free(&j->base);
 			return sc_error_nomem(err, "a MIP job"), -1;
 		}
-		memcpy(j->start_cpu, p->start_cpu, K * sizeof *j->start_cpu);
+		memcpy(j->start_kind, p->start_kind, K * sizeof *j->start_kind);
 	}
-	j->mp.start_cpu = j->start_cpu;
+	j->mp.start_kind = j->start_kind;
 	j->base.info.bound = p->lower > 0 ? p->lower : 0;
 	int id = sc_job_add(e, &j->base, err);
 	if (id < 0)

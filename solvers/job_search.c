@@ -131,12 +131,12 @@ static double search_result(const sc_job *base, int *stage, bool *optimal)
 	return sc_search_result(((const search_job *)base)->search, stage, optimal);
 }
 
-/* With CPU stages, the devices of the result's stages (search.h). */
-static bool search_devices(const sc_job *base, bool *cpu)
+/* On devices, the kinds of the result's stages (search.h). */
+static bool search_kinds(const sc_job *base, int *kind)
 {
 	const search_job *j = (const search_job *)base;
-	return j->base.set.cpus > 0 &&
-	       sc_search_result_devices(j->search, NULL, cpu, NULL) < INFINITY;
+	return (j->base.set.cpus > 0 || j->base.set.fleet) &&
+	       sc_search_result_kinds(j->search, NULL, kind, NULL) < INFINITY;
 }
 
 static void search_free(sc_job *base)
@@ -155,7 +155,7 @@ static const sc_job_ops search_ops = {
         .update = search_update,
         .cancel = search_cancel,
         .result = search_result,
-        .devices = search_devices,
+        .kinds = search_kinds,
         .free = search_free,
 };
 

@@ -290,12 +290,12 @@ double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal)
 	return j->ops->result(j, stage, optimal);
 }
 
-bool sc_engine_result_devices(const sc_engine *e, int id, bool *cpu)
+bool sc_engine_result_kinds(const sc_engine *e, int id, int *kind)
 {
 	const sc_job *j = job_of(e, id);
-	if (!j || !sc_job_finished(j->info.state) || !j->ops->devices)
+	if (!j || !sc_job_finished(j->info.state) || !j->ops->kinds)
 		return false;
-	return j->ops->devices(j, cpu);
+	return j->ops->kinds(j, kind);
 }
 
 bool sc_engine_release(sc_engine *e, int id)

@@ -158,11 +158,12 @@ int sc_engine_busy(const sc_engine *e);
  * which under GPipe may be below the partition's objective: recompute it. */
 double sc_engine_result(const sc_engine *e, int id, int *stage, bool *optimal);
 
-/* With CPU stages (set->cpus > 0): the devices of a finished job's
- * partition (sc_engine_result's stage), K = k + cpus flags into cpu (true:
- * a CPU stage), and true; false when it has none (no partition, no CPU
- * stages, or a kind of job that does not give them). */
-bool sc_engine_result_devices(const sc_engine *e, int id, bool *cpu);
+/* On devices (set->cpus > 0 or set->fleet): the kinds of a finished job's
+ * partition's stages (sc_engine_result's stage), an index into the fleet
+ * (fleet.h) per stage, into kind (the fleet's stages, k + cpus without
+ * one), and true; false when it has none (no partition, no devices, or a
+ * kind of job that does not give them). */
+bool sc_engine_result_kinds(const sc_engine *e, int id, int *kind);
 
 /* Frees a finished job's memory (its search, its buffers and partitions).
  * Afterwards the id stays taken and unknown: sc_engine_info returns false,

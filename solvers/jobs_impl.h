@@ -39,9 +39,9 @@ typedef struct sc_job_ops {
 	void (*cancel)(sc_job *j);
 	/* A finished job's result, as sc_engine_result says. */
 	double (*result)(const sc_job *j, int *stage, bool *optimal);
-	/* A finished job's result's devices, as sc_engine_result_devices
-	 * says; NULL for a kind that never has them. */
-	bool (*devices)(const sc_job *j, bool *cpu);
+	/* A finished job's result's kinds, as sc_engine_result_kinds says;
+	 * NULL for a kind of job that never has them. */
+	bool (*kinds)(const sc_job *j, int *kind);
 	/* Stops whatever still runs (joins the thread, reaps the child) and
 	 * frees the job with everything it owns. */
 	void (*free)(sc_job *j);

@@ -23,6 +23,7 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/mem.h"
 #include "core/partition.h"
 #include "simple.h"
@@ -30,16 +31,18 @@
 struct sc_ladder {
 	sc_engine *e;
 	const sc_graph *g;
-	sc_settings set; /* k and cpus: those worked with; no pins with CPU stages */
+	sc_settings set; /* k and cpus: those worked with; no pins on devices */
 	sc_ladder_params p;
 	int *start; /* the given partition, its non-empty stages renumbered 0.. */
 	int k;      /* stages worked with: min(k asked, units) */
-	/* CPU stages (ladder.h): min(cpus asked, units), 0 without; the
-	 * partitions' stages are then K = k + cpus, start_cpu and upper_cpu
-	 * their devices (K flags each, NULL without CPU stages) */
+	/* devices (ladder.h): the fleet worked with (CPU stages: min(cpus
+	 * asked, units)); the partitions' stages are then its K, start_kind
+	 * and upper_kind their kinds (K each; NULL without devices) */
+	sc_fleet fleet;
+	bool kinds;
 	int cpus, K;
-	bool *start_cpu, *upper_cpu;
-	bool pinned; /* CPU stages and pins: the exact MIP ignores the pins */
+	int *start_kind, *upper_kind;
+	bool pinned; /* devices and pins: the exact MIP ignores the pins */
 	double simple;
 	double t0, started[SC_RUNG_COUNT], ended[SC_RUNG_COUNT];
 	int job[SC_RUNG_COUNT]; /* bottleneck, exact: engine job, or -1 */
@@ -75,16 +78,25 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The kind of stage s when a partition names none: the fleet's kinds in
+ * order, each for as many stages as its count (accelerators, then CPUs). */
+static int kind_in_order(const sc_fleet *f, int s)
+{
+	int e = 0;
+	while (e < f->n - 1 && s >= f->kind[e].count)
+		s -= f->kind[e++].count;
+	return e;
+}
+
 /* Renumbers stage[0..n)'s non-empty stages 0, 1, ... in their order, which
- * keeps the partition valid and its costs (ladder.h).  With CPU stages
- * (cpu_out not NULL): cpu_in gives the devices of stage's stages (NULL:
- * stages below k_in are accelerators, the others CPUs), and cpu_out (k +
- * cpus flags) receives them renumbered, the empty stages after the
- * non-empty ones, so that k are accelerators and cpus CPUs.  1 when done,
- * 0 when out of memory, -1 when the partition uses more stages of a
- * device than there are (then it is no start). */
-static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, bool *cpu_out, int k,
-                            int cpus)
+ * keeps the partition valid and its costs (ladder.h).  On devices
+ * (kind_out not NULL): kind_in gives the kinds of stage's stages (NULL:
+ * the fleet's order, kind_in_order), and kind_out (f's stages) receives
+ * them renumbered, the empty stages after the non-empty ones with the
+ * kinds left of each count.  1 when done, 0 when out of memory, -1 when
+ * the partition uses more stages of a kind than there are (then it is no
+ * start). */
+static int compress_kinds(int *stage, int n, const int *kind_in, int *kind_out, const sc_fleet *f)
 {
 	int *used = malloc((size_t)(n > 0 ? n : 1) * sizeof *used);
 	if (!used)
@@ -95,19 +107,24 @@ static int compress_devices(int *stage, int n, const bool *cpu_in, int k_in, boo
 	for (int i = 0; i < n; i++)
 		if (m == 0 || used[m - 1] != used[i])
 			used[m++] = used[i];
-	if (cpu_out) {
-		int acc = 0, cpu = 0;
+	if (kind_out) {
+		int left[SC_KINDS_MAX];
+		for (int e = 0; e < f->n; e++)
+			left[e] = f->kind[e].count;
 		for (int i = 0; i < m; i++) {
-			cpu_out[i] = cpu_in ? cpu_in[used[i]] : used[i] >= k_in;
-			acc += !cpu_out[i];
-			cpu += cpu_out[i];
+			int e = kind_in ? kind_in[used[i]] : kind_in_order(f, used[i]);
+			if (e < 0 || e >= f->n || --left[e] < 0) {
+				free(used);
+				return -1;
+			}
+			kind_out[i] = e;
 		}
-		if (acc > k || cpu > cpus) {
-			free(used);
-			return -1;
+		for (int i = m, e = 0; i < sc_fleet_stages(f); i++) {
+			while (left[e] == 0)
+				e++;
+			kind_out[i] = e;
+			left[e]--;
 		}
-		for (int i = m; i < k + cpus; i++)
-			cpu_out[i] = i - m >= k - acc;
 	}
 	for (int v = 0; v < n; v++) {
 		int *at = bsearch(&stage[v], used, (size_t)m, sizeof *used, cmp_int);
@@ -129,9 +146,10 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		sc_error_set(err, SC_ERR_INPUT, "the ladder needs k >= 1 stages");
 		return NULL;
 	}
-	if (set->cpus > 0 && set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g)) {
+	if ((set->cpus > 0 || set->fleet) && set->schedule == SC_SCHEDULE_GPIPE &&
+	    sc_graph_is_training(g)) {
 		sc_error_set(err, SC_ERR_INPUT,
-		             "the lower-bound ladder does not take CPU stages under the GPipe "
+		             "the lower-bound ladder does not take devices under the GPipe "
 		             "schedule yet");
 		return NULL;
 	}
@@ -144,14 +162,26 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->g = g;
 	l->set = *set;
 	l->p = *p;
-	l->k = sc_stages_useful(g, set->k);
+	/* a fleet of the graph's device and CPUs is k and --cpus, kind for
+	 * kind (mip.h) */
+	if (set->fleet && sc_fleet_cpus_form(g, set->fleet)) {
+		l->set.k = set->fleet->kind[0].count;
+		l->set.cpus = set->fleet->n > 1 ? set->fleet->kind[1].count : 0;
+		l->set.fleet = NULL;
+	}
+	l->k = sc_stages_useful(g, l->set.k);
 	l->set.k = l->k;
 	/* CPU stages: as many as can be non-empty, like k (ladder.h); the
 	 * rungs bound the optimum without pins, which bounds it with them */
-	l->cpus = set->cpus > 0 ? sc_stages_useful(g, set->cpus) : 0;
+	l->cpus = l->set.cpus > 0 ? sc_stages_useful(g, l->set.cpus) : 0;
 	l->set.cpus = l->cpus;
-	l->K = l->k + l->cpus;
-	if (l->cpus > 0) {
+	if (!sc_fleet_resolve(g, &l->set, &l->fleet, err)) {
+		free(l);
+		return NULL;
+	}
+	l->kinds = !sc_fleet_plain(&l->fleet);
+	l->K = l->kinds ? sc_fleet_stages(&l->fleet) : l->k;
+	if (l->kinds) {
 		l->pinned = set->pin != NULL;
 		l->set.pin = NULL;
 	}
@@ -159,18 +189,16 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->guess_job = malloc((size_t)l->k * sizeof *l->guess_job);
 	if (p->start)
 		l->start = sc_part_new(g);
-	if (p->start && l->cpus > 0)
-		l->start_cpu = malloc((size_t)l->K * sizeof *l->start_cpu);
-	if (!l->guess_job || (p->start && !l->start) ||
-	    (p->start && l->cpus > 0 && !l->start_cpu)) {
+	if (p->start && l->kinds)
+		l->start_kind = malloc((size_t)l->K * sizeof *l->start_kind);
+	if (!l->guess_job || (p->start && !l->start) || (p->start && l->kinds && !l->start_kind)) {
 		sc_ladder_free(l);
 		sc_error_nomem(err, "the ladder");
 		return NULL;
 	}
 	if (p->start) {
 		memcpy(l->start, p->start, (size_t)g->n * sizeof *l->start);
-		int done = compress_devices(l->start, g->n, p->start_cpu, set->k, l->start_cpu,
-		                            l->k, l->cpus);
+		int done = compress_kinds(l->start, g->n, p->start_kind, l->start_kind, &l->fleet);
 		if (done == 0) {
 			sc_ladder_free(l);
 			sc_error_nomem(err, "the ladder");
@@ -178,18 +206,20 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		}
 		if (done < 0) { /* not a partition of these stages: no start */
 			free(l->start);
-			free(l->start_cpu);
+			free(l->start_kind);
 			l->start = NULL;
-			l->start_cpu = NULL;
+			l->start_kind = NULL;
 		}
 	}
 	l->p.start = l->start;
-	l->p.start_cpu = l->start_cpu;
+	l->p.start_kind = l->start_kind;
 	for (int j = 0; j < l->k; j++)
 		l->guess_job[j] = -1;
 	l->t0 = sc_clock_now();
-	if (l->cpus == 0) {
+	if (!l->kinds) {
 		l->simple = sc_bound_simple(g, l->k);
+	} else if (l->cpus == 0 || l->set.fleet) {
+		l->simple = sc_bound_simple_kinds(g, &l->fleet);
 	} else if (sc_bound_simple_cpus(g, l->k, l->cpus, &l->simple, err) != SC_OK) {
 		sc_ladder_free(l);
 		return NULL;
@@ -203,12 +233,19 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	l->info[SC_RUNG_GUESS].parts = l->k;
 	if (wanted(l, SC_RUNG_SIMPLE))
 		l->info[SC_RUNG_SIMPLE].state = SC_RS_DONE;
-	if (l->cpus > 0 && wanted(l, SC_RUNG_COVER)) {
-		/* no CPU version (ladder.h): skipped, with no value */
-		sc_rung_info *ri = &l->info[SC_RUNG_COVER];
+	for (int r = 0; l->kinds && r < SC_RUNG_COUNT; r++) {
+		/* no version for these devices (ladder.h): skipped, with no value */
+		const char *why = r == SC_RUNG_COVER ? (l->set.fleet ? SC_LADDER_COVER_KINDS_REASON
+		                                                     : SC_LADDER_COVER_CPU_REASON)
+		                  : l->set.fleet && (r == SC_RUNG_BOTTLENECK || r == SC_RUNG_GUESS)
+		                          ? SC_LADDER_KINDS_REASON
+		                          : NULL;
+		if (!why || !wanted(l, (sc_rung)r))
+			continue;
+		sc_rung_info *ri = &l->info[r];
 		ri->state = SC_RS_SKIPPED;
 		ri->value = NAN;
-		snprintf(ri->message, sizeof ri->message, "%s", SC_LADDER_COVER_CPU_REASON);
+		snprintf(ri->message, sizeof ri->message, "%s", why);
 	}
 	sc_ladder_update(l);
 	return l;
@@ -229,24 +266,24 @@ void sc_ladder_free(sc_ladder *l)
 			sc_engine_discard(l->e, l->guess_job[j]);
 	free(l->guess_job);
 	free(l->start);
-	free(l->start_cpu);
+	free(l->start_kind);
 	free(l->upper_stage);
-	free(l->upper_cpu);
+	free(l->upper_kind);
 	free(l);
 }
 
-/* The objective of stage (l->k stages; with CPU stages l->K, cpu their
- * devices) under the ladder's settings: INFINITY when it breaks the hard
- * memory limit or a device's rule, or memory runs out. */
-static double objective_of(const sc_ladder *l, const int *stage, const bool *cpu)
+/* The objective of stage (l->K stages; on devices kind their kinds) under
+ * the ladder's settings: INFINITY when it breaks the hard memory limit or
+ * a device's rule, or memory runs out. */
+static double objective_of(const sc_ladder *l, const int *stage, const int *kind)
 {
 	sc_settings set = l->set;
 	set.k = l->K;
 	sc_costs *c = sc_costs_new(l->g, &set, NULL);
 	if (!c)
 		return INFINITY;
-	if (cpu)
-		sc_costs_set_devices(c, cpu);
+	if (kind)
+		sc_costs_set_kinds(c, kind);
 	sc_costs_eval(c, stage);
 	double v = sc_costs_objective(c);
 	sc_costs_free(c);
@@ -268,8 +305,8 @@ static int add_mip(sc_ladder *l, sc_rung r, int j, double lower, double limit)
 	        .lower = lower,
 	        .upper = r == SC_RUNG_EXACT || r == SC_RUNG_COVER ? l->upper : INFINITY,
 	        .start = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_stage : l->start) : NULL,
-	        .start_cpu =
-	                r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_cpu : l->start_cpu) : NULL};
+	        .start_kind = r == SC_RUNG_EXACT ? (l->upper_stage ? l->upper_kind : l->start_kind)
+	                                         : NULL};
 	if (r == SC_RUNG_GUESS)
 		mp.upper = l->upper; /* infeasible below it means "no better than it" */
 	if (l->p.deadline > 0) {     /* CBC stops by itself at the whole run's end */
@@ -342,29 +379,31 @@ static void track(sc_ladder *l, sc_rung r)
 		 * the searches'.  Its objective, computed here by the cost
 		 * model, decides and becomes the upper bound. */
 		int *s = NULL;
-		bool *cpu = NULL;
+		int *kind = NULL;
 		double v = INFINITY;
-		/* with CPU stages and pins, the MIP's partition may break a pin
+		/* on devices with pins, the MIP's partition may break a pin
 		 * (mip.h): only its bound counts */
 		if (isfinite(ji.incumbent) && ji.incumbent < l->upper * (1 - 1e-9) && !l->pinned) {
 			s = sc_part_new(l->g);
-			if (l->cpus > 0)
-				cpu = malloc((size_t)l->K * sizeof *cpu);
-			bool got = s && (l->cpus == 0 || cpu) &&
+			if (l->kinds)
+				kind = malloc((size_t)l->K * sizeof *kind);
+			bool got = s && (!l->kinds || kind) &&
 			           isfinite(sc_engine_result(l->e, l->job[r], s, NULL)) &&
-			           (l->cpus == 0 || sc_engine_result_devices(l->e, l->job[r], cpu));
-			if (got && sc_part_check_devices(l->g, s, l->K, cpu, NULL))
-				v = objective_of(l, s, cpu);
+			           (!l->kinds || sc_engine_result_kinds(l->e, l->job[r], kind));
+			if (got &&
+			    (l->kinds ? sc_part_check_kinds(l->g, s, l->K, &l->fleet, kind, NULL)
+			              : sc_part_check(l->g, s, l->K, NULL)))
+				v = objective_of(l, s, kind);
 		}
 		if (v < l->upper * (1 - 1e-9)) {
 			free(l->upper_stage);
-			free(l->upper_cpu);
+			free(l->upper_kind);
 			l->upper_stage = s;
-			l->upper_cpu = cpu;
+			l->upper_kind = kind;
 			l->upper = v;
 		} else {
 			free(s);
-			free(cpu);
+			free(kind);
 		}
 	}
 }
@@ -372,7 +411,7 @@ static void track(sc_ladder *l, sc_rung r)
 static void track_guess(sc_ladder *l)
 {
 	sc_rung_info *ri = &l->info[SC_RUNG_GUESS];
-	if (ri->state == SC_RS_OFF)
+	if (ri->state == SC_RS_OFF || ri->state == SC_RS_SKIPPED)
 		return;
 	double floor_ = l->simple;
 	if (l->info[SC_RUNG_BOTTLENECK].state != SC_RS_OFF)
@@ -587,7 +626,8 @@ static void schedule(sc_ladder *l)
 	double due = T > 0 ? (l->started[SC_RUNG_GUESS] > 0 ? l->started[SC_RUNG_GUESS] : now) + T
 	                   : INFINITY;
 	while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->k && !l->guess_closed &&
-	       l->info[SC_RUNG_GUESS].state != SC_RS_FAILED && mine_busy(l) < slots) {
+	       l->info[SC_RUNG_GUESS].state != SC_RS_FAILED &&
+	       l->info[SC_RUNG_GUESS].state != SC_RS_SKIPPED && mine_busy(l) < slots) {
 		double lower = l->simple;
 		if (l->info[SC_RUNG_BOTTLENECK].state == SC_RS_DONE ||
 		    l->info[SC_RUNG_BOTTLENECK].state == SC_RS_STOPPED)
@@ -703,6 +743,11 @@ int sc_ladder_cpus(const sc_ladder *l)
 	return l->cpus;
 }
 
+int sc_ladder_stages_all(const sc_ladder *l)
+{
+	return l->K;
+}
+
 bool sc_ladder_proven(const sc_ladder *l, const char **by)
 {
 	const char *p = l->proof;
@@ -735,17 +780,17 @@ double sc_ladder_lower(const sc_ladder *l)
 
 double sc_ladder_upper(const sc_ladder *l, int *stage)
 {
-	return sc_ladder_upper_devices(l, stage, NULL);
+	return sc_ladder_upper_kinds(l, stage, NULL);
 }
 
-double sc_ladder_upper_devices(const sc_ladder *l, int *stage, bool *cpu)
+double sc_ladder_upper_kinds(const sc_ladder *l, int *stage, int *kind)
 {
 	const int *from = l->upper_stage ? l->upper_stage : l->start;
-	const bool *dev = l->upper_stage ? l->upper_cpu : l->start_cpu;
+	const int *dev = l->upper_stage ? l->upper_kind : l->start_kind;
 	if (stage && from)
 		memcpy(stage, from, (size_t)l->g->n * sizeof *stage);
-	for (int s = 0; cpu && from && s < l->K; s++)
-		cpu[s] = dev ? dev[s] : false;
+	for (int s = 0; kind && from && s < l->K; s++)
+		kind[s] = dev ? dev[s] : kind_in_order(&l->fleet, s);
 	return l->upper;
 }
 

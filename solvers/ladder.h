@@ -77,15 +77,23 @@
  *               sharing the CPUs); the least over j = 1..k bounds every
  *               partition, whose own j is among them.
  *   exact       the MIP of 000 Figure 3 over k + L stages, each with a
- *               device binary: its optimum is the optimum with CPU stages
- *               (without the pins, which it does not model: then it is a
- *               relaxation and its partition is not taken).
+ *               kind binary (mip_model_kinds.c): its optimum is the
+ *               optimum with CPU stages (without the pins, which it does
+ *               not model: then it is a relaxation and its partition is
+ *               not taken).
  *   cover       skipped (SC_RS_SKIPPED, no value, the reason in its
  *               message): its set cover counts k sets of one device; with
  *               CPUs it would need a second budget of L CPU sets and a
  *               second pricing problem, which it does not have.
- * A start partition then names its stages' devices (params.start_cpu) and
- * the best partition comes with them (sc_ladder_upper_devices).
+ * A start partition then names its stages' kinds (params.start_kind) and
+ * the best partition comes with them (sc_ladder_upper_kinds).
+ *
+ * Other device kinds (set->fleet, fleet.h, beyond the graph's own device
+ * and CPUs, which are k and L kind for kind): the simple rung is
+ * sc_bound_simple_kinds, the exact rung the MIP over the fleet's stages
+ * (mip_model_kinds.c; a lower bound, and no longer the optimum, when the
+ * kinds' links differ); bottleneck, guess and cover are skipped, with
+ * their reason.  set->fleet must outlive the ladder.
  *
  * The rungs, their names and what a proof by each is called are one table,
  * rungs.def (mip.h).
@@ -123,6 +131,16 @@ typedef enum sc_rung_state {
 	"skipped: the cover relaxation has no CPU version (its set cover counts k sets of one "    \
 	"device; CPU stages would need a second budget and pricing)"
 
+/* Why the cover rung is skipped on other device kinds. */
+#define SC_LADDER_COVER_KINDS_REASON                                                               \
+	"skipped: the cover relaxation counts k sets of one device; it has no version for "        \
+	"device kinds"
+
+/* Why the bottleneck and guess rungs are skipped on other device kinds. */
+#define SC_LADDER_KINDS_REASON                                                                     \
+	"skipped: this relaxation models CPU stages beside the graph's own device, not other "     \
+	"device kinds"
+
 /* "off", "waiting", "running", "done", "stopped", "failed", "cancelled",
  * "unneeded", "skipped". */
 const char *sc_rung_state_name(sc_rung_state s);
@@ -145,10 +163,10 @@ typedef struct sc_ladder_params {
 	double deadline;
 	double upper;     /* objective (sc_costs_objective) of start, or INFINITY */
 	const int *start; /* that partition (op stages, 0-based), or NULL */
-	/* with CPU stages (set->cpus > 0): start's devices, set->k +
-	 * set->cpus flags (true: a CPU stage); NULL: start's stages below
-	 * set->k are accelerators, the others CPUs */
-	const bool *start_cpu;
+	/* on devices (set->cpus > 0 or set->fleet): start's kinds, an index
+	 * into the fleet per stage (set->k + set->cpus, or the fleet's
+	 * stages); NULL: the fleet's order (accelerators, then CPUs) */
+	const int *start_kind;
 	bool stop_at_proof; /* stop the other rungs once upper is proven optimal */
 	bool upper_optimal; /* upper is already proven optimal (the exact DP) */
 } sc_ladder_params;
@@ -184,6 +202,10 @@ int sc_ladder_stages(const sc_ladder *l);
 /* The number of CPU stages it works with: min(cpus, units), 0 without. */
 int sc_ladder_cpus(const sc_ladder *l);
 
+/* The stages of its partitions: sc_ladder_stages, on devices the fleet's
+ * (k + cpus of those worked with, or the fleet's counts). */
+int sc_ladder_stages_all(const sc_ladder *l);
+
 /* Whether the upper bound (sc_ladder_upper) is proven optimal: by a rung's
  * value within SC_LADDER_REL_TOL of it (the exact MIP's when it solves to
  * optimality), or by the caller (params.upper_optimal).  When it is and by
@@ -209,11 +231,10 @@ double sc_ladder_lower(const sc_ladder *l);
  * either way the objective of the partition copied. */
 double sc_ladder_upper(const sc_ladder *l, int *stage);
 
-/* sc_ladder_upper with CPU stages: stage's values are then in 0..K-1,
- * K = sc_ladder_stages + sc_ladder_cpus, and cpu (K flags, may be NULL)
- * receives their devices (true: a CPU stage; all false without CPU
- * stages).  Both are left as they were when there is no partition. */
-double sc_ladder_upper_devices(const sc_ladder *l, int *stage, bool *cpu);
+/* sc_ladder_upper on devices: kind (may be NULL) receives the partition's
+ * kinds, sc_ladder_stages_all entries (an index into the fleet each); both
+ * are left as they were when there is no partition. */
+double sc_ladder_upper_kinds(const sc_ladder *l, int *stage, int *kind);
 
 /* Cancels every running or waiting rung. */
 void sc_ladder_cancel(sc_ladder *l);

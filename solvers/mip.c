@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/fleet.h"
 #include "cover.h"
 #include "mip_model.h"
 #include "simple.h"
@@ -232,28 +233,47 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d",
 		                    p->guess, p->k);
 	double t0 = sc_clock_now();
-	/* CPU stages (mip_model_cpu.c): the pins are not modelled, a
-	 * relaxation; the cover rung and GPipe do not take them */
-	bool cpus = set->cpus > 0;
-	sc_settings unpinned;
-	if (cpus) {
+	/* devices (fleet.h): the pins are not modelled, a relaxation; the
+	 * cover rung and GPipe do not take them.  The exact rung is
+	 * mip_model_kinds.c's for any fleet; the bottleneck and guess rungs
+	 * are mip_model_cpu.c's, for accelerators of the graph's work and CPUs
+	 * only (a fleet of those two is taken as k and --cpus) */
+	sc_fleet fleet;
+	sc_settings unpinned = *set;
+	unpinned.k = p->k;
+	if (!sc_fleet_resolve(g, &unpinned, &fleet, err))
+		return err ? err->code : SC_ERR_INPUT;
+	bool kinds = !sc_fleet_plain(&fleet);
+	bool cpus = kinds && sc_fleet_cpus_form(g, &fleet);
+	if (kinds) {
 		if (p->rung == SC_RUNG_COVER)
 			return sc_error_set(err, SC_ERR_INPUT,
-			                    "the cover rung does not model CPU stages");
-		if (set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g))
+			                    "the cover rung does not model device kinds");
+		if (!cpus && p->rung != SC_RUNG_EXACT)
 			return sc_error_set(err, SC_ERR_INPUT,
-			                    "the MIP rungs do not model CPU stages under the GPipe "
-			                    "schedule");
-		unpinned = *set;
+			                    "the %s rung models CPU stages beside the graph's own "
+			                    "device, not other device kinds",
+			                    sc_rung_name(p->rung));
+		if (set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g))
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "the MIP rungs do not model device kinds under the GPipe "
+			        "schedule");
 		unpinned.pin = NULL;
+		if (cpus) {
+			unpinned.fleet = NULL;
+			unpinned.k = fleet.kind[0].count;
+			unpinned.cpus = fleet.n > 1 ? fleet.kind[1].count : 0;
+		}
 		set = &unpinned;
 	}
 
 	sc_units *u = sc_units_new(g, !p->plain, set, err);
 	if (!u)
 		return err ? err->code : SC_ERR_NOMEM;
-	double L = cpus ? sc_mip_unit_simple_bound_cpus(u, p->k, set->cpus)
-	                : sc_mip_unit_simple_bound(u, p->k);
+	double L = !kinds ? sc_mip_unit_simple_bound(u, p->k)
+	           : cpus ? sc_mip_unit_simple_bound_cpus(u, set->k, set->cpus)
+	                  : sc_mip_unit_simple_bound_kinds(u, &fleet);
 	if (isnan(L)) {
 		sc_units_free(u);
 		return sc_error_nomem(err, "the simple bound");
@@ -263,7 +283,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		sc_units_free(u);
 		return cst;
 	}
-	int K = p->rung == SC_RUNG_EXACT ? p->k + (cpus ? set->cpus : 0) : 3;
+	int K = p->rung != SC_RUNG_EXACT ? 3 : kinds ? sc_fleet_stages(&fleet) : p->k;
 	/* the memory a solve may take: 10 KiB per op, at least 1 GiB; CBC
 	 * takes about 1.2 KB per unit or edge and block (measured: 10 000 ops
 	 * and 20 000 edges at k = 8, 261 MB; 100 000 ops, 2.2 GB) */
@@ -292,8 +312,10 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	int zcol = 0;
 	sc_status st = SC_OK;
 	bool built = m.lo && m.hi && m.ycol &&
-	             (cpus ? sc_mip_model_build_cpu(&m, set, p, &t, scale, L, &zcol)
-	                   : sc_mip_model_build(&m, set, p, &t, scale, L, &zcol));
+	             (!kinds ? sc_mip_model_build(&m, set, p, &t, scale, L, &zcol)
+	              : p->rung == SC_RUNG_EXACT
+	                      ? sc_mip_model_build_kinds(&m, set, p, &fleet, &t, scale, L, &zcol)
+	                      : sc_mip_model_build_cpu(&m, set, p, &t, scale, &zcol));
 	if (!built) {
 		st = sc_error_nomem(err, "the MIP model");
 		goto out;
@@ -355,6 +377,13 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 		Cbc_setObjSense(cm, 1);
 		Cbc_setLogLevel(cm, fn || getenv("SC_CBC_LOG") ? 1 : 0);
 		Cbc_setParameter(cm, "timeMode", "elapsed");
+		/* the exact rung on a fleet without CBC 2.10's preprocessing:
+		 * on its kind binaries and shares it cut off optima (resnet50
+		 * layers at k 2 with one CPU, from a MIP start: 96.65 "optimal"
+		 * where the optimum is 96.32; small training graphs in
+		 * tests/unit/test_kinds.c) */
+		if (m.dcol)
+			Cbc_setParameter(cm, "preprocess", "off");
 		Cbc_setAllowableGap(cm, MIP_TOL);
 		Cbc_setAllowableFractionGap(cm, MIP_TOL);
 		/* the exact rung's proof is the one a near tie can fool (above);
@@ -392,12 +421,17 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 						}
 					}
 				}
-				/* with CPU stages, each stage's device */
-				for (int b = 0; m.dcol && b < m.K; b++) {
-					idx[cnt] = m.dcol[b];
-					val[cnt++] = (p->start_cpu ? p->start_cpu[b] : b >= p->k)
-					                     ? 1
-					                     : 0;
+				/* on a fleet, each stage's kind (without start_kind:
+				 * the kinds in the fleet's order) */
+				for (int b = 0, e = 0, left = 0; m.dcol && b < m.K; b++) {
+					while (!p->start_kind && left == 0 && e < m.nk)
+						left = fleet.kind[e++].count;
+					left--;
+					int kb = p->start_kind ? p->start_kind[b] : e - 1;
+					for (int d = 0; d < m.nk; d++) {
+						idx[cnt] = m.dcol[b * m.nk + d];
+						val[cnt++] = d == kb ? 1 : 0;
+					}
 				}
 				Cbc_setMIPStartI(cm, cnt, idx, val);
 			}
@@ -487,10 +521,17 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				}
 				sc_units_expand(u, us, res->stages);
 				if (m.dcol) {
-					res->stage_cpu = malloc((size_t)m.K * sizeof(bool));
-					for (int b = 0; res->stage_cpu && b < m.K; b++)
-						res->stage_cpu[b] = x[m.dcol[b]] > 0.5;
-					if (!res->stage_cpu) {
+					res->kstages = m.K;
+					res->stage_kind = malloc((size_t)m.K * sizeof(int));
+					for (int b = 0; res->stage_kind && b < m.K; b++) {
+						res->stage_kind[b] = 0;
+						for (int d = 1; d < m.nk; d++)
+							if (x[m.dcol[b * m.nk + d]] >
+							    x[m.dcol[b * m.nk +
+							             res->stage_kind[b]]])
+								res->stage_kind[b] = d;
+					}
+					if (!res->stage_kind) {
 						free(res->stages);
 						res->stages = NULL;
 					}

@@ -35,14 +35,16 @@
  * relaxations bound it (a superblock's part of a pass bounds the sum of
  * its stages').  Inference graphs have one pass and are unaffected.
  *
- * CPU stages (set->cpus = L >= 1; 001 section 3): the
- * bottleneck, guess and exact models take them (mip_model_cpu.c says how
- * and why each still bounds the optimum): the exact model gets k + L
- * stages, each with a device binary, and its optimum is the optimum with
- * CPU stages; the bottleneck and guess models put the accelerator stage
+ * Devices (fleet.h: set->fleet, or set->cpus = L >= 1 CPU stages of 001
+ * section 3): the exact model gets a block per stage of the fleet, each
+ * with a kind binary (mip_model_kinds.c), and its optimum is the optimum
+ * on the fleet when the kinds that pay io share one link (a lower bound
+ * when they differ).  The bottleneck and guess models take CPU stages
+ * beside the graph's own device (mip_model_cpu.c: the accelerator stage
  * of most work in the middle block and the CPU stages' time in a row of
- * their own.  Pins are not modelled with CPU stages (a relaxation); the
- * cover rung and the GPipe schedule do not take them (SC_ERR_INPUT).
+ * their own), not other kinds (SC_ERR_INPUT).  Pins are not modelled on
+ * devices (a relaxation); the cover rung and the GPipe schedule do not
+ * take them (SC_ERR_INPUT).
  *
  * sc_mip_solve runs one model in the calling process; CBC is neither
  * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child
@@ -92,9 +94,10 @@ typedef struct sc_mip_params {
 	double upper;      /* a known partition's objective (under set's
 	                    * schedule) or more, or INFINITY */
 	const int *start;  /* EXACT: that partition's op stages (0-based), or NULL */
-	/* EXACT with CPU stages: start's devices, k + set->cpus flags (true:
-	 * a CPU stage); NULL: start's stages 0..k-1 are the accelerators */
-	const bool *start_cpu;
+	/* EXACT on devices (set->cpus > 0 or set->fleet): start's kinds, an
+	 * index into the fleet (fleet.h) per stage; NULL: start's stages in
+	 * the fleet's order (0..k-1 the accelerators, then the CPUs) */
+	const int *start_kind;
 	bool plain; /* the groups only, without the safe contractions
 	             * (contract.h): a check of them */
 } sc_mip_params;
@@ -113,9 +116,10 @@ typedef struct sc_mip_result {
 	double seconds;
 	int rows, cols; /* size of the model CBC was given */
 	int *stages;    /* EXACT: the incumbent's op stages (0-based), malloc'd; or NULL */
-	/* EXACT with CPU stages: the incumbent's devices, k + set->cpus flags
-	 * (true: a CPU stage), malloc'd; else NULL */
-	bool *stage_cpu;
+	/* EXACT on devices: the incumbent's kind per stage (an index into the
+	 * fleet), malloc'd; else NULL */
+	int *stage_kind;
+	int kstages; /* stage_kind's length: the fleet's stages */
 } sc_mip_result;
 
 /* Called while CBC runs with its current proven bound and incumbent (in the
@@ -124,8 +128,9 @@ typedef void (*sc_mip_progress_fn)(void *ud, double bound, double incumbent, lon
                                    double seconds);
 
 /* Builds and solves one model of g under set (set->memory, set->policy,
- * set->bandwidth and set->cpus are honoured; p->k accelerator stages).
- * Returns SC_OK with *res filled (free res->stages and res->stage_cpu),
+ * set->bandwidth, set->cpus and set->fleet are honoured; p->k stages of
+ * the graph's device, with a fleet its stages, sc_fleet_stages).
+ * Returns SC_OK with *res filled (free res->stages and res->stage_kind),
  * or an error (SC_ERR_INPUT for bad parameters, SC_ERR_NOMEM,
  * SC_ERR_INTERNAL when CBC fails). */
 sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,

@@ -341,6 +341,39 @@ static void gpipe_columns(sc_mip_model *m, int k, const double *wbw, double scal
 	sc_mip_row_end(m, 0, INFINITY);
 }
 
+void sc_mip_y_columns(sc_mip_model *m)
+{
+	int K = m->K;
+	for (int U = 0; U < m->u->n; U++)
+		for (int b = 0; b < K; b++)
+			m->ycol[U * K + b] = b >= m->lo[U] && b < m->hi[U] && b < K - 1
+			                             ? sc_mip_col(m, 0, 1, 0, true)
+			                             : -1;
+}
+
+void sc_mip_precedence(sc_mip_model *m)
+{
+	const sc_units *u = m->u;
+	int K = m->K;
+	for (int U = 0; U < u->n; U++) {
+		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
+			int V = u->succ[e];
+			for (int b = 0; b < K - 1; b++) {
+				sc_mip_row_begin(m);
+				sc_mip_row_y(m, U, b, 1);
+				sc_mip_row_y(m, V, b, -1);
+				sc_mip_row_end(m, 0, INFINITY);
+			}
+		}
+		for (int b = 1; b < K - 1; b++) {
+			sc_mip_row_begin(m);
+			sc_mip_row_y(m, U, b, 1);
+			sc_mip_row_y(m, U, b - 1, -1);
+			sc_mip_row_end(m, 0, INFINITY);
+		}
+	}
+}
+
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
                         const sc_mip_tensors *t, double scale, double L, int *zcol)
 {
@@ -416,11 +449,7 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	if (zup < zlo)
 		zup = zlo;
 	*zcol = sc_mip_col(m, zlo, zup, 1, false);
-	for (int U = 0; U < n; U++)
-		for (int b = 0; b < K; b++)
-			m->ycol[U * K + b] = b >= m->lo[U] && b < m->hi[U] && b < K - 1
-			                             ? sc_mip_col(m, 0, 1, 0, true)
-			                             : -1;
+	sc_mip_y_columns(m);
 	/* When the windows fix every y the model is an LP, which Cbc_solve
 	 * hands to Clp without keeping a best solution; one free binary
 	 * column keeps it on the MIP path. */
@@ -557,34 +586,6 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 			sc_mip_row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
 		}
 	}
-	/* precedence: DAG and monotone y */
-	for (int U = 0; U < n; U++) {
-		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
-			int V = u->succ[e];
-			for (int b = 0; b < K - 1; b++) {
-				sc_mip_row_begin(m);
-				sc_mip_row_y(m, U, b, 1);
-				sc_mip_row_y(m, V, b, -1);
-				sc_mip_row_end(m, 0, INFINITY);
-			}
-		}
-		for (int b = 1; b < K - 1; b++) {
-			sc_mip_row_begin(m);
-			sc_mip_row_y(m, U, b, 1);
-			sc_mip_row_y(m, U, b - 1, -1);
-			sc_mip_row_end(m, 0, INFINITY);
-		}
-	}
+	sc_mip_precedence(m);
 	return !m->nomem;
-}
-
-double sc_mip_unit_simple_bound(const sc_units *u, int k)
-{
-	double total = 0, largest = 0;
-	for (int U = 0; U < u->n; U++) {
-		total += u->work[U];
-		if (u->work[U] > largest)
-			largest = u->work[U];
-	}
-	return largest > total / k ? largest : total / k;
 }

@@ -44,9 +44,10 @@ typedef struct sc_mip_model {
 	double tconst;
 	bool infeasible; /* a fixed row was violated */
 	bool nomem;
-	/* CPU stages, the exact rung: block b's device column dcol[b] (1: a
-	 * CPU stage), K entries, malloc'd by the builder; else NULL */
+	/* the exact rung on a fleet: block b's kind binaries dcol[b * nk + e],
+	 * K * nk entries, malloc'd by the builder; else NULL */
 	int *dcol;
+	int nk;
 } sc_mip_model;
 
 /* What the order arcs say of a tensor's source unit U and one reading
@@ -108,14 +109,30 @@ void sc_mip_row_merge(sc_mip_model *m);
  * safe window.  Malloc'd; NULL when out of memory. */
 double *sc_mip_reach_work(const sc_units *u, const double *weight, bool down);
 
-/* The models of the rungs with CPU stages (set->cpus >= 1; mip.h and
- * mip_model_cpu.c say why each bounds the optimum): as
- * sc_mip_model_build, with L the simple bound with CPU stages on the
- * units (sc_mip_unit_simple_bound_cpus).  For the exact rung m->K is
- * p->k + set->cpus and m->dcol is set.  The 1F1B schedule (or inference)
- * only. */
+/* The bottleneck and guess models with CPU stages (set->cpus >= 1, no
+ * fleet; mip_model_cpu.c says why each bounds the optimum): as
+ * sc_mip_model_build.  The 1F1B schedule (or inference) only. */
 bool sc_mip_model_build_cpu(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
-                            const sc_mip_tensors *t, double scale, double L, int *zcol);
+                            const sc_mip_tensors *t, double scale, int *zcol);
+
+/* The exact model on the kinds of f (resolved for the units' graph; m->K
+ * its stages): each block gets a kind, m->dcol[b * f->n + e] its binaries
+ * (mip_model_kinds.c says how, and when the optimum is the fleet's).  L
+ * is a lower bound on the objective.  The 1F1B schedule (or inference)
+ * only; pins are not modelled. */
+struct sc_fleet;
+bool sc_mip_model_build_kinds(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
+                              const struct sc_fleet *f, const sc_mip_tensors *t, double scale,
+                              double L, int *zcol);
+
+/* The simple bound on a fleet over the units: each unit at its least
+ * time on a kind that may run it (INFINITY when none may). */
+double sc_mip_unit_simple_bound_kinds(const sc_units *u, const struct sc_fleet *f);
+
+/* The Y columns inside the windows (lo, hi), and the precedence rows (the
+ * units' DAG and monotone Y): what every model has. */
+void sc_mip_y_columns(sc_mip_model *m);
+void sc_mip_precedence(sc_mip_model *m);
 
 /* The simple bound with CPU stages (simple.h) over the units: a unit may
  * go to a device when each of its ops may.  NAN when out of memory. */

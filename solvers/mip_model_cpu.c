@@ -1,6 +1,7 @@
 /*
- * mip_model_cpu.c - the MIP rungs with CPU stages (001 section
- * 3).  See mip_model.h; the notation is mip.c's (blocks b, Y(U, b),
+ * mip_model_cpu.c - the bottleneck and guess rungs with CPU stages (001
+ * section 3; the exact rung with them is mip_model_kinds.c's, for any
+ * fleet).  See mip_model.h; the notation is mip.c's (blocks b, Y(U, b),
  * x(U, b) = Y(U, b) - Y(U, b-1), costs divided by scale).
  *
  * With up to L CPU stages beside the k accelerator stages, a unit U in
@@ -16,18 +17,6 @@
  * reads and writes nothing, an accelerator stage reads and writes what it
  * exchanges with any other stage, CPU stages included (cost.h).
  *
- * exact       K = k + L blocks, each a stage whose device is a binary
- *             d(b) (1: a CPU), with sum_b d(b) = L (stages may stay empty,
- *             so exactly k accelerators and L CPUs lose nothing), and
- *             x - d(b) <= xa <= min(x, 1 - d(b)): on integral x and d the
- *             shares are exact, every stage costs what cost.c says
- *             (z >= its accelerator cost, z >= its CPU time), and the
- *             optimum is the optimum with CPU stages.  A unit only an
- *             accelerator may hold has x(U, b) <= 1 - d(b), one only a CPU
- *             may hold x(U, b) <= d(b).  Windows as without CPUs, from the
- *             least time of each unit on a device it may use (any stage
- *             holding it costs at least that).  Pins are not modelled
- *             (a relaxation: the ladder takes no partition from it then).
  *   bottleneck three blocks, the middle one the accelerator stage of most
  *             work, the outer ones every other stage: the k - 1 other
  *             accelerators and the L CPUs, in whatever order.  Rows:
@@ -263,155 +252,6 @@ static bool accel_block(cpu_ctx *c, const sc_settings *set, const sc_mip_tensors
 	return !m->nomem;
 }
 
-/* Precedence: the DAG of the units and monotone Y (as mip_model.c). */
-static void precedence(sc_mip_model *m)
-{
-	const sc_units *u = m->u;
-	int K = m->K;
-	for (int U = 0; U < u->n; U++) {
-		for (int e = u->succ_off[U]; e < u->succ_off[U + 1]; e++) {
-			int V = u->succ[e];
-			for (int b = 0; b < K - 1; b++) {
-				sc_mip_row_begin(m);
-				sc_mip_row_y(m, U, b, 1);
-				sc_mip_row_y(m, V, b, -1);
-				sc_mip_row_end(m, 0, INF_ROW);
-			}
-		}
-		for (int b = 1; b < K - 1; b++) {
-			sc_mip_row_begin(m);
-			sc_mip_row_y(m, U, b, 1);
-			sc_mip_row_y(m, U, b - 1, -1);
-			sc_mip_row_end(m, 0, INF_ROW);
-		}
-	}
-}
-
-/* The Y columns inside the windows (mip_model.c). */
-static void y_columns(sc_mip_model *m)
-{
-	int K = m->K;
-	for (int U = 0; U < m->u->n; U++)
-		for (int b = 0; b < K; b++)
-			m->ycol[U * K + b] = b >= m->lo[U] && b < m->hi[U] && b < K - 1
-			                             ? sc_mip_col(m, 0, 1, 0, true)
-			                             : -1;
-}
-
-/* Windows of the exact model: a unit with ancestors of more total time
- * than fits below the known bottleneck cannot sit in the first stages
- * (each stage holding a unit costs at least its least time on a device
- * that may hold it), likewise for descendants and the last stages. */
-static bool exact_windows(cpu_ctx *c, const sc_mip_params *p)
-{
-	sc_mip_model *m = c->m;
-	const sc_units *u = c->u;
-	int n = u->n, K = m->K;
-	for (int U = 0; U < n; U++) {
-		m->lo[U] = 0;
-		m->hi[U] = K - 1;
-		if (!c->aok[U] && !c->cok[U])
-			m->infeasible = true; /* no stage may hold it */
-	}
-	if (!isfinite(p->upper) || p->upper <= 0)
-		return true;
-	double *least = sc_malloc_n((size_t)n, sizeof *least);
-	if (!least)
-		return false;
-	for (int U = 0; U < n; U++)
-		least[U] = c->aok[U] && c->cok[U] ? fmin(u->work[U], c->cpu[U])
-		           : c->aok[U]            ? u->work[U]
-		                                  : c->cpu[U];
-	double *anc = sc_mip_reach_work(u, least, false), *desc = sc_mip_reach_work(u, least, true);
-	free(least);
-	if (!anc || !desc) {
-		free(anc);
-		free(desc);
-		return false;
-	}
-	double cap = p->upper * (1 + 1e-9) + 1e-12;
-	for (int U = 0; U < n; U++) {
-		int before = (int)ceil(anc[U] / cap - 1e-12);
-		int after = (int)ceil(desc[U] / cap - 1e-12);
-		if (before > 1)
-			m->lo[U] = before - 1;
-		if (after > 1)
-			m->hi[U] = K - after;
-		if (m->lo[U] > m->hi[U])
-			m->infeasible = true;
-	}
-	free(anc);
-	free(desc);
-	return true;
-}
-
-/* The exact model with K = k + L stages (above). */
-static bool build_exact(cpu_ctx *c, const sc_settings *set, const sc_mip_params *p,
-                        const sc_mip_tensors *t, double L, int *zcol)
-{
-	sc_mip_model *m = c->m;
-	const sc_units *u = c->u;
-	int n = u->n, K = m->K;
-	if (!exact_windows(c, p))
-		return false;
-	double zlo = p->lower > 0 ? p->lower * (1 - 1e-6) / c->scale : 0;
-	if (L / c->scale > zlo)
-		zlo = L / c->scale;
-	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / c->scale : DBL_MAX;
-	if (zup < zlo)
-		zup = zlo;
-	*zcol = sc_mip_col(m, zlo, zup, 1, false);
-	y_columns(m);
-	m->dcol = sc_malloc_n((size_t)K, sizeof *m->dcol);
-	if (!m->dcol)
-		return false;
-	for (int b = 0; b < K; b++) {
-		c->blk_acc[b] = c->blk_cpu[b] = true;
-		m->dcol[b] = sc_mip_col(m, 0, 1, 0, true);
-	}
-	/* exactly L CPU stages, the other k accelerators */
-	sc_mip_row_begin(m);
-	for (int b = 0; b < K; b++)
-		sc_mip_row_add(m, m->dcol[b], 1);
-	sc_mip_row_end(m, set->cpus, set->cpus);
-	share_columns(c);
-	/* the device of each stage fixes the shares: x - d <= xa <= 1 - d */
-	for (int U = 0; U < n; U++)
-		for (int b = m->lo[U]; b <= m->hi[U]; b++) {
-			int col = c->xa[U * K + b];
-			if (col >= 0) {
-				sc_mip_row_begin(m);
-				sc_mip_row_add(m, col, 1);
-				sc_mip_row_x(m, U, b, -1);
-				sc_mip_row_add(m, m->dcol[b], 1);
-				sc_mip_row_end(m, 0, INF_ROW);
-				sc_mip_row_begin(m);
-				sc_mip_row_add(m, col, 1);
-				sc_mip_row_add(m, m->dcol[b], 1);
-				sc_mip_row_end(m, -INF_ROW, 1);
-			} else if (c->aok[U] != c->cok[U]) {
-				/* one device only: x <= 1 - d, or x <= d */
-				sc_mip_row_begin(m);
-				sc_mip_row_x(m, U, b, 1);
-				sc_mip_row_add(m, m->dcol[b], c->aok[U] ? 1 : -1);
-				sc_mip_row_end(m, -INF_ROW, c->aok[U] ? 1 : 0);
-			}
-		}
-	for (int b = 0; b < K && !m->nomem; b++) {
-		if (!accel_block(c, set, t, b, 1, *zcol))
-			return false;
-		/* z >= the stage's CPU time */
-		sc_mip_row_begin(m);
-		sc_mip_row_add(m, *zcol, 1);
-		for (int U = 0; U < n; U++)
-			add_xc(c, U, b, -c->cpu[U] / c->scale);
-		sc_mip_row_merge(m);
-		sc_mip_row_end(m, 0, INF_ROW);
-	}
-	precedence(m);
-	return !m->nomem;
-}
-
 /* The bottleneck and guess models with CPU stages (above). */
 static bool build_three(cpu_ctx *c, const sc_settings *set, const sc_mip_params *p,
                         const sc_mip_tensors *t, int *zcol)
@@ -438,7 +278,7 @@ static bool build_three(cpu_ctx *c, const sc_settings *set, const sc_mip_params 
 	if (zup < zlo)
 		zup = zlo;
 	*zcol = sc_mip_col(m, zlo, zup, 1, false);
-	y_columns(m);
+	sc_mip_y_columns(m);
 	share_columns(c);
 	if (m->nomem)
 		return false;
@@ -546,12 +386,12 @@ static bool build_three(cpu_ctx *c, const sc_settings *set, const sc_mip_params 
 		sc_mip_row_merge(m);
 		sc_mip_row_end(m, 0, INF_ROW);
 	}
-	precedence(m);
+	sc_mip_precedence(m);
 	return !m->nomem;
 }
 
 bool sc_mip_model_build_cpu(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
-                            const sc_mip_tensors *t, double scale, double L, int *zcol)
+                            const sc_mip_tensors *t, double scale, int *zcol)
 {
 	cpu_ctx c = {.m = m, .u = m->u, .scale = scale};
 	c.blk_acc = sc_calloc_n((size_t)m->K, sizeof *c.blk_acc);
@@ -559,8 +399,7 @@ bool sc_mip_model_build_cpu(sc_mip_model *m, const sc_settings *set, const sc_mi
 	c.xa = sc_malloc_n((size_t)m->u->n * (size_t)m->K, sizeof *c.xa);
 	bool ok = c.blk_acc && c.blk_cpu && c.xa && unit_devices(&c);
 	if (ok)
-		ok = p->rung == SC_RUNG_EXACT ? build_exact(&c, set, p, t, L, zcol)
-		                              : build_three(&c, set, p, t, zcol);
+		ok = build_three(&c, set, p, t, zcol);
 	ctx_free(&c);
 	return ok && !m->nomem;
 }

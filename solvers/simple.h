@@ -62,6 +62,15 @@ double sc_bound_simple_items(sc_simple_item *items, int n, int k, int cpus);
  * SC_ERR_NOMEM. */
 sc_status sc_bound_simple_cpus(const sc_graph *g, int k, int cpus, double *out, sc_error *err);
 
+/* The simple bound on a fleet (fleet.h, resolved for g): each item (an op
+ * outside groups, or a group) takes at least its least time on a kind
+ * that may run all of it, so some stage holds a K-th of the sum of those
+ * times (K the fleet's stages) and the stage of the longest item at least
+ * that item's; io and memory only add.  INFINITY when an item has no kind
+ * that may run it.  Pure arithmetic, thread-safe. */
+struct sc_fleet;
+double sc_bound_simple_kinds(const sc_graph *g, const struct sc_fleet *f);
+
 /* The number of stages that can be non-empty: min(k, ops outside groups +
  * groups), at least 1.  The optimum with k stages equals the optimum with
  * that many (renumbering the non-empty stages in order keeps every order

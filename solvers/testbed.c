@@ -475,7 +475,7 @@ static int timed_rungs(unsigned mask)
  * whether one proved that no partition fits (the exact DP finding none). */
 static double run_methods(const sc_graph *g, const sc_settings *set, const sc_testbed_config *c,
                           double methods_end, json_t *methods, int *stage, int *best_stage,
-                          bool *cpu, bool *best_cpu, bool *optimal_dp, bool *none_dp, run_ctx *r)
+                          int *kind, int *best_kind, bool *optimal_dp, bool *none_dp, run_ctx *r)
 {
 	double best = INFINITY;
 	sc_error err;
@@ -502,7 +502,7 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 			while (!run_stopped(r) && sc_search_step(s))
 				;
 			bool optimal = false;
-			double v = sc_search_result_devices(s, stage, cpu, &optimal);
+			double v = sc_search_result_kinds(s, stage, kind, &optimal);
 			if (sc_search_error(s))
 				row = json_pack("{s:n, s:s}", "bottleneck", "refused",
 				                sc_search_error(s)->msg);
@@ -513,7 +513,8 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 			if (isfinite(v) && v < best) {
 				best = v;
 				memcpy(best_stage, stage, (size_t)g->n * sizeof *stage);
-				memcpy(best_cpu, cpu, (size_t)(set->k + set->cpus) * sizeof *cpu);
+				memcpy(best_kind, kind,
+				       (size_t)(set->k + set->cpus) * sizeof *kind);
 			}
 			*optimal_dp = *optimal_dp || (optimal && isfinite(v));
 			*none_dp = *none_dp || (optimal && !isfinite(v));
@@ -575,15 +576,15 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "simple", isfinite(simple) ? json_real(simple) : json_null());
 	int *stage = sc_part_new(g);
 	int *best_stage = sc_part_new(g);
-	bool *cpu = calloc((size_t)(set.k + set.cpus), sizeof *cpu);
-	bool *best_cpu = calloc((size_t)(set.k + set.cpus), sizeof *best_cpu);
+	int *kind = calloc((size_t)(set.k + set.cpus), sizeof *kind);
+	int *best_kind = calloc((size_t)(set.k + set.cpus), sizeof *best_kind);
 	bool optimal_dp = false, none_dp = false;
 	json_t *methods = json_object();
 	json_object_set_new(rec, "methods", methods);
 	double best = INFINITY;
-	if (stage && best_stage && cpu && best_cpu)
-		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, cpu,
-		                   best_cpu, &optimal_dp, &none_dp, &run);
+	if (stage && best_stage && kind && best_kind)
+		best = run_methods(g, &set, c, methods_end, methods, stage, best_stage, kind,
+		                   best_kind, &optimal_dp, &none_dp, &run);
 	double upper = best, lower = NAN;
 	json_t *rungs = json_object();
 	json_object_set_new(rec, "rungs", rungs);
@@ -599,8 +600,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		                       .time_limit = fmax(share, SC_TESTBED_MIN_SHARE),
 		                       .upper = best,
 		                       .start = isfinite(best) ? best_stage : NULL,
-		                       .start_cpu =
-		                               isfinite(best) && set.cpus > 0 ? best_cpu : NULL,
+		                       .start_kind =
+		                               isfinite(best) && set.cpus > 0 ? best_kind : NULL,
 		                       /* Table 1 needs every rung's value */
 		                       .stop_at_proof = false};
 		say(&run, "rungs");
@@ -643,8 +644,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "seconds", json_real(sc_clock_now() - t_start));
 	free(stage);
 	free(best_stage);
-	free(cpu);
-	free(best_cpu);
+	free(kind);
+	free(best_kind);
 	sc_graph_free(g);
 	if (run_stopped(&run)) {
 		json_decref(rec);

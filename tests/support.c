@@ -455,7 +455,7 @@ void ts_remove_dir(const char *dir)
 #include "core/partition.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/search.h"
 
 double ts_search(const sc_graph *g, int k, const char *method, uint64_t seed, long evals,
@@ -586,12 +586,12 @@ double ts_cpu_optimum(const sc_graph *g, int k, int L)
 	sc_search_params_init(&p);
 	p.refine = false;
 	int *stage = calloc((size_t)(g->n ? g->n : 1), sizeof *stage);
-	bool *cpu = calloc((size_t)(k + L), sizeof *cpu);
-	cr_assert(stage && cpu);
-	sc_cpu_exact_info info;
+	int *kind = calloc((size_t)(k + L), sizeof *kind);
+	cr_assert(stage && kind);
+	sc_dp_exact_info info;
 	sc_error err;
-	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(sc_dp_exact(g, &set, &p, stage, kind, &info, &err), SC_OK, "%s", err.msg);
 	free(stage);
-	free(cpu);
+	free(kind);
 	return info.optimum;
 }

@@ -95,6 +95,9 @@ double ts_brute_optimum_cpus(const sc_graph *g, int k, int L, int *best, bool *b
  * model ts_brute_optimum_cpus uses, INFINITY when a stage breaks its
  * device or the hard memory limit; NAN when ts_valid rejects it. */
 double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, int K);
+/* ts_cpu_bottleneck for kinds as the solvers give them with CPU stages
+ * (fleet.h: 0 an accelerator, 1 a CPU). */
+double ts_kind_bottleneck(const sc_graph *g, const int *stage, const int *kind, int K);
 
 /* The optimum of g at k accelerator and L CPU stages by the exact DP with
  * CPU stages (sc_cpu_exact, without balancing): the oracle of the CPU

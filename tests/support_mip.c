@@ -103,3 +103,14 @@ double ts_unit_bound(const sc_graph *g, int k, bool *merged)
 	sc_units_free(plain);
 	return fmax(largest, total / k);
 }
+
+double ts_kind_bottleneck(const sc_graph *g, const int *stage, const int *kind, int K)
+{
+	bool *cpu = calloc((size_t)(K > 0 ? K : 1), sizeof *cpu);
+	cr_assert(cpu);
+	for (int s = 0; s < K; s++)
+		cpu[s] = kind[s] == 1;
+	double b = ts_cpu_bottleneck(g, stage, cpu, K);
+	free(cpu);
+	return b;
+}

@@ -69,17 +69,14 @@ out:
 
 /* The writer of sc_part_format_dot: costs are for readers of JSON only. */
 static sc_status write_dot(const char *path, const sc_graph *g, const int *stage, int k,
-                           const bool *cpu, const sc_costs *costs, sc_error *err)
+                           const sc_costs *costs, sc_error *err)
 {
-	(void)costs;
-	for (int s = 0; cpu && s < k; s++)
-		if (cpu[s])
-			return sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "%s: the partition has CPU stages, which a DOT partition "
-			        "file cannot name; nothing written (a name not ending in "
-			        ".dot or .gv writes a JSON partition file, which can)",
-			        path);
+	if (sc_costs_names_devices(costs, k))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the partition has %s, which a DOT partition file cannot "
+		                    "name; nothing written (a name not ending in .dot or .gv "
+		                    "writes a JSON partition file, which can)",
+		                    path, sc_costs_has_cpu(costs) ? "CPU stages" : "device kinds");
 	return sc_write_dot_partition(g, stage, k, path, err);
 }
 

@@ -233,11 +233,5 @@ sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, 
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err)
 {
-	return sc_part_write_devices(path, g, stage, k, NULL, costs, err);
-}
-
-sc_status sc_part_write_devices(const char *path, const sc_graph *g, const int *stage, int k,
-                                const bool *cpu, const sc_costs *costs, sc_error *err)
-{
-	return sc_part_format_for_write(path)->write(path, g, stage, k, cpu, costs, err);
+	return sc_part_format_for_write(path)->write(path, g, stage, k, costs, err);
 }

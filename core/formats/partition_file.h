@@ -48,9 +48,9 @@ typedef struct sc_part_format {
 	 * when the file names none; sc_part_names_free frees it) */
 	sc_status (*read)(const char *path, const char *data, size_t len, const sc_graph *g,
 	                  int *k_out, int *stage, char ***names_out, sc_error *err);
-	/* writes the partition to path, as sc_part_write_devices does */
+	/* writes the partition to path, as sc_part_write does */
 	sc_status (*write)(const char *path, const sc_graph *g, const int *stage, int k,
-	                   const bool *cpu, const sc_costs *costs, sc_error *err);
+	                   const sc_costs *costs, sc_error *err);
 } sc_part_format;
 
 extern const sc_part_format sc_part_format_json;
@@ -126,18 +126,14 @@ sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, 
  * format of sc_part_format_for_write, through a temporary file in the same
  * directory and a rename, so an existing file is either replaced whole or
  * left alone.  JSON: costs (may be NULL) adds the bottleneck and per-stage
- * costs beside the stages, for readers; on a training graph the file also
- * names its "backward_ops" and, with costs, gives the "training" object of
+ * costs beside the stages, for readers, and, when the stages run on
+ * devices (sc_costs_names_devices), the "devices" array naming each
+ * stage's kind; on a training graph the file also names its
+ * "backward_ops" and, with costs, gives the "training" object of
  * sc_report_objective.  DOT: the graph with its stages (sc_write_dot), k
- * the partition's; costs are not written. */
+ * the partition's; costs are not written, and a partition on devices is
+ * refused (SC_ERR_INPUT, "path: ... cannot name ...", nothing written). */
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err);
-
-/* sc_part_write with each stage's device: cpu (k flags, NULL: every stage
- * an accelerator) adds the JSON "devices" array when some stage is a CPU.
- * A DOT file cannot name devices: a partition with a CPU stage is refused
- * (SC_ERR_INPUT, "path: ... cannot hold CPU stages ...", nothing written). */
-sc_status sc_part_write_devices(const char *path, const sc_graph *g, const int *stage, int k,
-                                const bool *cpu, const sc_costs *costs, sc_error *err);
 
 #endif

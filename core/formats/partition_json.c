@@ -163,7 +163,7 @@ out:
 
 /* The writer of sc_part_format_json. */
 static sc_status write_json(const char *path, const sc_graph *g, const int *stage, int k,
-                            const bool *cpu, const sc_costs *costs, sc_error *err)
+                            const sc_costs *costs, sc_error *err)
 {
 	/* the loaders refuse names JSON cannot hold; say so, should one come
 	 * another way, rather than take jansson's refusal for out of memory */
@@ -180,17 +180,9 @@ static sc_status write_json(const char *path, const sc_graph *g, const int *stag
 	json_object_set_new(root, "format", json_string(SC_PART_FORMAT));
 	json_object_set_new(root, "graph", sc_json_text(g->name));
 	json_object_set_new(root, "k", json_integer(k));
-	bool any_cpu = false;
-	for (int s = 0; cpu && s < k; s++)
-		any_cpu |= cpu[s];
-	if (costs && costs->set.fleet && costs->k == k) {
-		/* a fleet's kinds by name (fleet.h) */
+	if (sc_costs_names_devices(costs, k)) {
+		/* each stage's kind by name (fleet.h) */
 		json_t *dev = sc_report_kinds(costs);
-		if (!dev)
-			goto nomem;
-		json_object_set_new(root, "devices", dev);
-	} else if (any_cpu) {
-		json_t *dev = sc_report_devices(cpu, k);
 		if (!dev)
 			goto nomem;
 		json_object_set_new(root, "devices", dev);

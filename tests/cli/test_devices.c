@@ -339,3 +339,80 @@ Test(devices, bad_specs_and_names_exit_2)
 	free(out);
 	free(err);
 }
+
+/* The row of bounds --json's rungs named name. */
+static json_t *rung(json_t *j, const char *name)
+{
+	json_t *rungs = ts_jget(j, "rungs");
+	for (size_t i = 0; i < json_array_size(rungs); i++) {
+		json_t *ri = json_array_get(rungs, i);
+		if (strcmp(json_string_value(json_object_get(ri, "name")), name) == 0)
+			return ri;
+	}
+	cr_assert_fail("no rung %s", name);
+	return NULL;
+}
+
+/* bounds --devices: the ladder on the fleet.  Its exact MIP, with a kind
+ * per stage, reaches the brute force's optimum from a poor start (-m
+ * kahn, the DP not run: --all-rungs so every rung reports); the simple
+ * rung stays below it; bottleneck, guess and cover are skipped on kinds
+ * beyond the graph's device and CPUs, with their reason; the devices of
+ * the partition -o writes are the fleet's.  solve --proof with --devices
+ * asks the same MIP, which proves a heuristic's result or finds the
+ * optimum. */
+Test(devices, bounds_and_proof_on_a_fleet, .timeout = 180)
+{
+	ts_rng r = {0xb0a7dULL};
+	char g[512], part[512];
+	ts_tpath(g, sizeof g, "bk.dot");
+	ts_tpath(part, sizeof part, "bk.json");
+	const char *specs[] = {"accel:1,b:2", "b:2,cpu:1"};
+	char *names[][3] = {{"accel", "b", ""}, {"b", "cpu", ""}};
+	int counts[][3] = {{1, 2, 0}, {2, 1, 0}};
+	for (int t = 0; t < 4; t++) {
+		write_graph(&r, g);
+		int i = t % 2;
+		sc_graph *graph = ts_load(g);
+		double want = brute(graph, names[i], counts[i], 2);
+		sc_graph_free(graph);
+		json_t *j =
+		        any_json("bounds %s --devices %s -m kahn --all-rungs -t 60 --json -o %s", g,
+		                 specs[i], part);
+		json_t *ex = rung(j, "exact");
+		if (!isfinite(want)) {
+			cr_assert(json_is_null(ts_jget(j, "upper_bound")), "case %d", t);
+			json_decref(j);
+			continue;
+		}
+		cr_assert(ts_close_rel(ts_jnum(j, "upper_bound"), want, 1e-6),
+		          "case %d (%s): upper %.17g, brute force %.17g", t, specs[i],
+		          ts_jnum(j, "upper_bound"), want);
+		cr_assert(ts_close_rel(json_real_value(json_object_get(ex, "value")), want, 1e-6),
+		          "case %d: exact rung %.17g", t,
+		          json_real_value(json_object_get(ex, "value")));
+		double simple = json_real_value(json_object_get(rung(j, "simple"), "value"));
+		cr_assert(simple <= want * (1 + 1e-9), "case %d: simple %.17g", t, simple);
+		const char *skipped[] = {"bottleneck", "guess", "cover"};
+		for (int s = 0; s < 3; s++) {
+			json_t *ri = rung(j, skipped[s]);
+			cr_assert_str_eq(json_string_value(json_object_get(ri, "status")),
+			                 "skipped", "case %d: %s", t, skipped[s]);
+			cr_assert(json_is_null(json_object_get(ri, "value")));
+		}
+		cr_assert_str_eq(ts_jstr(j, "fleet"), specs[i]);
+		json_t *file = json_load_file(part, 0, NULL);
+		cr_assert(
+		        file && json_equal(json_object_get(file, "devices"), ts_jget(j, "devices")),
+		        "case %d: the file's devices", t);
+		json_decref(file);
+		json_decref(j);
+		j = any_json("solve %s --devices %s -m kahn --no-refine --proof -t 60 --json", g,
+		             specs[i]);
+		cr_assert(ts_jbool(j, "optimal"), "case %d: not proven", t);
+		cr_assert(ts_close_rel(ts_jnum(j, "bottleneck"), want, 1e-6),
+		          "case %d: solve --proof %.17g, brute force %.17g", t,
+		          ts_jnum(j, "bottleneck"), want);
+		json_decref(j);
+	}
+}

@@ -58,15 +58,17 @@ static void make_files(const char *dir, char *t, char *f, size_t size)
 	int *stage = sc_part_new(g);
 	for (int p = 0; p < n; p++)
 		stage[g->topo[p]] = p < cut1 ? 0 : p < cut2 ? 1 : p < cut3 ? 2 : 3;
-	bool cpu[4] = {false, true, false, false};
+	int kind[4] = {0, 1, 0, 0}; /* stage 2 a CPU */
 	sc_settings set = g->settings;
 	set.k = 4;
+	set.cpus = 1;
 	sc_error err;
 	sc_costs *c = sc_costs_new(g, &set, &err);
-	sc_costs_set_devices(c, cpu);
+	cr_assert(c, "%s", err.msg);
+	sc_costs_set_kinds(c, kind);
 	sc_costs_eval(c, stage);
 	snprintf(path, sizeof path, "%s/start.json", dir);
-	cr_assert_eq(sc_part_write_devices(path, g, stage, 4, cpu, c, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(sc_part_write(path, g, stage, 4, c, &err), SC_OK, "%s", err.msg);
 	sc_costs_free(c);
 	free(stage);
 	sc_graph_free(g);

@@ -1,5 +1,5 @@
 /*
- * test_cpu_exact.c - the exact DP with CPU stages (solvers/cpu_exact.c,
+ * test_cpu_exact.c - the exact DP with CPU stages (solvers/dp_exact.c,
  * ideals.c's CPU-count dimension; 001 sections 3 and 4).
  *
  * Against the brute force of tests/support.c (ts_brute_optimum_cpus,
@@ -21,11 +21,11 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/units.h"
 #include "tests/support.h"
 
-/* sc_cpu_exact on g at k accelerators and L CPUs; its partition checked
+/* sc_dp_exact on g at k accelerators and L CPUs; its partition checked
  * by ts_cpu_bottleneck.  Returns the optimum. */
 static double solve(const sc_graph *g, int k, int L, bool refine, const char *what)
 {
@@ -37,24 +37,24 @@ static double solve(const sc_graph *g, int k, int L, bool refine, const char *wh
 	p.refine = refine;
 	int K = k + L;
 	int *stage = calloc((size_t)(g->n ? g->n : 1), sizeof *stage);
-	bool *cpu = calloc((size_t)K, sizeof *cpu);
-	cr_assert(stage && cpu);
-	sc_cpu_exact_info info;
+	int *kind = calloc((size_t)K, sizeof *kind);
+	cr_assert(stage && kind);
+	sc_dp_exact_info info;
 	sc_error err;
-	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s: %s", what,
+	cr_assert_eq(sc_dp_exact(g, &set, &p, stage, kind, &info, &err), SC_OK, "%s: %s", what,
 	             err.msg);
 	if (isfinite(info.optimum)) {
-		double mine = ts_cpu_bottleneck(g, stage, cpu, K);
+		double mine = ts_kind_bottleneck(g, stage, kind, K);
 		cr_assert(ts_close_rel(mine, info.optimum, 1e-9),
 		          "%s: the DP says %.17g, its partition costs %.17g", what, info.optimum,
 		          mine);
 		int ncpu = 0;
 		for (int s = 0; s < K; s++)
-			ncpu += cpu[s];
+			ncpu += kind[s] == 1;
 		cr_assert_eq(ncpu, L, "%s: %d CPU stages, not %d", what, ncpu, L);
 	}
 	free(stage);
-	free(cpu);
+	free(kind);
 	return info.optimum;
 }
 

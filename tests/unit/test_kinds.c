@@ -1,8 +1,9 @@
 /*
  * test_kinds.c - devices of several kinds (core/fleet.h): the cost of a
  * stage by its kind (core/cost.c) and the exact DP with a count per kind
- * (solvers/ideals.c, "Devices"), against a brute force written here apart
- * from both: every arrangement of the fleet's kinds along the pipeline and
+ * (solvers/ideals.c, "Devices") and the exact MIP with a kind per stage
+ * (solvers/mip_model_kinds.c), against a brute force written here apart
+ * from all three: every arrangement of the fleet's kinds along the pipeline and
  * every assignment of the ops that ts_valid accepts, each stage costed by
  * ts_costs's io and its kind's op times, memory and CPU rule.
  */
@@ -17,6 +18,7 @@
 #include "core/cost.h"
 #include "core/fleet.h"
 #include "solvers/ideals.h"
+#include "solvers/mip.h"
 #include "solvers/units.h"
 #include "tests/support.h"
 
@@ -218,6 +220,95 @@ Test(kinds, dp_against_brute_force)
 		sc_graph_free(g);
 		sc_graph_free(g0);
 	}
+}
+
+/* The exact MIP on g with the fleet of set (its value, and its partition
+ * checked by kinds_bottleneck with the kinds it gives). */
+static double mip_exact(const sc_graph *g, const sc_settings *set, const sc_fleet *f, double upper,
+                        const char *what)
+{
+	sc_mip_params p = {.rung = SC_RUNG_EXACT, .k = set->k, .upper = upper};
+	sc_mip_result res = {0};
+	sc_error err;
+	cr_assert_eq(sc_mip_solve(g, set, &p, NULL, NULL, &res, &err), SC_OK, "%s: %s", what,
+	             err.msg);
+	double got = res.status == SC_MIP_INFEASIBLE ? INFINITY : res.incumbent;
+	if (isfinite(got)) {
+		int K = sc_fleet_stages(f);
+		cr_assert(res.stages && res.stage_kind, "%s: no partition", what);
+		cr_assert_eq(res.kstages, K, "%s", what);
+		int count[SC_KINDS_MAX] = {0};
+		for (int s = 0; s < K; s++)
+			count[res.stage_kind[s]]++;
+		for (int e = 0; e < f->n; e++)
+			cr_assert_eq(count[e], f->kind[e].count, "%s: %d stages of %s", what,
+			             count[e], f->kind[e].name);
+		double mine = kinds_bottleneck(g, f, res.stages, res.stage_kind, K);
+		cr_assert(ts_close_rel(mine, got, 1e-6),
+		          "%s: the MIP says %.17g, its partition %.17g", what, got, mine);
+	}
+	free(res.stages);
+	free(res.stage_kind);
+	return got;
+}
+
+/* The exact MIP over a fleet finds the brute force's optimum: two and
+ * three kinds (a CPU among them), ops some kinds may not run, groups,
+ * memory limits, training graphs; with links that differ (kind "b" on a
+ * link of its own) the MIP charges each stage's io over its own link, as
+ * kinds_bottleneck does, so its optimum is that model's: the relaxation
+ * mip_model_kinds.c says bounds the true one from below. */
+Test(kinds, exact_mip_against_brute_force, .timeout = 120)
+{
+	ts_rng r = {0x3a1f00dULL};
+	int cases = ts_short() ? 16 : 40;
+	for (int t = 0; t < cases; t++) {
+		ts_graph_spec spec = {.n = 3 + ts_below(&r, 3),
+		                      .edge_p = 0.4,
+		                      .group_p = 0.1,
+		                      .ngroups = 2,
+		                      .integer_weights = false};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + ts_uniform(&r);
+		if (t % 3 == 0) {
+			spec.settings.memory = 5 + 10 * ts_uniform(&r);
+			spec.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g0 = t % 4 == 3 ? ts_random_training_graph(&r, &spec)
+		                          : ts_random_graph(&r, &spec);
+		bool cpu = t % 2 == 0;
+		sc_graph *g = with_kinds(&r, g0, cpu, 0.15);
+		if (t % 5 == 1) /* kind b on a link of its own */
+			g->kind_bandwidth[0] = 0.2 + 2 * ts_uniform(&r);
+		sc_fleet f;
+		char spec_text[64];
+		snprintf(spec_text, sizeof spec_text, "accel:%d,b:%d%s", 1 + ts_below(&r, 2),
+		         1 + ts_below(&r, 2), cpu ? ",cpu:1" : "");
+		sc_error err;
+		cr_assert(sc_fleet_parse(spec_text, &f, &err), "%s", err.msg);
+		sc_settings set = g->settings;
+		set.fleet = &f;
+		set.k = sc_fleet_stages(&f);
+		char what[128];
+		snprintf(what, sizeof what, "case %d (%d ops, %s)", t, g->n, spec_text);
+		sc_fleet bound;
+		cr_assert(sc_fleet_resolve(g, &set, &bound, &err), "%s", err.msg);
+		double want = brute(g, &bound);
+		double got = mip_exact(g, &set, &bound, INFINITY, what);
+		cr_assert((isinf(want) && isinf(got)) || ts_close_rel(got, want, 1e-6),
+		          "%s: exact MIP %.17g, brute force %.17g", what, got, want);
+		/* an upper bound above the optimum narrows the units' windows
+		 * (mip_model_kinds.c) and cuts off nothing optimal */
+		if (isfinite(want) && want > 0) {
+			got = mip_exact(g, &set, &bound, want * 1.3, what);
+			cr_assert(ts_close_rel(got, want, 1e-6),
+			          "%s, upper %.17g: exact MIP %.17g, brute force %.17g", what,
+			          want * 1.3, got, want);
+		}
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+	ts_assert_no_children();
 }
 
 /* The default fleet (the graph's work and "cpu") through the kinds path

@@ -5,7 +5,7 @@
  * Every rung stays at or below the optimum with CPU stages: on small
  * random graphs (inference and 1F1B training, groups, both memory
  * policies, ops no accelerator may hold, ops without a CPU time) against
- * the exact DP with CPU stages (cpu_exact.h) and the brute force of
+ * the exact DP with CPU stages (dp_exact.h) and the brute force of
  * tests/support.c, the exact MIP equal to it; on the rows of
  * samples/msr-fiddle/REFERENCE-CPU.tsv against the published optima.  The
  * fractional simple bound on a case worked out by hand, and the ladder on
@@ -21,7 +21,7 @@
 
 #include "core/clock.h"
 #include "core/partition.h"
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
 #include "solvers/mip.h"
@@ -50,7 +50,7 @@ static double mip(const sc_graph *g, int k, int L, sc_rung r, int j, double lowe
 		*res_out = res;
 	} else {
 		free(res.stages);
-		free(res.stage_cpu);
+		free(res.stage_kind);
 	}
 	return res.bound;
 }
@@ -67,7 +67,7 @@ static double mip_upper(const sc_graph *g, int k, int L, double lower, double up
 	cr_assert_eq(sc_mip_solve(g, &set, &p, NULL, NULL, &res, &err), SC_OK, "%s", err.msg);
 	cr_assert_eq(res.status, SC_MIP_OPTIMAL);
 	free(res.stages);
-	free(res.stage_cpu);
+	free(res.stage_kind);
 	return res.bound;
 }
 
@@ -151,12 +151,12 @@ Test(ladder_cpus, exact_rung_by_hand)
 	cr_assert(g, "%s", err.msg);
 	sc_mip_result ex;
 	cr_assert_float_eq(mip(g, 2, 1, SC_RUNG_EXACT, 0, 0, 0, &ex), 15, 1e-6);
-	cr_assert(ex.stages && ex.stage_cpu);
-	cr_assert(!ex.stage_cpu[ex.stages[a]] && ex.stage_cpu[ex.stages[b]] &&
-	          !ex.stage_cpu[ex.stages[c]]);
+	cr_assert(ex.stages && ex.stage_kind);
+	cr_assert(ex.stage_kind[ex.stages[a]] == 0 && ex.stage_kind[ex.stages[b]] == 1 &&
+	          ex.stage_kind[ex.stages[c]] == 0);
 	cr_assert(ex.stages[a] < ex.stages[b] && ex.stages[b] < ex.stages[c]);
 	free(ex.stages);
-	free(ex.stage_cpu);
+	free(ex.stage_kind);
 	cr_assert_leq(mip(g, 2, 1, SC_RUNG_BOTTLENECK, 0, 0, 0, NULL), 15 + 1e-6);
 	for (int j = 1; j <= 2; j++)
 		cr_assert_leq(mip(g, 2, 1, SC_RUNG_GUESS, j, 0, 0, NULL), 15 + 1e-6);
@@ -178,10 +178,10 @@ Test(ladder_cpus, exact_rung_by_hand)
 	sc_builder_free(bld);
 	cr_assert(g, "%s", err.msg);
 	cr_assert_float_eq(mip(g, 1, 2, SC_RUNG_EXACT, 0, 0, 0, &ex), 6, 1e-6);
-	cr_assert(ex.stage_cpu[ex.stages[p]] && ex.stage_cpu[ex.stages[q]] &&
-	          !ex.stage_cpu[ex.stages[e]] && ex.stages[p] < ex.stages[q]);
+	cr_assert(ex.stage_kind[ex.stages[p]] == 1 && ex.stage_kind[ex.stages[q]] == 1 &&
+	          ex.stage_kind[ex.stages[e]] == 0 && ex.stages[p] < ex.stages[q]);
 	free(ex.stages);
-	free(ex.stage_cpu);
+	free(ex.stage_kind);
 	sc_graph_free(g);
 }
 
@@ -248,8 +248,8 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 			cr_assert(fabs(exact - opt) <= tol, "%s: exact MIP %.10g, optimum %.10g",
 			          what, exact, opt);
 			/* its partition, with its devices, costs the optimum */
-			cr_assert(ex.stages && ex.stage_cpu, "%s: no partition", what);
-			double mine = ts_cpu_bottleneck(g, ex.stages, ex.stage_cpu, k + L);
+			cr_assert(ex.stages && ex.stage_kind, "%s: no partition", what);
+			double mine = ts_kind_bottleneck(g, ex.stages, ex.stage_kind, k + L);
 			cr_assert(fabs(mine - opt) <= tol, "%s: the MIP's partition costs %.10g",
 			          what, mine);
 			above_simple += fmax(bn, guess) > simple * (1 + 1e-6);
@@ -258,7 +258,7 @@ static void against_optimum(bool training, uint64_t seed, int cases)
 			          exact);
 		}
 		free(ex.stages);
-		free(ex.stage_cpu);
+		free(ex.stage_kind);
 		sc_graph_free(g);
 		sc_graph_free(g0);
 	}
@@ -395,17 +395,18 @@ Test(ladder_cpus, the_ladder_on_the_engine, .timeout = 120)
 		cr_assert_float_eq(ex.value, opt, 1e-6 * (1 + opt));
 		cr_assert_float_eq(sc_ladder_lower(l), opt, 1e-6 * (1 + opt));
 		int *stage = calloc((size_t)g->n, sizeof *stage);
-		bool cpu[3];
-		double up = sc_ladder_upper_devices(l, stage, cpu);
+		int kind[3];
+		double up = sc_ladder_upper_kinds(l, stage, kind);
 		cr_assert_float_eq(up, opt, 1e-6 * (1 + opt), "case %d: upper %g", t, up);
-		cr_assert_float_eq(ts_cpu_bottleneck(g, stage, cpu, k + L), opt, 1e-6 * (1 + opt));
+		cr_assert_float_eq(ts_kind_bottleneck(g, stage, kind, k + L), opt,
+		                   1e-6 * (1 + opt));
 		sc_ladder_free(l);
 		/* from that partition and its devices, stop at proof */
 		lp = (sc_ladder_params){.rungs = SC_RUNGS_ALL,
 		                        .time_limit = 30,
 		                        .upper = up,
 		                        .start = stage,
-		                        .start_cpu = cpu,
+		                        .start_kind = kind,
 		                        .stop_at_proof = true};
 		l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
@@ -436,14 +437,14 @@ Test(ladder_cpus, more_stages_than_ops, .timeout = 60)
 	sc_search_params p;
 	sc_search_params_init(&p);
 	int stage[4];
-	bool cpu[11];
-	sc_cpu_exact_info info;
-	cr_assert_eq(sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err), SC_OK, "%s", err.msg);
+	int kind[11];
+	sc_dp_exact_info info;
+	cr_assert_eq(sc_dp_exact(g, &set, &p, stage, kind, &info, &err), SC_OK, "%s", err.msg);
 	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 	                       .time_limit = 30,
 	                       .upper = info.optimum,
 	                       .start = stage,
-	                       .start_cpu = cpu};
+	                       .start_kind = kind};
 	sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 	cr_assert(l, "%s", err.msg);
 	cr_assert_eq(sc_ladder_stages(l), 4);
@@ -451,9 +452,9 @@ Test(ladder_cpus, more_stages_than_ops, .timeout = 60)
 	ts_run_ladder(l, e);
 	cr_assert(sc_ladder_proven(l, NULL));
 	int s2[4];
-	bool c2[8];
-	cr_assert_float_eq(sc_ladder_upper_devices(l, s2, c2), info.optimum, 1e-9);
-	cr_assert_float_eq(ts_cpu_bottleneck(g, s2, c2, 8), info.optimum, 1e-9);
+	int c2[8];
+	cr_assert_float_eq(sc_ladder_upper_kinds(l, s2, c2), info.optimum, 1e-9);
+	cr_assert_float_eq(ts_kind_bottleneck(g, s2, c2, 8), info.optimum, 1e-9);
 	sc_ladder_free(l);
 	sc_graph_free(g);
 	sc_engine_free(e);

@@ -104,10 +104,8 @@ Test(partition_file, a_misleading_extension_does_not_decide)
 	/* JSON in a file named .dot, DOT in one named .json */
 	at(p, sizeof p, "json.dot");
 	at(q, sizeof q, "dot.json");
-	cr_assert_eq(sc_part_format_json.write(p, g, stage, 2, NULL, NULL, &err), SC_OK, "%s",
-	             err.msg);
-	cr_assert_eq(sc_part_format_dot.write(q, g, stage, 2, NULL, NULL, &err), SC_OK, "%s",
-	             err.msg);
+	cr_assert_eq(sc_part_format_json.write(p, g, stage, 2, NULL, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(sc_part_format_dot.write(q, g, stage, 2, NULL, &err), SC_OK, "%s", err.msg);
 	char *text = ts_slurp(p, NULL);
 	cr_assert(text && text[0] == '{', "JSON in %s", p);
 	free(text);
@@ -266,28 +264,41 @@ Test(partition_file, cpu_stages_are_not_written_as_dot)
 	int stage[6];
 	for (int v = 0; v < g->n; v++)
 		stage[v] = v < 3 ? 0 : 1;
-	bool cpu[2] = {false, true};
 	char p[128], old[128];
 	sc_error err;
+	/* the costs name the devices: one CPU stage among two */
+	sc_settings set = g->settings;
+	set.k = 2;
+	set.cpus = 1;
+	sc_costs *c = sc_costs_new(g, &set, &err);
+	cr_assert(c, "%s", err.msg);
+	int kind[2] = {0, 1};
+	sc_costs_set_kinds(c, kind);
+	sc_costs_eval(c, stage);
 	/* nothing written where there was nothing */
 	at(p, sizeof p, "cpu.dot");
-	cr_assert_eq(sc_part_write_devices(p, g, stage, 2, cpu, NULL, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_part_write(p, g, stage, 2, c, &err), SC_ERR_INPUT);
 	cr_assert(strstr(err.msg, p) && strstr(err.msg, "CPU stages"), "%s", err.msg);
 	cr_assert_neq(access(p, F_OK), 0, "%s was written", p);
 	/* and a file that was there left as it was */
 	at(old, sizeof old, "old.gv");
 	ts_write_text(old, "what was here\n");
-	cr_assert_eq(sc_part_write_devices(old, g, stage, 2, cpu, NULL, &err), SC_ERR_INPUT);
+	cr_assert_eq(sc_part_write(old, g, stage, 2, c, &err), SC_ERR_INPUT);
 	char *text = ts_slurp(old, NULL);
 	cr_assert_str_eq(text, "what was here\n");
 	free(text);
 	/* without a CPU stage the same call writes DOT */
-	bool none[2] = {false, false};
-	cr_assert_eq(sc_part_write_devices(p, g, stage, 2, none, NULL, &err), SC_OK, "%s", err.msg);
+	int none[2] = {0, 0};
+	sc_costs_set_kinds(c, none);
+	sc_costs_eval(c, stage);
+	cr_assert_eq(sc_part_write(p, g, stage, 2, c, &err), SC_OK, "%s", err.msg);
 	assert_reads_back(p, g, 2, stage);
 	/* and JSON keeps the devices */
+	sc_costs_set_kinds(c, kind);
+	sc_costs_eval(c, stage);
 	at(p, sizeof p, "cpu.json");
-	cr_assert_eq(sc_part_write_devices(p, g, stage, 2, cpu, NULL, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(sc_part_write(p, g, stage, 2, c, &err), SC_OK, "%s", err.msg);
+	sc_costs_free(c);
 	bool *back = NULL;
 	int got[6], k = 0;
 	cr_assert_eq(sc_part_read_devices(p, g, &k, got, &back, &err), SC_OK, "%s", err.msg);

@@ -5,7 +5,7 @@
  * accelerator may hold), each method's result puts every op on a device
  * it may go to (sc_part_check_devices), costs what the search says by the
  * independent model of tests/support.c, and is no better than the optimum
- * of the exact DP with CPU stages (sc_cpu_exact), itself checked against
+ * of the exact DP with CPU stages (sc_dp_exact), itself checked against
  * the brute force on the smallest; `exact` and `best` equal that optimum,
  * and brkga reaches it; `best` falls back to brkga where the DP's ideals
  * do not fit.  Refinement from a given partition with devices
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/partition.h"
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/search.h"
 #include "tests/support.h"
 

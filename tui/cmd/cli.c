@@ -165,7 +165,8 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve, eval: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is paper "
+         "solve, eval, bounds: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is "
+         "paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile; K is the sum of the counts",
          CUSTOM},
@@ -382,7 +383,8 @@ static const ui_command commands[] = {
         },
         {
                 .name = "bounds",
-                .synopsis = "bounds FILE [-k K] [--cpus L] [--rungs LIST] [--all-rungs] "
+                .synopsis = "bounds FILE [-k K] [--cpus L | --devices SPEC] [--rungs LIST] "
+                            "[--all-rungs] "
                             "[--time T] [--search-time S] [--rung-time R] [--partition P] [-o OUT]",
                 .summary = "the ladder of lower bounds: how far from optimal is the best split?",
                 .help = "Finds an upper bound with the default search, or takes your partition "
@@ -428,11 +430,17 @@ static const ui_command commands[] = {
                         "the work between accelerators and CPUs, bottleneck and guess around the\n"
                         "accelerator stage of most work, exact with a device per stage; cover has "
                         "no CPU\n"
-                        "version and is shown skipped.  Live progress goes to stderr when it is a\n"
-                        "terminal.",
+                        "version and is shown skipped.  With --devices SPEC the bounds are on the\n"
+                        "optimum on those devices: simple each op at its least time on a kind "
+                        "that may\n"
+                        "run it, exact with a kind per stage; bottleneck, guess and cover model "
+                        "CPUs\n"
+                        "beside the graph's own device only and are shown skipped for other "
+                        "kinds.\n"
+                        "Live progress goes to stderr when it is a terminal.",
                 .takes = OPTIONS(SETTINGS, OPT_RUNGS, OPT_ALL_RUNGS, OPT_TIME, OPT_SEARCH_TIME,
                                  OPT_RUNG_TIME, OPT_PARTITION, OPT_OUTPUT, OPT_METHOD, OPT_SEED,
-                                 OPT_EVALS, OPT_JSON, OPT_HELP),
+                                 OPT_EVALS, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_bounds,

@@ -14,13 +14,14 @@
  * writes the best partition found.  A proof that holds only within the
  * ladder's tolerance (SC_LADDER_REL_TOL) says so.
  *
- * With CPU stages (--cpus L; 001 section 3) the upper bound is the exact DP's
- * with CPU stages (solvers/cpu_exact.h: proven optimal when it finishes;
- * when it cannot, brkga's with CPU stages), another method's search with
- * CPU stages (-m), or your partition with its
- * devices; the ladder then bounds the optimum with CPU stages (ladder.h
- * says how each rung does, and that the cover rung is skipped) and the
- * reports name the CPUs.
+ * On devices (--cpus L, 001 section 3; --devices SPEC) the upper bound is
+ * the exact DP's on them (solvers/dp_exact.h: proven optimal when it
+ * finishes and the kinds' links agree, a lower bound beside its partition
+ * when they differ; when it cannot finish, brkga's on the devices),
+ * another method's search on them (-m), or your partition with its
+ * devices; the ladder then bounds the optimum on the devices (ladder.h
+ * says how each rung does, and which are skipped) and the reports name
+ * each stage's kind.
  *
  * Longer than 600 lines: the run and its two printers (text and JSON)
  * share the one bounds_report and the helpers above them; apart, they
@@ -35,6 +36,7 @@
 
 #include "tui/ui.h"
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "core/report.h"
@@ -43,7 +45,7 @@
 #include "solvers/jobs.h"
 #include "core/clock.h"
 #include "solvers/ladder.h"
-#include "tui/cmd/bounds_cpu.h"
+#include "tui/cmd/bounds_devices.h"
 
 static void show(const sc_ladder *l, unsigned rungs, bool tty, double *last, double t)
 {
@@ -147,7 +149,7 @@ static int run_dp(const ui_opts *o, sc_engine *e, const sc_graph *g, const sc_se
                   const ui_budget *budget, bool tty, dp_run *out)
 {
 	const char *m = o->method ? o->method : "best";
-	if (set->cpus > 0 || (strcmp(m, "best") != 0 && strcmp(m, "exact") != 0))
+	if (set->cpus > 0 || set->fleet || (strcmp(m, "best") != 0 && strcmp(m, "exact") != 0))
 		return UI_EXIT_OK;
 	out->ran = true;
 	out->stage = sc_part_new(g);
@@ -265,25 +267,33 @@ static void proof_text(char *buf, size_t size, const char *subject, const char *
 		snprintf(buf, size, "; %s is proven optimal by %s", subject, by);
 }
 
-/* Writes the best partition found (stage, nstages stages, cpu their
- * devices or NULL) to path as solve -o does; false (after an error,
- * *status set) when it cannot. */
-static bool write_best(const char *path, const sc_graph *g, const sc_settings *set,
-                       const int *stage, int nstages, const bool *cpu, int *status)
+/* The costs of the best partition found (stage, nstages stages, kind
+ * their kinds or NULL), for its devices and -o; NULL after a message. */
+static sc_costs *best_costs(const sc_graph *g, const sc_settings *set, const int *stage,
+                            int nstages, const int *kind)
 {
 	sc_error err;
 	sc_settings s = *set;
 	s.k = nstages;
 	sc_costs *c = sc_costs_new(g, &s, &err);
-	if (c) {
-		sc_costs_set_devices(c, cpu);
-		sc_costs_eval(c, stage);
-		if (sc_part_write_devices(path, g, stage, nstages, cpu, c, &err) == SC_OK) {
-			sc_costs_free(c);
-			return true;
-		}
+	if (!c) {
+		ui_error("%s", err.msg);
+		return NULL;
 	}
-	sc_costs_free(c);
+	if (kind)
+		sc_costs_set_kinds(c, kind);
+	sc_costs_eval(c, stage);
+	return c;
+}
+
+/* Writes the best partition found (c, its costs) to path as solve -o
+ * does; false (after an error, *status set) when it cannot. */
+static bool write_best(const char *path, const sc_graph *g, const int *stage, const sc_costs *c,
+                       int *status)
+{
+	sc_error err;
+	if (sc_part_write(path, g, stage, c->k, c, &err) == SC_OK)
+		return true;
 	ui_error("%s", err.msg);
 	*status = UI_EXIT_INPUT;
 	return false;
@@ -332,9 +342,9 @@ typedef struct bounds_report {
 	bool zero;             /* it costs 0 */
 	int stages;            /* the stages that can be non-empty */
 	const char *written;   /* -o, when written */
-	/* CPU stages: the best partition's devices (nstages flags), or NULL */
-	const bool *cpu;
-	int nstages;
+	/* on devices: the best partition's costs, each stage with its kind
+	 * (NULL when none is feasible or without devices) */
+	const sc_costs *dc;
 } bounds_report;
 
 /* What a rung's line says under it: the ladder's message, but with -p,
@@ -448,11 +458,15 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "partition_written",
 	                    r->written ? sc_json_text(r->written) : json_null());
 	json_object_set_new(root, "stages_used", json_integer(r->stages));
-	if (r->set->cpus > 0) {
+	if (r->set->cpus > 0)
 		json_object_set_new(root, "cpus_used", json_integer(sc_ladder_cpus(r->l)));
-		json_object_set_new(root, "devices",
-		                    sc_report_devices(r->feasible ? r->cpu : NULL, r->nstages));
+	if (r->set->fleet) {
+		char spec[256];
+		sc_fleet_format(r->set->fleet, spec, sizeof spec);
+		json_object_set_new(root, "fleet", json_string(spec));
 	}
+	if (r->set->cpus > 0 || r->set->fleet)
+		json_object_set_new(root, "devices", r->dc ? sc_report_kinds(r->dc) : json_array());
 	sc_rung in_error[SC_RUNG_COUNT];
 	int nerror = rungs_in_error(r->l, r->rungs, in_error);
 	json_t *failed = json_array();
@@ -479,8 +493,13 @@ static bool print_text(const bounds_report *r)
 {
 	bool yours = r->partition != NULL;
 	char b[32], c2[32], proof[160], head[160], msg[256];
-	/* "name, k 4" or, with CPU stages, "name, k 4, cpus 1" */
-	int len = snprintf(head, sizeof head, "%s, k %d", r->g->name, r->set->k);
+	/* "name, k 4", with CPU stages "name, k 4, cpus 1", on a fleet
+	 * "name, devices h100:2,a100:2" */
+	char spec[128] = "";
+	if (r->set->fleet)
+		sc_fleet_format(r->set->fleet, spec, sizeof spec);
+	int len = r->set->fleet ? snprintf(head, sizeof head, "%s, devices %s", r->g->name, spec)
+	                        : snprintf(head, sizeof head, "%s, k %d", r->g->name, r->set->k);
 	if (r->set->cpus > 0 && len > 0 && (size_t)len < sizeof head)
 		snprintf(head + len, sizeof head - (size_t)len, ", cpus %d", r->set->cpus);
 	if (yours && isfinite(r->mine))
@@ -499,6 +518,11 @@ static bool print_text(const bounds_report *r)
 		       "each "
 		       "rung bounds the optimum with them (stagecut(1), CPU stages)\n",
 		       r->set->cpus, r->set->k);
+	if (r->set->fleet)
+		printf("  devices: each stage's kind chosen with the split; each rung bounds the "
+		       "optimum on these devices (stagecut(1), Devices of several kinds)\n");
+	if (r->dc)
+		ui_print_devices(r->dc, stdout);
 	ui_print_costs(r->g);
 	if (r->dp->ran && !r->dp->proved)
 		printf("  %s; the rungs bound the optimum\n", r->dp->why);
@@ -506,7 +530,7 @@ static bool print_text(const bounds_report *r)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
 		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
 		       "solves it\n");
-	if (r->stages < r->set->k)
+	if (r->stages < r->set->k && !r->set->fleet)
 		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
 		       "bounds are those of %d stages, the other stages stay empty\n",
 		       r->stages, r->set->k, r->stages);
@@ -608,10 +632,12 @@ int ui_cmd_bounds(const ui_opts *o)
 	double upper = INFINITY, search_seconds = 0;
 	double mine = NAN; /* -p: your partition's objective, INFINITY over a hard limit */
 	bool tty = isatty(STDERR_FILENO);
-	/* CPU stages: the best partition's stages and devices (bounds_cpu.h) */
-	ui_cpu_upper cu = {.cpu = NULL};
+	/* on devices: the best partition's stages and kinds (bounds_devices.h) */
+	bool devices = set.cpus > 0 || set.fleet;
+	ui_devices_upper cu = {.kind = NULL};
 	int nstages = set.k;
-	bool *cpu = NULL;
+	int *kind = NULL;
+	sc_costs *dc = NULL;
 	ui_interrupts saved;
 	ui_catch_interrupts(&saved);
 	if (!stage) {
@@ -619,7 +645,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (o->partition && o->k <= 0 && set.cpus == 0) {
+	if (o->partition && o->k <= 0 && !devices) {
 		/* no -k: the partition file's k, as eval and render take it */
 		int fk;
 		sc_status st = sc_part_load(o->partition, g, 0, &fk, stage, NULL, &err);
@@ -642,8 +668,8 @@ int ui_cmd_bounds(const ui_opts *o)
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
-	if (set.cpus > 0) {
-		status = ui_bounds_cpu_upper(o, g, &budget, stage, &cu);
+	if (devices) {
+		status = ui_bounds_devices_upper(o, g, &budget, stage, &cu);
 		if (status != UI_EXIT_OK)
 			goto out;
 		upper = cu.upper;
@@ -652,18 +678,18 @@ int ui_cmd_bounds(const ui_opts *o)
 		method = cu.method;
 		search_seconds = cu.seconds;
 		nstages = cu.nstages;
-		/* room for the ladder's partition too (k + cpus stages at most) */
-		cpu = calloc((size_t)(nstages > set.k + set.cpus ? nstages : set.k + set.cpus),
-		             sizeof *cpu);
-		if (!cpu) {
+		/* room for the ladder's partition too (the fleet's stages at most) */
+		int K = set.fleet ? sc_fleet_stages(set.fleet) : set.k + set.cpus;
+		kind = calloc((size_t)(nstages > K ? nstages : K), sizeof *kind);
+		if (!kind) {
 			ui_error("out of memory");
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		if (cu.cpu)
-			memcpy(cpu, cu.cpu, (size_t)nstages * sizeof *cpu);
+		if (cu.kind)
+			memcpy(kind, cu.kind, (size_t)nstages * sizeof *kind);
 	}
-	if (set.cpus > 0 && !cu.fallback) {
+	if (devices && !cu.fallback) {
 		/* the upper bound is above */
 	} else if (o->partition) {
 		int k2;
@@ -700,9 +726,9 @@ int ui_cmd_bounds(const ui_opts *o)
 		sc_search_params p;
 		ui_search_params(o, &p);
 		p.time_limit = ui_budget_search_now(&budget);
-		/* with CPU stages and no DP: the method's search with them
-		 * (brkga when the DP could not finish) */
-		if (set.cpus > 0)
+		/* on devices and no DP: the method's search on them (brkga
+		 * when the DP could not finish) */
+		if (devices)
 			p.method = cu.method;
 		int id = sc_engine_add_search(e, g, &set, &p, &err);
 		if (id < 0) {
@@ -718,7 +744,7 @@ int ui_cmd_bounds(const ui_opts *o)
 		}
 		upper = sc_engine_result(e, id, stage, &ub_optimal);
 		search_seconds = ji.elapsed;
-		if (set.cpus > 0 && isfinite(upper) && !sc_engine_result_devices(e, id, cpu)) {
+		if (devices && isfinite(upper) && !sc_engine_result_kinds(e, id, kind)) {
 			ui_error("bounds: %s: the search gave no devices for its stages",
 			         g->source);
 			status = UI_EXIT_INPUT;
@@ -730,7 +756,7 @@ int ui_cmd_bounds(const ui_opts *o)
 	                       .deadline = budget.deadline,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
-	                       .start_cpu = cpu,
+	                       .start_kind = kind,
 	                       .stop_at_proof = !o->all_rungs,
 	                       .upper_optimal = ub_optimal};
 	l = sc_ladder_new(e, g, &set, &lp, &err);
@@ -747,9 +773,9 @@ int ui_cmd_bounds(const ui_opts *o)
 	 * found a better one */
 	double best_upper = sc_ladder_upper(l, NULL);
 	bool improved = best_upper < upper;
-	if (improved && set.cpus > 0) {
-		sc_ladder_upper_devices(l, stage, cpu);
-		nstages = sc_ladder_stages(l) + sc_ladder_cpus(l);
+	if (improved && devices) {
+		sc_ladder_upper_kinds(l, stage, kind);
+		nstages = sc_ladder_stages_all(l);
 	} else if (improved) {
 		sc_ladder_upper(l, stage);
 	}
@@ -759,6 +785,11 @@ int ui_cmd_bounds(const ui_opts *o)
 	if (ub_optimal && !improved && upper > lower) {
 		/* the exact DP over ideals proved the search's partition optimal */
 		lower = upper;
+		lower_by = "dp";
+	}
+	if (cu.relaxed && cu.dp_value > lower) {
+		/* the exact DP with each stage's io over its own link */
+		lower = cu.dp_value;
 		lower_by = "dp";
 	}
 	bool feasible = isfinite(upper);
@@ -803,10 +834,24 @@ int ui_cmd_bounds(const ui_opts *o)
 	/* what the report is about: your partition, else the upper bound */
 	r.about = yours && isfinite(mine) ? mine : upper;
 	r.zero = feasible && r.about == 0;
-	r.stages = sc_ladder_stages(l);
-	r.cpu = cpu;
-	r.nstages = nstages;
-	if (!feasible && set.cpus > 0) {
+	/* the stages that can be non-empty: of the graph's device (with CPU
+	 * stages, cpus_used counts those), or on a fleet all its stages */
+	r.stages = set.fleet ? sc_ladder_stages_all(l) : sc_ladder_stages(l);
+	if (devices && feasible) {
+		dc = best_costs(g, &set, stage, nstages, kind);
+		if (!dc) {
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+	}
+	r.dc = dc;
+	if (!feasible && set.fleet) {
+		ui_error("bounds: %s: %s partition on the devices %s fits (the hard memory limit, "
+		         "or ops no kind may run)%s",
+		         g->source, isinf(lower) ? "no" : "the search found no", o->devices,
+		         ub_optimal && isinf(lower) ? "; proven by the exact DP" : "");
+		status = UI_EXIT_INFEASIBLE;
+	} else if (!feasible && set.cpus > 0) {
 		ui_error(
 		        "bounds: %s: %s partition into %d accelerator and up to %d CPU stages fits "
 		        "(the hard memory limit, or ops no device may hold)%s",
@@ -821,8 +866,16 @@ int ui_cmd_bounds(const ui_opts *o)
 		        set.k);
 		status = UI_EXIT_INFEASIBLE;
 	}
-	if (feasible && o->output && !write_best(o->output, g, &set, stage, nstages, cpu, &status))
-		goto out;
+	if (feasible && o->output) {
+		if (!dc)
+			dc = best_costs(g, &set, stage, nstages, NULL);
+		if (!dc) {
+			status = UI_EXIT_INPUT;
+			goto out;
+		}
+		if (!write_best(o->output, g, stage, dc, &status))
+			goto out;
+	}
 	r.written = feasible ? o->output : NULL;
 	if (o->json ? !print_json(&r) : !print_text(&r))
 		status = UI_EXIT_INPUT;
@@ -831,8 +884,9 @@ out:
 	sc_engine_free(e);
 	ui_release_interrupts(&saved);
 	free(stage);
-	free(cpu);
-	free(cu.cpu);
+	sc_costs_free(dc);
+	free(kind);
+	free(cu.kind);
 	free(dp.stage);
 	sc_graph_free(g);
 	if (status == UI_EXIT_OK && ui_interrupted())

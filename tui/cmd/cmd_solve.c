@@ -168,7 +168,7 @@ static void decide(const solve_run *run, ui_solve_report *r)
 {
 	if (r->optimal || run->o->no_proof || ui_interrupted() || run->left < UI_PROOF_MIN_SECONDS)
 		return;
-	ui_proof_run(r->g, &r->set, r->stage, INFINITY, run->left, run->tty, &r->pf);
+	ui_proof_run(r->g, &r->set, r->stage, NULL, INFINITY, run->left, run->tty, &r->pf);
 	r->decided = true;
 	if (r->pf.improved) {
 		r->feasible = true;
@@ -203,7 +203,7 @@ static int prove(const solve_run *run, ui_solve_report *r)
 	else if (run->left < UI_PROOF_MIN_SECONDS)
 		pf->status = UI_PROOF_NO_TIME;
 	else
-		ui_proof_run(r->g, &r->set, r->stage, r->objective, run->left, run->tty, pf);
+		ui_proof_run(r->g, &r->set, r->stage, NULL, r->objective, run->left, run->tty, pf);
 	if (pf->status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s); the partition is unproven",
 		         r->g->source, pf->message);

@@ -1,7 +1,7 @@
 /*
  * info_cpus.c - info's CPU section (001 section 3).  The table runs the
  * exact DP six times (k and k + 1 accelerators, 0, 1 and 2 CPUs): without
- * CPUs the exact method, with them sc_cpu_exact; a cell the DP cannot
+ * CPUs the exact method, with them sc_dp_exact; a cell the DP cannot
  * finish (too many ideals) says so instead of a number.
  */
 #include "info_cpus.h"
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "solvers/cpu_exact.h"
+#include "solvers/dp_exact.h"
 #include "solvers/search.h"
 #include "tui/ui.h"
 
@@ -41,14 +41,14 @@ static double optimum(const sc_graph *g, int k, int l, char *why, size_t size)
 		sc_search_free(s);
 		return v;
 	}
-	bool cpu[64];
+	int kind[64];
 	if (k + l > 64)
 		return snprintf(why, size, "too many stages"), NAN;
 	int *stage = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *stage);
 	if (!stage)
 		return snprintf(why, size, "out of memory"), NAN;
-	sc_cpu_exact_info info;
-	sc_status st = sc_cpu_exact(g, &set, &p, stage, cpu, &info, &err);
+	sc_dp_exact_info info;
+	sc_status st = sc_dp_exact(g, &set, &p, stage, kind, &info, &err);
 	free(stage);
 	if (st != SC_OK)
 		return snprintf(why, size, "%.150s", err.msg), NAN;

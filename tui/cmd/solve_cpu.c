@@ -169,49 +169,19 @@ static void bound_proof(const ui_opts *o, ui_solve_report *r)
 		r->pf.status = isfinite(lb) ? UI_PROOF_BOUND : UI_PROOF_NO_BOUND;
 }
 
-/* --proof: the exact MIP with CPU stages (ladder.h) in what --time leaves,
+/* --proof: the exact MIP on the devices (ladder.h) in what --time leaves,
  * when nothing proved the result yet.  The report takes its verdict, its
  * bound, its time, its tolerance and a better partition it finds (then
  * found by the exact MIP).  Returns UI_EXIT_OK, or UI_EXIT_INPUT after a
  * message. */
-/* The CPU flags of r's kinds (malloc'd), for the MIP with CPU stages. */
-static bool *cpu_flags(const ui_solve_report *r)
-{
-	int K = ui_solve_stages(r);
-	bool *cpu = calloc((size_t)(K > 0 ? K : 1), sizeof *cpu);
-	for (int i = 0; cpu && i < K; i++)
-		cpu[i] = r->kind[i] == 1; /* "cpu" without a fleet */
-	return cpu;
-}
-
-/* Writes r's CPU flags back as kinds. */
-static void cpu_kinds(ui_solve_report *r, const bool *cpu)
-{
-	for (int i = 0; i < ui_solve_stages(r); i++)
-		r->kind[i] = cpu[i] ? 1 : 0;
-}
-
 static int mip_proof(const ui_opts *o, double deadline, ui_solve_report *r)
 {
 	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
 	if (r->optimal || !o->proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
 		return UI_EXIT_OK;
-	if (r->set.fleet) {
-		ui_error("solve: --proof: the exact MIP does not take --devices yet; -m exact "
-		         "proves its result");
-		return UI_EXIT_OK;
-	}
 	ui_proof pf;
-	bool *cpu = cpu_flags(r);
-	if (!cpu) {
-		ui_error("out of memory");
-		return UI_EXIT_INPUT;
-	}
-	ui_proof_run_devices(r->g, &r->set, r->stage, cpu, r->objective, left,
-	                     isatty(STDERR_FILENO), &pf);
-	if (pf.improved)
-		cpu_kinds(r, cpu);
-	free(cpu);
+	ui_proof_run(r->g, &r->set, r->stage, r->kind, r->objective, left, isatty(STDERR_FILENO),
+	             &pf);
 	if (pf.status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s); the partition is unproven",
 		         r->g->source, pf.message);
@@ -275,18 +245,10 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 static void decide(const ui_opts *o, double deadline, ui_solve_report *r)
 {
 	double left = deadline > 0 ? deadline - sc_clock_now() : UI_PROOF_SECONDS;
-	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS ||
-	    r->set.fleet)
+	if (r->optimal || o->no_proof || ui_interrupted() || left < UI_PROOF_MIN_SECONDS)
 		return;
 	ui_proof pf;
-	bool *cpu = cpu_flags(r);
-	if (!cpu)
-		return;
-	ui_proof_run_devices(r->g, &r->set, r->stage, cpu, INFINITY, left, isatty(STDERR_FILENO),
-	                     &pf);
-	if (pf.improved)
-		cpu_kinds(r, cpu);
-	free(cpu);
+	ui_proof_run(r->g, &r->set, r->stage, r->kind, INFINITY, left, isatty(STDERR_FILENO), &pf);
 	r->decided = true;
 	if (pf.status == UI_PROOF_FAILED)
 		ui_error("solve: %s: the exact MIP failed (%s)", r->g->source, pf.message);

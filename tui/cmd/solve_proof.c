@@ -22,6 +22,7 @@
 
 #include "tui/ui.h"
 #include "core/clock.h"
+#include "core/fleet.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
 
@@ -74,14 +75,8 @@ static const char *proof_label(const char *by)
 	return by;
 }
 
-void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double upper,
+void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, int *kind, double upper,
                   double seconds, bool tty, ui_proof *pf)
-{
-	ui_proof_run_devices(g, set, stage, NULL, upper, seconds, tty, pf);
-}
-
-void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
-                          double upper, double seconds, bool tty, ui_proof *pf)
 {
 	*pf = (ui_proof){.status = UI_PROOF_FAILED,
 	                 .within = NAN,
@@ -100,7 +95,7 @@ void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage,
 	                       .time_limit = seconds,
 	                       .upper = upper,
 	                       .start = isfinite(upper) ? stage : NULL,
-	                       .start_cpu = isfinite(upper) ? cpu : NULL,
+	                       .start_kind = isfinite(upper) ? kind : NULL,
 	                       .stop_at_proof = true};
 	l = sc_ladder_new(e, g, set, &lp, &err);
 	if (!l) {
@@ -113,13 +108,14 @@ void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage,
 	if (tty)
 		ui_progress_done();
 	double best = sc_ladder_upper(l, NULL);
-	/* with CPU stages a partition the MIP found is taken when it numbers
-	 * the stages as asked (the ladder works with fewer when k or L is
-	 * above what the ops can fill) */
-	if (cpu && sc_ladder_stages(l) + sc_ladder_cpus(l) != set->k + set->cpus)
+	/* on devices a partition the MIP found is taken when it numbers the
+	 * stages as asked (the ladder works with fewer when k or L is above
+	 * what the ops can fill) */
+	int K = set->fleet ? sc_fleet_stages(set->fleet) : set->k + set->cpus;
+	if (kind && sc_ladder_stages_all(l) != K)
 		best = upper;
 	if (best < upper) {
-		sc_ladder_upper_devices(l, stage, cpu);
+		sc_ladder_upper_kinds(l, stage, kind);
 		pf->improved = true;
 		pf->upper = best;
 	}

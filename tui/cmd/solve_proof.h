@@ -45,17 +45,14 @@ typedef struct ui_proof {
 
 /* Asks the exact MIP to prove stage (op stages, 0-based; objective upper
  * under set, set->k stages) optimal for g within seconds, drawing progress
- * on stderr when tty.  On a better partition found, stage is overwritten
- * with it.  Fills pf; never fails otherwise (a failure is pf->status
- * UI_PROOF_FAILED).  ^C (ui_interrupted) stops it. */
-void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, double upper,
+ * on stderr when tty.  On devices (set->cpus > 0 or set->fleet) stage is
+ * in 0..K-1 (K the fleet's stages: set->k + set->cpus without one) and
+ * kind (else NULL) holds their K kinds.  On a better partition found,
+ * stage (and kind) are overwritten with it.  Fills pf; never fails
+ * otherwise (a failure is pf->status UI_PROOF_FAILED).  ^C
+ * (ui_interrupted) stops it. */
+void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, int *kind, double upper,
                   double seconds, bool tty, ui_proof *pf);
-
-/* ui_proof_run with CPU stages (set->cpus > 0): stage in 0..K-1
- * (K = set->k + set->cpus) and cpu its K devices, both overwritten with a
- * better partition the MIP finds. */
-void ui_proof_run_devices(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
-                          double upper, double seconds, bool tty, ui_proof *pf);
 
 /* "proven", "time_limit", "off", "no_time", ... for --json; static text. */
 const char *ui_proof_status_name(ui_proof_status s);

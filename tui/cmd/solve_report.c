@@ -120,12 +120,7 @@ int ui_solve_write(ui_solve_report *r, const char *path)
 {
 	sc_error err;
 	sc_error_clear(&err);
-	int K = ui_solve_stages(r);
-	bool *cpu = r->kind && !r->set.fleet ? calloc((size_t)K, sizeof *cpu) : NULL;
-	for (int i = 0; cpu && i < K; i++)
-		cpu[i] = r->c->fleet.kind[r->kind[i]].cpu;
-	sc_status st = sc_part_write_devices(path, r->g, r->stage, K, cpu, r->c, &err);
-	free(cpu);
+	sc_status st = sc_part_write(path, r->g, r->stage, ui_solve_stages(r), r->c, &err);
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;

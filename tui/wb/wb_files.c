@@ -27,7 +27,7 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 	}
 	sc_error err;
 	/* with CPU stages the file names each stage's device */
-	if (sc_part_write_devices(path, w->g, w->stage, w->set.k, w->cpu, w->c, &err) != SC_OK) {
+	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}

@@ -178,6 +178,31 @@ static void next_round(wb *w, const sc_job_info *ji)
 		       w->rounds, w->search_run_seed, w->until_evals);
 }
 
+/* The CPU flags of kinds (0 an accelerator, 1 a CPU: the workbench's
+ * devices are k and --cpus, fleet.h) of a finished search's partition. */
+static bool result_devices(const wb *w, bool *cpu)
+{
+	int *kind = calloc((size_t)w->set.k, sizeof *kind);
+	bool ok = kind && sc_engine_result_kinds(w->eng, w->search, kind);
+	for (int s = 0; ok && s < w->set.k; s++)
+		cpu[s] = kind[s] == 1;
+	free(kind);
+	return ok;
+}
+
+/* sc_ladder_upper_kinds as CPU flags. */
+static double ladder_upper_devices(const wb *w, int *stage, bool *cpu)
+{
+	int *kind = calloc((size_t)w->set.k, sizeof *kind);
+	if (!kind)
+		return INFINITY;
+	double u = sc_ladder_upper_kinds(w->ladder, stage, kind);
+	for (int s = 0; s < w->set.k; s++)
+		cpu[s] = kind[s] == 1;
+	free(kind);
+	return u;
+}
+
 /* Starts the ladder from the best partition known; with every_rung it
  * runs them all, else it stops them once that partition is proven optimal
  * (at once when the exact DP proved it). */
@@ -186,11 +211,13 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_ladder_free(w->ladder);
 	double cur = sc_costs_objective(w->c);
 	bool use_best = w->best < cur;
+	/* with CPU stages, each stage's kind (0 an accelerator, 1 a CPU) */
+	int *start_kind = sc_search_kinds_of_cpus(use_best ? w->best_cpu : w->cpu, w->set.k);
 	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 	                       .time_limit = w->rung_time,
 	                       .upper = use_best ? w->best : cur,
 	                       .start = use_best ? w->best_stage : w->stage,
-	                       .start_cpu = use_best ? w->best_cpu : w->cpu,
+	                       .start_kind = start_kind,
 	                       .stop_at_proof = !every_rung};
 	/* the exact DP's proof that the best is optimal holds for the upper
 	 * bound: it is the best, or the current partition, no worse (the
@@ -203,6 +230,7 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_settings set;
 	wb_job_settings(w, &set);
 	w->ladder = sc_ladder_new(w->eng, w->g, &set, &lp, &err);
+	free(start_kind);
 	w->ladder_upper = lp.upper;
 	count_jobs(w);
 	if (!w->ladder)
@@ -254,9 +282,9 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
-	/* with CPU stages the result brings its devices (K flags) */
+	/* with CPU stages the result brings its devices (K kinds) */
 	bool *cpu = w->cpu ? calloc((size_t)w->set.k, sizeof *cpu) : NULL;
-	if (w->cpu && (!cpu || !sc_engine_result_devices(w->eng, w->search, cpu)))
+	if (w->cpu && (!cpu || !result_devices(w, cpu)))
 		v = INFINITY;
 	/* with pins, a proof is of the best with them in place: no proof of
 	 * the optimum, nor a lower bound (wb_lower_bound) */
@@ -339,8 +367,8 @@ static void follow_ladder(wb *w)
 	double u = INFINITY;
 	if (!w->cpu)
 		u = sc_ladder_upper(w->ladder, tmp);
-	else if (cpu && sc_ladder_stages(w->ladder) + sc_ladder_cpus(w->ladder) == w->set.k)
-		u = sc_ladder_upper_devices(w->ladder, tmp, cpu);
+	else if (cpu && sc_ladder_stages_all(w->ladder) == w->set.k)
+		u = ladder_upper_devices(w, tmp, cpu);
 	const char *by = NULL;
 	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;

@@ -407,7 +407,7 @@ static bool write_snapshot(recover_job *r)
 	if (c) {
 		sc_costs_set_devices(c, r->cpu);
 		sc_costs_eval(c, r->stage);
-		ok = sc_part_write_devices(tmp, r->g, r->stage, r->set.k, r->cpu, c, &err) == SC_OK;
+		ok = sc_part_write(tmp, r->g, r->stage, r->set.k, c, &err) == SC_OK;
 		sc_costs_free(c);
 	}
 	struct stat st;
