@@ -259,6 +259,8 @@ struct sc_dp {
 	int *inside;        /* per op of the stage: edges from it to other units of the stage */
 	int *outdeg;        /* per op: edges from it to other units */
 	int jlo_i, jhi_i;   /* I's rows that can still lead somewhere */
+	double *suffix;     /* per unit y: the least times of the units >= y outside I */
+	double need;        /* the work I + S must reach for a row to take it (-INFINITY: none) */
 	int *pinned;        /* the pinned units (units.h), npinned of them */
 	int npinned;
 	bool training; /* io may flow against the order (see the top) */
@@ -314,6 +316,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->frames);
 	free(d->accs);
 	free(d->rem);
+	free(d->suffix);
 	free(d->readers);
 	free(d->inside);
 	free(d->outdeg);
@@ -660,11 +663,12 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->frames = sc_malloc_n(n + 2, sizeof *d->frames);
 	d->accs = sc_malloc_n(n + 2, grow_acc_size());
 	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
+	d->suffix = sc_calloc_n(n + 2, sizeof *d->suffix);
 	d->readers = calloc(ops, sizeof *d->readers);
 	d->inside = calloc(ops, sizeof *d->inside);
 	d->outdeg = calloc(ops, sizeof *d->outdeg);
 	if (!d->bucket || !d->jbits || !d->cand || !d->frames || !d->accs || !d->rem ||
-	    !d->readers || !d->inside || !d->outdeg) {
+	    !d->suffix || !d->readers || !d->inside || !d->outdeg) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
@@ -1029,6 +1033,11 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 		long Jf = f[depth].J;
 		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
 			continue;
+		/* the units S can still take are numbered from x on: when all of
+		 * them leave too much work for the stages left, no I + S of this
+		 * branch takes a row (dp_relax) */
+		if (d->work[Jf] + d->suffix[x] < d->need)
+			continue;
 		stage_acc a = *fa;
 		double lower, cost;
 		double over;
@@ -1081,6 +1090,9 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		/* the times of S + x, written where the next level reads them */
 		double *kw = d->kacc + (size_t)(depth + 1) * D, c[SC_KINDS_MAX];
 		long Jf = f[depth].J;
+		/* as in dp_grow: S cannot grow enough for any live cell */
+		if (d->work[Jf] + d->suffix[x] < d->need)
+			continue;
 		bool any = false;
 		double param = fa->param + u->param[x];
 		for (int e = 0; e < D; e++) {
@@ -1148,6 +1160,9 @@ static void stage_start(sc_dp *d, long I)
 	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
 	word *cand = d->cand;
 	memset(cand, 0, (size_t)words * sizeof(word));
+	d->suffix[u->n] = 0;
+	for (int x = u->n - 1; x >= 0; x--)
+		d->suffix[x] = d->suffix[x + 1] + (has(bi, x) ? 0 : d->lw[x]);
 	for (int x = 0; x < u->n; x++) {
 		if (has(bi, x)) {
 			d->rem[x] = -2; /* in I; -1 marks the units of S */
@@ -1175,6 +1190,7 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 	double bound = d->ub;
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
 	d->nlive = 0;
+	int most = 0; /* the most stages left in a live cell */
 	/* cells in increasing index: every cell with one stage fewer comes first */
 	for (int at = 0; at < d->rw; at++) {
 		for (unsigned used = d->cell_used[at]; used; used &= used - 1) {
@@ -1188,11 +1204,17 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 		bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
 		if (live && isfinite(bound))
 			live = !(rest > left * b + 1e-9 * d->total_work);
-		if (live)
+		if (live) {
 			d->live_at[d->nlive++] = at;
+			most = left > most ? left : most;
+		}
 	}
 	if (I == d->full || d->nlive == 0)
 		return 0;
+	/* what I + S must reach for a live cell to take it (dp_relax_kinds'
+	 * test, its slack twice over) */
+	d->need =
+	        isfinite(bound) ? d->total_work - (most - 1) * b - 3e-9 * d->total_work : -INFINITY;
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow_kinds(d, I, I, d->cand, &acc, bound, d->cand + words, err);
@@ -1232,6 +1254,13 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	}
 	if (d->jlo_i > d->jhi_i)
 		return 0;
+	/* I + S must leave the stages after it at most their bound each, from
+	 * I's first live row on (dp_relax's test, with its rounding's slack
+	 * twice over: the sums here run in another order) */
+	d->need = -INFINITY;
+	if (isfinite(bound) && !d->npinned)
+		d->need = d->total_work - (d->k - d->jlo_i - 1) * bound * (1 + 1e-9) -
+		          3e-9 * d->total_work;
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
