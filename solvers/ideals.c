@@ -2243,8 +2243,8 @@ static bool exact_step(sc_search *s)
 
 const sc_method sc_method_exact = {
         .name = "exact",
-        .help = "the exact DP over ideals (paper 001); refuses past the ideals memory holds "
-                "(or --ideal-limit)",
+        .help = "the exact DP over ideals (paper 001), none when a quick split meets its floor; "
+                "refuses past the ideals memory holds (or --ideal-limit)",
         .merge_trivial = true,
         .refines_itself = true,
         .init = exact_init,
