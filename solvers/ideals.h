@@ -129,8 +129,8 @@ double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind);
  * units around it that the stage would have to hold instead, a small
  * branch and bound; with devices the least over the kinds), under GPipe
  * the least forward plus the least backward maximum.  The exact method
- * runs no DP when a quick partition reaches it.  Takes some 10 ms at
- * most (a budget), whatever the graph. */
+ * runs no DP when a quick partition reaches it.  Its work is capped (a
+ * few tens of ms at most), whatever the graph. */
 double sc_dp_floor(const sc_dp *d);
 
 /* True when d's value is only a lower bound: kinds whose links differ
