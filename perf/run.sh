@@ -47,6 +47,11 @@ echo
 echo "== time limits: how far past -t solve and bounds end on 100 000 ops (median of 3)"
 perf/perf_deadline.sh 100000 3
 echo
+echo "== wide graphs: encoder-decoder transformers (3 + 3 .. 12 + 12 layers, k = 2 .. 8) and a random"
+echo "   30-op DAG of 397 200 ideals (k = 2, 4, 8, with and without a tight memory limit): the CPU"
+echo "   time of solve at -t 60, proven or not, and the gap to its lower bound (the goal: proven in 10 s)"
+perf/perf_wide.sh 60
+echo
 echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
 perf/perf_onnx.sh
 echo

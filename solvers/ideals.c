@@ -50,6 +50,13 @@
  * it costs at most the optimum); without a bound (UB infinite) every
  * ideal is made and the DP is the plain one.
  *
+ * The exact method first bounds the optimum from below (sc_dp_floor: per
+ * unit, the least cost of any stage that holds it, by a small branch and
+ * bound over the units around it, closed under the order as a stage of
+ * ideals is): when its quick partition meets that floor it is optimal and
+ * no DP runs, which on the msr-fiddle operator graphs settles most rows
+ * (their optimum is the stage an unavoidable heavy op needs).
+ *
  * The limit on the ideals is set by memory (a quarter of the machine's,
  * at most 8 GiB, divided by the bytes one ideal takes at this k) unless
  * --ideal-limit gives a count.  The method `best` takes the DP when the
@@ -252,6 +259,8 @@ struct sc_dp {
 	int *inside;        /* per op of the stage: edges from it to other units of the stage */
 	int *outdeg;        /* per op: edges from it to other units */
 	int jlo_i, jhi_i;   /* I's rows that can still lead somewhere */
+	double *suffix;     /* per unit y: the least times of the units >= y outside I */
+	double need;        /* the work I + S must reach for a row to take it (-INFINITY: none) */
 	int *pinned;        /* the pinned units (units.h), npinned of them */
 	int npinned;
 	bool training; /* io may flow against the order (see the top) */
@@ -307,6 +316,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->frames);
 	free(d->accs);
 	free(d->rem);
+	free(d->suffix);
 	free(d->readers);
 	free(d->inside);
 	free(d->outdeg);
@@ -653,11 +663,12 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 	d->frames = sc_malloc_n(n + 2, sizeof *d->frames);
 	d->accs = sc_malloc_n(n + 2, grow_acc_size());
 	d->rem = sc_malloc_n(n + 1, sizeof *d->rem);
+	d->suffix = sc_calloc_n(n + 2, sizeof *d->suffix);
 	d->readers = calloc(ops, sizeof *d->readers);
 	d->inside = calloc(ops, sizeof *d->inside);
 	d->outdeg = calloc(ops, sizeof *d->outdeg);
 	if (!d->bucket || !d->jbits || !d->cand || !d->frames || !d->accs || !d->rem ||
-	    !d->readers || !d->inside || !d->outdeg) {
+	    !d->suffix || !d->readers || !d->inside || !d->outdeg) {
 		sc_dp_free(d);
 		sc_error_nomem(err, "the exact DP");
 		return NULL;
@@ -1022,6 +1033,11 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 		long Jf = f[depth].J;
 		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
 			continue;
+		/* the units S can still take are numbered from x on: when all of
+		 * them leave too much work for the stages left, no I + S of this
+		 * branch takes a row (dp_relax) */
+		if (d->work[Jf] + d->suffix[x] < d->need)
+			continue;
 		stage_acc a = *fa;
 		double lower, cost;
 		double over;
@@ -1074,6 +1090,9 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		/* the times of S + x, written where the next level reads them */
 		double *kw = d->kacc + (size_t)(depth + 1) * D, c[SC_KINDS_MAX];
 		long Jf = f[depth].J;
+		/* as in dp_grow: S cannot grow enough for any live cell */
+		if (d->work[Jf] + d->suffix[x] < d->need)
+			continue;
 		bool any = false;
 		double param = fa->param + u->param[x];
 		for (int e = 0; e < D; e++) {
@@ -1141,6 +1160,9 @@ static void stage_start(sc_dp *d, long I)
 	memcpy(d->jbits, bi, (size_t)words * sizeof(word));
 	word *cand = d->cand;
 	memset(cand, 0, (size_t)words * sizeof(word));
+	d->suffix[u->n] = 0;
+	for (int x = u->n - 1; x >= 0; x--)
+		d->suffix[x] = d->suffix[x + 1] + (has(bi, x) ? 0 : d->lw[x]);
 	for (int x = 0; x < u->n; x++) {
 		if (has(bi, x)) {
 			d->rem[x] = -2; /* in I; -1 marks the units of S */
@@ -1168,6 +1190,7 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 	double bound = d->ub;
 	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
 	d->nlive = 0;
+	int most = 0; /* the most stages left in a live cell */
 	/* cells in increasing index: every cell with one stage fewer comes first */
 	for (int at = 0; at < d->rw; at++) {
 		for (unsigned used = d->cell_used[at]; used; used &= used - 1) {
@@ -1181,11 +1204,17 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 		bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
 		if (live && isfinite(bound))
 			live = !(rest > left * b + 1e-9 * d->total_work);
-		if (live)
+		if (live) {
 			d->live_at[d->nlive++] = at;
+			most = left > most ? left : most;
+		}
 	}
 	if (I == d->full || d->nlive == 0)
 		return 0;
+	/* what I + S must reach for a live cell to take it (dp_relax_kinds'
+	 * test, its slack twice over) */
+	d->need =
+	        isfinite(bound) ? d->total_work - (most - 1) * b - 3e-9 * d->total_work : -INFINITY;
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow_kinds(d, I, I, d->cand, &acc, bound, d->cand + words, err);
@@ -1225,6 +1254,13 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	}
 	if (d->jlo_i > d->jhi_i)
 		return 0;
+	/* I + S must leave the stages after it at most their bound each, from
+	 * I's first live row on (dp_relax's test, with its rounding's slack
+	 * twice over: the sums here run in another order) */
+	d->need = -INFINITY;
+	if (isfinite(bound) && !d->npinned)
+		d->need = d->total_work - (d->k - d->jlo_i - 1) * bound * (1 + 1e-9) -
+		          3e-9 * d->total_work;
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
@@ -1640,6 +1676,292 @@ double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 	return sc_dp_result(d, unit_stage);
 }
 
+/* The floor of a stage (see sc_dp_floor): the least cost of any stage
+ * holding unit x, bounded by a small branch and bound over the stages
+ * around x.  A node holds the units S that the stage contains (x first),
+ * the units E it does not, and the tensors F of S it sends out.  Its
+ * bound: the work and overflow of S; for the tensors S reads, per unit p
+ * producing some, their io when p is in E, else the less of their io and
+ * p's work (p in the stage too); the io of the tensors in F or read by a
+ * unit of E; and for the one other tensor of S that adds the most, the
+ * less of its io and its readers' work.  Every stage holding S and none
+ * of E costs at least that: the units each pay once (the real edges form
+ * a DAG, and a tensor read by a producer of S adds nothing, to stay sure
+ * of it) and the tensors are distinct.  A node branches on the producer,
+ * or the tensor, that adds the most: p in S or in E, the tensor's readers
+ * in S or the tensor in F.  The floor of x is the least bound of the
+ * leaves (FLOOR_DEPTH levels down); the search stops as soon as some node
+ * is at most `enough` (the floor of x cannot raise the graph's then). */
+enum { FLOOR_DEPTH = 12 };
+/* The work (units and edges visited) the floors of a graph may take in
+ * all: a few tens of ms at most (measured: 0.8M instructions on a 12 + 12
+ * layer encoder-decoder of 4 631 ONNX nodes, where most units stop
+ * early); past it each search stops where it is, its node's bound
+ * standing. */
+#define FLOOR_BUDGET 20000000L
+
+typedef struct floor_ctx {
+	const sc_dp *d;
+	int *S, ns;  /* the units of S, x first */
+	int *queue;  /* per unit: the closure's search */
+	int *dmark;  /* per unit: stamp of the closure that reached it from S */
+	int *state;  /* per unit: 1 in S, 2 in E, else 0 */
+	bool *sent;  /* per op: its tensor is in F */
+	int *umark;  /* per unit: stamp of the node that summed its bytes */
+	int *omark;  /* per op: stamp of the node that counted its tensor */
+	int *rmark;  /* per unit: stamp of the tensor whose readers it joined */
+	double *sum; /* per unit: bytes S reads from it */
+	int stamp, rstamp;
+	double enough;
+	long budget; /* work left (FLOOR_BUDGET) */
+	int kind;    /* with devices, the stage's kind; else -1 */
+	double B, M; /* its link and memory (a CPU: no io, no memory limit) */
+} floor_ctx;
+
+/* Unit x's time on the stage's kind (INFINITY where it may not run). */
+static inline double floor_work(const floor_ctx *c, int x)
+{
+	return c->kind < 0 ? c->d->u->work[x] : c->d->uw[(size_t)x * c->d->D + c->kind];
+}
+
+/* The bound of the node, and its branch: *p a producer unit (>= 0) or *o
+ * an op whose tensor (>= 0), else both -1. */
+static double floor_bound(floor_ctx *c, int *bp, int *bo)
+{
+	const sc_dp *d = c->d;
+	const sc_units *u = d->u;
+	const sc_graph *g = d->g;
+	double B = c->B, M = c->M;
+	int st = ++c->stamp;
+	double work = 0, param = 0, fixed = 0, in = 0, out = 0, best_in = 0;
+	*bp = *bo = -1;
+	for (int k = 0; k < c->ns; k++) {
+		int x = c->S[k];
+		c->budget -= 3 * (u->ops_off[x + 1] - u->ops_off[x]);
+		work += floor_work(c, x);
+		param += u->param[x];
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++)
+			for (int j = g->pred_off[u->ops[i]]; j < g->pred_off[u->ops[i] + 1]; j++) {
+				int p = g->pred[j], up = u->unit_of[p];
+				if (c->state[up] == 1 || c->omark[p] == st)
+					continue;
+				c->omark[p] = st;
+				if (c->umark[up] != st) {
+					c->umark[up] = st;
+					c->sum[up] = 0;
+				}
+				c->sum[up] += g->out[p];
+			}
+	}
+	/* the producers: each once (its sum then cleared to -1) */
+	for (int k = 0; k < c->ns; k++) {
+		int x = c->S[k];
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++)
+			for (int j = g->pred_off[u->ops[i]]; j < g->pred_off[u->ops[i] + 1]; j++) {
+				int up = u->unit_of[g->pred[j]];
+				if (c->state[up] == 1 || c->sum[up] < 0)
+					continue;
+				double io = c->sum[up] / B;
+				c->sum[up] = -1;
+				if (c->state[up] == 2) {
+					fixed += io;
+				} else {
+					double v = fmin(io, floor_work(c, up));
+					in += v;
+					if (v > best_in) {
+						best_in = v;
+						*bp = up;
+					}
+				}
+			}
+	}
+	/* the tensors of S read outside it */
+	int out_op = -1;
+	for (int k = 0; k < c->ns; k++) {
+		int x = c->S[k];
+		for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+			int o = u->ops[i];
+			double readers = 0;
+			bool outside = false, forced = c->sent[o], shared = false;
+			int rs = ++c->rstamp;
+			for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++) {
+				int r = u->unit_of[g->succ[j]];
+				if (c->state[r] == 1 || c->rmark[r] == rs)
+					continue;
+				c->rmark[r] = rs;
+				outside = true;
+				forced |= c->state[r] == 2;
+				shared |= c->umark[r] == st;
+				readers += floor_work(c, r);
+			}
+			if (!outside)
+				continue;
+			if (forced) {
+				fixed += g->out[o] / B;
+			} else if (!shared) {
+				double v = fmin(g->out[o] / B, readers);
+				if (v > out) {
+					out = v;
+					out_op = o;
+				}
+			}
+		}
+	}
+	if (out > best_in) {
+		*bp = -1;
+		*bo = out_op;
+	}
+	double over = param > M && d->set.policy != SC_MEM_HARD ? (param - M) / B : 0;
+	return work + over + fixed + in + out;
+}
+/* Closes S under the order: a stage J \ I of ideals holds every unit on
+ * a path between two of its units, so the units that are both below and
+ * above some unit of S join it.  False when one of them is in E (no stage
+ * holds S without it).  The units added are S's last, from c->ns on. */
+static bool floor_close(floor_ctx *c)
+{
+	const sc_units *u = c->d->u;
+	int st = ++c->stamp, n = 0;
+	/* below S: forwards from it */
+	for (int k = 0; k < c->ns; k++) {
+		c->dmark[c->S[k]] = st;
+		c->queue[n++] = c->S[k];
+	}
+	for (int h = 0; h < n; h++)
+		for (int i = u->succ_off[c->queue[h]]; i < u->succ_off[c->queue[h] + 1];
+		     i++, c->budget--)
+			if (c->dmark[u->succ[i]] != st) {
+				c->dmark[u->succ[i]] = st;
+				c->queue[n++] = u->succ[i];
+			}
+	/* above S and below it: backwards from S through the marked units */
+	int at = ++c->stamp;
+	n = 0;
+	for (int k = 0; k < c->ns; k++) {
+		c->dmark[c->S[k]] = at;
+		c->queue[n++] = c->S[k];
+	}
+	for (int h = 0; h < n; h++)
+		for (int i = u->pred_off[c->queue[h]]; i < u->pred_off[c->queue[h] + 1]; i++) {
+			int y = u->pred[i];
+			if (c->dmark[y] != st)
+				continue; /* not below S, or seen */
+			c->dmark[y] = at;
+			c->queue[n++] = y;
+			if (c->state[y] == 2)
+				return false;
+			if (c->state[y] == 0) {
+				c->state[y] = 1;
+				c->S[c->ns++] = y;
+			}
+		}
+	return true;
+}
+
+/* The least bound of the leaves under the node (see floor_ctx), or a
+ * bound at most c->enough as soon as one is found. */
+static double floor_search(floor_ctx *c, int depth)
+{
+	int p, o;
+	double v = floor_bound(c, &p, &o);
+	if (v <= c->enough || depth == FLOOR_DEPTH || (p < 0 && o < 0) || c->budget <= 0)
+		return v;
+	const sc_units *u = c->d->u;
+	const sc_graph *g = c->d->g;
+	/* the units join S (p, or o's readers outside S), and those the
+	 * order puts between them */
+	int ns = c->ns;
+	if (p >= 0) {
+		c->state[p] = 1;
+		c->S[c->ns++] = p;
+	} else {
+		for (int j = g->succ_off[o]; j < g->succ_off[o + 1]; j++) {
+			int r = u->unit_of[g->succ[j]];
+			if (c->state[r] == 0) {
+				c->state[r] = 1;
+				c->S[c->ns++] = r;
+			}
+		}
+	}
+	double best = floor_close(c) ? floor_search(c, depth + 1) : INFINITY;
+	while (c->ns > ns)
+		c->state[c->S[--c->ns]] = 0;
+	if (best <= c->enough)
+		return best;
+	/* or they do not: p in E, or o's tensor sent out */
+	if (p >= 0)
+		c->state[p] = 2;
+	else
+		c->sent[o] = true;
+	best = fmin(best, floor_search(c, depth + 1));
+	if (p >= 0)
+		c->state[p] = 0;
+	else
+		c->sent[o] = false;
+	/* the node's own bound holds too: its leaves' can only be higher,
+	 * but a branch cut short above may have returned less */
+	return fmax(best, v);
+}
+
+double sc_dp_floor(const sc_dp *d)
+{
+	if (d->gpipe)
+		return d->floor[0] + d->floor[1];
+	/* every stage costs at least its work (each unit's least time over
+	 * the kinds that may hold it): some stage holds the heaviest unit,
+	 * and some stage a share of the total */
+	const sc_units *u = d->u;
+	double heaviest = 0;
+	for (int x = 0; x < u->n; x++)
+		heaviest = fmax(heaviest, d->lw[x]);
+	double floor = fmax(heaviest, d->total_work / sc_dp_stages(d));
+	size_t n = (size_t)(u->n > 0 ? u->n : 1), ops = (size_t)d->g->n + 1;
+	floor_ctx c = {.d = d, .budget = FLOOR_BUDGET, .kind = -1};
+	c.state = sc_calloc_n(n, sizeof *c.state);
+	c.umark = sc_calloc_n(n, sizeof *c.umark);
+	c.rmark = sc_calloc_n(n, sizeof *c.rmark);
+	c.sum = sc_calloc_n(n, sizeof *c.sum);
+	c.omark = sc_calloc_n(ops, sizeof *c.omark);
+	c.sent = sc_calloc_n(ops, sizeof *c.sent);
+	c.S = sc_malloc_n(n, sizeof *c.S);
+	c.queue = sc_malloc_n(n, sizeof *c.queue);
+	c.dmark = sc_calloc_n(n, sizeof *c.dmark);
+	if (c.state && c.umark && c.rmark && c.sum && c.omark && c.sent && c.S && c.queue &&
+	    c.dmark)
+		for (int x = 0; x < u->n; x++) {
+			/* the least over the kinds that may hold x's stage; a search
+			 * stops once it is at most the floor so far (no help) */
+			double least = INFINITY;
+			for (int e = 0; e < (d->D > 0 ? d->D : 1) && least > floor; e++) {
+				const sc_kind *ke = d->D > 0 ? &d->fleet.kind[e] : NULL;
+				c.kind = ke ? e : -1;
+				c.B = !ke ? d->set.bandwidth : ke->cpu ? INFINITY : ke->bandwidth;
+				c.M = !ke ? d->set.memory : ke->cpu ? INFINITY : ke->memory;
+				if (!(c.B > 0) || !isfinite(floor_work(&c, x)))
+					continue; /* (no link: no floor but the work's) */
+				c.enough = floor;
+				c.S[0] = x;
+				c.ns = 1;
+				c.state[x] = 1;
+				least = fmin(least, floor_search(&c, 0));
+				c.state[x] = 0;
+			}
+			if (isfinite(least))
+				floor = fmax(floor, least);
+		}
+	/* (out of memory: the work's floor, still a floor) */
+	free(c.state);
+	free(c.umark);
+	free(c.rmark);
+	free(c.sum);
+	free(c.omark);
+	free(c.sent);
+	free(c.S);
+	free(c.queue);
+	free(c.dmark);
+	return floor;
+}
+
 bool sc_dp_relaxed(const sc_dp *d)
 {
 	return d->relaxed;
@@ -1729,7 +2051,8 @@ out:
 typedef struct exact_state {
 	sc_dp *dp;
 	int *unit_stage;
-	int *kind; /* the kinds of the DP's stages */
+	int *kind;     /* the kinds of the DP's stages */
+	bool at_floor; /* the quick partition reaches the floor: optimal */
 } exact_state;
 
 static void exact_fini(sc_search *s)
@@ -1846,9 +2169,14 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 	long few = sc_ideals_count(s->units, SMALL_IDEALS);
 	bool small = few >= 0 && few <= SMALL_IDEALS;
 	double ub = quick_upper_bound(s, e->unit_stage, small ? 0 : QUICK_ORDERS);
-	/* the quick partition costs ub: only a better one is worth finding, and
-	 * when none is, it is optimal */
-	sc_dp_set_bound(e->dp, ub, true);
+	/* A quick partition at the floor (every partition's objective
+	 * reaches it, sc_dp_floor) is optimal as it stands, and no DP runs.
+	 * Otherwise it costs ub: only a better one is worth finding, and
+	 * when none is, it is optimal. */
+	if (ub <= sc_dp_floor(e->dp) * (1 + 1e-12))
+		e->at_floor = true;
+	else
+		sc_dp_set_bound(e->dp, ub, true);
 	exact_publish(s);
 	return SC_OK;
 }
@@ -1856,6 +2184,12 @@ static sc_status exact_init(sc_search *s, sc_error *err)
 static bool exact_step(sc_search *s)
 {
 	exact_state *e = s->state;
+	if (e->at_floor) {
+		/* the quick partition meets the floor: nothing is below it */
+		s->optimal = true;
+		s->lower = s->best;
+		return false;
+	}
 	if (sc_search_should_stop(s, 0))
 		return false; /* not finished: the quick bound's partition stands */
 	sc_error err;
@@ -1911,8 +2245,8 @@ static bool exact_step(sc_search *s)
 
 const sc_method sc_method_exact = {
         .name = "exact",
-        .help = "the exact DP over ideals (paper 001); refuses past the ideals memory holds "
-                "(or --ideal-limit)",
+        .help = "the exact DP over ideals (paper 001), none when a quick split meets its floor; "
+                "refuses past the ideals memory holds (or --ideal-limit)",
         .merge_trivial = true,
         .refines_itself = true,
         .init = exact_init,

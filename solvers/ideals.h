@@ -123,6 +123,16 @@ double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu);
  * is 0. */
 double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind);
 
+/* A lower bound on the objective of every partition d looks at: the
+ * total work over the stages, and per unit the least cost of a stage
+ * holding it (its work, and the io of its tensors or the work of the
+ * units around it that the stage would have to hold instead, a small
+ * branch and bound; with devices the least over the kinds), under GPipe
+ * the least forward plus the least backward maximum.  The exact method
+ * runs no DP when a quick partition reaches it.  Its work is capped (a
+ * few tens of ms at most), whatever the graph. */
+double sc_dp_floor(const sc_dp *d);
+
 /* True when d's value is only a lower bound: kinds whose links differ
  * (see "Devices" in ideals.c), each stage's io charged over its own link. */
 bool sc_dp_relaxed(const sc_dp *d);
