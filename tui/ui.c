@@ -413,6 +413,11 @@ int ui_interrupt_signal(void)
 	return interrupt_signal;
 }
 
+int ui_interrupt_status(void)
+{
+	return interrupt_signal == SIGTERM ? 128 + SIGTERM : 130;
+}
+
 const char *ui_file_extension(const char *path)
 {
 	const char *slash = strrchr(path, '/');
