@@ -180,6 +180,16 @@ static int64_t dim_param(loader *L, const char *name)
 	return 1;
 }
 
+/* Whether symbolic dim name has a value in the report already. */
+static bool dim_recorded(const loader *L, const char *name)
+{
+	const sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->ndims; i++)
+		if (strcmp(r->dim_name[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* value_info's dims: the tensor type's shape, or NULL */
 static const Onnx__TensorShapeProto *hint_shape(const Onnx__ValueInfoProto *vi)
 {
@@ -191,7 +201,9 @@ static const Onnx__TensorShapeProto *hint_shape(const Onnx__ValueInfoProto *vi)
 }
 
 /* An output's value_info names dims inference found: records those not
- * known yet, as derived by op. */
+ * known yet, as derived by op.  A --dim of such a name is not what the
+ * shapes were computed with: the derived value is recorded (dim_from set),
+ * and the caller warns that the --dim changed nothing. */
 static void name_dims(loader *L, const Onnx__ValueInfoProto *vi, const sc_onnx_tensor *t,
                       const char *op)
 {
@@ -200,9 +212,8 @@ static void name_dims(loader *L, const Onnx__ValueInfoProto *vi, const sc_onnx_t
 		return;
 	for (size_t d = 0; d < sh->n_dim; d++) {
 		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
-		int64_t v;
 		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-		    dim->dim_param && *dim->dim_param && !dim_known(L, dim->dim_param, &v))
+		    dim->dim_param && *dim->dim_param && !dim_recorded(L, dim->dim_param))
 			record_dim(L, dim->dim_param, t->dim[d], false, op);
 	}
 }

@@ -91,3 +91,25 @@ Test(onnx_dynamic, gpt_decoder_after_shape_inference_costs_the_same)
 		             flops_at("gpt_decoder.onnx", n, t));
 	}
 }
+
+/* A --dim naming a dim shape inference derives (unk__0, the length of
+ * /Range's output: T) changes nothing: it is warned about, and the report
+ * gives the derived value, not the one given (it said unk__0=99, as if
+ * used). */
+Test(onnx_dynamic, a_dim_derived_from_the_inputs_is_not_taken_from_dim)
+{
+	char *out = NULL, *err = NULL;
+	int st = ts_runf(&out, &err,
+	                 "info --json samples/dynamic/gpt_decoder_si.onnx --dim N=2 --dim T=16 "
+	                 "--dim unk__0=99");
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(err, "--dim unk__0=99 changes nothing"), "%s", err);
+	json_error_t je;
+	json_t *info = json_loads(out, 0, &je);
+	cr_assert(info, "%s", je.text);
+	cr_assert_eq(json_integer_value(ts_jget(ts_jget(ts_jget(info, "onnx"), "dims"), "unk__0")),
+	             16);
+	json_decref(info);
+	free(out);
+	free(err);
+}
