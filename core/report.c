@@ -13,6 +13,11 @@ json_t *sc_report_stages(const sc_costs *c)
 	json_t *arr = json_array();
 	if (!arr)
 		return NULL;
+	/* asked once: each question reads every stage, so asking it per stage
+	 * made the report quadratic in k */
+	bool named = sc_costs_has_kinds(c) || c->set.fleet;
+	bool cpu_work = sc_costs_has_cpu(c);
+	int cpu = cpu_work ? sc_fleet_find(&c->fleet, "cpu") : -1;
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
 		json_t *o =
@@ -30,13 +35,11 @@ json_t *sc_report_stages(const sc_costs *c)
 		/* devices: each stage's kind when the partition has a stage of
 		 * another kind than the first, and with CPU stages each stage's
 		 * CPU time */
-		if (o && (sc_costs_has_kinds(c) || c->set.fleet))
+		if (o && named)
 			json_object_set_new(o, "device", json_string(sc_costs_device_name(c, s)));
-		if (o && sc_costs_has_cpu(c)) {
-			int cpu = sc_fleet_find(&c->fleet, "cpu");
+		if (o && cpu_work)
 			json_object_set_new(o, "cpu_work",
 			                    json_real(sc_costs_kind_work(c, s, cpu)));
-		}
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			return NULL;

@@ -2010,6 +2010,11 @@ double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu)
 
 long sc_ideals_count(const sc_units *u, long limit)
 {
+	return sc_ideals_count_until(u, limit, NULL, NULL);
+}
+
+long sc_ideals_count_until(const sc_units *u, long limit, bool (*stop)(void *ctx), void *ctx)
+{
 	/* breadth first from the empty set, each ideal grown by a ready unit */
 	ideal_set s = {.words = (u->n + 63) / 64};
 	if (s.words == 0)
@@ -2020,6 +2025,12 @@ long sc_ideals_count(const sc_units *u, long limit)
 	if (!b || ideal_add(&s, b, &added) < 0)
 		goto out;
 	for (long id = 0; id < s.count; id++) {
+		/* a wide graph's count runs for minutes: a signal or the time
+		 * limit ends it (every 4096 ideals, well under a millisecond) */
+		if (stop && (id & 4095) == 0 && stop(ctx)) {
+			count = -2;
+			goto out;
+		}
 		for (int x = 0; x < u->n; x++) {
 			const word *cur = s.bits + id * s.words;
 			if (has(cur, x))

@@ -47,13 +47,30 @@ static const sc_method *find_method(const char *name)
 	return NULL;
 }
 
+/* What stops choose_best's count: the caller's interrupt and stop, and the
+ * time limit (counted from the search's start). */
+typedef struct choose_stop {
+	const sc_search_params *p;
+	double deadline; /* 0: none */
+} choose_stop;
+
+static bool choose_should_stop(void *ctx)
+{
+	const choose_stop *c = ctx;
+	if (c->p->interrupted && c->p->interrupted())
+		return true;
+	if (c->p->stop && c->p->stop(c->p->stop_ctx))
+		return true;
+	return c->deadline > 0 && sc_clock_now() >= c->deadline;
+}
+
 /* `best`: exact when the DP's ideals fit its memory budget and the time
  * (sc_dp_best_limit: what the DP is expected to get through in the time
  * limit, or in two minutes without one), or when --ideal-limit gives a
  * count, at most that many; else the genetic search.  NULL with err set
  * when the unit DAG cannot be built. */
 static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
-                                    const sc_search_params *p, sc_error *err)
+                                    const sc_search_params *p, double started, sc_error *err)
 {
 	if (set->pin && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
 		return &sc_method_brkga; /* the exact DP takes no pins there (ideals.c) */
@@ -61,7 +78,10 @@ static const sc_method *choose_best(const sc_graph *g, const sc_settings *set,
 	if (!u)
 		return NULL;
 	long limit = p->ideal_limit > 0 ? p->ideal_limit : sc_dp_best_limit(u, set, p->time_limit);
-	long count = sc_ideals_count(u, limit);
+	/* stopped while counting: the genetic search, which then stops at once
+	 * with the greedy split (what was found) */
+	choose_stop cs = {.p = p, .deadline = p->time_limit > 0 ? started + p->time_limit : 0};
+	long count = sc_ideals_count_until(u, limit, choose_should_stop, &cs);
 	sc_units_free(u);
 	return count >= 0 && count <= limit ? &sc_method_exact : &sc_method_brkga;
 }
@@ -73,7 +93,7 @@ sc_status sc_search_best_is_exact(const sc_graph *g, const sc_settings *set,
 	sc_search_params_init(&def);
 	sc_error local;
 	sc_error *e = err ? err : &local;
-	const sc_method *m = choose_best(g, set, p ? p : &def, e);
+	const sc_method *m = choose_best(g, set, p ? p : &def, sc_clock_now(), e);
 	if (!m)
 		return e->code;
 	*exact = m == &sc_method_exact;
@@ -109,7 +129,7 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 			             g->op_name[v], set->pin[v] + 1, set->k);
 			return NULL;
 		}
-	if (m == &method_best && !(m = choose_best(g, set, p, err)))
+	if (m == &method_best && !(m = choose_best(g, set, p, started, err)))
 		return NULL;
 	sc_search_params named = *p;
 	named.method = name;

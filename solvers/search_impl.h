@@ -208,5 +208,8 @@ extern const sc_phase sc_refine_phase;
 /* Counts the ideals of the unit DAG up to limit (returns limit + 1 when
  * there are more); -1 on out of memory. */
 long sc_ideals_count(const sc_units *u, long limit);
+/* sc_ideals_count asking stop(ctx) as it goes (stop may be NULL): -2 when
+ * stop said true before the count was known. */
+long sc_ideals_count_until(const sc_units *u, long limit, bool (*stop)(void *ctx), void *ctx);
 
 #endif

@@ -245,12 +245,21 @@ static void warn_onnx(const char *path, const ui_opts *o, const sc_onnx_report *
 		         path, list, r->nonce == 1 ? "its body is" : "their bodies are");
 	}
 	for (int i = 0; i < o->ndims; i++) {
-		bool used = false;
-		for (int j = 0; j < r->ndims; j++)
-			used |= strcmp(r->dim_name[j], o->dim_name[i]) == 0;
-		if (!used)
+		int used = -1;
+		for (int j = 0; j < r->ndims && used < 0; j++)
+			if (strcmp(r->dim_name[j], o->dim_name[i]) == 0)
+				used = j;
+		if (used < 0)
 			ui_error("warning: %s: --dim %s: the model has no dimension of that name",
 			         path, o->dim_name[i]);
+		else if (r->dim_from[used])
+			ui_error(
+			        "warning: %s: --dim %s=%lld changes nothing: shape inference "
+			        "derives "
+			        "%s from the inputs' dims (%lld, at op '%s'); set the inputs' dims "
+			        "instead",
+			        path, o->dim_name[i], (long long)o->dim_value[i], o->dim_name[i],
+			        r->dim_value[used], r->dim_from[used]);
 	}
 }
 
@@ -411,6 +420,11 @@ void ui_interrupt(void)
 int ui_interrupt_signal(void)
 {
 	return interrupt_signal;
+}
+
+int ui_interrupt_status(void)
+{
+	return interrupt_signal == SIGTERM ? 128 + SIGTERM : 130;
 }
 
 const char *ui_file_extension(const char *path)

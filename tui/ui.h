@@ -210,6 +210,9 @@ void ui_interrupt(void);
 /* The signal that raised the flag (SIGINT or SIGTERM), 0 when it was
  * raised by hand or not at all. */
 int ui_interrupt_signal(void);
+/* The exit status of a command the flag stopped: 143 (128 + SIGTERM) after
+ * SIGTERM, else 130 (^C, or raised by hand). */
+int ui_interrupt_status(void);
 
 /* Parses a comma-separated list of rung names into bits (1u << sc_rung);
  * prints the error and returns false on an unknown name. */

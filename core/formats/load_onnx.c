@@ -52,6 +52,11 @@ typedef struct tensor {
 	 * shape (the dims may be unk__ names nobody set), but used to name dims
 	 * inference derives, and as the shape when inference cannot tell */
 	const Onnx__ValueInfoProto *hint;
+	/* its shape or value follows a symbolic dim of an input (--dim, or
+	 * the default 1): folded, such a value (a causal mask built from the
+	 * sequence length) is made per run from the input's dims, so it is
+	 * not a parameter and is not charged as one (build_ops) */
+	bool by_dim;
 } tensor;
 
 typedef struct loader {
@@ -180,6 +185,16 @@ static int64_t dim_param(loader *L, const char *name)
 	return 1;
 }
 
+/* Whether symbolic dim name has a value in the report already. */
+static bool dim_recorded(const loader *L, const char *name)
+{
+	const sc_onnx_report *r = L->rep;
+	for (int i = 0; i < r->ndims; i++)
+		if (strcmp(r->dim_name[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* value_info's dims: the tensor type's shape, or NULL */
 static const Onnx__TensorShapeProto *hint_shape(const Onnx__ValueInfoProto *vi)
 {
@@ -191,7 +206,9 @@ static const Onnx__TensorShapeProto *hint_shape(const Onnx__ValueInfoProto *vi)
 }
 
 /* An output's value_info names dims inference found: records those not
- * known yet, as derived by op. */
+ * known yet, as derived by op.  A --dim of such a name is not what the
+ * shapes were computed with: the derived value is recorded (dim_from set),
+ * and the caller warns that the --dim changed nothing. */
 static void name_dims(loader *L, const Onnx__ValueInfoProto *vi, const sc_onnx_tensor *t,
                       const char *op)
 {
@@ -200,9 +217,8 @@ static void name_dims(loader *L, const Onnx__ValueInfoProto *vi, const sc_onnx_t
 		return;
 	for (size_t d = 0; d < sh->n_dim; d++) {
 		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
-		int64_t v;
 		if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-		    dim->dim_param && *dim->dim_param && !dim_known(L, dim->dim_param, &v))
+		    dim->dim_param && *dim->dim_param && !dim_recorded(L, dim->dim_param))
 			record_dim(L, dim->dim_param, t->dim[d], false, op);
 	}
 }
@@ -297,6 +313,7 @@ static void apply_value_info(loader *L, const Onnx__ValueInfoProto *vi, bool inp
 				return;
 			}
 			v = dim_param(L, dim->dim_param);
+			L->tens[i].by_dim = true;
 		}
 		if (v < 0)
 			return; /* a dim nobody named: the shape stays unknown */
@@ -797,7 +814,7 @@ static bool foldable(const loader *L, const Onnx__NodeProto *nd, const int *tin,
 		if (nd->attribute[i]->g || nd->attribute[i]->n_graphs)
 			return false; /* If, Loop, Scan: control flow stays an op */
 	if ((!strcmp(t, "Shape") || !strcmp(t, "Size")) && nin >= 1 && in[0] && in[0]->known)
-		return true; /* the shape is static: only the value is read */
+		return true; /* the shape is known: only the value is read */
 	static const char *const random[] = {"RandomNormal",
 	                                     "RandomUniform",
 	                                     "RandomNormalLike",
@@ -885,6 +902,32 @@ static int value_root(const loader *L, int t)
 		t = find(L, nd->input[0]);
 	}
 	return t;
+}
+
+/* Charges node v with the constant t stands for (value_root), when no
+ * earlier op was: into *param.  A value that follows an input's symbolic
+ * dim (tensor.by_dim) is made per run and is no parameter; the constants
+ * it is made from are (a position table gathered by the sequence length),
+ * and are charged in its place. */
+static void charge_const(loader *L, int t, int v, double *param, int depth)
+{
+	int r = value_root(L, t);
+	if (r < 0 || L->tens[r].charged_to >= 0 || depth > ONNX_MAX_DEPTH)
+		return;
+	L->tens[r].charged_to = v;
+	if (!L->tens[r].by_dim) {
+		*param += fmax(0, run_bytes(L, &L->tens[r].t));
+		return;
+	}
+	int p = L->tens[r].producer;
+	if (p < 0 || !L->folded[p])
+		return;
+	const Onnx__NodeProto *nd = L->graph->node[p];
+	for (size_t j = 0; j < nd->n_input; j++) {
+		int u = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
+		if (is_const(L, u))
+			charge_const(L, u, v, param, depth + 1);
+	}
 }
 
 /* ---- control flow: If and Loop costed by their bodies --------------------- */
@@ -1225,6 +1268,14 @@ static sc_status infer_nodes(loader *L, sc_graph *gr, char **names, sc_op_size *
 			return overflow_error(L, bc.big_name, "in the body of op", names[v],
 			                      &bc.big);
 		L->folded[v] = foldable(L, nd, tin, nin, in);
+		bool by_dim = false;
+		for (int j = 0; j < nin; j++)
+			by_dim |= tin[j] >= 0 && L->tens[tin[j]].by_dim;
+		for (int j = 0; by_dim && j < nout; j++) {
+			int t = nd->output[j] && *nd->output[j] ? find(L, nd->output[j]) : -1;
+			if (t >= 0)
+				L->tens[t].by_dim = true;
+		}
 		sc_op_size *sz = &sizes[v];
 		*sz = (sc_op_size){.kind = has_body(nd) ? SC_OPK_VIEW : op_kind(nd)};
 		double bytes = 0;
@@ -1293,13 +1344,8 @@ static void charge_body_refs(loader *L, int v, const Onnx__AttributeProto *a, in
 			const Onnx__NodeProto *nd = g->node[i];
 			for (size_t j = 0; j < nd->n_input; j++) {
 				int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
-				if (!is_const(L, t))
-					continue;
-				int r = value_root(L, t);
-				if (r < 0 || L->tens[r].charged_to >= 0)
-					continue;
-				L->tens[r].charged_to = v;
-				*param += fmax(0, run_bytes(L, &L->tens[r].t));
+				if (is_const(L, t))
+					charge_const(L, t, v, param, 0);
 			}
 			for (size_t j = 0; j < nd->n_attribute; j++)
 				charge_body_refs(L, v, nd->attribute[j], depth + 1, param);
@@ -1310,7 +1356,9 @@ static void charge_body_refs(loader *L, int v, const Onnx__AttributeProto *a, in
 /* The graph of the nodes that stay ops, with their costs: param is the
  * bytes of the constants (initializers and folded values, an Identity's
  * output counting as its input) each op is the first reader of, in
- * topological order; out the bytes of its outputs another op reads. */
+ * topological order, but for values that follow an input's symbolic dim
+ * (tensor.by_dim: made per run, not weights); out the bytes of its outputs
+ * another op reads. */
 static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc_op_size *sizes,
                            const bool *known_cost)
 {
@@ -1344,13 +1392,8 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		double param = 0, obytes = 0;
 		for (size_t j = 0; j < nd->n_input; j++) {
 			int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
-			if (!is_const(L, t))
-				continue;
-			int r = value_root(L, t);
-			if (r < 0 || L->tens[r].charged_to >= 0)
-				continue;
-			L->tens[r].charged_to = v;
-			param += fmax(0, run_bytes(L, &L->tens[r].t));
+			if (is_const(L, t))
+				charge_const(L, t, v, &param, 0);
 		}
 		for (size_t j = 0; j < nd->n_attribute; j++)
 			charge_body_refs(L, v, nd->attribute[j], 0, &param);

@@ -73,6 +73,15 @@ static sc_status read_names(const char *path, const sc_graph *g, int *k_out, int
 		free(data);
 		return sc_error_set(err, SC_ERR_INPUT, "%s: the file is empty", path);
 	}
+	/* a byte order mark is invisible when quoted, and neither JSON text
+	 * (RFC 8259 section 8.1) nor a DOT file may start with one */
+	if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+		free(data);
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the file starts with a UTF-8 byte order mark (bytes EF BB "
+		                    "BF), which a partition file may not hold; save it without one",
+		                    path);
+	}
 	size_t at = 0;
 	while (at < len && isspace((unsigned char)data[at]))
 		at++;

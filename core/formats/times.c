@@ -267,7 +267,7 @@ done:
 static sc_times *read_ort(const char *path, const char *text, size_t len, sc_error *err)
 {
 	json_error_t jerr;
-	json_t *root = sc_json_loadb(text, len, 0, &jerr);
+	json_t *root = sc_json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		sc_json_error(err, path, &jerr);
 		return NULL;

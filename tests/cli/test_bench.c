@@ -656,3 +656,49 @@ Test(bench, every_instance_runs_and_counts_once)
 	cr_assert(strstr(err, "results file"), "%s", err);
 	free(err);
 }
+
+/* A worker killed mid-instance (the OOM killer, a stray kill -9): another
+ * takes the rest of its share, so every instance but the one it was on is
+ * recorded (its share used to be dropped), and the run says so and exits
+ * 2.  Six instances, two workers: figure2's two at once, then regal-ba's
+ * and regal-ws's, each busy for its -t. */
+Test(bench, a_killed_worker_loses_only_the_instance_it_was_on)
+{
+	char res[256], args[1024];
+	snprintf(res, sizeof res, "%s/killed.jsonl", dir);
+	snprintf(args, sizeof args,
+	         "samples/paper/figure2.dot samples/testbed/regal-ba-100-2.dot "
+	         "samples/testbed/regal-ws-150-3.dot -k 2,3 -t 3 -j 2 --methods exact,brkga-100 "
+	         "-r simple -o '%s'",
+	         res);
+	pid_t pid = start_bench("killed", args);
+	for (int i = 0; i < 100; i++) {
+		char *text = ts_slurp(res, NULL);
+		int lines = 0;
+		for (const char *p = text; p && (p = strchr(p, '\n')); p++)
+			lines++;
+		free(text);
+		if (lines >= 2)
+			break;
+		usleep(100000);
+	}
+	usleep(800000);
+	char cmd[128], *out = NULL;
+	snprintf(cmd, sizeof cmd, "pgrep -P %d | head -1", (int)pid);
+	ts_run(cmd, &out, NULL);
+	int worker = out ? atoi(out) : 0;
+	free(out);
+	cr_assert_gt(worker, 0, "a worker runs");
+	cr_assert_eq(kill(worker, SIGKILL), 0);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d", WEXITSTATUS(st));
+	char check[512], *err = NULL;
+	snprintf(check, sizeof check, "cat '%s/killed.err'", dir);
+	ts_run(check, &err, NULL);
+	cr_assert(strstr(err, "1 worker ended abnormally"), "%s", err);
+	free(err);
+	json_t *recs = records(res);
+	cr_assert_eq(json_array_size(recs), 5, "%zu records", json_array_size(recs));
+	json_decref(recs);
+}

@@ -566,3 +566,20 @@ Test(gen, gen_o_dev_stdout_writes_through_a_pipe)
 	free(out);
 	free(err);
 }
+
+/* --model er at 10^5 ops: a spanning path (n - 1 edges) and each pair
+ * with probability 3 / (n - 1), 1.5 n more expected (sd ~ 0.004 n), so
+ * about 2.5 n edges; drawn in time linear in the edges (2 CPU seconds,
+ * most of it writing; a draw per pair took 10). */
+Test(gen, a_large_er_graph_is_drawn_in_linear_time)
+{
+	char cmd[512], *out = NULL, *err = NULL;
+	snprintf(cmd, sizeof cmd, "ulimit -t 6; exec %s gen -n 100000 -s 7 --model er",
+	         ts_program());
+	int st = ts_run(cmd, &out, &err);
+	cr_assert_eq(st, 0, "exit %d (over 6 CPU seconds?): %s", st, err);
+	int m = count_edges_in_dot(out);
+	cr_assert(m > 2.45 * 100000 && m < 2.55 * 100000, "%d edges", m);
+	free(out);
+	free(err);
+}

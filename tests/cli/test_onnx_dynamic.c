@@ -91,3 +91,48 @@ Test(onnx_dynamic, gpt_decoder_after_shape_inference_costs_the_same)
 		             flops_at("gpt_decoder.onnx", n, t));
 	}
 }
+
+/* A --dim naming a dim shape inference derives (unk__0, the length of
+ * /Range's output: T) changes nothing: it is warned about, and the report
+ * gives the derived value, not the one given (it said unk__0=99, as if
+ * used). */
+Test(onnx_dynamic, a_dim_derived_from_the_inputs_is_not_taken_from_dim)
+{
+	char *out = NULL, *err = NULL;
+	int st = ts_runf(&out, &err,
+	                 "info --json samples/dynamic/gpt_decoder_si.onnx --dim N=2 --dim T=16 "
+	                 "--dim unk__0=99");
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(err, "--dim unk__0=99 changes nothing"), "%s", err);
+	json_error_t je;
+	json_t *info = json_loads(out, 0, &je);
+	cr_assert(info, "%s", je.text);
+	cr_assert_eq(json_integer_value(ts_jget(ts_jget(ts_jget(info, "onnx"), "dims"), "unk__0")),
+	             16);
+	json_decref(info);
+	free(out);
+	free(err);
+}
+
+/* What a --dim builds is made per run, not a weight: the GPT decoder's
+ * causal mask (from Range over T) and its positions (a table gathered by
+ * T) change with T, its parameters do not (they grew from 2.6 MB at
+ * T = 1024 to 34 MB at T = 4096, weights of 0.35 MB at fp16). */
+Test(onnx_dynamic, parameters_do_not_grow_with_a_dim)
+{
+	double p[2];
+	const int ts[2] = {64, 4096};
+	for (int i = 0; i < 2; i++) {
+		json_t *info = ts_run_json(0,
+		                           "info --json samples/dynamic/gpt_decoder.onnx --dim N=1 "
+		                           "--dim T=%d",
+		                           ts[i]);
+		p[i] = ts_jnum(info, "total_param");
+		double weights = ts_jnum(ts_jget(info, "onnx"), "param_bytes");
+		cr_assert(p[i] > 0.45 * weights && p[i] <= 0.55 * weights,
+		          "T=%d: %.0f bytes of parameters, %.0f bytes of fp32 weights", ts[i], p[i],
+		          weights);
+		json_decref(info);
+	}
+	cr_assert_eq(p[0], p[1]);
+}

@@ -93,3 +93,16 @@ Test(pins_cli, pins_that_cannot_hold_exit_2_and_write_nothing)
 		free(err);
 	}
 }
+
+/* An op pinned three times to its stage is one pin: the report counts ops,
+ * not options. */
+Test(pins_cli, a_repeated_pin_counts_once)
+{
+	char *out = NULL;
+	int st = ts_runf(&out, NULL,
+	                 "solve " LEMMA " -k 4 --pin h1=1 --pin h1=1 --pin h1=1 "
+	                 "--pin l1=2 -m kahn --no-proof");
+	cr_assert_eq(st, 0);
+	cr_assert(strstr(out, "2 ops pinned (--pin)"), "%s", out);
+	free(out);
+}

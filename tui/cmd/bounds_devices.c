@@ -137,7 +137,7 @@ int ui_bounds_devices_upper(const ui_opts *o, const sc_graph *g, const ui_budget
 		return UI_EXIT_OK;
 	}
 	if (ui_interrupted())
-		return 130;
+		return ui_interrupt_status();
 	if (st != SC_ERR_LIMIT) {
 		ui_error("bounds: %s: %s", g->source, err.msg);
 		return UI_EXIT_INPUT;

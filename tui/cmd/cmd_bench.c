@@ -78,6 +78,10 @@ static int count_newlines(const char *buf, size_t len)
 typedef struct worker_status {
 	atomic_uint seq;
 	char text[112];
+	/* the instance the worker is on (-1 between two), and the first of
+	 * its share not done: where a worker started in place of one that
+	 * died goes on (past the instance it died on, which may kill again) */
+	atomic_int at, next;
 } worker_status;
 
 typedef struct worker_ctx {
@@ -104,11 +108,12 @@ static void on_phase(void *ctx, const char *phase)
 /* The workers' loop: worker w of n takes todo[w], todo[w + n], ...
  * Returns the worker's exit status: 0, 130 when interrupted, 3 (after
  * saying why) when a record cannot be written. */
-static int worker(const sc_testbed_instance *todo, int ntodo, int w, int n,
+static int worker(const sc_testbed_instance *todo, int ntodo, int first, int n,
                   const sc_testbed_config *c, int fd, const char *results, int mip_slots,
                   worker_status *status)
 {
-	for (int i = w; i < ntodo && !ui_interrupted(); i += n) {
+	for (int i = first; i < ntodo && !ui_interrupted(); i += n) {
+		atomic_store(&status->at, i);
 		worker_ctx wc = {status, &todo[i]};
 		json_t *rec =
 		        sc_testbed_run(&todo[i], c, mip_slots, stop_on_interrupt, on_phase, &wc);
@@ -122,6 +127,9 @@ static int worker(const sc_testbed_instance *todo, int ntodo, int w, int n,
 			return 3;
 		}
 		json_decref(rec);
+		if (!ui_interrupted())
+			atomic_store(&status->next, i + n);
+		atomic_store(&status->at, -1);
 	}
 	return ui_interrupted() ? 130 : 0;
 }
@@ -209,6 +217,8 @@ static run_result run_workers(const sc_testbed_instance *todo, int ntodo,
 	memset(status, 0, (size_t)jobs * sizeof *status);
 	fflush(NULL);
 	for (int w = 0; w < jobs && ntodo; w++) {
+		atomic_store(&status[w].at, -1);
+		atomic_store(&status[w].next, w);
 		pid_t pid = fork();
 		if (pid == 0)
 			_exit(worker(todo, ntodo, w, jobs, c, fd, results, slots, &status[w]));
@@ -229,16 +239,39 @@ static run_result run_workers(const sc_testbed_instance *todo, int ntodo,
 		int st;
 		pid_t p = waitpid(-1, &st, WNOHANG);
 		if (p > 0) {
+			int slot = -1;
 			for (int i = 0; i < npids; i++)
 				if (pids[i] == p && alive_w[i]) {
 					alive_w[i] = false;
 					alive--;
+					slot = i;
 				}
 			int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 			if (code == 3)
 				rr.write_failed++;
 			else if (code != 0 && code != 130 && told < 0)
 				rr.other_failed++;
+			/* a worker killed (or stopped alone) while the run goes on:
+			 * another takes the rest of its share, past the instance a
+			 * crash ended (reported above, retried by a rerun) and from
+			 * the one a stop dropped */
+			if (slot >= 0 && code != 0 && code != 3 && told < 0 && !ui_interrupted()) {
+				int at = atomic_load(&status[slot].at);
+				int from = at < 0        ? atomic_load(&status[slot].next)
+				           : code == 130 ? at
+				                         : at + jobs;
+				atomic_store(&status[slot].at, -1);
+				atomic_store(&status[slot].next, from);
+				pid_t again = from < ntodo ? fork() : -1;
+				if (again == 0)
+					_exit(worker(todo, ntodo, from, jobs, c, fd, results, slots,
+					             &status[slot]));
+				if (again > 0) {
+					pids[slot] = again;
+					alive_w[slot] = true;
+					alive++;
+				}
+			}
 			continue;
 		}
 		if (ui_interrupted() && told < 0) {
@@ -485,8 +518,9 @@ static int run_plan(const ui_opts *o, sc_testbed_config *c, const bench_plan *pl
 	close(fd);
 	ui_release_interrupts(&saved);
 	if (rr.other_failed)
-		ui_error("bench: %d worker%s ended abnormally; a rerun goes on from the records "
-		         "in %s",
+		ui_error("bench: %d worker%s ended abnormally (another took the rest of each one's "
+		         "share; the instance it was on is not recorded); a rerun goes on from the "
+		         "records in %s",
 		         rr.other_failed, rr.other_failed == 1 ? "" : "s", results);
 	return rr.write_failed || rr.other_failed ? UI_EXIT_INPUT : UI_EXIT_OK;
 }

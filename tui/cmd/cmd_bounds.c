@@ -726,6 +726,9 @@ int ui_cmd_bounds(const ui_opts *o)
 		sc_search_params p;
 		ui_search_params(o, &p);
 		p.time_limit = ui_budget_search_now(&budget);
+		/* ^C also stops what the search does before its first step
+		 * (counting the ideals for `best`) */
+		p.interrupted = ui_interrupted;
 		/* on devices and no DP: the method's search on them (brkga
 		 * when the DP could not finish) */
 		if (devices)
@@ -890,6 +893,6 @@ out:
 	free(dp.stage);
 	sc_graph_free(g);
 	if (status == UI_EXIT_OK && ui_interrupted())
-		status = 130;
+		status = ui_interrupt_status();
 	return status;
 }

@@ -205,7 +205,7 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	bool optimal;
 	if (ui_interrupted()) {
 		ui_error("render: interrupted during the search; nothing written");
-		status = 130;
+		status = ui_interrupt_status();
 	} else if (sc_search_error(s)) {
 		ui_error("render: %s: %s", g->source, sc_search_error(s)->msg);
 		status = UI_EXIT_INPUT;
@@ -503,7 +503,7 @@ int ui_cmd_render(const ui_opts *o)
 	sc_quotient_free(q);
 	if (stopped) {
 		ui_error("render: interrupted while drawing; nothing written");
-		status = 130;
+		status = ui_interrupt_status();
 		goto out;
 	}
 	if (st != SC_OK) {

@@ -30,9 +30,11 @@
 #include "solve_report.h"
 
 /* --pin OP=STAGE, each: op -> stage - 1 into pin (every other op -1).
- * False after a message naming the option and what is wrong. */
-static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
+ * Returns the number of ops pinned (an op pinned twice to its stage counts
+ * once), or -1 after a message naming the option and what is wrong. */
+static int read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
 {
+	int count = 0;
 	for (int v = 0; v < g->n; v++)
 		pin[v] = -1;
 	for (int i = 0; i < o->npins; i++) {
@@ -44,27 +46,28 @@ static bool read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
 		if (!eq[1] || *end || st < 1 || st > k) {
 			ui_error("solve: --pin '%s': the stage must be an integer from 1 to %d", a,
 			         k);
-			return false;
+			return -1;
 		}
 		if (len == 0 || len >= sizeof name) {
 			ui_error("solve: --pin '%s': expected OP=STAGE", a);
-			return false;
+			return -1;
 		}
 		memcpy(name, a, len);
 		name[len] = '\0';
 		int v = sc_graph_find(g, name);
 		if (v < 0) {
 			ui_error("solve: --pin '%s': %s has no op named '%s'", a, g->source, name);
-			return false;
+			return -1;
 		}
 		if (pin[v] >= 0 && pin[v] != st - 1) {
 			ui_error("solve: --pin '%s': '%s' is pinned to stage %d already", a, name,
 			         pin[v] + 1);
-			return false;
+			return -1;
 		}
+		count += pin[v] < 0;
 		pin[v] = (int)st - 1;
 	}
-	return true;
+	return count;
 }
 
 /* What the run on the accelerators keeps besides its report. */
@@ -136,9 +139,9 @@ static int prepare(solve_run *run, ui_solve_report *r)
 			ui_error("out of memory");
 			return UI_EXIT_INPUT;
 		}
-		if (!read_pins(o, r->g, r->set.k, r->pin))
+		r->npins = read_pins(o, r->g, r->set.k, r->pin);
+		if (r->npins < 0)
 			return UI_EXIT_INPUT;
-		r->npins = o->npins;
 		r->set.pin = r->pin;
 	}
 	if (o->partition) {

@@ -65,6 +65,12 @@ int ui_solve_search(ui_solve_report *r, const sc_search_params *p, ui_interrupts
 {
 	sc_error err;
 	sc_error_clear(&err);
+	/* ^C stops the search; the best partition so far is reported.  Caught
+	 * before the search is made: `best` counts the ideals there, which
+	 * takes minutes on a wide graph, and a signal then must not kill the
+	 * command before it prints what it found (the greedy split) */
+	ui_catch_interrupts(saved);
+	*caught = true;
 	sc_search *s = sc_search_new(r->g, &r->set, p, &err);
 	if (!s) {
 		ui_error("solve: %s: %s", r->g->source, err.msg);
@@ -72,9 +78,6 @@ int ui_solve_search(ui_solve_report *r, const sc_search_params *p, ui_interrupts
 	}
 	bool tty = isatty(STDERR_FILENO);
 	double last = -1;
-	/* ^C stops the search; the best partition so far is reported */
-	ui_catch_interrupts(saved);
-	*caught = true;
 	/* the search polls ui_interrupted itself (p->interrupted) and ends
 	 * with the best so far, or the greedy split before any */
 	while (sc_search_step(s))
@@ -389,17 +392,17 @@ int ui_solve_print(const ui_solve_report *r, bool json)
 {
 	int status = say_verdict(r);
 	if (json) {
-		/* the same status as the text's: 130 after ^C */
+		/* the same status as the text's: 130 after ^C, 143 after SIGTERM */
 		if (!ui_solve_print_json(r))
 			return UI_EXIT_INPUT;
-		return status == UI_EXIT_OK && ui_interrupted() ? 130 : status;
+		return status == UI_EXIT_OK && ui_interrupted() ? ui_interrupt_status() : status;
 	}
 	if (!r->feasible)
 		return status;
 	ui_solve_print_text(r);
 	if (ui_interrupted()) {
 		ui_error("solve: interrupted; the best partition found so far is above");
-		return 130;
+		return ui_interrupt_status();
 	}
 	return status;
 }

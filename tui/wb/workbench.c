@@ -52,8 +52,9 @@
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
-/* What the signal handlers leave for the loop: hangup (SIGHUP, SIGTERM, or
- * the terminal gone), and the engine's self-pipe they wake it through
+/* What the signal handlers leave for the loop: hangup (the signal, SIGHUP
+ * or SIGTERM, and SIGHUP for the terminal gone; 0 for none), and the engine's self-pipe they wake
+ * it through
  * (-1 until the loop runs).  Signal state, not view state: a handler can
  * reach nothing else. */
 static volatile sig_atomic_t hangup;
@@ -74,9 +75,8 @@ static void wake_loop(void)
 
 static void on_hangup(int sig)
 {
-	(void)sig;
 	int saved = errno;
-	hangup = 1;
+	hangup = sig;
 	wake_loop();
 	errno = saved;
 }
@@ -337,7 +337,7 @@ static void run(wb *w)
 		/* the terminal has gone (no SIGHUP reaches a process that lost it
 		 * some other way): leave as on a hang-up */
 		if (term & (POLLHUP | POLLERR | POLLNVAL))
-			hangup = 1;
+			hangup = SIGHUP;
 		if (hangup)
 			break;
 		wb_follow_jobs(w);
@@ -470,6 +470,9 @@ int ui_workbench(const ui_opts *o)
 		w.recover_due = true;
 		wb_recover_wait();
 		wb_recover_write(&w, true);
+		/* the status of a command a signal stopped: 129, 143 (what a
+		 * shell reports, and what a script tells from a quit's 0) */
+		status = 128 + hangup;
 	}
 	endwin();
 	delscreen(scr);
