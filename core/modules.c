@@ -415,127 +415,39 @@ int sc_modules_own_ops(const sc_modules *m, int i)
 	return (c >= 0 ? m->m[c].first : m->m[i].end) - m->m[i].first;
 }
 
-int sc_modules_align_unit(const sc_modules *m, const sc_graph *g, int v, int depth)
+/* Whether label is base "_" digits for a base of blen bytes. */
+static bool is_call_of(const char *label, const char *base)
 {
-	if (g->orphan && g->orphan[v])
-		return -1;
-	int a = sc_modules_at_depth(m, v, depth);
-	return a > 0 ? a : -1;
+	size_t blen = strlen(base);
+	if (strncmp(label, base, blen) != 0 || label[blen] != '_' || !label[blen + 1])
+		return false;
+	for (const char *c = label + blen + 1; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return true;
 }
 
-static int find_root(int *up, int x)
+/* The child of parent labelled label, or -1. */
+static int child_labelled(const sc_modules *m, int parent, const char *label)
 {
-	while (up[x] != x) {
-		up[x] = up[up[x]];
-		x = up[x];
-	}
-	return x;
+	for (int c = m->m[parent].first_child; c >= 0; c = m->m[c].next_sibling)
+		if (strcmp(m->m[c].label, label) == 0)
+			return c;
+	return -1;
 }
 
-static void join(int *up, int a, int b)
+int sc_modules_called(const sc_modules *m, int i)
 {
-	a = find_root(up, a);
-	b = find_root(up, b);
-	if (a != b)
-		up[a < b ? b : a] = a < b ? a : b;
-}
-
-/* Copies g's ops (with the groups named in group_of), edges, settings and
- * flags into a new graph; NULL with err set on failure. */
-static sc_graph *copy_with_groups(const sc_graph *g, char *const *group_of, sc_error *err)
-{
-	sc_builder *b = sc_builder_new();
-	if (!b) {
-		sc_error_nomem(err, "the aligned graph");
-		return NULL;
+	if (i <= 0)
+		return i;
+	int p = sc_modules_called(m, m->m[i].parent), c = i;
+	if (p != m->m[i].parent) {
+		c = child_labelled(m, p, m->m[i].label);
+		if (c < 0)
+			return i;
 	}
-	bool ok = true;
-	for (int v = 0; v < g->n && ok; v++)
-		ok = sc_builder_add_op(b, g->op_name[v], g->work[v], g->param[v], g->out[v],
-		                       group_of[v], err) == v;
-	for (int v = 0; v < g->n && ok; v++)
-		for (int i = g->succ_off[v]; i < g->succ_off[v + 1] && ok; i++)
-			ok = sc_builder_add_edge(b, v, g->succ[i], err) == SC_OK;
-	for (int v = 0; g->backward && v < g->n && ok; v++)
-		if (g->backward[v])
-			ok = sc_builder_set_backward(b, v, err) == SC_OK;
-	sc_graph *out = NULL;
-	if (ok) {
-		sc_builder_set_settings(b, &g->settings);
-		out = sc_builder_finish(b, g->source, g->name, err);
-	}
-	sc_builder_free(b);
-	if (!out)
-		return NULL;
-	out->time_unit = g->time_unit;
-	if (g->work_source) {
-		out->work_source = malloc((size_t)g->n + 1);
-		if (out->work_source)
-			memcpy(out->work_source, g->work_source, (size_t)g->n);
-	}
-	out->cost_origin = g->cost_origin ? strdup(g->cost_origin) : NULL;
-	out->cost_short = g->cost_short ? strdup(g->cost_short) : NULL;
-	if ((g->work_source && !out->work_source) || (g->cost_origin && !out->cost_origin) ||
-	    (g->cost_short && !out->cost_short)) {
-		sc_graph_free(out);
-		sc_error_nomem(err, "the aligned graph");
-		return NULL;
-	}
-	return out;
-}
-
-sc_graph *sc_modules_aligned_graph(const sc_graph *g, const sc_modules *m, int depth, sc_error *err)
-{
-	/* union-find over the ops, then g's groups, then the modules */
-	int n = g->n, total = g->n + g->ngroups + m->n;
-	int *up = malloc((size_t)total * sizeof *up);
-	int *unit = malloc(((size_t)n + 1) * sizeof *unit);
-	int *name_mod = malloc((size_t)total * sizeof *name_mod);
-	int *name_grp = malloc((size_t)total * sizeof *name_grp);
-	char **group_of = calloc((size_t)n + 1, sizeof *group_of);
-	sc_graph *out = NULL;
-	bool ok = up && unit && name_mod && name_grp && group_of;
-	if (ok) {
-		for (int i = 0; i < total; i++)
-			up[i] = i, name_mod[i] = name_grp[i] = -1;
-		for (int v = 0; v < n; v++) {
-			unit[v] = sc_modules_align_unit(m, g, v, depth);
-			if (g->group[v] >= 0)
-				join(up, v, n + g->group[v]);
-			if (unit[v] >= 0)
-				join(up, v, n + g->ngroups + unit[v]);
-		}
-		/* a group is named after its first module (in op order), else
-		 * after its first group of g; an op alone keeps no group */
-		for (int v = 0; v < n; v++) {
-			int r = find_root(up, v);
-			if (unit[v] >= 0 && name_mod[r] < 0)
-				name_mod[r] = unit[v];
-			if (g->group[v] >= 0 && name_grp[r] < 0)
-				name_grp[r] = g->group[v];
-		}
-		for (int v = 0; v < n && ok; v++) {
-			int r = find_root(up, v);
-			if (name_mod[r] >= 0) {
-				const char *mn = m->m[name_mod[r]].name;
-				group_of[v] = malloc(strlen(mn) + 8);
-				if (group_of[v])
-					snprintf(group_of[v], strlen(mn) + 8, "module %s", mn);
-			} else if (name_grp[r] >= 0)
-				group_of[v] = strdup(g->group_name[name_grp[r]]);
-			ok = group_of[v] || (name_mod[r] < 0 && name_grp[r] < 0);
-		}
-	}
-	if (ok)
-		out = copy_with_groups(g, group_of, err);
-	else
-		sc_error_nomem(err, "the aligned graph");
-	for (int v = 0; group_of && v < n; v++)
-		free(group_of[v]);
-	free(group_of);
-	free(up);
-	free(unit);
-	free(name_mod);
-	free(name_grp);
-	return out;
+	for (int s = m->m[p].first_child; s >= 0; s = m->m[s].next_sibling)
+		if (s != c && is_call_of(m->m[c].label, m->m[s].label))
+			return s;
+	return c;
 }
