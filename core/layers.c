@@ -88,10 +88,11 @@ static bool chain(scan *s, int i, char *why, size_t size)
 				continue;
 			if (inside(s, i, w) ? s->part[w] != pv && s->part[w] != pv + 1
 			                    : pv != parts - 1) {
-				sc_msg_format(why, size,
-				              "op '%s' feeds op '%s', which is not in the part of "
-				              "'%s' that runs next",
-				              g->op_name[v], g->op_name[w], q->name);
+				sc_msg_format(
+				        why, size,
+				        "op '%s' feeds op '%s', which is not in the part that "
+				        "runs next",
+				        g->op_name[v], g->op_name[w]);
 				return false;
 			}
 			if (inside(s, i, w) && s->part[w] == pv + 1)
@@ -112,10 +113,11 @@ static bool chain(scan *s, int i, char *why, size_t size)
 	for (int t = 0, p = 0; t < cnt; t++)
 		if (s->part[s->sorted[t]] == p) {
 			if (p > 0 && !s->fed[p]) {
-				sc_msg_format(
-				        why, size,
-				        "op '%s' reads nothing the part of '%s' before it computes",
-				        g->op_name[s->sorted[t]], q->name);
+				sc_msg_format(why, size,
+				              "op '%s' reads nothing the part of %s%s%s before it "
+				              "computes",
+				              g->op_name[s->sorted[t]], i ? "'" : "",
+				              i ? q->name : "the model", i ? "'" : "");
 				return false;
 			}
 			p++;

@@ -28,20 +28,17 @@ static bool is_forward(const sc_graph *g, int v)
 	return !g->backward || !g->backward[v];
 }
 
-/* Why layer module i of l runs whole into buf: "" for a module cut no
- * deeper than d or without children, else a clause. */
+/* Why layer module i (not the root) of l runs whole into buf: "" for a
+ * module at depth d or without children, else a clause. */
 static const char *whole_reason(const sc_export_plan *p, const sc_layers *l, int i, char *buf,
                                 size_t size)
 {
 	const sc_module *q = &p->m->m[i];
 	buf[0] = '\0';
-	if (i == 0)
-		sc_msg_format(buf, size, " (the model's parts do not run one after another: %s)",
-		              l->why_whole);
-	else if (q->depth < l->depth && q->first_child >= 0)
+	if (q->depth < l->depth && q->first_child >= 0)
 		snprintf(buf, size,
-		         ", which runs whole: its children and own ops do not run one after "
-		         "another (stagecut(1), MODULES)");
+		         ", a module that runs whole: its children and own ops do not run one "
+		         "after another (stagecut(1), MODULES)");
 	return buf;
 }
 
@@ -64,13 +61,23 @@ static bool layers_whole(const sc_export_plan *p, const sc_layers *l, int *lay_s
 		} else if (lay_stage[u] != p->stage[v]) {
 			int mod = l->module[u];
 			char whole[1200];
-			sc_msg_format(
-			        why, size,
-			        "module '%s' (depth %d) is split: op '%s' in stage %d, op '%s' in "
-			        "stage %d%s",
-			        mod ? m->m[mod].name : "(the model)", m->m[mod].depth,
-			        g->op_name[lay_op[u]], lay_stage[u] + 1, g->op_name[v],
-			        p->stage[v] + 1, whole_reason(p, l, mod, whole, sizeof whole));
+			if (mod == 0)
+				sc_msg_format(why, size,
+				              "the model runs as one layer (its parts do not run "
+				              "one after "
+				              "another: %s), and op '%s' is in stage %d, op '%s' "
+				              "in stage %d",
+				              l->why_whole, g->op_name[lay_op[u]], lay_stage[u] + 1,
+				              g->op_name[v], p->stage[v] + 1);
+			else
+				sc_msg_format(why, size,
+				              "module '%s' (depth %d) is split: op '%s' in stage "
+				              "%d, op '%s' "
+				              "in stage %d%s",
+				              m->m[mod].name, m->m[mod].depth,
+				              g->op_name[lay_op[u]], lay_stage[u] + 1,
+				              g->op_name[v], p->stage[v] + 1,
+				              whole_reason(p, l, mod, whole, sizeof whole));
 			return false;
 		}
 	}
@@ -319,8 +326,8 @@ static bool put_empty(text_buf *b, const sc_export_plan *p)
 	}
 	return ok && put(b,
 	                 " of the partition hold%s no op: the frameworks take no empty\n"
-	                 "# stage, so %d stage%s run.\n",
-	                 p->k - p->used == 1 ? "s" : "", p->used, p->used == 1 ? "" : "s");
+	                 "# stage, so %d stage%s.\n",
+	                 p->k - p->used == 1 ? "s" : "", p->used, p->used == 1 ? " runs" : "s run");
 }
 
 /* The name a module has in the model: its first call's (sc_modules_called). */
@@ -336,11 +343,12 @@ static sc_status write_pytorch(const sc_export_plan *p, char **text, size_t *len
 	char q[4 * SC_MSG_NAME_MAX];
 	text_buf b = {0};
 	bool ok = put(&b,
-	              "# stagecut export: %s, partition %s, %d stages at module depth %d\n"
+	              "# stagecut export: %s, partition %s, %d stage%s at module depth %d\n"
 	              "# PyTorch pipelining: each stage from the second begins at the module\n"
 	              "# named here (torch.distributed.pipelining.SplitPoint.BEGINNING).\n"
 	              "%s",
-	              p->g->name, p->partition, p->used, p->depth, order_note(p));
+	              p->g->name, p->partition, p->used, p->used == 1 ? "" : "s", p->depth,
+	              order_note(p));
 	ok = ok && put_empty(&b, p) &&
 	     put(&b, "from torch.distributed.pipelining import SplitPoint, pipeline\n\n"
 	             "split_spec = {\n");
@@ -366,17 +374,18 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 	char *seen = calloc((size_t)l->n + 1, 1);
 	int *parts = calloc((size_t)p->k + 1, sizeof *parts);
 	bool ok = seen && parts;
-	ok = ok && put(&b,
-	               "# stagecut export: %s, partition %s, %d stages at module depth %d\n"
-	               "# DeepSpeed PipelineModule: give it these layers in this order and\n"
-	               "# cut them at parts (the index of each stage's first layer, the\n"
-	               "# last entry the number of layers), as PipelineModule.parts holds.\n"
-	               "# A string names a module (model.get_submodule(NAME)); an entry\n"
-	               "# {\"own ops of\": MODULE, \"ops\": OPS} stands for ops that MODULE's\n"
-	               "# forward (\"\": the model's) runs itself, outside every listed\n"
-	               "# module, named as in the file: write them as one layer (a function).\n"
-	               "%s",
-	               g->name, p->partition, p->used, p->depth, order_note(p));
+	ok = ok &&
+	     put(&b,
+	         "# stagecut export: %s, partition %s, %d stage%s at module depth %d\n"
+	         "# DeepSpeed PipelineModule: give it these layers in this order and\n"
+	         "# cut them at parts (the index of each stage's first layer, the\n"
+	         "# last entry the number of layers), as PipelineModule.parts holds.\n"
+	         "# A string names a module (model.get_submodule(NAME)); an entry\n"
+	         "# {\"own ops of\": MODULE, \"ops\": OPS} stands for ops that MODULE's\n"
+	         "# forward (\"\": the model's) runs itself, outside every listed\n"
+	         "# module, named as in the file: write them as one layer (a function).\n"
+	         "%s",
+	         g->name, p->partition, p->used, p->used == 1 ? "" : "s", p->depth, order_note(p));
 	ok = ok && put_empty(&b, p) && put(&b, "layers = [\n");
 	/* own: the open tuple's module, in stage own_stage */
 	int ne = 0, used = 0, cur = -1, own = -1, own_stage = 0;
