@@ -169,6 +169,24 @@ static bool find_depth(sc_export_plan *p, int lo, int hi, const int *first_op, i
 	return false;
 }
 
+/* plan->folded and nfolded; false when out of memory. */
+static bool mark_folded(sc_export_plan *p)
+{
+	const sc_layers *l = p->layers;
+	p->folded = calloc((size_t)l->n + 1, sizeof *p->folded);
+	if (!p->folded)
+		return false;
+	for (int v = 0; v < p->g->n; v++) {
+		int lay = l->of_op[v];
+		if (lay >= 0 && p->g->made_weight[v] && p->m->of_op[v] == l->module[lay] &&
+		    !p->folded[lay]) {
+			p->folded[lay] = true;
+			p->nfolded++;
+		}
+	}
+	return true;
+}
+
 sc_status sc_export_plan_init(sc_export_plan *plan, const sc_graph *g, const sc_modules *m,
                               const int *stage, int k, int align, const char *partition,
                               sc_error *err)
@@ -217,7 +235,8 @@ sc_status sc_export_plan_init(sc_export_plan *plan, const sc_graph *g, const sc_
 		                  "%s: the partition is not aligned with the modules %s: %s%s; "
 		                  "solve --align DEPTH gives one that is",
 		                  partition, depth, why, align ? "" : ")");
-	}
+	} else if (g->made_weight && !mark_folded(plan))
+		st = sc_error_nomem(err, "the split points");
 out:
 	free(lay_stage);
 	free(lay_op);
@@ -231,6 +250,9 @@ out:
 void sc_export_plan_fini(sc_export_plan *plan)
 {
 	free(plan->begin);
+	free(plan->folded);
+	plan->folded = NULL;
+	plan->nfolded = 0;
 	sc_layers_free(plan->layers);
 	plan->begin = NULL;
 	plan->layers = NULL;
@@ -386,6 +408,11 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 	         "# module, named as in the file: write them as one layer (a function).\n"
 	         "%s",
 	         g->name, p->partition, p->used, p->used == 1 ? "" : "s", p->depth, order_note(p));
+	if (ok && p->nfolded)
+		ok = put(&b,
+		         "# Folded: torch.onnx folded a module (a BatchNorm) into each layer\n"
+		         "# marked 'folded' (its convolution reads a weight named onnx::Conv_N),\n"
+		         "# so the file does not name it: add it after that layer.\n");
 	ok = ok && put_empty(&b, p) && put(&b, "layers = [\n");
 	/* own: the open tuple's module, in stage own_stage */
 	int ne = 0, used = 0, cur = -1, own = -1, own_stage = 0;
@@ -406,8 +433,9 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 			continue;
 		if (runs) {
 			seen[lay] = 1;
-			ok = put(&b, "    \"%s\",  # %d: stage %d\n",
-			         torch_name(p, l->module[lay], q, sizeof q), ne++, p->stage[v] + 1);
+			ok = put(&b, "    \"%s\",  # %d: stage %d%s\n",
+			         torch_name(p, l->module[lay], q, sizeof q), ne++, p->stage[v] + 1,
+			         p->folded && p->folded[lay] ? ", folded" : "");
 		} else {
 			if (own < 0)
 				ok = put(&b, "    {\"own ops of\": \"%s\", \"ops\": [",

@@ -49,8 +49,13 @@ typedef struct sc_export_plan {
 	int used;              /* stages that hold an op: the export's stages */
 	int first_stage;       /* the first stage that holds an op */
 	sc_layers *layers;     /* the layers at depth */
-	const int *order;      /* layers->order: the program order, g->n ops */
-	bool file_order;       /* order is the file's */
+	/* layer -> its module's own convolution reads a weight the exporter
+	 * made (graph.h made_weight): a module folded into it, which the
+	 * file does not name, runs after it; NULL when no layer's does */
+	bool *folded;
+	int nfolded;      /* layers with folded set */
+	const int *order; /* layers->order: the program order, g->n ops */
+	bool file_order;  /* order is the file's */
 } sc_export_plan;
 
 /* Computes the split points of the partition stage (k stages, every op's
