@@ -125,6 +125,56 @@ static bool chain(scan *s, int i, char *why, size_t size)
 	return true;
 }
 
+static int cmp_label(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether s is prefix "_" and digits. */
+static bool call_suffix(const char *s, const char *prefix, size_t plen)
+{
+	if (strncmp(s, prefix, plen) != 0 || s[plen] != '_' || !s[plen + 1])
+		return false;
+	for (s += plen + 1; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* rep[c] for the children c of opened module i: c is called more than
+ * once (sc_modules_called: its label is L_N beside a sibling L, or a
+ * sibling is labelled its label _N), or its parent is.  lab is scratch of
+ * m->n entries. */
+static void mark_repeated(const sc_modules *m, int i, const bool *rep_parent, bool *rep,
+                          const char **lab)
+{
+	int nc = 0;
+	for (int c = m->m[i].first_child; c >= 0; c = m->m[c].next_sibling)
+		lab[nc++] = m->m[c].label;
+	qsort(lab, (size_t)nc, sizeof *lab, cmp_label);
+	for (int c = m->m[i].first_child; c >= 0; c = m->m[c].next_sibling) {
+		const char *label = m->m[c].label;
+		size_t len = strlen(label), base = len;
+		while (base > 0 && label[base - 1] >= '0' && label[base - 1] <= '9')
+			base--;
+		bool r = *rep_parent;
+		if (!r && base < len && base > 1 && label[base - 1] == '_') {
+			/* a sibling labelled label[0 .. base - 1) */
+			char *want = strndup(label, base - 1);
+			r = want && bsearch(&want, lab, (size_t)nc, sizeof *lab, cmp_label);
+			free(want);
+		}
+		/* the siblings labelled label_N sort together after label */
+		const char **at = bsearch(&label, lab, (size_t)nc, sizeof *lab, cmp_label);
+		for (const char **x = at ? at + 1 : NULL; !r && x && x < lab + nc; x++) {
+			if (strncmp(*x, label, len) != 0)
+				break;
+			r = call_suffix(*x, label, len);
+		}
+		rep[c] = r;
+	}
+}
+
 /* The module op v's layer runs: the outermost module below the opened
  * ones, or -1 for an own op of an opened module. */
 static int layer_module(const sc_modules *m, const bool *opened, int v)
@@ -138,8 +188,10 @@ static int layer_module(const sc_modules *m, const bool *opened, int v)
 }
 
 /* Numbers the layers along the program order into l; lay is scratch of
- * m->n entries.  False when out of memory. */
-static bool number(sc_layers *l, const sc_graph *g, const sc_modules *m, int *lay)
+ * m->n entries.  A piece whose module is called more than once (rep) joins
+ * the layer before it: PyTorch's SplitPoint.BEGINNING at such a module
+ * splits before every call.  False when out of memory. */
+static bool number(sc_layers *l, const sc_graph *g, const sc_modules *m, int *lay, const bool *rep)
 {
 	for (int i = 0; i < m->n; i++)
 		lay[i] = -1;
@@ -155,6 +207,8 @@ static bool number(sc_layers *l, const sc_graph *g, const sc_modules *m, int *la
 				first_pending = v;
 			continue;
 		}
+		if (lay[x] < 0 && rep[x] && prev >= 0)
+			lay[x] = prev;
 		if (lay[x] < 0) {
 			lay[x] = l->n;
 			l->module[l->n] = x;
@@ -229,7 +283,15 @@ sc_layers *sc_layers_new(const sc_graph *g, const sc_modules *m, int depth, sc_e
 			if (i == 0 && !l->opened[i])
 				snprintf(l->why_whole, sizeof l->why_whole, "%s", why);
 		}
-		nomem = !number(l, g, m, s.part_of_c);
+		bool *rep = calloc(mn, sizeof *rep);
+		const char **lab = malloc(mn * sizeof *lab);
+		nomem = !rep || !lab;
+		for (int i = 0; !nomem && i < m->n; i++)
+			if (l->opened[i])
+				mark_repeated(m, i, &rep[i], rep, lab);
+		nomem = nomem || !number(l, g, m, s.part_of_c, rep);
+		free(rep);
+		free(lab);
 	}
 	free(s.pos);
 	free(s.where);
@@ -257,12 +319,9 @@ void sc_layers_free(sc_layers *l)
 	free(l);
 }
 
-bool sc_layers_runs(const sc_layers *l, const sc_modules *m, int i, int v)
+int sc_layers_piece(const sc_layers *l, const sc_modules *m, int v)
 {
-	for (int x = m->of_op[v]; x >= 0; x = m->m[x].parent)
-		if (x == l->module[i])
-			return true;
-	return false;
+	return layer_module(m, l->opened, v);
 }
 
 static int find_root(int *up, int x)

@@ -28,7 +28,11 @@
  *    token and position embedding) are named by no layer.  Each joins the
  *    layer before it in program order (the first layer when none is
  *    before), so it runs in that layer's stage; the export lists them
- *    beside it, to be run once.
+ *    beside it, to be run once;
+ *  - so does a module called more than once (sc_modules_called: torch.onnx
+ *    names its calls relu, relu_1, ...), whole, unless it comes first: a
+ *    stage cannot begin at one call of a module and not at the others
+ *    (PyTorch's SplitPoint.BEGINNING splits before every call).
  *
  * When the root's parts do not form a chain the whole model is one layer
  * (module 0) and the reason is kept.  A backward op of a training graph
@@ -67,9 +71,11 @@ sc_layers *sc_layers_new(const sc_graph *g, const sc_modules *m, int depth, sc_e
 /* Frees l.  sc_layers_free(NULL) does nothing. */
 void sc_layers_free(sc_layers *l);
 
-/* Whether op v is one of layer i's module's ops (else it is an own op of an
- * opened module that joined the layer). */
-bool sc_layers_runs(const sc_layers *l, const sc_modules *m, int i, int v);
+/* The module forward op v runs in as a piece of its layer: the outermost
+ * module below the opened ones that holds it (its layer's module, or a
+ * module called more than once that joined the layer before it), or -1
+ * for an own op of an opened module.  O(the op's depth). */
+int sc_layers_piece(const sc_layers *l, const sc_modules *m, int v);
 
 /* A copy of g (ops, edges, settings, backward flags, costs' origin) whose
  * co-location groups also hold the layers: two ops share a group when they

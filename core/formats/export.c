@@ -393,9 +393,8 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 	const sc_layers *l = p->layers;
 	char q[4 * SC_MSG_NAME_MAX];
 	text_buf b = {0};
-	char *seen = calloc((size_t)l->n + 1, 1);
 	int *parts = calloc((size_t)p->k + 1, sizeof *parts);
-	bool ok = seen && parts;
+	bool ok = parts != NULL;
 	ok = ok &&
 	     put(&b,
 	         "# stagecut export: %s, partition %s, %d stage%s at module depth %d\n"
@@ -414,14 +413,15 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 		         "# marked 'folded' (its convolution reads a weight named onnx::Conv_N),\n"
 		         "# so the file does not name it: add it after that layer.\n");
 	ok = ok && put_empty(&b, p) && put(&b, "layers = [\n");
-	/* own: the open tuple's module, in stage own_stage */
-	int ne = 0, used = 0, cur = -1, own = -1, own_stage = 0;
+	/* own: the open entry's module, in stage own_stage; piece: the last
+	 * module entry's */
+	int ne = 0, used = 0, cur = -1, own = -1, own_stage = 0, last = -1;
 	for (int t = 0; t < g->n && ok; t++) {
 		int v = p->order[t], lay = l->of_op[v];
 		if (!is_forward(g, v) || lay < 0)
 			continue;
-		bool runs = sc_layers_runs(l, m, lay, v);
-		if (own >= 0 && (runs || m->of_op[v] != own)) {
+		int piece = sc_layers_piece(l, m, v);
+		if (own >= 0 && (piece >= 0 || m->of_op[v] != own)) {
 			ok = put(&b, "]},  # %d: stage %d\n", ne++, own_stage + 1);
 			own = -1;
 		}
@@ -429,14 +429,16 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 			parts[used++] = ne;
 			cur = p->stage[v];
 		}
-		if (!ok || (runs && seen[lay]))
+		if (!ok || (piece >= 0 && piece == last))
 			continue;
-		if (runs) {
-			seen[lay] = 1;
+		if (piece >= 0) {
+			last = piece;
 			ok = put(&b, "    \"%s\",  # %d: stage %d%s\n",
-			         torch_name(p, l->module[lay], q, sizeof q), ne++, p->stage[v] + 1,
-			         p->folded && p->folded[lay] ? ", folded" : "");
+			         torch_name(p, piece, q, sizeof q), ne++, p->stage[v] + 1,
+			         p->folded && piece == l->module[lay] && p->folded[lay] ? ", folded"
+			                                                                : "");
 		} else {
+			last = -1;
 			if (own < 0)
 				ok = put(&b, "    {\"own ops of\": \"%s\", \"ops\": [",
 				         torch_name(p, m->of_op[v], q, sizeof q));
@@ -454,7 +456,6 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 	for (int s = 0; s <= used && ok; s++)
 		ok = put(&b, "%s%d", s ? ", " : "", parts[s]);
 	ok = ok && put(&b, "]\n");
-	free(seen);
 	free(parts);
 	return finish(&b, ok, text, len, err);
 }

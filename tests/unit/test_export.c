@@ -487,6 +487,38 @@ Test(export, deepspeed_lists_the_layers_and_the_parts)
 	sc_graph_free(g);
 }
 
+/* A module called twice: listed at each call under its name, its calls in
+ * the layer before them, and no split point at it. */
+Test(export, deepspeed_lists_each_call_of_a_module)
+{
+	const op_spec ops[] = {{"/a/Op", "", false},
+	                       {"/act/Relu", "", false},
+	                       {"/b/Op", "", false},
+	                       {"/act_1/Relu", "", false}};
+	sc_modules *m;
+	sc_graph *g = chain(4, ops, &m);
+	int stage[4];
+	sc_export_plan p;
+	plan_ok(&p, g, m, stage, (const int[]){1, 1, 2, 2}, 2, 1);
+	cr_assert_eq(p.begin[1], module(m, "b"));
+	char *text;
+	size_t len;
+	sc_error err;
+	cr_assert_eq(sc_export_deepspeed.write(&p, &text, &len, &err), SC_OK, "%s", err.msg);
+	cr_assert(strstr(text, "layers = [\n    \"a\",  # 0: stage 1\n    \"act\",  # 1: stage 1\n"
+	                       "    \"b\",  # 2: stage 2\n    \"act\",  # 3: stage 2\n]\n"
+	                       "parts = [0, 2, 4]\n"),
+	          "%s", text);
+	free(text);
+	sc_export_plan_fini(&p);
+	plan_fails(g, m, stage, (const int[]){1, 2, 2, 2}, 2, 1, SC_ERR_INVALID, &err);
+	cr_assert(strstr(err.msg, "module 'a' (depth 1) is split: op '/a/Op' in stage 1, op "
+	                          "'/act/Relu' in stage 2;"),
+	          "%s", err.msg);
+	sc_modules_free(m);
+	sc_graph_free(g);
+}
+
 /* At depth 3 the sublayers are the layers; no op outside a module. */
 Test(export, deepspeed_at_a_deeper_depth)
 {

@@ -71,7 +71,7 @@ Test(layers, a_residual_block_runs_whole)
 		cr_assert_not(l->opened[sc_modules_find(m, "b")]);
 		cr_assert(l->opened[0]);
 		cr_assert_eq(l->of_op[3], 1);
-		cr_assert(sc_layers_runs(l, m, 1, 3));
+		cr_assert_eq(sc_layers_piece(l, m, 3), sc_modules_find(m, "b"));
 		sc_layers_free(l);
 	}
 	/* without the residual edge b is a chain: cut at depth 2 */
@@ -81,7 +81,8 @@ Test(layers, a_residual_block_runs_whole)
 	cr_assert_str_eq(names_of(l, m2, buf, sizeof buf), "stem b.c1 b.c2 head");
 	/* b's own Add joins b.c2, the layer before it */
 	cr_assert_eq(l->of_op[3], 2);
-	cr_assert_not(sc_layers_runs(l, m2, 2, 3));
+	cr_assert_eq(sc_layers_piece(l, m2, 3), -1);
+	cr_assert_eq(sc_layers_piece(l, m2, 2), sc_modules_find(m2, "b.c2"));
 	sc_layers_free(l);
 	sc_modules_free(m2);
 	sc_graph_free(g2);
@@ -192,6 +193,34 @@ Test(layers, call_names_map_to_the_module_called)
 		cr_assert_str_eq(m->m[sc_modules_called(m, x)].name, want[i][1], "%s", want[i][0]);
 	}
 	cr_assert_eq(sc_modules_called(m, 0), 0);
+	sc_modules_free(m);
+	sc_graph_free(g);
+}
+
+/* a -> act -> b -> act_1 -> c: one activation module called twice joins
+ * the layer before each call, since no split point can tell its calls
+ * apart; the names map back to the module called. */
+Test(layers, a_module_called_twice_joins_the_layer_before)
+{
+	const char *ops[] = {"/a/Op", "/act/Relu", "/b/Op", "/act_1/Relu", "/c/Op"};
+	sc_modules *m;
+	sc_graph *g = build(5, ops, 4, (const int[]){0, 1, 2, 3}, (const int[]){1, 2, 3, 4}, &m);
+	char buf[256];
+	sc_layers *l = layers(g, m, 1);
+	cr_assert_str_eq(names_of(l, m, buf, sizeof buf), "a b c");
+	const int want[] = {0, 0, 1, 1, 2};
+	for (int v = 0; v < 5; v++)
+		cr_assert_eq(l->of_op[v], want[v], "%s", ops[v]);
+	cr_assert_eq(sc_layers_piece(l, m, 3), sc_modules_find(m, "act_1"));
+	sc_layers_free(l);
+	sc_modules_free(m);
+	sc_graph_free(g);
+	/* called once, an activation is a layer of its own */
+	const char *once[] = {"/a/Op", "/act/Relu", "/b/Op", "/act_x/Relu", "/c/Op"};
+	g = build(5, once, 4, (const int[]){0, 1, 2, 3}, (const int[]){1, 2, 3, 4}, &m);
+	l = layers(g, m, 1);
+	cr_assert_str_eq(names_of(l, m, buf, sizeof buf), "a act b act_x c");
+	sc_layers_free(l);
 	sc_modules_free(m);
 	sc_graph_free(g);
 }
