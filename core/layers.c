@@ -125,56 +125,6 @@ static bool chain(scan *s, int i, char *why, size_t size)
 	return true;
 }
 
-static int cmp_label(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Whether s is prefix "_" and digits. */
-static bool call_suffix(const char *s, const char *prefix, size_t plen)
-{
-	if (strncmp(s, prefix, plen) != 0 || s[plen] != '_' || !s[plen + 1])
-		return false;
-	for (s += plen + 1; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
-/* rep[c] for the children c of opened module i: c is called more than
- * once (sc_modules_called: its label is L_N beside a sibling L, or a
- * sibling is labelled its label _N), or its parent is.  lab is scratch of
- * m->n entries. */
-static void mark_repeated(const sc_modules *m, int i, const bool *rep_parent, bool *rep,
-                          const char **lab)
-{
-	int nc = 0;
-	for (int c = m->m[i].first_child; c >= 0; c = m->m[c].next_sibling)
-		lab[nc++] = m->m[c].label;
-	qsort(lab, (size_t)nc, sizeof *lab, cmp_label);
-	for (int c = m->m[i].first_child; c >= 0; c = m->m[c].next_sibling) {
-		const char *label = m->m[c].label;
-		size_t len = strlen(label), base = len;
-		while (base > 0 && label[base - 1] >= '0' && label[base - 1] <= '9')
-			base--;
-		bool r = *rep_parent;
-		if (!r && base < len && base > 1 && label[base - 1] == '_') {
-			/* a sibling labelled label[0 .. base - 1) */
-			char *want = strndup(label, base - 1);
-			r = want && bsearch(&want, lab, (size_t)nc, sizeof *lab, cmp_label);
-			free(want);
-		}
-		/* the siblings labelled label_N sort together after label */
-		const char **at = bsearch(&label, lab, (size_t)nc, sizeof *lab, cmp_label);
-		for (const char **x = at ? at + 1 : NULL; !r && x && x < lab + nc; x++) {
-			if (strncmp(*x, label, len) != 0)
-				break;
-			r = call_suffix(*x, label, len);
-		}
-		rep[c] = r;
-	}
-}
-
 /* The module op v's layer runs: the outermost module below the opened
  * ones, or -1 for an own op of an opened module. */
 static int layer_module(const sc_modules *m, const bool *opened, int v)
@@ -283,15 +233,16 @@ sc_layers *sc_layers_new(const sc_graph *g, const sc_modules *m, int depth, sc_e
 			if (i == 0 && !l->opened[i])
 				snprintf(l->why_whole, sizeof l->why_whole, "%s", why);
 		}
+		/* rep: called more than once, or below such a module */
 		bool *rep = calloc(mn, sizeof *rep);
-		const char **lab = malloc(mn * sizeof *lab);
-		nomem = !rep || !lab;
-		for (int i = 0; !nomem && i < m->n; i++)
-			if (l->opened[i])
-				mark_repeated(m, i, &rep[i], rep, lab);
+		nomem = !rep;
+		for (int i = 1; !nomem && i < m->n; i++)
+			if (sc_modules_called(m, i) != i)
+				rep[i] = rep[sc_modules_called(m, i)] = true;
+		for (int i = 1; !nomem && i < m->n; i++)
+			rep[i] = rep[i] || rep[m->m[i].parent];
 		nomem = nomem || !number(l, g, m, s.part_of_c, rep);
 		free(rep);
-		free(lab);
 	}
 	free(s.pos);
 	free(s.where);

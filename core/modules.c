@@ -335,6 +335,73 @@ static bool build_tree(reader *r, const sc_graph *g, const int *raw_of, sc_modul
 	return ok;
 }
 
+/* A module keyed by its parent and label, for find_calls. */
+typedef struct keyed {
+	int parent;
+	const char *label;
+	int id;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* The module of k (n, sorted) under parent labelled label[0 .. len), or
+ * -1. */
+static int lookup(const keyed *k, int n, int parent, const char *label, size_t len)
+{
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, c = k[mid].parent - parent;
+		if (c == 0) {
+			c = strncmp(k[mid].label, label, len);
+			if (c == 0 && k[mid].label[len])
+				c = 1;
+		}
+		if (c == 0)
+			return k[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* out->called (modules.h, sc_modules_called), the parents first (preorder);
+ * false when out of memory. */
+static bool find_calls(sc_modules *out)
+{
+	int n = out->n;
+	keyed *k = malloc((size_t)n * sizeof *k);
+	if (!k)
+		return false;
+	for (int i = 1; i < n; i++)
+		k[i - 1] = (keyed){out->m[i].parent, out->m[i].label, i};
+	qsort(k, (size_t)(n - 1), sizeof *k, cmp_keyed);
+	out->called[0] = 0;
+	for (int i = 1; i < n; i++) {
+		const char *label = out->m[i].label;
+		int p = out->m[i].parent, cp = out->called[p], c = i;
+		size_t len = strlen(label), base = len;
+		if (cp != p && (c = lookup(k, n - 1, cp, label, len)) < 0)
+			c = i, cp = p; /* the call holds what the module does not */
+		while (base > 0 && label[base - 1] >= '0' && label[base - 1] <= '9')
+			base--;
+		/* label is L_N beside a sibling L */
+		int s = base < len && base > 1 && label[base - 1] == '_'
+		                ? lookup(k, n - 1, cp, label, base - 1)
+		                : -1;
+		out->called[i] = s >= 0 ? s : c;
+	}
+	free(k);
+	return true;
+}
+
 sc_modules *sc_modules_new(const sc_graph *g, sc_error *err)
 {
 	size_t longest = 0;
@@ -362,6 +429,8 @@ sc_modules *sc_modules_new(const sc_graph *g, sc_error *err)
 		out->of_op = malloc(((size_t)g->n + 1) * sizeof *out->of_op);
 		out->ops_sorted = malloc(((size_t)g->n + 1) * sizeof *out->ops_sorted);
 		ok = out->m && out->of_op && out->ops_sorted && build_tree(&r, g, raw_of, out);
+		out->called = ok ? malloc((size_t)out->n * sizeof *out->called) : NULL;
+		ok = ok && out->called && find_calls(out);
 	}
 	for (int i = 0; r.mod && i < r.n; i++) {
 		free(r.mod[i].name);
@@ -390,6 +459,7 @@ void sc_modules_free(sc_modules *m)
 	free(m->m);
 	free(m->of_op);
 	free(m->ops_sorted);
+	free(m->called);
 	free(m);
 }
 
@@ -415,39 +485,7 @@ int sc_modules_own_ops(const sc_modules *m, int i)
 	return (c >= 0 ? m->m[c].first : m->m[i].end) - m->m[i].first;
 }
 
-/* Whether label is base "_" digits for a base of blen bytes. */
-static bool is_call_of(const char *label, const char *base)
-{
-	size_t blen = strlen(base);
-	if (strncmp(label, base, blen) != 0 || label[blen] != '_' || !label[blen + 1])
-		return false;
-	for (const char *c = label + blen + 1; *c; c++)
-		if (*c < '0' || *c > '9')
-			return false;
-	return true;
-}
-
-/* The child of parent labelled label, or -1. */
-static int child_labelled(const sc_modules *m, int parent, const char *label)
-{
-	for (int c = m->m[parent].first_child; c >= 0; c = m->m[c].next_sibling)
-		if (strcmp(m->m[c].label, label) == 0)
-			return c;
-	return -1;
-}
-
 int sc_modules_called(const sc_modules *m, int i)
 {
-	if (i <= 0)
-		return i;
-	int p = sc_modules_called(m, m->m[i].parent), c = i;
-	if (p != m->m[i].parent) {
-		c = child_labelled(m, p, m->m[i].label);
-		if (c < 0)
-			return i;
-	}
-	for (int s = m->m[p].first_child; s >= 0; s = m->m[s].next_sibling)
-		if (s != c && is_call_of(m->m[c].label, m->m[s].label))
-			return s;
-	return c;
+	return m->called[i];
 }
