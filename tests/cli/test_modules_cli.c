@@ -39,6 +39,11 @@ Test(modules_cli, info_by_hand)
 	cr_assert_eq(json_array_size(pd), 2);
 	cr_assert_eq(json_integer_value(json_array_get(pd, 0)), 2);
 	cr_assert_eq(json_integer_value(json_array_get(pd, 1)), 2);
+	/* enc is a chain of l0 and l1, so depth 2 cuts it; e joins head */
+	json_t *lpd = ts_jget(m, "layers_per_depth");
+	cr_assert_eq(json_array_size(lpd), 2);
+	cr_assert_eq(json_integer_value(json_array_get(lpd, 0)), 2);
+	cr_assert_eq(json_integer_value(json_array_get(lpd, 1)), 3);
 	json_t *top = ts_jget(m, "top");
 	cr_assert_eq(json_array_size(top), 2);
 	json_t *enc = json_array_get(top, 0), *head = json_array_get(top, 1);
@@ -56,6 +61,8 @@ Test(modules_cli, info_by_hand)
 	char *out;
 	cr_assert_eq(ts_runf(&out, NULL, "info %s", dot), 0);
 	cr_assert(strstr(out, "modules        2 top-level, 4 in all, depth 2"), "%s", out);
+	cr_assert(strstr(out, "\n               layers (solve --align DEPTH): 2 at 1, 3 at 2\n"),
+	          "%s", out);
 	char line[256];
 	cr_assert(ts_line_of(out, "  enc ", line, sizeof line), "%s", out);
 	ts_squeeze(line, line, sizeof line);
