@@ -270,6 +270,15 @@ void sc_layers_free(sc_layers *l)
 	free(l);
 }
 
+int sc_layers_count(const sc_graph *g, const sc_modules *m, int depth)
+{
+	sc_error err;
+	sc_layers *l = sc_layers_new(g, m, depth, &err);
+	int n = l ? l->n : -1;
+	sc_layers_free(l);
+	return n;
+}
+
 int sc_layers_piece(const sc_layers *l, const sc_modules *m, int v)
 {
 	return layer_module(m, l->opened, v);

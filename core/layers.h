@@ -71,6 +71,10 @@ sc_layers *sc_layers_new(const sc_graph *g, const sc_modules *m, int depth, sc_e
 /* Frees l.  sc_layers_free(NULL) does nothing. */
 void sc_layers_free(sc_layers *l);
 
+/* The number of layers of g at depth (what solve --align keeps whole), or
+ * -1 when out of memory. */
+int sc_layers_count(const sc_graph *g, const sc_modules *m, int depth);
+
 /* The module forward op v runs in as a piece of its layer: the outermost
  * module below the opened ones that holds it (its layer's module, or a
  * module called more than once that joined the layer before it), or -1

@@ -304,17 +304,6 @@ static void module_sums_of(const sc_graph *g, const sc_modules *m, int i, module
 		s->children++;
 }
 
-/* The number of layers at depth d (core/layers.h: what solve --align d
- * keeps whole), or -1 when out of memory. */
-static int layers_at(const sc_graph *g, const sc_modules *m, int d)
-{
-	sc_error err;
-	sc_layers *l = sc_layers_new(g, m, d, &err);
-	int n = l ? l->n : -1;
-	sc_layers_free(l);
-	return n;
-}
-
 static json_t *modules_json(const sc_graph *g, const sc_modules *m, double total_work)
 {
 	json_t *top = json_array();
@@ -337,7 +326,7 @@ static json_t *modules_json(const sc_graph *g, const sc_modules *m, double total
 	}
 	json_t *layers = json_array();
 	for (int d = 1; d <= m->max_depth && m->n > 1; d++) {
-		int c = layers_at(g, m, d);
+		int c = sc_layers_count(g, m, d);
 		json_array_append_new(layers, c >= 0 ? json_integer(c) : json_null());
 	}
 	return json_pack("{s:i, s:i, s:o, s:o, s:i, s:o}", "count", m->n - 1, "max_depth",
@@ -366,7 +355,7 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 	}
 	printf("\n               layers (solve --align DEPTH):");
 	for (int d = 1; d <= m->max_depth; d++) {
-		int c = layers_at(g, m, d);
+		int c = sc_layers_count(g, m, d);
 		if (c >= 0)
 			printf(" %d at %d%s", c, d, d < m->max_depth ? "," : "");
 		else
