@@ -2,8 +2,9 @@
  * export.c - split points of a partition, and the writers that spell them
  * for PyTorch and DeepSpeed (export.h has the rules).
  *
- * The plan tries the depths from the one asked (or 1) upwards and keeps the
- * first that meets the rules: the coarsest layers.  A refusal quotes the
+ * The plan builds the layers (core/layers.h) at each depth from the one
+ * asked (or 1) upwards and keeps the first that meets the rules: the
+ * coarsest layers.  A refusal quotes the
  * reason found at the coarsest depth tried, since that is the depth a user
  * would align to first.  Each writer builds its whole text in a growing
  * buffer (put), so a caller can write it atomically or not at all; module
@@ -383,8 +384,9 @@ static sc_status write_pytorch(const sc_export_plan *p, char **text, size_t *len
 	return finish(&b, ok, text, len, err);
 }
 
-/* DeepSpeed: the layers in program order, each a module's name or, for
- * own ops of an opened module, ("own ops of", MODULE, [OPS]); parts[s] the
+/* DeepSpeed: the pieces of the layers in program order, each a module's
+ * name (a module called twice is listed at each call) or, for the own ops
+ * of an opened module, {"own ops of": MODULE, "ops": [OPS]}; parts[s] the
  * index of the s-th used stage's first entry. */
 static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *len, sc_error *err)
 {
