@@ -309,6 +309,7 @@ void sc_graph_free(sc_graph *g)
 	free(g->source);
 	free(g->work);
 	free(g->work_source);
+	free(g->made_weight);
 	free(g->cost_origin);
 	free(g->cost_short);
 	free(g->param);

@@ -112,6 +112,12 @@ typedef struct sc_graph {
 	unsigned char *work_source;
 	char *cost_origin;
 	char *cost_short;
+	/* made_weight[v]: op v is a convolution of an ONNX file that reads a
+	 * weight its exporter computed rather than a parameter of its module
+	 * (torch.onnx's "onnx::Conv_N": a BatchNorm folded into it by constant
+	 * folding, a module the file no longer names).  NULL when no op does.
+	 * Owned. */
+	bool *made_weight;
 	/* Training graphs (DESIGN.md section 1, training graphs; seed 001
 	 * section 5.3).  backward[v] says op v belongs to the backward pass
 	 * (msr-fiddle isBackwardNode, DOT backward=true); orphan[v] that v is a

@@ -335,6 +335,73 @@ static bool build_tree(reader *r, const sc_graph *g, const int *raw_of, sc_modul
 	return ok;
 }
 
+/* A module keyed by its parent and label, for find_calls. */
+typedef struct keyed {
+	int parent;
+	const char *label;
+	int id;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* The module of k (n, sorted) under parent labelled label[0 .. len), or
+ * -1. */
+static int lookup(const keyed *k, int n, int parent, const char *label, size_t len)
+{
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, c = k[mid].parent - parent;
+		if (c == 0) {
+			c = strncmp(k[mid].label, label, len);
+			if (c == 0 && k[mid].label[len])
+				c = 1;
+		}
+		if (c == 0)
+			return k[mid].id;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* out->called (modules.h, sc_modules_called), the parents first (preorder);
+ * false when out of memory. */
+static bool find_calls(sc_modules *out)
+{
+	int n = out->n;
+	keyed *k = malloc((size_t)n * sizeof *k);
+	if (!k)
+		return false;
+	for (int i = 1; i < n; i++)
+		k[i - 1] = (keyed){out->m[i].parent, out->m[i].label, i};
+	qsort(k, (size_t)(n - 1), sizeof *k, cmp_keyed);
+	out->called[0] = 0;
+	for (int i = 1; i < n; i++) {
+		const char *label = out->m[i].label;
+		int p = out->m[i].parent, cp = out->called[p], c = i;
+		size_t len = strlen(label), base = len;
+		if (cp != p && (c = lookup(k, n - 1, cp, label, len)) < 0)
+			c = i, cp = p; /* the call holds what the module does not */
+		while (base > 0 && label[base - 1] >= '0' && label[base - 1] <= '9')
+			base--;
+		/* label is L_N beside a sibling L */
+		int s = base < len && base > 1 && label[base - 1] == '_'
+		                ? lookup(k, n - 1, cp, label, base - 1)
+		                : -1;
+		out->called[i] = s >= 0 ? s : c;
+	}
+	free(k);
+	return true;
+}
+
 sc_modules *sc_modules_new(const sc_graph *g, sc_error *err)
 {
 	size_t longest = 0;
@@ -362,6 +429,8 @@ sc_modules *sc_modules_new(const sc_graph *g, sc_error *err)
 		out->of_op = malloc(((size_t)g->n + 1) * sizeof *out->of_op);
 		out->ops_sorted = malloc(((size_t)g->n + 1) * sizeof *out->ops_sorted);
 		ok = out->m && out->of_op && out->ops_sorted && build_tree(&r, g, raw_of, out);
+		out->called = ok ? malloc((size_t)out->n * sizeof *out->called) : NULL;
+		ok = ok && out->called && find_calls(out);
 	}
 	for (int i = 0; r.mod && i < r.n; i++) {
 		free(r.mod[i].name);
@@ -390,6 +459,7 @@ void sc_modules_free(sc_modules *m)
 	free(m->m);
 	free(m->of_op);
 	free(m->ops_sorted);
+	free(m->called);
 	free(m);
 }
 
@@ -415,127 +485,7 @@ int sc_modules_own_ops(const sc_modules *m, int i)
 	return (c >= 0 ? m->m[c].first : m->m[i].end) - m->m[i].first;
 }
 
-int sc_modules_align_unit(const sc_modules *m, const sc_graph *g, int v, int depth)
+int sc_modules_called(const sc_modules *m, int i)
 {
-	if (g->orphan && g->orphan[v])
-		return -1;
-	int a = sc_modules_at_depth(m, v, depth);
-	return a > 0 ? a : -1;
-}
-
-static int find_root(int *up, int x)
-{
-	while (up[x] != x) {
-		up[x] = up[up[x]];
-		x = up[x];
-	}
-	return x;
-}
-
-static void join(int *up, int a, int b)
-{
-	a = find_root(up, a);
-	b = find_root(up, b);
-	if (a != b)
-		up[a < b ? b : a] = a < b ? a : b;
-}
-
-/* Copies g's ops (with the groups named in group_of), edges, settings and
- * flags into a new graph; NULL with err set on failure. */
-static sc_graph *copy_with_groups(const sc_graph *g, char *const *group_of, sc_error *err)
-{
-	sc_builder *b = sc_builder_new();
-	if (!b) {
-		sc_error_nomem(err, "the aligned graph");
-		return NULL;
-	}
-	bool ok = true;
-	for (int v = 0; v < g->n && ok; v++)
-		ok = sc_builder_add_op(b, g->op_name[v], g->work[v], g->param[v], g->out[v],
-		                       group_of[v], err) == v;
-	for (int v = 0; v < g->n && ok; v++)
-		for (int i = g->succ_off[v]; i < g->succ_off[v + 1] && ok; i++)
-			ok = sc_builder_add_edge(b, v, g->succ[i], err) == SC_OK;
-	for (int v = 0; g->backward && v < g->n && ok; v++)
-		if (g->backward[v])
-			ok = sc_builder_set_backward(b, v, err) == SC_OK;
-	sc_graph *out = NULL;
-	if (ok) {
-		sc_builder_set_settings(b, &g->settings);
-		out = sc_builder_finish(b, g->source, g->name, err);
-	}
-	sc_builder_free(b);
-	if (!out)
-		return NULL;
-	out->time_unit = g->time_unit;
-	if (g->work_source) {
-		out->work_source = malloc((size_t)g->n + 1);
-		if (out->work_source)
-			memcpy(out->work_source, g->work_source, (size_t)g->n);
-	}
-	out->cost_origin = g->cost_origin ? strdup(g->cost_origin) : NULL;
-	out->cost_short = g->cost_short ? strdup(g->cost_short) : NULL;
-	if ((g->work_source && !out->work_source) || (g->cost_origin && !out->cost_origin) ||
-	    (g->cost_short && !out->cost_short)) {
-		sc_graph_free(out);
-		sc_error_nomem(err, "the aligned graph");
-		return NULL;
-	}
-	return out;
-}
-
-sc_graph *sc_modules_aligned_graph(const sc_graph *g, const sc_modules *m, int depth, sc_error *err)
-{
-	/* union-find over the ops, then g's groups, then the modules */
-	int n = g->n, total = g->n + g->ngroups + m->n;
-	int *up = malloc((size_t)total * sizeof *up);
-	int *unit = malloc(((size_t)n + 1) * sizeof *unit);
-	int *name_mod = malloc((size_t)total * sizeof *name_mod);
-	int *name_grp = malloc((size_t)total * sizeof *name_grp);
-	char **group_of = calloc((size_t)n + 1, sizeof *group_of);
-	sc_graph *out = NULL;
-	bool ok = up && unit && name_mod && name_grp && group_of;
-	if (ok) {
-		for (int i = 0; i < total; i++)
-			up[i] = i, name_mod[i] = name_grp[i] = -1;
-		for (int v = 0; v < n; v++) {
-			unit[v] = sc_modules_align_unit(m, g, v, depth);
-			if (g->group[v] >= 0)
-				join(up, v, n + g->group[v]);
-			if (unit[v] >= 0)
-				join(up, v, n + g->ngroups + unit[v]);
-		}
-		/* a group is named after its first module (in op order), else
-		 * after its first group of g; an op alone keeps no group */
-		for (int v = 0; v < n; v++) {
-			int r = find_root(up, v);
-			if (unit[v] >= 0 && name_mod[r] < 0)
-				name_mod[r] = unit[v];
-			if (g->group[v] >= 0 && name_grp[r] < 0)
-				name_grp[r] = g->group[v];
-		}
-		for (int v = 0; v < n && ok; v++) {
-			int r = find_root(up, v);
-			if (name_mod[r] >= 0) {
-				const char *mn = m->m[name_mod[r]].name;
-				group_of[v] = malloc(strlen(mn) + 8);
-				if (group_of[v])
-					snprintf(group_of[v], strlen(mn) + 8, "module %s", mn);
-			} else if (name_grp[r] >= 0)
-				group_of[v] = strdup(g->group_name[name_grp[r]]);
-			ok = group_of[v] || (name_mod[r] < 0 && name_grp[r] < 0);
-		}
-	}
-	if (ok)
-		out = copy_with_groups(g, group_of, err);
-	else
-		sc_error_nomem(err, "the aligned graph");
-	for (int v = 0; group_of && v < n; v++)
-		free(group_of[v]);
-	free(group_of);
-	free(up);
-	free(unit);
-	free(name_mod);
-	free(name_grp);
-	return out;
+	return m->called[i];
 }

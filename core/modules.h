@@ -60,6 +60,7 @@ typedef struct sc_modules {
 	int *of_op;      /* op -> its innermost module */
 	int *ops_sorted; /* the ops, grouped by module in preorder */
 	int max_depth;   /* the deepest module's depth (0: no modules) */
+	int *called;     /* module -> the module it is a call of (sc_modules_called) */
 } sc_modules;
 
 /* Builds the module tree of g's op names (the rules above).  Returns it,
@@ -83,25 +84,14 @@ int sc_modules_find(const sc_modules *m, const char *name);
  * below). */
 int sc_modules_own_ops(const sc_modules *m, int i);
 
-/* The unit of alignment at depth d of op v: sc_modules_at_depth, or -1
- * for an op that no module holds (its innermost module is the root) and
- * for an orphan of a training graph (graph.h: a backward op tied to no
- * forward op, the loss or an optimizer step, whose stage the order arcs
- * decide and which no framework's split point names).  Two ops of one
- * unit must share a stage in a partition aligned at depth d. */
-int sc_modules_align_unit(const sc_modules *m, const sc_graph *g, int v, int depth);
-
-/* A copy of g (ops, edges, settings, initial partition, backward flags,
- * costs' origin) whose co-location groups also hold the modules at depth
- * d: two ops share a group when they share a group of g or an alignment
- * unit (sc_modules_align_unit), transitively.  A partition of the copy is
- * a partition of g whose stage boundaries fall on the module boundaries
- * at depth d (solve --align); the orphans of a training graph stay
- * orphans, so the copy's order arcs are g's.  Groups are named "module
- * NAME" after their first module, else after their first group of g.
- * Returns NULL with err set when out of memory (or, SC_ERR_INPUT, when
- * the copy breaks a limit of sc_builder_finish, which g met). */
-sc_graph *sc_modules_aligned_graph(const sc_graph *g, const sc_modules *m, int depth,
-                                   sc_error *err);
+/* The module of which module i is a further call: torch.onnx names the
+ * second and later calls of one module by its label and "_N" ("relu",
+ * "relu_1", "relu_2" for one nn.ReLU called three times in a forward), so
+ * a module labelled "L_N" (N digits) beside a sibling labelled "L" is
+ * that sibling called again, and so are the modules below it.  Returns
+ * the module named in named_modules() (i itself when it is no such call);
+ * its name is the name a framework knows.  O(1): found when the tree is
+ * built, in O(n log n) for n modules. */
+int sc_modules_called(const sc_modules *m, int i);
 
 #endif

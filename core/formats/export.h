@@ -6,16 +6,17 @@
  * with SplitPoint.BEGINNING in split_spec, DeepSpeed's PipelineModule cuts
  * its list of layers at the indices in its parts.  So a partition exports
  * when, at the depth asked (or the smallest depth that works),
- *  1. every module at that depth (core/modules.h, sc_modules_align_unit)
- *     lies in one stage,
+ *  1. every layer at that depth (core/layers.h: the one definition solve
+ *     --align keeps too) lies in one stage, and
  *  2. along the program order (sc_graph_program_order: the file's order
  *     when every edge runs forward in it, as in an exporter's output, else
  *     the topological order nearest it) the forward ops' stages never go
- *     back, and
- *  3. every stage begins (its first forward op in that order) where a
- *     module begins; the outermost such module is its split point.
- * The backward ops of a training graph follow their forward ops and are
- * not looked at.
+ *     back.
+ * Then every stage begins where a layer begins; the outermost module that
+ * begins there is its split point.  A stage that holds no op is left out
+ * (the frameworks take no empty stage): the export has fewer stages than
+ * the partition, and says so.  The backward ops of a training graph follow
+ * their forward ops and are not looked at.
  *
  * sc_export_plan_init computes the split points (the plan) or says which
  * rule the partition breaks; a writer (sc_export_writer, one per framework,
@@ -30,10 +31,11 @@
 
 #include "core/error.h"
 #include "core/graph.h"
+#include "core/layers.h"
 #include "core/modules.h"
 
 /* A partition with its split points.  g, m, stage and partition are
- * borrowed from the caller and must outlive the plan; begin and order are
+ * borrowed from the caller and must outlive the plan; begin and layers are
  * the plan's (sc_export_plan_fini frees them). */
 typedef struct sc_export_plan {
 	const sc_graph *g;
@@ -42,9 +44,18 @@ typedef struct sc_export_plan {
 	int k;                 /* stages */
 	const char *partition; /* the partition file's name, for messages and headers */
 	int depth;             /* the module depth of the split points */
-	int *begin;            /* stage -> the module it begins at; begin[0] = -1 */
-	int *order;            /* the program order (sc_graph_program_order), g->n ops */
-	bool file_order;       /* order is the file's */
+	int *begin;            /* stage -> the module it begins at; -1 for the first stage
+	                        * that holds an op and for the empty ones */
+	int used;              /* stages that hold an op: the export's stages */
+	int first_stage;       /* the first stage that holds an op */
+	sc_layers *layers;     /* the layers at depth */
+	/* layer -> its module's own convolution reads a weight the exporter
+	 * made (graph.h made_weight): a module folded into it, which the
+	 * file does not name, runs after it; NULL when no layer's does */
+	bool *folded;
+	int nfolded;      /* layers with folded set */
+	const int *order; /* layers->order: the program order, g->n ops */
+	bool file_order;  /* order is the file's */
 } sc_export_plan;
 
 /* Computes the split points of the partition stage (k stages, every op's
@@ -58,7 +69,8 @@ typedef struct sc_export_plan {
  *  - SC_ERR_INVALID when the partition is well formed but breaks a rule
  *    above: "PARTITION: the partition is not aligned with the modules at
  *    depth D: REASON; ..." where REASON names the stage and the op or the
- *    module (without align: the reason at depth 1);
+ *    module (without align: the reason at depth 1), and why a module that
+ *    runs whole does;
  *  - SC_ERR_NOMEM.
  * Thread-safe for distinct plans. */
 sc_status sc_export_plan_init(sc_export_plan *plan, const sc_graph *g, const sc_modules *m,

@@ -1367,8 +1367,9 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 	sc_builder *b = sc_builder_new();
 	sc_graph *out = NULL;
 	int *readers = sc_calloc_n((size_t)L->cap + 1, sizeof *readers);
+	bool *made_weight = sc_calloc_n((size_t)gr->n + 1, sizeof *made_weight), any_made = false;
 	L->rep->op_size = sc_calloc_n((size_t)gr->n + 1, sizeof *L->rep->op_size);
-	if (!b || !readers || !L->rep->op_size) {
+	if (!b || !readers || !made_weight || !L->rep->op_size) {
 		sc_error_nomem(L->err, "the graph");
 		goto done;
 	}
@@ -1412,6 +1413,16 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		L->op_of[v] = sc_builder_add_op(b, names[v], work, param, obytes, NULL, L->err);
 		if (L->op_of[v] < 0)
 			goto done;
+		/* torch.onnx names a parameter it computed (constant folding a
+		 * BatchNorm into the Conv before it) "onnx::Conv_N", not after its
+		 * module's parameter */
+		for (size_t j = 1;
+		     nd->op_type && strcmp(nd->op_type, "Conv") == 0 && j < nd->n_input; j++) {
+			int t = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
+			if (t >= 0 && L->tens[t].init >= 0 &&
+			    strncmp(nd->input[j], "onnx::", 6) == 0)
+				made_weight[L->op_of[v]] = any_made = true;
+		}
 		L->rep->op_size[L->op_of[v]] = size;
 		if (!known_cost[v])
 			L->rep->op_size[L->op_of[v]].flops = -1;
@@ -1426,9 +1437,14 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		}
 	sc_builder_set_settings(b, &gr->settings);
 	out = sc_builder_finish(b, gr->source, gr->name, L->err);
+	if (out && any_made) {
+		out->made_weight = made_weight;
+		made_weight = NULL;
+	}
 done:
 	sc_builder_free(b);
 	free(readers);
+	free(made_weight);
 	return out;
 }
 

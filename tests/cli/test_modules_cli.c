@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/formats/export.h"
 #include "core/graph.h"
 #include "core/modules.h"
 #include "tests/support.h"
@@ -38,6 +39,11 @@ Test(modules_cli, info_by_hand)
 	cr_assert_eq(json_array_size(pd), 2);
 	cr_assert_eq(json_integer_value(json_array_get(pd, 0)), 2);
 	cr_assert_eq(json_integer_value(json_array_get(pd, 1)), 2);
+	/* enc is a chain of l0 and l1, so depth 2 cuts it; e joins head */
+	json_t *lpd = ts_jget(m, "layers_per_depth");
+	cr_assert_eq(json_array_size(lpd), 2);
+	cr_assert_eq(json_integer_value(json_array_get(lpd, 0)), 2);
+	cr_assert_eq(json_integer_value(json_array_get(lpd, 1)), 3);
 	json_t *top = ts_jget(m, "top");
 	cr_assert_eq(json_array_size(top), 2);
 	json_t *enc = json_array_get(top, 0), *head = json_array_get(top, 1);
@@ -55,6 +61,8 @@ Test(modules_cli, info_by_hand)
 	char *out;
 	cr_assert_eq(ts_runf(&out, NULL, "info %s", dot), 0);
 	cr_assert(strstr(out, "modules        2 top-level, 4 in all, depth 2"), "%s", out);
+	cr_assert(strstr(out, "\n               layers (solve --align DEPTH): 2 at 1, 3 at 2\n"),
+	          "%s", out);
 	char line[256];
 	cr_assert(ts_line_of(out, "  enc ", line, sizeof line), "%s", out);
 	ts_squeeze(line, line, sizeof line);
@@ -112,26 +120,31 @@ Test(modules_cli, info_resnet50_matches_its_names)
 
 /* ---- solve --align against brute force ---------------------------------- */
 
-/* Four modules in two levels: an op's module path by index; the unit at
- * depth 1 is the top-level module, at depth 2 the innermost. */
+/* Four modules in two levels and the root: an op's module path by index. */
 static const char *const paths[] = {"/a/a.0/", "/a/a.1/", "/b/", "/b/c/", ""};
-static const int top_of[] = {0, 0, 1, 1, -1};   /* depth 1: a, b, none */
-static const int unit2_of[] = {0, 1, 2, 3, -1}; /* depth 2: a.0, a.1, b, b.c */
 
-/* The best bottleneck over valid partitions whose ops of one unit share a
- * stage (unit[v] < 0: free), by enumeration. */
-static double brute_aligned(const sc_graph *g, int k, const int *unit)
+/* Whether export takes stage (k stages) of g at depth (core/formats/
+ * export.h). */
+static bool exports(const sc_graph *g, const sc_modules *m, const int *stage, int k, int depth)
+{
+	sc_export_plan plan;
+	sc_error err;
+	sc_status st = sc_export_plan_init(&plan, g, m, stage, k, depth, "p.json", &err);
+	sc_export_plan_fini(&plan);
+	cr_assert(st == SC_OK || st == SC_ERR_INVALID, "%s", err.msg);
+	return st == SC_OK;
+}
+
+/* The best bottleneck over valid partitions that export takes at depth, by
+ * enumeration. */
+static double brute_aligned(const sc_graph *g, const sc_modules *m, int k, int depth)
 {
 	int n = g->n, stage[12] = {0};
 	double best = INFINITY;
 	sc_settings set = g->settings;
 	set.k = k;
 	for (;;) {
-		bool ok = ts_valid(g, stage, k);
-		for (int a = 0; a < n && ok; a++)
-			for (int b = a + 1; b < n && ok; b++)
-				ok = unit[a] < 0 || unit[a] != unit[b] || stage[a] == stage[b];
-		if (ok) {
+		if (ts_valid(g, stage, k) && exports(g, m, stage, k, depth)) {
 			ts_cost c[8];
 			int at;
 			ts_costs(g, stage, &set, k, c);
@@ -147,6 +160,8 @@ static double brute_aligned(const sc_graph *g, int k, const int *unit)
 	}
 }
 
+/* solve --align D finds the best partition that export takes at D (core/
+ * layers.h is the one definition both keep), and its partition exports. */
 Test(modules_cli, align_matches_brute_force)
 {
 	ts_rng r = {.s = 28};
@@ -175,31 +190,24 @@ Test(modules_cli, align_matches_brute_force)
 		json_t *j = ts_run_json(0, "solve --json %s -k %d --align %d -o %s", path, k, depth,
 		                        part);
 		sc_graph *g = ts_load(path);
-		int unit[12], stage[12];
-		for (int v = 0; v < g->n; v++) {
-			/* the op's index from its name "...opN" */
-			int idx = atoi(strrchr(g->op_name[v], 'p') + 1);
-			unit[v] = depth == 1 ? top_of[mod[idx]] : unit2_of[mod[idx]];
-		}
-		double want = brute_aligned(g, k, unit);
+		sc_error err;
+		sc_modules *m = sc_modules_new(g, &err);
+		cr_assert(m);
+		int stage[12];
+		double want = brute_aligned(g, m, k, depth);
 		double free_opt = ts_brute_optimum(g, k, NULL);
 		json_t *al = ts_jget(j, "align");
 		cr_assert_eq(ts_jint(al, "depth"), depth);
 		ts_read_partition(part, g, k, stage);
 		ts_assert_valid(g, stage, k, "aligned");
-		for (int a = 0; a < g->n; a++)
-			for (int b = 0; b < g->n; b++)
-				cr_assert(
-				        unit[a] < 0 || unit[a] != unit[b] || stage[a] == stage[b],
-				        "t %d: '%s' and '%s' share a module at depth %d but not a "
-				        "stage",
-				        t, g->op_name[a], g->op_name[b], depth);
+		cr_assert(exports(g, m, stage, k, depth),
+		          "t %d: export refuses solve's partition\n%s", t, dot);
 		double got = ts_jnum(j, "bottleneck");
 		cr_assert_geq(got, want * (1 - 1e-9) - 1e-12, "t %d: below the aligned optimum", t);
 		if (ts_jbool(j, "optimal")) {
 			proven++;
-			cr_assert(ts_close_rel(got, want, 1e-9), "t %d: %.17g, brute force %.17g",
-			          t, got, want);
+			cr_assert(ts_close_rel(got, want, 1e-9),
+			          "t %d: %.17g, brute force %.17g\n%s", t, got, want, dot);
 		}
 		double unal = ts_jnum(al, "unaligned");
 		cr_assert_geq(unal, free_opt * (1 - 1e-9) - 1e-12, "t %d", t);
@@ -209,6 +217,7 @@ Test(modules_cli, align_matches_brute_force)
 		if (ts_jbool(al, "gap_proven"))
 			cr_assert(ts_close_rel(ts_jnum(al, "gap"), want / free_opt - 1, 1e-9),
 			          "t %d", t);
+		sc_modules_free(m);
 		sc_graph_free(g);
 		json_decref(j);
 	}
@@ -341,14 +350,16 @@ Test(modules_cli, export_refuses_unaligned_partitions)
 	          "%s", err);
 	free(out);
 	free(err);
-	/* a stage that begins at an op of no module */
+	/* a stage that begins at an own op of the model, which runs with the
+	 * layer before it */
 	ts_write_text(dot, "digraph g { \"/a/Op\" [work=1]; Free [work=1]; \"/b/Op\" [work=1]; "
 	                   "\"/a/Op\" -> Free -> \"/b/Op\"; }\n");
 	ts_write_text(part, "{\"format\": \"stagecut-partition/1\", \"k\": 2, \"stages\": "
 	                    "{\"/a/Op\": 1, \"Free\": 2, \"/b/Op\": 2}}\n");
 	cr_assert_eq(ts_runf(&out, &err, "export %s %s --format pytorch", dot, part), 1);
-	cr_assert(strstr(err, "stage 2 begins at op 'Free', which belongs to no module"), "%s",
-	          err);
+	cr_assert(strstr(err, "module 'a' (depth 1) is split: op '/a/Op' in stage 1, op 'Free' in "
+	                      "stage 2"),
+	          "%s", err);
 	free(out);
 	free(err);
 	/* bad usage: exit 2 */

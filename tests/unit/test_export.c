@@ -3,8 +3,8 @@
  * export.h) on small graphs built by hand: a partition that exports (at
  * the depth asked and at the smallest that works), each refusal (a module
  * split across stages, a stage going back along the program order, a stage
- * beginning at an op of no module, an empty stage, a graph without
- * modules), the backward ops of a training graph left out, a file listed
+ * beginning at an own op of the model, a graph without modules), empty
+ * stages left out, the backward ops of a training graph left out, a file listed
  * out of order; the writers' text parsed back (split_spec's lines; the
  * DeepSpeed layers and parts read as JSON with jansson) against split
  * points worked out by hand; and the registry.
@@ -185,8 +185,9 @@ Test(export, plan_refuses_a_module_split_across_stages)
 }
 
 /* a, b and c without edges: the partition a:1 b:2 c:1 breaks no edge, but
- * the program order goes back from stage 2 to stage 1 at c. */
-Test(export, plan_refuses_a_stage_going_back_along_the_order)
+ * no framework runs it: b reads nothing a computes, so the model's parts are
+ * no list of layers and the model runs as one. */
+Test(export, plan_refuses_parts_that_do_not_run_one_after_another)
 {
 	const op_spec ops[] = {{"/a/Op", "", false}, {"/b/Op", "", false}, {"/c/Op", "", false}};
 	sc_modules *m;
@@ -194,30 +195,69 @@ Test(export, plan_refuses_a_stage_going_back_along_the_order)
 	int stage[3];
 	sc_error err;
 	plan_fails(g, m, stage, (const int[]){1, 2, 1}, 2, 1, SC_ERR_INVALID, &err);
-	cr_assert(strstr(err.msg, ": op '/c/Op' of stage 1 comes after op '/b/Op' of stage 2 in "
-	                          "the program order (the file's), which the frameworks cut;"),
-	          "%s", err.msg);
+	cr_assert_str_eq(err.msg, "p.json: the partition is not aligned with the modules at depth "
+	                          "1: the model runs as one layer (its parts do not run one after "
+	                          "another: op '/b/Op' reads nothing the part of the model before "
+	                          "it computes), and op '/a/Op' is in stage 1, op '/b/Op' in "
+	                          "stage 2; solve --align DEPTH gives one that is");
 	sc_modules_free(m);
 	sc_graph_free(g);
 }
 
-Test(export, plan_refuses_a_stage_not_beginning_at_a_module)
+/* Free, an own op of the model, runs in the stage of the layer before it
+ * (head's): a stage beginning at it splits that layer. */
+Test(export, plan_keeps_an_own_op_with_the_layer_before_it)
 {
 	sc_modules *m;
 	sc_graph *g = chain(NMODEL, model, &m);
 	int stage[NMODEL];
 	sc_error err;
-	/* stage 2 begins at Free, which no module holds */
 	plan_fails(g, m, stage, (const int[]){1, 1, 1, 1, 1, 1, 2}, 2, 0, SC_ERR_INVALID, &err);
-	cr_assert(strstr(err.msg, "(at 1: stage 2 begins at op 'Free', which belongs to no "
-	                          "module)"),
+	cr_assert(strstr(err.msg, "(at 1: module 'head' (depth 1) is split: op '/head/Op' in "
+	                          "stage 1, op 'Free' in stage 2)"),
 	          "%s", err.msg);
-	/* stage 2 of three holds nothing */
-	plan_fails(g, m, stage, (const int[]){1, 1, 1, 1, 1, 3, 3}, 3, 1, SC_ERR_INVALID, &err);
-	cr_assert(strstr(err.msg, "at depth 1: stage 2 holds no forward op;"), "%s", err.msg);
-	/* and the last one */
-	plan_fails(g, m, stage, (const int[]){1, 1, 1, 1, 1, 1, 1}, 2, 1, SC_ERR_INVALID, &err);
-	cr_assert(strstr(err.msg, "at depth 1: stage 2 holds no forward op;"), "%s", err.msg);
+	sc_modules_free(m);
+	sc_graph_free(g);
+}
+
+/* The frameworks take no empty stage: the plan leaves them out, and the
+ * writers say which. */
+Test(export, plan_leaves_out_empty_stages)
+{
+	sc_modules *m;
+	sc_graph *g = chain(NMODEL, model, &m);
+	int stage[NMODEL];
+	sc_export_plan p;
+	/* stage 2 of four holds nothing, nor does stage 4 */
+	plan_ok(&p, g, m, stage, (const int[]){1, 1, 1, 1, 1, 3, 3}, 4, 1);
+	cr_assert_eq(p.used, 2);
+	cr_assert_eq(p.first_stage, 0);
+	cr_assert_eq(p.begin[1], -1);
+	cr_assert_eq(p.begin[2], module(m, "head"));
+	cr_assert_eq(p.begin[3], -1);
+	char *text;
+	size_t len;
+	sc_error err;
+	cr_assert_eq(sc_export_pytorch.write(&p, &text, &len, &err), SC_OK);
+	cr_assert(strstr(text, "partition p.json, 2 stages at module depth 1\n"), "%s", text);
+	cr_assert(strstr(text, "\n# Stages 2, 4 of the partition hold no op: the frameworks take "
+	                       "no empty\n# stage, so 2 stages run.\n"),
+	          "%s", text);
+	free(text);
+	sc_export_plan_fini(&p);
+	/* everything in stage 2 of 2: one stage runs, no split point */
+	plan_ok(&p, g, m, stage, (const int[]){2, 2, 2, 2, 2, 2, 2}, 2, 1);
+	cr_assert_eq(p.used, 1);
+	cr_assert_eq(p.first_stage, 1);
+	cr_assert_eq(p.begin[0], -1);
+	cr_assert_eq(p.begin[1], -1);
+	cr_assert_eq(sc_export_deepspeed.write(&p, &text, &len, &err), SC_OK);
+	cr_assert(strstr(text, "\n# Stage 1 of the partition holds no op: the frameworks take no "
+	                       "empty\n# stage, so 1 stage runs.\n"),
+	          "%s", text);
+	cr_assert(strstr(text, "\nparts = [0, 4]\n"), "%s", text);
+	free(text);
+	sc_export_plan_fini(&p);
 	sc_modules_free(m);
 	sc_graph_free(g);
 }
@@ -375,7 +415,7 @@ Test(export, pytorch_escapes_module_names)
 }
 
 /* The Python list after "NAME = " in text as JSON: comments and the
- * trailing comma dropped (the names hold no '#'). */
+ * trailing comma dropped (the names hold no '#', '[' or ']'). */
 static json_t *python_list(const char *text, const char *name)
 {
 	char head[64];
@@ -385,7 +425,8 @@ static json_t *python_list(const char *text, const char *name)
 	p += strlen(head) - 1;
 	char buf[4096];
 	size_t j = 0;
-	for (; *p && *p != ']'; p++) {
+	for (int nest = 0; *p && (*p != ']' || nest > 1); p++) {
+		nest += *p == '[' ? 1 : *p == ']' ? -1 : 0;
 		if (*p == '#')
 			while (p[1] && p[1] != '\n')
 				p++;
@@ -410,8 +451,8 @@ Test(export, deepspeed_lists_the_layers_and_the_parts)
 	sc_graph *g = chain(NMODEL, model, &m);
 	int stage[NMODEL];
 	sc_export_plan p;
-	/* emb, l.0 | l.1, head, Free: depth 2; layers emb, l.0, l.1, head
-	 * (Free in no module), stage 2 from layer 2 */
+	/* emb, l.0 | l.1, head, Free: depth 2; layers emb, l.0, l.1, head and
+	 * the model's own op Free, stage 2 from layer 2 */
 	plan_ok(&p, g, m, stage, (const int[]){1, 1, 1, 2, 2, 2, 2}, 2, 0);
 	char *text;
 	size_t len;
@@ -420,23 +461,60 @@ Test(export, deepspeed_lists_the_layers_and_the_parts)
 	cr_assert_eq(strlen(text), len);
 	json_t *layers = python_list(text, "layers");
 	const char *want[] = {"emb", "l.0", "l.1", "head"};
-	cr_assert_eq(json_array_size(layers), 4, "%s", text);
+	cr_assert_eq(json_array_size(layers), 5, "%s", text);
 	for (int i = 0; i < 4; i++)
 		cr_assert_str_eq(json_string_value(json_array_get(layers, (size_t)i)), want[i]);
+	json_t *own = json_array_get(layers, 4);
+	cr_assert_str_eq(json_string_value(json_object_get(own, "own ops of")), "", "%s", text);
+	json_t *ops = json_object_get(own, "ops");
+	cr_assert_eq(json_array_size(ops), 1, "%s", text);
+	cr_assert_str_eq(json_string_value(json_array_get(ops, 0)), "Free");
 	json_t *parts = python_list(text, "parts");
-	const int want_parts[] = {0, 2, 4};
+	const int want_parts[] = {0, 2, 5};
 	cr_assert_eq(json_array_size(parts), 3, "%s", text);
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(json_integer_value(json_array_get(parts, (size_t)i)), want_parts[i]);
 	/* each layer's comment says its index and stage */
 	cr_assert(strstr(text, "    \"l.0\",  # 1: stage 1\n    \"l.1\",  # 2: stage 2\n"), "%s",
 	          text);
-	cr_assert(strstr(text, "\n# 1 op in no module run in the stage of the layer before them\n"),
+	cr_assert(strstr(text, "    {\"own ops of\": \"\", \"ops\": [\"Free\"]},  # 4: stage 2\n"),
 	          "%s", text);
 	json_decref(layers);
 	json_decref(parts);
 	free(text);
 	sc_export_plan_fini(&p);
+	sc_modules_free(m);
+	sc_graph_free(g);
+}
+
+/* A module called twice: listed at each call under its name, its calls in
+ * the layer before them, and no split point at it. */
+Test(export, deepspeed_lists_each_call_of_a_module)
+{
+	const op_spec ops[] = {{"/a/Op", "", false},
+	                       {"/act/Relu", "", false},
+	                       {"/b/Op", "", false},
+	                       {"/act_1/Relu", "", false}};
+	sc_modules *m;
+	sc_graph *g = chain(4, ops, &m);
+	int stage[4];
+	sc_export_plan p;
+	plan_ok(&p, g, m, stage, (const int[]){1, 1, 2, 2}, 2, 1);
+	cr_assert_eq(p.begin[1], module(m, "b"));
+	char *text;
+	size_t len;
+	sc_error err;
+	cr_assert_eq(sc_export_deepspeed.write(&p, &text, &len, &err), SC_OK, "%s", err.msg);
+	cr_assert(strstr(text, "layers = [\n    \"a\",  # 0: stage 1\n    \"act\",  # 1: stage 1\n"
+	                       "    \"b\",  # 2: stage 2\n    \"act\",  # 3: stage 2\n]\n"
+	                       "parts = [0, 2, 4]\n"),
+	          "%s", text);
+	free(text);
+	sc_export_plan_fini(&p);
+	plan_fails(g, m, stage, (const int[]){1, 2, 2, 2}, 2, 1, SC_ERR_INVALID, &err);
+	cr_assert(strstr(err.msg, "module 'a' (depth 1) is split: op '/a/Op' in stage 1, op "
+	                          "'/act/Relu' in stage 2;"),
+	          "%s", err.msg);
 	sc_modules_free(m);
 	sc_graph_free(g);
 }
@@ -464,7 +542,7 @@ Test(export, deepspeed_at_a_deeper_depth)
 	cr_assert_eq(json_array_size(parts), 4, "%s", text);
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(json_integer_value(json_array_get(parts, (size_t)i)), want_parts[i]);
-	cr_assert_null(strstr(text, "in no module"), "%s", text);
+	cr_assert_null(strstr(text, "own ops of\": \""), "%s", text);
 	json_decref(layers);
 	json_decref(parts);
 	free(text);

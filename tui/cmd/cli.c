@@ -220,9 +220,9 @@ static const ui_option options[] = {
          "(repeatable)",
          CUSTOM},
         {OPT_ALIGN, "align", 0, "DEPTH",
-         "solve: stage boundaries on the module boundaries at DEPTH (1: the top-level "
-         "modules); also solves without and reports the gap; export: the depth of the "
-         "split points (default: the smallest that works)",
+         "solve: stage boundaries only between the layers at DEPTH (1: the top-level "
+         "modules; stagecut(1), MODULES, Layers); also solves without and reports the gap; "
+         "export: the depth of the split points (default: the smallest that works)",
          INT(align, 1, 100000)},
         {OPT_PARTITION, "partition", 'p', "FILE",
          "solve: start from this partition (method refine); bounds: report on it", TEXT(partition)},
@@ -357,10 +357,10 @@ static const ui_command commands[] = {
                         "prints its stage table; -o writes the partition file that `eval` reads.\n"
                         "Progress goes to stderr when it is a terminal.  Exits 1 when no "
                         "partition\n"
-                        "satisfies a hard memory limit.  --align DEPTH keeps every module at "
+                        "satisfies a hard memory limit.  --align DEPTH keeps every layer at "
                         "that\n"
-                        "depth (stagecut(1), MODULES) in one stage, so the partition can be "
-                        "exported as\n"
+                        "depth (stagecut(1), MODULES, Layers) in one stage, so the partition "
+                        "exports as\n"
                         "split points (`export`), and reports the gap to the best partition "
                         "without.\n"
                         "--cpus L adds up to L CPU stages beside the K accelerators; every "
@@ -456,17 +456,22 @@ static const ui_command commands[] = {
                         "(each stage\n"
                         "from the second begins at a module, SplitPoint.BEGINNING); "
                         "deepspeed, the\n"
-                        "modules in order as PipelineModule layers and the parts that cut "
-                        "them.  The\n"
-                        "partition must keep every module at the depth (--align, or the "
-                        "smallest that\n"
-                        "works) in one stage, follow the op order, and begin each stage "
-                        "where a module\n"
-                        "begins; otherwise export names the stage and the op or module that "
-                        "breaks it\n"
-                        "and exits 1 (solve --align DEPTH gives a partition that exports).  "
-                        "Writes to\n"
-                        "stdout, or to OUT with -o.",
+                        "layers in order as PipelineModule layers (module names, and the "
+                        "own ops of a\n"
+                        "module cut into its children as {\"own ops of\": ...}) and the "
+                        "parts that cut\n"
+                        "them.  The partition must keep every layer at the depth (--align, "
+                        "or the\n"
+                        "smallest that works; stagecut(1), MODULES, Layers) in one stage and "
+                        "follow\n"
+                        "the op order; otherwise export names the stage and the op or module "
+                        "that\n"
+                        "breaks it and exits 1 (solve --align DEPTH gives a partition that "
+                        "exports).\n"
+                        "Empty stages are left out, and a layer torch.onnx folded a module "
+                        "into is\n"
+                        "marked 'folded'; both with a warning.  Writes to stdout, or to OUT "
+                        "with -o.",
                 .takes = OPTIONS(OPT_FORMAT, OPT_ALIGN, OPT_DEVICE, OPT_PRECISION, OPT_TIMES,
                                  OPT_DIM, OPT_OUTPUT, OPT_HELP),
                 .min_pos = 2,

@@ -42,6 +42,28 @@ static int export_failed(sc_status st, const sc_error *err)
 	return ui_exit_status(st);
 }
 
+/* Warns of what the text leaves to the user: stages that hold no op, and
+ * for DeepSpeed's list the modules the exporter folded away. */
+static void export_warn(const sc_export_plan *p, const sc_export_writer *writer)
+{
+	if (p->used < p->k)
+		ui_error("export: warning: %d of the %d stages of %s hold no op; the frameworks "
+		         "take "
+		         "no empty stage, so the export has %d",
+		         p->k - p->used, p->k, p->partition, p->used);
+	if (writer != &sc_export_deepspeed || !p->nfolded)
+		return;
+	int first = 0;
+	while (!p->folded[first])
+		first++;
+	ui_error("export: warning: %d layer%s ('%s'%s) run%s a module torch.onnx folded away (a "
+	         "BatchNorm: the convolution reads a weight named onnx::Conv_N), which the file "
+	         "does not name: add it after each layer marked 'folded'",
+	         p->nfolded, p->nfolded == 1 ? "" : "s",
+	         p->m->m[sc_modules_called(p->m, p->layers->module[first])].name,
+	         p->nfolded > 1 ? ", ..." : "", p->nfolded == 1 ? "s" : "");
+}
+
 /* Loads, plans and writes with writer into r; returns the exit status,
  * having printed the error when it is not UI_EXIT_OK. */
 static int export_run(const ui_opts *o, const sc_export_writer *writer, export_result *r)
@@ -74,6 +96,8 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 	st = sc_export_plan_init(&plan, g, m, stage, k, o->align, o->pos[1], &err);
 	if (st == SC_OK)
 		st = writer->write(&plan, &r->text, &r->len, &err);
+	if (st == SC_OK)
+		export_warn(&plan, writer);
 	if (st != SC_OK)
 		status = export_failed(st, &err);
 out:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tui/ui.h"
+#include "core/layers.h"
 #include "core/modules.h"
 #include "info_cpus.h"
 #include "core/parse.h"
@@ -323,8 +324,14 @@ static json_t *modules_json(const sc_graph *g, const sc_modules *m, double total
 			c += m->m[i].depth == d;
 		json_array_append_new(per_depth, json_integer(c));
 	}
-	return json_pack("{s:i, s:i, s:o, s:i, s:o}", "count", m->n - 1, "max_depth", m->max_depth,
-	                 "per_depth", per_depth, "root_ops", sc_modules_own_ops(m, 0), "top", top);
+	json_t *layers = json_array();
+	for (int d = 1; d <= m->max_depth && m->n > 1; d++) {
+		int c = sc_layers_count(g, m, d);
+		json_array_append_new(layers, c >= 0 ? json_integer(c) : json_null());
+	}
+	return json_pack("{s:i, s:i, s:o, s:o, s:i, s:o}", "count", m->n - 1, "max_depth",
+	                 m->max_depth, "per_depth", per_depth, "layers_per_depth", layers,
+	                 "root_ops", sc_modules_own_ops(m, 0), "top", top);
 }
 
 static void modules_print(const sc_graph *g, const sc_modules *m, double total_work)
@@ -346,7 +353,15 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 			c += m->m[i].depth == d;
 		printf(" %d at %d%s", c, d, d < m->max_depth ? "," : "");
 	}
-	printf(" (solve --align DEPTH)\n");
+	printf("\n               layers (solve --align DEPTH):");
+	for (int d = 1; d <= m->max_depth; d++) {
+		int c = sc_layers_count(g, m, d);
+		if (c >= 0)
+			printf(" %d at %d%s", c, d, d < m->max_depth ? "," : "");
+		else
+			printf(" ? at %d%s", d, d < m->max_depth ? "," : "");
+	}
+	printf("\n");
 	printf("  %-32s %7s %7s %12s %9s\n", "module", "ops", "work", "param bytes", "children");
 	int row = 0;
 	for (int c = m->m[0].first_child; c >= 0 && row < INFO_TOP_ROWS;

@@ -22,6 +22,7 @@
 #include "core/clock.h"
 #include "core/cost.h"
 #include "core/formats/partition_file.h"
+#include "core/layers.h"
 #include "core/modules.h"
 #include "core/partition.h"
 #include "solvers/search.h"
@@ -91,22 +92,17 @@ static bool align_graph(const ui_opts *o, const sc_graph *g, ui_solve_report *r)
 	sc_error err;
 	sc_error_clear(&err);
 	sc_modules *m = sc_modules_new(g, &err);
-	sc_graph *a = m ? sc_modules_aligned_graph(g, m, o->align, &err) : NULL;
+	sc_layers *l = m ? sc_layers_new(g, m, o->align, &err) : NULL;
+	sc_graph *a = l ? sc_layers_aligned_graph(g, m, l, &err) : NULL;
 	if (!a) {
 		ui_error("solve: %s: %s", g->source, err.msg);
+		sc_layers_free(l);
 		sc_modules_free(m);
 		return false;
 	}
 	r->al.depth = o->align;
-	char *seen = calloc((size_t)m->n, 1);
-	for (int v = 0; seen && v < g->n; v++) {
-		int u = sc_modules_align_unit(m, g, v, o->align);
-		if (u >= 0 && !seen[u]) {
-			seen[u] = 1;
-			r->al.units++;
-		}
-	}
-	free(seen);
+	r->al.units = l->n;
+	sc_layers_free(l);
 	sc_modules_free(m);
 	r->aligned = a;
 	r->g = a;

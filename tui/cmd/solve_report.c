@@ -296,7 +296,7 @@ static void print_align(const ui_solve_report *r)
 {
 	const ui_solve_align *al = &r->al;
 	char b[32];
-	printf("aligned at depth %d: every one of %d modules in one stage; without "
+	printf("aligned at depth %d: every one of %d layers in one stage; without "
 	       "alignment %s (%s)\n",
 	       al->depth, al->units, ui_num(al->free_best, b, sizeof b),
 	       al->free_optimal ? "proven optimal" : "the best found, not proven optimal");
