@@ -272,9 +272,11 @@ static void calibrate_print_json(const ui_opts *o, const calib_result *R)
 	json_decref(root);
 }
 
-static void print_stats(const sc_calib_stats *st)
+static void print_row(const char *kind, int ops, const sc_calib_stats *before,
+                      const sc_calib_stats *after)
 {
-	printf("  %6.3f %6.3f", st->median, st->worst);
+	printf("%-12s %5d  %7.3f %7.3f  %7.3f %7.3f\n", kind, ops, before->median, before->worst,
+	       after->median, after->worst);
 }
 
 static void calibrate_print(const ui_opts *o, const calib_run *runs, const calib_result *R)
@@ -289,23 +291,18 @@ static void calibrate_print(const ui_opts *o, const calib_run *runs, const calib
 		              runs[i].times, runs[i].ops);
 	ui_print_line("fit     %d ops at %s from %s, %d rounds of coordinate descent", r->ops,
 	              sc_precision_name(R->prec), R->base.name, r->rounds);
-	printf("predicted / measured  before: median  worst   after: median  worst\n");
+	printf("%-20s%-17s%s\n", "predicted/measured", "before", "after the fit");
+	printf("%-12s %5s  %7s %7s  %7s %7s\n", "kind", "ops", "median", "worst", "median",
+	       "worst");
 	for (int k = 0; k < SC_OPK_N; k++) {
-		printf("%-12s %5d ops", sc_op_kind_name((sc_op_kind)k), r->kind_ops[k]);
-		if (r->kind_ops[k] == 0) {
-			ui_print_line("   no measured op: %s's numbers kept", R->base.name);
-			continue;
-		}
-		print_stats(&r->before[k]);
-		printf("        ");
-		print_stats(&r->after[k]);
-		printf("\n");
+		const char *kn = sc_op_kind_name((sc_op_kind)k);
+		if (r->kind_ops[k] == 0)
+			ui_print_line("%-12s %5d  no measured op: %s's numbers kept", kn, 0,
+			              R->base.name);
+		else
+			print_row(kn, r->kind_ops[k], &r->before[k], &r->after[k]);
 	}
-	printf("%-12s %5d ops", "all", r->ops);
-	print_stats(&r->all_before);
-	printf("        ");
-	print_stats(&r->all_after);
-	printf("\n");
+	print_row("all", r->ops, &r->all_before, &r->all_after);
 	printf("error   mean |log(predicted / measured)|, weighted by sqrt(measured): %.4f -> "
 	       "%.4f\n",
 	       r->loss_before, r->loss_after);
