@@ -8,7 +8,10 @@
 # held-out model's runs under it: regret = the measured bottleneck of the
 # profile's optimum / the measured optimum, at k = 2, 4, 8 (the exact DP).
 # The same runs under the built-in h100 profile (fitted on every model,
-# the held-out one included) are printed beside it.
+# the held-out one included) are printed beside it.  Then held-out batches:
+# a profile calibrated on the batch-1 runs (N = 1, and the models of fixed
+# shape) benched on the runs of larger batches, and one calibrated on the
+# larger batches benched on batch 1.
 set -eu
 cd "$(dirname "$0")/.."
 measured=${1:-../shared/data/h100/measured.json}
@@ -46,3 +49,28 @@ for dtype in fp16 fp32; do
 	summary "$prec held out, calibrated on the other models" < "$tmp/held.$dtype"
 	summary "$prec the built-in h100 (fitted on all models)" < "$tmp/builtin.$dtype"
 done
+# held-out batches: train on one side of N = 1, bench the runs with dims on the other
+bench_batches() { # $1: "small" fits on N = 1 and benches N > 1; "large" the other way
+	for dtype in fp16 fp32; do
+		prec=$dtype
+		[ "$dtype" = fp32 ] && prec=tf32
+		if [ "$1" = small ]; then
+			train=$(awk -v d="$dtype" '$2 == d && $3 !~ /,N=[0-9]+$/ || $2 == d && $3 ~ /,N=1$/ {print $3}' "$tmp/runs")
+			sel='.dims.N != null and .dims.N != 1'
+		else
+			train=$(awk -v d="$dtype" '$2 == d && $3 ~ /,N=[0-9]+$/ && $3 !~ /,N=1$/ {print $3}' "$tmp/runs")
+			sel='.dims.N == 1'
+		fi
+		# shellcheck disable=SC2086
+		./stagecut calibrate --device h100 --precision "$prec" -o "$tmp/held.profile" \
+			$train > /dev/null
+		jq --arg d "$dtype" "{runs: [.runs[] | select(.dtype == \$d and $sel)]}" \
+			"$measured" > "$tmp/batch.json"
+		build/perf-cost --device "$tmp/held.profile" "$tmp/batch.json" | regrets |
+			summary "$prec $2"
+		build/perf-cost --device h100 "$tmp/batch.json" | regrets |
+			summary "$prec $2, the built-in h100"
+	done
+}
+bench_batches small "batch > 1 held out, calibrated on batch 1"
+bench_batches large "batch 1 held out, calibrated on batches > 1"
