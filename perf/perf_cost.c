@@ -21,7 +21,8 @@
  * robust fit: the harness's outliers, such as ViT's qkv MatMul at 70 us,
  * cannot pull it; --l2 squares the errors instead, --power P weighs by
  * the time to the power P), by coordinate descent from the device's own
- * numbers; the h100 profile in core/device.c holds its result (--write
+ * numbers (core/calibrate.h: the fit `stagecut calibrate` runs); the h100
+ * profile in core/device.c holds its result (--write
  * FILE saves it as a profile file; --exclude MODEL leaves that model's
  * runs out).  It fits the overheads, the efficiencies, the halves of the
  * three GEMM kinds, strided_eff and the cache.  PERF_COST_DUMP=1 prints

@@ -97,6 +97,49 @@ Test(calibrate, the_report_shows_each_kind)
 	free(prof);
 }
 
+Test(calibrate, an_onnx_runtime_profile_is_a_run_too)
+{
+	/* resnet18 at batch 8 on a CPU (samples/h100/ort): far slower than an
+	 * H100, every op measured alone (graph optimizations off) */
+	char out[256];
+	ts_tpath(out, sizeof out, "cpu.profile");
+	json_t *j = ts_run_json(0,
+	                        "calibrate --device h100 --precision fp32 -o %s --json " R18
+	                        ",samples/h100/ort/resnet18.ort-noopt.json,N=8",
+	                        out);
+	cr_assert_eq(ts_jint(j, "ops"), 49);
+	cr_assert_lt(ts_jnum(ts_jget(j, "ratio_before"), "median"), 0.2);
+	double after = ts_jnum(ts_jget(j, "ratio_after"), "median");
+	cr_assert(fabs(log(after)) < log(1.1), "median after %g", after);
+	cr_assert_lt(ts_jnum(j, "error_after"), ts_jnum(j, "error_before") / 5);
+	json_decref(j);
+}
+
+Test(calibrate, normalizations_and_concats_have_kinds_of_their_own)
+{
+	/* samples/dynamic/encoder.onnx has 4 LayerNormalization ops (its Concats
+	 * are shape arithmetic, folded); googlenet 9 Concats of tensors */
+	json_t *j = ts_run_json(0, "info samples/dynamic/encoder.onnx --json");
+	json_t *kinds = ts_jget(ts_jget(j, "onnx"), "ops_by_kind");
+	cr_assert_eq(ts_jint(kinds, "norm"), 4);
+	cr_assert_eq(ts_jint(kinds, "concat"), 0);
+	json_decref(j);
+	j = ts_run_json(0, "info " GOOGLENET " --json");
+	kinds = ts_jget(ts_jget(j, "onnx"), "ops_by_kind");
+	cr_assert_eq(ts_jint(kinds, "concat"), 9);
+	cr_assert_eq(ts_jint(kinds, "copy"), 0);
+	cr_assert_eq(ts_jint(kinds, "norm"), 0);
+	/* the h100 profile costs them as before their kinds: elementwise's and
+	 * copy's numbers */
+	json_t *prof = ts_jget(ts_jget(j, "onnx"), "device_profile");
+	json_t *oh = ts_jget(prof, "overhead_us"), *me = ts_jget(prof, "mem_eff");
+	cr_assert_eq(ts_jnum(oh, "norm"), ts_jnum(oh, "elementwise"));
+	cr_assert_eq(ts_jnum(me, "norm"), ts_jnum(me, "elementwise"));
+	cr_assert_eq(ts_jnum(oh, "concat"), ts_jnum(oh, "copy"));
+	cr_assert_eq(ts_jnum(me, "concat"), ts_jnum(me, "copy"));
+	json_decref(j);
+}
+
 /* runs calibrate with args (OUT is %1$s) expecting exit 2 and one line on
  * stderr holding want; OUT, written before, is left as it was */
 static void refused(const char *args, const char *want)
