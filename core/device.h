@@ -29,6 +29,7 @@
 #define SC_DEVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 
@@ -58,15 +59,20 @@ typedef enum sc_op_kind {
 	SC_OPK_ELEMENTWISE, /* everything else that reads and writes memory */
 	SC_OPK_POOL,        /* windows and reductions: MaxPool, AveragePool, GlobalAveragePool,
 	                     * ReduceMean and the other Reduce ops, Softmax */
-	SC_OPK_COPY,        /* layout: Transpose, Slice, Pad, Gather, Concat, Split, Expand,
-	                     * Tile (strided copies) */
+	SC_OPK_COPY,        /* layout: Transpose, Slice, Pad, Gather, Split, Expand, Tile,
+	                     * Resize (strided copies) */
 	SC_OPK_VIEW,        /* Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout:
 	                     * no data moves (a runtime makes them views) */
+	SC_OPK_NORM,        /* BatchNormalization, LayerNormalization, InstanceNormalization,
+	                     * GroupNormalization, RMSNormalization, LpNormalization,
+	                     * MeanVarianceNormalization (a standalone normalization runs
+	                     * its own kernels, unlike an elementwise op) */
+	SC_OPK_CONCAT,      /* Concat: a copy of each input into one buffer */
 	SC_OPK_N,
 } sc_op_kind;
 
-/* "conv", "dwconv", "matmul", "elementwise", "pool", "copy", "view" (the
- * profile keys' suffixes). */
+/* "conv", "dwconv", "matmul", "elementwise", "pool", "copy", "view", "norm",
+ * "concat" (the profile keys' suffixes). */
 const char *sc_op_kind_name(sc_op_kind k);
 
 typedef struct sc_device {
@@ -118,5 +124,13 @@ sc_status sc_device_precision(const sc_device *d, const char *asked, sc_precisio
 /* The modelled time of one op, in microseconds (the formula above); sizes
  * >= 0.  d must have a peak for p (sc_device_precision checks). */
 double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s);
+
+/* d as a profile file that sc_device_get reads back to the same numbers
+ * (every peak, the bandwidths, memory, every kind's overhead, efficiencies
+ * and halves, strided_eff, the cache; %.17g), with `precision = p` and
+ * d's calibration; the text is malloc'd into *text (the caller frees it),
+ * *len its length.  Returns SC_OK or SC_ERR_NOMEM. */
+sc_status sc_device_format(const sc_device *d, sc_precision p, char **text, size_t *len,
+                           sc_error *err);
 
 #endif

@@ -21,7 +21,8 @@
  * robust fit: the harness's outliers, such as ViT's qkv MatMul at 70 us,
  * cannot pull it; --l2 squares the errors instead, --power P weighs by
  * the time to the power P), by coordinate descent from the device's own
- * numbers; the h100 profile in core/device.c holds its result (--write
+ * numbers (core/calibrate.h: the fit `stagecut calibrate` runs); the h100
+ * profile in core/device.c holds its result (--write
  * FILE saves it as a profile file; --exclude MODEL leaves that model's
  * runs out).  It fits the overheads, the efficiencies, the halves of the
  * three GEMM kinds, strided_eff and the cache.  PERF_COST_DUMP=1 prints
@@ -44,7 +45,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/calibrate.h"
 #include "core/cost.h"
+#include "core/fileio.h"
 #include "core/formats/load.h"
 #include "core/formats/onnx.h"
 #include "core/formats/times.h"
@@ -269,101 +272,43 @@ static bool do_run(json_t *run, const char *measured, const char *device, const 
 
 /* ---- the fit ------------------------------------------------------------------ */
 
-static double model_time(const sc_device *d, const sample *x)
-{
-	return sc_device_op_time(d, x->prec, &x->size);
-}
-
-/* each op's squared log error weighs its measured time to this power: 0
- * counts every op alike, 1 weighs them by the time they take */
+/* each op's log error weighs its measured time to this power: 0 counts
+ * every op alike, 1 weighs them by the time they take */
 static double fit_power = 0.5;
 /* absolute instead of squared log errors: a robust fit, which a few
  * outliers of the measurement cannot pull */
 static bool fit_l1 = true;
 
-/* weighted squared log error over the samples */
-static double loss(const sc_device *d, const samples *S)
-{
-	double sum = 0, wsum = 0;
-	for (int i = 0; i < S->n; i++) {
-		double r = log(model_time(d, &S->s[i]) / S->s[i].measured);
-		double w = pow(S->s[i].measured, fit_power);
-		sum += w * (fit_l1 ? fabs(r) : r * r);
-		wsum += w;
-	}
-	return sum / wsum;
-}
-
+/* d fitted to the samples by the fit `stagecut calibrate` runs
+ * (core/calibrate.h); prints the error before and after, and the numbers,
+ * when verbose */
 static void fit(sc_device *d, const samples *S, bool verbose)
 {
-	double *params[6 * SC_OPK_N + 3];
-	bool is_eff[6 * SC_OPK_N + 3];
-	int np = 0;
-	for (int k = 0; k < SC_OPK_N; k++) {
-		is_eff[np] = false;
-		params[np++] = &d->overhead_us[k];
-		if (k != SC_OPK_VIEW) {
-			is_eff[np] = true;
-			params[np++] = &d->mem_eff[k];
-		}
-		if (k == SC_OPK_ELEMENTWISE) {
-			is_eff[np] = true;
-			params[np++] = &d->compute_eff[k];
-		}
-		if (k == SC_OPK_CONV || k == SC_OPK_DWCONV || k == SC_OPK_MATMUL) {
-			is_eff[np] = true;
-			params[np++] = &d->compute_eff[k];
-			is_eff[np] = false;
-			params[np++] = &d->half_m[k];
-			is_eff[np] = false;
-			params[np++] = &d->half_n[k];
-			is_eff[np] = false;
-			params[np++] = &d->half_k[k];
-		}
+	sc_calib_sample *cs = malloc((size_t)(S->n > 0 ? S->n : 1) * sizeof *cs);
+	if (!cs) {
+		fprintf(stderr, "perf-cost: out of memory\n");
+		exit(1);
 	}
-	for (int k = 0; k < SC_OPK_N; k++)
-		if (k == SC_OPK_CONV || k == SC_OPK_DWCONV || k == SC_OPK_MATMUL) {
-			d->half_m[k] = d->half_m[k] > 0 ? d->half_m[k] : 256;
-			d->half_n[k] = d->half_n[k] > 0 ? d->half_n[k] : 32;
-			d->half_k[k] = d->half_k[k] > 0 ? d->half_k[k] : 64;
-		}
-	is_eff[np] = true;
-	if (d->strided_eff <= 0)
-		d->strided_eff = 1;
-	params[np++] = &d->strided_eff;
-	if (d->cache <= 0)
-		d->cache = 25e6, d->cache_bandwidth = 2 * d->mem_bandwidth;
-	is_eff[np] = false;
-	params[np++] = &d->cache;
-	is_eff[np] = false;
-	params[np++] = &d->cache_bandwidth;
-	static const double steps[] = {0.25, 0.5, 0.8, 0.9, 0.97, 1.03, 1.1, 1.25, 2, 4};
-	double best = loss(d, S);
-	for (int round = 0; round < 500; round++) {
-		bool better = false;
-		for (int p = 0; p < np; p++)
-			for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
-				double old = *params[p];
-				double nv = old > 0 ? old * steps[s] : 0.1;
-				if (is_eff[p] && nv > 1)
-					nv = 1;
-				*params[p] = nv;
-				double l = loss(d, S);
-				if (l < best - 1e-12) {
-					best = l;
-					better = true;
-				} else {
-					*params[p] = old;
-				}
-			}
-		if (!better)
-			break;
+	for (int i = 0; i < S->n; i++)
+		cs[i] = (sc_calib_sample){S->s[i].size, S->s[i].prec, S->s[i].measured};
+	sc_calib_params p;
+	sc_calib_params_init(&p);
+	p.power = fit_power;
+	p.l2 = !fit_l1;
+	sc_calib_result res;
+	sc_error err;
+	sc_error_clear(&err);
+	sc_status st = sc_calibrate_fit(d, cs, S->n, &p, &res, &err);
+	free(cs);
+	if (st != SC_OK) {
+		fprintf(stderr, "perf-cost: %s\n", err.msg);
+		exit(1);
 	}
 	if (!verbose)
 		return;
-	printf("fit over %d ops: %s %.3f\n", S->n,
-	       fit_l1 ? "mean |log(model/measured)|" : "rms log(model/measured)",
-	       fit_l1 ? best : sqrt(best));
+	const char *what = fit_l1 ? "mean |log(model/measured)|" : "mean log(model/measured)^2";
+	printf("before: %s %.3f\n", what, res.loss_before);
+	printf("fit over %d ops: %s %.3f\n", S->n, what, res.loss_after);
 	printf("  strided convolutions reach %.3f of their kind's compute efficiency\n",
 	       d->strided_eff);
 	printf("  ops of at most %.3g bytes move them at %.3g B/s (the cache)\n", d->cache,
@@ -375,33 +320,16 @@ static void fit(sc_device *d, const samples *S, bool verbose)
 		       d->mem_eff[k], d->half_m[k], d->half_n[k], d->half_k[k]);
 }
 
-/* d as a profile file (stagecut(1), DEVICE PROFILES) */
+/* d as a profile file (sc_device_format) */
 static void write_profile(const sc_device *d, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return;
-	fprintf(f, "# fitted by perf-cost --fit from %s\nname = %s-fit\n", d->name, d->name);
-	for (int p = 0; p < SC_PREC_N; p++)
-		if (d->peak[p] > 0)
-			fprintf(f, "flops.%s = %.17g FLOP/s\n", sc_precision_name((sc_precision)p),
-			        d->peak[p]);
-	fprintf(f, "precision = %s\nmem_bandwidth = %.17g B/s\nmemory = %.17g B\n",
-	        sc_precision_name(d->default_precision), d->mem_bandwidth, d->memory);
-	fprintf(f, "link_bandwidth = %.17g B/s\n", d->link_bandwidth);
-	if (d->strided_eff > 0)
-		fprintf(f, "strided_eff = %.6g\n", d->strided_eff);
-	if (d->cache > 0)
-		fprintf(f, "cache = %.6g B\ncache_bandwidth = %.6g B/s\n", d->cache,
-		        d->cache_bandwidth);
-	for (int k = 0; k < SC_OPK_N; k++) {
-		const char *kn = sc_op_kind_name((sc_op_kind)k);
-		fprintf(f, "overhead.%s = %.6g us\ncompute_eff.%s = %.6g\nmem_eff.%s = %.6g\n", kn,
-		        d->overhead_us[k], kn, d->compute_eff[k], kn, d->mem_eff[k]);
-		fprintf(f, "half_m.%s = %.6g\nhalf_n.%s = %.6g\nhalf_k.%s = %.6g\n", kn,
-		        d->half_m[k], kn, d->half_n[k], kn, d->half_k[k]);
-	}
-	fclose(f);
+	char *text = NULL;
+	size_t len = 0;
+	sc_error err;
+	if (sc_device_format(d, d->default_precision, &text, &len, &err) != SC_OK ||
+	    sc_file_write_atomic(path, text, len, &err) != SC_OK)
+		fprintf(stderr, "perf-cost: %s\n", err.msg);
+	free(text);
 }
 
 /* the regrets and ratios of the runs benched, by dtype */
@@ -581,7 +509,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perf-cost: %s\n", err.msg);
 			status = 1;
 		} else {
-			printf("before: %.3f\n", fit_l1 ? loss(&d, &S) : sqrt(loss(&d, &S)));
 			fit(&d, &S, true);
 			if (write_to)
 				write_profile(&d, write_to);

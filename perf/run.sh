@@ -13,6 +13,10 @@ echo
 echo "== the same for models the fit has not seen: each model under the fit to the ten others"
 build/perf-cost --cross | tail -2
 echo
+echo "== stagecut calibrate on held-out models: each model (fp16 and fp32 runs apart) benched under"
+echo "   the profile calibrated on the ten others' runs (perf/perf_calibrate.sh, ../shared/data/h100)"
+if command -v jq >/dev/null; then perf/perf_calibrate.sh | grep -v '^  '; else echo "(no jq)"; fi
+echo
 echo "== core: loading, whole evaluation and incremental moves on a 100 000-op graph"
 build/perf-core 100000
 echo

@@ -759,11 +759,27 @@ static sc_op_kind op_kind(const Onnx__NodeProto *nd)
 	for (int i = 0; pools[i]; i++)
 		if (!strcmp(t, pools[i]))
 			return SC_OPK_POOL;
-	static const char *const copies[] = {
-	        "Transpose",      "Slice",    "Pad",       "Gather",
-	        "Concat",         "Split",    "Expand",    "Tile",
-	        "GatherElements", "GatherND", "ScatterND", "DepthToSpace",
-	        "SpaceToDepth",   "Resize",   "Upsample",  NULL};
+	if (!strcmp(t, "Concat"))
+		return SC_OPK_CONCAT;
+	static const char *const norms[] = {"BatchNormalization",
+	                                    "LayerNormalization",
+	                                    "InstanceNormalization",
+	                                    "GroupNormalization",
+	                                    "RMSNormalization",
+	                                    "LpNormalization",
+	                                    "MeanVarianceNormalization",
+	                                    "SimplifiedLayerNormalization",
+	                                    "SkipLayerNormalization",
+	                                    "SkipSimplifiedLayerNormalization",
+	                                    NULL};
+	for (int i = 0; norms[i]; i++)
+		if (!strcmp(t, norms[i]))
+			return SC_OPK_NORM;
+	static const char *const copies[] = {"Transpose", "Slice",          "Pad",
+	                                     "Gather",    "Split",          "Expand",
+	                                     "Tile",      "GatherElements", "GatherND",
+	                                     "ScatterND", "DepthToSpace",   "SpaceToDepth",
+	                                     "Resize",    "Upsample",       NULL};
 	for (int i = 0; copies[i]; i++)
 		if (!strcmp(t, copies[i]))
 			return SC_OPK_COPY;
@@ -1474,7 +1490,11 @@ static bool times_folded(void *ctx, const char *name, int *to)
 static bool times_follows(void *ctx, int v)
 {
 	const loader *L = ctx;
-	return v >= 0 && v < L->rep->nops && L->rep->op_size[v].kind == SC_OPK_ELEMENTWISE;
+	/* a normalization fuses as the elementwise ops do (a BatchNormalization
+	 * into the Conv before it) */
+	return v >= 0 && v < L->rep->nops &&
+	       (L->rep->op_size[v].kind == SC_OPK_ELEMENTWISE ||
+	        L->rep->op_size[v].kind == SC_OPK_NORM);
 }
 
 static sc_status report_folded(loader *L)

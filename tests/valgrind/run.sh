@@ -33,6 +33,7 @@ VG=tests/valgrind/stagecut
 {P} render samples/msr-fiddle/layer/bert24_inference.json -k 2 --full -o $dir/f.dot
 {P} render samples/msr-fiddle/layer/bert24_inference.json -o $dir/g.pdf
 {P} gen -n 60 -s 3 -o $dir/g.dot
+{P} calibrate --device h100 -o $dir/c.profile samples/h100/onnx/resnet18.onnx,tests/data/h100/resnet18-N-1-fp16.csv,N=1 samples/h100/onnx/googlenet.onnx,tests/data/h100/googlenet-N-1-fp16.csv,N=1
 EOC
 	grep -v '^#' tests/bad/MANIFEST | grep '{P}' | cut -f1 |
 		if [ "${VALGRIND_QUICK:-0}" = 1 ]; then awk 'NR % 8 == 1'; else cat; fi

@@ -563,6 +563,35 @@ static const ui_command commands[] = {
                 .run = ui_cmd_bench,
         },
         {
+                .name = "calibrate",
+                .synopsis = "calibrate [--device BASE] [--precision P] -o OUT.profile "
+                            "RUN...",
+                .summary = "fit a device profile to op times measured on your device",
+                .help = "Each RUN is MODEL.onnx,TIMES[,DIM=VALUE...]: an ONNX model, the op "
+                        "times\n"
+                        "measured on the device (a CSV of name,microseconds or an ONNX Runtime "
+                        "profile,\n"
+                        "as --times reads them) and its symbolic dims for that run (e.g.\n"
+                        "densenet121.onnx,times.csv,N=32).  Fits the overheads, efficiencies, "
+                        "GEMM\n"
+                        "halves, strided_eff and cache of the device profile BASE (default a100; "
+                        "it\n"
+                        "also gives the peaks, bandwidths and memory) to every measured op of "
+                        "the runs,\n"
+                        "all at precision P (default BASE's), each kind to its own ops "
+                        "(stagecut(1),\n"
+                        "CALIBRATION); a kind with no measured op keeps BASE's numbers.  Prints "
+                        "per\n"
+                        "kind the ops used and the median and worst ratio predicted / measured "
+                        "before\n"
+                        "and after, and writes OUT atomically, a profile for --device OUT at "
+                        "precision P.",
+                .takes = OPTIONS(OPT_DEVICE, OPT_PRECISION, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .min_pos = 1,
+                .max_pos = 100000,
+                .run = ui_cmd_calibrate,
+        },
+        {
                 .name = "gen",
                 .synopsis = "gen --nodes N|--layers L [--model M] [--training] [--seed S] [-o "
                             "FILE.dot]",
@@ -1116,6 +1145,7 @@ static int run_main(int argc, char **argv)
 	if (o.npos < cmd->min_pos || o.npos > cmd->max_pos) {
 		ui_error("%s: expected %s (see 'stagecut %s --help')", cmd->name,
 		         cmd->max_pos == 0   ? "no FILE"
+		         : cmd->max_pos > 2  ? "one or more arguments"
 		         : cmd->min_pos == 1 ? "one FILE"
 		                             : "FILE and PARTITION",
 		         cmd->name);

@@ -27,5 +27,6 @@ int ui_cmd_bounds(const ui_opts *o);
 int ui_cmd_render(const ui_opts *o);
 int ui_cmd_bench(const ui_opts *o);
 int ui_cmd_export(const ui_opts *o);
+int ui_cmd_calibrate(const ui_opts *o);
 
 #endif
