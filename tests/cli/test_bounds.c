@@ -477,7 +477,8 @@ Test(bounds, your_optimal_partition_is_written_as_yours, .timeout = 60)
 	remove_dir(dir);
 }
 
-static const char *const optional_keys[] = {"note", "schedule", "cpus_used", "devices", NULL};
+static const char *const optional_keys[] = {"note",  "schedule", "cpus_used",
+                                            "fleet", "devices",  NULL};
 
 static void assert_man_order(json_t *o, char keys[][40], int n, const char *what)
 {
@@ -509,6 +510,12 @@ Test(bounds, json_keys_follow_the_man_page, .timeout = 60)
 	root = bounds_json(FIDDLE "layer/bert24_inference.json -k 2 --cpus 1 --rungs simple", 0);
 	cr_assert(json_object_get(root, "cpus_used") && json_object_get(root, "devices"));
 	assert_man_order(root, keys, n, "bounds --cpus");
+	json_decref(root);
+	/* a fleet adds "fleet" and "devices" */
+	root = bounds_json(
+	        FIDDLE "layer/bert24_inference.json --devices cpu:1,accel:2 --rungs simple", 0);
+	cr_assert(json_object_get(root, "fleet") && json_object_get(root, "devices"));
+	assert_man_order(root, keys, n, "bounds --devices");
 	json_decref(root);
 	remove_dir(dir);
 }

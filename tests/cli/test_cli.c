@@ -468,7 +468,7 @@ typedef struct doc_run {
 } doc_run;
 
 /* Runs one example (cmd, then the text shown after it) in the scratch
- * directory, where "samples" links to the bundled samples. */
+ * directory, where "samples" and "tests" link to the repository's. */
 static void doc_example(doc_run *d, const char *doc, char *cmd, char *shown)
 {
 	if (strncmp(cmd, "cat ", 4) == 0) {
@@ -509,7 +509,8 @@ static int doc_examples(const char *doc, bool man)
 	cr_assert(realpath(ts_program(), d.prog), "no program at %s", ts_program());
 	char cwd[4096], p[8400];
 	cr_assert(getcwd(cwd, sizeof cwd));
-	snprintf(p, sizeof p, "ln -s '%s/samples' '%s/samples'", cwd, ts_dir);
+	snprintf(p, sizeof p, "ln -s '%s/samples' '%s/samples' && ln -s '%s/tests' '%s/tests'", cwd,
+	         ts_dir, cwd, ts_dir);
 	cr_assert_eq(system(p), 0);
 	char *text = ts_slurp(doc, NULL);
 	cr_assert(text, "cannot read %s", doc);
