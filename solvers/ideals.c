@@ -2130,8 +2130,9 @@ static void exact_publish(sc_search *s)
 	pthread_mutex_lock(&s->lock);
 	s->snapshot.ideals = p.ideals;
 	s->snapshot.ideals_done = p.ideals_done;
-	s->snapshot.layers_done = p.layers_done;
-	s->snapshot.layers = p.layers;
+	/* a partition at the floor needs no DP: no layers to show */
+	s->snapshot.layers_done = e->at_floor ? 0 : p.layers_done;
+	s->snapshot.layers = e->at_floor ? 0 : p.layers;
 	s->snapshot.pairs = p.pairs;
 	s->snapshot.front_max = p.front_max;
 	pthread_mutex_unlock(&s->lock);

@@ -77,13 +77,16 @@ Test(progress, bounds_shows_the_exact_dps_ideals_and_layers, .timeout = 180)
 	dp_line_shows("bounds --rungs simple", false);
 }
 
-/* The workbench's search panel shows the same counts: on BERT-3 at k = 8
- * the `best` search is the exact DP, and its finished line says every ideal
- * it made was filled, no more ideals than info counts for the graph, and
- * one layer per size 0..units (units as info reports them). */
+/* The workbench's search panel shows the same counts: on ResNet-50's
+ * operators at k = 8 the `best` search is the exact DP (its quick
+ * partition is above the floor, so the DP runs), and its finished line
+ * says every ideal it made was filled, no more ideals than info counts for
+ * the graph, and one layer per size 0..units (units as info reports
+ * them).  Where the floor proves the quick partition (BERT-3 at k 8) no DP
+ * runs and no such line is shown. */
 Test(progress, the_workbench_shows_the_exact_dps_ideals_and_layers, .timeout = 60)
 {
-	const char *g = "samples/msr-fiddle/operator/bert_l-3_inference.json";
+	const char *g = "samples/msr-fiddle/operator/resnet50_inference.json";
 	char *out = NULL;
 	cr_assert_eq(ts_runf(&out, NULL, "info %s -k 8", g), 0);
 	const char *c = strstr(out, "-> ");
@@ -113,6 +116,16 @@ Test(progress, the_workbench_shows_the_exact_dps_ideals_and_layers, .timeout = 6
 	cr_assert_eq(done, made, "%s", s);
 	cr_assert_eq(layers, units + 1, "%s", s);
 	cr_assert_eq(layers_done, layers, "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "Q");
+	ts_tmux_stop(&t);
+	/* BERT-3 at k 8: proven at the floor, no DP and no DP line */
+	snprintf(cmd, sizeof cmd, "%s samples/msr-fiddle/operator/bert_l-3_inference.json -k 8",
+	         ts_program());
+	ts_tmux_start(&t, 120, 40, "TERM=xterm-256color", cmd);
+	s = ts_tmux_wait(&t, "best         done", 30);
+	cr_assert(!strstr(s, "ideals "), "%s", s);
+	cr_assert(strstr(s, "gap 0.00%"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Q");
 	ts_tmux_stop(&t);
