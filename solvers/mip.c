@@ -428,7 +428,7 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 						left = fleet.kind[e++].count;
 					left--;
 					int kb = p->start_kind ? p->start_kind[b] : e - 1;
-					for (int d = 0; d < m.nk; d++) {
+					for (int d = 1; d < m.nk; d++) {
 						idx[cnt] = m.dcol[b * m.nk + d];
 						val[cnt++] = d == kb ? 1 : 0;
 					}
@@ -523,12 +523,11 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				if (m.dcol) {
 					res->kstages = m.K;
 					res->stage_kind = malloc((size_t)m.K * sizeof(int));
+					/* the first kind where no other's binary is set */
 					for (int b = 0; res->stage_kind && b < m.K; b++) {
 						res->stage_kind[b] = 0;
 						for (int d = 1; d < m.nk; d++)
-							if (x[m.dcol[b * m.nk + d]] >
-							    x[m.dcol[b * m.nk +
-							             res->stage_kind[b]]])
+							if (x[m.dcol[b * m.nk + d]] > 0.5)
 								res->stage_kind[b] = d;
 					}
 					if (!res->stage_kind) {

@@ -88,6 +88,11 @@ void sc_mip_row_x(sc_mip_model *m, int U, int b, double coef)
 	sc_mip_row_y(m, U, b - 1, -coef);
 }
 
+void sc_mip_row_const(sc_mip_model *m, double v)
+{
+	m->tconst += v;
+}
+
 void sc_mip_row_end(sc_mip_model *m, double lo, double up)
 {
 	const double tol = 1e-9;

@@ -45,7 +45,8 @@ typedef struct sc_mip_model {
 	bool infeasible; /* a fixed row was violated */
 	bool nomem;
 	/* the exact rung on a fleet: block b's kind binaries dcol[b * nk + e],
-	 * K * nk entries, malloc'd by the builder; else NULL */
+	 * K * nk entries (-1 for the first kind, whose binary is 1 minus the
+	 * others'), malloc'd by the builder; else NULL */
 	int *dcol;
 	int nk;
 } sc_mip_model;
@@ -87,17 +88,17 @@ void sc_mip_tensors_free(sc_mip_tensors *t);
 bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
                         const sc_mip_tensors *t, double scale, double L, int *zcol);
 
-/* The pieces both builders use (mip_model.c, mip_model_cpu.c): a new
- * column (its index; 0 with m->nomem set when out of memory), and a row
- * built term by term: begin, add coef * column, coef * Y(U, b) (fixed
- * values folded into the constant), coef * x(U, b) = Y(U, b) - Y(U, b-1),
- * and end as lo <= terms + constant <= up (a row without terms only
- * checks the constant: m->infeasible when it fails). */
+/* The pieces the builders use (mip_model*.c): a new column (its index; 0
+ * with m->nomem set when out of memory), and a row built term by term:
+ * begin, add coef * column, coef * Y(U, b) (fixed values folded into the
+ * constant), coef * x(U, b) = Y(U, b) - Y(U, b-1), a constant v, and end as lo <= terms + constant
+ * <= up (a row without terms only checks the constant: m->infeasible when it fails). */
 int sc_mip_col(sc_mip_model *m, double lo, double up, double obj, bool integer);
 void sc_mip_row_begin(sc_mip_model *m);
 void sc_mip_row_add(sc_mip_model *m, int col, double coef);
 void sc_mip_row_y(sc_mip_model *m, int U, int b, double coef);
 void sc_mip_row_x(sc_mip_model *m, int U, int b, double coef);
+void sc_mip_row_const(sc_mip_model *m, double v);
 void sc_mip_row_end(sc_mip_model *m, double lo, double up);
 /* Sums the terms of the row being built that name the same column (CBC
  * takes a column once per row): for rows whose terms may repeat one. */

@@ -137,6 +137,19 @@ static void add_share(kinds_ctx *c, int U, int b, int e, double coef)
 			sc_mip_row_add(c->m, c->share[at + (size_t)o], -coef);
 }
 
+/* Adds coef * d(b, e), the binary of stage b's kind being e; the first
+ * kind's is 1 minus the others'. */
+static void add_kind(sc_mip_model *m, int b, int e, double coef)
+{
+	if (e > 0) {
+		sc_mip_row_add(m, m->dcol[b * m->nk + e], coef);
+		return;
+	}
+	sc_mip_row_const(m, coef);
+	for (int o = 1; o < m->nk; o++)
+		sc_mip_row_add(m, m->dcol[b * m->nk + o], -coef);
+}
+
 /* The share columns and their rows: each share at most its block's kind,
  * at least x + d - 1 (tighter LP), and the last share at least 0. */
 static void share_columns(kinds_ctx *c)
@@ -162,13 +175,16 @@ static void share_columns(kinds_ctx *c)
 					continue;
 				sc_mip_row_begin(m); /* s <= d */
 				add_share(c, U, b, e, 1);
-				sc_mip_row_add(m, m->dcol[b * nk + e], -1);
+				add_kind(m, b, e, -1);
+				sc_mip_row_merge(m);
 				sc_mip_row_end(m, -INF_ROW, 0);
-				if (c->nok[U] > 1) {
-					sc_mip_row_begin(m); /* s >= x + d - 1 */
+				if (c->nok[U] > 2) {
+					/* s >= x + d - 1 (with two kinds the other's
+					 * s <= d says as much) */
+					sc_mip_row_begin(m);
 					add_share(c, U, b, e, 1);
 					sc_mip_row_x(m, U, b, -1);
-					sc_mip_row_add(m, m->dcol[b * nk + e], -1);
+					add_kind(m, b, e, -1);
 					sc_mip_row_merge(m); /* the last share names x too */
 					sc_mip_row_end(m, -1, INF_ROW);
 				}
@@ -245,7 +261,7 @@ static void block_row(kinds_ctx *c, const sc_settings *set, const sc_mip_tensors
 				add_share(c, U, b, e, -u->param[U] / B / scale);
 			sc_mip_row_merge(m);
 			/* the share on e is 0 unless b has kind e: -M d / B */
-			sc_mip_row_add(m, m->dcol[b * nk + e], M / B / scale);
+			add_kind(m, b, e, M / B / scale);
 			sc_mip_row_end(m, 0, INF_ROW);
 		} else {
 			sc_mip_row_begin(m); /* sum param s <= M */
@@ -343,21 +359,23 @@ bool sc_mip_model_build_kinds(sc_mip_model *m, const sc_settings *set, const sc_
 		zup = zlo;
 	*zcol = sc_mip_col(m, zlo, zup, 1, false);
 	sc_mip_y_columns(m);
+	/* a binary per stage and kind but the first, whose binary is 1 minus
+	 * the others' (at most one of them 1): with a CPU beside the graph's
+	 * device, one binary per stage */
 	for (int b = 0; b < K; b++)
 		for (int e = 0; e < nk; e++)
 			m->dcol[b * nk + e] =
-			        sc_mip_col(m, 0, f->kind[e].count > 0 ? 1 : 0, 0, true);
-	/* a kind per stage: at least one each, and the counts sum to K, so
-	 * exactly one (as >= 1: CBC 2.10's preprocessing, given these as
-	 * equalities beside the counts, cut off optima on small training
-	 * graphs, tests/unit/test_kinds.c) */
-	for (int b = 0; b < K; b++) {
+			        e == 0 ? -1
+			               : sc_mip_col(m, 0, f->kind[e].count > 0 ? 1 : 0, 0, true);
+	for (int b = 0; b < K && nk > 2; b++) {
 		sc_mip_row_begin(m);
-		for (int e = 0; e < nk; e++)
+		for (int e = 1; e < nk; e++)
 			sc_mip_row_add(m, m->dcol[b * nk + e], 1);
-		sc_mip_row_end(m, 1, INF_ROW);
+		sc_mip_row_end(m, -INF_ROW, 1);
 	}
-	for (int e = 0; e < nk; e++) { /* count(e) stages of kind e */
+	/* count(e) stages of kind e (the first kind's count follows: the
+	 * counts sum to K) */
+	for (int e = 1; e < nk; e++) {
 		sc_mip_row_begin(m);
 		for (int b = 0; b < K; b++)
 			sc_mip_row_add(m, m->dcol[b * nk + e], 1);
