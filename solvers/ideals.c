@@ -1613,13 +1613,8 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p)
 	p->front_max = d->front_max;
 }
 
-double sc_dp_result(const sc_dp *d, int *unit_stage)
-{
-	return sc_dp_result_devices(d, unit_stage, NULL);
-}
-
 /* sc_dp_result with devices: the cells from the last stage back. */
-static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind, bool *stage_cpu)
+static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 {
 	int D = d->D;
 	size_t row = (size_t)d->rw;
@@ -1646,8 +1641,6 @@ static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind, 
 		at -= d->stride[e];
 		if (stage_kind)
 			stage_kind[pos] = e;
-		if (stage_cpu)
-			stage_cpu[pos] = d->fleet.kind[e].cpu;
 		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
 		for (int x = 0; unit_stage && I != J && x < d->u->n; x++)
 			if (has(bj, x) && !has(bi, x))
@@ -1661,8 +1654,6 @@ static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind, 
 		for (; j[e] > 0 && pos >= 0; j[e]--, pos--) {
 			if (stage_kind)
 				stage_kind[pos] = e;
-			if (stage_cpu)
-				stage_cpu[pos] = d->fleet.kind[e].cpu;
 		}
 	return opt;
 }
@@ -1670,7 +1661,7 @@ static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind, 
 double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 {
 	if (d->D > 0)
-		return dp_result_kinds(d, unit_stage, stage_kind, NULL);
+		return dp_result_kinds(d, unit_stage, stage_kind);
 	for (int s = 0; stage_kind && s < d->k; s++)
 		stage_kind[s] = 0;
 	return sc_dp_result(d, unit_stage);
@@ -1977,12 +1968,10 @@ int sc_dp_stages(const sc_dp *d)
 	return n;
 }
 
-double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu)
+double sc_dp_result(const sc_dp *d, int *unit_stage)
 {
 	if (d->D > 0)
-		return dp_result_kinds(d, unit_stage, NULL, stage_cpu);
-	for (int s = 0; stage_cpu && s < d->k; s++)
-		stage_cpu[s] = false;
+		return dp_result_kinds(d, unit_stage, NULL);
 	if (d->gpipe)
 		return gp_result(d, unit_stage);
 	size_t row = (size_t)(d->k + 1);

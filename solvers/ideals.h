@@ -110,12 +110,6 @@ void sc_dp_progress(const sc_dp *d, sc_dp_progress_info *p);
  * unit. */
 double sc_dp_result(const sc_dp *d, int *unit_stage);
 
-/* sc_dp_result for a DP with CPU stages (sc_settings.cpus = L > 0): the
- * stages run 0..k + L - 1 in pipeline order, and stage_cpu (k + L flags,
- * may be NULL) says which are CPU stages (001 section 3).  Without CPU
- * stages the same as sc_dp_result, stage_cpu all false. */
-double sc_dp_result_devices(const sc_dp *d, int *unit_stage, bool *stage_cpu);
-
 /* sc_dp_result with each stage's kind (fleet.h): the DP's stages, as many
  * as sc_dp_stages says, in pipeline order, and stage_kind (one per stage,
  * may be NULL) their kinds, indices into the fleet of the settings (the

@@ -387,17 +387,6 @@ double sc_search_result_kinds(sc_search *s, int *op_stage, int *stage_kind, bool
 	return v;
 }
 
-double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal)
-{
-	int n = s->assign ? s->K : s->k_asked + s->cpus_asked;
-	int *kind = stage_cpu ? sc_malloc_n((size_t)(n > 0 ? n : 1), sizeof *kind) : NULL;
-	double v = sc_search_result_kinds(s, op_stage, kind, optimal);
-	for (int i = 0; kind && v < INFINITY && i < n; i++)
-		stage_cpu[i] = s->fleet.kind[kind[i]].cpu;
-	free(kind);
-	return v;
-}
-
 const sc_error *sc_search_error(const sc_search *s)
 {
 	return s->failed ? &s->err : NULL;

@@ -177,9 +177,6 @@ double sc_search_result(sc_search *s, int *op_stage, bool *optimal);
  * INFINITY. */
 double sc_search_result_kinds(sc_search *s, int *op_stage, int *stage_kind, bool *optimal);
 
-/* sc_search_result_kinds as CPU flags: stage_cpu[i] true for a CPU stage. */
-double sc_search_result_devices(sc_search *s, int *op_stage, bool *stage_cpu, bool *optimal);
-
 /* The error that stopped the search, or NULL. */
 const sc_error *sc_search_error(const sc_search *s);
 

@@ -15,7 +15,7 @@
  * K = k + L stages, and each offer carries the devices of its stages (K
  * flags, true for a CPU stage; NULL: every stage an accelerator), which
  * the best keeps beside its stages.  The slicer chooses them
- * (sc_slicer_devices), the exact DP too (sc_dp_result_devices), and
+ * (sc_slicer_devices), the exact DP too (sc_dp_result_kinds), and
  * refinement keeps them, moving no op onto a device it may not go to.  An
  * offer that puts an op on such a device is never kept.  Without CPU
  * stages K = k and nothing here changes.

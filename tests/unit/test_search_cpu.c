@@ -44,7 +44,11 @@ static double run(const sc_graph *g, int k, int L, const char *method, uint64_t 
 	free(start_kind);
 	cr_assert(s, "%s: %s", method, err.msg);
 	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
-	double v = sc_search_result_devices(s, stage, cpu, optimal);
+	int kind[64];
+	cr_assert_leq(k + L, 64);
+	double v = sc_search_result_kinds(s, stage, kind, optimal);
+	for (int i = 0; cpu && v < INFINITY && i < k + L; i++)
+		cpu[i] = kind[i] == 1; /* the fleet of k and --cpus: 1 is "cpu" */
 	sc_search_free(s);
 	return v;
 }
@@ -307,7 +311,10 @@ Test(search_cpu, best_falls_back_to_brkga_with_cpus, .timeout = 60)
 	cr_assert(!pr.optimal && pr.ideals == 0, "brkga, not the DP");
 	int *stage = malloc((size_t)g->n * sizeof *stage);
 	bool cpu[3], optimal;
-	double v = sc_search_result_devices(s, stage, cpu, &optimal);
+	int kind[3];
+	double v = sc_search_result_kinds(s, stage, kind, &optimal);
+	for (int i = 0; i < 3; i++)
+		cpu[i] = kind[i] == 1;
 	cr_assert(!optimal);
 	cr_assert(sc_part_check_devices(g, stage, 3, cpu, NULL));
 	cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, 3), v));

@@ -96,9 +96,15 @@ bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *sta
 	p.time_limit = 0.5;
 	sc_search *s = sc_search_new(g, set, &p, &err);
 	bool optimal;
-	bool ok = s && sc_search_run(s, &err) == SC_OK &&
-	          isfinite(sc_search_result_devices(s, stage, cpu, &optimal)) &&
-	          sc_part_check_devices(g, stage, set->k + set->cpus, cpu, NULL);
+	int K = set->k + set->cpus;
+	int *kind = calloc((size_t)K, sizeof *kind);
+	bool ok = kind && s && sc_search_run(s, &err) == SC_OK &&
+	          isfinite(sc_search_result_kinds(s, stage, kind, &optimal));
+	/* the fleet of k and --cpus: kind 1 is "cpu" */
+	for (int i = 0; ok && i < K; i++)
+		cpu[i] = kind[i] == 1;
+	ok = ok && sc_part_check_devices(g, stage, K, cpu, NULL);
+	free(kind);
 	sc_search_free(s);
 	snprintf(origin, size, "first partition: %s with CPUs", p.method);
 	return ok;
