@@ -425,3 +425,48 @@ Test(modules_cli, export_takes_the_program_order_of_a_shuffled_file)
 		free(spec[1][f]);
 	}
 }
+
+/* --align under a hard memory limit no aligned partition meets: exit 1,
+ * and the message says so of the aligned problem (every layer of the depth
+ * in one stage), not of every partition; the unaligned problem is still
+ * solved, its optimum given in the message and in align.unaligned (the
+ * same as solve without --align).  With a limit nothing meets, the
+ * unaligned problem is proven infeasible too (unaligned_feasible false). */
+Test(modules_cli, align_that_fits_nothing_still_answers_the_unaligned_problem)
+{
+	const char *m = "samples/onnx/resnet50.onnx";
+	json_t *free_ = ts_run_json(0, "solve %s -k 2 -M 3e7 --memory-policy hard --json", m);
+	double want = ts_jnum(free_, "bottleneck");
+	cr_assert(ts_jbool(free_, "optimal"));
+	json_decref(free_);
+	int status;
+	json_t *j = ts_json_of(0, 3, &status,
+	                       "solve samples/onnx/resnet50.onnx -k 2 --align 1 "
+	                       "-M 3e7 --memory-policy hard --json");
+	cr_assert_eq(status, 1);
+	cr_assert(!ts_jbool(j, "feasible"));
+	json_t *al = ts_jget(j, "align");
+	cr_assert(ts_close_rel(json_real_value(json_object_get(al, "unaligned")), want, 1e-9),
+	          "unaligned %.17g, solve without --align %.17g",
+	          json_real_value(json_object_get(al, "unaligned")), want);
+	cr_assert(json_is_true(json_object_get(al, "unaligned_feasible")));
+	cr_assert(json_is_true(json_object_get(al, "unaligned_optimal")));
+	cr_assert(json_is_null(json_object_get(al, "gap")));
+	json_decref(j);
+	char *out, *err;
+	cr_assert_eq(ts_runf(&out, &err, "solve %s -k 2 --align 1 -M 3e7 --memory-policy hard", m),
+	             1);
+	cr_assert(strstr(err, "with every layer of depth 1 in one stage (--align 1)") &&
+	                  strstr(err, "without alignment the best partition costs"),
+	          "%s", err);
+	free(out);
+	free(err);
+	j = ts_json_of(0, 3, &status,
+	               "solve samples/onnx/resnet50.onnx -k 2 --align 1 -M 1e6 "
+	               "--memory-policy hard --json");
+	cr_assert_eq(status, 1);
+	al = ts_jget(j, "align");
+	cr_assert(json_is_false(json_object_get(al, "unaligned_feasible")));
+	cr_assert(json_is_null(json_object_get(al, "unaligned")));
+	json_decref(j);
+}

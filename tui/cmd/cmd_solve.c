@@ -238,7 +238,12 @@ static void compare_unaligned(const solve_run *run, ui_solve_report *r)
 	sc_progress pr;
 	sc_search_progress(s, &pr);
 	al->seconds = pr.elapsed;
-	if (v <= r->objective) {
+	if (!r->feasible) {
+		/* no aligned partition fits: the unaligned problem's own answer,
+		 * a partition, or none (proven or not) */
+		al->free_best = v;
+		al->free_optimal = optimal;
+	} else if (v <= r->objective) {
 		al->free_best = v;
 		al->free_optimal = optimal && isfinite(v);
 	}
@@ -269,7 +274,8 @@ static int solve(solve_run *run, ui_solve_report *r)
 		status = ui_solve_write(r, o->output);
 	if (status != UI_EXIT_OK)
 		return status;
-	if (r->aligned && r->feasible && !ui_interrupted())
+	/* also when no aligned partition fits: the unaligned problem may */
+	if (r->aligned && !ui_interrupted() && (r->feasible || r->optimal))
 		compare_unaligned(run, r);
 	/* the price of alignment: aligned / unaligned - 1 */
 	if (r->aligned && r->feasible)

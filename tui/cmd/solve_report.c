@@ -154,13 +154,20 @@ static json_t *json_pins(const ui_solve_report *r)
 static json_t *json_align(const ui_solve_report *r)
 {
 	const ui_solve_align *al = &r->al;
-	return json_pack("{s:i, s:i, s:o, s:b, s:s, s:o, s:b, s:f}", "depth", al->depth, "modules",
-	                 al->units, "unaligned",
-	                 r->feasible ? json_real(al->free_best) : json_null(), "unaligned_optimal",
-	                 (int)al->free_optimal, "unaligned_method",
+	bool ran = al->free_method != NULL;
+	/* the unaligned problem: a partition fits (found), none fits (proven),
+	 * or unknown */
+	json_t *fits = ran && isfinite(al->free_best) ? json_true()
+	               : ran && al->free_optimal      ? json_false()
+	                                              : json_null();
+	return json_pack("{s:i, s:i, s:o, s:o, s:b, s:s, s:o, s:b, s:f}", "depth", al->depth,
+	                 "modules", al->units, "unaligned",
+	                 ran && isfinite(al->free_best) ? json_real(al->free_best) : json_null(),
+	                 "unaligned_feasible", fits, "unaligned_optimal",
+	                 (int)(al->free_optimal && isfinite(al->free_best)), "unaligned_method",
 	                 al->free_method ? al->free_method : r->method, "gap", json_num(al->gap),
-	                 "gap_proven", (int)(r->optimal && al->free_optimal), "unaligned_seconds",
-	                 al->seconds);
+	                 "gap_proven", (int)(r->feasible && r->optimal && al->free_optimal),
+	                 "unaligned_seconds", al->seconds);
 }
 
 bool ui_solve_print_json(const ui_solve_report *r)
@@ -367,7 +374,30 @@ static int say_verdict(const ui_solve_report *r)
 		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
 		         "(the hard memory limit, or ops no device may hold; proven by %s)",
 		         src, k, cpus, r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
-	else if (r->optimal) /* not bad input: the answer is that nothing fits, proven */
+	else if (r->optimal && r->aligned) {
+		/* what is proven is about the aligned problem; the unaligned one
+		 * has its own answer (compare_unaligned) */
+		const ui_solve_align *al = &r->al;
+		char b[32], free_[160];
+		if (!al->free_method)
+			snprintf(free_, sizeof free_, "the unaligned problem was not solved");
+		else if (isfinite(al->free_best))
+			snprintf(free_, sizeof free_,
+			         "without alignment the best partition costs %s%s",
+			         ui_num(al->free_best, b, sizeof b),
+			         al->free_optimal ? " (proven optimal)" : " (found, not proven)");
+		else
+			snprintf(free_, sizeof free_, "without alignment %s",
+			         al->free_optimal ? "none fits either (proven by the exact DP)"
+			                          : "the search found none either");
+		ui_error(
+		        "solve: %s: no partition into %d stages with every layer of depth %d in "
+		        "one "
+		        "stage (--align %d) keeps every stage within the hard memory limit (proven "
+		        "by %s); %s",
+		        src, k, al->depth, al->depth,
+		        r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP", free_);
+	} else if (r->optimal) /* not bad input: the answer is that nothing fits, proven */
 		ui_error("solve: %s: no partition into %d stages keeps every stage within the hard "
 		         "memory limit (proven by %s)",
 		         src, k, r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
