@@ -783,6 +783,27 @@ Test(cpus, solve_proof_names_the_exact_mip)
 	free(out);
 }
 
+/* A heuristic's result the simple bound with CPU stages meets is proven by
+ * it, under the name the man page gives ("simple bound", as the ladder's
+ * rung label; it said "simple"), and the JSON's lower bound is that bound:
+ * a dominant op alone in its stage. */
+Test(cpus, the_simple_bound_proof_is_named_as_the_man_page_says)
+{
+	char g[256];
+	ts_tpath(g, sizeof g, "sb.dot");
+	ts_write_text(g, "digraph { a [work=10, cpu_work=12, out=0]; b [work=1, cpu_work=2, "
+	                 "out=0]; c [work=1, cpu_work=2, out=0]; a -> b -> c; }\n");
+	json_t *r = ts_run_json(0, "solve %s -k 2 --cpus 1 -m kahn --json", g);
+	cr_assert_str_eq(ts_jstr(r, "proof"), "proven");
+	cr_assert_str_eq(ts_jstr(r, "proven_by"), "simple bound");
+	cr_assert_float_eq(ts_jnum(r, "lower_bound"), 10, 1e-12);
+	cr_assert_float_eq(ts_jnum(r, "bottleneck"), 10, 1e-12);
+	json_decref(r);
+	char *man = ts_slurp("man/stagecut.1", NULL);
+	cr_assert(man && strstr(man, ".BR \\(dqsimple bound\\(dq"), "the man page names it");
+	free(man);
+}
+
 /* bench --cpus 1: each record names the CPUs and its key
  * counts them (a rerun skips what is done, a run without CPUs does not);
  * no method below the exact DP's optimum with CPU stages, no rung and not

@@ -26,11 +26,13 @@
 
 #include "core/clock.h"
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/formats/partition_file.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "solve_proof.h"
 #include "solve_report.h"
+#include "solvers/mip.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
 
@@ -51,35 +53,6 @@ static bool refuse_unsupported(const ui_opts *o)
 	return true;
 }
 
-/* With --devices: a lower bound no partition beats, whatever kinds its
- * stages get: each op takes at least its least time on any kind that may
- * run it, so some stage holds a K-th of the sum of those times, and the
- * stage of the longest op at least that op's; io only adds. */
-static double kinds_lower_bound(const sc_graph *g, const sc_settings *set, const char **by)
-{
-	sc_fleet f;
-	*by = NULL;
-	if (!sc_fleet_resolve(g, set, &f, NULL))
-		return NAN;
-	double sum = 0, most = 0;
-	for (int v = 0; v < g->n; v++) {
-		double t = INFINITY;
-		for (int e = 0; e < f.n; e++)
-			if (f.kind[e].count > 0 && sc_kind_ok(&f.kind[e], g, v))
-				t = fmin(t, sc_kind_work(&f.kind[e], g, v));
-		if (!isfinite(t))
-			return NAN;
-		sum += t;
-		most = fmax(most, t);
-	}
-	int K = sc_fleet_stages(&f);
-	double lb = fmax(most, sum / (K < g->n ? K : g->n > 0 ? g->n : 1));
-	if (!(lb > 0))
-		return NAN;
-	*by = "simple";
-	return lb;
-}
-
 /* A lower bound on the objective with CPU stages that proves the
  * search's result optimal when it reaches it, and in *by what proved it:
  * the simple bound with CPU stages (solvers/simple.h, the ladder's first
@@ -91,12 +64,21 @@ static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, const c
 	double lb = NAN;
 	sc_error err;
 	*by = NULL;
-	if (set->fleet)
-		return kinds_lower_bound(g, set, by);
+	if (set->fleet) {
+		/* each op at its least time on a kind that may run it */
+		sc_fleet f;
+		if (!sc_fleet_resolve(g, set, &f, NULL))
+			return NAN;
+		lb = sc_bound_simple_kinds(g, &f);
+		if (!isfinite(lb) || lb <= 0)
+			return NAN;
+		*by = sc_rung_label(SC_RUNG_SIMPLE);
+		return lb;
+	}
 	if (sc_bound_simple_cpus(g, sc_stages_useful(g, set->k), set->cpus, &lb, &err) != SC_OK ||
 	    !isfinite(lb) || lb <= 0)
 		return NAN;
-	*by = "simple";
+	*by = sc_rung_label(SC_RUNG_SIMPLE);
 	return lb;
 }
 

@@ -242,11 +242,12 @@ static void print_proof(const ui_solve_report *r)
 	char b[32];
 	switch (pf->status) {
 	case UI_PROOF_PROVEN:
-		if (cpus && strcmp(pf->by, "simple") == 0)
+		if (cpus && strcmp(pf->by, sc_rung_label(SC_RUNG_SIMPLE)) == 0)
 			printf("proven optimal by the simple bound %s\n",
 			       r->set.fleet ? "with these devices" : "with CPU stages");
 		else if (cpus) /* --proof */
-			printf("proven optimal by the %s with CPU stages%s in %.2f s\n", pf->by,
+			printf("proven optimal by the %s %s%s in %.2f s\n", pf->by,
+			       r->set.fleet ? "with these devices" : "with CPU stages",
 			       pf->within > 0 ? ", within " SC_LADDER_REL_TOL_TEXT " relative" : "",
 			       pf->seconds);
 		else
