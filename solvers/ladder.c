@@ -492,6 +492,17 @@ static void cancel_rung(sc_ladder *l, sc_rung r)
 	}
 }
 
+/* The best lower bound of the rungs that have finished. */
+static double floor_known(const sc_ladder *l)
+{
+	double lower = l->simple;
+	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++)
+		if (r != SC_RUNG_EXACT && finished(l->info[r].state) &&
+		    l->info[r].state != SC_RS_OFF)
+			lower = fmax(lower, l->info[r].value);
+	return lower;
+}
+
 /* Kills what still runs of a MIP rung GRACE_MS past its deadline (its start
  * plus the time limit, or the whole run's deadline if sooner: the limit
  * holds for the rung as a whole), and once the whole run's deadline is
@@ -511,7 +522,14 @@ static void check_deadlines(sc_ladder *l, double now)
 			/* never ran: its floor is its bound; queued: taken back */
 			bool queued = r == SC_RUNG_GUESS ? l->guess_added > 0 : l->job[r] >= 0;
 			if (!queued && r != SC_RUNG_GUESS) {
-				l->info[r].state = SC_RS_STOPPED;
+				/* the floor it would have started from: the exact
+				 * MIP's is every finished rung's best */
+				sc_rung_info *ri = &l->info[r];
+				if (r == SC_RUNG_EXACT)
+					ri->value = fmax(ri->value, floor_known(l));
+				ri->state = SC_RS_STOPPED;
+				snprintf(ri->message, sizeof ri->message, "%s",
+				         SC_LADDER_NOT_STARTED_REASON);
 				continue;
 			}
 		} else {
@@ -583,17 +601,6 @@ static void check_proof(sc_ladder *l)
 		         exactly ? "" : ", within " SC_LADDER_REL_TOL_TEXT " relative");
 		cancel_rung(l, (sc_rung)r);
 	}
-}
-
-/* The best lower bound of the rungs that have finished. */
-static double floor_known(const sc_ladder *l)
-{
-	double lower = l->simple;
-	for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++)
-		if (r != SC_RUNG_EXACT && finished(l->info[r].state) &&
-		    l->info[r].state != SC_RS_OFF)
-			lower = fmax(lower, l->info[r].value);
-	return lower;
 }
 
 /* Adds what may start.  Stop at proof: the exact MIP first, beside the

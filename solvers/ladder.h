@@ -131,6 +131,12 @@ typedef enum sc_rung_state {
 	"skipped: the cover relaxation has no CPU version (its set cover counts k sets of one "    \
 	"device; CPU stages would need a second budget and pricing)"
 
+/* What a rung stopped before it started says (its value is the floor it
+ * would have started from). */
+#define SC_LADDER_NOT_STARTED_REASON                                                               \
+	"not started: the run's time ran out first; the value is the floor it would have "         \
+	"started from"
+
 /* Why the cover rung is skipped on other device kinds. */
 #define SC_LADDER_COVER_KINDS_REASON                                                               \
 	"skipped: the cover relaxation counts k sets of one device; it has no version for "        \

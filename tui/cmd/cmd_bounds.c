@@ -396,7 +396,7 @@ static json_t *json_rungs(const bounds_report *rep)
 		                                                 : json_null(),
 		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
 		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED ||
-		    ri.state == SC_RS_SKIPPED)
+		    ri.state == SC_RS_SKIPPED || (ri.state == SC_RS_STOPPED && ri.message[0]))
 			json_object_set_new(row, "message",
 			                    json_string(rung_message(rep, &ri, msg, sizeof msg)));
 		if (r == SC_RUNG_GUESS) {
@@ -548,7 +548,8 @@ static bool print_text(const bounds_report *r)
 		               ? (snprintf(c2, sizeof c2, "%.4f", ratio(ri.value, r->about)), c2)
 		               : "-",
 		       ui_rung_status_name(ri.state), ri.seconds);
-		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED || skipped)
+		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED || skipped ||
+		    (ri.state == SC_RS_STOPPED && ri.message[0]))
 			printf("      %s\n", rung_message(r, &ri, msg, sizeof msg));
 	}
 	double about_gap = yours && isfinite(r->mine) ? r->mine_gap : r->gap;
