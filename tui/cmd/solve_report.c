@@ -188,21 +188,38 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	json_object_set_new(root, "bottleneck_stage",
 	                    feasible ? json_integer(r->at + 1) : json_null());
 	json_object_set_new(root, "feasible", json_boolean(feasible));
-	json_object_set_new(root, "optimal", json_boolean(r->optimal));
+	/* with pins what is proven is of the problem with them in place: its
+	 * own object, "pinned"; of the free problem nothing is proven (a
+	 * pinned optimum is no bound of it) */
+	bool pinned = r->npins > 0;
+	json_t *proof = json_object();
+	json_object_set_new(proof, "optimal", json_boolean(r->optimal));
+	/* optimal, or (not feasible) that nothing fits: who proved it */
+	json_object_set_new(proof, "proven_by",
+	                    r->optimal && pf->by ? json_string(pf->by) : json_null());
+	json_object_set_new(proof, "optimal_within",
+	                    r->optimal && feasible ? json_real(pf->within) : json_null());
+	json_object_set_new(proof, "lower_bound", json_num(pf->lower));
+	json_object_set_new(proof, "gap", json_num(r->gap));
+	json_object_set_new(root, "optimal", pinned ? json_false() : json_boolean(r->optimal));
 	json_object_set_new(root, "evaluations", json_integer((json_int_t)r->pr.evals));
 	json_object_set_new(root, "seconds", json_real(r->pr.elapsed));
 	json_object_set_new(root, "found_by", json_string(pf->improved ? "exact MIP" : r->method));
-	json_object_set_new(root, "proof", json_string(ui_proof_status_name(pf->status)));
-	/* optimal, or (not feasible) that nothing fits: who proved it */
-	json_object_set_new(root, "proven_by",
-	                    r->optimal && pf->by ? json_string(pf->by) : json_null());
-	json_object_set_new(root, "optimal_within",
-	                    r->optimal && feasible ? json_real(pf->within) : json_null());
-	json_object_set_new(root, "lower_bound", json_num(pf->lower));
-	json_object_set_new(root, "gap", json_num(r->gap));
+	json_object_set_new(root, "proof",
+	                    json_string(pinned ? "pinned" : ui_proof_status_name(pf->status)));
+	const char *keys[] = {"proven_by", "optimal_within", "lower_bound", "gap"};
+	for (int i = 0; i < 4; i++)
+		json_object_set(root, keys[i],
+		                pinned ? json_null() : json_object_get(proof, keys[i]));
 	json_object_set_new(root, "proof_seconds", json_real(pf->seconds));
 	json_object_set_new(root, "partition", r->written ? sc_json_text(r->written) : json_null());
 	json_object_set_new(root, "pins", json_pins(r));
+	if (pinned) {
+		json_object_set_new(proof, "proof", json_string(ui_proof_status_name(pf->status)));
+		json_object_set_new(root, "pinned", proof);
+	} else {
+		json_decref(proof);
+	}
 	if (r->aligned)
 		json_object_set_new(root, "align", json_align(r));
 	if (ui_solve_devices(r))
@@ -375,6 +392,12 @@ static int say_verdict(const ui_solve_report *r)
 		ui_error("solve: %s: no partition into %d accelerator and up to %d CPU stages fits "
 		         "(the hard memory limit, or ops no device may hold; proven by %s)",
 		         src, k, cpus, r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
+	else if (r->optimal && r->npins > 0)
+		ui_error("solve: %s: no partition into %d stages with the %d pinned op%s in place "
+		         "keeps every stage within the hard memory limit (proven by %s); without "
+		         "the pins this is not proven (solve without --pin, or bounds)",
+		         src, k, r->npins, r->npins == 1 ? "" : "s",
+		         r->pf.status == UI_PROOF_PROVEN ? r->pf.by : "the exact DP");
 	else if (r->optimal && r->aligned) {
 		/* what is proven is about the aligned problem; the unaligned one
 		 * has its own answer (compare_unaligned) */
