@@ -596,9 +596,13 @@ static void check_proof(sc_ladder *l)
 			continue;
 		}
 		l->settled[r] = true;
-		snprintf(ri->message, sizeof ri->message,
-		         "stopped: the upper bound was proven optimal by %s%s", by,
-		         exactly ? "" : ", within " SC_LADDER_REL_TOL_TEXT " relative");
+		if (isinf(l->upper))
+			snprintf(ri->message, sizeof ri->message,
+			         "stopped: no partition fits, proven by %s", by);
+		else
+			snprintf(ri->message, sizeof ri->message,
+			         "stopped: the upper bound was proven optimal by %s%s", by,
+			         exactly ? "" : ", within " SC_LADDER_REL_TOL_TEXT " relative");
 		cancel_rung(l, (sc_rung)r);
 	}
 }

@@ -395,6 +395,10 @@ static json_t *json_rungs(const bounds_report *rep)
 		                  feasible && isfinite(ri.value) ? json_real(ratio(ri.value, upper))
 		                                                 : json_null(),
 		                  "status", ui_rung_status_name(ri.state), "seconds", ri.seconds);
+		/* a rung whose bound is infinite proved that no partition fits:
+		 * its value (no number) is null, and this says why */
+		json_object_set_new(row, "infeasible",
+		                    json_boolean(ri.state != SC_RS_SKIPPED && isinf(ri.value)));
 		if (ri.state == SC_RS_FAILED || ri.state == SC_RS_UNNEEDED ||
 		    ri.state == SC_RS_SKIPPED || (ri.state == SC_RS_STOPPED && ri.message[0]))
 			json_object_set_new(row, "message",
@@ -434,6 +438,13 @@ static bool print_json(const bounds_report *r)
 	                    yours && isfinite(r->mine) && isfinite(r->optimum)
 	                            ? json_num(gap_of(r->mine, r->optimum))
 	                            : json_null());
+	/* whether a partition fits: true when one was found, false when it is
+	 * proven that none does (an infinite lower bound), null when unknown */
+	json_object_set_new(root, "feasible",
+	                    r->feasible       ? json_true()
+	                    : isinf(r->lower) ? json_false()
+	                    : r->ub_optimal   ? json_false()
+	                                      : json_null());
 	json_object_set_new(root, "upper_bound", r->feasible ? json_real(r->upper) : json_null());
 	json_object_set_new(root, "upper_bound_method",
 	                    json_string(r->improved || r->better ? "exact" : r->method));
@@ -512,7 +523,9 @@ static bool print_text(const bounds_report *r)
 		ui_print_line("%s: upper bound %s (%s%s)", head,
 		              r->feasible ? ui_num(r->upper, b, sizeof b) : "none",
 		              r->improved ? sc_rung_label(SC_RUNG_EXACT) : r->method,
-		              r->ub_optimal ? ", proven optimal" : "");
+		              !r->ub_optimal ? ""
+		              : r->feasible  ? ", proven optimal"
+		                             : ": no partition fits, proven by the exact DP");
 	if (r->set->cpus > 0)
 		printf("  CPU stages: up to %d beside the %d accelerator stages, in any order; "
 		       "each "

@@ -197,8 +197,10 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	/* optimal, or (not feasible) that nothing fits: who proved it */
 	json_object_set_new(proof, "proven_by",
 	                    r->optimal && pf->by ? json_string(pf->by) : json_null());
+	/* how exact the proof is, of a partition or that none fits */
 	json_object_set_new(proof, "optimal_within",
-	                    r->optimal && feasible ? json_real(pf->within) : json_null());
+	                    r->optimal ? json_real(isfinite(pf->within) ? pf->within : 0)
+	                               : json_null());
 	json_object_set_new(proof, "lower_bound", json_num(pf->lower));
 	json_object_set_new(proof, "gap", json_num(r->gap));
 	json_object_set_new(root, "optimal", pinned ? json_false() : json_boolean(r->optimal));
