@@ -188,8 +188,8 @@ Test(solve_proof, never_a_false_proof_against_brute_force, .timeout = 120)
 /* solve --json's keys are the man page's, in its order. */
 Test(solve_proof, json_keys_follow_the_man_page)
 {
-	static const char *const optional[] = {"objective", "training", "align", "cpus",
-	                                       "devices",   "fleet",    NULL};
+	static const char *const optional[] = {"objective", "training", "align",  "cpus",
+	                                       "devices",   "fleet",    "pinned", NULL};
 	char keys[40][40];
 	int n = ts_man_json_keys("solve", keys, 40);
 	cr_assert_geq(n, 20, "only %d keys in the man page", n);
@@ -206,6 +206,11 @@ Test(solve_proof, json_keys_follow_the_man_page)
 	r = ts_run_json(0, "solve " RESNET_LAYER " -k 2 --cpus 1 -m exact --json");
 	ts_assert_man_order(r, keys, n, optional, "solve --cpus");
 	cr_assert(json_object_get(r, "cpus") && json_object_get(r, "devices"));
+	json_decref(r);
+	/* with pins: what is proven of the pinned problem in "pinned" */
+	r = ts_run_json(0, "solve samples/paper/figure2.dot -k 2 --pin y=1 --json");
+	ts_assert_man_order(r, keys, n, optional, "solve --pin");
+	cr_assert(json_object_get(r, "pinned"));
 	json_decref(r);
 	/* with devices of several kinds */
 	r = ts_run_json(0, "solve samples/onnx/resnet50.onnx --devices a100:2,h100:1 --json");
