@@ -482,6 +482,14 @@ long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_lim
 	long memory = sc_dp_memory_limit(u, (int)(cells > INT_MAX ? INT_MAX : cells - 1));
 	if (sc_graph_is_training(u->g) && set->schedule == SC_SCHEDULE_GPIPE)
 		memory = memory / 2 > 0 ? memory / 2 : 1;
+	/* counting the ideals to choose holds them all: no more than a
+	 * command's own budget, 10 KiB per op and at least 1 GiB
+	 * (stagecut(1), Memory), whatever the time allows (at 10^5 ops and
+	 * -t 150 the count alone took 1.67 GB) */
+	double command = fmax((double)(1 << 30), 10240.0 * u->g->n);
+	long counted = ideals_in(command, u, (int)(cells > INT_MAX ? INT_MAX : cells - 1));
+	if (counted < memory)
+		memory = counted;
 	double seconds = time_limit > 0 ? time_limit : SC_BEST_DP_SECONDS;
 	double in_time = fmax(1, seconds / SC_DP_SECONDS_PER_IDEAL);
 	return in_time < (double)memory ? (long)in_time : memory;

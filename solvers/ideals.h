@@ -148,10 +148,11 @@ long sc_dp_memory_limit(const sc_units *u, int k);
 size_t sc_dp_bytes_per_ideal(const sc_units *u, int k);
 
 /* The most ideals for which `best` chooses the exact DP on u under set
- * (k stages, schedule): the fewer of those the memory budget holds (under
- * GPipe half of them, as sc_dp_new) and those the DP is expected to get
- * through in time_limit seconds (SC_DP_SECONDS_PER_IDEAL each;
- * time_limit <= 0: SC_BEST_DP_SECONDS). */
+ * (k stages, schedule): the fewest of those the memory budget holds (under
+ * GPipe half of them, as sc_dp_new), those a command's budget of 10 KiB
+ * per op (at least 1 GiB) holds (counting them to choose holds them all),
+ * and those the DP is expected to get through in time_limit seconds
+ * (SC_DP_SECONDS_PER_IDEAL each; time_limit <= 0: SC_BEST_DP_SECONDS). */
 long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_limit);
 
 #endif
