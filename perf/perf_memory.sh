@@ -28,8 +28,12 @@ run() {
 }
 run "info" info "$dir/g.dot"
 run "solve -k 8 -t 10" solve "$dir/g.dot" -k 8 -t 10 -o "$dir/p.json"
+# a longer -t lets `best` count more ideals before it chooses (the count is
+# capped by this budget too): the run an outside tester saw at 1.67 GB
+run "solve -k 8 -t 100 --no-proof" solve "$dir/g.dot" -k 8 -t 100 --no-proof -o "$dir/p2.json"
 run "eval" eval "$dir/g.dot" "$dir/p.json"
 run "bounds -k 8 -t 10" bounds "$dir/g.dot" -k 8 -t 10
+run "bounds -k 8 -t 100" bounds "$dir/g.dot" -k 8 -t 100
 run "render (stage graph)" render "$dir/g.dot" "$dir/p.json" -o "$dir/s.svg"
 run "gen -n $n" gen -n "$n" -s 2 -o "$dir/g2.dot"
 exit $over
