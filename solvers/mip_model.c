@@ -346,6 +346,30 @@ static void gpipe_columns(sc_mip_model *m, int k, const double *wbw, double scal
 	sc_mip_row_end(m, 0, INFINITY);
 }
 
+bool sc_mip_narrow_windows(sc_mip_model *m, const double *weight, double upper)
+{
+	if (!isfinite(upper) || upper <= 0)
+		return true;
+	const sc_units *u = m->u;
+	double *anc = sc_mip_reach_work(u, weight, false),
+	       *desc = sc_mip_reach_work(u, weight, true);
+	bool ok = anc && desc;
+	double cap = upper * (1 + 1e-9) + 1e-12;
+	for (int U = 0; ok && U < u->n; U++) {
+		int before = (int)ceil(anc[U] / cap - 1e-12);
+		int after = (int)ceil(desc[U] / cap - 1e-12);
+		if (before > 1 && m->lo[U] < before - 1)
+			m->lo[U] = before - 1;
+		if (after > 1 && m->hi[U] > m->K - after)
+			m->hi[U] = m->K - after;
+		if (m->lo[U] > m->hi[U])
+			m->infeasible = true;
+	}
+	free(anc);
+	free(desc);
+	return ok;
+}
+
 void sc_mip_y_columns(sc_mip_model *m)
 {
 	int K = m->K;
@@ -405,28 +429,8 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 	if (guess && p->guess == k)
 		for (int U = 0; U < n; U++)
 			m->hi[U] = 1;
-	if (exact && isfinite(p->upper) && p->upper > 0) {
-		double *anc = sc_mip_reach_work(u, u->work, false),
-		       *desc = sc_mip_reach_work(u, u->work, true);
-		if (!anc || !desc) {
-			free(anc);
-			free(desc);
-			return false;
-		}
-		double cap = p->upper * (1 + 1e-9) + 1e-12;
-		for (int U = 0; U < n; U++) {
-			int before = (int)ceil(anc[U] / cap - 1e-12);
-			int after = (int)ceil(desc[U] / cap - 1e-12);
-			if (before > 1)
-				m->lo[U] = before - 1;
-			if (after > 1)
-				m->hi[U] = K - after;
-			if (m->lo[U] > m->hi[U])
-				m->infeasible = true;
-		}
-		free(anc);
-		free(desc);
-	}
+	if (exact && !sc_mip_narrow_windows(m, u->work, p->upper))
+		return false;
 
 	/* pinned units (sc_settings.pin): the exact rung, whose blocks are the
 	 * stages, fixes them; the others are relaxations, valid as they are */

@@ -130,6 +130,14 @@ bool sc_mip_model_build_kinds(sc_mip_model *m, const sc_settings *set, const sc_
  * time on a kind that may run it (INFINITY when none may). */
 double sc_mip_unit_simple_bound_kinds(const sc_units *u, const struct sc_fleet *f);
 
+/* Narrows the windows (lo, hi, set) by a known bottleneck upper (none when
+ * not finite and positive): a unit whose ancestors weigh more than fits
+ * below it cannot sit in the first stages, each stage holding a unit
+ * costing at least its weight[U], likewise for its descendants and the
+ * last stages; m->infeasible when a window closes.  False when out of
+ * memory. */
+bool sc_mip_narrow_windows(sc_mip_model *m, const double *weight, double upper);
+
 /* The Y columns inside the windows (lo, hi), and the precedence rows (the
  * units' DAG and monotone Y): what every model has. */
 void sc_mip_y_columns(sc_mip_model *m);

@@ -287,40 +287,15 @@ static void block_row(kinds_ctx *c, const sc_settings *set, const sc_mip_tensors
 	sc_mip_row_end(m, 0, INF_ROW);
 }
 
-/* The windows: a unit with ancestors of more total time than fits below
- * the known bottleneck cannot sit in the first stages (each stage holding
- * a unit costs at least least[U], its least time on a kind that may run
- * it), likewise for descendants and the last stages. */
+/* The windows, from each unit's least time on a kind that may run it (any
+ * stage holding the unit costs at least that): sc_mip_narrow_windows. */
 static bool windows(sc_mip_model *m, const double *least, double upper)
 {
-	const sc_units *u = m->u;
-	int n = u->n, K = m->K;
-	for (int U = 0; U < n; U++) {
+	for (int U = 0; U < m->u->n; U++) {
 		m->lo[U] = 0;
-		m->hi[U] = K - 1;
+		m->hi[U] = m->K - 1;
 	}
-	if (!isfinite(upper) || upper <= 0 || m->infeasible)
-		return true;
-	double *anc = sc_mip_reach_work(u, least, false), *desc = sc_mip_reach_work(u, least, true);
-	if (!anc || !desc) {
-		free(anc);
-		free(desc);
-		return false;
-	}
-	double cap = upper * (1 + 1e-9) + 1e-12;
-	for (int U = 0; U < n; U++) {
-		int before = (int)ceil(anc[U] / cap - 1e-12);
-		int after = (int)ceil(desc[U] / cap - 1e-12);
-		if (before > 1)
-			m->lo[U] = before - 1;
-		if (after > 1)
-			m->hi[U] = K - after;
-		if (m->lo[U] > m->hi[U])
-			m->infeasible = true;
-	}
-	free(anc);
-	free(desc);
-	return true;
+	return m->infeasible || sc_mip_narrow_windows(m, least, upper);
 }
 
 bool sc_mip_model_build_kinds(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
