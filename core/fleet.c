@@ -162,6 +162,33 @@ bool sc_fleet_plain(const sc_fleet *f)
 	return f->n == 1 && !f->kind[0].cpu && !f->kind[0].work;
 }
 
+double sc_kind_time(const sc_kind *d, const sc_graph *g, const int *ops, int n)
+{
+	double t = d->count > 0 ? 0 : NAN;
+	for (int i = 0; i < n && t == t; i++)
+		t = sc_kind_ok(d, g, ops[i]) ? t + sc_kind_work(d, g, ops[i]) : NAN;
+	return t;
+}
+
+double sc_fleet_least_time(const sc_fleet *f, const sc_graph *g, const int *ops, int n)
+{
+	double best = INFINITY;
+	for (int e = 0; e < f->n; e++) {
+		double t = sc_kind_time(&f->kind[e], g, ops, n);
+		if (t == t)
+			best = fmin(best, t);
+	}
+	return best;
+}
+
+int sc_fleet_kind_in_order(const sc_fleet *f, int s)
+{
+	int e = 0;
+	while (e < f->n - 1 && s >= f->kind[e].count)
+		s -= f->kind[e++].count;
+	return e;
+}
+
 bool sc_fleet_cpus_form(const sc_graph *g, const sc_fleet *f)
 {
 	return (f->n == 1 || (f->n == 2 && strcmp(f->kind[1].name, "cpu") == 0)) &&

@@ -67,6 +67,11 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 /* The stages of f: the sum of its counts. */
 int sc_fleet_stages(const sc_fleet *f);
 
+/* The kind of stage s of a partition that names none: the fleet's kinds in
+ * order, each for as many stages as its count (with CPU stages the
+ * accelerators, then the CPUs). */
+int sc_fleet_kind_in_order(const sc_fleet *f, int s);
+
 /* The index of the kind named name in f, or -1. */
 int sc_fleet_find(const sc_fleet *f, const char *name);
 
@@ -96,6 +101,14 @@ static inline double sc_kind_work(const sc_kind *d, const sc_graph *g, int v)
 		return d->work[v] == d->work[v] ? d->work[v] : 0;
 	return d->cpu ? sc_graph_cpu_work(g, v) : g->work[v];
 }
+
+/* The time ops[0..n) of g take together on kind d: NAN when d has no
+ * stage (count 0) or may not run one of them. */
+double sc_kind_time(const sc_kind *d, const sc_graph *g, const int *ops, int n);
+
+/* The least of sc_kind_time over f's kinds; INFINITY when no kind may run
+ * them all. */
+double sc_fleet_least_time(const sc_fleet *f, const sc_graph *g, const int *ops, int n);
 
 /* Writes "h100:2,a100:2" into buf. */
 void sc_fleet_format(const sc_fleet *f, char *buf, size_t size);

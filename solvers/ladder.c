@@ -78,20 +78,10 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The kind of stage s when a partition names none: the fleet's kinds in
- * order, each for as many stages as its count (accelerators, then CPUs). */
-static int kind_in_order(const sc_fleet *f, int s)
-{
-	int e = 0;
-	while (e < f->n - 1 && s >= f->kind[e].count)
-		s -= f->kind[e++].count;
-	return e;
-}
-
 /* Renumbers stage[0..n)'s non-empty stages 0, 1, ... in their order, which
  * keeps the partition valid and its costs (ladder.h).  On devices
  * (kind_out not NULL): kind_in gives the kinds of stage's stages (NULL:
- * the fleet's order, kind_in_order), and kind_out (f's stages) receives
+ * the fleet's order, sc_fleet_kind_in_order), and kind_out (f's stages) receives
  * them renumbered, the empty stages after the non-empty ones with the
  * kinds left of each count.  1 when done, 0 when out of memory, -1 when
  * the partition uses more stages of a kind than there are (then it is no
@@ -112,7 +102,7 @@ static int compress_kinds(int *stage, int n, const int *kind_in, int *kind_out, 
 		for (int e = 0; e < f->n; e++)
 			left[e] = f->kind[e].count;
 		for (int i = 0; i < m; i++) {
-			int e = kind_in ? kind_in[used[i]] : kind_in_order(f, used[i]);
+			int e = kind_in ? kind_in[used[i]] : sc_fleet_kind_in_order(f, used[i]);
 			if (e < 0 || e >= f->n || --left[e] < 0) {
 				free(used);
 				return -1;
@@ -801,7 +791,7 @@ double sc_ladder_upper_kinds(const sc_ladder *l, int *stage, int *kind)
 	if (stage && from)
 		memcpy(stage, from, (size_t)l->g->n * sizeof *stage);
 	for (int s = 0; kind && from && s < l->K; s++)
-		kind[s] = dev ? dev[s] : kind_in_order(&l->fleet, s);
+		kind[s] = dev ? dev[s] : sc_fleet_kind_in_order(&l->fleet, s);
 	return l->upper;
 }
 

@@ -423,11 +423,9 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 				}
 				/* on a fleet, each stage's kind (without start_kind:
 				 * the kinds in the fleet's order) */
-				for (int b = 0, e = 0, left = 0; m.dcol && b < m.K; b++) {
-					while (!p->start_kind && left == 0 && e < m.nk)
-						left = fleet.kind[e++].count;
-					left--;
-					int kb = p->start_kind ? p->start_kind[b] : e - 1;
+				for (int b = 0; m.dcol && b < m.K; b++) {
+					int kb = p->start_kind ? p->start_kind[b]
+					                       : sc_fleet_kind_in_order(&fleet, b);
 					for (int d = 1; d < m.nk; d++) {
 						idx[cnt] = m.dcol[b * m.nk + d];
 						val[cnt++] = d == kb ? 1 : 0;

@@ -71,12 +71,8 @@ static bool unit_kinds(kinds_ctx *c)
 	for (int U = 0; U < u->n; U++) {
 		c->last[U] = -1;
 		for (int e = 0; e < nk; e++) {
-			const sc_kind *kd = &c->f->kind[e];
-			double t = kd->count > 0 ? 0 : NAN;
-			for (int i = u->ops_off[U]; i < u->ops_off[U + 1] && t == t; i++) {
-				int v = u->ops[i];
-				t = sc_kind_ok(kd, g, v) ? t + sc_kind_work(kd, g, v) : NAN;
-			}
+			double t = sc_kind_time(&c->f->kind[e], g, u->ops + u->ops_off[U],
+			                        u->ops_off[U + 1] - u->ops_off[U]);
 			c->w[U * nk + e] = t;
 			if (t == t) {
 				c->nok[U]++;
@@ -386,17 +382,8 @@ double sc_mip_unit_simple_bound_kinds(const sc_units *u, const sc_fleet *f)
 {
 	double sum = 0, most = 0;
 	for (int U = 0; U < u->n; U++) {
-		double t = INFINITY;
-		for (int e = 0; e < f->n; e++) {
-			const sc_kind *kd = &f->kind[e];
-			double w = kd->count > 0 ? 0 : NAN;
-			for (int i = u->ops_off[U]; i < u->ops_off[U + 1] && w == w; i++)
-				w = sc_kind_ok(kd, u->g, u->ops[i])
-				            ? w + sc_kind_work(kd, u->g, u->ops[i])
-				            : NAN;
-			if (w == w)
-				t = fmin(t, w);
-		}
+		double t = sc_fleet_least_time(f, u->g, u->ops + u->ops_off[U],
+		                               u->ops_off[U + 1] - u->ops_off[U]);
 		sum += t;
 		most = fmax(most, t);
 	}

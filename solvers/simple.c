@@ -86,33 +86,18 @@ double sc_bound_simple_items(sc_simple_item *it, int n, int k, int cpus)
 	return fmax(largest, B);
 }
 
-/* The least time of ops[0..n) on a kind of f that may run every one. */
-static double least_time(const sc_graph *g, const sc_fleet *f, const int *ops, int n)
-{
-	double best = INFINITY;
-	for (int e = 0; e < f->n; e++) {
-		const sc_kind *kd = &f->kind[e];
-		double t = kd->count > 0 ? 0 : NAN;
-		for (int i = 0; i < n && t == t; i++)
-			t = sc_kind_ok(kd, g, ops[i]) ? t + sc_kind_work(kd, g, ops[i]) : NAN;
-		if (t == t)
-			best = fmin(best, t);
-	}
-	return best;
-}
-
 double sc_bound_simple_kinds(const sc_graph *g, const sc_fleet *f)
 {
 	double sum = 0, most = 0;
 	for (int v = 0; v < g->n; v++)
 		if (g->group[v] < 0) {
-			double t = least_time(g, f, &v, 1);
+			double t = sc_fleet_least_time(f, g, &v, 1);
 			sum += t;
 			most = fmax(most, t);
 		}
 	for (int i = 0; i < g->ngroups; i++) {
-		double t = least_time(g, f, g->group_ops + g->group_off[i],
-		                      g->group_off[i + 1] - g->group_off[i]);
+		double t = sc_fleet_least_time(f, g, g->group_ops + g->group_off[i],
+		                               g->group_off[i + 1] - g->group_off[i]);
 		sum += t;
 		most = fmax(most, t);
 	}

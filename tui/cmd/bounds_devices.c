@@ -21,15 +21,6 @@
 #include "core/partition.h"
 #include "solvers/dp_exact.h"
 
-/* The kind of stage s in the fleet's order (a file that names none). */
-static int kind_in_order(const sc_fleet *f, int s)
-{
-	int e = 0;
-	while (e < f->n - 1 && s >= f->kind[e].count)
-		s -= f->kind[e++].count;
-	return e;
-}
-
 /* -p on devices: the file's kinds, no kind on more stages than its count. */
 static int read_partition(const ui_opts *o, const sc_graph *g, int *stage, ui_devices_upper *out)
 {
@@ -51,7 +42,7 @@ static int read_partition(const ui_opts *o, const sc_graph *g, int *stage, ui_de
 	if (!kind) {
 		kind = calloc((size_t)(k2 > 0 ? k2 : 1), sizeof *kind);
 		for (int s = 0; kind && s < k2; s++)
-			kind[s] = kind_in_order(&f, s);
+			kind[s] = sc_fleet_kind_in_order(&f, s);
 	}
 	if (!kind) {
 		ui_error("out of memory");
