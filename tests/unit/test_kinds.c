@@ -180,32 +180,48 @@ static sc_graph *with_kinds(ts_rng *r, const sc_graph *g0, bool cpu, double nan_
 	return g;
 }
 
+/* Case t of a comparison with the brute force: a random graph of 3 to
+ * 2 + spread ops (every fourth a training graph, every third under a
+ * memory limit, hard or overflow) with a table for kind "b" and, for even
+ * t, CPU times (*g0: the graph without them, to be freed too); the fleet
+ * accel:1-2,b:1-2 (with cpu:1 for even t) in f and its text in spec; with
+ * own_link, every fifth case puts kind b on a link of its own. */
+static sc_graph *random_case(ts_rng *r, int t, int spread, bool own_link, sc_graph **g0,
+                             sc_fleet *f, char *spec, size_t size)
+{
+	ts_graph_spec gs = {.n = 3 + ts_below(r, spread),
+	                    .edge_p = 0.4,
+	                    .group_p = 0.1,
+	                    .ngroups = 2,
+	                    .integer_weights = false};
+	sc_settings_init(&gs.settings);
+	gs.settings.bandwidth = 0.5 + ts_uniform(r);
+	if (t % 3 == 0) {
+		gs.settings.memory = 5 + 10 * ts_uniform(r);
+		gs.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+	}
+	*g0 = t % 4 == 3 ? ts_random_training_graph(r, &gs) : ts_random_graph(r, &gs);
+	bool cpu = t % 2 == 0;
+	sc_graph *g = with_kinds(r, *g0, cpu, 0.15);
+	if (own_link && t % 5 == 1)
+		g->kind_bandwidth[0] = 0.2 + 2 * ts_uniform(r);
+	snprintf(spec, size, "accel:%d,b:%d%s", 1 + ts_below(r, 2), 1 + ts_below(r, 2),
+	         cpu ? ",cpu:1" : "");
+	sc_error err;
+	cr_assert(sc_fleet_parse(spec, f, &err), "%s", err.msg);
+	return g;
+}
+
 Test(kinds, dp_against_brute_force)
 {
 	ts_rng r = {0x4b1d5eedULL};
 	int cases = ts_short() ? 40 : 120;
 	for (int t = 0; t < cases; t++) {
-		ts_graph_spec spec = {.n = 3 + ts_below(&r, 4),
-		                      .edge_p = 0.4,
-		                      .group_p = 0.1,
-		                      .ngroups = 2,
-		                      .integer_weights = false};
-		sc_settings_init(&spec.settings);
-		spec.settings.bandwidth = 0.5 + ts_uniform(&r);
-		if (t % 3 == 0) {
-			spec.settings.memory = 5 + 10 * ts_uniform(&r);
-			spec.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		}
-		sc_graph *g0 = t % 4 == 3 ? ts_random_training_graph(&r, &spec)
-		                          : ts_random_graph(&r, &spec);
-		bool cpu = t % 2 == 0;
-		sc_graph *g = with_kinds(&r, g0, cpu, 0.15);
+		sc_graph *g0;
 		sc_fleet f;
 		char spec_text[64];
-		snprintf(spec_text, sizeof spec_text, "accel:%d,b:%d%s", 1 + ts_below(&r, 2),
-		         1 + ts_below(&r, 2), cpu ? ",cpu:1" : "");
+		sc_graph *g = random_case(&r, t, 4, false, &g0, &f, spec_text, sizeof spec_text);
 		sc_error err;
-		cr_assert(sc_fleet_parse(spec_text, &f, &err), "%s", err.msg);
 		sc_settings set = g->settings;
 		set.fleet = &f;
 		set.k = sc_fleet_stages(&f);
@@ -263,29 +279,11 @@ Test(kinds, exact_mip_against_brute_force, .timeout = 120)
 	ts_rng r = {0x3a1f00dULL};
 	int cases = ts_short() ? 16 : 40;
 	for (int t = 0; t < cases; t++) {
-		ts_graph_spec spec = {.n = 3 + ts_below(&r, 3),
-		                      .edge_p = 0.4,
-		                      .group_p = 0.1,
-		                      .ngroups = 2,
-		                      .integer_weights = false};
-		sc_settings_init(&spec.settings);
-		spec.settings.bandwidth = 0.5 + ts_uniform(&r);
-		if (t % 3 == 0) {
-			spec.settings.memory = 5 + 10 * ts_uniform(&r);
-			spec.settings.policy = t % 2 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
-		}
-		sc_graph *g0 = t % 4 == 3 ? ts_random_training_graph(&r, &spec)
-		                          : ts_random_graph(&r, &spec);
-		bool cpu = t % 2 == 0;
-		sc_graph *g = with_kinds(&r, g0, cpu, 0.15);
-		if (t % 5 == 1) /* kind b on a link of its own */
-			g->kind_bandwidth[0] = 0.2 + 2 * ts_uniform(&r);
+		sc_graph *g0;
 		sc_fleet f;
 		char spec_text[64];
-		snprintf(spec_text, sizeof spec_text, "accel:%d,b:%d%s", 1 + ts_below(&r, 2),
-		         1 + ts_below(&r, 2), cpu ? ",cpu:1" : "");
+		sc_graph *g = random_case(&r, t, 3, true, &g0, &f, spec_text, sizeof spec_text);
 		sc_error err;
-		cr_assert(sc_fleet_parse(spec_text, &f, &err), "%s", err.msg);
 		sc_settings set = g->settings;
 		set.fleet = &f;
 		set.k = sc_fleet_stages(&f);
