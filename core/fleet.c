@@ -149,6 +149,14 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 	return true;
 }
 
+int sc_settings_stages(const sc_settings *set)
+{
+	if (set->fleet)
+		return sc_fleet_stages(set->fleet);
+	long K = (long)set->k + (set->cpus > 0 ? set->cpus : 0);
+	return K > INT_MAX ? INT_MAX : (int)K;
+}
+
 int sc_fleet_stages(const sc_fleet *f)
 {
 	long s = 0;

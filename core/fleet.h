@@ -64,6 +64,10 @@ bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err);
  * memory is unlimited). */
 bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, sc_error *err);
 
+/* The stages a partition under set has: its fleet's, or without one its
+ * k of the graph's own device and its CPUs (set->cpus when positive). */
+int sc_settings_stages(const sc_settings *set);
+
 /* The stages of f: the sum of its counts. */
 int sc_fleet_stages(const sc_fleet *f);
 

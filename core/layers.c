@@ -320,14 +320,36 @@ static sc_graph *copy_with_groups(const sc_graph *g, char *const *group_of, sc_e
 	for (int v = 0; g->backward && v < g->n && ok; v++)
 		if (g->backward[v])
 			ok = sc_builder_set_backward(b, v, err) == SC_OK;
+	/* the devices: CPU times (001 section 3), then each kind's table */
+	for (int v = 0; (g->cpu_ok || g->accel_ok) && v < g->n && ok; v++)
+		ok = sc_builder_set_devices(b, v, sc_graph_cpu_work(g, v), sc_graph_cpu_ok(g, v),
+		                            sc_graph_accel_ok(g, v), err) == SC_OK;
 	sc_graph *out = NULL;
 	if (ok) {
 		sc_builder_set_settings(b, &g->settings);
+		sc_builder_set_max_cpus(b, g->max_cpus);
 		out = sc_builder_finish(b, g->source, g->name, err);
 	}
 	sc_builder_free(b);
 	if (!out)
 		return NULL;
+	if (g->work_kind && !(out->work_kind = strdup(g->work_kind))) {
+		sc_graph_free(out);
+		sc_error_nomem(err, "the aligned graph");
+		return NULL;
+	}
+	for (int i = 0; i < g->nkinds; i++) {
+		double *work = malloc((size_t)g->n * sizeof *work + 1);
+		if (work)
+			memcpy(work, g->kind_work[i], (size_t)g->n * sizeof *work);
+		if (!work || sc_graph_add_kind(out, g->kind_name[i], work, g->kind_memory[i],
+		                               g->kind_bandwidth[i], err) != SC_OK) {
+			if (!work)
+				sc_error_nomem(err, "the aligned graph");
+			sc_graph_free(out);
+			return NULL;
+		}
+	}
 	out->time_unit = g->time_unit;
 	if (g->work_source) {
 		out->work_source = malloc((size_t)g->n + 1);

@@ -81,7 +81,8 @@ int sc_layers_count(const sc_graph *g, const sc_modules *m, int depth);
  * for an own op of an opened module.  O(the op's depth). */
 int sc_layers_piece(const sc_layers *l, const sc_modules *m, int v);
 
-/* A copy of g (ops, edges, settings, backward flags, costs' origin) whose
+/* A copy of g (ops, edges, settings, backward flags, costs' origin, the
+ * devices: CPU times and kinds' tables) whose
  * co-location groups also hold the layers: two ops share a group when they
  * share a group of g or a layer, transitively.  A partition of the copy
  * keeps every layer in one stage (solve --align).  Groups are named

@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/formats/load.h"
+#include "core/formats/partition_file.h"
 #include "core/parse.h"
 #include "core/partition.h"
 #include "core/report.h"
@@ -125,17 +126,18 @@ bool ui_cpus_settings(sc_graph *g, const ui_opts *o)
 	return true;
 }
 
-bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, const bool *cpu,
-                        int k, const ui_opts *o)
+bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, const sc_fleet *f,
+                         const int *kind, int k, const ui_opts *o)
 {
 	int n = 0;
-	for (int s = 0; cpu && s < k; s++)
-		n += cpu[s];
+	for (int s = 0; kind && s < k; s++)
+		n += f->kind[kind[s]].cpu;
 	if (n == 0)
 		return true;
 	/* without --cpus the file's devices stand, as eval has always read
-	 * them; a --cpus that says fewer contradicts the file */
-	if (o->cpus != -1 && n > g->settings.cpus) {
+	 * them; a --cpus that says fewer contradicts the file (--devices
+	 * counts were checked as the file was read) */
+	if (!o->devices && o->cpus != -1 && n > g->settings.cpus) {
 		ui_error("%s: %s: the partition has %d CPU stage%s, more than --cpus %d allows",
 		         cmd, path, n, n == 1 ? "" : "s", g->settings.cpus);
 		return false;
@@ -147,6 +149,47 @@ bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, co
 		return false;
 	}
 	return true;
+}
+
+sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
+                            bool **cpu, sc_error *err)
+{
+	sc_fleet f;
+	int *kind = NULL;
+	*cpu = NULL;
+	sc_status st =
+	        sc_part_load_kinds(path, g, NULL, want_k, k_out, stage, &f, &kind, NULL, err);
+	bool read = st == SC_OK || st == SC_ERR_INVALID;
+	if (read && !sc_fleet_cpus_form(g, &f))
+		st = sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "%s: the partition runs on kinds of device the workbench does not "
+		        "take yet (eval and render do)",
+		        path);
+	bool any = false;
+	for (int s = 0; kind && s < *k_out; s++)
+		any |= f.kind[kind[s]].cpu;
+	if ((st == SC_OK || st == SC_ERR_INVALID) && any) {
+		*cpu = malloc((size_t)*k_out * sizeof **cpu);
+		if (!*cpu)
+			st = sc_error_nomem(err, "the partition's devices");
+		for (int s = 0; *cpu && s < *k_out; s++)
+			(*cpu)[s] = f.kind[kind[s]].cpu;
+	}
+	free(kind);
+	return st;
+}
+
+void ui_settings_fleet(sc_settings *set, const sc_graph *g, const sc_fleet *f)
+{
+	if (set->fleet)
+		return;
+	if (sc_fleet_cpus_form(g, f)) {
+		if (f->n > 1 && f->kind[1].count > set->cpus)
+			set->cpus = f->kind[1].count;
+	} else {
+		set->fleet = f;
+	}
 }
 
 /* CPU stages (001 section 3) on a loaded graph: --cpus file takes the file's
@@ -308,6 +351,8 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
  * the graph.  False after a message. */
 static bool load_kinds(sc_graph *g, const ui_opts *o, const sc_onnx_report *report)
 {
+	if (!o->devices)
+		return true;
 	sc_error err;
 	sc_error_clear(&err);
 	for (int e = 0; e < o->fleet.n; e++) {
@@ -319,6 +364,24 @@ static bool load_kinds(sc_graph *g, const ui_opts *o, const sc_onnx_report *repo
 			ui_error("--devices: %s", err.msg);
 			return false;
 		}
+		/* the costs' origin names every kind's model, not the first's
+		 * alone */
+		const char *was[2] = {g->cost_origin, g->cost_short};
+		char **into[2] = {&g->cost_origin, &g->cost_short};
+		for (int i = 0; i < 2; i++) {
+			if (!was[i])
+				continue;
+			size_t n = strlen(was[i]) + strlen(name) + 40;
+			char *text = malloc(n);
+			if (!text) {
+				ui_error("out of memory");
+				return false;
+			}
+			snprintf(text, n, i == 0 ? "%s; %s stages: the %s model" : "%s, %s model",
+			         was[i], name, name);
+			free(*into[i]);
+			*into[i] = text;
+		}
 	}
 	sc_fleet f;
 	if (!sc_fleet_resolve(g, &g->settings, &f, &err)) {
@@ -326,6 +389,11 @@ static bool load_kinds(sc_graph *g, const ui_opts *o, const sc_onnx_report *repo
 		return false;
 	}
 	return true;
+}
+
+bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *report)
+{
+	return ui_cpus_settings(g, o) && load_kinds(g, o, report);
 }
 
 sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status)
@@ -340,7 +408,7 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);
-	if (!check_cpus(g, o) || (o->devices && !load_kinds(g, o, report))) {
+	if (!check_cpus(g, o) || !load_kinds(g, o, report)) {
 		sc_graph_free(g);
 		*status = UI_EXIT_INPUT;
 		return NULL;

@@ -164,14 +164,35 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
  * and refuse a graph with ops no accelerator may hold without --cpus.) */
 bool ui_cpus_settings(sc_graph *g, const ui_opts *o);
 
-/* The CPU stages of a partition file (001 section 3): cpu[0..k) as
- * sc_part_load_devices read them from path (NULL: none).  Without --cpus
- * the file's devices stand (eval's rule); a --cpus L (or file) below the
- * file's number of CPU stages is refused, and so are CPU stages under the
- * GPipe schedule of a training graph.  Messages begin "cmd: path: ".
- * Returns false after a message (exit status 2). */
-bool ui_check_part_cpus(const char *cmd, const char *path, const sc_graph *g, const bool *cpu,
-                        int k, const ui_opts *o);
+/* The devices on a loaded graph whose settings o applied to: --cpus
+ * (ui_cpus_settings), and --devices, each kind's op times (an ONNX
+ * model's from its device profile through report, which may be empty for
+ * other formats) checked against the graph.  False after a message. */
+bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *report);
+
+/* The devices of a partition file, as sc_part_load_kinds read them from
+ * path (f the fleet, kind[0..k) each stage's kind, NULL: all kind 0).
+ * Without --cpus the file's devices stand (eval's rule); a --cpus L (or
+ * file) below the file's number of CPU stages is refused, and so are CPU
+ * stages under the GPipe schedule of a training graph.  Messages begin
+ * "cmd: path: ".  Returns false after a message (exit status 2). */
+bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, const sc_fleet *f,
+                         const int *kind, int k, const ui_opts *o);
+
+/* A partition file as the workbench takes it (sc_part_load_kinds with
+ * the file's own devices): the graph's device and CPU stages, into *cpu
+ * (malloc'd k flags, or NULL when none is a CPU).  A file naming other
+ * kinds of device is SC_ERR_INPUT: the workbench does not take them yet
+ * (eval and render do). */
+sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
+                            bool **cpu, sc_error *err);
+
+/* Settles set (no --devices: set->fleet NULL) on the fleet a partition
+ * file gave (sc_part_load_kinds): the graph's device and CPUs stay the
+ * plain settings, CPUs counted in set->cpus (so reports name them "accel"
+ * and "cpu" as 001 does); any other kind makes f set's fleet (borrowed:
+ * f must outlive set's use). */
+void ui_settings_fleet(sc_settings *set, const sc_graph *g, const sc_fleet *f);
 
 /* Prints a JSON value to stdout with the shared flags, then a newline, and
  * frees it.  Returns false (after printing an error) when out of memory. */

@@ -86,7 +86,8 @@ static void op_label(const sc_graph *g, int v, const char *name, strbuf *b)
 static void stage_heading(const sc_quotient *q, int s, strbuf *b)
 {
 	char c[32];
-	sb_add(b, "<B>stage %d%s</B>", s + 1, q->st[s].cpu ? " &#183; CPU" : "");
+	const char *dev = sc_quotient_device(q, s);
+	sb_add(b, "<B>stage %d%s%s</B>", s + 1, dev ? " &#183; " : "", dev ? dev : "");
 	if (s == q->bottleneck)
 		sb_add(b, " <FONT COLOR=\"%s\"><B>bottleneck</B></FONT>", GV_COL_BN_TEXT);
 	sb_add(b, "<BR/><FONT POINT-SIZE=\"10\">cost %s",
@@ -347,11 +348,11 @@ static void caption(Agraph_t *g, const full_plan *p, const sc_caption *cap, char
 		if (p->hide && len < (int)sizeof line)
 			len += snprintf(line + len, sizeof line - (size_t)len,
 			                "; %d empty stages not drawn", sc_quotient_empty(q));
-		char dev[96];
-		if (q->cpus > 0 && len < (int)sizeof line)
-			len += snprintf(line + len, sizeof line - (size_t)len,
-			                "; %s (CPU stages square, dashed, grey)",
-			                sc_quotient_devices(q, dev, sizeof dev));
+		char dev[160];
+		if (q->devices && len < (int)sizeof line)
+			len += snprintf(line + len, sizeof line - (size_t)len, "; %s%s",
+			                sc_quotient_devices(q, dev, sizeof dev),
+			                q->cpus > 0 ? " (CPU stages square, dashed, grey)" : "");
 	} else {
 		double total = 0;
 		for (int v = 0; v < gr->n; v++)
@@ -935,7 +936,7 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		return sc_error_set(err, SC_ERR_INPUT, "a module depth must be 1 or more, not %d",
 		                    depth);
 	sc_quotient *q = NULL;
-	if (stage && !(q = sc_quotient_new_devices(g, set, stage, o ? o->cpu : NULL, err)))
+	if (stage && !(q = sc_quotient_new_kinds(g, set, stage, o ? o->kind : NULL, err)))
 		return err->code;
 	full_plan p = {.gr = g, .stage = stage, .q = q, .k = q ? q->k : 1, .depth = depth};
 	p.hide = q && sc_quotient_hides_empty(q);
@@ -1003,7 +1004,7 @@ sc_status sc_render_full(const sc_graph *g, const sc_settings *set, const int *s
 		double zs = 1;
 		if (d > 0) {
 			sc_full_opts oo = {
-			        .max_ops = max_ops, .depth = d, .cpu = o ? o->cpu : NULL};
+			        .max_ops = max_ops, .depth = d, .kind = o ? o->kind : NULL};
 			sc_full_result rr;
 			st = sc_render_full(g, set, stage, cap ? &over : NULL, format, path, &oo,
 			                    &rr, err);

@@ -50,9 +50,11 @@ typedef struct sc_full_opts {
 	int max_ops;
 	int depth;
 	int page_units;
-	const bool *cpu; /* set->k flags, or NULL: CPU stages (001 section 3), costed as
-	                  * CPUs, their clusters square, dashed on warm grey and
-	                  * headed "CPU", the caption counting both devices */
+	const int *kind; /* set->k stages' kinds (sc_quotient_new_kinds), or NULL:
+	                  * each stage costed on its kind and headed by its name
+	                  * when the partition names devices; CPU stages (001
+	                  * section 3) square, dashed on warm grey and headed
+	                  * "CPU"; the caption counts the stages of each kind */
 } sc_full_opts;
 
 /* What sc_render_full drew: scale (1: a bitmap at full size, else the

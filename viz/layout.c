@@ -50,11 +50,12 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	       : cpu ? GV_COL_CPU_BORDER
 	             : GV_COL_BORDER,
 	       cpu ? GV_COL_CPU_FILL : "white", cpu ? " STYLE=\"rounded,dashed\"" : "");
-	sb_add(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>stage %d%s</B></TD></TR>",
+	sb_add(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>stage %d%s%s</B></TD></TR>",
 	       bn    ? GV_COL_BN_HEAD
 	       : cpu ? GV_COL_CPU_HEAD
 	             : GV_COL_HEAD,
-	       s + 1, cpu ? " &#183; CPU" : "");
+	       s + 1, sc_quotient_device(q, s) ? " &#183; " : "",
+	       sc_quotient_device(q, s) ? sc_quotient_device(q, s) : "");
 	if (bn)
 		sb_add(b,
 		       "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><FONT COLOR=\"%s\"><B>bottleneck"
@@ -101,11 +102,12 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	/* the parameter bytes the stage holds, against the limit when there is
 	 * one */
 	char lim[40] = "";
+	double mem = sc_quotient_memory(q, s);
 	if (picture && cpu && isfinite(q->memory))
 		snprintf(lim, sizeof lim, " (no limit)");
-	else if (picture && isfinite(q->memory)) {
+	else if (picture && isfinite(mem)) {
 		char m[32];
-		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(q->memory, m, sizeof m));
+		snprintf(lim, sizeof lim, " / %s", sc_quotient_fmt_bytes(mem, m, sizeof m));
 	}
 	if (picture)
 		sb_add(b, "<TR><TD ALIGN=\"LEFT\">param</TD><TD ALIGN=\"RIGHT\">%s%s</TD></TR>",
@@ -130,7 +132,7 @@ static int over_hard_limit(const sc_quotient *q)
 /* The caption of q's picture (see gv_caption). */
 static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 {
-	char num[32], line[384], m[32], p[32], where[96];
+	char num[32], line[384], m[32], p[32], where[96], lims[160];
 	int len =
 	        snprintf(line, sizeof line, "%d stage%s, bottleneck %s in %s", q->k,
 	                 q->k == 1 ? "" : "s", sc_quotient_fmt(q->bottleneck_cost, num, sizeof num),
@@ -143,21 +145,21 @@ static void graph_label(const sc_quotient *q, const sc_caption *cap, strbuf *b)
 		        "; infeasible: stage %d holds %s of parameters, over the hard memory limit "
 		        "of %s",
 		        over + 1, sc_quotient_fmt_bytes(q->st[over].param, p, sizeof p),
-		        sc_quotient_fmt_bytes(q->memory, m, sizeof m));
-	else if (isfinite(q->memory))
-		len += snprintf(line + len, sizeof line - (size_t)len,
-		                "; memory limit %s per stage (%s)",
-		                sc_quotient_fmt_bytes(q->memory, m, sizeof m),
-		                sc_mem_policy_name(q->policy));
+		        sc_quotient_fmt_bytes(sc_quotient_memory(q, over), m, sizeof m));
+	else if (*sc_quotient_memory_limits(q, lims, sizeof lims))
+		len += snprintf(line + len, sizeof line - (size_t)len, "; memory limit %s (%s)",
+		                lims, sc_mem_policy_name(q->policy));
 	if (sc_quotient_hides_empty(q) && len < (int)sizeof line)
 		len += snprintf(line + len, sizeof line - (size_t)len,
 		                "; %d empty stages not drawn", sc_quotient_empty(q));
-	/* CPU stages (001 section 3): how many of each device */
-	char dev[96];
-	if (q->cpus > 0 && len < (int)sizeof line)
-		snprintf(line + len, sizeof line - (size_t)len,
-		         "; %s (CPU stages rounded, dashed, grey: CPU time only, no io)",
-		         sc_quotient_devices(q, dev, sizeof dev));
+	/* devices: how many stages of each (001 section 3's CPU stages
+	 * drawn apart) */
+	char dev[160];
+	if (q->devices && len < (int)sizeof line)
+		snprintf(line + len, sizeof line - (size_t)len, "; %s%s",
+		         sc_quotient_devices(q, dev, sizeof dev),
+		         q->cpus > 0 ? " (CPU stages rounded, dashed, grey: CPU time only, no io)"
+		                     : "");
 	gv_training tr = {.ops = q->ops,
 	                  .backward_ops = q->backward_ops,
 	                  .orphans = q->orphans,

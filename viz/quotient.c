@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/mem.h"
 
@@ -76,11 +77,11 @@ static bool find_edges(sc_quotient *q, const sc_graph *g, const int *stage)
 sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
                              sc_error *err)
 {
-	return sc_quotient_new_devices(g, set, stage, NULL, err);
+	return sc_quotient_new_kinds(g, set, stage, NULL, err);
 }
 
-sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
-                                     const bool *cpu, sc_error *err)
+sc_quotient *sc_quotient_new_kinds(const sc_graph *g, const sc_settings *set, const int *stage,
+                                   const int *kind, sc_error *err)
 {
 	if (set->k < 1) {
 		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
@@ -95,7 +96,7 @@ sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, 
 	sc_costs *c = sc_costs_new(g, set, err);
 	if (!c)
 		return NULL;
-	sc_costs_set_devices(c, cpu);
+	sc_costs_set_kinds(c, kind);
 	sc_costs_eval(c, stage);
 	sc_quotient *q = calloc(1, sizeof *q);
 	if (q) {
@@ -111,6 +112,15 @@ sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, 
 	for (int s = 0; s < q->k; s++) {
 		q->st[s] = c->st[s];
 		q->cpus += c->st[s].cpu;
+	}
+	q->devices = sc_costs_names_devices(c, q->k);
+	q->nkinds = c->fleet.n;
+	for (int d = 0; d < c->fleet.n; d++) {
+		q->kind_memory[d] = c->fleet.kind[d].cpu ? INFINITY : c->fleet.kind[d].memory;
+		snprintf(q->kind_name[d], SC_KIND_NAME, "%s",
+		         set->fleet             ? c->fleet.kind[d].name
+		         : c->fleet.kind[d].cpu ? "cpu"
+		                                : "accel");
 	}
 	q->bottleneck_cost = sc_costs_bottleneck(c, &q->bottleneck);
 	q->training = sc_graph_is_training(g);
@@ -172,14 +182,67 @@ char *sc_quotient_bottleneck_stages(const sc_quotient *q, char *buf, size_t size
 	return buf;
 }
 
+const char *sc_quotient_device(const sc_quotient *q, int s)
+{
+	if (!q->devices)
+		return NULL;
+	return q->st[s].cpu ? "CPU" : q->kind_name[q->st[s].kind];
+}
+
+double sc_quotient_memory(const sc_quotient *q, int s)
+{
+	return q->kind_memory[q->st[s].kind];
+}
+
+char *sc_quotient_memory_limits(const sc_quotient *q, char *buf, size_t size)
+{
+	bool used[SC_KINDS_MAX] = {false};
+	double one = NAN;
+	bool same = true;
+	for (int s = 0; s < q->k; s++) {
+		double m = sc_quotient_memory(q, s);
+		if (!isfinite(m))
+			continue;
+		used[q->st[s].kind] = true;
+		same = same && (one != one || one == m);
+		one = m;
+	}
+	char m[32];
+	if (one != one)
+		snprintf(buf, size, "%s", "");
+	else if (same)
+		snprintf(buf, size, "%s per stage", sc_quotient_fmt_bytes(one, m, sizeof m));
+	else {
+		size_t at = (size_t)snprintf(buf, size, "per stage");
+		for (int d = 0; d < q->nkinds && at < size; d++)
+			if (used[d])
+				at += (size_t)snprintf(
+				        buf + at, size - at, "%s %s %s", at > 9 ? "," : "",
+				        q->kind_name[d],
+				        sc_quotient_fmt_bytes(q->kind_memory[d], m, sizeof m));
+	}
+	return buf;
+}
+
 char *sc_quotient_devices(const sc_quotient *q, char *buf, size_t size)
 {
-	int acc = q->k - q->cpus;
-	if (q->cpus == 0)
-		snprintf(buf, size, "%s", "");
-	else
-		snprintf(buf, size, "%d accelerator stage%s, %d CPU stage%s", acc,
-		         acc == 1 ? "" : "s", q->cpus, q->cpus == 1 ? "" : "s");
+	snprintf(buf, size, "%s", "");
+	if (!q->devices)
+		return buf;
+	int count[SC_KINDS_MAX] = {0};
+	for (int s = 0; s < q->k; s++)
+		count[q->st[s].kind]++;
+	size_t at = 0;
+	for (int d = 0; d < q->nkinds && at < size; d++) {
+		if (count[d] == 0)
+			continue;
+		/* 001's two devices by what they are, a fleet's kinds by name */
+		const char *name = strcmp(q->kind_name[d], "accel") == 0 ? "accelerator"
+		                   : strcmp(q->kind_name[d], "cpu") == 0 ? "CPU"
+		                                                         : q->kind_name[d];
+		at += (size_t)snprintf(buf + at, size - at, "%s%d %s stage%s", at ? ", " : "",
+		                       count[d], name, count[d] == 1 ? "" : "s");
+	}
 	return buf;
 }
 

@@ -17,11 +17,11 @@
  * objective: the bottleneck under 1F1B, the largest forward cost of a stage
  * plus the largest backward cost under GPipe (sc_costs_gpipe).
  *
- * CPU stages (001 section 3): built with the stages' devices,
- * each stage's costs are its device's (cost.h: a CPU stage costs its ops'
- * CPU times, st[s].cpu says it is one, and pays no io) and q->cpus counts
- * them; the edges carry the tensors crossing stages whatever the devices,
- * which the accelerator stages at their ends pay for.
+ * Devices (core/fleet.h): built with the stages' kinds, each stage's costs
+ * are its kind's (cost.h: a CPU stage of 001 section 3 costs its ops' CPU
+ * times, st[s].cpu says it is one, and pays no io; q->cpus counts them);
+ * the edges carry the tensors crossing stages whatever the devices, which
+ * the stages at their ends pay for over their links.
  *
  * An sc_quotient is a plain value: it owns copies of everything and does
  * not refer to the graph it came from.  The number formatters are the ones
@@ -35,6 +35,7 @@
 #include <stddef.h>
 
 #include "core/cost.h"
+#include "core/fleet.h"
 
 typedef struct sc_qedge {
 	int from, to;     /* stages, 0-based */
@@ -60,6 +61,14 @@ typedef struct sc_quotient {
 	double memory;        /* the memory limit M per stage, INFINITY for none */
 	sc_mem_policy policy; /* under SC_MEM_HARD a stage over M is infeasible */
 	int cpus;             /* CPU stages among the k (st[s].cpu), 0 without */
+	/* Devices (core/fleet.h): whether the partition names its stages'
+	 * devices (sc_costs_names_devices: a CPU stage, or a fleet of kinds
+	 * given), and the names of the kinds st[s].kind indexes ("accel" and
+	 * "cpu" without a fleet, as 001 names them) */
+	bool devices;
+	int nkinds;
+	char kind_name[SC_KINDS_MAX][SC_KIND_NAME];
+	double kind_memory[SC_KINDS_MAX]; /* each kind's limit, INFINITY: none (a CPU) */
 } sc_quotient;
 
 /* Builds the quotient of g under stage[0..n) (0-based stages below set->k,
@@ -74,14 +83,30 @@ typedef struct sc_quotient {
 sc_quotient *sc_quotient_new(const sc_graph *g, const sc_settings *set, const int *stage,
                              sc_error *err);
 
-/* sc_quotient_new with the stages' devices: cpu[s] (k = set->k flags,
- * copied; NULL: every stage an accelerator, which is sc_quotient_new) says
- * stage s is a CPU stage. */
-sc_quotient *sc_quotient_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
-                                     const bool *cpu, sc_error *err);
+/* sc_quotient_new with the stages' devices: kind[s] (k = set->k entries,
+ * indices into set->fleet's kinds, or without a fleet 0 the graph's own
+ * device and 1 a CPU; NULL: every stage kind 0, which is sc_quotient_new)
+ * is stage s's kind, whose costs it has (cost.h). */
+sc_quotient *sc_quotient_new_kinds(const sc_graph *g, const sc_settings *set, const int *stage,
+                                   const int *kind, sc_error *err);
 
-/* "2 accelerator stages, 1 CPU stage" into buf, for captions; "" when q has
- * no CPU stage.  Returns buf. */
+/* The device pictures name stage s by: its kind's name when q names
+ * devices ("CPU" for a CPU, as 001 writes it), else NULL. */
+const char *sc_quotient_device(const sc_quotient *q, int s);
+
+/* The memory limit stage s's parameters are held against: its kind's
+ * (INFINITY: none). */
+double sc_quotient_memory(const sc_quotient *q, int s);
+
+/* The memory limits of the stages into buf, for captions: "40 GB per
+ * stage" when every limited stage has the same, else per kind ("per stage
+ * h100 80 GB, a100 40 GB"); "" when no stage has one.  Returns buf. */
+char *sc_quotient_memory_limits(const sc_quotient *q, char *buf, size_t size);
+
+/* The stages per device into buf, for captions: "2 accelerator stages, 1
+ * CPU stage" without a fleet, "2 h100 stages, 1 a100 stage" with one
+ * (kinds with no stage left out); "" when q names no devices.  Returns
+ * buf. */
 char *sc_quotient_devices(const sc_quotient *q, char *buf, size_t size);
 
 /* Writes the label of edge e (in bytes): on an inference quotient the

@@ -353,6 +353,24 @@ static bool put_empty(text_buf *b, const sc_export_plan *p)
 	                 p->k - p->used == 1 ? "s" : "", p->used, p->used == 1 ? " runs" : "s run");
 }
 
+/* The devices the used stages run on, when the partition names them: a
+ * Python list in stage order. */
+static bool put_devices(text_buf *b, const sc_export_plan *p)
+{
+	if (!p->device)
+		return true;
+	char q[4 * SC_MSG_NAME_MAX];
+	bool ok = put(b, "\n# The kind of device each stage runs on, as the partition places "
+	                 "it\n# (in stage order): map each to a torch.device of yours (\"cpu\" "
+	                 "is the CPU).\ndevices = [");
+	int said = 0;
+	for (int s = 0; s < p->k && ok; s++)
+		if (p->begin[s] >= 0 || s == p->first_stage)
+			ok = put(b, "%s\"%s\"", said++ ? ", " : "",
+			         py_str(p->device[s], q, sizeof q));
+	return ok && put(b, "]\n");
+}
+
 /* The name a module has in the model: its first call's (sc_modules_called). */
 static const char *torch_name(const sc_export_plan *p, int i, char *buf, size_t size)
 {
@@ -381,6 +399,7 @@ static sc_status write_pytorch(const sc_export_plan *p, char **text, size_t *len
 			         torch_name(p, p->begin[s], q, sizeof q), s + 1);
 	ok = ok && put(&b, "}\n\n# pipe = pipeline(model, mb_args=(example_input,), "
 	                   "split_spec=split_spec)\n");
+	ok = ok && put_devices(&b, p);
 	return finish(&b, ok, text, len, err);
 }
 
@@ -457,7 +476,7 @@ static sc_status write_deepspeed(const sc_export_plan *p, char **text, size_t *l
 	ok = ok && put(&b, "]\nparts = [");
 	for (int s = 0; s <= used && ok; s++)
 		ok = put(&b, "%s%d", s ? ", " : "", parts[s]);
-	ok = ok && put(&b, "]\n");
+	ok = ok && put(&b, "]\n") && put_devices(&b, p);
 	free(parts);
 	return finish(&b, ok, text, len, err);
 }

@@ -16,7 +16,9 @@
  * begins there is its split point.  A stage that holds no op is left out
  * (the frameworks take no empty stage): the export has fewer stages than
  * the partition, and says so.  The backward ops of a training graph follow
- * their forward ops and are not looked at.
+ * their forward ops and are not looked at.  A partition on devices (CPU
+ * stages, a fleet of kinds) names each used stage's kind in a list
+ * `devices`, in the order of the stages, for the user to map to theirs.
  *
  * sc_export_plan_init computes the split points (the plan) or says which
  * rule the partition breaks; a writer (sc_export_writer, one per framework,
@@ -53,7 +55,10 @@ typedef struct sc_export_plan {
 	 * made (graph.h made_weight): a module folded into it, which the
 	 * file does not name, runs after it; NULL when no layer's does */
 	bool *folded;
-	int nfolded;      /* layers with folded set */
+	int nfolded; /* layers with folded set */
+	/* stage -> the kind of device it runs on (k names, borrowed: the
+	 * partition's devices, core/fleet.h), or NULL when it names none */
+	const char *const *device;
 	const int *order; /* layers->order: the program order, g->n ops */
 	bool file_order;  /* order is the file's */
 } sc_export_plan;

@@ -44,20 +44,6 @@ const sc_part_format *sc_part_format_for_write(const char *path)
 	return &sc_part_format_json;
 }
 
-sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
-{
-	bool *cpu = NULL;
-	sc_status st = sc_part_read_devices(path, g, k_out, stage, &cpu, err);
-	if (st == SC_OK && cpu) {
-		free(cpu);
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s: the partition has CPU stages, which this command does "
-		                    "not take yet (eval and solve do)",
-		                    path);
-	}
-	return st;
-}
-
 /* Reads path once (a pipe cannot be read again after the probe; and
  * here rather than in a parser, for the same messages as graph files: a
  * directory is not "malformed JSON"), with the format whose probe is
@@ -92,33 +78,17 @@ static sc_status read_names(const char *path, const sc_graph *g, int *k_out, int
 	return st;
 }
 
-sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
-                               bool **cpu_out, sc_error *err)
+sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err)
 {
-	*cpu_out = NULL;
 	char **names = NULL;
 	sc_status st = read_names(path, g, k_out, stage, &names, err);
-	if (st != SC_OK || !names)
-		return st;
-	/* without a fleet the devices are "accel" and "cpu" (001 section 3) */
-	int k = *k_out;
-	bool *cpu = sc_calloc_n((size_t)k, sizeof *cpu), any = false;
-	for (int s = 0; cpu && s < k && st == SC_OK; s++) {
-		if (strcmp(names[s], "cpu") != 0 && strcmp(names[s], "accel") != 0)
+	for (int s = 0; st == SC_OK && names && s < *k_out; s++)
+		if (strcmp(names[s], "accel") != 0 && strcmp(names[s], sc_graph_work_kind(g)) != 0)
 			st = sc_error_set(err, SC_ERR_INPUT,
-			                  "%s: stage %d's device is '%s', a kind of --devices "
-			                  "(eval --devices takes it)",
+			                  "%s: stage %d runs on '%s': give the devices (--cpus or "
+			                  "--devices) to read it",
 			                  path, s + 1, names[s]);
-		else
-			any |= cpu[s] = strcmp(names[s], "cpu") == 0;
-	}
-	if (!cpu)
-		st = sc_error_nomem(err, "the partition's devices");
-	sc_part_names_free(names, k);
-	if (st == SC_OK && any)
-		*cpu_out = cpu;
-	else
-		free(cpu);
+	sc_part_names_free(names, *k_out);
 	return st;
 }
 
@@ -141,8 +111,46 @@ static sc_status invalid(const char *path, const sc_graph *g, const int *stage,
 	return sc_error_set(err, SC_ERR_INVALID, "%s: the partition is invalid: %s", path, why);
 }
 
-sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet *f, int *k_out,
-                             int *stage, int **kind_out, sc_violation *viol, sc_error *err)
+/* The fleet of a partition's own device names (no fleet given): kind 0 the
+ * graph's work kind (named so, or "accel" as 001's files name it), kind 1
+ * "cpu" (the indices an sc_costs without a fleet gives them), then every
+ * other kind in the order the file names them, each with the count of
+ * stages that name it (every stage kind 0 when names is NULL: a file that
+ * names no devices), bound to g's op times by sc_fleet_resolve. */
+static sc_status fleet_of_names(const char *path, const sc_graph *g, char **names, int k,
+                                sc_fleet *f, sc_error *err)
+{
+	sc_fleet named = {.n = 2};
+	snprintf(named.kind[0].name, SC_KIND_NAME, "%s", sc_graph_work_kind(g));
+	snprintf(named.kind[1].name, SC_KIND_NAME, "cpu");
+	for (int s = 0; s < k; s++) {
+		const char *name =
+		        !names || strcmp(names[s], "accel") == 0 ? named.kind[0].name : names[s];
+		int e = sc_fleet_find(&named, name);
+		if (e < 0) {
+			if (named.n == SC_KINDS_MAX || strlen(name) >= SC_KIND_NAME)
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: stage %d's device '%s' is one kind too many "
+				        "(at most %d, or a name of at most %d bytes)",
+				        path, s + 1, names[s], SC_KINDS_MAX, SC_KIND_NAME - 1);
+			e = named.n++;
+			snprintf(named.kind[e].name, SC_KIND_NAME, "%s", name);
+		}
+		named.kind[e].count++;
+	}
+	sc_settings set = g->settings;
+	set.fleet = &named;
+	sc_error why;
+	if (!sc_fleet_resolve(g, &set, f, &why))
+		return sc_error_set(err, SC_ERR_INPUT, "%s: %s; give --devices to cost them", path,
+		                    why.msg);
+	return SC_OK;
+}
+
+sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet *given, int want_k,
+                             int *k_out, int *stage, sc_fleet *fleet, int **kind_out,
+                             sc_violation *viol, sc_error *err)
 {
 	sc_violation none = {SC_VIOL_NONE, -1, -1};
 	if (viol)
@@ -155,56 +163,51 @@ sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const sc_fleet
 	if (st != SC_OK)
 		return st;
 	*k_out = k;
-	if (k > sc_fleet_stages(f)) {
-		sc_part_names_free(names, k);
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s: the partition has k = %d, more stages than the %d of "
-		                    "--devices",
-		                    path, k, sc_fleet_stages(f));
-	}
+	if (want_k > 0 && k != want_k)
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: the partition has k = %d, but k = %d is asked for", path, k,
+		                  want_k);
+	else if (given && k > sc_fleet_stages(given))
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: the partition has k = %d, more stages than the %d asked "
+		                  "for",
+		                  path, k, sc_fleet_stages(given));
+	else if (given)
+		*fleet = *given;
+	else
+		st = fleet_of_names(path, g, names, k, fleet, err);
 	int *kind = NULL;
-	if (names) {
+	if (st == SC_OK && names) {
 		int used[SC_KINDS_MAX] = {0};
 		kind = sc_malloc_n((size_t)k, sizeof *kind);
 		for (int s = 0; kind && s < k && st == SC_OK; s++) {
-			int e = sc_fleet_find(f, names[s]);
+			/* "accel": the graph's own device, as 001's files name it */
+			int e = sc_fleet_find(fleet, strcmp(names[s], "accel") == 0
+			                                     ? sc_graph_work_kind(g)
+			                                     : names[s]);
 			if (e < 0)
 				st = sc_error_set(err, SC_ERR_INPUT,
-				                  "%s: stage %d's device '%s' is none of --devices",
-				                  path, s + 1, names[s]);
-			else if (++used[e] > f->kind[e].count)
-				st = sc_error_set(
-				        err, SC_ERR_INPUT,
-				        "%s: more stages of '%s' than the %d of --devices", path,
-				        names[s], f->kind[e].count);
+				                  "%s: stage %d's device '%s' is none of the %s",
+				                  path, s + 1, names[s],
+				                  given ? "devices asked for" : "graph's");
+			else if (++used[e] > fleet->kind[e].count)
+				st = sc_error_set(err, SC_ERR_INPUT,
+				                  "%s: more stages of '%s' than the %d asked for",
+				                  path, names[s], fleet->kind[e].count);
 			else
 				kind[s] = e;
 		}
 		if (!kind)
 			st = sc_error_nomem(err, "the partition's devices");
-		sc_part_names_free(names, k);
-		if (st != SC_OK) {
-			free(kind);
-			return st;
-		}
+	}
+	sc_part_names_free(names, k);
+	if (st != SC_OK) {
+		free(kind);
+		return st;
 	}
 	*kind_out = kind;
 	sc_violation v;
-	if (!sc_part_check_kinds(g, stage, k, f, kind, &v))
-		return invalid(path, g, stage, &v, viol, err);
-	return SC_OK;
-}
-
-/* The checks sc_part_load and sc_part_load_devices share, on a file read. */
-static sc_status check_loaded(const char *path, const sc_graph *g, int want_k, int k,
-                              const int *stage, const bool *cpu, sc_violation *viol, sc_error *err)
-{
-	sc_violation v;
-	if (want_k > 0 && k != want_k)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s: the partition has k = %d, but k = %d is asked for", path,
-		                    k, want_k);
-	if (!sc_part_check_devices(g, stage, k, cpu, &v))
+	if (!sc_part_check_kinds(g, stage, k, fleet, kind, &v))
 		return invalid(path, g, stage, &v, viol, err);
 	return SC_OK;
 }
@@ -221,22 +224,18 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 	if (st != SC_OK)
 		return st;
 	*k_out = k;
-	return check_loaded(path, g, want_k, k, stage, NULL, viol, err);
-}
-
-sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, int *k_out,
-                               int *stage, bool **cpu_out, sc_violation *viol, sc_error *err)
-{
-	sc_violation none = {SC_VIOL_NONE, -1, -1};
-	if (viol)
-		*viol = none;
-	*k_out = 0;
-	int k;
-	sc_status st = sc_part_read_devices(path, g, &k, stage, cpu_out, err);
-	if (st != SC_OK)
-		return st;
-	*k_out = k;
-	return check_loaded(path, g, want_k, k, stage, *cpu_out, viol, err);
+	if (want_k > 0 && k != want_k)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the partition has k = %d, but k = %d is asked for", path,
+		                    k, want_k);
+	/* every stage of the graph's own device: an op it may not run breaks
+	 * the partition as a broken order does */
+	sc_fleet f;
+	st = fleet_of_names(path, g, NULL, k, &f, err);
+	sc_violation v;
+	if (st == SC_OK && !sc_part_check_kinds(g, stage, k, &f, NULL, &v))
+		return invalid(path, g, stage, &v, viol, err);
+	return st;
 }
 
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,

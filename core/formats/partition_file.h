@@ -71,19 +71,10 @@ const sc_part_format *sc_part_format_for_write(const char *path);
  * Fails with SC_ERR_INPUT (message "path: ...") on a malformed file, a
  * wrong format tag, a missing or non-integer k or stage, an op the graph
  * lacks, a graph op the file lacks, or (DOT, whose loader checks them) a
- * stage outside 1..k; SC_ERR_IO when the file cannot be read. */
+ * stage outside 1..k, or a stage on a device other than the graph's own
+ * (sc_part_load_kinds takes those); SC_ERR_IO when the file cannot be
+ * read. */
 sc_status sc_part_read(const char *path, const sc_graph *g, int *k_out, int *stage, sc_error *err);
-
-/* sc_part_read for a file that may name CPU stages (001 section 3): the JSON
- * format's optional "devices" array gives each stage's device ("accel" or
- * "cpu"); *cpu_out is then a malloc'd array of k flags (true: a CPU stage)
- * that the caller frees, or NULL when the file has no CPU stage (a DOT
- * file never has).  sc_part_read itself refuses a file with a CPU stage
- * (SC_ERR_INPUT: "path: the partition has CPU stages, which this command
- * does not take yet"), so that no reader takes a CPU stage for an
- * accelerator. */
-sc_status sc_part_read_devices(const char *path, const sc_graph *g, int *k_out, int *stage,
-                               bool **cpu_out, sc_error *err);
 
 /* Reads the partition file path for g and checks it: the one way every
  * command and the workbench take a partition from a file, with one set of
@@ -105,22 +96,25 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 /* Frees k names of a reader's *names_out.  NULL does nothing. */
 void sc_part_names_free(char **names, int k);
 
-/* sc_part_load for a fleet (fleet.h, resolved for g): the file's
- * "devices" name each stage's kind, mapped into *kind_out (k indices into
- * f, malloc'd; NULL when the file names no devices, for the caller to
- * place the kinds), each name one of f's kinds and no kind on more stages
- * than its count; checked by sc_part_check_kinds (an op on a kind that may
- * not run it is SC_ERR_INVALID, as a broken stage order). */
+/* sc_part_load for a partition on devices (fleet.h): the one way every
+ * command takes a partition whose stages may run on kinds of device.
+ * given (resolved for g) is the fleet of the command (--devices), or NULL
+ * for the file's own: the graph's work kind (the file's "accel" or its
+ * name) as kind 0, "cpu" as kind 1 (001 section 3; the indices an
+ * sc_costs without a fleet gives them), then any other kind the graph has
+ * op times for, each with the count of stages the file gives it.  On
+ * return *fleet is the fleet used, and *kind_out the stages' kinds (k
+ * indices into *fleet, malloc'd), or NULL when the file names none: every
+ * stage kind 0 without given, the caller's to place with given.  Each
+ * name must be one of given's kinds, no kind on more stages than its
+ * count, and the partition is checked by sc_part_check_kinds (an op on a
+ * kind that may not run it is SC_ERR_INVALID, as a broken stage order,
+ * with *k_out, stage and *kind_out filled).  want_k > 0 requires the
+ * file's k to equal it. */
 struct sc_fleet;
-sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const struct sc_fleet *f,
-                             int *k_out, int *stage, int **kind_out, sc_violation *viol,
-                             sc_error *err);
-
-/* sc_part_load with the devices of sc_part_read_devices (checked by
- * sc_part_check_devices); *cpu_out as there, also filled when the
- * partition is invalid. */
-sc_status sc_part_load_devices(const char *path, const sc_graph *g, int want_k, int *k_out,
-                               int *stage, bool **cpu_out, sc_violation *viol, sc_error *err);
+sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const struct sc_fleet *given,
+                             int want_k, int *k_out, int *stage, struct sc_fleet *fleet,
+                             int **kind_out, sc_violation *viol, sc_error *err);
 
 /* Writes the partition file for stage (0-based, k stages) to path, in the
  * format of sc_part_format_for_write, through a temporary file in the same

@@ -244,9 +244,9 @@ Test(devices, onnx_kinds_from_device_profiles, .timeout = 60)
 }
 
 /* eval --devices on a file of one kind places the kinds (the least
- * bottleneck of that split, never below the optimum); a file whose kinds
- * --devices lacks, or holds too many of, and the file read without
- * --devices exit 2 naming the problem. */
+ * bottleneck of that split, never below the optimum); without --devices a
+ * file's own kinds stand; a file whose kinds --devices lacks, or holds too
+ * many of, exits 2 naming the problem. */
 Test(devices, eval_reads_and_places_kinds)
 {
 	char g[512], plain[512], kinds[512];
@@ -267,11 +267,20 @@ Test(devices, eval_reads_and_places_kinds)
 		nb += strcmp(json_string_value(json_array_get(dev, s)), "b") == 0;
 	cr_assert_eq(nb, 2);
 	json_decref(e);
+	/* without --devices the file's own kinds stand: the same costs as
+	 * the solve that wrote it */
+	json_t *own = ts_run_json(0, "eval %s %s --json", g, kinds);
+	cr_assert(ts_close_rel(ts_jnum(own, "bottleneck"), ts_jnum(opt, "bottleneck"), 1e-12),
+	          "eval %.17g, solve %.17g", ts_jnum(own, "bottleneck"),
+	          ts_jnum(opt, "bottleneck"));
+	cr_assert(json_equal(ts_jget(own, "devices"), ts_jget(opt, "devices")));
+	cr_assert_null(json_object_get(own, "devices_placed"));
+	json_decref(own);
 	json_decref(opt);
-	const char *bad[][2] = {{"", "--devices"},
-	                        {"--devices accel:2,b:1", "more stages of 'b'"},
-	                        {"--devices accel:3", "none of --devices"}};
-	for (int i = 0; i < 3; i++) {
+	const char *bad[][2] = {
+	        {"--devices accel:2,b:1", "more stages of 'b' than the 1 asked for"},
+	        {"--devices accel:3", "none of the devices asked for"}};
+	for (int i = 0; i < 2; i++) {
 		char *out, *err;
 		cr_assert_eq(ts_runf(&out, &err, "eval %s %s %s", g, kinds, bad[i][0]), 2, "%s: %s",
 		             bad[i][0], err);
@@ -415,4 +424,72 @@ Test(devices, bounds_and_proof_on_a_fleet, .timeout = 180)
 		          ts_jnum(j, "bottleneck"), want);
 		json_decref(j);
 	}
+}
+
+/* Every command that reads a partition takes its kinds: solve --devices
+ * --align writes an aligned partition on three devices; eval, render and
+ * export read it back (export lists each stage's kind in stage order,
+ * render heads each stage with its kind and holds its parameters against
+ * that kind's memory: 80 GB on an h100, 40 GB on an a100); solve
+ * --partition refines from it.  Read without --devices, the ONNX model has
+ * no h100 times: exit 2 naming the way out. */
+Test(devices, partition_readers_take_the_kinds, .timeout = 120)
+{
+	const char *m = "samples/onnx/resnet50.onnx", *spec = "h100:1,a100:2";
+	char part[512], pic[512];
+	ts_tpath(part, sizeof part, "aligned.json");
+	ts_tpath(pic, sizeof pic, "stages.dot");
+	json_t *r = ts_run_json(0, "solve %s --devices %s --align 1 --json -o %s", m, spec, part);
+	json_t *dev = ts_jget(r, "devices");
+	cr_assert_eq(json_array_size(dev), 3);
+	cr_assert_eq(ts_jint(ts_jget(r, "align"), "depth"), 1);
+	json_t *e = ts_run_json(0, "eval %s %s --devices %s --json", m, part, spec);
+	cr_assert(ts_close_rel(ts_jnum(e, "bottleneck"), ts_jnum(r, "bottleneck"), 1e-12));
+	cr_assert(json_equal(ts_jget(e, "devices"), dev));
+	json_decref(e);
+	/* export: the list of kinds, as the file names them */
+	char want[256] = "devices = [";
+	for (size_t s = 0; s < json_array_size(dev); s++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s\"%s\"", s ? ", " : "",
+		         json_string_value(json_array_get(dev, s)));
+	strcat(want, "]");
+	const char *formats[] = {"pytorch", "deepspeed"};
+	for (int i = 0; i < 2; i++) {
+		char *out, *err;
+		cr_assert_eq(ts_runf(&out, &err, "export %s %s --format %s --devices %s", m, part,
+		                     formats[i], spec),
+		             0, "%s", err);
+		cr_assert(strstr(out, want), "%s: no '%s' in\n%s", formats[i], want, out);
+		free(out);
+		free(err);
+	}
+	/* render: each stage headed by its kind, its parameters against its
+	 * kind's memory */
+	json_t *p = ts_run_json(0, "render %s %s --devices %s -o %s --json", m, part, spec, pic);
+	cr_assert(json_equal(ts_jget(p, "devices"), dev));
+	json_decref(p);
+	char *dot = ts_slurp(pic, NULL);
+	for (size_t s = 0; s < json_array_size(dev); s++) {
+		const char *kind = json_string_value(json_array_get(dev, s));
+		char head[64];
+		snprintf(head, sizeof head, "stage %zu &#183; %s", s + 1, kind);
+		const char *at = strstr(dot, head);
+		cr_assert(at, "no '%s' in the picture", head);
+		const char *lim = strcmp(kind, "h100") == 0 ? "/ 80 GB" : "/ 40 GB";
+		const char *next = strstr(at + strlen(head), "&#183;");
+		const char *found = strstr(at, lim);
+		cr_assert(found && (!next || found < next), "stage %zu (%s): no '%s'", s + 1, kind,
+		          lim);
+	}
+	free(dot);
+	/* solve --partition refines from the file's stages and kinds */
+	json_t *f = ts_run_json(0, "solve %s --devices %s --partition %s --json", m, spec, part);
+	cr_assert_str_eq(ts_jstr(f, "method"), "refine");
+	cr_assert_leq(ts_jnum(f, "bottleneck"), ts_jnum(r, "bottleneck") * (1 + 1e-12));
+	json_decref(f);
+	json_decref(r);
+	char *err;
+	cr_assert_eq(ts_runf(NULL, &err, "eval %s %s", m, part), 2);
+	cr_assert(strstr(err, "'h100'") && strstr(err, "give --devices"), "%s", err);
+	free(err);
 }

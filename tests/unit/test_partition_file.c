@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/formats/load.h"
+#include "core/fleet.h"
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
@@ -299,10 +300,21 @@ Test(partition_file, cpu_stages_are_not_written_as_dot)
 	at(p, sizeof p, "cpu.json");
 	cr_assert_eq(sc_part_write(p, g, stage, 2, c, &err), SC_OK, "%s", err.msg);
 	sc_costs_free(c);
-	bool *back = NULL;
+	int *back = NULL;
 	int got[6], k = 0;
-	cr_assert_eq(sc_part_read_devices(p, g, &k, got, &back, &err), SC_OK, "%s", err.msg);
-	cr_assert(back && !back[0] && back[1]);
+	sc_fleet f;
+	/* (op w has no CPU time: on a CPU stage the partition is invalid, and
+	 * its stages and kinds are still read) */
+	cr_assert_eq(sc_part_load_kinds(p, g, NULL, 0, &k, got, &f, &back, NULL, &err),
+	             SC_ERR_INVALID, "%s", err.msg);
+	cr_assert(strstr(err.msg, "no CPU time"), "%s", err.msg);
+	/* the file's own devices: kind 0 the graph's, kind 1 a CPU */
+	cr_assert(back && back[0] == 0 && back[1] == 1);
+	cr_assert(f.kind[1].cpu && f.kind[0].count == 1 && f.kind[1].count == 1);
 	free(back);
+	/* a reader that takes no devices refuses the file by name */
+	cr_assert_eq(sc_part_read(p, g, &k, got, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, p) && strstr(err.msg, "'cpu'") && strstr(err.msg, "--cpus"), "%s",
+	          err.msg);
 	sc_graph_free(g);
 }

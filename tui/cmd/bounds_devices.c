@@ -33,7 +33,9 @@ static int read_partition(const ui_opts *o, const sc_graph *g, int *stage, ui_de
 	}
 	int k2 = 0;
 	int *kind = NULL;
-	sc_status st = sc_part_load_kinds(o->partition, g, &f, &k2, stage, &kind, NULL, &err);
+	sc_fleet used;
+	sc_status st =
+	        sc_part_load_kinds(o->partition, g, &f, 0, &k2, stage, &used, &kind, NULL, &err);
 	if (st != SC_OK) {
 		free(kind);
 		ui_error("%s", err.msg);

@@ -165,8 +165,8 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve, eval, bounds: the devices of the pipeline, NAME:COUNT,... (h100:2,a100:2; cpu is "
-         "paper "
+         "solve, eval, bounds, render, export: the devices of the pipeline, NAME:COUNT,... "
+         "(h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile; K is the sum of the counts",
          CUSTOM},
@@ -470,10 +470,13 @@ static const ui_command commands[] = {
                         "exports).\n"
                         "Empty stages are left out, and a layer torch.onnx folded a module "
                         "into is\n"
-                        "marked 'folded'; both with a warning.  Writes to stdout, or to OUT "
-                        "with -o.",
+                        "marked 'folded'; both with a warning.  A partition on devices "
+                        "(solve\n"
+                        "--cpus or --devices) adds the list of each stage's kind of device.  "
+                        "Writes to\n"
+                        "stdout, or to OUT with -o.",
                 .takes = OPTIONS(OPT_FORMAT, OPT_ALIGN, OPT_DEVICE, OPT_PRECISION, OPT_TIMES,
-                                 OPT_DIM, OPT_OUTPUT, OPT_HELP),
+                                 OPT_DIM, OPT_OUTPUT, OPT_HELP, OPT_DEVICES),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_export,
@@ -520,10 +523,16 @@ static const ui_command commands[] = {
                         "cluster;\n"
                         "--timeline: a lane 'stage N (CPU)' that only computes); -k may give "
                         "its k or\n"
-                        "its accelerator stages.  Exits 1 for an invalid partition.",
+                        "its accelerator stages.  A partition on devices of several kinds "
+                        "(solve\n"
+                        "--devices) heads each stage with its kind; --devices SPEC costs them "
+                        "(an ONNX\n"
+                        "model has times for its --device only).  Exits 1 for an invalid "
+                        "partition.",
                 .takes = OPTIONS(SETTINGS, OPT_FORMAT, OPT_FULL, OPT_MAX_OPS, OPT_DEPTH,
                                  OPT_PAGE_OPS, OPT_BOUNDS, OPT_METHOD, OPT_SEED, OPT_TIME,
-                                 OPT_TIMELINE, OPT_BATCHES, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_TIMELINE, OPT_BATCHES, OPT_OUTPUT, OPT_JSON, OPT_HELP,
+                                 OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 2,
                 .run = ui_cmd_render,

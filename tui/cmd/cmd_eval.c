@@ -7,8 +7,10 @@
  * the pipeline schedule of core/timeline.h (its figures; with --json every
  * segment).  A partition file naming CPU stages (001 section 3) shows each
  * stage's device; a CPU stage costs its ops' CPU times, and its timeline
- * lane computes only (core/timeline.h).  The file's devices stand without
- * --cpus; a --cpus below them, or GPipe, is refused (ui_check_part_cpus).
+ * lane computes only (core/timeline.h); a file written by solve --devices
+ * names each stage's kind.  The file's devices stand without --cpus or
+ * --devices; a --cpus below them, or GPipe, is refused
+ * (ui_check_part_kinds).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -56,8 +58,8 @@ typedef struct eval_report {
 	int k;
 	bool valid, feasible;
 	const char *why;   /* the violation, when not valid or not feasible */
-	const bool *cpu;   /* the file's CPU stages, or NULL */
-	bool kinds;        /* --devices: each stage's kind (in c) */
+	bool kinds;        /* --devices, or a file naming devices: each stage's kind (in c) */
+	bool given;        /* --devices */
 	bool assigned;     /* --devices on a file that names none: kinds placed */
 	const sc_costs *c; /* NULL when a stage number is out of range */
 	double bottleneck;
@@ -78,9 +80,7 @@ static bool print_json(const eval_report *r)
 		json_object_set_new(root, "violation", json_string(r->why));
 	if (r->kinds && r->c)
 		json_object_set_new(root, "devices", sc_report_kinds(r->c));
-	else if (r->cpu)
-		json_object_set_new(root, "devices", sc_report_devices(r->cpu, r->k));
-	if (r->kinds)
+	if (r->given)
 		json_object_set_new(root, "devices_placed", json_boolean(r->assigned));
 	if (r->c) {
 		json_object_set_new(root, "bottleneck", json_real(r->bottleneck));
@@ -128,7 +128,7 @@ static bool print_text(const eval_report *r)
 		       g->time_unit ? g->time_unit : "time units");
 		ui_print_objective(r->c, "", stdout);
 		ui_print_costs(g);
-		if (r->cpu || r->kinds)
+		if (r->kinds)
 			ui_print_devices(r->c, stdout);
 		if (r->assigned)
 			printf("the file names no devices: each stage has the kind that makes the "
@@ -162,31 +162,30 @@ int ui_cmd_eval(const ui_opts *o)
 	}
 	/* an invalid partition is still reported, with its costs, and exits 1 */
 	sc_violation viol;
-	bool *cpu = NULL; /* CPU stages (001 section 3): the file's devices */
-	int *kind = NULL; /* --devices: the file's kinds, or NULL to place them */
-	sc_fleet fleet;
+	/* the devices: --devices, or the file's own (001's CPU stages, or the
+	 * kinds a solve --devices wrote) */
+	int *kind = NULL; /* each stage's kind, or NULL: --devices places them */
+	sc_fleet given, fleet;
 	sc_status st;
-	if (o->devices) {
-		if (!sc_fleet_resolve(g, &g->settings, &fleet, &err)) {
-			ui_error("eval: %s", err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		st = sc_part_load_kinds(o->pos[1], g, &fleet, &k, stage, &kind, &viol, &err);
-	} else {
-		st = sc_part_load_devices(o->pos[1], g, 0, &k, stage, &cpu, &viol, &err);
+	if (o->devices && !sc_fleet_resolve(g, &g->settings, &given, &err)) {
+		ui_error("eval: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
 	}
+	st = sc_part_load_kinds(o->pos[1], g, o->devices ? &given : NULL, 0, &k, stage, &fleet,
+	                        &kind, &viol, &err);
 	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);
 		goto out;
 	}
-	if (!ui_check_part_cpus("eval", o->pos[1], g, cpu, k, o)) {
+	if (!ui_check_part_kinds("eval", o->pos[1], g, &fleet, kind, k, o)) {
 		status = UI_EXIT_INPUT;
 		goto out;
 	}
 	sc_settings set = g->settings;
 	set.k = k;
+	ui_settings_fleet(&set, g, &fleet);
 	bool valid = st == SC_OK;
 	char why[SC_PART_WHY_SIZE];
 	sc_part_describe(g, stage, &viol, why, sizeof why);
@@ -205,10 +204,7 @@ int ui_cmd_eval(const ui_opts *o)
 				goto out;
 			}
 		} else {
-			if (o->devices)
-				sc_costs_set_kinds(c, kind);
-			else
-				sc_costs_set_devices(c, cpu);
+			sc_costs_set_kinds(c, kind);
 			sc_costs_eval(c, stage);
 		}
 	}
@@ -240,8 +236,8 @@ int ui_cmd_eval(const ui_opts *o)
 	                 .valid = valid,
 	                 .feasible = feasible,
 	                 .why = why,
-	                 .cpu = cpu,
-	                 .kinds = o->devices != NULL,
+	                 .kinds = o->devices != NULL || (c && sc_costs_names_devices(c, k)),
+	                 .given = o->devices != NULL,
 	                 .assigned = o->devices && !kind,
 	                 .c = c,
 	                 .bottleneck = bottleneck,
@@ -253,7 +249,6 @@ int ui_cmd_eval(const ui_opts *o)
 out:
 	sc_timeline_free(tl);
 	sc_costs_free(c);
-	free(cpu);
 	free(kind);
 	free(stage);
 	sc_graph_free(g);

@@ -11,13 +11,15 @@
  * (a module split across stages, a stage going back along the program
  * order, a stage not beginning at a module) exits 1, as eval's invalid
  * partitions do; bad input exits 2.  Nothing is written unless the whole
- * text was made.
+ * text was made.  A partition on devices (solve --cpus, --devices) has
+ * its stages' kinds named in the text.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tui/ui.h"
 #include "core/fileio.h"
+#include "core/fleet.h"
 #include "core/formats/export.h"
 #include "core/formats/partition_file.h"
 #include "core/modules.h"
@@ -76,17 +78,32 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 	sc_error_clear(&err);
 	sc_modules *m = NULL;
 	sc_export_plan plan = {0};
-	int *stage = sc_part_new(g), k = 0;
+	int *stage = sc_part_new(g), k = 0, *kind = NULL;
+	const char **device = NULL; /* each stage's kind's name, when the file names them */
 	if (!stage) {
 		status = export_failed(SC_ERR_NOMEM, &err);
 		goto out;
 	}
-	sc_status st = sc_part_load(o->pos[1], g, 0, &k, stage, NULL, &err);
+	/* the devices: --devices, or the file's own (CPU stages, kinds) */
+	sc_fleet given, fleet;
+	if (o->devices && !sc_fleet_resolve(g, &g->settings, &given, &err)) {
+		ui_error("export: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	sc_status st = sc_part_load_kinds(o->pos[1], g, o->devices ? &given : NULL, 0, &k, stage,
+	                                  &fleet, &kind, NULL, &err);
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);
 		goto out;
 	}
+	if (kind && !(device = calloc((size_t)k, sizeof *device))) {
+		status = export_failed(SC_ERR_NOMEM, &err);
+		goto out;
+	}
+	for (int s = 0; device && s < k; s++)
+		device[s] = fleet.kind[kind[s]].name;
 	m = sc_modules_new(g, &err);
 	if (!m) {
 		ui_error("%s", err.msg);
@@ -94,6 +111,7 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 		goto out;
 	}
 	st = sc_export_plan_init(&plan, g, m, stage, k, o->align, o->pos[1], &err);
+	plan.device = device;
 	if (st == SC_OK)
 		st = writer->write(&plan, &r->text, &r->len, &err);
 	if (st == SC_OK)
@@ -102,6 +120,8 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 		status = export_failed(st, &err);
 out:
 	sc_export_plan_fini(&plan);
+	free(device);
+	free(kind);
 	free(stage);
 	sc_modules_free(m);
 	sc_graph_free(g);

@@ -125,20 +125,27 @@ static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *
 }
 
 /* Fills stage from the PARTITION file, the graph's own stages or a search;
- * sets *k, and *cpu (malloc'd, k flags, or NULL) to the file's CPU stages.
- * Returns the exit status (UI_EXIT_OK to go on). */
+ * sets set->k, and from a file its devices: *kind (malloc'd, k kinds, or
+ * NULL: every stage the graph's own device) into *fleet, set settled on
+ * it (ui_settings_fleet).  Returns the exit status (UI_EXIT_OK to go on). */
 static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_settings *set,
-                          int *stage, bool **cpu, const char **from)
+                          int *stage, sc_fleet *fleet, int **kind, const char **from)
 {
 	sc_error err;
 	sc_error_clear(&err);
-	*cpu = NULL;
+	*kind = NULL;
 	if (o->npos > 1) {
 		const char *path = o->pos[1];
 		int k;
+		sc_fleet given;
+		if (o->devices && !sc_fleet_resolve(g, set, &given, &err)) {
+			ui_error("render: %s", err.msg);
+			return UI_EXIT_INPUT;
+		}
 		/* the file's k counts the CPU stages too; -k may give it or,
 		 * as solve --cpus takes it, the accelerator stages alone */
-		sc_status st = sc_part_load_devices(path, g, 0, &k, stage, cpu, NULL, &err);
+		sc_status st = sc_part_load_kinds(path, g, o->devices ? &given : NULL, 0, &k, stage,
+		                                  fleet, kind, NULL, &err);
 		if (st != SC_OK && st != SC_ERR_INVALID) {
 			ui_error("%s", err.msg);
 			return ui_exit_status(st);
@@ -146,9 +153,9 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 		/* a k other than asked is bad input before an invalid partition
 		 * (as sc_part_load has it) */
 		int ncpu = 0;
-		for (int s = 0; *cpu && s < k; s++)
-			ncpu += (*cpu)[s];
-		if (o->k > 0 && o->k != k && o->k != k - ncpu) {
+		for (int s = 0; *kind && s < k; s++)
+			ncpu += fleet->kind[(*kind)[s]].cpu;
+		if (!o->devices && o->k > 0 && o->k != k && o->k != k - ncpu) {
 			if (ncpu == 0)
 				ui_error("%s: the partition has k = %d, but k = %d is asked for",
 				         path, k, o->k);
@@ -163,9 +170,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 			ui_error("%s", err.msg);
 			return ui_exit_status(st);
 		}
-		if (!ui_check_part_cpus("render", path, g, *cpu, k, o))
+		if (!ui_check_part_kinds("render", path, g, fleet, *kind, k, o))
 			return UI_EXIT_INPUT;
 		set->k = k;
+		ui_settings_fleet(set, g, fleet);
 		*from = path;
 		return UI_EXIT_OK;
 	}
@@ -209,13 +217,19 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	} else if (sc_search_error(s)) {
 		ui_error("render: %s: %s", g->source, sc_search_error(s)->msg);
 		status = UI_EXIT_INPUT;
-	} else if (!isfinite(sc_search_result(s, stage, &optimal))) {
+	} else if (!(*kind = calloc((size_t)sc_settings_stages(set), sizeof **kind))) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+	} else if (!isfinite(sc_search_result_kinds(s, stage, *kind, &optimal))) {
 		ui_error(
 		        "render: %s: %s partition into %d stages keeps every stage within the hard "
 		        "memory limit",
-		        g->source, optimal ? "no" : "the search found no", set->k);
+		        g->source, optimal ? "no" : "the search found no", sc_settings_stages(set));
 		status = UI_EXIT_INFEASIBLE;
 	}
+	/* the picture's stages: with devices every stage of the search's
+	 * partition, the CPUs' too */
+	set->k = sc_settings_stages(set);
 	sc_search_free(s);
 	*from = "the search";
 	return status;
@@ -242,7 +256,7 @@ static json_t *training_stages(const sc_quotient *q)
  * drawn to o->output; with --json the schedule as eval --timeline gives it.
  * Returns the exit status. */
 static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_settings *set,
-                           const int *stage, const bool *cpu, const char *format, const char *from)
+                           const int *stage, const int *kind, const char *format, const char *from)
 {
 	sc_error err;
 	sc_error_clear(&err);
@@ -253,7 +267,7 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;
 	}
-	sc_costs_set_devices(c, cpu); /* a CPU lane computes only */
+	sc_costs_set_kinds(c, kind); /* a CPU lane computes only */
 	sc_costs_eval(c, stage);
 	int m = o->batches ? o->batches : sc_timeline_default_batches(set->k);
 	tl = sc_timeline_new(c, m, set->schedule, &err);
@@ -281,8 +295,8 @@ static int render_timeline(const ui_opts *o, const sc_graph *g, const sc_setting
 			goto out;
 		}
 		json_object_set_new(root, "timeline", tj);
-		if (cpu)
-			json_object_set_new(root, "devices", sc_report_devices(cpu, set->k));
+		if (sc_costs_names_devices(c, set->k))
+			json_object_set_new(root, "devices", sc_report_kinds(c));
 		if (!ui_print_json(root))
 			status = UI_EXIT_INPUT;
 		goto out;
@@ -387,14 +401,17 @@ int ui_cmd_render(const ui_opts *o)
 	char device[120] = "", dims[400] = "";
 	if (rep.filled)
 		caption_device(&rep, device, sizeof device, dims, sizeof dims);
+	int status = UI_EXIT_OK, file_k = g ? g->settings.k : 0;
+	if (g)
+		ui_opts_apply(o, &g->settings);
+	/* --devices costs an ONNX model on each kind from the report */
+	bool costed = g && ui_graph_devices(g, o, &rep);
 	sc_onnx_report_fini(&rep);
 	if (!g) {
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;
 	}
-	int status = UI_EXIT_OK, file_k = g->settings.k;
-	ui_opts_apply(o, &g->settings);
-	if (!ui_cpus_settings(g, o)) {
+	if (!costed) {
 		sc_graph_free(g);
 		return UI_EXIT_INPUT;
 	}
@@ -406,7 +423,8 @@ int ui_cmd_render(const ui_opts *o)
 	/* a training graph is drawn too, its backward pass apart (viz/) */
 	sc_settings set = g->settings;
 	int *stage = NULL;
-	bool *cpu = NULL;      /* the partition file's CPU stages (001 section 3), or NULL */
+	sc_fleet fleet;        /* the partition file's devices */
+	int *kind = NULL;      /* its stages' kinds, or NULL: the graph's own device */
 	json_t *stages = NULL; /* a training graph's cost per stage and pass (--json) */
 	const char *from = NULL;
 	bool staged = o->npos > 1 || g->init_stage || o->k > 0;
@@ -432,7 +450,7 @@ int ui_cmd_render(const ui_opts *o)
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		status = find_partition(o, g, file_k, &set, stage, &cpu, &from);
+		status = find_partition(o, g, file_k, &set, stage, &fleet, &kind, &from);
 		if (status != UI_EXIT_OK)
 			goto out;
 	}
@@ -441,7 +459,7 @@ int ui_cmd_render(const ui_opts *o)
 			ui_error("render: --timeline needs a partition (PARTITION or -k K)");
 			status = UI_EXIT_INPUT;
 		} else {
-			status = render_timeline(o, g, &set, stage, cpu, format, from);
+			status = render_timeline(o, g, &set, stage, kind, format, from);
 		}
 		goto out;
 	}
@@ -449,7 +467,7 @@ int ui_cmd_render(const ui_opts *o)
 	int at = 0;
 	sc_quotient *q = NULL;
 	if (staged) {
-		q = sc_quotient_new_devices(g, &set, stage, cpu, &err);
+		q = sc_quotient_new_kinds(g, &set, stage, kind, &err);
 		if (!q) {
 			ui_error("%s", err.msg);
 			status = UI_EXIT_INPUT;
@@ -490,10 +508,16 @@ int ui_cmd_render(const ui_opts *o)
 	                   .max_ops = o->max_ops,
 	                   .depth = o->depth,
 	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
-	                   .cpu = cpu};
+	                   .kind = kind};
 	sc_full_result fr = {.scale = 1};
 	sc_status st;
 	bool stopped = false;
+	char devices[160] = "";
+	json_t *names = q && q->devices ? json_array() : NULL;
+	for (int s = 0; names && s < q->k; s++)
+		json_array_append_new(names, json_string(q->kind_name[q->st[s].kind]));
+	if (q)
+		sc_quotient_devices(q, devices, sizeof devices);
 	if (q && !o->full) {
 		st = sc_render_quotient(q, &cap, format, o->output, &scale, &err);
 	} else {
@@ -528,7 +552,8 @@ int ui_cmd_render(const ui_opts *o)
 	                      .picture = picture,
 	                      .staged = staged,
 	                      .from = from,
-	                      .cpu = cpu,
+	                      .devices = devices,
+	                      .device_names = names,
 	                      .bottleneck = bottleneck,
 	                      .objective = objective,
 	                      .at = at,
@@ -542,9 +567,10 @@ int ui_cmd_render(const ui_opts *o)
 	if (!(o->json ? ui_render_print_json(&r) : ui_render_print_text(&r)))
 		status = UI_EXIT_INPUT;
 	json_decref(r.stages);
+	json_decref(names);
 out:
 	json_decref(stages);
-	free(cpu);
+	free(kind);
 	free(stage);
 	sc_graph_free(g);
 	return status;

@@ -116,8 +116,6 @@ static int prepare(solve_run *run, ui_solve_report *r)
 {
 	const ui_opts *o = run->o;
 	sc_search_params *p = &run->p;
-	if (o->align > 0 && !align_graph(o, run->orig, r))
-		return UI_EXIT_INPUT;
 	ui_search_params(o, p);
 	/* with --align, half of what -t leaves is for the unaligned solve */
 	if (o->time_limit > 0)
@@ -274,12 +272,6 @@ static int solve(solve_run *run, ui_solve_report *r)
 		status = ui_solve_write(r, o->output);
 	if (status != UI_EXIT_OK)
 		return status;
-	/* also when no aligned partition fits: the unaligned problem may */
-	if (r->aligned && !ui_interrupted() && (r->feasible || r->optimal))
-		compare_unaligned(run, r);
-	/* the price of alignment: aligned / unaligned - 1 */
-	if (r->aligned && r->feasible)
-		r->al.gap = r->al.free_best > 0 ? r->objective / r->al.free_best - 1 : 0;
 	/* the certified gap: objective / lower bound - 1 */
 	r->gap = r->feasible && r->pf.lower > 0     ? fmax(0, r->objective / r->pf.lower - 1)
 	         : r->feasible && r->objective == 0 ? 0
@@ -290,17 +282,24 @@ static int solve(solve_run *run, ui_solve_report *r)
 	return UI_EXIT_OK;
 }
 
-/* What solve needs of the graph loaded: k, and no --align with --cpus.
- * Returns UI_EXIT_OK, or UI_EXIT_INPUT after a message. */
+/* --align after the run (on the accelerators or on devices): the
+ * unaligned problem's answer, also when no aligned partition fits, and
+ * the price of alignment, aligned / unaligned - 1. */
+static void price_alignment(const solve_run *run, ui_solve_report *r)
+{
+	if (r->aligned && !ui_interrupted() && (r->feasible || r->optimal))
+		compare_unaligned(run, r);
+	if (r->aligned && r->feasible)
+		r->al.gap = r->al.free_best > 0 ? r->objective / r->al.free_best - 1 : 0;
+}
+
+/* What solve needs of the graph loaded: k.  Returns UI_EXIT_OK, or
+ * UI_EXIT_INPUT after a message. */
 static int check(const ui_opts *o, const sc_graph *g)
 {
+	(void)o;
 	if (g->settings.k < 1) {
 		ui_error("solve: %s does not set k; give -k K", g->source);
-		return UI_EXIT_INPUT;
-	}
-	if (o->align > 0 && (g->settings.cpus > 0 || g->settings.fleet)) {
-		ui_error("solve: --align and --cpus cannot be used together yet (the aligned "
-		         "search has no CPU stages)");
 		return UI_EXIT_INPUT;
 	}
 	return UI_EXIT_OK;
@@ -318,10 +317,15 @@ int ui_cmd_solve(const ui_opts *o)
 	ui_solve_report_init(&r, g);
 	solve_run run = {.o = o, .deadline = deadline, .orig = g};
 	status = check(o, g);
+	/* --align: the search's graph is the aligned copy */
+	if (status == UI_EXIT_OK && o->align > 0 && !align_graph(o, g, &r))
+		status = UI_EXIT_INPUT;
 	if (status == UI_EXIT_OK && (g->settings.cpus > 0 || g->settings.fleet))
 		status = ui_solve_cpus(o, deadline, &r); /* devices (001 section 3 for CPUs) */
 	else if (status == UI_EXIT_OK)
 		status = solve(&run, &r);
+	if (status == UI_EXIT_OK)
+		price_alignment(&run, &r);
 	if (status == UI_EXIT_OK)
 		status = ui_solve_print(&r, o->json);
 	if (run.caught)

@@ -11,7 +11,7 @@
 #include "viz/full.h"
 #include "viz/quotient.h"
 
-/* render --json: one object; a paged picture, CPU stages and a training
+/* render --json: one object; a paged picture, devices and a training
  * graph add their members (the others' output is as it was).  Takes
  * r->stages.  False when it could not be written. */
 bool ui_render_print_json(const ui_render_report *r)
@@ -30,8 +30,8 @@ bool ui_render_print_json(const ui_render_report *r)
 	                    isfinite(r->lower) ? json_real(r->lower) : json_null());
 	json_object_set_new(root, "gap", isnan(r->gap) ? json_null() : json_real(r->gap));
 	json_object_set_new(root, "scale", json_real(r->scale));
-	if (r->cpu)
-		json_object_set_new(root, "devices", sc_report_devices(r->cpu, r->set->k));
+	if (r->device_names)
+		json_object_set_new(root, "devices", json_incref(r->device_names));
 	if (r->pages > 0) {
 		json_t *files = json_array();
 		char name[4096];
@@ -72,13 +72,8 @@ bool ui_render_print_text(const ui_render_report *r)
 		              set->k, r->from, ui_num(r->bottleneck, b1, sizeof b1), r->at + 1);
 	else
 		ui_print_line("%s: the graph %s, %d ops", o->output, g->name, g->n);
-	if (r->cpu) {
-		int ncpu = 0;
-		for (int s = 0; s < set->k; s++)
-			ncpu += r->cpu[s];
-		printf("devices: %d accelerator stage%s, %d CPU stage%s\n", set->k - ncpu,
-		       set->k - ncpu == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s");
-	}
+	if (r->devices && *r->devices)
+		printf("devices: %s\n", r->devices);
 	if (r->pages > 0) {
 		char a[4096], z[4096];
 		sc_full_page_path(o->output, 1, a, sizeof a);

@@ -19,7 +19,9 @@ typedef struct ui_render_report {
 	const char *format, *picture;
 	bool staged;
 	const char *from; /* where the partition came from, or NULL */
-	const bool *cpu;  /* the partition's CPU stages, or NULL */
+	const char
+	        *devices; /* the stages per device (sc_quotient_devices), "" or NULL: none named */
+	json_t *device_names; /* each stage's device (borrowed), or NULL: none named */
 	double bottleneck, objective, lower, gap, scale;
 	int at;             /* the bottleneck stage, 0-based */
 	int pages;          /* 0: one picture */
@@ -27,7 +29,7 @@ typedef struct ui_render_report {
 	json_t *stages;     /* a training graph's costs by stage and pass, or NULL */
 } ui_render_report;
 
-/* render --json: one object; a paged picture, CPU stages and a training
+/* render --json: one object; a paged picture, devices and a training
  * graph add their members (the others' output is as it was).  False when
  * it could not be written. */
 bool ui_render_print_json(const ui_render_report *r);

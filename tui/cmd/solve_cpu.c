@@ -46,10 +46,6 @@ static bool refuse_unsupported(const ui_opts *o)
 		         o->devices ? "--devices" : "--cpus", what);
 		return false;
 	}
-	if (o->devices && o->partition) {
-		ui_error("solve: --devices: --partition does not take device kinds yet");
-		return false;
-	}
 	return true;
 }
 
@@ -82,44 +78,42 @@ static double cpu_lower_bound(const sc_graph *g, const sc_settings *set, const c
 	return lb;
 }
 
-/* --partition with CPU stages: the file's stages in order (its devices,
- * all accelerators without a "devices" array), then, when it has fewer
- * than the k + L asked for, empty accelerator and CPU stages after them.
- * Fills start and start_cpu (k + L flags).  False after a message (*status
+/* --partition on devices: the file's stages in order with its kinds
+ * (checked against the fleet; the graph's own device for a file that
+ * names none), then, when it has fewer than the fleet's stages, empty
+ * stages of the kinds left, in the fleet's order.  Fills start and
+ * start_kind (K = the fleet's stages).  False after a message (*status
  * set). */
 static bool load_start(const ui_opts *o, const sc_graph *g, const sc_settings *set, int *start,
-                       bool *start_cpu, int *status)
+                       int *start_kind, int *status)
 {
-	int kf = 0;
-	bool *cpu = NULL;
 	sc_error err;
 	sc_error_clear(&err);
-	sc_status st = sc_part_load_devices(o->partition, g, 0, &kf, start, &cpu, NULL, &err);
+	sc_fleet f, used;
+	if (!sc_fleet_resolve(g, set, &f, &err)) {
+		ui_error("solve: %s", err.msg);
+		*status = UI_EXIT_INPUT;
+		return false;
+	}
+	int kf = 0, *kind = NULL;
+	sc_status st =
+	        sc_part_load_kinds(o->partition, g, &f, 0, &kf, start, &used, &kind, NULL, &err);
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		*status = ui_exit_status(st);
-		free(cpu);
+		free(kind);
 		return false;
 	}
-	int ncpu = 0;
-	for (int s = 0; cpu && s < kf; s++)
-		ncpu += cpu[s];
-	if (kf - ncpu > set->k || ncpu > set->cpus) {
-		ui_error("solve: %s: the partition has %d accelerator and %d CPU stages, more than "
-		         "-k %d --cpus %d allow",
-		         o->partition, kf - ncpu, ncpu, set->k, set->cpus);
-		*status = UI_EXIT_INPUT;
-		free(cpu);
-		return false;
-	}
-	int at = 0;
+	int left[SC_KINDS_MAX];
+	for (int d = 0; d < f.n; d++)
+		left[d] = f.kind[d].count;
 	for (int s = 0; s < kf; s++)
-		start_cpu[at++] = cpu && cpu[s];
-	for (int s = kf - ncpu; s < set->k; s++)
-		start_cpu[at++] = false;
-	for (int s = ncpu; s < set->cpus; s++)
-		start_cpu[at++] = true;
-	free(cpu);
+		left[start_kind[s] = kind ? kind[s] : 0]--;
+	free(kind);
+	int at = kf;
+	for (int d = 0; d < f.n; d++)
+		while (left[d]-- > 0)
+			start_kind[at++] = d;
 	return true;
 }
 
@@ -197,14 +191,13 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 	if (o->time_limit > 0)
 		p.time_limit = fmax(0.05, deadline - sc_clock_now());
 	p.interrupted = ui_interrupted; /* ^C holds inside one evaluation too */
-	int *start = o->partition ? sc_part_new(r->g) : NULL, *start_kind = NULL;
-	bool *start_cpu = o->partition ? calloc((size_t)K, sizeof *start_cpu) : NULL;
-	if (o->partition && (!start || !start_cpu)) {
+	int *start = o->partition ? sc_part_new(r->g) : NULL;
+	int *start_kind = o->partition ? calloc((size_t)K, sizeof *start_kind) : NULL;
+	if (o->partition && (!start || !start_kind)) {
 		ui_error("out of memory");
 		status = UI_EXIT_INPUT;
-	} else if (o->partition && load_start(o, r->g, &r->set, start, start_cpu, &status)) {
+	} else if (o->partition && load_start(o, r->g, &r->set, start, start_kind, &status)) {
 		p.start = start;
-		start_kind = sc_search_kinds_of_cpus(start_cpu, K);
 		p.start_kind = start_kind;
 		if (!o->method)
 			p.method = "refine";
@@ -214,7 +207,6 @@ static int search(const ui_opts *o, double deadline, ui_solve_report *r, ui_inte
 	if (status == UI_EXIT_OK)
 		status = ui_solve_search(r, &p, saved, caught);
 	free(start);
-	free(start_cpu);
 	free(start_kind);
 	return status;
 }

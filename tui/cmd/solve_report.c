@@ -38,9 +38,7 @@ void ui_solve_report_init(ui_solve_report *r, const sc_graph *g)
 
 int ui_solve_stages(const ui_solve_report *r)
 {
-	if (r->set.fleet)
-		return sc_fleet_stages(r->set.fleet);
-	return r->set.k + (r->set.cpus > 0 ? r->set.cpus : 0);
+	return sc_settings_stages(&r->set);
 }
 
 bool ui_solve_devices(const ui_solve_report *r)

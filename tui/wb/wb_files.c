@@ -62,7 +62,7 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	}
 	/* read it for any k, so a wrong k can say how to fix it */
 	bool *cpu = NULL, *none = NULL;
-	sc_status s = sc_part_load_devices(path, w->g, 0, &k2, st, &cpu, NULL, &err);
+	sc_status s = ui_part_load_cpus(path, w->g, 0, &k2, st, &cpu, &err);
 	int ncpu = 0;
 	for (int i = 0; cpu && i < k2; i++)
 		ncpu += cpu[i];

@@ -107,7 +107,9 @@ static bool ensure_layout(quot_state *qs, wb *w)
 		return true;
 	drop_layout(qs);
 	sc_error err;
-	qs->quot = sc_quotient_new_devices(w->g, &w->set, w->stage, w->cpu, &err);
+	/* the stages' kinds as the editor costs them */
+	qs->quot =
+	        sc_quotient_new_kinds(w->g, &w->set, w->stage, sc_editor_costs(w->ed)->kind, &err);
 	if (qs->quot)
 		qs->lay = sc_layout_quotient(qs->quot, NULL, &err);
 	if (!qs->quot || !qs->lay) {

@@ -580,7 +580,7 @@ static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		bool *cpu = NULL;
-		ok = sc_part_load_devices(from, w->g, w->set.k, &k2, rs, &cpu, NULL, &err) == SC_OK;
+		ok = ui_part_load_cpus(from, w->g, w->set.k, &k2, rs, &cpu, &err) == SC_OK;
 		if (!ok) {
 			/* the message names the file read: it is said beside */
 			size_t n = strlen(from);

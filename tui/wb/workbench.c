@@ -120,7 +120,14 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const bool *f
 	for (int s = 0; file_cpu && s < kf; s++)
 		ncpu += file_cpu[s];
 	if (o->partition) {
-		if (!ui_check_part_cpus("stagecut", o->partition, g, file_cpu, kf, o)) {
+		/* the file's CPU flags as kinds (0 the graph's device, 1 a CPU) */
+		sc_fleet f = {.n = 2, .kind[1].cpu = true};
+		int *kind = calloc((size_t)kf + 1, sizeof *kind);
+		for (int s = 0; kind && file_cpu && s < kf; s++)
+			kind[s] = file_cpu[s];
+		bool ok = kind && ui_check_part_kinds("stagecut", o->partition, g, &f, kind, kf, o);
+		free(kind);
+		if (!ok) {
 			*status = UI_EXIT_INPUT;
 			return false;
 		}
@@ -172,8 +179,7 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	if (o->partition) {
 		int k2;
 		bool *cpu = NULL;
-		sc_status st =
-		        sc_part_load_devices(o->partition, g, 0, &k2, first, &cpu, NULL, &err);
+		sc_status st = ui_part_load_cpus(o->partition, g, 0, &k2, first, &cpu, &err);
 		int ncpu = 0;
 		for (int s = 0; cpu && s < k2; s++)
 			ncpu += cpu[s];
