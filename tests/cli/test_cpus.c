@@ -898,3 +898,27 @@ Test(cpus, interrupting_the_proof_keeps_the_partition, .timeout = 90)
 	cr_assert_gt(ts_jnum(r, "bottleneck"), 0);
 	json_decref(r);
 }
+
+/* render -k K --cpus L without a partition draws the search's partition
+ * with its CPU stages (its k + L stages were once out of the picture's
+ * range: "op ... is in stage 3, outside 1..2"); the bottleneck is solve's
+ * proven optimum. */
+Test(cpus, render_searches_with_cpu_stages)
+{
+	char pic[512];
+	ts_tpath(pic, sizeof pic, "searched.dot");
+	json_t *s = ts_run_json(0, "solve %s -k 2 --cpus 1 --json", RESNET_LAYER);
+	cr_assert(ts_jbool(s, "optimal"));
+	json_t *r = ts_run_json(0, "render %s -k 2 --cpus 1 -o %s --json", RESNET_LAYER, pic);
+	cr_assert_eq(ts_jint(r, "k"), 3);
+	json_t *dev = ts_jget(r, "devices");
+	int cpus = 0;
+	for (size_t i = 0; i < json_array_size(dev); i++)
+		cpus += strcmp(json_string_value(json_array_get(dev, i)), "cpu") == 0;
+	cr_assert_eq(json_array_size(dev), 3);
+	cr_assert_leq(cpus, 1);
+	cr_assert(ts_close_rel(ts_jnum(r, "bottleneck"), ts_jnum(s, "bottleneck"), 1e-9),
+	          "render %.17g, solve %.17g", ts_jnum(r, "bottleneck"), ts_jnum(s, "bottleneck"));
+	json_decref(r);
+	json_decref(s);
+}
