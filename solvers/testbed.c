@@ -134,12 +134,18 @@ void sc_testbed_config_key(sc_testbed_config *c, const char *methods, const char
 	        methods ? methods : SC_TESTBED_METHODS, rungs ? rungs : "all", c->time_limit,
 	        (unsigned long long)c->seed, c->schedule >= 0 ? ";schedule=" : "",
 	        c->schedule >= 0 ? sc_schedule_name((sc_schedule)c->schedule) : "");
-	/* CPU stages join the key too (001 section 3); without them it stays */
+	/* CPU stages and devices join the key too (001 section 3, fleet.h);
+	 * without them it stays */
 	if (c->cpus != 0 && n > 0 && (size_t)n < sizeof c->key) {
 		if (c->cpus == SC_TESTBED_CPUS_FILE)
-			snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=file");
+			n += snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=file");
 		else
-			snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=%d", c->cpus);
+			n += snprintf(c->key + n, sizeof c->key - (size_t)n, ";cpus=%d", c->cpus);
+	}
+	if (c->fleet.n > 0 && n > 0 && (size_t)n < sizeof c->key) {
+		char spec[SC_KINDS_MAX * (SC_KIND_NAME + 12)];
+		sc_fleet_format(&c->fleet, spec, sizeof spec);
+		snprintf(c->key + n, sizeof c->key - (size_t)n, ";devices=%s", spec);
 	}
 }
 
@@ -514,7 +520,7 @@ static double run_methods(const sc_graph *g, const sc_settings *set, const sc_te
 				best = v;
 				memcpy(best_stage, stage, (size_t)g->n * sizeof *stage);
 				memcpy(best_kind, kind,
-				       (size_t)(set->k + set->cpus) * sizeof *kind);
+				       (size_t)sc_settings_stages(set) * sizeof *kind);
 			}
 			*optimal_dp = *optimal_dp || (optimal && isfinite(v));
 			*none_dp = *none_dp || (optimal && !isfinite(v));
@@ -563,10 +569,28 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	sc_settings set = g->settings;
 	set.k = inst->k;
 	set.cpus = c->cpus == SC_TESTBED_CPUS_FILE ? (g->max_cpus > 0 ? g->max_cpus : 0) : c->cpus;
+	sc_fleet fleet;
+	if (c->fleet.n > 0) {
+		/* the devices, bound to this graph's op times (a kind it has
+		 * none for is this instance's error) */
+		set.fleet = &c->fleet;
+		set.cpus = 0;
+		if (!sc_fleet_resolve(g, &set, &fleet, &err)) {
+			json_object_set_new(rec, "error", json_string(err.msg));
+			sc_graph_free(g);
+			return rec;
+		}
+	}
+	int K = sc_settings_stages(&set);
 	json_object_set_new(rec, "name", json_string(g->name));
 	json_object_set_new(rec, "ops", json_integer(g->n));
 	double simple = sc_bound_simple(g, inst->k);
-	if (set.cpus > 0) {
+	if (set.fleet) {
+		char spec[SC_KINDS_MAX * (SC_KIND_NAME + 12)];
+		sc_fleet_format(&c->fleet, spec, sizeof spec);
+		json_object_set_new(rec, "devices", json_string(spec));
+		simple = sc_bound_simple_kinds(g, &fleet);
+	} else if (set.cpus > 0) {
 		/* only with CPU stages: a record without them is as it was */
 		json_object_set_new(rec, "cpus", json_integer(set.cpus));
 		if (sc_bound_simple_cpus(g, sc_stages_useful(g, inst->k), set.cpus, &simple,
@@ -576,8 +600,8 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 	json_object_set_new(rec, "simple", isfinite(simple) ? json_real(simple) : json_null());
 	int *stage = sc_part_new(g);
 	int *best_stage = sc_part_new(g);
-	int *kind = calloc((size_t)(set.k + set.cpus), sizeof *kind);
-	int *best_kind = calloc((size_t)(set.k + set.cpus), sizeof *best_kind);
+	int *kind = calloc((size_t)K, sizeof *kind);
+	int *best_kind = calloc((size_t)K, sizeof *best_kind);
 	bool optimal_dp = false, none_dp = false;
 	json_t *methods = json_object();
 	json_object_set_new(rec, "methods", methods);
@@ -600,8 +624,9 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 		                       .time_limit = fmax(share, SC_TESTBED_MIN_SHARE),
 		                       .upper = best,
 		                       .start = isfinite(best) ? best_stage : NULL,
-		                       .start_kind =
-		                               isfinite(best) && set.cpus > 0 ? best_kind : NULL,
+		                       .start_kind = isfinite(best) && (set.cpus > 0 || set.fleet)
+		                                             ? best_kind
+		                                             : NULL,
 		                       /* Table 1 needs every rung's value */
 		                       .stop_at_proof = false};
 		say(&run, "rungs");

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/fleet.h"
 #include "solvers/jobs.h"
 #include "solvers/ladder.h"
 
@@ -98,6 +99,10 @@ typedef struct sc_testbed_config {
 	/* CPU stages beside the accelerators (001 section 3): 0 none, > 0 that
 	 * many, SC_TESTBED_CPUS_FILE each graph's maxCPUs (0 without) */
 	int cpus;
+	/* the devices (core/fleet.h: names and counts, bound to each graph's
+	 * op times as it is run), every instance's k their sum; fleet.n 0:
+	 * none (the graph's own device, and cpus) */
+	sc_fleet fleet;
 	char key[512]; /* what a record must match to count as done */
 } sc_testbed_config;
 

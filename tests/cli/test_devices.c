@@ -493,3 +493,69 @@ Test(devices, partition_readers_take_the_kinds, .timeout = 120)
 	cr_assert(strstr(err, "'h100'") && strstr(err, "give --devices"), "%s", err);
 	free(err);
 }
+
+/* bench --devices: every instance on the fleet (k its sum), its record
+ * naming the devices, its upper bound solve's optimum on the same fleet
+ * and its lower bound never above it; the key holds the devices, so a
+ * second run resumes while a run without them does not take the record;
+ * a graph without a kind's times is that instance's error; -k other than
+ * the sum exits 2. */
+Test(devices, bench_on_a_fleet, .timeout = 120)
+{
+	char dir[512], g[512], bare[512], res[512];
+	ts_tpath(dir, sizeof dir, "tb");
+	ts_tpath(g, sizeof g, "tb/e.dot");
+	ts_tpath(bare, sizeof bare, "tb/f.dot");
+	ts_tpath(res, sizeof res, "res.json");
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	ts_write_text(g, "digraph { a [work=4, work_b=6, out=2]; c [work=8, work_b=12, out=2]; "
+	                 "d [work=6, work_b=3, out=1]; e [work=7, work_b=7, out=1]; "
+	                 "a -> c -> e; a -> d -> e; }");
+	ts_write_text(bare, "digraph { a [work=4]; b [work=8]; a -> b }");
+	json_t *opt = ts_run_json(0, "solve %s --devices accel:1,b:2 --json", g);
+	char *out, *err;
+	/* (an instance's error is bad input: exit 2, named) */
+	cr_assert_eq(ts_runf(&out, &err, "bench %s --devices accel:1,b:2 -t 4 -o %s", dir, res), 2,
+	             "%s", err);
+	cr_assert(strstr(err, "f.dot: no op times for the device 'b'"), "%s", err);
+	free(out);
+	free(err);
+	size_t len;
+	char *text = ts_slurp(res, &len);
+	int seen = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		json_t *r = json_loads(line, 0, NULL);
+		cr_assert(r);
+		cr_assert_eq(ts_jint(r, "k"), 3);
+		cr_assert(strstr(ts_jstr(r, "config"), "devices=accel:1,b:2"));
+		if (strstr(ts_jstr(r, "graph"), "e.dot")) {
+			cr_assert_str_eq(ts_jstr(r, "devices"), "accel:1,b:2");
+			cr_assert(
+			        ts_close_rel(ts_jnum(r, "upper"), ts_jnum(opt, "bottleneck"), 1e-9),
+			        "bench %.17g, solve %.17g", ts_jnum(r, "upper"),
+			        ts_jnum(opt, "bottleneck"));
+			cr_assert_leq(ts_jnum(r, "lower"), ts_jnum(r, "upper") * (1 + 1e-9));
+			cr_assert_leq(ts_jnum(r, "simple"), ts_jnum(r, "lower") * (1 + 1e-9));
+		} else {
+			cr_assert(strstr(ts_jstr(r, "error"), "'b'"), "%s", line);
+		}
+		seen++;
+		json_decref(r);
+	}
+	cr_assert_eq(seen, 2);
+	free(text);
+	json_decref(opt);
+	cr_assert_eq(ts_runf(NULL, &err, "bench %s --devices accel:1,b:2 -t 4 -o %s", dir, res), 2);
+	cr_assert(strstr(err, "2 already in"), "%s", err);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "bench %s -k 3 -t 1 --methods dpl --rungs simple -o %s",
+	                     dir, res),
+	             0, "%s", err);
+	cr_assert(strstr(err, "0 already in"), "%s", err);
+	free(err);
+	cr_assert_eq(ts_runf(NULL, &err, "bench %s --devices accel:1,b:2 -k 2 -o %s", dir, res), 2);
+	cr_assert(strstr(err, "-k may only repeat"), "%s", err);
+	free(err);
+}

@@ -165,7 +165,7 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve, eval, bounds, render, export: the devices of the pipeline, NAME:COUNT,... "
+         "solve, eval, bounds, render, export, bench: the devices of the pipeline, NAME:COUNT,... "
          "(h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile; K is the sum of the counts",
@@ -566,7 +566,7 @@ static const ui_command commands[] = {
                         "of what finished and exits 130 (143 after SIGTERM).",
                 .takes = OPTIONS(OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE,
                                  OPT_CPUS, OPT_METHODS, OPT_RUNGS, OPT_TIME, OPT_SEED, OPT_JOBS,
-                                 OPT_PART, OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                                 OPT_PART, OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 0,
                 .max_pos = 100000,
                 .run = ui_cmd_bench,

@@ -155,6 +155,18 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 	c->policy = o->policy;
 	c->schedule = o->schedule;
 	c->cpus = o->cpus == UI_CPUS_FILE ? SC_TESTBED_CPUS_FILE : o->cpus > 0 ? o->cpus : 0;
+	if (o->devices) {
+		/* every instance on the devices: k is their sum */
+		int K = sc_fleet_stages(&o->fleet);
+		if (o->klist && (c->nk != 1 || c->k[0] != K)) {
+			ui_error("bench: --devices %s gives %d stages: -k may only repeat that",
+			         o->devices, K);
+			return false;
+		}
+		c->fleet = o->fleet;
+		c->nk = 1;
+		c->k[0] = K;
+	}
 	sc_testbed_config_key(c, o->methods, o->rungs);
 	return true;
 }
