@@ -165,7 +165,8 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve, eval, bounds, render, export, bench: the devices of the pipeline, NAME:COUNT,... "
+         "solve, eval, bounds, render, export, bench, info: the devices of the pipeline, "
+         "NAME:COUNT,... "
          "(h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile; K is the sum of the counts",
@@ -313,7 +314,7 @@ static const ui_command commands[] = {
                         "modules\n"
                         "read from the op names (ops, work share, parameters; stagecut(1), "
                         "MODULES).",
-                .takes = OPTIONS(SETTINGS, OPT_OUTPUT, OPT_JSON, OPT_HELP),
+                .takes = OPTIONS(SETTINGS, OPT_OUTPUT, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 1,
                 .run = ui_cmd_info,

@@ -8,7 +8,7 @@
 #include "tui/ui.h"
 #include "core/layers.h"
 #include "core/modules.h"
-#include "info_cpus.h"
+#include "info_devices.h"
 #include "core/parse.h"
 #include "core/mem.h"
 #include "core/formats/write_dot.h"
@@ -378,14 +378,6 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 		printf("  ... and %d more (--json lists them all)\n", ntop - INFO_TOP_ROWS);
 }
 
-/* The simple bound with up to cpus CPU stages (simple.h); NAN when out
- * of memory. */
-static double simple_cpus(const sc_graph *g, int k, int cpus)
-{
-	double v;
-	return sc_bound_simple_cpus(g, k, cpus, &v, NULL) == SC_OK ? v : NAN;
-}
-
 /* A number, or null when it is not finite (inf: nothing fits). */
 static json_t *json_num_or_null(double x)
 {
@@ -403,8 +395,9 @@ typedef struct info_report {
 	const info_stats *s;
 	const sc_contract_report *contraction;
 	const sc_modules *mods;
-	const ui_cpu_table *cpus; /* filled when o->cpus != -1 */
-	int extra;                /* the file's k when not among ks, else 0 */
+	const ui_mix_table *cpus;    /* filled when o->cpus != -1 */
+	const ui_mix_table *devices; /* filled with --devices */
+	int extra;                   /* the file's k when not among ks, else 0 */
 } info_report;
 
 /* info --json: one object.  False when out of memory or it could not be
@@ -422,7 +415,7 @@ static bool print_json(const info_report *r)
 		/* with CPU stages, the bound that holds with them (simple.h) */
 		if (set->cpus > 0)
 			json_object_set_new(row, "bound_cpus",
-			                    json_num_or_null(simple_cpus(g, k, set->cpus)));
+			                    json_num_or_null(ui_simple_cpus(g, k, set->cpus)));
 		json_array_append_new(bounds, row);
 	}
 	/* the path as given may not be UTF-8, which JSON needs */
@@ -454,6 +447,8 @@ static bool print_json(const info_report *r)
 		json_object_set_new(root, "onnx", onnx_json(r->rep));
 	if (root && r->o->cpus != -1)
 		json_object_set_new(root, "cpus", ui_info_cpus_json(g, r->cpus));
+	if (root && r->o->devices)
+		json_object_set_new(root, "devices", ui_info_devices_json(g, r->devices));
 	if (root)
 		json_object_set_new(root, "costs", costs_json(g, r->rep));
 	bool ok = ui_print_json(root);
@@ -500,6 +495,8 @@ static bool print_text(const info_report *r)
 	modules_print(g, r->mods, r->s->work);
 	if (r->o->cpus != -1)
 		ui_info_cpus_print(g, r->cpus);
+	if (r->o->devices)
+		ui_info_devices_print(g, r->devices);
 	if (g->cost_origin)
 		costs_print(g, r->rep);
 	if (r->rep->filled)
@@ -521,7 +518,7 @@ static bool print_text(const info_report *r)
 		printf("  %6d  %14s", k, ui_num(sc_bound_simple(g, k), a, sizeof a));
 		if (set->cpus > 0) {
 			char cb[32];
-			double v = simple_cpus(g, k, set->cpus);
+			double v = ui_simple_cpus(g, k, set->cpus);
 			printf("  %14s", isnan(v) ? "-" : ui_num(v, cb, sizeof cb));
 		}
 		printf("\n");
@@ -571,9 +568,12 @@ int ui_cmd_info(const ui_opts *o)
 	}
 	const sc_settings *set = &g->settings;
 	/* --cpus (any value, file too) adds the CPU section (001 section 3) */
-	ui_cpu_table cpus;
+	ui_mix_table cpus, devices;
 	if (o->cpus != -1)
 		ui_cpu_table_fill(g, &cpus);
+	/* --devices: the kinds, and the fleet's mixes */
+	if (o->devices)
+		ui_devices_table_fill(g, &devices);
 	/* the file's k (or -k) joins the list when it is not already there */
 	int extra = set->k;
 	for (int i = 0; i < NKS; i++)
@@ -587,6 +587,7 @@ int ui_cmd_info(const ui_opts *o)
 	                 .contraction = &contraction,
 	                 .mods = mods,
 	                 .cpus = &cpus,
+	                 .devices = &devices,
 	                 .extra = extra};
 	if (!(o->json ? print_json(&r) : print_text(&r)))
 		status = UI_EXIT_INPUT;

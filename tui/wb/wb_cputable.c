@@ -2,7 +2,7 @@
  * wb_cputable.c - the practitioner's table (001 section 3) in the
  * workbench: C opens a modal with the optimal bottleneck of the
  * workbench's own graph and settings at k and k + 1 accelerators and 0, 1
- * and 2 CPU stages, what info --cpus prints (tui/cmd/info_cpus.c).
+ * and 2 CPU stages, what info --cpus prints (tui/cmd/info_devices.c).
  *
  * Each cell is a job of the workbench's engine (w->eng): a search with the
  * method "exact" and the settings' k and cpus, which with CPUs runs the DP
