@@ -48,17 +48,6 @@ json_t *sc_report_stages(const sc_costs *c)
 	return arr;
 }
 
-json_t *sc_report_devices(const bool *cpu, int k)
-{
-	json_t *dev = json_array();
-	for (int s = 0; dev && cpu && s < k; s++)
-		if (json_array_append_new(dev, json_string(cpu[s] ? "cpu" : "accel")) != 0) {
-			json_decref(dev);
-			return NULL;
-		}
-	return dev;
-}
-
 json_t *sc_report_kinds(const sc_costs *c)
 {
 	json_t *dev = json_array();
@@ -137,10 +126,12 @@ json_t *sc_report_timeline(const sc_timeline *t, const char *unit)
 			json_decref(lane);
 			goto fail;
 		}
-		if (t->cpus > 0) {
+		if (t->cpus > 0 || t->device) {
 			char label[48];
 			json_object_set_new(lane, "device",
-			                    json_string(t->cpu[s] ? "cpu" : "accel"));
+			                    json_string(t->cpu[s]   ? "cpu"
+			                                : t->device ? t->device[s]
+			                                            : "accel"));
 			json_object_set_new(
 			        lane, "label",
 			        json_string(sc_timeline_lane_name(t, s, label, sizeof label)));

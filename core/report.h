@@ -16,12 +16,8 @@
  * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
-/* The "devices" array of k stages (CPU stages, 001 section 3): "cpu" where cpu[s], else
- * "accel"; an empty array when cpu is NULL.  NULL when out of memory. */
-json_t *sc_report_devices(const bool *cpu, int k);
-
 /* The kinds of c's stages as a JSON array of names: "accel" and "cpu"
- * without a fleet (as sc_report_devices), the fleet's names with one. */
+ * without a fleet (001 section 3), the fleet's names with one. */
 json_t *sc_report_kinds(const sc_costs *c);
 
 /* For a training graph, an object {"schedule": "1f1b"|"gpipe", "gpipe": the

@@ -42,7 +42,10 @@ int sc_timeline_at(const sc_timeline *t, int s, int batch, bool backward, sc_seg
 
 char *sc_timeline_lane_name(const sc_timeline *t, int s, char *buf, size_t size)
 {
-	snprintf(buf, size, "stage %d%s", s + 1, t->cpu[s] ? " (CPU)" : "");
+	if (t->device && !t->cpu[s])
+		snprintf(buf, size, "stage %d (%s)", s + 1, t->device[s]);
+	else
+		snprintf(buf, size, "stage %d%s", s + 1, t->cpu[s] ? " (CPU)" : "");
 	return buf;
 }
 
@@ -54,6 +57,7 @@ void sc_timeline_free(sc_timeline *t)
 	free(t->busy);
 	free(t->idle);
 	free(t->cpu);
+	free(t->device);
 	free(t);
 }
 
@@ -232,6 +236,14 @@ sc_timeline *sc_timeline_new(const sc_costs *c, int m, sc_schedule sched, sc_err
 		split(c, s, &dur[s * 6], &dur[s * 6 + 3]);
 		t->cpu[s] = c->st[s].cpu;
 		t->cpus += c->st[s].cpu;
+	}
+	if (c->set.fleet && sc_costs_names_devices(c, k)) {
+		if (!(t->device = calloc((size_t)k, sizeof *t->device))) {
+			sc_error_nomem(err, "timeline");
+			goto fail;
+		}
+		for (int s = 0; s < k; s++)
+			snprintf(t->device[s], SC_KIND_NAME, "%s", sc_costs_device_name(c, s));
 	}
 
 	long done = 0;

@@ -82,6 +82,9 @@ typedef struct sc_timeline {
 	double *busy, *idle; /* k entries: busy time, idle fraction */
 	bool *cpu;           /* k entries: stage s is a CPU stage (from c->cpu) */
 	int cpus;            /* how many of the k are */
+	/* each lane's device when the partition runs on a fleet of kinds
+	 * (c->set.fleet, sc_costs_names_devices): k names; NULL otherwise */
+	char (*device)[SC_KIND_NAME];
 } sc_timeline;
 
 /* The default number of micro-batches for k stages: 2k. */
@@ -94,8 +97,9 @@ int sc_timeline_default_batches(int k);
  * large, SC_ERR_NOMEM).  c is only read. */
 sc_timeline *sc_timeline_new(const sc_costs *c, int m, sc_schedule sched, sc_error *err);
 
-/* Lane s's name as every report and picture gives it: "stage 3", or for
- * a CPU stage "stage 3 (CPU)"; into buf (truncating to size), returned. */
+/* Lane s's name as every report and picture gives it: "stage 3", for a
+ * CPU stage "stage 3 (CPU)", on a fleet of kinds "stage 3 (h100)"; into
+ * buf (truncating to size), returned. */
 char *sc_timeline_lane_name(const sc_timeline *t, int s, char *buf, size_t size);
 
 /* Frees t; sc_timeline_free(NULL) does nothing. */

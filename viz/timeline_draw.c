@@ -116,7 +116,8 @@ static void caption(const sc_timeline *t, const char *unit, char *out, size_t si
 }
 
 /* The caption's second line: the schedule of a training graph, then the
- * devices when some stage is a CPU; "" when neither. */
+ * devices when some stage is a CPU or the stages run on a fleet of kinds;
+ * "" when neither. */
 static void caption2(const sc_timeline *t, char *out, size_t size)
 {
 	int len = 0;
@@ -124,7 +125,10 @@ static void caption2(const sc_timeline *t, char *out, size_t size)
 	if (t->training)
 		len = snprintf(out, size, "training graph, schedule %s",
 		               t->schedule == SC_SCHEDULE_GPIPE ? "GPipe" : "1F1B");
-	if (t->cpus > 0 && len >= 0 && (size_t)len < size)
+	if (t->device && len >= 0 && (size_t)len < size)
+		snprintf(out + len, size - (size_t)len, "%seach lane named by its device%s",
+		         len ? "; " : "", t->cpus > 0 ? " (a CPU lane computes only)" : "");
+	else if (t->cpus > 0 && len >= 0 && (size_t)len < size)
 		snprintf(out + len, size - (size_t)len,
 		         "%s%d accelerator stage%s, %d CPU stage%s (a CPU lane computes only: no "
 		         "communication)",

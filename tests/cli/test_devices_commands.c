@@ -146,3 +146,37 @@ Test(devices_commands, bench_on_a_fleet, .timeout = 120)
 	cr_assert(strstr(err, "-k may only repeat"), "%s", err);
 	free(err);
 }
+
+/* The timeline on a fleet names each lane by its kind: eval --timeline
+ * --json gives every lane the device eval gives its stage, labelled
+ * "stage N (KIND)", and the text's bottleneck names its kind. */
+Test(devices_commands, timeline_lanes_name_their_kinds)
+{
+	char g[512], part[512];
+	ts_tpath(g, sizeof g, "e.dot");
+	ts_tpath(part, sizeof part, "kinds.json");
+	ts_write_text(g, "digraph { a [work=4, work_b=6, out=2]; c [work=8, work_b=12, out=2]; "
+	                 "d [work=6, work_b=3, out=1]; e [work=7, work_b=7, out=1]; "
+	                 "a -> c -> e; a -> d -> e; }");
+	json_decref(ts_run_json(0, "solve %s --devices accel:1,b:2 --json -o %s", g, part));
+	json_t *e = ts_run_json(0, "eval %s %s --timeline --json", g, part);
+	json_t *dev = ts_jget(e, "devices"), *lanes = ts_jget(ts_jget(e, "timeline"), "lanes");
+	cr_assert_eq(json_array_size(lanes), 3);
+	for (size_t s = 0; s < 3; s++) {
+		const char *kind = json_string_value(json_array_get(dev, s));
+		json_t *lane = json_array_get(lanes, s);
+		cr_assert_str_eq(ts_jstr(lane, "device"), kind);
+		char label[64];
+		snprintf(label, sizeof label, "stage %zu (%s)", s + 1, kind);
+		cr_assert_str_eq(ts_jstr(lane, "label"), label);
+	}
+	int at = ts_jint(e, "bottleneck_stage");
+	char want[64];
+	snprintf(want, sizeof want, "(stage %d, %s)", at,
+	         json_string_value(json_array_get(dev, (size_t)at - 1)));
+	json_decref(e);
+	char *out;
+	cr_assert_eq(ts_runf(&out, NULL, "eval %s %s --timeline", g, part), 0);
+	cr_assert(strstr(out, want), "no '%s' in\n%s", want, out);
+	free(out);
+}

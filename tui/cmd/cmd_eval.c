@@ -33,10 +33,14 @@ static void print_timeline(const sc_timeline *t, const char *unit)
 	printf("  makespan %s  period %s  throughput %s per time unit\n",
 	       ui_num(t->makespan, a, sizeof a), ui_num(t->period, b, sizeof b),
 	       ui_num(t->throughput, c, sizeof c));
-	printf("  latency %s  fill %s  drain %s  bottleneck %s (stage %d%s)\n",
+	printf("  latency %s  fill %s  drain %s  bottleneck %s (stage %d%s%s)\n",
 	       ui_num(t->latency, a, sizeof a), ui_num(t->fill, b, sizeof b),
 	       ui_num(t->drain, d, sizeof d), ui_num(t->bottleneck, e, sizeof e),
-	       t->bottleneck_at + 1, t->cpu[t->bottleneck_at] ? ", CPU" : "");
+	       t->bottleneck_at + 1,
+	       t->cpu[t->bottleneck_at] ? ", CPU"
+	       : t->device              ? ", "
+	                                : "",
+	       t->device && !t->cpu[t->bottleneck_at] ? t->device[t->bottleneck_at] : "");
 	printf("  idle:");
 	for (int s = 0; s < t->k; s++)
 		printf(" %d:%.1f%%", s + 1, 100 * t->idle[s]);
