@@ -228,7 +228,6 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	s->offer_ops = sc_part_new(g);
 	s->offer_param = sc_malloc_n((size_t)s->K, sizeof *s->offer_param);
 	s->offer_kind = sc_calloc_n((size_t)s->K, sizeof *s->offer_kind);
-	s->conv_kind = sc_calloc_n((size_t)s->K, sizeof *s->conv_kind);
 	s->assigned = sc_calloc_n((size_t)s->K, sizeof *s->assigned);
 	if (p->start_kind) {
 		s->start_kind = sc_malloc_n((size_t)s->K, sizeof *s->start_kind);
@@ -238,7 +237,7 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 	}
 	s->offer_costs = sc_costs_new(g, &s->cset, NULL);
 	if (!s->best_stage || !s->best_kind || !s->offer_ops || !s->offer_param || !s->offer_kind ||
-	    !s->conv_kind || !s->assigned || !s->offer_costs || (p->start_kind && !s->start_kind)) {
+	    !s->assigned || !s->offer_costs || (p->start_kind && !s->start_kind)) {
 		sc_search_free(s);
 		sc_error_nomem(err, "the search");
 		return NULL;
@@ -267,7 +266,6 @@ void sc_search_free(sc_search *s)
 	free(s->offer_ops);
 	free(s->offer_param);
 	free(s->offer_kind);
-	free(s->conv_kind);
 	free(s->assigned);
 	free(s->start_kind);
 	sc_costs_free(s->offer_costs);

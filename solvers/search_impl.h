@@ -15,7 +15,7 @@
  * K = k + L stages, and each offer carries the devices of its stages (K
  * flags, true for a CPU stage; NULL: every stage an accelerator), which
  * the best keeps beside its stages.  The slicer chooses them
- * (sc_slicer_devices), the exact DP too (sc_dp_result_kinds), and
+ * (sc_slicer_kinds), the exact DP too (sc_dp_result_kinds), and
  * refinement keeps them, moving no op onto a device it may not go to.  An
  * offer that puts an op on such a device is never kept.  Without CPU
  * stages K = k and nothing here changes.
@@ -96,7 +96,6 @@ struct sc_search {
 	int *offer_ops;        /* scratch: a stage per op */
 	double *offer_param;   /* scratch: parameter bytes per stage */
 	int *offer_kind;       /* scratch: K kinds */
-	int *conv_kind;        /* scratch: K kinds (sc_search_kinds_of) */
 	int *assigned;         /* scratch: K kinds (sc_costs_assign_kinds) */
 	long evals;
 	double t0;
@@ -156,11 +155,7 @@ void sc_search_offer_ops(sc_search *s, const int *op_stage, const int *kind, dou
  * included, so that the balanced stages replace the best's. */
 void sc_search_offer_balanced(sc_search *s, const int *op_stage, const int *kind);
 
-/* The kinds of the CPU flags cpu (K of them, from the CPU stages'
- * slicing; NULL: none), in scratch of s valid until the next call. */
-const int *sc_search_kinds_of(sc_search *s, const bool *cpu);
-
-/* The kinds of the slicer's last split (sc_slicer_devices), or NULL. */
+/* The kinds of the slicer's last split (sc_slicer_kinds), or NULL. */
 const int *sc_search_slicer_kinds(sc_search *s);
 
 /* For a topological order of the units whose slicing found no split within

@@ -51,13 +51,6 @@ static bool breaks_pins(const sc_search *s, const int *op_stage)
 	return false;
 }
 
-const int *sc_search_kinds_of(sc_search *s, const bool *cpu)
-{
-	for (int i = 0; i < s->K; i++)
-		s->conv_kind[i] = cpu && cpu[i] && s->cpu_kind >= 0 ? s->cpu_kind : 0;
-	return s->conv_kind;
-}
-
 int *sc_search_kinds_of_cpus(const bool *cpu, int n)
 {
 	int *kind = cpu ? sc_malloc_n((size_t)(n > 0 ? n : 1), sizeof *kind) : NULL;
@@ -68,8 +61,9 @@ int *sc_search_kinds_of_cpus(const bool *cpu, int n)
 
 const int *sc_search_slicer_kinds(sc_search *s)
 {
-	const bool *dev = sc_slicer_devices(s->slicer);
-	return dev ? sc_search_kinds_of(s, dev) : NULL;
+	/* the slicer's kinds index the search's fleet: with CPU stages its
+	 * fleet is the graph's device and the CPUs, as the slicer's */
+	return sc_slicer_kinds(s->slicer);
 }
 
 /* With devices: evaluates c with the kinds *kind (NULL: all kind 0, or
@@ -184,8 +178,7 @@ void sc_search_offer_unsliceable(sc_search *s, const int *order, int *unit_stage
 	if (isfinite(s->best))
 		return;
 	double v = sc_slice_equal_work(s->slicer, order, unit_stage);
-	const bool *dev = sc_slicer_devices(s->slicer);
-	sc_search_offer(s, unit_stage, dev ? sc_search_kinds_of(s, dev) : NULL, v);
+	sc_search_offer(s, unit_stage, sc_search_slicer_kinds(s), v);
 }
 
 /* The equal-work split: sc_greedy_split on an inference graph without pins
@@ -204,9 +197,9 @@ static sc_status equal_work_split(sc_search *s, int *unit_stage, int *op_stage, 
 		return sc_greedy_split(s->g, s->set.k, op_stage, err);
 	sc_slice_equal_work(s->slicer, s->units->topo, unit_stage);
 	sc_units_expand(s->units, unit_stage, op_stage);
-	const bool *dev = sc_slicer_devices(s->slicer);
+	const int *dev = sc_search_slicer_kinds(s);
 	if (kind && dev)
-		memcpy(kind, sc_search_kinds_of(s, dev), (size_t)s->K * sizeof *kind);
+		memcpy(kind, dev, (size_t)s->K * sizeof *kind);
 	return SC_OK;
 }
 

@@ -29,7 +29,7 @@
  * With CPU stages (sc_settings.cpus = L > 0; 001 section 3) the
  * order is split into at most k accelerator and L CPU stages in any
  * interleaving, each stage's device chosen with the split (slice_cpu.c);
- * sc_slicer_devices says which stages of the last split are CPUs.  The
+ * sc_slicer_kinds gives each stage of the last split its kind.  The
  * hard memory limit binds the accelerator stages only.  The slicing
  * without CPU stages is unchanged by this.
  */
@@ -62,10 +62,14 @@ double sc_slice(sc_slicer *s, const int *order, double cutoff, int *unit_stage);
  * may go to; when the optimum exceeds the cutoff, the result may also be
  * INFINITY unless every unit may go to an accelerator. */
 
-/* The devices of the split sc_slice or sc_slice_equal_work returned last
- * (k + L flags, true for a CPU stage: exactly L of them), or NULL when the
- * slicer has no CPU stages.  Owned by s, valid until its next slicing. */
-const bool *sc_slicer_devices(const sc_slicer *s);
+/* The kinds of the split sc_slice or sc_slice_equal_work returned last
+ * (k + L of them, each stage's kind as a fleet of the graph's device and
+ * CPUs indexes them, fleet.h: 0 an accelerator, 1 a CPU, exactly L of
+ * them), or NULL when the slicer has no CPU stages.  Owned by s, valid
+ * until its next slicing. */
+#define SC_SLICE_ACCEL 0
+#define SC_SLICE_CPU 1
+const int *sc_slicer_kinds(const sc_slicer *s);
 
 /* Makes sc_slice poll stop(ctx) every few thousand steps (and once before
  * it starts) and give up, returning NAN, when it says true, so that a time

@@ -36,7 +36,7 @@
  * and the runs that find none are cheap, their windows narrow.  The split's
  * stages are numbered in pipeline order, an empty stage keeping its place
  * and its device, so exactly k stages are accelerators and L are CPUs
- * (sc_slicer_devices).
+ * (sc_slicer_kinds).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -95,7 +95,8 @@ bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
 	    !s->active || !s->dev || !s->csum || !s->nba || !s->nbc || !s->pba || !s->pbc)
 		return false;
 	for (int i = 0; i < K; i++)
-		s->dev[i] = i >= s->k; /* (an empty graph's split: the accelerators first) */
+		/* (an empty graph's split: the accelerators first) */
+		s->dev[i] = i >= s->k ? SC_SLICE_CPU : SC_SLICE_ACCEL;
 	s->all_acc = true;
 	double B = set->bandwidth, umax = 0;
 	for (int x = 0; x < u->n; x++) {
@@ -125,7 +126,7 @@ bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
 	return true;
 }
 
-const bool *sc_slicer_devices(const sc_slicer *s)
+const int *sc_slicer_kinds(const sc_slicer *s)
 {
 	return s->L > 0 ? s->dev : NULL;
 }
@@ -135,7 +136,7 @@ const bool *sc_slicer_devices(const sc_slicer *s)
 static void accel_first(sc_slicer *s)
 {
 	for (int i = 0; i < s->k + s->L; i++)
-		s->dev[i] = i >= s->k;
+		s->dev[i] = i >= s->k ? SC_SLICE_CPU : SC_SLICE_ACCEL;
 }
 
 /* An accelerator segment's cost: as slice.c's, or with ignore_hard
@@ -432,7 +433,7 @@ static bool traceback(sc_slicer *s, const int *order, int *unit_stage)
 			param += u->param[order[p]];
 		}
 		over = over || (!cpu && param > s->set.memory && s->set.policy == SC_MEM_HARD);
-		s->dev[pos--] = cpu;
+		s->dev[pos--] = cpu ? SC_SLICE_CPU : SC_SLICE_ACCEL;
 		if (cpu)
 			m--;
 		else
@@ -441,7 +442,7 @@ static bool traceback(sc_slicer *s, const int *order, int *unit_stage)
 	}
 	/* the stages before the first unit: empty, j accelerators and m CPUs */
 	for (; pos >= 0; pos--) {
-		s->dev[pos] = m > 0;
+		s->dev[pos] = m > 0 ? SC_SLICE_CPU : SC_SLICE_ACCEL;
 		if (m > 0)
 			m--;
 	}

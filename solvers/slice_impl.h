@@ -62,7 +62,7 @@ struct sc_slicer {
 	double *csum;     /* n+1: prefix sums of CPU time in the order (and wsum, above: work) */
 	int *nba, *nbc;   /* n+1: the next position whose unit an accelerator, a CPU refuses */
 	int *pba, *pbc;   /* n+1: the last such position before, or -1 */
-	bool *dev;        /* k+L: the devices of the last split (true: a CPU stage) */
+	int *dev;         /* k+L: the kinds of the last split (SC_SLICE_ACCEL or _CPU) */
 	bool ignore_hard; /* cost accelerator stages as if the hard limit were not there */
 };
 

@@ -9,7 +9,7 @@
  * report through the framework (search.c).  The orders are order.c's, the
  * slicing slice.c's; the genetic searches over orders are in brkga.c.
  * With CPU stages each offer carries the slicer's devices
- * (sc_slicer_devices): the slicing chooses them, and kahn's equal-work
+ * (sc_slicer_kinds): the slicing chooses them, and kahn's equal-work
  * split leaves the CPU stages empty where it may (slice.h).
  */
 #include "search_impl.h"

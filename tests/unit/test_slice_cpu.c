@@ -22,6 +22,23 @@
 /* The least bottleneck over every split of order (units of u) into k + L
  * positions, each position's device given by a mask with L bits set, by
  * the model of ts_cpu_bottleneck. */
+
+/* The slicer's kinds as CPU flags (the test model's), or NULL without CPU
+ * stages; valid until the next call. */
+static const bool *cpu_of(const sc_slicer *s, int K)
+{
+	static bool flags[64];
+	const int *kind = sc_slicer_kinds(s);
+	cr_assert(K <= 64);
+	if (!kind)
+		return NULL;
+	for (int i = 0; i < K; i++) {
+		cr_assert(kind[i] == SC_SLICE_CPU || kind[i] == SC_SLICE_ACCEL);
+		flags[i] = kind[i] == SC_SLICE_CPU;
+	}
+	return flags;
+}
+
 static double brute_slice_cpus(const sc_graph *g, const sc_units *u, const int *order, int k, int L)
 {
 	int n = u->n, K = k + L;
@@ -68,7 +85,7 @@ static double brute_slice_cpus(const sc_graph *g, const sc_units *u, const int *
 static double split_cost(const sc_graph *g, const sc_units *u, const sc_slicer *s, const int *us,
                          int k, int L)
 {
-	const bool *cpu = sc_slicer_devices(s);
+	const bool *cpu = cpu_of(s, k + L);
 	cr_assert(cpu);
 	int ncpu = 0;
 	for (int i = 0; i < k + L; i++)
@@ -138,7 +155,7 @@ static void every_segmentation(uint64_t seed, bool training, int cases)
 			int K = k + L;
 			for (int i = 0; i < K; i++)
 				for (int p = 0; p < u->n; p++)
-					used_cpu += sc_slicer_devices(s)[i] && us[p] == i;
+					used_cpu += cpu_of(s, K)[i] && us[p] == i;
 			/* a cutoff above the optimum: exact, and a split that costs it */
 			double v = sc_slice(s, order, want * 1.5 + 1, us);
 			cr_assert(near(v, want), "%s: cutoff above: %.17g", what, v);
@@ -205,7 +222,7 @@ Test(slice_cpu, a_chain_by_hand)
 		sc_slicer *s = sc_slicer_new(u, &set, NULL);
 		int order[3] = {u->unit_of[a], u->unit_of[m], u->unit_of[c]}, us[3];
 		cr_assert_float_eq(sc_slice(s, order, INFINITY, us), 11, 1e-12);
-		const bool *cpu = sc_slicer_devices(s);
+		const bool *cpu = cpu_of(s, 1 + L);
 		cr_assert(cpu[us[order[0]]] && cpu[us[order[1]]] && !cpu[us[order[2]]]);
 		/* the baseline: a needs a CPU, so it is the best split by device */
 		cr_assert_float_eq(sc_slice_equal_work(s, order, us), 11, 1e-12);
@@ -232,14 +249,14 @@ Test(slice_cpu, the_baseline_keeps_the_cpus_empty)
 		sc_units *u = sc_units_new(g, false, &set, NULL);
 		sc_slicer *s = sc_slicer_new(u, &set, NULL), *s0 = sc_slicer_new(u, &set0, NULL);
 		cr_assert(u && s && s0);
-		cr_assert_null(sc_slicer_devices(s0));
+		cr_assert_null(sc_slicer_kinds(s0));
 		int *us = malloc((size_t)u->n * sizeof *us),
 		    *us0 = malloc((size_t)u->n * sizeof *us0);
 		double v = sc_slice_equal_work(s, u->topo, us);
 		double v0 = sc_slice_equal_work(s0, u->topo, us0);
 		cr_assert_float_eq(v, v0, 1e-12);
 		cr_assert_arr_eq(us, us0, (size_t)u->n * sizeof *us);
-		const bool *cpu = sc_slicer_devices(s);
+		const bool *cpu = cpu_of(s, 3);
 		cr_assert(!cpu[0] && !cpu[1] && cpu[2]);
 		free(us);
 		free(us0);
