@@ -181,12 +181,18 @@ static void header(const wb *w, int cols)
 	mvprintw(0, 0, "stagecut  %s", w->g->name);
 	attroff(A_BOLD);
 	char right[64];
+	int n = 0;
+	right[0] = '\0';
+	if (w->jobs_running || !(w->jobs_queued || w->jobs_paused))
+		n += snprintf(right + n, sizeof right - (size_t)n,
+		              w->jobs_running ? "%d job%s running" : "idle", w->jobs_running,
+		              w->jobs_running == 1 ? "" : "s");
+	if (w->jobs_paused)
+		n += snprintf(right + n, sizeof right - (size_t)n, "%s%d paused", n ? ", " : "",
+		              w->jobs_paused);
 	if (w->jobs_queued)
-		snprintf(right, sizeof right, "%d running, %d queued", w->jobs_running,
+		snprintf(right + n, sizeof right - (size_t)n, "%s%d queued", n ? ", " : "",
 		         w->jobs_queued);
-	else
-		snprintf(right, sizeof right, w->jobs_running ? "%d job%s running" : "idle",
-		         w->jobs_running, w->jobs_running == 1 ? "" : "s");
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	/* with CPU stages: "k 3 + 1 CPU" (accelerator and CPU stages) */

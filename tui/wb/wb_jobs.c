@@ -63,7 +63,7 @@ static void offer_best_devices(wb *w, const int *stage, const bool *cpu, double 
 static void count_jobs(wb *w)
 {
 	int busy = sc_engine_busy(w->eng);
-	w->jobs_running = w->jobs_queued = w->search_queue = 0;
+	w->jobs_running = w->jobs_queued = w->jobs_paused = w->search_queue = 0;
 	sc_job_info ji;
 	bool queued = busy > 0 && w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
 	              ji.state == SC_JOB_QUEUED;
@@ -73,11 +73,15 @@ static void count_jobs(wb *w)
 		if (!sc_engine_info(w->eng, id, &ji) || sc_job_finished(ji.state))
 			continue;
 		seen++;
-		if (ji.state == SC_JOB_RUNNING)
+		if (ji.state == SC_JOB_RUNNING && ji.paused)
+			w->jobs_paused++;
+		else if (ji.state == SC_JOB_RUNNING)
 			w->jobs_running++;
 		else
 			w->jobs_queued++;
-		if (ji.state == SC_JOB_QUEUED && id < w->search)
+		/* the user's search starts before the jobs that are not the
+		 * user's (sc_engine_prefer): only those can be ahead of it */
+		if (ji.state == SC_JOB_QUEUED && id < w->search && ji.preferred)
 			ahead++;
 	}
 	if (queued)
@@ -125,6 +129,9 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	int id = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
 	free(pin);
 	free(start_kind);
+	/* the user asked: it runs at once, pausing a ladder rung if need be */
+	if (id >= 0)
+		sc_engine_prefer(w->eng, id);
 	if (id < 0) {
 		w->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
@@ -250,12 +257,20 @@ void wb_start_ladder(wb *w)
 
 void wb_cancel_jobs(wb *w)
 {
+	sc_job_info ji;
+	bool live = w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
+	            !sc_job_finished(ji.state);
+	bool rounds = w->until_stopped;
 	w->until_stopped = false;
-	sc_engine_cancel(w->eng, -1);
-	if (w->ladder)
-		sc_ladder_cancel(w->ladder);
+	/* only what the user started: the ladder's rungs run on to their
+	 * limits, and a rung the search paused resumes */
+	if (live)
+		sc_engine_cancel(w->eng, w->search);
 	count_jobs(w);
-	wb_say(w, "cancelled the running jobs");
+	if (live || rounds)
+		wb_say(w, "stopped the search (it keeps its best so far); the ladder runs on");
+	else
+		wb_say(w, "no search is running (the ladder's rungs stop at their time limits)");
 }
 
 void wb_adopt_best(wb *w)

@@ -301,11 +301,13 @@ static const char *state_text(const sc_rung_info *ri, char *buf, size_t size)
 {
 	switch (ri->state) {
 	case SC_RS_RUNNING:
+		/* paused: its core lent to the user's search (jobs.h) */
 		if (ri->rung == SC_RUNG_GUESS)
-			snprintf(buf, size, "running %d/%d %.0fs", ri->parts_done, ri->parts,
-			         ri->seconds);
+			snprintf(buf, size, "%s %d/%d %.0fs", ri->paused ? "paused" : "running",
+			         ri->parts_done, ri->parts, ri->seconds);
 		else
-			snprintf(buf, size, "running %.0fs", ri->seconds);
+			snprintf(buf, size, "%s %.0fs", ri->paused ? "paused" : "running",
+			         ri->seconds);
 		break;
 	case SC_RS_DONE: snprintf(buf, size, "done %.1fs", ri->seconds); break;
 	case SC_RS_STOPPED: snprintf(buf, size, "time limit %.0fs", ri->seconds); break;
