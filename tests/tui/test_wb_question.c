@@ -252,7 +252,7 @@ static const char *rung_value(const char *row, char *buf, size_t size)
  * the engineer asks for then (S: round after round) does not wait behind
  * them: it runs at once, a rung paused to lend it its core (jobs.h); x
  * stops the search only, and the paused rung runs on, its value still
- * none or one so far. */
+ * none or one so far; X stops the rungs too. */
 Test(wb_question, running_rungs_show_no_value_and_a_search_runs_at_once)
 {
 	ts_tmux t;
@@ -296,6 +296,13 @@ Test(wb_question, running_rungs_show_no_value_and_a_search_runs_at_once)
 	cr_assert_null(strstr(s, "cancelled the running jobs"), "%s", s);
 	cr_assert_null(strstr(s, "bottleneck  cancelled"), "%s", s);
 	cr_assert_null(strstr(s, "exact       cancelled"), "%s", s);
+	free(s);
+	/* X stops the rungs too: cancelled, still no value of their own */
+	ts_tmux_keys(&t, "X");
+	s = ts_tmux_wait(&t, "exact       cancelled", 10);
+	line_of(s, "exact       cancelled", row, sizeof row);
+	rung_value(row, v, sizeof v);
+	cr_assert(strcmp(v, "-") == 0 || strncmp(v, ">= ", 3) == 0, "'%s':\n%s", v, s);
 	free(s);
 	quit_anyway(&t);
 }
