@@ -465,7 +465,7 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	if (ji->state == SC_JOB_QUEUED) {
 		/* waiting for a core (behind the engineer's other jobs: the
 		 * ladder's pause for it, jobs.h): nothing has run, so no numbers */
-		char what[96], why[64], place[48] = "";
+		char what[128], why[64], place[48] = "";
 		if (w->search_queue > 0)
 			snprintf(place, sizeof place, ", %s in line",
 			         ordinal(w->search_queue, b, sizeof b));
