@@ -327,6 +327,14 @@ static void mip_cancel(sc_job *base)
 	}
 }
 
+/* SIGSTOP and SIGCONT: the child keeps its whole state (jobs.h). */
+static void mip_pause(sc_job *base, bool pause)
+{
+	mip_job *j = (mip_job *)base;
+	if (j->pid > 0)
+		kill(j->pid, pause ? SIGSTOP : SIGCONT);
+}
+
 static double mip_result(const sc_job *base, int *stage, bool *optimal)
 {
 	const mip_job *j = (const mip_job *)base;
@@ -369,6 +377,7 @@ static const sc_job_ops mip_ops = {
         .watch = mip_watch,
         .update = mip_update,
         .cancel = mip_cancel,
+        .pause = mip_pause,
         .result = mip_result,
         .kinds = mip_kinds,
         .free = mip_free,

@@ -122,25 +122,82 @@ static unsigned versions(const sc_engine *e)
 	return v;
 }
 
+/* The jobs that hold a core: running and not paused. */
 static int running(const sc_engine *e)
 {
 	int n = 0;
 	for (int i = 0; i < e->njobs; i++)
-		n += e->jobs[i] && e->jobs[i]->info.state == SC_JOB_RUNNING;
+		n += e->jobs[i] && e->jobs[i]->info.state == SC_JOB_RUNNING &&
+		     !e->jobs[i]->info.paused;
 	return n;
 }
 
+static void set_paused(sc_job *j, bool pause)
+{
+	j->ops->pause(j, pause);
+	j->info.paused = pause;
+	j->info.version++;
+}
+
+/* Pauses the running job started last that is not the user's and can
+ * pause; true when there was one. */
+static bool pause_one(sc_engine *e)
+{
+	for (int i = e->njobs - 1; i >= 0; i--) {
+		sc_job *j = e->jobs[i];
+		if (j && j->info.state == SC_JOB_RUNNING && !j->info.paused && !j->info.preferred &&
+		    j->ops->pause) {
+			set_paused(j, true);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void start_job(sc_engine *e, sc_job *j)
+{
+	j->started = sc_clock_now();
+	j->ops->start(e, j);
+}
+
+/* The user's queued jobs first, each taking a paused job's core when no
+ * slot is free; then the paused jobs, which keep their place; then the
+ * other queued jobs in the order they came. */
 static void start_queued(sc_engine *e)
 {
 	int n = running(e);
+	for (int i = 0; i < e->njobs; i++) {
+		sc_job *j = e->jobs[i];
+		if (!j || j->info.state != SC_JOB_QUEUED || !j->info.preferred)
+			continue;
+		if (n >= e->max_running && pause_one(e))
+			n--;
+		if (n >= e->max_running)
+			break;
+		start_job(e, j);
+		n += j->info.state == SC_JOB_RUNNING;
+	}
+	for (int i = 0; i < e->njobs && n < e->max_running; i++) {
+		sc_job *j = e->jobs[i];
+		if (j && j->info.state == SC_JOB_RUNNING && j->info.paused) {
+			set_paused(j, false);
+			n++;
+		}
+	}
 	for (int i = 0; i < e->njobs && n < e->max_running; i++) {
 		sc_job *j = e->jobs[i];
 		if (!j || j->info.state != SC_JOB_QUEUED)
 			continue;
-		j->started = sc_clock_now();
-		j->ops->start(e, j);
+		start_job(e, j);
 		n += j->info.state == SC_JOB_RUNNING;
 	}
+}
+
+void sc_engine_prefer(sc_engine *e, int id)
+{
+	sc_job *j = job_of(e, id);
+	if (j && j->info.state == SC_JOB_QUEUED)
+		j->info.preferred = true;
 }
 
 int sc_engine_poll(sc_engine *e, int timeout_ms, int extra_fd, short *extra_revents)

@@ -24,6 +24,15 @@
  * something the jobs bring about runs sc_engine_run_until, the one loop
  * that polls until done.
  *
+ * The user's own jobs come first (sc_engine_prefer): such a job starts
+ * before every other queued job, and when every slot is taken it takes one
+ * from a running job that can pause (a MIP solve: its process is stopped
+ * with SIGSTOP and continued with SIGCONT, so it keeps all it has proven;
+ * its time limit, wall-clock, keeps running while it is paused, and a
+ * solve that reaches it stops with the bound proven so far, still valid).
+ * A paused job is resumed, before any queued job starts, as soon as a slot
+ * frees.  A search thread never pauses.
+ *
  * The graph given to a job must outlive the engine (or the job); settings
  * and parameters are copied.  A job keeps its memory (a search's units,
  * slicer and best partition; a solve's buffers) until it is released
@@ -72,6 +81,8 @@ typedef struct sc_job_info {
 	double incumbent;         /* MIP: best solution's bottleneck so far, INFINITY when none */
 	long nodes;               /* MIP: branch-and-bound nodes, -1 until known */
 	sc_mip_status mip_status; /* MIP, when DONE or STOPPED */
+	bool paused;              /* RUNNING but stopped to give its core to the user's job */
+	bool preferred;           /* the user's job (sc_engine_prefer) */
 	char message[256];        /* FAILED: the reason */
 } sc_job_info;
 
@@ -93,6 +104,12 @@ int sc_engine_add_search(sc_engine *e, const sc_graph *g, const sc_settings *set
 /* Queues one MIP solve (see mip.h); returns its job id or -1 with err set. */
 int sc_engine_add_mip(sc_engine *e, const sc_graph *g, const sc_settings *set,
                       const sc_mip_params *p, sc_error *err);
+
+/* Marks job id (queued) as the user's: it starts before the jobs that are
+ * not, and when every slot is taken it pauses a running job that is not
+ * the user's and can pause (see above) to take its slot.  A job not queued
+ * is passed by.  The engine's thread only. */
+void sc_engine_prefer(sc_engine *e, int id);
 
 /* Starts what may start, waits up to timeout_ms (0: do not wait, < 0: until
  * something happens: a report, a wake, a signal, a job's deadline) for

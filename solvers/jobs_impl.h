@@ -37,6 +37,9 @@ typedef struct sc_job_ops {
 	void (*update)(sc_job *j, double now);
 	/* Asks a running job to stop; it finishes at a later update. */
 	void (*cancel)(sc_job *j);
+	/* Stops (pause true) or continues a running job without losing
+	 * anything it has done; NULL for a kind of job that cannot pause. */
+	void (*pause)(sc_job *j, bool pause);
 	/* A finished job's result, as sc_engine_result says. */
 	double (*result)(const sc_job *j, int *stage, bool *optimal);
 	/* A finished job's result's kinds, as sc_engine_result_kinds says;

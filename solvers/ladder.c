@@ -354,6 +354,7 @@ static void track(sc_ladder *l, sc_rung r)
 	if (finished(st) && !finished(ri->state))
 		l->ended[r] = sc_clock_now();
 	ri->state = st;
+	ri->paused = ji.state == SC_JOB_RUNNING && ji.paused;
 	if (ji.bound > ri->value && isfinite(ji.bound))
 		ri->value = ji.bound;
 	else if (isinf(ji.bound) && ji.state == SC_JOB_DONE)
@@ -407,7 +408,7 @@ static void track_guess(sc_ladder *l)
 	if (l->info[SC_RUNG_BOTTLENECK].state != SC_RS_OFF)
 		floor_ = fmax(floor_, l->info[SC_RUNG_BOTTLENECK].value);
 	double v = INFINITY;
-	int done = 0, running = 0, stopped = 0, failed = 0, cancelled = 0, begun = 0;
+	int done = 0, running = 0, stopped = 0, failed = 0, cancelled = 0, begun = 0, paused = 0;
 	for (int j = 0; j < l->k; j++) {
 		/* the floor bounds LB_j from below; so does the solve's bound */
 		double b = floor_;
@@ -416,6 +417,7 @@ static void track_guess(sc_ladder *l)
 			sc_engine_info(l->e, l->guess_job[j], &ji);
 			b = fmax(ji.bound, floor_);
 			running += ji.state == SC_JOB_RUNNING;
+			paused += ji.state == SC_JOB_RUNNING && ji.paused;
 			begun += ji.state != SC_JOB_QUEUED && ji.state != SC_JOB_CANCELLED;
 			done += sc_job_finished(ji.state);
 			stopped += ji.state == SC_JOB_STOPPED;
@@ -456,6 +458,8 @@ static void track_guess(sc_ladder *l)
 	if (finished(st) && !finished(ri->state))
 		l->ended[SC_RUNG_GUESS] = sc_clock_now();
 	ri->state = st;
+	/* paused when each of its solves that runs is */
+	ri->paused = st == SC_RS_RUNNING && running > 0 && paused == running;
 }
 
 static int mine_busy(const sc_ladder *l)

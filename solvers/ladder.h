@@ -156,6 +156,7 @@ typedef struct sc_rung_info {
 	sc_rung_state state;
 	double value;          /* valid lower bound so far; NAN when SKIPPED */
 	double seconds;        /* wall time since the rung started */
+	bool paused;           /* RUNNING, its solves paused for the user's job (jobs.h) */
 	int parts, parts_done; /* guess: k solves (k of sc_ladder_stages) and how many finished */
 	char message[256];     /* FAILED: why; UNNEEDED: what proved the upper bound optimal */
 } sc_rung_info;

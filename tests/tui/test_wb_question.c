@@ -4,9 +4,9 @@
  * are the current partition's (figure2's own partition costs 8, the optimum
  * 7: gap 14.29%, not "stop searching"), and agree with `stagecut bounds
  * --partition` on the saved file; an infeasible partition says why; rungs
- * show no value before they have one; a search waiting for a core says it
- * is queued; the bottleneck's mark is not the cursor's without colours;
- * the bottleneck row stays on an 80x24 screen with 16 stages.
+ * show no value before they have one; a search the engineer asks for
+ * runs at once, pausing a rung, and x stops it alone; the bottleneck's mark is not the cursor's
+ * without colours; the bottleneck row stays on an 80x24 screen with 16 stages.
  *
  * Expected numbers come by hand from the samples (figure2.dot's comment:
  * stages 5, 8, 5; the optimum 7, tests/unit/test_mip.c) or from another
@@ -85,9 +85,12 @@ static const char *line_of(const char *s, const char *text, char *buf, size_t si
 }
 
 /* Figure 2's own partition costs 8; the exact DP proves 7.  Step 1 of the
- * tour speaks of 8 (up to 8 / (10/3) - 1 = 140% faster), the answer gives
- * its gap 8 / 7 - 1 = 14.29% and sends the engineer to the best found, not
- * home; once that is adopted the answer is to stop. */
+ * tour speaks of 8 against the simple bound 10/3: the optimum costs at
+ * least 10/3, so it is at most (8 - 10/3) / 8 = 58.3% faster (not 8 / (10/3)
+ * - 1 = 140%: nothing is more than 100% faster).  The answer gives its gap
+ * 8 / 7 - 1 = 14.29% and sends the engineer to the best found, proven
+ * optimal by the exact DP (not "within 1%": its bound is the optimum's);
+ * once that is adopted the answer is to stop, it being proven optimal. */
 Test(wb_question, the_tour_judges_the_partition_on_screen)
 {
 	ts_tmux t;
@@ -102,7 +105,9 @@ Test(wb_question, the_tour_judges_the_partition_on_screen)
 	free(s);
 	ts_tmux_keys(&t, "t");
 	s = ts_tmux_wait(&t, "tour 1/6", 5);
-	cr_assert(strstr(s, "up to 140.0% faster than this partition"), "%s", s);
+	cr_assert(strstr(s, "By this bound alone, the optimum could be up to 58.3% faster than "
+	                    "this partition."),
+	          "%s", s);
 	cr_assert(strstr(s, "\"Practical Performance Guarantees for Pipelined"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Enter");
@@ -122,8 +127,10 @@ Test(wb_question, the_tour_judges_the_partition_on_screen)
 	                    "DP): certified gap 14.29%."),
 	          "%s", s);
 	cr_assert_null(strstr(s, "optimal: stop searching"), "8 is not optimal:\n%s", s);
-	cr_assert(strstr(s, "the best found (7.0000) is (within 1%) optimal. Adopt it (a)"), "%s",
-	          s);
+	cr_assert(strstr(s, "the best found (7.0000) is proven optimal (lower bound: exact DP). "
+	                    "Adopt it (a)"),
+	          "%s", s);
+	cr_assert_null(strstr(s, "within 1%"), "%s", s);
 	/* the exact DP's paper, named */
 	cr_assert(strstr(s, "paper 001: Tarnawski et al.") && strstr(s, "Efficient Algorithms"),
 	          "%s", s);
@@ -134,7 +141,9 @@ Test(wb_question, the_tour_judges_the_partition_on_screen)
 	ts_tmux_keys(&t, "t Enter Enter Enter Enter Enter");
 	s = ts_tmux_wait(&t, "tour 6/6", 5);
 	cr_assert(strstr(s, "certified gap 0.00%."), "%s", s);
-	cr_assert(strstr(s, "This partition is (within 1%) optimal: stop searching."), "%s", s);
+	cr_assert(strstr(s, "This partition is proven optimal (lower bound: exact DP): stop "
+	                    "searching."),
+	          "%s", s);
 	cr_assert(strstr(s, "gap 0.00%"), "%s", s);
 	free(s);
 	quit_anyway(&t);
@@ -239,14 +248,19 @@ static const char *rung_value(const char *row, char *buf, size_t size)
 
 /* regal-er-200-4 with 8 stages: no exact DP, so the ladder's MIPs run for
  * many seconds on both cores.  A running rung shows no value, or a bound
- * labelled as one so far, never the simple bound it starts from; a search
- * started then waits for a core and says so. */
-Test(wb_question, running_rungs_show_no_value_and_a_search_waits_in_line)
+ * labelled as one so far, never the simple bound it starts from.  A search
+ * the engineer asks for then (S: round after round) does not wait behind
+ * them: it runs at once, a rung paused to lend it its core (jobs.h); x
+ * stops the search only, and the paused rung runs on, its value still
+ * none or one so far; X stops the rungs too. */
+Test(wb_question, running_rungs_show_no_value_and_a_search_runs_at_once)
 {
 	ts_tmux t;
 	start_in_scratch(&t, 120, 40, "", "samples/testbed/regal-er-200-4.dot", "-k 8");
-	char *s = ts_tmux_wait(&t, "bottleneck  running", 30);
+	char *s = ts_tmux_wait(&t, "exact       running", 30);
 	char row[512], v[64];
+	free(s);
+	s = ts_tmux_wait(&t, "bottleneck  running", 30);
 	line_of(s, "bottleneck  running", row, sizeof row);
 	rung_value(row, v, sizeof v);
 	cr_assert(strcmp(v, "-") == 0 || strncmp(v, ">= ", 3) == 0,
@@ -254,16 +268,37 @@ Test(wb_question, running_rungs_show_no_value_and_a_search_waits_in_line)
 	line_of(s, "simple      done", row, sizeof row);
 	cr_assert(rung_value(row, v, sizeof v)[0] && isdigit((unsigned char)v[0]), "%s", s);
 	free(s);
-	ts_tmux_keys(&t, "s");
-	s = ts_tmux_wait(&t, "queued, 1st in line: waiting for a core", 5);
-	line_of(s, "queued, 1st", row, sizeof row);
-	cr_assert_null(strstr(row, "evals"), "a queued search has no numbers:\n%s", row);
-	cr_assert(strstr(s, "1 queued"), "the header counts it:\n%s", s);
+	ts_tmux_keys(&t, "S");
+	s = ts_tmux_wait(&t, " paused ", 5);
+	cr_assert_null(strstr(s, "queued"), "the search waits for a core:\n%s", s);
+	cr_assert(strstr(s, "1 job running, 1 paused") || strstr(s, "2 jobs running, 1 paused"),
+	          "the header counts the paused rung:\n%s", s);
+	line_of(s, " paused ", row, sizeof row);
+	rung_value(row, v, sizeof v);
+	cr_assert(strcmp(v, "-") == 0 || strncmp(v, ">= ", 3) == 0, "'%s':\n%s", v, s);
 	free(s);
-	/* cancelled: still no value of their own */
+	free(ts_tmux_wait(&t, " evals ", 5)); /* it runs */
+	/* x: the search stops, the rungs run on (none cancelled, none paused) */
 	ts_tmux_keys(&t, "x");
-	s = ts_tmux_wait(&t, "cancelled the running jobs", 5);
+	s = ts_tmux_wait(&t, "search\n  best         cancelled", 10);
 	free(s);
+	for (int i = 0; i < 40; i++) {
+		s = ts_tmux_screen(&t);
+		bool both =
+		        s && strstr(s, "bottleneck  running") && strstr(s, "exact       running");
+		if (both || i == 39)
+			break;
+		free(s);
+		nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+	}
+	cr_assert(strstr(s, "bottleneck  running") && strstr(s, "exact       running"),
+	          "x stopped a rung, or left it paused:\n%s", s);
+	cr_assert_null(strstr(s, "cancelled the running jobs"), "%s", s);
+	cr_assert_null(strstr(s, "bottleneck  cancelled"), "%s", s);
+	cr_assert_null(strstr(s, "exact       cancelled"), "%s", s);
+	free(s);
+	/* X stops the rungs too: cancelled, still no value of their own */
+	ts_tmux_keys(&t, "X");
 	s = ts_tmux_wait(&t, "exact       cancelled", 10);
 	line_of(s, "exact       cancelled", row, sizeof row);
 	rung_value(row, v, sizeof v);

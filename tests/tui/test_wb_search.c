@@ -88,12 +88,12 @@ Test(wbsearch, s_searches_again_with_the_next_seed_and_the_settings_budget, .tim
 	ts_tmux t;
 	start(&t, REGAL " -k 8", "200 ops  469 edges");
 	/* the first search done, the ladder's rungs would hold both cores (a
-	 * minute each): cancel them */
+	 * minute each): X stops them (x stops only the search) */
 	char *s = ts_tmux_wait(&t, "best         done", 60);
 	long e0 = panel_evals(s);
 	cr_assert_eq(panel_seed(s), 1, "%s", s);
 	free(s);
-	ts_tmux_keys(&t, "x");
+	ts_tmux_keys(&t, "X");
 	free(ts_tmux_idle(&t, 10));
 	set_field(&t, 4, "brkga");
 	free(ts_tmux_wait(&t, "s starts the next search with it", 5));
@@ -131,14 +131,14 @@ Test(wbsearch, S_searches_until_stopped_doubling_the_evaluations, .timeout = 90)
 	ts_tmux t;
 	start(&t, REGAL " -k 8", "200 ops  469 edges");
 	free(ts_tmux_wait(&t, "best         done", 60));
-	ts_tmux_keys(&t, "x");
+	ts_tmux_keys(&t, "X");
 	free(ts_tmux_idle(&t, 10));
 	set_field(&t, 4, "brkga");
 	free(ts_tmux_wait(&t, "s starts the next search with it", 5));
 	set_field(&t, 6, "500");
 	free(ts_tmux_wait(&t, "s starts the next search with it", 5));
 	ts_tmux_keys(&t, "S");
-	free(ts_tmux_wait(&t, "until stopped: seed 2", 5));
+	free(ts_tmux_wait(&t, "until stopped (x): seed 2", 5));
 	/* round 1 made at least its 500, round 2 twice what round 1 made, round
 	 * 3 twice what round 2 made (its budget at least) */
 	char *s = ts_tmux_wait(&t, "round 2, seed 3, ", 60);

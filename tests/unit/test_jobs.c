@@ -7,7 +7,8 @@
  * loop's parts: sc_engine_run_until (done first, each after every poll, no
  * wait with nothing to wait for), the wake pipe (a byte ends a wait at
  * once) and the extra descriptor's report (readable, hung up).  The
- * ladder, which runs on the engine, is tested in test_ladder.c.
+ * ladder, which runs on the engine, is tested in test_ladder.c.  The
+ * user's jobs first: a preferred job pauses a solve, which resumes after.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -454,4 +455,101 @@ Test(jobs, poll_reports_what_happened_on_the_extra_descriptor, .timeout = 30)
 	cr_assert(rev & POLLHUP, "hung up: %#x", (unsigned)rev);
 	close(p[0]);
 	sc_engine_free(e);
+}
+
+/* The user's job first (sc_engine_prefer): with the one slot held by a
+ * solve, a preferred search starts at once and the solve is paused (its
+ * process stopped), not cancelled; a job queued meanwhile does not take
+ * the slot the search frees: the paused solve resumes first.  A paused
+ * solve's time limit runs on: it ends stopped by it, with a valid bound
+ * (at least the lower bound it was given), never failed. */
+Test(jobs, a_preferred_job_pauses_a_solve_and_the_solve_resumes, .timeout = 120)
+{
+	sc_graph *g = ts_load("samples/msr-fiddle/operator/resnet50_inference.json");
+	sc_settings set = g->settings;
+	set.k = 16;
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	double lower = sc_bound_simple(g, set.k);
+	sc_mip_params p = {
+	        .rung = SC_RUNG_EXACT, .k = 16, .upper = INFINITY, .lower = lower, .time_limit = 3};
+	int m = sc_engine_add_mip(e, g, &set, &p, &err);
+	for (int i = 0; i < 4; i++)
+		sc_engine_poll(e, 50, -1, NULL);
+	sc_job_info ji;
+	sc_engine_info(e, m, &ji);
+	cr_assert_eq(ji.state, SC_JOB_RUNNING);
+	sc_search_params sp;
+	sc_search_params_init(&sp);
+	sp.method = "brkga";
+	sp.evals = 100000000;
+	int s = sc_engine_add_search(e, g, &set, &sp, &err);
+	sc_engine_prefer(e, s);
+	int q = sc_engine_add_mip(e, g, &set, &p, &err); /* not the user's: waits */
+	sc_engine_poll(e, 0, -1, NULL);
+	sc_engine_info(e, s, &ji);
+	cr_assert_eq(ji.state, SC_JOB_RUNNING, "the user's search waits for the solve");
+	cr_assert(ji.preferred);
+	sc_engine_info(e, m, &ji);
+	cr_assert(ji.state == SC_JOB_RUNNING && ji.paused, "the solve is %s, %s paused",
+	          sc_job_state_name(ji.state), ji.paused ? "" : "not");
+	sc_engine_info(e, q, &ji);
+	cr_assert_eq(ji.state, SC_JOB_QUEUED);
+	/* paused past its time limit */
+	for (int i = 0; i < 40; i++)
+		sc_engine_poll(e, 100, -1, NULL);
+	sc_engine_info(e, m, &ji);
+	cr_assert(ji.state == SC_JOB_RUNNING && ji.paused);
+	sc_engine_cancel(e, s);
+	sc_engine_wait(e, s);
+	sc_engine_poll(e, 0, -1, NULL);
+	sc_engine_info(e, m, &ji);
+	cr_assert(!ji.paused, "the solve resumes once the search has ended");
+	sc_engine_info(e, q, &ji);
+	cr_assert_eq(ji.state, SC_JOB_QUEUED, "the queued solve took the paused one's slot");
+	sc_engine_wait(e, m);
+	sc_engine_info(e, m, &ji);
+	cr_assert_eq(ji.state, SC_JOB_STOPPED, "%s: %s", sc_job_state_name(ji.state), ji.message);
+	cr_assert_geq(ji.bound, lower * (1 - 1e-9));
+	sc_engine_cancel(e, -1);
+	sc_engine_wait(e, -1);
+	ts_assert_no_children();
+	sc_engine_free(e);
+	sc_graph_free(g);
+}
+
+/* A search cannot pause: a preferred job behind one waits in line, and
+ * then starts before the jobs that are not preferred. */
+Test(jobs, a_preferred_job_waits_behind_what_cannot_pause, .timeout = 60)
+{
+	sc_graph *g = ts_load("samples/paper/figure2.dot");
+	sc_settings set = g->settings;
+	sc_error err;
+	sc_engine *e = sc_engine_new(1, &err);
+	sc_search_params sp;
+	sc_search_params_init(&sp);
+	sp.method = "brkga";
+	sp.evals = 100000000;
+	int a = sc_engine_add_search(e, g, &set, &sp, &err);
+	sc_engine_poll(e, 0, -1, NULL);
+	int b = sc_engine_add_search(e, g, &set, &sp, &err);
+	int c = sc_engine_add_search(e, g, &set, &sp, &err);
+	sc_engine_prefer(e, c);
+	sc_engine_poll(e, 0, -1, NULL);
+	sc_job_info ji;
+	sc_engine_info(e, a, &ji);
+	cr_assert(ji.state == SC_JOB_RUNNING && !ji.paused);
+	sc_engine_info(e, c, &ji);
+	cr_assert_eq(ji.state, SC_JOB_QUEUED);
+	sc_engine_cancel(e, a);
+	sc_engine_wait(e, a);
+	sc_engine_poll(e, 0, -1, NULL);
+	sc_engine_info(e, c, &ji);
+	cr_assert_eq(ji.state, SC_JOB_RUNNING, "the preferred job starts first");
+	sc_engine_info(e, b, &ji);
+	cr_assert_eq(ji.state, SC_JOB_QUEUED);
+	sc_engine_cancel(e, -1);
+	sc_engine_wait(e, -1);
+	sc_engine_free(e);
+	sc_graph_free(g);
 }

@@ -135,7 +135,7 @@ struct wb {
 	double search_t0; /* when it started (sc_clock_now) */
 	sc_job_info search_info;
 	int search_queue; /* while the search is queued: its place in line (1: next), else 0 */
-	int jobs_running, jobs_queued; /* the engine's, as of the last wb_follow_jobs */
+	int jobs_running, jobs_queued, jobs_paused;    /* the engine's, as of wb_follow_jobs */
 	double hist_t[WB_HISTORY], hist_v[WB_HISTORY]; /* best so far over time */
 	int nhist;
 	sc_ladder *ladder;
@@ -480,8 +480,8 @@ void wb_search_again(wb *w, bool until_stopped);
  * every rung (the engineer asked: l, the tour), even once the optimum is
  * proven.  The ladder the first search starts stops its rungs at a proof. */
 void wb_start_ladder(wb *w);
-/* Cancels every running job and the ladder. */
-void wb_cancel_jobs(wb *w);
+/* x: stops the search (S's rounds too), never the rungs; X: them too. */
+void wb_cancel_jobs(wb *w, bool ladder_too);
 /* Makes the best partition found the current one (an edit). */
 void wb_adopt_best(wb *w);
 /* Takes in what the jobs reported since the last call (progress, a

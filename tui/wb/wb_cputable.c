@@ -174,6 +174,7 @@ unsigned wb_cputable(wb *w)
 			p.time_limit = 0; /* TABLE_TIME, kept by take_cell */
 			sc_error err;
 			w->cput.id[dk][l] = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
+			sc_engine_prefer(w->eng, w->cput.id[dk][l]); /* the user asked (C) */
 			w->cput.run[dk][l] = w->cput.id[dk][l] >= 0;
 			if (!w->cput.run[dk][l])
 				snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "%.120s",

@@ -28,6 +28,7 @@
 #include "core/clock.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_fit.h"
 #include "viz/quotient.h"
 
 void wb_attr(const wb *w, int pair, unsigned long fallback, bool on)
@@ -76,11 +77,12 @@ const char *wb_short_num(double x, char *buf, size_t size)
  * room), then the best lower bound and the gap, or why it is infeasible;
  * then the best partition found when it is better, on this row when it
  * fits, else on the next (returned in moved, "" when it fitted). */
-static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, size_t size)
+static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, char *moved_short,
+                       size_t size)
 {
 	char b1[32], b2[32], b3[32];
 	char obj_long[160], obj_short[96], why_long[256], why_short[160], gap[32] = "";
-	char best_long[160] = "";
+	char best_long[160] = "", best_short[96] = "";
 	ui_num(a->objective, b1, sizeof b1);
 	if (strcmp(a->name, "bottleneck") == 0) {
 		snprintf(obj_short, sizeof obj_short, "bottleneck %s (stage %d)", b1, a->at + 1);
@@ -136,31 +138,41 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, s
 	}
 	if (a->best_better) {
 		ui_num(a->best, b3, sizeof b3);
-		if (isnan(a->gain))
+		if (isnan(a->gain)) {
 			snprintf(best_long, sizeof best_long,
 			         "best found %s (%s) fits: a adopts it", b3, w->best_from);
-		else
+			snprintf(best_short, sizeof best_short, "best found %s fits: a adopts", b3);
+		} else {
 			snprintf(best_long, sizeof best_long,
 			         "best found %s (%s), %.1f%% better: a adopts it", b3, w->best_from,
 			         100 * a->gain);
+			snprintf(best_short, sizeof best_short,
+			         "best found %s, %.1f%% better: a adopts", b3, 100 * a->gain);
+		}
 	}
 	int room = cols - 1, lg = (int)strlen(gap),
 	    lb = best_long[0] ? 2 + (int)strlen(best_long) : 0;
 	const char *obj = obj_long, *why = why_long;
-	moved[0] = '\0';
+	moved[0] = moved_short[0] = '\0';
 	if ((int)(strlen(obj) + strlen(why)) + lg + lb > room) {
 		/* the best found goes to the next row; this one keeps what fits */
 		snprintf(moved, size, "%s", best_long);
+		snprintf(moved_short, size, "%s", best_short);
 		lb = 0;
 		if ((int)(strlen(obj) + strlen(why)) + lg > room)
 			obj = obj_short;
 		if ((int)(strlen(obj) + strlen(why)) + lg > room)
 			why = why_short;
+		/* what still does not fit is left out whole, never cut */
+		if ((int)(strlen(obj) + strlen(why)) > room)
+			why = "";
 	}
-	mvprintw(2, 0, "%.*s", room, obj);
+	char fitted[160];
+	mvprintw(2, 0, "%s", wb_fit_words(obj, room, fitted, sizeof fitted));
 	if (!a->feasible)
 		on(w, WB_PAIR_BOTTLENECK, A_BOLD);
-	printw("%.*s", room - getcurx(stdscr) > 0 ? room - getcurx(stdscr) : 0, why);
+	if (getcurx(stdscr) + (int)strlen(why) <= room)
+		printw("%s", why);
 	if (!a->feasible)
 		off(w, WB_PAIR_BOTTLENECK, A_BOLD);
 	if (gap[0] && getcurx(stdscr) + lg <= room) {
@@ -181,12 +193,18 @@ static void header(const wb *w, int cols)
 	mvprintw(0, 0, "stagecut  %s", w->g->name);
 	attroff(A_BOLD);
 	char right[64];
+	int n = 0;
+	right[0] = '\0';
+	if (w->jobs_running || !(w->jobs_queued || w->jobs_paused))
+		n += snprintf(right + n, sizeof right - (size_t)n,
+		              w->jobs_running ? "%d job%s running" : "idle", w->jobs_running,
+		              w->jobs_running == 1 ? "" : "s");
+	if (w->jobs_paused)
+		n += snprintf(right + n, sizeof right - (size_t)n, "%s%d paused", n ? ", " : "",
+		              w->jobs_paused);
 	if (w->jobs_queued)
-		snprintf(right, sizeof right, "%d running, %d queued", w->jobs_running,
+		snprintf(right + n, sizeof right - (size_t)n, "%s%d queued", n ? ", " : "",
 		         w->jobs_queued);
-	else
-		snprintf(right, sizeof right, w->jobs_running ? "%d job%s running" : "idle",
-		         w->jobs_running, w->jobs_running == 1 ? "" : "s");
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	/* with CPU stages: "k 3 + 1 CPU" (accelerator and CPU stages) */
@@ -216,19 +234,24 @@ static void header(const wb *w, int cols)
 	}
 	wb_answer a;
 	wb_answer_get(w, &a);
-	char moved[200];
-	answer_row(w, &a, cols, moved, sizeof moved);
+	char moved[200], moved_short[200];
+	answer_row(w, &a, cols, moved, moved_short, sizeof moved);
 	/* where the partition came from, and the best found when row 2 had no
-	 * room for it */
-	int keep = (int)strlen(moved), origin = cols - 1 - (keep ? keep + 3 : 0);
-	if (origin < 12)
-		origin = 12; /* then the best found is what gets cut */
+	 * room for it (in short when both do not fit; the origin's last words
+	 * go first, whole) */
+	int room = cols - 1;
+	const char *best = moved;
+	if (moved[0] && (int)(strlen(w->origin) + 3 + strlen(moved)) > room)
+		best = moved_short;
+	int keep = (int)strlen(best);
+	char origin[200];
+	wb_fit_words(w->origin, keep ? room - keep - 3 : room, origin, sizeof origin);
 	attron(A_DIM);
-	mvprintw(3, 0, "%.*s", origin, w->origin);
+	mvprintw(3, 0, "%s", origin);
 	attroff(A_DIM);
-	int x = getcurx(stdscr) + 3;
-	if (keep && x < cols - 1)
-		mvprintw(3, x, "%.*s", cols - 1 - x, moved);
+	int x = origin[0] ? (int)strlen(origin) + 3 : 0;
+	if (keep && x + keep <= room)
+		mvprintw(3, x, "%s", best);
 }
 
 void wb_box(int y0, int x0, int h, int wd, const char *title)

@@ -11,6 +11,11 @@
  * a new one, and a ladder's rungs when it is freed, are discarded
  * (sc_engine_discard): released once they have ended.
  *
+ * The engineer's own searches (s, S, r, the CPU table) are preferred jobs
+ * of the engine (jobs.h): one starts at once, pausing the ladder rung
+ * started last when every core is taken, and x stops only the search (X
+ * the rungs too).
+ *
  * The ladder the first search starts stops its other rungs once the
  * optimum is proven (ladder.h, stop at proof: the exact DP's proof stops
  * them at once); the one the engineer starts with l runs every rung, for
@@ -63,7 +68,7 @@ static void offer_best_devices(wb *w, const int *stage, const bool *cpu, double 
 static void count_jobs(wb *w)
 {
 	int busy = sc_engine_busy(w->eng);
-	w->jobs_running = w->jobs_queued = w->search_queue = 0;
+	w->jobs_running = w->jobs_queued = w->jobs_paused = w->search_queue = 0;
 	sc_job_info ji;
 	bool queued = busy > 0 && w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
 	              ji.state == SC_JOB_QUEUED;
@@ -73,11 +78,15 @@ static void count_jobs(wb *w)
 		if (!sc_engine_info(w->eng, id, &ji) || sc_job_finished(ji.state))
 			continue;
 		seen++;
-		if (ji.state == SC_JOB_RUNNING)
+		if (ji.state == SC_JOB_RUNNING && ji.paused)
+			w->jobs_paused++;
+		else if (ji.state == SC_JOB_RUNNING)
 			w->jobs_running++;
 		else
 			w->jobs_queued++;
-		if (ji.state == SC_JOB_QUEUED && id < w->search)
+		/* the user's search starts before the jobs that are not the
+		 * user's (sc_engine_prefer): only those can be ahead of it */
+		if (ji.state == SC_JOB_QUEUED && id < w->search && ji.preferred)
 			ahead++;
 	}
 	if (queued)
@@ -125,6 +134,9 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	int id = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
 	free(pin);
 	free(start_kind);
+	/* the user asked: it runs at once, pausing a ladder rung if need be */
+	if (id >= 0)
+		sc_engine_prefer(w->eng, id);
 	if (id < 0) {
 		w->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
@@ -158,8 +170,8 @@ void wb_search_again(wb *w, bool until_stopped)
 	const char *proven = w->best_optimal ? " (the best is already proven optimal)" : "";
 	if (until_stopped)
 		wb_say(w,
-		       "search %s until stopped: seed %ld, then the next seeds with twice the "
-		       "evaluations each round; x stops it%s",
+		       "search %s until stopped (x): seed %ld, each next round doubles its "
+		       "evaluations%s",
 		       w->search_method, w->search_run_seed, proven);
 	else
 		wb_say(w, "search %s started again with a new seed (%ld)%s", w->search_method,
@@ -248,14 +260,29 @@ void wb_start_ladder(wb *w)
 	start_ladder(w, true);
 }
 
-void wb_cancel_jobs(wb *w)
+void wb_cancel_jobs(wb *w, bool ladder_too)
 {
+	sc_job_info ji;
+	bool live = w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
+	            !sc_job_finished(ji.state);
+	bool rounds = w->until_stopped;
 	w->until_stopped = false;
-	sc_engine_cancel(w->eng, -1);
-	if (w->ladder)
+	/* x: only what the user started; the ladder's rungs run on to their
+	 * limits, and a rung the search paused resumes */
+	if (live)
+		sc_engine_cancel(w->eng, w->search);
+	bool rungs = ladder_too && w->ladder && !sc_ladder_done(w->ladder);
+	if (rungs)
 		sc_ladder_cancel(w->ladder);
 	count_jobs(w);
-	wb_say(w, "cancelled the running jobs");
+	if (rungs)
+		wb_say(w, "stopped the %sladder's rungs (each keeps the bound it proved)",
+		       live || rounds ? "search and the " : "");
+	else if (live || rounds)
+		wb_say(w, "stopped the search (it keeps its best so far); the ladder runs on, X "
+		          "stops it");
+	else
+		wb_say(w, "no search is running; X stops the ladder's rungs");
 }
 
 void wb_adopt_best(wb *w)

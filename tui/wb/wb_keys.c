@@ -178,7 +178,8 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
 	case WB_A_ADOPT: wb_adopt_best(w); break;
 	case WB_A_LADDER: wb_start_ladder(w); break;
-	case WB_A_CANCEL: wb_cancel_jobs(w); break;
+	case WB_A_CANCEL: wb_cancel_jobs(w, false); break;
+	case WB_A_CANCEL_ALL: wb_cancel_jobs(w, true); break;
 	case WB_A_SAVE: return wb_save(w, false);
 	case WB_A_SETTINGS: wb_modal_push(w, &wb_settings_modal); break;
 	case WB_A_LOAD: return wb_load(w);

@@ -33,6 +33,7 @@
 
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_fit.h"
 
 static void on(const wb *w, int pair, attr_t fallback)
 {
@@ -102,12 +103,22 @@ static table_fit fit_table(const wb *w, int cols)
 	return t;
 }
 
-/* The stages the table shows in rows rows: the window around the selected
- * stage, and the bottleneck stage always, pinned at the window's end (or
- * start) when it is outside.  Returns their number. */
-static int shown_stages(wb *w, int rows, int at, int *list, bool *pinned)
+/* Whether stage s stays on the table whatever the window: the bottleneck,
+ * and a CPU stage (a device of its own: one of few, never hidden). */
+static bool always_shown(const wb *w, int s, int at)
 {
-	*pinned = false;
+	return s == at || (w->cpu && w->cpu[s]);
+}
+
+/* The stages the table shows in rows rows: the window around the selected
+ * stage, and those always shown (always_shown) in order beside it when
+ * they are outside it.  Returns their number; *win_first and *win_last get
+ * the window's first and last stage, and pinned (room for rows) the stages
+ * shown outside it, *npinned of them. */
+static int shown_stages(wb *w, int rows, int at, int *list, int *win_first, int *win_last,
+                        int *pinned, int *npinned)
+{
+	*npinned = 0;
 	int k = w->set.k;
 	if (w->stage_sel < w->stage_top)
 		w->stage_top = w->stage_sel;
@@ -115,24 +126,33 @@ static int shown_stages(wb *w, int rows, int at, int *list, bool *pinned)
 		w->stage_top = w->stage_sel - rows + 1;
 	if (w->stage_top > k - rows)
 		w->stage_top = k - rows > 0 ? k - rows : 0;
-	int top = w->stage_top, n = 0;
-	if (k <= rows || rows < 2 || (at >= top && at < top + rows)) {
-		for (int i = top; i < top + rows && i < k; i++)
-			list[n++] = i;
-		return n;
+	int top = w->stage_top, win = rows, n = 0;
+	if (k > rows && rows >= 2) {
+		/* a window shorter by the stages it must leave room for */
+		for (;;) {
+			top = w->stage_top;
+			if (w->stage_sel >= top + win)
+				top = w->stage_sel - win + 1;
+			if (top > k - win)
+				top = k - win;
+			int out = 0;
+			for (int i = 0; i < k; i++)
+				out += (i < top || i >= top + win) && always_shown(w, i, at);
+			if (win + out <= rows || win == 1)
+				break;
+			win--;
+		}
 	}
-	/* a window one row shorter, still holding the selection */
-	int win = rows - 1;
-	*pinned = true;
-	if (w->stage_sel >= top + win)
-		top = w->stage_sel - win + 1;
-	if (at < top)
-		list[n++] = at;
-	for (int i = top; i < top + win && i < k; i++)
-		if (i != at)
-			list[n++] = i;
-	if (at >= top + win)
-		list[n++] = at;
+	*win_first = top;
+	*win_last = (top + win < k ? top + win : k) - 1;
+	for (int i = 0; i < k && n < rows; i++) {
+		bool in = i >= top && i < top + win;
+		if (!in && !always_shown(w, i, at))
+			continue;
+		if (!in)
+			pinned[(*npinned)++] = i;
+		list[n++] = i;
+	}
 	return n;
 }
 
@@ -202,9 +222,8 @@ static void stage_table(wb *w, int y, int h, int cols)
 	int rows = h - 1 < MAX_ROWS ? h - 1 : MAX_ROWS;
 	if (rows < 1)
 		return;
-	int list[MAX_ROWS];
-	bool pinned;
-	int n = shown_stages(w, rows, at, list, &pinned);
+	int list[MAX_ROWS], pinned[MAX_ROWS], npinned, first, last;
+	int n = shown_stages(w, rows, at, list, &first, &last, pinned, &npinned);
 	/* the bars' scale: the lower bound at three quarters of it at most, so
 	 * that a balanced partition's bars end near the mark, not all full;
 	 * under GPipe the bound is not one on a stage's cost: no mark */
@@ -255,28 +274,28 @@ static void stage_table(wb *w, int y, int h, int cols)
 			stage_bar(w, st, tied, row, t.barx, t.barw, top, lb);
 	}
 	/* the legend: units, what the bars show, which stages are shown */
-	char legend[256], scroll[64] = "";
-	int len =
-	        snprintf(legend, sizeof legend, "  %s%s%sparam: bytes held%s",
-	                 t.barw >= (int)strlen(unit) + 2 ? "" : "times in ",
-	                 t.barw >= (int)strlen(unit) + 2 ? "" : unit,
-	                 t.barw >= (int)strlen(unit) + 2 ? "" : "; ", t.limit ? " / limit M" : "");
-	if (t.barw)
-		len += snprintf(legend + len, sizeof legend - (size_t)len,
-		                "   bars: = work  ~ io  + overflow  | lower bound");
+	char legend[160], scroll[64] = "";
+	snprintf(legend, sizeof legend, "%s%s%sparam: bytes held%s",
+	         t.barw >= (int)strlen(unit) + 2 ? "" : "times in ",
+	         t.barw >= (int)strlen(unit) + 2 ? "" : unit,
+	         t.barw >= (int)strlen(unit) + 2 ? "" : "; ", t.limit ? " / limit M" : "");
+	const char *pieces[] = {legend,
+	                        t.barw ? "bars: = work  ~ io  + overflow  | lower bound" : ""};
 	if (n < k) {
-		/* the window, and the bottleneck pinned beside it */
-		int first = pinned && list[0] == at ? list[1] : list[0];
-		int last = pinned && list[n - 1] == at ? list[n - 2] : list[n - 1];
-		char also[24] = "";
-		if (pinned)
-			snprintf(also, sizeof also, " and %d", at + 1);
-		snprintf(scroll, sizeof scroll, "stages %d-%d%s of %d", first + 1, last + 1, also,
-		         k);
+		/* the window, and the stages shown beside it (the bottleneck,
+		 * CPU stages) */
+		int len2 = first == last ? snprintf(scroll, sizeof scroll, "stage %d", first + 1)
+		                         : snprintf(scroll, sizeof scroll, "stages %d-%d",
+		                                    first + 1, last + 1);
+		for (int i = 0; i < npinned && len2 < (int)sizeof scroll - 24; i++)
+			len2 += snprintf(scroll + len2, sizeof scroll - (size_t)len2, "%s%d",
+			                 i == 0 ? " and " : ", ", pinned[i] + 1);
+		snprintf(scroll + len2, sizeof scroll - (size_t)len2, " of %d", k);
 	}
 	int sx = cols - 1 - (int)strlen(scroll), room = scroll[0] ? sx - 2 : cols - 1;
 	attron(A_DIM);
-	mvprintw(y + h, 0, "%.*s", room > 0 ? room : 0, legend);
+	/* the bars' legend goes first, whole, when the window's text needs room */
+	wb_lay_pieces(y + h, 2, room - 2, 1, "   ", pieces, 2);
 	if (scroll[0] && sx > 0)
 		mvprintw(y + h, sx, "%s", scroll);
 	attroff(A_DIM);
@@ -301,11 +320,13 @@ static const char *state_text(const sc_rung_info *ri, char *buf, size_t size)
 {
 	switch (ri->state) {
 	case SC_RS_RUNNING:
+		/* paused: its core lent to the user's search (jobs.h) */
 		if (ri->rung == SC_RUNG_GUESS)
-			snprintf(buf, size, "running %d/%d %.0fs", ri->parts_done, ri->parts,
-			         ri->seconds);
+			snprintf(buf, size, "%s %d/%d %.0fs", ri->paused ? "paused" : "running",
+			         ri->parts_done, ri->parts, ri->seconds);
 		else
-			snprintf(buf, size, "running %.0fs", ri->seconds);
+			snprintf(buf, size, "%s %.0fs", ri->paused ? "paused" : "running",
+			         ri->seconds);
 		break;
 	case SC_RS_DONE: snprintf(buf, size, "done %.1fs", ri->seconds); break;
 	case SC_RS_STOPPED: snprintf(buf, size, "time limit %.0fs", ri->seconds); break;
@@ -442,15 +463,18 @@ static void search_panel(const wb *w, int y, int h, int cols)
 		return;
 	}
 	if (ji->state == SC_JOB_QUEUED) {
-		/* waiting for a core: nothing has run, so no numbers */
-		char place[48] = "";
+		/* waiting for a core (behind the engineer's other jobs: the
+		 * ladder's pause for it, jobs.h): nothing has run, so no numbers */
+		char what[128], why[64], place[48] = "";
 		if (w->search_queue > 0)
 			snprintf(place, sizeof place, ", %s in line",
 			         ordinal(w->search_queue, b, sizeof b));
-		mvprintw(y + 1, 2,
-		         "%-12s queued%s: waiting for a core (%d job%s running%s; x cancels)",
-		         w->search_method, place, w->jobs_running, w->jobs_running == 1 ? "" : "s",
-		         w->ladder && !sc_ladder_done(w->ladder) ? ", the ladder's" : "");
+		snprintf(what, sizeof what, "%s queued%s: waiting for a core", w->search_method,
+		         place);
+		snprintf(why, sizeof why, "(%d job%s running; x cancels)", w->jobs_running,
+		         w->jobs_running == 1 ? "" : "s");
+		const char *pieces[] = {what, why};
+		wb_lay_pieces(y + 1, 2, cols - 3, h - 1, " ", pieces, 2);
 		return;
 	}
 	char rate[24] = "-";
@@ -477,11 +501,30 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	else
 		snprintf(seed, sizeof seed, "  seed %ld%s", w->search_run_seed, pins);
 	char line[256];
+	const char *phase =
+	        sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase;
 	snprintf(line, sizeof line, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs%s",
-	         w->search_method,
-	         sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase,
-	         ji->search.evals, rate, best, ji->elapsed, seed);
-	mvprintw(y + 1, 2, "%.*s", cols - 3 > 0 ? cols - 3 : 0, line);
+	         w->search_method, phase, ji->search.evals, rate, best, ji->elapsed, seed);
+	if ((int)strlen(line) <= cols - 3) {
+		mvprintw(y + 1, 2, "%s", line);
+	} else {
+		/* narrow: the same words without the columns' padding, on a
+		 * second row when they need it; none cut */
+		char evals[32], per[32], bestw[80], secs[32], seedw[32], round[32] = "";
+		snprintf(evals, sizeof evals, "%ld evals", ji->search.evals);
+		snprintf(per, sizeof per, "%s/s", rate);
+		snprintf(bestw, sizeof bestw, "best %s", best);
+		snprintf(secs, sizeof secs, "%.1fs", ji->elapsed);
+		snprintf(seedw, sizeof seedw, "seed %ld", w->search_run_seed);
+		if (w->until_stopped)
+			snprintf(round, sizeof round, "round %d (S)", w->rounds);
+		const char *pieces[] = {
+		        w->search_method,       phase, evals, per, bestw, secs, seedw, round,
+		        pins[0] ? pins + 2 : ""};
+		int used = wb_lay_pieces(y + 1, 2, cols - 3, h >= 4 ? 2 : 1, "  ", pieces, 9);
+		y += used > 1 ? used - 1 : 0;
+		h -= used > 1 ? used - 1 : 0;
+	}
 	if (h >= 3 && ji->search.layers > 0) {
 		/* the exact DP over ideals: how far it is, so a long run is never silent */
 		mvprintw(y + 2, 2, "ideals %ld made, %ld done   layers %d/%d", ji->search.ideals,

@@ -6,7 +6,7 @@
  * segment drawn with its kind's character ('<' receive, '#' compute, '>'
  * send; '=' backward compute on training graphs), micro-batch numbers in
  * the compute runs where they fit, the bottleneck lane marked '*'; idle per
- * cent in the lane label; a legend, the figures (period, throughput,
+ * cent in the lane label (the legend says so); a legend, the figures (period, throughput,
  * latency, fill, drain) and a cursor on one segment (Left Right along the
  * lane, Up Down across lanes) whose stage, micro-batch, kind, start and end
  * the last row reads.  The schedule is rebuilt on every change of the
@@ -25,6 +25,7 @@
 #include "core/timeline.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_fit.h"
 
 enum { LABEL_W = 11 };
 
@@ -218,22 +219,38 @@ static void timeline_draw(wb *w, int y, int h, int cols)
 		mvprintw(y, 0, "no timeline: %.*s", cols - 14, ts->error);
 		return;
 	}
+	/* the figures, then the legend: whole words, on a second row each
+	 * when the screen is narrow (80 columns), never cut */
 	char a[32], b[32], c[32], d[32], e[32];
+	char f1[48], f2[48], f3[48], f4[48], f5[48];
+	snprintf(f1, sizeof f1, "period %s", ui_num(t->period, a, sizeof a));
+	snprintf(f2, sizeof f2, "throughput %s", ui_num(t->throughput, b, sizeof b));
+	snprintf(f3, sizeof f3, "latency %s", ui_num(t->latency, c, sizeof c));
+	snprintf(f4, sizeof f4, "fill %s", ui_num(t->fill, d, sizeof d));
+	snprintf(f5, sizeof f5, "drain %s", ui_num(t->drain, e, sizeof e));
+	const char *figs[] = {f1, f2, f3, f4, f5};
+	int two = h >= 8 ? 2 : 1;
 	attron(A_BOLD);
-	mvprintw(y, 0, "%.*s", cols - 1, "");
-	mvprintw(y, 0, "period %s  throughput %s  latency %s  fill %s  drain %s",
-	         ui_num(t->period, a, sizeof a), ui_num(t->throughput, b, sizeof b),
-	         ui_num(t->latency, c, sizeof c), ui_num(t->fill, d, sizeof d),
-	         ui_num(t->drain, e, sizeof e));
+	int used = wb_lay_pieces(y, 0, cols - 1, two, "  ", figs, 5);
 	attroff(A_BOLD);
+	y += used - 1;
+	h -= used - 1;
 	if (h < 2)
 		return;
-	char leg[256];
-	snprintf(leg, sizeof leg,
-	         "%d micro-batches%s: < receive  # compute  > send%s  * bottleneck", t->m,
-	         t->training ? (t->schedule == SC_SCHEDULE_GPIPE ? " GPipe" : " 1F1B") : "",
-	         t->training ? "  = backward" : "");
-	mvprintw(y + 1, 0, "%.*s", cols - 1, leg);
+	char mb[64];
+	snprintf(mb, sizeof mb, "%d micro-batches%s:", t->m,
+	         t->training ? (t->schedule == SC_SCHEDULE_GPIPE ? " GPipe" : " 1F1B") : "");
+	/* the per cent in each lane's label is the stage's idle time */
+	const char *leg[] = {mb,
+	                     "< receive",
+	                     "# compute",
+	                     "> send",
+	                     t->training ? "= backward" : "",
+	                     "* bottleneck",
+	                     "lane %: idle"};
+	used = wb_lay_pieces(y + 1, 0, cols - 1, two, "  ", leg, 7);
+	y += used - 1;
+	h -= used - 1;
 	int sel = selected(ts);
 	int lanes = h - 3; /* the figures, the legend, the cursor's row */
 	if (lanes < 1)

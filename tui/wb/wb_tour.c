@@ -170,6 +170,30 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 	}
 }
 
+/* What the certified gap (wb_answer: objective / lower - 1) proves of a
+ * partition, into buf, when it is under 1 %: optimal when the bound is its
+ * objective by a proof that needs no solver (the exact DP, the simple
+ * bound), optimal to within the ladder's tolerance when a MIP's bound
+ * reached it (ladder.h: CBC proves only that much), else within that many
+ * percent of the optimum; false (buf untouched) at 1 % or more, or when
+ * unknown. */
+static bool near_optimal(const wb_answer *a, double gap, char *buf, size_t size)
+{
+	if (isnan(gap) || gap >= 0.01)
+		return false;
+	bool exact = strcmp(a->lower_by, "exact DP") == 0 || strcmp(a->lower_by, "simple") == 0;
+	if (gap == 0 && exact)
+		snprintf(buf, size, "proven optimal (lower bound: %s)", a->lower_by);
+	else if (gap <= SC_LADDER_REL_TOL)
+		snprintf(buf, size,
+		         "proven optimal to within " SC_LADDER_REL_TOL_TEXT
+		         " relative (lower bound: %s, to CBC's tolerance)",
+		         a->lower_by);
+	else
+		snprintf(buf, size, "within %.2f%% of the optimum (the certified gap)", 100 * gap);
+	return true;
+}
+
 /* The answer (step 5): the gap of the partition on screen, and what to do. */
 static void answer_step(const wb *w, const wb_answer *a, char l[][200])
 {
@@ -199,13 +223,13 @@ static void answer_step(const wb *w, const wb_answer *a, char l[][200])
 	snprintf(l[0], 200,
 	         "This partition's %s %s, best lower bound %s (%s): certified gap %.2f%%.", a->name,
 	         ui_num(a->objective, b1, sizeof b1), b2, a->lower_by, 100 * a->gap);
-	if (a->gap < 0.01)
-		snprintf(l[1], 200, "This partition is (within 1%%) optimal: stop searching.");
-	else if (a->best_better && a->best_gap < 0.01)
+	char proven[96];
+	if (near_optimal(a, a->gap, proven, sizeof proven))
+		snprintf(l[1], 200, "This partition is %s: stop searching.", proven);
+	else if (a->best_better && near_optimal(a, a->best_gap, proven, sizeof proven))
 		snprintf(l[1], 200,
-		         "It is not: the best found (%s) is (within 1%%) optimal. Adopt it (a) and "
-		         "stop searching.",
-		         ui_num(a->best, b3, sizeof b3));
+		         "It is not: the best found (%s) is %s. Adopt it (a) and stop searching.",
+		         ui_num(a->best, b3, sizeof b3), proven);
 	else if (a->best_better)
 		snprintf(l[1], 200,
 		         "Adopt the best found (a: %s, gap %.2f%%), then search longer (s) or let "
@@ -260,11 +284,13 @@ static void tour_draw(wb *w, int rows, int cols)
 		         "indivisible (000 Lemma 3.3).",
 		         ui_num(w->simple, b1, sizeof b1));
 		if (a.feasible)
+			/* the optimum's objective is >= the bound: it is at most
+			 * (objective - bound) / objective faster than this one */
 			snprintf(l[2], sizeof l[2],
-			         "So the optimum could still be up to %.1f%% faster than this "
-			         "partition. "
-			         "Each rung proves more.",
-			         100 * (a.objective / w->simple - 1));
+			         "By this bound alone, the optimum could be up to %.1f%% faster "
+			         "than "
+			         "this partition. Each rung proves more.",
+			         100 * fmax(0, (a.objective - w->simple) / a.objective));
 		else
 			snprintf(l[2], sizeof l[2],
 			         "Until it fits, its gap means nothing: move ops off that stage "
