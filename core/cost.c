@@ -116,17 +116,6 @@ void sc_costs_set_kinds(sc_costs *c, const int *kind)
 	set_fast(c);
 }
 
-void sc_costs_set_devices(sc_costs *c, const bool *cpu)
-{
-	int at = -1;
-	for (int d = 0; d < c->fleet.n && at < 0; d++)
-		if (c->fleet.kind[d].cpu)
-			at = d;
-	for (int s = 0; s < c->k; s++)
-		c->kind[s] = cpu && cpu[s] && at >= 0 ? at : 0;
-	set_fast(c);
-}
-
 bool sc_costs_has_cpu(const sc_costs *c)
 {
 	for (int s = 0; s < c->k; s++)

@@ -94,10 +94,6 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
  * sc_costs_eval. */
 void sc_costs_set_kinds(sc_costs *c, const int *kind);
 
-/* sc_costs_set_kinds for the default fleet: cpu[s] true for a CPU stage
- * (NULL: none). */
-void sc_costs_set_devices(sc_costs *c, const bool *cpu);
-
 /* True when some stage of c is a CPU stage. */
 bool sc_costs_has_cpu(const sc_costs *c);
 

@@ -40,7 +40,7 @@ typedef struct sc_edit_entry {
 	size_t first; /* its changes: change[first .. first + count) */
 	int count;
 	char *label;
-	bool *dev; /* NULL, or 2k flags: the devices before, then after */
+	int *dev; /* NULL, or 2k kinds: the stages' kinds before, then after */
 } sc_edit_entry;
 
 struct sc_editor {
@@ -53,7 +53,7 @@ struct sc_editor {
 	int cursor; /* entries [0, cursor) can be undone, [cursor, nentry) redone */
 	sc_edit_change *change;
 	size_t nchange, change_cap;
-	bool *cpu;    /* k flags: stage s is a CPU stage */
+	int *kind;    /* k: each stage's kind, an index into costs->fleet */
 	bool devices; /* the devices are checked (made with them, or set) */
 	int saved;    /* the cursor of the saved state, or -1 when it is gone */
 	/* scratch for move_with_dependents: ops found, and stamps marking them */
@@ -95,23 +95,14 @@ static char *format(const char *fmt, ...)
 
 sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *stage, sc_error *err)
 {
-	return sc_editor_new_devices(g, set, stage, NULL, err);
+	return sc_editor_new_kinds(g, set, stage, NULL, err);
 }
 
-sc_editor *sc_editor_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
-                                 const bool *cpu, sc_error *err)
+sc_editor *sc_editor_new_kinds(const sc_graph *g, const sc_settings *set, const int *stage,
+                               const int *kind, sc_error *err)
 {
 	if (set->k < 1) {
 		sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
-		return NULL;
-	}
-	sc_violation viol;
-	/* without devices none is checked, as before CPU stages */
-	if (cpu ? !sc_part_check_devices(g, stage, set->k, cpu, &viol)
-	        : !sc_part_check(g, stage, set->k, &viol)) {
-		char what[SC_PART_WHY_SIZE];
-		sc_part_describe(g, stage, &viol, what, sizeof what);
-		sc_error_set(err, SC_ERR_INPUT, "cannot edit an invalid partition: %s", what);
 		return NULL;
 	}
 	size_t n = g->n > 0 ? (size_t)g->n : 1;
@@ -120,21 +111,33 @@ sc_editor *sc_editor_new_devices(const sc_graph *g, const sc_settings *set, cons
 		ed->stage = malloc(n * sizeof *ed->stage);
 		ed->queue = malloc(n * sizeof *ed->queue);
 		ed->mark = calloc(n, sizeof *ed->mark);
-		ed->cpu = calloc((size_t)set->k, sizeof *ed->cpu);
+		ed->kind = calloc((size_t)set->k, sizeof *ed->kind);
 		ed->costs = sc_costs_new(g, set, err);
 	}
-	if (!ed || !ed->stage || !ed->queue || !ed->mark || !ed->cpu || !ed->costs) {
+	if (!ed || !ed->stage || !ed->queue || !ed->mark || !ed->kind || !ed->costs) {
+		bool nomem = !ed || ed->costs;
 		sc_editor_free(ed);
-		sc_error_nomem(err, "the partition editor");
+		if (nomem)
+			sc_error_nomem(err, "the partition editor");
+		return NULL;
+	}
+	sc_violation viol;
+	/* without devices none is checked, as before CPU stages */
+	if (kind ? !sc_part_check_kinds(g, stage, set->k, &ed->costs->fleet, kind, &viol)
+	         : !sc_part_check(g, stage, set->k, &viol)) {
+		char what[SC_PART_WHY_SIZE];
+		sc_part_describe(g, stage, &viol, what, sizeof what);
+		sc_error_set(err, SC_ERR_INPUT, "cannot edit an invalid partition: %s", what);
+		sc_editor_free(ed);
 		return NULL;
 	}
 	ed->g = g;
 	ed->k = set->k;
 	memcpy(ed->stage, stage, (size_t)g->n * sizeof *stage);
-	if (cpu) {
-		memcpy(ed->cpu, cpu, (size_t)set->k * sizeof *cpu);
+	if (kind) {
+		memcpy(ed->kind, kind, (size_t)set->k * sizeof *kind);
 		ed->devices = true;
-		sc_costs_set_devices(ed->costs, ed->cpu);
+		sc_costs_set_kinds(ed->costs, ed->kind);
 	}
 	sc_costs_eval(ed->costs, ed->stage);
 	ed->saved = 0;
@@ -150,7 +153,7 @@ void sc_editor_free(sc_editor *ed)
 		free(ed->entry[i].dev);
 	}
 	free(ed->entry);
-	free(ed->cpu);
+	free(ed->kind);
 	free(ed->change);
 	free(ed->stage);
 	free(ed->queue);
@@ -164,11 +167,11 @@ const int *sc_editor_stages(const sc_editor *ed)
 	return ed->stage;
 }
 
-const bool *sc_editor_devices(const sc_editor *ed)
+const int *sc_editor_kinds(const sc_editor *ed)
 {
 	for (int s = 0; s < ed->k; s++)
-		if (ed->cpu[s])
-			return ed->cpu;
+		if (ed->kind[s] != 0)
+			return ed->kind;
 	return NULL;
 }
 
@@ -266,8 +269,8 @@ static void apply(sc_editor *ed, const sc_edit_entry *e, bool forward, bool may_
 {
 	const sc_edit_change *c = ed->change + e->first;
 	if (e->dev) {
-		memcpy(ed->cpu, e->dev + (forward ? ed->k : 0), (size_t)ed->k * sizeof *ed->cpu);
-		sc_costs_set_devices(ed->costs, ed->cpu);
+		memcpy(ed->kind, e->dev + (forward ? ed->k : 0), (size_t)ed->k * sizeof *ed->kind);
+		sc_costs_set_kinds(ed->costs, ed->kind);
 	}
 	if (e->dev || (may_eval && whole_is_cheaper(ed, e->count))) {
 		for (int i = 0; i < e->count; i++)
@@ -303,18 +306,20 @@ static bool device_allows(const sc_editor *ed, int u, int to, char *why, size_t 
 	const sc_graph *g = ed->g;
 	if (!ed->devices)
 		return true;
-	if (ed->cpu[to] && !sc_graph_cpu_ok(g, u)) {
+	const sc_kind *d = &ed->costs->fleet.kind[ed->kind[to]];
+	if (sc_kind_ok(d, g, u))
+		return true;
+	if (d->cpu)
 		say(why, size, "%s has no CPU time: it may not go to stage %d (CPU)", g->op_name[u],
 		    to + 1);
-		return false;
-	}
-	if (!ed->cpu[to] && !sc_graph_accel_ok(g, u)) {
+	else if (ed->costs->set.fleet)
+		say(why, size, "%s may not run on %s: it may not go to stage %d (%s)",
+		    g->op_name[u], d->name, to + 1, d->name);
+	else
 		say(why, size,
 		    "%s may not run on an accelerator: it may not go to stage %d (accelerator)",
 		    g->op_name[u], to + 1);
-		return false;
-	}
-	return true;
+	return false;
 }
 
 /* The ops that move with v: its group's, or v alone (in *one). */
@@ -498,37 +503,41 @@ int sc_editor_move_with_dependents(sc_editor *ed, int v, int to, char *why, size
 
 bool sc_editor_set(sc_editor *ed, const int *stage, const char *label)
 {
-	return sc_editor_set_devices(ed, stage, ed->devices ? ed->cpu : NULL, label);
+	return sc_editor_set_kinds(ed, stage, ed->devices ? ed->kind : NULL, label);
 }
 
-bool sc_editor_set_devices(sc_editor *ed, const int *stage, const bool *cpu, const char *label)
+bool sc_editor_set_kinds(sc_editor *ed, const int *stage, const int *kind, const char *label)
 {
 	const sc_graph *g = ed->g;
-	if (ed->devices || cpu ? !sc_part_check_devices(g, stage, ed->k, cpu, NULL)
-	                       : !sc_part_check(g, stage, ed->k, NULL))
+	for (int s = 0; kind && s < ed->k; s++)
+		if (kind[s] < 0 || kind[s] >= ed->costs->fleet.n)
+			return false;
+	if (ed->devices || kind
+	            ? !sc_part_check_kinds(g, stage, ed->k, &ed->costs->fleet, kind, NULL)
+	            : !sc_part_check(g, stage, ed->k, NULL))
 		return false;
 	int count = 0;
 	for (int v = 0; v < g->n; v++)
 		count += stage[v] != ed->stage[v];
 	bool new_dev = false;
 	for (int s = 0; s < ed->k; s++)
-		new_dev = new_dev || ed->cpu[s] != (cpu && cpu[s]);
+		new_dev = new_dev || ed->kind[s] != (kind ? kind[s] : 0);
 	if (count == 0 && !new_dev) {
-		ed->devices = ed->devices || cpu;
+		ed->devices = ed->devices || kind;
 		return true;
 	}
 	char *copy = format("%s", label ? label : "set partition");
-	bool *dev = new_dev ? malloc(2 * (size_t)ed->k * sizeof *dev) : NULL;
+	int *dev = new_dev ? malloc(2 * (size_t)ed->k * sizeof *dev) : NULL;
 	if (!copy || (new_dev && !dev) || !reserve(ed, count)) {
 		free(copy);
 		free(dev);
 		return false;
 	}
 	for (int s = 0; new_dev && s < ed->k; s++) {
-		dev[s] = ed->cpu[s];
-		dev[ed->k + s] = cpu && cpu[s];
+		dev[s] = ed->kind[s];
+		dev[ed->k + s] = kind ? kind[s] : 0;
 	}
-	ed->devices = ed->devices || cpu;
+	ed->devices = ed->devices || kind;
 	sc_edit_entry *e = open_entry(ed, copy);
 	e->dev = dev;
 	for (int v = 0; v < g->n; v++)

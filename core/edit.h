@@ -14,10 +14,12 @@
  * holding only the (op, from, to) triples it changed and a label; a new edit
  * drops the redo entries.  Its memory is proportional to the ops changed.
  *
- * CPU stages (001 section 3): an editor made with sc_editor_new_devices knows
- * each stage's device (k flags, true: a CPU stage); a move
- * never puts an op on a device it may not go to, and sc_editor_set_devices
- * replaces the partition and the devices as one undo entry.
+ * Devices (fleet.h): an editor made with sc_editor_new_kinds knows each
+ * stage's kind (an index into its costs' fleet: set->fleet's, or 0 the
+ * graph's device and 1 a CPU of 001 section 3); a move never puts an op
+ * on a kind that may not run it, and sc_editor_set_kinds replaces the
+ * partition and the kinds as one undo entry (a change of a stage's
+ * device is such an entry).
  *
  * Stages are 0-based in the interface; every text (reasons, labels) uses the
  * 1-based numbers people see.  Nothing here prints or exits.  An sc_editor is
@@ -43,16 +45,16 @@ typedef struct sc_editor sc_editor;
 sc_editor *sc_editor_new(const sc_graph *g, const sc_settings *set, const int *stage,
                          sc_error *err);
 
-/* sc_editor_new with each stage's device: cpu[0..set->k) (copied; true: a
- * CPU stage; NULL: as sc_editor_new, which checks no device).  The
- * partition must also put every op on a device it may go to
- * (sc_part_check_devices); the costs are those of sc_costs_set_devices. */
-sc_editor *sc_editor_new_devices(const sc_graph *g, const sc_settings *set, const int *stage,
-                                 const bool *cpu, sc_error *err);
+/* sc_editor_new with each stage's kind: kind[0..set->k) (copied; NULL:
+ * as sc_editor_new, which checks no device).  The partition must also put
+ * every op on a kind that may run it (sc_part_check_kinds); the costs are
+ * those of sc_costs_set_kinds. */
+sc_editor *sc_editor_new_kinds(const sc_graph *g, const sc_settings *set, const int *stage,
+                               const int *kind, sc_error *err);
 
-/* The current devices: k flags (true: a CPU stage) owned by ed and updated
- * in place, or NULL while no stage is a CPU.  O(k). */
-const bool *sc_editor_devices(const sc_editor *ed);
+/* The current kinds: k of them, owned by ed and updated in place, or NULL
+ * while every stage is of kind 0.  O(k). */
+const int *sc_editor_kinds(const sc_editor *ed);
 
 /* Frees ed and its history.  sc_editor_free(NULL) does nothing. */
 void sc_editor_free(sc_editor *ed);
@@ -104,12 +106,12 @@ int sc_editor_move_with_dependents(sc_editor *ed, int v, int to, char *why, size
  * go to makes stage invalid. */
 bool sc_editor_set(sc_editor *ed, const int *stage, const char *label);
 
-/* sc_editor_set with the devices too: cpu[0..k) (NULL: every stage an
- * accelerator) replace the current ones in the same undo entry, so undo
- * restores the old partition and the old devices together.  Returns false,
- * changing nothing, when stage is invalid for those devices
- * (sc_part_check_devices) or memory runs out.  O(n + m + k). */
-bool sc_editor_set_devices(sc_editor *ed, const int *stage, const bool *cpu, const char *label);
+/* sc_editor_set with the kinds too: kind[0..k) (NULL: every stage kind 0)
+ * replace the current ones in the same undo entry, so undo restores the
+ * old partition and the old kinds together.  Returns false, changing
+ * nothing, when stage is invalid for those kinds (sc_part_check_kinds), a
+ * kind is none of the fleet's, or memory runs out.  O(n + m + k). */
+bool sc_editor_set_kinds(sc_editor *ed, const int *stage, const int *kind, const char *label);
 
 /* Undoes the last edit, or redoes the last undone one; false when there is
  * none.  Costs follow. */

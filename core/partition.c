@@ -124,22 +124,6 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
 		narrow(g, stage, g->group_ops[i], gr, lo, hi);
 }
 
-bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const bool *cpu,
-                           sc_violation *v)
-{
-	if (!sc_part_check(g, stage, k, v))
-		return false;
-	for (int u = 0; u < g->n; u++) {
-		bool on_cpu = cpu && cpu[stage[u]];
-		if (on_cpu ? !sc_graph_cpu_ok(g, u) : !sc_graph_accel_ok(g, u)) {
-			if (v)
-				*v = (sc_violation){SC_VIOL_DEVICE, u, stage[u]};
-			return false;
-		}
-	}
-	return true;
-}
-
 bool sc_part_check_kinds(const sc_graph *g, const int *stage, int k, const sc_fleet *f,
                          const int *kind, sc_violation *v)
 {

@@ -44,11 +44,6 @@ typedef struct sc_violation {
  * its out-edges, then its group).  Returns true when stage is valid. */
 bool sc_part_check(const sc_graph *g, const int *stage, int k, sc_violation *v);
 
-/* sc_part_check, then the devices: cpu[s] says stage s is a CPU stage
- * (NULL: none is); an op on a device it may not go to is SC_VIOL_DEVICE. */
-bool sc_part_check_devices(const sc_graph *g, const int *stage, int k, const bool *cpu,
-                           sc_violation *v);
-
 /* sc_part_check, then the kinds: kind[s] (an index into f; NULL: all 0)
  * is stage s's kind; an op on a kind that may not run it is
  * SC_VIOL_DEVICE. */

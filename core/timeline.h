@@ -24,7 +24,7 @@
  * forward compute = cost_fw - both (the forward work plus the overflow).  So
  * a stage's forward block lasts cost_fw and its backward block cost_bw.
  *
- * CPU stages (001 section 3; sc_costs_set_devices): a CPU stage
+ * CPU stages (001 section 3; sc_costs_set_kinds): a CPU stage
  * pays no communication, so its blocks are all compute, its forward block
  * cost_fw (its forward ops' CPU times) and its backward block cost_bw, with
  * receive and send of length 0; the accelerator stages beside it pay for

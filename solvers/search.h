@@ -91,12 +91,6 @@ typedef struct sc_search_params {
 	void *stop_ctx;
 } sc_search_params;
 
-/* The kinds of the CPU flags cpu (n of them) as start_kind takes them
- * without a fleet: 1 ("cpu") for a CPU stage, 0 else.  malloc'd (the
- * caller frees it; the search keeps a copy); NULL for NULL or when out of
- * memory. */
-int *sc_search_kinds_of_cpus(const bool *cpu, int n);
-
 /* Fills p with the defaults (method "best", seed 1, no time limit). */
 void sc_search_params_init(sc_search_params *p);
 

@@ -51,14 +51,6 @@ static bool breaks_pins(const sc_search *s, const int *op_stage)
 	return false;
 }
 
-int *sc_search_kinds_of_cpus(const bool *cpu, int n)
-{
-	int *kind = cpu ? sc_malloc_n((size_t)(n > 0 ? n : 1), sizeof *kind) : NULL;
-	for (int i = 0; kind && i < n; i++)
-		kind[i] = cpu[i] ? 1 : 0;
-	return kind;
-}
-
 const int *sc_search_slicer_kinds(sc_search *s)
 {
 	/* the slicer's kinds index the search's fleet: with CPU stages its

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/formats/load.h"
 #include "core/partition.h"
 
@@ -239,6 +240,29 @@ sc_graph *ts_with_cpu_times(ts_rng *r, const sc_graph *g, bool integer_weights, 
 	cr_assert(h, "%s", err.msg);
 	sc_builder_free(b);
 	return h;
+}
+
+int *ts_kinds_of(const bool *cpu, int n, int *kind)
+{
+	for (int i = 0; i < n; i++)
+		kind[i] = cpu && cpu[i] ? 1 : 0;
+	return kind;
+}
+
+bool ts_part_check_cpus(const sc_graph *g, const int *stage, int K, const bool *cpu,
+                        sc_violation *viol)
+{
+	sc_settings set = g->settings;
+	set.k = K;
+	set.cpus = K;
+	set.fleet = NULL;
+	sc_fleet f;
+	cr_assert(sc_fleet_resolve(g, &set, &f, NULL));
+	int *kind = malloc((size_t)(K > 0 ? K : 1) * sizeof *kind);
+	cr_assert(kind);
+	bool ok = sc_part_check_kinds(g, stage, K, &f, ts_kinds_of(cpu, K, kind), viol);
+	free(kind);
+	return ok;
 }
 
 double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, int K)

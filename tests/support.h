@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "core/graph.h"
+#include "core/partition.h"
 
 /* A small deterministic PRNG (splitmix64) so tests are reproducible. */
 typedef struct ts_rng {
@@ -98,6 +99,15 @@ double ts_cpu_bottleneck(const sc_graph *g, const int *stage, const bool *cpu, i
 /* ts_cpu_bottleneck for kinds as the solvers give them with CPU stages
  * (fleet.h: 0 an accelerator, 1 a CPU). */
 double ts_kind_bottleneck(const sc_graph *g, const int *stage, const int *kind, int K);
+
+/* The kinds of CPU flags cpu[0..n) as the solvers take them (fleet.h: 0
+ * an accelerator, 1 a CPU), in a buffer of the caller's (n entries). */
+int *ts_kinds_of(const bool *cpu, int n, int *kind);
+
+/* Whether stage[] with the CPU stages cpu[] is valid for its devices
+ * (sc_part_check_kinds on the fleet of the graph's device and CPUs). */
+bool ts_part_check_cpus(const sc_graph *g, const int *stage, int K, const bool *cpu,
+                        sc_violation *viol);
 
 /* The optimum of g at k accelerator and L CPU stages by the exact DP with
  * CPU stages (sc_cpu_exact, without balancing): the oracle of the CPU

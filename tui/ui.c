@@ -152,13 +152,10 @@ bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, c
 }
 
 sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
-                            bool **cpu, sc_error *err)
+                            int **kind, sc_error *err)
 {
 	sc_fleet f;
-	int *kind = NULL;
-	*cpu = NULL;
-	sc_status st =
-	        sc_part_load_kinds(path, g, NULL, want_k, k_out, stage, &f, &kind, NULL, err);
+	sc_status st = sc_part_load_kinds(path, g, NULL, want_k, k_out, stage, &f, kind, NULL, err);
 	bool read = st == SC_OK || st == SC_ERR_INVALID;
 	if (read && !sc_fleet_cpus_form(g, &f))
 		st = sc_error_set(
@@ -167,16 +164,12 @@ sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int
 		        "take yet (eval and render do)",
 		        path);
 	bool any = false;
-	for (int s = 0; kind && s < *k_out; s++)
-		any |= f.kind[kind[s]].cpu;
-	if ((st == SC_OK || st == SC_ERR_INVALID) && any) {
-		*cpu = malloc((size_t)*k_out * sizeof **cpu);
-		if (!*cpu)
-			st = sc_error_nomem(err, "the partition's devices");
-		for (int s = 0; *cpu && s < *k_out; s++)
-			(*cpu)[s] = f.kind[kind[s]].cpu;
+	for (int s = 0; *kind && s < *k_out; s++)
+		any |= (*kind)[s] != 0;
+	if (!(st == SC_OK || st == SC_ERR_INVALID) || !any) {
+		free(*kind);
+		*kind = NULL;
 	}
-	free(kind);
 	return st;
 }
 

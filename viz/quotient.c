@@ -8,7 +8,7 @@
  * list of at most m (s, t, bytes) triples that is sorted and merged.  A
  * training graph's triples also carry the bytes made by backward ops, merged
  * alongside, and the GPipe terms come from sc_costs_gpipe.  With CPU
- * stages the costs are the devices' (sc_costs_set_devices) and the edges
+ * stages the costs are the devices' (sc_costs_set_kinds) and the edges
  * stay as they are: a tensor crossing into a CPU stage still crosses.
  */
 #include "quotient.h"

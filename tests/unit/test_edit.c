@@ -621,7 +621,7 @@ static void device_costs_are_fresh(const sc_graph *g, const sc_settings *set, sc
 {
 	sc_error err;
 	sc_costs *fresh = sc_costs_new(g, set, &err);
-	sc_costs_set_devices(fresh, sc_editor_devices(ed));
+	sc_costs_set_kinds(fresh, sc_editor_kinds(ed));
 	sc_costs_eval(fresh, sc_editor_stages(ed));
 	const sc_costs *got = sc_editor_costs(ed);
 	for (int s = 0; s < set->k; s++) {
@@ -637,11 +637,11 @@ Test(edit, devices_refuse_moves_by_name)
 	sc_settings set = g->settings;
 	set.k = 3;
 	int stage[3] = {0, 1, 2};
-	bool cpu[3] = {false, true, false};
+	int cpu[3] = {0, 1, 0}; /* kinds: 1 a CPU */
 	sc_error err;
-	sc_editor *ed = sc_editor_new_devices(g, &set, stage, cpu, &err);
+	sc_editor *ed = sc_editor_new_kinds(g, &set, stage, cpu, &err);
 	cr_assert(ed, "%s", err.msg);
-	cr_assert(sc_editor_devices(ed) && sc_editor_devices(ed)[1]);
+	cr_assert(sc_editor_kinds(ed) && sc_editor_kinds(ed)[1]);
 	cr_assert(sc_editor_costs(ed)->st[1].cpu);
 	close_to(sc_editor_costs(ed)->st[1].cost, 3, "cpu cost", 1);
 	char why[256];
@@ -661,8 +661,8 @@ Test(edit, devices_refuse_moves_by_name)
 	close_to(sc_editor_costs(ed)->st[1].cost, 3, "cpu cost", 1);
 	device_costs_are_fresh(g, &set, ed);
 	/* a start with an op on a device it may not go to */
-	bool all_accel[3] = {false, false, false};
-	cr_assert_null(sc_editor_new_devices(g, &set, stage, all_accel, &err));
+	int all_accel[3] = {0, 0, 0};
+	cr_assert_null(sc_editor_new_kinds(g, &set, stage, all_accel, &err));
 	cr_assert(strstr(err.msg, "'x'"), "%s", err.msg);
 	sc_editor_free(ed);
 	/* without devices nothing is a CPU */
@@ -670,7 +670,7 @@ Test(edit, devices_refuse_moves_by_name)
 	set.k = 1;
 	ed = sc_editor_new(g, &set, one, &err);
 	cr_assert(ed);
-	cr_assert_null(sc_editor_devices(ed));
+	cr_assert_null(sc_editor_kinds(ed));
 	sc_editor_free(ed);
 	sc_graph_free(g);
 }
@@ -681,36 +681,36 @@ Test(edit, set_devices_is_one_undo_entry)
 	sc_settings set = g->settings;
 	set.k = 3;
 	int stage[3] = {0, 1, 2};
-	bool cpu[3] = {false, true, false};
+	int cpu[3] = {0, 1, 0}; /* kinds: 1 a CPU */
 	sc_error err;
-	sc_editor *ed = sc_editor_new_devices(g, &set, stage, cpu, &err);
+	sc_editor *ed = sc_editor_new_kinds(g, &set, stage, cpu, &err);
 	cr_assert(ed, "%s", err.msg);
 	/* the search's result: a on stage 1, x and c on a CPU stage 3 */
 	int found[3] = {0, 2, 2};
-	bool found_cpu[3] = {false, false, true};
-	bool bad_cpu[3] = {false, true, false}; /* x on an accelerator */
-	cr_assert_not(sc_editor_set_devices(ed, found, bad_cpu, "bad"));
+	int found_cpu[3] = {0, 0, 1};
+	int bad_cpu[3] = {0, 1, 0}; /* x on an accelerator */
+	cr_assert_not(sc_editor_set_kinds(ed, found, bad_cpu, "bad"));
 	cr_assert_eq(sc_editor_undo_count(ed), 0);
-	cr_assert(sc_editor_set_devices(ed, found, found_cpu, "search result"));
+	cr_assert(sc_editor_set_kinds(ed, found, found_cpu, "search result"));
 	cr_assert_eq(sc_editor_undo_count(ed), 1);
 	cr_assert_str_eq(sc_editor_undo_label(ed), "search result");
-	const bool *d = sc_editor_devices(ed);
+	const int *d = sc_editor_kinds(ed);
 	cr_assert(d && !d[0] && !d[1] && d[2]);
 	close_to(sc_editor_costs(ed)->st[2].cost, 8, "cpu cost", 2);
 	device_costs_are_fresh(g, &set, ed);
 	cr_assert(sc_editor_dirty(ed));
 	cr_assert(sc_editor_undo(ed));
-	d = sc_editor_devices(ed);
+	d = sc_editor_kinds(ed);
 	cr_assert(d && !d[0] && d[1] && !d[2]);
 	cr_assert_eq(sc_editor_stages(ed)[1], 1);
 	device_costs_are_fresh(g, &set, ed);
 	cr_assert_not(sc_editor_dirty(ed));
 	cr_assert(sc_editor_redo(ed));
-	d = sc_editor_devices(ed);
+	d = sc_editor_kinds(ed);
 	cr_assert(d[2] && !d[1]);
 	device_costs_are_fresh(g, &set, ed);
 	/* the same devices and stages again: no entry */
-	cr_assert(sc_editor_set_devices(ed, found, found_cpu, "again"));
+	cr_assert(sc_editor_set_kinds(ed, found, found_cpu, "again"));
 	cr_assert_eq(sc_editor_undo_count(ed), 1);
 	sc_editor_free(ed);
 	sc_graph_free(g);

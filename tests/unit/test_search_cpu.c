@@ -3,7 +3,7 @@
  * (001 section 3): on small random graphs with CPU times (inference and
  * training, groups, both memory policies, ops without a CPU time, ops no
  * accelerator may hold), each method's result puts every op on a device
- * it may go to (sc_part_check_devices), costs what the search says by the
+ * it may go to (ts_part_check_cpus), costs what the search says by the
  * independent model of tests/support.c, and is no better than the optimum
  * of the exact DP with CPU stages (sc_dp_exact), itself checked against
  * the brute force on the smallest; `exact` and `best` equal that optimum,
@@ -37,11 +37,11 @@ static double run(const sc_graph *g, int k, int L, const char *method, uint64_t 
 	p.seed = seed;
 	p.evals = evals;
 	p.start = start;
-	int *start_kind = sc_search_kinds_of_cpus(start_cpu, k + L);
-	p.start_kind = start_kind;
+	int start_kind[64];
+	cr_assert_leq(k + L, 64);
+	p.start_kind = start_cpu ? ts_kinds_of(start_cpu, k + L, start_kind) : NULL;
 	sc_error err;
 	sc_search *s = sc_search_new(g, &set, &p, &err);
-	free(start_kind);
 	cr_assert(s, "%s: %s", method, err.msg);
 	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
 	int kind[64];
@@ -115,8 +115,8 @@ static void every_method(uint64_t seed, bool training, int cases)
 				continue;
 			}
 			sc_violation viol;
-			cr_assert(sc_part_check_devices(g, stage, K, cpu, &viol),
-			          "%s: invalid (%d)", what, viol.kind);
+			cr_assert(ts_part_check_cpus(g, stage, K, cpu, &viol), "%s: invalid (%d)",
+			          what, viol.kind);
 			int ncpu = 0;
 			for (int s = 0; s < K; s++)
 				ncpu += cpu[s];
@@ -181,12 +181,12 @@ Test(search_cpu, refine_from_a_partition_respects_devices, .timeout = 60)
 			for (int s = 0; s < 2; s++) {
 				int was = start[v];
 				start[v] = s;
-				if (sc_part_check_devices(g, start, K, start_cpu, NULL))
+				if (ts_part_check_cpus(g, start, K, start_cpu, NULL))
 					break;
 				start[v] = was;
 			}
 		}
-		if (!sc_part_check_devices(g, start, K, start_cpu, NULL)) {
+		if (!ts_part_check_cpus(g, start, K, start_cpu, NULL)) {
 			free(start);
 			free(stage);
 			sc_graph_free(g);
@@ -205,7 +205,7 @@ Test(search_cpu, refine_from_a_partition_respects_devices, .timeout = 60)
 		}
 		tried++;
 		cr_assert(isfinite(v), "t %d: refinement lost the feasible start", t);
-		cr_assert(sc_part_check_devices(g, stage, K, cpu, NULL), "t %d", t);
+		cr_assert(ts_part_check_cpus(g, stage, K, cpu, NULL), "t %d", t);
 		cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, K), v), "t %d", t);
 		cr_assert_leq(v, before * (1 + 1e-12), "t %d: %.17g from %.17g", t, v, before);
 		cr_assert_geq(v, ts_cpu_optimum(g, k, L) * (1 - 1e-9), "t %d", t);
@@ -316,7 +316,7 @@ Test(search_cpu, best_falls_back_to_brkga_with_cpus, .timeout = 60)
 	for (int i = 0; i < 3; i++)
 		cpu[i] = kind[i] == 1;
 	cr_assert(!optimal);
-	cr_assert(sc_part_check_devices(g, stage, 3, cpu, NULL));
+	cr_assert(ts_part_check_cpus(g, stage, 3, cpu, NULL));
 	cr_assert(near(ts_cpu_bottleneck(g, stage, cpu, 3), v));
 	double opt = ts_cpu_optimum(g, 2, 1);
 	cr_assert(near(v, opt), "brkga %.17g, optimum %.17g", v, opt);

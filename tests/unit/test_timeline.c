@@ -169,7 +169,8 @@ static void check_devices(const sc_graph *g, const int *stage, const bool *cpu, 
 	set.schedule = sched;
 	sc_costs *c = sc_costs_new(g, &set, NULL);
 	cr_assert(c);
-	sc_costs_set_devices(c, cpu);
+	int kinds[64];
+	sc_costs_set_kinds(c, cpu ? ts_kinds_of(cpu, c->k, kinds) : NULL);
 	sc_costs_eval(c, stage);
 	sc_error err;
 	sc_timeline *t = sc_timeline_new(c, m, sched, &err);
@@ -474,7 +475,8 @@ Test(timeline, cpu_stage_by_hand)
 	sc_settings set = g->settings;
 	set.k = 2;
 	sc_costs *c = sc_costs_new(g, &set, NULL);
-	sc_costs_set_devices(c, cpu);
+	int kinds[64];
+	sc_costs_set_kinds(c, ts_kinds_of(cpu, c->k, kinds));
 	sc_costs_eval(c, stage);
 	sc_timeline *t = sc_timeline_new(c, 2, SC_SCHEDULE_1F1B, NULL);
 	cr_assert(t);
@@ -555,7 +557,8 @@ static void random_cpu_partitions(bool training, uint64_t seed)
 		sc_settings set = g->settings;
 		set.k = k;
 		sc_costs *c = sc_costs_new(g, &set, NULL);
-		sc_costs_set_devices(c, cpu);
+		int kinds[64];
+		sc_costs_set_kinds(c, ts_kinds_of(cpu, c->k, kinds));
 		sc_costs_eval(c, stage);
 		int at;
 		sc_costs_bottleneck(c, &at);

@@ -218,13 +218,14 @@ struct wb {
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
 	int base_k;
-	/* CPU stages (001 section 3): with set.cpus = L > 0 the partition has
-	 * set.k = k + L stages, L of them CPUs; cpu holds the current
-	 * partition's devices (set.k flags, kept from the editor by
-	 * wb_changed), base_cpu the baseline's, best_cpu the best's; all NULL
-	 * without CPU stages.  Jobs get k and L apart (wb_job_settings). */
-	bool *cpu, *base_cpu, *best_cpu;
-	bool *recovered_cpu; /* the recovery file's devices, until answered */
+	/* Devices (core/fleet.h): with CPU stages (set.cpus = L > 0, 001
+	 * section 3) the partition has set.k = k + L stages, L of them CPUs;
+	 * kind holds the current partition's stage kinds (set.k of them, 0
+	 * the graph's device, 1 a CPU; kept from the editor by wb_changed),
+	 * base_kind the baseline's, best_kind the best's; all NULL without
+	 * devices.  Jobs get k and L apart (wb_job_settings). */
+	int *kind, *base_kind, *best_kind;
+	int *recovered_kind; /* the recovery file's kinds, until answered */
 	int help_top;        /* the help's first row shown (it scrolls) */
 	char msg[512];       /* the status line's message, or "" */
 	double msg_t;
@@ -294,15 +295,18 @@ void wb_changed(wb *w, bool by_hand);
  * stage is an edit when it differs from it. */
 bool wb_new_editor(wb *w, const int *stage);
 
-/* Makes stage, with the devices cpu (set.k flags; NULL: the current
- * devices stay), the current partition.  Done by the program (a search's
- * result replacing the first partition) it is the new baseline, not an
- * unsaved edit, and the undo history starts there; done by the engineer
- * (by_hand) it is an edit, undoable, partition and devices one undo entry.
- * wb_new_editor_devices is wb_new_editor with the devices too. */
-void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
-                            bool by_hand);
-bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu);
+/* Makes stage, with the stages' kinds kind (set.k of them; NULL: the
+ * current kinds stay), the current partition.  Done by the program (a
+ * search's result replacing the first partition) it is the new baseline,
+ * not an unsaved edit, and the undo history starts there; done by the
+ * engineer (by_hand) it is an edit, undoable, partition and kinds one undo
+ * entry.  wb_new_editor_kinds is wb_new_editor with the kinds too. */
+void wb_set_current_kinds(wb *w, const int *stage, const int *kind, const char *origin,
+                          bool by_hand);
+bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind);
+
+/* Whether stage s of the current partition is a CPU stage. */
+bool wb_cpu_stage(const wb *w, int s);
 
 /* The settings a job runs with: set's with k the accelerator stages and
  * cpus the CPU stages (w->set.k counts both). */
@@ -589,9 +593,10 @@ unsigned wb_quit(wb *w);
 void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, char *origin,
                         size_t size);
 /* With CPU stages: a fast search (dpl, half a second) under set (k
- * accelerator and set->cpus CPU stages) into stage and its devices into
- * cpu (k + cpus flags); false when it finds no partition that fits. */
-bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
+ * accelerator and set->cpus CPU stages) into stage and its kinds into
+ * kind (k + cpus of them, 1 a CPU); false when it finds no partition that
+ * fits. */
+bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, int *kind,
                              char *origin, size_t size);
 
 #endif

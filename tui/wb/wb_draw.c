@@ -209,7 +209,7 @@ static void header(const wb *w, int cols)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	/* with CPU stages: "k 3 + 1 CPU" (accelerator and CPU stages) */
 	char kk[48];
-	if (w->cpu)
+	if (w->kind)
 		snprintf(kk, sizeof kk, "k %d + %d CPU", s->k - s->cpus, s->cpus);
 	else
 		snprintf(kk, sizeof kk, "k %d", s->k);

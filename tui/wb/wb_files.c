@@ -61,18 +61,18 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 		return 0;
 	}
 	/* read it for any k, so a wrong k can say how to fix it */
-	bool *cpu = NULL, *none = NULL;
-	sc_status s = ui_part_load_cpus(path, w->g, 0, &k2, st, &cpu, &err);
+	int *kind = NULL, *none = NULL;
+	sc_status s = ui_part_load_cpus(path, w->g, 0, &k2, st, &kind, &err);
 	int ncpu = 0;
-	for (int i = 0; cpu && i < k2; i++)
-		ncpu += cpu[i];
+	for (int i = 0; kind && i < k2; i++)
+		ncpu += kind[i] == 1;
 	if (s != SC_OK && s != SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);
-	} else if (ncpu > w->set.cpus || (ncpu && !w->cpu)) {
+	} else if (ncpu > w->set.cpus || (ncpu && !w->kind)) {
 		wb_say(w,
 		       "not loaded: %s has %d CPU stage%s; this run has %d (stagecut FILE -p %s)",
-		       path, ncpu, ncpu == 1 ? "" : "s", w->cpu ? w->set.cpus : 0, path);
-	} else if (w->cpu && !cpu && !(none = calloc((size_t)k2 + 1, sizeof *none))) {
+		       path, ncpu, ncpu == 1 ? "" : "s", w->kind ? w->set.cpus : 0, path);
+	} else if (w->kind && !kind && !(none = calloc((size_t)k2 + 1, sizeof *none))) {
 		wb_say(w, "out of memory");
 	} else if (k2 != w->set.k) {
 		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
@@ -83,13 +83,13 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 		snprintf(origin, sizeof origin, "loaded from %.140s", path);
 		/* with CPU stages the file's devices come along (none: all
 		 * accelerators), as one undo entry */
-		wb_set_current_devices(w, st, cpu ? cpu : none, origin, true);
+		wb_set_current_kinds(w, st, kind ? kind : none, origin, true);
 		/* the file holds it: nothing unsaved until it is edited */
 		wb_mark_saved(w);
 		wb_say(w, "loaded %s (u undoes)", path);
 	}
 	free(st);
-	free(cpu);
+	free(kind);
 	free(none);
 	return 0;
 }

@@ -45,10 +45,10 @@
 
 /* Records stage as the best partition when value beats the best known, or
  * equals it and is now proven optimal. */
-/* With CPU stages, cpu gives the partition's devices (w->set.k flags;
- * NULL: the current ones). */
-static void offer_best_devices(wb *w, const int *stage, const bool *cpu, double value,
-                               const char *from, bool optimal)
+/* With devices, kind gives the partition's stage kinds (w->set.k of
+ * them; NULL: the current ones). */
+static void offer_best_kinds(wb *w, const int *stage, const int *kind, double value,
+                             const char *from, bool optimal)
 {
 	if (!(value < w->best * (1 - 1e-12)) && !(optimal && value <= w->best * (1 + 1e-12)))
 		return;
@@ -58,8 +58,9 @@ static void offer_best_devices(wb *w, const int *stage, const bool *cpu, double 
 	snprintf(w->best_from, sizeof w->best_from, "%s", from);
 	if (better)
 		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
-	if (better && w->best_cpu)
-		memcpy(w->best_cpu, cpu ? cpu : w->cpu, (size_t)w->set.k * sizeof *w->best_cpu);
+	if (better && w->best_kind)
+		memcpy(w->best_kind, kind ? kind : w->kind,
+		       (size_t)w->set.k * sizeof *w->best_kind);
 }
 
 /* The engine's jobs by state, and the search's place in the queue (the
@@ -99,8 +100,8 @@ void wb_reset_best(wb *w)
 	w->best_optimal = false;
 	w->none_fits = false;
 	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
-	if (w->best_cpu)
-		memcpy(w->best_cpu, w->cpu, (size_t)w->set.k * sizeof *w->best_cpu);
+	if (w->best_kind)
+		memcpy(w->best_kind, w->kind, (size_t)w->set.k * sizeof *w->best_kind);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 }
 
@@ -120,9 +121,8 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	p.evals = evals;
 	p.seed = (uint64_t)w->search_seed;
 	p.start = start;
-	/* with CPU stages a start is the current partition with its devices */
-	int *start_kind = start && w->cpu ? sc_search_kinds_of_cpus(w->cpu, w->set.k) : NULL;
-	p.start_kind = start_kind;
+	/* with devices a start is the current partition with its kinds */
+	p.start_kind = start ? w->kind : NULL;
 	sc_error err;
 	/* the pinned ops where they are now (the engine copies the pins) */
 	sc_settings set;
@@ -133,7 +133,6 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	set.pin = pin;
 	int id = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
 	free(pin);
-	free(start_kind);
 	/* the user asked: it runs at once, pausing a ladder rung if need be */
 	if (id >= 0)
 		sc_engine_prefer(w->eng, id);
@@ -190,31 +189,6 @@ static void next_round(wb *w, const sc_job_info *ji)
 		       w->rounds, w->search_run_seed, w->until_evals);
 }
 
-/* The CPU flags of kinds (0 an accelerator, 1 a CPU: the workbench's
- * devices are k and --cpus, fleet.h) of a finished search's partition. */
-static bool result_devices(const wb *w, bool *cpu)
-{
-	int *kind = calloc((size_t)w->set.k, sizeof *kind);
-	bool ok = kind && sc_engine_result_kinds(w->eng, w->search, kind);
-	for (int s = 0; ok && s < w->set.k; s++)
-		cpu[s] = kind[s] == 1;
-	free(kind);
-	return ok;
-}
-
-/* sc_ladder_upper_kinds as CPU flags. */
-static double ladder_upper_devices(const wb *w, int *stage, bool *cpu)
-{
-	int *kind = calloc((size_t)w->set.k, sizeof *kind);
-	if (!kind)
-		return INFINITY;
-	double u = sc_ladder_upper_kinds(w->ladder, stage, kind);
-	for (int s = 0; s < w->set.k; s++)
-		cpu[s] = kind[s] == 1;
-	free(kind);
-	return u;
-}
-
 /* Starts the ladder from the best partition known; with every_rung it
  * runs them all, else it stops them once that partition is proven optimal
  * (at once when the exact DP proved it). */
@@ -223,8 +197,8 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_ladder_free(w->ladder);
 	double cur = sc_costs_objective(w->c);
 	bool use_best = w->best < cur;
-	/* with CPU stages, each stage's kind (0 an accelerator, 1 a CPU) */
-	int *start_kind = sc_search_kinds_of_cpus(use_best ? w->best_cpu : w->cpu, w->set.k);
+	/* with devices, each stage's kind */
+	const int *start_kind = use_best ? w->best_kind : w->kind;
 	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
 	                       .time_limit = w->rung_time,
 	                       .upper = use_best ? w->best : cur,
@@ -242,7 +216,6 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_settings set;
 	wb_job_settings(w, &set);
 	w->ladder = sc_ladder_new(w->eng, w->g, &set, &lp, &err);
-	free(start_kind);
 	w->ladder_upper = lp.upper;
 	count_jobs(w);
 	if (!w->ladder)
@@ -297,7 +270,7 @@ void wb_adopt_best(wb *w)
 	}
 	char origin[96];
 	snprintf(origin, sizeof origin, "adopted: best found (%s)", w->best_from);
-	wb_set_current_devices(w, w->best_stage, w->best_cpu, origin, true);
+	wb_set_current_kinds(w, w->best_stage, w->best_kind, origin, true);
 	wb_say(w, "adopted the best partition found");
 }
 
@@ -309,9 +282,9 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
-	/* with CPU stages the result brings its devices (K kinds) */
-	bool *cpu = w->cpu ? calloc((size_t)w->set.k, sizeof *cpu) : NULL;
-	if (w->cpu && (!cpu || !result_devices(w, cpu)))
+	/* with devices the result brings its kinds (K of them) */
+	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
+	if (w->kind && (!kind || !sc_engine_result_kinds(w->eng, w->search, kind)))
 		v = INFINITY;
 	/* with pins, a proof is of the best with them in place: no proof of
 	 * the optimum, nor a lower bound (wb_lower_bound) */
@@ -324,13 +297,13 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	                     : pinned ? " (the best with the pins, proven)"
 	                              : " (proven optimal)";
 	if (tmp && isfinite(v)) {
-		offer_best_devices(w, tmp, cpu, v, w->search_method, optimal && !pinned);
+		offer_best_kinds(w, tmp, kind, v, w->search_method, optimal && !pinned);
 		char b[32];
 		double cur = sc_costs_objective(w->c);
 		if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
 			char origin[96];
 			snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
-			wb_set_current_devices(w, tmp, cpu, origin, false);
+			wb_set_current_kinds(w, tmp, kind, origin, false);
 			wb_say(w, "search %s%s: %s%s, now the current partition", w->search_method,
 			       with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12) && pinned) {
@@ -339,7 +312,7 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 			char origin[96];
 			snprintf(origin, sizeof origin, "from the search (%s)%s", w->search_method,
 			         with);
-			wb_set_current_devices(w, tmp, cpu, origin, true);
+			wb_set_current_kinds(w, tmp, kind, origin, true);
 			wb_say(w, "search %s%s: %s%s, now the current partition (u undoes)",
 			       w->search_method, with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12)) {
@@ -362,7 +335,7 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 		wb_say(w, "search failed: %s", ji->message);
 	}
 	free(tmp);
-	free(cpu);
+	free(kind);
 	return optimal;
 }
 
@@ -390,22 +363,22 @@ static void follow_ladder(wb *w)
 	int *tmp = sc_part_new(w->g);
 	if (!tmp)
 		return;
-	bool *cpu = w->cpu ? calloc((size_t)w->set.k, sizeof *cpu) : NULL;
+	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
 	double u = INFINITY;
-	if (!w->cpu)
+	if (!w->kind)
 		u = sc_ladder_upper(w->ladder, tmp);
-	else if (cpu && sc_ladder_stages_all(w->ladder) == w->set.k)
-		u = ladder_upper_devices(w, tmp, cpu);
+	else if (kind && sc_ladder_stages_all(w->ladder) == w->set.k)
+		u = sc_ladder_upper_kinds(w->ladder, tmp, kind);
 	const char *by = NULL;
 	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;
 	const char *from = sc_rung_label(SC_RUNG_EXACT);
 	if (u < w->ladder_upper * (1 - 1e-12))
-		offer_best_devices(w, tmp, cpu, u, from, mip);
+		offer_best_kinds(w, tmp, kind, u, from, mip);
 	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
-		offer_best_devices(w, tmp, cpu, u, from, true);
+		offer_best_kinds(w, tmp, kind, u, from, true);
 	free(tmp);
-	free(cpu);
+	free(kind);
 }
 
 void wb_follow_jobs(wb *w)

@@ -80,7 +80,7 @@ typedef struct table_fit {
 static table_fit fit_table(const wb *w, int cols)
 {
 	/* the fixed columns: marks, stage, ops (and the device with CPUs) */
-	int fixed = w->cpu ? 20 : 14;
+	int fixed = w->kind ? 20 : 14;
 	int nnum = sc_graph_is_training(w->g) ? 7 : 5, room = cols - 1 - fixed;
 	bool finite = isfinite(w->set.memory);
 	table_fit t = {.nw = 7, .pw = 0};
@@ -107,7 +107,7 @@ static table_fit fit_table(const wb *w, int cols)
  * and a CPU stage (a device of its own: one of few, never hidden). */
 static bool always_shown(const wb *w, int s, int at)
 {
-	return s == at || (w->cpu && w->cpu[s]);
+	return s == at || wb_cpu_stage(w, s);
 }
 
 /* The stages the table shows in rows rows: the window around the selected
@@ -209,7 +209,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 	int nw = t.nw;
 	attron(A_BOLD);
 	/* with CPU stages a device column; a CPU stage's work is its CPU time */
-	mvprintw(y, 0, "  %5s%s %6s %*s %*s %*s %*s %*s", "stage", w->cpu ? " dev  " : "", "ops",
+	mvprintw(y, 0, "  %5s%s %6s %*s %*s %*s %*s %*s", "stage", w->kind ? " dev  " : "", "ops",
 	         nw, "work", nw, "io in", nw, "io out", nw, "overflow", nw, "cost");
 	if (training)
 		printw(" %*s %*s", nw, "fw", nw, "bw");
@@ -246,7 +246,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 		if (sel)
 			attron(A_REVERSE);
 		printw("%5d", i + 1);
-		if (w->cpu)
+		if (w->kind)
 			printw(" %-5s", st->cpu ? "CPU" : "accel");
 		printw(" %6d %*s %*s %*s %*s %*s", st->ops, nw, fit_num(st->work, nw, a, sizeof a),
 		       nw, fit_num(st->io_in, nw, b, sizeof b), nw,

@@ -86,7 +86,7 @@ static sc_caption caption_of(const wb *w, char *title, size_t size, char *what, 
 {
 	const char *by;
 	double lb = wb_lower_bound(w, &by);
-	if (w->cpu)
+	if (w->kind)
 		snprintf(title, size, "%s, k %d + %d CPU", w->g->name, w->set.k - w->set.cpus,
 		         w->set.cpus);
 	else

@@ -378,7 +378,7 @@ typedef struct recover_job {
 	const sc_graph *g;
 	sc_settings set;
 	int *stage;
-	bool *cpu; /* with CPU stages: set.k flags, written as the devices */
+	int *kind; /* with devices: set.k kinds, written as the devices */
 } recover_job;
 
 static atomic_bool recover_busy;
@@ -405,7 +405,7 @@ static bool write_snapshot(recover_job *r)
 	sc_costs *c = sc_costs_new(r->g, &r->set, &err);
 	bool ok = c;
 	if (c) {
-		sc_costs_set_devices(c, r->cpu);
+		sc_costs_set_kinds(c, r->kind);
 		sc_costs_eval(c, r->stage);
 		ok = sc_part_write(tmp, r->g, r->stage, r->set.k, c, &err) == SC_OK;
 		sc_costs_free(c);
@@ -432,7 +432,7 @@ static void *recover_main(void *arg)
 	recover_job *r = arg;
 	write_snapshot(r);
 	free(r->stage);
-	free(r->cpu);
+	free(r->kind);
 	free(r);
 	atomic_store(&recover_busy, false);
 	return NULL;
@@ -471,14 +471,14 @@ void wb_recover_write(wb *w, bool wait)
 		return;
 	}
 	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
-	r->cpu = w->cpu ? malloc((size_t)w->set.k * sizeof *r->cpu) : NULL;
-	if (w->cpu && !r->cpu) {
+	r->kind = w->kind ? malloc((size_t)w->set.k * sizeof *r->kind) : NULL;
+	if (w->kind && !r->kind) {
 		free(r);
 		free(st);
 		return;
 	}
-	if (r->cpu)
-		memcpy(r->cpu, w->cpu, (size_t)w->set.k * sizeof *r->cpu);
+	if (r->kind)
+		memcpy(r->kind, w->kind, (size_t)w->set.k * sizeof *r->kind);
 	snprintf(r->path, sizeof r->path, "%s", w->recover);
 	r->g = w->g;
 	r->set = w->set;
@@ -543,16 +543,16 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 	(void)arg;
 	(void)ok;
 	if (answer[0] == 'r') {
-		wb_set_current_devices(w, w->recovered, w->recovered_cpu,
-		                       "recovered from an earlier session (unsaved)", true);
+		wb_set_current_kinds(w, w->recovered, w->recovered_kind,
+		                     "recovered from an earlier session (unsaved)", true);
 		wb_say(w, "restored the recovered partition; w saves it");
 	} else {
 		wb_recover_clear(w);
 	}
 	free(w->recovered);
-	free(w->recovered_cpu);
+	free(w->recovered_kind);
 	w->recovered = NULL;
-	w->recovered_cpu = NULL;
+	w->recovered_kind = NULL;
 	if (w->after_offer)
 		w->after_offer(w);
 	return WB_HANDLED | WB_REDRAW;
@@ -563,7 +563,7 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
  * the file it names), so that a FIFO put there meanwhile cannot block.
  * False when it cannot be read; why (size bytes) then says why when it is
  * a regular file that does not fit this graph ("" otherwise). */
-static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
+static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
 {
 	why[0] = '\0';
 	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
@@ -579,8 +579,8 @@ static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
 		sc_error err;
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
-		bool *cpu = NULL;
-		ok = ui_part_load_cpus(from, w->g, w->set.k, &k2, rs, &cpu, &err) == SC_OK;
+		int *kind = NULL;
+		ok = ui_part_load_cpus(from, w->g, w->set.k, &k2, rs, &kind, &err) == SC_OK;
 		if (!ok) {
 			/* the message names the file read: it is said beside */
 			size_t n = strlen(from);
@@ -588,13 +588,13 @@ static bool read_left(wb *w, int *rs, bool *rcpu, char *why, size_t size)
 			                          ? err.msg + n + 1 + (err.msg[n + 1] == ' ')
 			                          : err.msg;
 			snprintf(why, size, "%.300s", msg);
-		} else if (cpu && !rcpu) {
+		} else if (kind && !rkind) {
 			snprintf(why, size, "it has CPU stages and this session has none");
 			ok = false;
 		}
-		for (int s = 0; ok && rcpu && s < k2; s++)
-			rcpu[s] = cpu && cpu[s];
-		free(cpu);
+		for (int s = 0; ok && rkind && s < k2; s++)
+			rkind[s] = kind ? kind[s] : 0;
+		free(kind);
 	}
 	close(fd);
 	return ok;
@@ -634,11 +634,11 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		return false;
 	w->recover_left = false;
 	int *rs = sc_part_new(w->g);
-	bool *rcpu = w->cpu ? calloc((size_t)w->set.k, sizeof *rcpu) : NULL;
+	int *rkind = w->kind ? calloc((size_t)w->set.k, sizeof *rkind) : NULL;
 	char why[400] = "";
-	if (!rs || (w->cpu && !rcpu) || !read_left(w, rs, rcpu, why, sizeof why)) {
+	if (!rs || (w->kind && !rkind) || !read_left(w, rs, rkind, why, sizeof why)) {
 		free(rs);
-		free(rcpu);
+		free(rkind);
 		if (!why[0])
 			return false;
 		/* edits of an earlier session on another version of the graph
@@ -654,17 +654,17 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		return true;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
-	    (!rcpu || memcmp(rcpu, w->cpu, (size_t)w->set.k * sizeof *rcpu) == 0)) {
+	    (!rkind || memcmp(rkind, w->kind, (size_t)w->set.k * sizeof *rkind) == 0)) {
 		/* the partition this start shows anyway: nothing to offer */
 		free(rs);
-		free(rcpu);
+		free(rkind);
 		remove_file(w->recover);
 		return false;
 	}
 	free(w->recovered);
-	free(w->recovered_cpu);
+	free(w->recovered_kind);
 	w->recovered = rs;
-	w->recovered_cpu = rcpu;
+	w->recovered_kind = rkind;
 	w->after_offer = then;
 	wb_choose(w,
 	          "recovered an unsaved partition from an earlier session: r restores it, d "

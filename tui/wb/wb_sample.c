@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fleet.h"
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
@@ -86,7 +87,7 @@ void wb_first_partition(const sc_graph *g, const sc_settings *set, int *stage, c
 	}
 }
 
-bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, bool *cpu,
+bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *stage, int *kind,
                              char *origin, size_t size)
 {
 	sc_error err;
@@ -96,15 +97,14 @@ bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *sta
 	p.time_limit = 0.5;
 	sc_search *s = sc_search_new(g, set, &p, &err);
 	bool optimal;
-	int K = set->k + set->cpus;
-	int *kind = calloc((size_t)K, sizeof *kind);
-	bool ok = kind && s && sc_search_run(s, &err) == SC_OK &&
+	int K = sc_settings_stages(set);
+	(void)K;
+	sc_fleet f;
+	bool ok = s && sc_search_run(s, &err) == SC_OK &&
 	          isfinite(sc_search_result_kinds(s, stage, kind, &optimal));
-	/* the fleet of k and --cpus: kind 1 is "cpu" */
-	for (int i = 0; ok && i < K; i++)
-		cpu[i] = kind[i] == 1;
-	ok = ok && sc_part_check_devices(g, stage, K, cpu, NULL);
-	free(kind);
+	/* (a search's partition never breaks its kinds; checked all the same) */
+	ok = ok && sc_fleet_resolve(g, set, &f, NULL) &&
+	     sc_part_check_kinds(g, stage, K, &f, kind, NULL);
 	sc_search_free(s);
 	snprintf(origin, size, "first partition: %s with CPUs", p.method);
 	return ok;

@@ -347,7 +347,7 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 		               : "the new budget applies to the next search or ladder");
 		return 0;
 	}
-	if (w->cpu && ns.k != w->set.k) {
+	if (w->kind && ns.k != w->set.k) {
 		/* the stages' devices would have to be chosen again */
 		wb_say(w,
 		       "with CPU stages k stays %d + %d CPU here; start again with -k and --cpus",

@@ -100,8 +100,8 @@ static bool differs_from_baseline(const wb *w)
 		return sc_editor_dirty(w->ed);
 	return w->base_k != w->set.k ||
 	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
-	       (w->cpu && w->base_cpu &&
-	        memcmp(w->base_cpu, w->cpu, (size_t)w->set.k * sizeof *w->cpu) != 0);
+	       (w->kind && w->base_kind &&
+	        memcmp(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind) != 0);
 }
 
 void *wb_view_state(const wb *w, const wb_view_ops *v)
@@ -118,10 +118,10 @@ void wb_changed(wb *w, bool by_hand)
 	w->part_version++;
 	w->stage = sc_editor_stages(w->ed);
 	w->c = sc_editor_costs(w->ed);
-	if (w->cpu) {
-		const bool *d = sc_editor_devices(w->ed);
+	if (w->kind) {
+		const int *d = sc_editor_kinds(w->ed);
 		for (int s = 0; s < w->set.k; s++)
-			w->cpu[s] = d && d[s];
+			w->kind[s] = d ? d[s] : 0;
 	}
 	/* by content, not by history: undoing back to the baseline, or moving
 	 * an op there and back, leaves nothing unsaved (O(n), once per change) */
@@ -151,21 +151,21 @@ void wb_mark_saved(wb *w)
 		memcpy(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
 		w->base_k = w->set.k;
 	}
-	if (w->cpu && !w->base_cpu)
-		w->base_cpu = malloc((size_t)w->set.k * sizeof *w->base_cpu + 1);
-	if (w->cpu && w->base_cpu)
-		memcpy(w->base_cpu, w->cpu, (size_t)w->set.k * sizeof *w->cpu);
+	if (w->kind && !w->base_kind)
+		w->base_kind = malloc((size_t)w->set.k * sizeof *w->base_kind + 1);
+	if (w->kind && w->base_kind)
+		memcpy(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind);
 	if (w->edited)
 		w->recover_due = true;
 	w->edited = false;
 }
 
-void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char *origin,
-                            bool by_hand)
+void wb_set_current_kinds(wb *w, const int *stage, const int *kind, const char *origin,
+                          bool by_hand)
 {
 	if (by_hand) {
-		if (cpu)
-			sc_editor_set_devices(w->ed, stage, cpu, origin);
+		if (kind)
+			sc_editor_set_kinds(w->ed, stage, kind, origin);
 		else
 			sc_editor_set(w->ed, stage, origin);
 		wb_changed(w, true);
@@ -174,7 +174,7 @@ void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char
 	}
 	/* undo would go back to a partition the engineer never chose and call
 	 * it an edit: the history starts at the program's partition */
-	if (!wb_new_editor_devices(w, stage, cpu))
+	if (!wb_new_editor_kinds(w, stage, kind))
 		return;
 	snprintf(w->origin, sizeof w->origin, "%s", origin);
 	wb_mark_saved(w);
@@ -182,24 +182,29 @@ void wb_set_current_devices(wb *w, const int *stage, const bool *cpu, const char
 
 bool wb_new_editor(wb *w, const int *stage)
 {
-	return wb_new_editor_devices(w, stage, NULL);
+	return wb_new_editor_kinds(w, stage, NULL);
 }
 
 void wb_job_settings(const wb *w, sc_settings *out)
 {
 	*out = w->set;
-	if (w->cpu)
+	if (w->kind)
 		out->k = w->set.k - w->set.cpus;
 	else
 		out->cpus = 0;
 }
 
-bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu)
+bool wb_cpu_stage(const wb *w, int s)
+{
+	return w->kind && w->c->fleet.kind[w->kind[s]].cpu;
+}
+
+bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
 {
 	sc_error err;
-	/* with CPU stages the devices are always checked: the current ones
-	 * unless new ones are given */
-	sc_editor *ed = sc_editor_new_devices(w->g, &w->set, stage, cpu ? cpu : w->cpu, &err);
+	/* with devices they are always checked: the current ones unless new
+	 * ones are given */
+	sc_editor *ed = sc_editor_new_kinds(w->g, &w->set, stage, kind ? kind : w->kind, &err);
 	if (!ed) {
 		wb_say(w, "%s", err.msg);
 		return false;
@@ -212,7 +217,7 @@ bool wb_new_editor_devices(wb *w, const int *stage, const bool *cpu)
 
 double wb_simple_bound(const wb *w)
 {
-	if (!w->cpu)
+	if (!w->kind)
 		return sc_bound_simple(w->g, w->set.k);
 	sc_settings js;
 	wb_job_settings(w, &js);

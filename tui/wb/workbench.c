@@ -107,27 +107,22 @@ static void catch_signals(wb *w)
 }
 
 /* With CPU stages (--cpus L, or a -p file naming CPU stages; 001 section 3):
- * the first partition valid for the devices into first and w->cpu, which
- * it allocates (k + L flags): the -p file's (its stages, then the CPU
+ * the first partition valid for the devices into first and w->kind, which
+ * it allocates (k + L kinds, 1 a CPU): the -p file's (its stages, then the CPU
  * stages it lacks, empty), else the file's own stages and L empty CPU
  * stages when every op may go to an accelerator, else a fast search's.
  * Sets w->set.k to k + L.  False after a message (*status set). */
-static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const bool *file_cpu, int kf,
+static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const int *file_kind, int kf,
                               int *status)
 {
 	const sc_graph *g = w->g;
 	int L = w->set.cpus, ncpu = 0;
-	for (int s = 0; file_cpu && s < kf; s++)
-		ncpu += file_cpu[s];
+	for (int s = 0; file_kind && s < kf; s++)
+		ncpu += file_kind[s] == 1;
 	if (o->partition) {
-		/* the file's CPU flags as kinds (0 the graph's device, 1 a CPU) */
+		/* the file's kinds: 0 the graph's device, 1 a CPU */
 		sc_fleet f = {.n = 2, .kind[1].cpu = true};
-		int *kind = calloc((size_t)kf + 1, sizeof *kind);
-		for (int s = 0; kind && file_cpu && s < kf; s++)
-			kind[s] = file_cpu[s];
-		bool ok = kind && ui_check_part_kinds("stagecut", o->partition, g, &f, kind, kf, o);
-		free(kind);
-		if (!ok) {
+		if (!ui_check_part_kinds("stagecut", o->partition, g, &f, file_kind, kf, o)) {
 			*status = UI_EXIT_INPUT;
 			return false;
 		}
@@ -137,8 +132,8 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const bool *f
 	}
 	int K = w->set.k + L;
 	w->set.cpus = L;
-	w->cpu = calloc((size_t)K, sizeof *w->cpu);
-	if (!w->cpu) {
+	w->kind = calloc((size_t)K, sizeof *w->kind);
+	if (!w->kind) {
 		ui_error("out of memory");
 		*status = UI_EXIT_INPUT;
 		return false;
@@ -146,16 +141,16 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const bool *f
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
 	if (o->partition) {
 		for (int s = 0; s < K; s++)
-			w->cpu[s] = s < kf ? file_cpu && file_cpu[s] : true;
+			w->kind[s] = s < kf ? (file_kind ? file_kind[s] : 0) : 1;
 	} else if (g->init_stage && g->accel_refused == 0 &&
 	           sc_part_check(g, g->init_stage, w->set.k, &viol)) {
 		memcpy(first, g->init_stage, (size_t)g->n * sizeof *first);
 		for (int s = w->set.k; s < K; s++)
-			w->cpu[s] = true;
+			w->kind[s] = 1;
 		snprintf(w->origin, sizeof w->origin, "the file's own stages, %d CPU stage%s added",
 		         L, L == 1 ? "" : "s");
 		w->from_file = true;
-	} else if (!wb_first_partition_cpus(g, &w->set, first, w->cpu, w->origin,
+	} else if (!wb_first_partition_cpus(g, &w->set, first, w->kind, w->origin,
 	                                    sizeof w->origin)) {
 		ui_error("%s: the first search found no partition into %d accelerator and up to %d "
 		         "CPU stages that fits; try 'stagecut solve --cpus %d -m exact'",
@@ -178,11 +173,11 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
 	if (o->partition) {
 		int k2;
-		bool *cpu = NULL;
-		sc_status st = ui_part_load_cpus(o->partition, g, 0, &k2, first, &cpu, &err);
+		int *kind = NULL;
+		sc_status st = ui_part_load_cpus(o->partition, g, 0, &k2, first, &kind, &err);
 		int ncpu = 0;
-		for (int s = 0; cpu && s < k2; s++)
-			ncpu += cpu[s];
+		for (int s = 0; kind && s < k2; s++)
+			ncpu += kind[s] == 1;
 		if (st == SC_OK && o->k > 0 && k2 - ncpu != o->k)
 			st = sc_error_set(
 			        &err, SC_ERR_INPUT,
@@ -192,16 +187,16 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 		if (st != SC_OK) {
 			ui_error("%s", err.msg);
 			*status = ui_exit_status(st);
-			free(cpu);
+			free(kind);
 			return false;
 		}
 		w->set.k = k2;
 		snprintf(w->origin, sizeof w->origin, "from %s", o->partition);
 		w->from_file = true;
-		bool ok = !cpu && w->set.cpus <= 0
+		bool ok = !kind && w->set.cpus <= 0
 		                  ? true
-		                  : choose_first_cpus(w, o, first, cpu, k2, status);
-		free(cpu);
+		                  : choose_first_cpus(w, o, first, kind, k2, status);
+		free(kind);
 		return ok;
 	} else if (w->set.cpus > 0) {
 		return choose_first_cpus(w, o, first, NULL, 0, status);
@@ -446,10 +441,10 @@ int ui_workbench(const ui_opts *o)
 	memcpy(w.origin, origin, sizeof origin);
 	wb_mark_saved(&w); /* the first partition is the baseline */
 	w.simple = wb_simple_bound(&w);
-	if (w.cpu) {
-		w.best_cpu = calloc((size_t)w.set.k, sizeof *w.best_cpu);
-		if (w.best_cpu)
-			memcpy(w.best_cpu, w.cpu, (size_t)w.set.k * sizeof *w.cpu);
+	if (w.kind) {
+		w.best_kind = calloc((size_t)w.set.k, sizeof *w.best_kind);
+		if (w.best_kind)
+			memcpy(w.best_kind, w.kind, (size_t)w.set.k * sizeof *w.kind);
 	}
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, (size_t)g->n * sizeof *w.stage);
@@ -492,10 +487,10 @@ out:
 	sc_engine_free(w.eng);
 	sc_editor_free(w.ed);
 	free(w.best_stage);
-	free(w.cpu);
-	free(w.base_cpu);
-	free(w.best_cpu);
-	free(w.recovered_cpu);
+	free(w.kind);
+	free(w.base_kind);
+	free(w.best_kind);
+	free(w.recovered_kind);
 	free(w.pinned);
 	free(w.recovered);
 	free(w.base_stage);
