@@ -218,12 +218,10 @@ struct wb {
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
 	int base_k;
-	/* Devices (core/fleet.h): with CPU stages (set.cpus = L > 0, 001
-	 * section 3) the partition has set.k = k + L stages, L of them CPUs;
-	 * kind holds the current partition's stage kinds (set.k of them, 0
-	 * the graph's device, 1 a CPU; kept from the editor by wb_changed),
-	 * base_kind the baseline's, best_kind the best's; all NULL without
-	 * devices.  Jobs get k and L apart (wb_job_settings). */
+	/* Devices (fleet.h): with L CPU stages (001 section 3) set.k = k + L;
+	 * kind, base_kind, best_kind: the stage kinds (0 the graph's device, 1
+	 * a CPU) of the current partition (from the editor, wb_changed), the
+	 * baseline and the best; NULL without devices.  Jobs: wb_job_settings. */
 	int *kind, *base_kind, *best_kind;
 	int *recovered_kind; /* the recovery file's kinds, until answered */
 	int help_top;        /* the help's first row shown (it scrolls) */
