@@ -165,7 +165,8 @@ static const ui_option options[] = {
          "workbench take them",
          CUSTOM},
         {OPT_DEVICES, "devices", 0, "SPEC",
-         "solve, eval, bounds, render, export, bench, info: the devices of the pipeline, "
+         "solve, eval, bounds, render, export, bench, info and the workbench: the devices of the "
+         "pipeline, "
          "NAME:COUNT,... "
          "(h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
@@ -690,6 +691,7 @@ static void usage_main(FILE *f)
 {
 	fprintf(f, "Usage: stagecut [FILE] [-k K] [-B B] [-M BYTES] [--memory-policy P] [-p "
 	           "PARTITION]\n"
+	           "                [--cpus L | --devices SPEC]\n"
 	           "           open the workbench on FILE (a bundled sample without FILE)\n");
 	for (int i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "       stagecut %s\n           %s\n", commands[i].synopsis,
@@ -1131,7 +1133,8 @@ static int run_main(int argc, char **argv)
 			usage_main(stdout);
 			return UI_EXIT_OK;
 		}
-		if (!parse_options(argc, argv, OPTIONS(SETTINGS, OPT_PARTITION), &o, "stagecut")) {
+		if (!parse_options(argc, argv, OPTIONS(SETTINGS, OPT_PARTITION, OPT_DEVICES), &o,
+		                   "stagecut")) {
 			free(o.pos);
 			return UI_EXIT_INPUT;
 		}

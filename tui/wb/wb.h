@@ -303,8 +303,7 @@ void wb_set_current_kinds(wb *w, const int *stage, const int *kind, const char *
                           bool by_hand);
 bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind);
 
-/* Whether stage s of the current partition is a CPU stage. */
-bool wb_cpu_stage(const wb *w, int s);
+const char *wb_devices_text(const wb *w, char *buf, size_t size);
 
 /* The settings a job runs with: set's with k the accelerator stages and
  * cpus the CPU stages (w->set.k counts both). */

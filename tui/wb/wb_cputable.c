@@ -154,6 +154,12 @@ const wb_modal_ops wb_cputable_modal = {.name = "cpu table", .draw = table_draw,
 
 unsigned wb_cputable(wb *w)
 {
+	if (w->set.fleet) {
+		/* its cells are k and L; a fleet's mixes are info's table */
+		wb_say(w, "the CPU table is for --cpus; 'stagecut info FILE --devices SPEC' gives "
+		          "the table of the fleet's mixes");
+		return WB_HANDLED | WB_REDRAW;
+	}
 	forget(w);
 	sc_settings js;
 	wb_job_settings(w, &js);

@@ -28,6 +28,7 @@
 #include "core/clock.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 #include "tui/wb/wb_fit.h"
 #include "viz/quotient.h"
 
@@ -111,11 +112,11 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, c
 		snprintf(why_long, sizeof why_long,
 		         "  infeasible: stage %d holds %.17g bytes of parameters, over the hard "
 		         "memory limit of %.17g%s",
-		         a->over + 1, st->param, w->set.memory, more);
+		         a->over + 1, st->param, wb_stage_memory(w, a->over), more);
 		snprintf(why_short, sizeof why_short,
 		         "  infeasible: stage %d holds %s B > limit %s B%s", a->over + 1,
 		         wb_short_num(st->param, b2, sizeof b2),
-		         wb_short_num(w->set.memory, b3, sizeof b3),
+		         wb_short_num(wb_stage_memory(w, a->over), b3, sizeof b3),
 		         a->nover > 1 ? " (+more)" : "");
 		if (a->none_fits_by) {
 			/* and no other partition would fit: the answer is k or M */
@@ -207,15 +208,27 @@ static void header(const wb *w, int cols)
 		         w->jobs_queued);
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
-	/* with CPU stages: "k 3 + 1 CPU" (accelerator and CPU stages) */
-	char kk[48];
-	if (w->kind)
-		snprintf(kk, sizeof kk, "k %d + %d CPU", s->k - s->cpus, s->cpus);
-	else
-		snprintf(kk, sizeof kk, "k %d", s->k);
-	mvprintw(1, 0, "%d ops  %d edges  %s  B %s  M %s (%s)", w->g->n, w->g->m, kk,
-	         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
-	         sc_mem_policy_name(s->policy));
+	/* with devices: "k 3 + 1 CPU", "devices h100:2,a100:2" */
+	char kk[128];
+	wb_devices_text(w, kk, sizeof kk);
+	if (s->fleet && !sc_fleet_plain(&w->c->fleet)) {
+		/* each kind its link and memory: "B h100 9e5 a100 6e5" */
+		char bm[2][160] = {"B", "M"};
+		for (int d = 0; d < w->c->fleet.n; d++)
+			for (int i = 0; i < 2; i++) {
+				const sc_kind *kd = &w->c->fleet.kind[d];
+				double v = i ? (kd->cpu ? INFINITY : kd->memory) : kd->bandwidth;
+				size_t at = strlen(bm[i]);
+				snprintf(bm[i] + at, sizeof bm[i] - at, " %s %s", kd->name,
+				         wb_short_num(v, i ? b2 : b1, 32));
+			}
+		mvprintw(1, 0, "%d ops  %d edges  %s  %s  %s (%s)", w->g->n, w->g->m, kk, bm[0],
+		         bm[1], sc_mem_policy_name(s->policy));
+	} else {
+		mvprintw(1, 0, "%d ops  %d edges  %s  B %s  M %s (%s)", w->g->n, w->g->m, kk,
+		         ui_num(s->bandwidth, b1, sizeof b1), ui_num(s->memory, b2, sizeof b2),
+		         sc_mem_policy_name(s->policy));
+	}
 	if (w->g->cost_short) {
 		/* where the work came from (measured, modelled), where it fits */
 		char tag[64];

@@ -18,6 +18,7 @@
 #include "core/partition.h"
 #include "solvers/simple.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 
 static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 {
@@ -62,17 +63,18 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	}
 	/* read it for any k, so a wrong k can say how to fix it */
 	int *kind = NULL, *none = NULL;
-	sc_status s = ui_part_load_cpus(path, w->g, 0, &k2, st, &kind, &err);
+	sc_status s = wb_part_load(w, path, 0, &k2, st, &kind, &err);
 	int ncpu = 0;
-	for (int i = 0; kind && i < k2; i++)
+	for (int i = 0; kind && !w->set.fleet && i < k2; i++)
 		ncpu += kind[i] == 1;
 	if (s != SC_OK && s != SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);
-	} else if (ncpu > w->set.cpus || (ncpu && !w->kind)) {
+	} else if (!w->set.fleet && (ncpu > w->set.cpus || (ncpu && !w->kind))) {
 		wb_say(w,
 		       "not loaded: %s has %d CPU stage%s; this run has %d (stagecut FILE -p %s)",
 		       path, ncpu, ncpu == 1 ? "" : "s", w->kind ? w->set.cpus : 0, path);
-	} else if (w->kind && !kind && !(none = calloc((size_t)k2 + 1, sizeof *none))) {
+	} else if (!w->set.fleet && w->kind && !kind &&
+	           !(none = calloc((size_t)k2 + 1, sizeof *none))) {
 		wb_say(w, "out of memory");
 	} else if (k2 != w->set.k) {
 		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);

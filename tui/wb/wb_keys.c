@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 
 #include <curses.h>
 #include <stdio.h>
@@ -177,6 +178,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_SEARCH_ON: wb_search_again(w, true); break;
 	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
 	case WB_A_ADOPT: wb_adopt_best(w); break;
+	case WB_A_DEVICE: wb_swap_device(w); break;
 	case WB_A_LADDER: wb_start_ladder(w); break;
 	case WB_A_CANCEL: wb_cancel_jobs(w, false); break;
 	case WB_A_CANCEL_ALL: wb_cancel_jobs(w, true); break;

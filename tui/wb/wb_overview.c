@@ -33,6 +33,7 @@
 
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 #include "tui/wb/wb_fit.h"
 
 static void on(const wb *w, int pair, attr_t fallback)
@@ -77,10 +78,22 @@ typedef struct table_fit {
 	int width, barx, barw;
 } table_fit;
 
+/* The device column's width: "accel" and "CPU", or a fleet's names (at
+ * most 8 characters shown). */
+static int dev_width(const wb *w)
+{
+	int width = 5;
+	for (int s = 0; w->set.fleet && s < w->set.k; s++) {
+		int len = (int)strlen(wb_stage_device(w, s));
+		width = len > width ? len : width;
+	}
+	return width < 8 ? width : 8;
+}
+
 static table_fit fit_table(const wb *w, int cols)
 {
-	/* the fixed columns: marks, stage, ops (and the device with CPUs) */
-	int fixed = w->kind ? 20 : 14;
+	/* the fixed columns: marks, stage, ops (and the device with devices) */
+	int fixed = 14 + (w->kind ? 1 + dev_width(w) : 0);
 	int nnum = sc_graph_is_training(w->g) ? 7 : 5, room = cols - 1 - fixed;
 	bool finite = isfinite(w->set.memory);
 	table_fit t = {.nw = 7, .pw = 0};
@@ -209,8 +222,11 @@ static void stage_table(wb *w, int y, int h, int cols)
 	int nw = t.nw;
 	attron(A_BOLD);
 	/* with CPU stages a device column; a CPU stage's work is its CPU time */
-	mvprintw(y, 0, "  %5s%s %6s %*s %*s %*s %*s %*s", "stage", w->kind ? " dev  " : "", "ops",
-	         nw, "work", nw, "io in", nw, "io out", nw, "overflow", nw, "cost");
+	mvprintw(y, 0, "  %5s", "stage");
+	if (w->kind)
+		printw(" %-*s", dev_width(w), "dev");
+	printw(" %6s %*s %*s %*s %*s %*s", "ops", nw, "work", nw, "io in", nw, "io out", nw,
+	       "overflow", nw, "cost");
 	if (training)
 		printw(" %*s %*s", nw, "fw", nw, "bw");
 	if (t.pw)
@@ -247,7 +263,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 			attron(A_REVERSE);
 		printw("%5d", i + 1);
 		if (w->kind)
-			printw(" %-5s", st->cpu ? "CPU" : "accel");
+			printw(" %-*.*s", dev_width(w), dev_width(w), wb_stage_device(w, i));
 		printw(" %6d %*s %*s %*s %*s %*s", st->ops, nw, fit_num(st->work, nw, a, sizeof a),
 		       nw, fit_num(st->io_in, nw, b, sizeof b), nw,
 		       fit_num(st->io_out, nw, c, sizeof c), nw,
@@ -259,9 +275,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 		if (t.pw) {
 			char p[48];
 			wb_short_num(st->param, f, sizeof f);
-			if (t.limit)
+			if (t.limit && isfinite(wb_stage_memory(w, i)))
 				snprintf(p, sizeof p, "%s/%s", f,
-				         wb_short_num(w->set.memory, g, sizeof g));
+				         wb_short_num(wb_stage_memory(w, i), g, sizeof g));
 			else
 				snprintf(p, sizeof p, "%s", f);
 			printw(" %*.*s", t.pw, t.pw, p);

@@ -38,6 +38,7 @@
 #include "viz/layout.h"
 #include "viz/quotient.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 
 /* The view's own state (made by its init, freed by its fini): the stage
  * graph and its layout as of partition lay_version, why the last layout
@@ -86,11 +87,8 @@ static sc_caption caption_of(const wb *w, char *title, size_t size, char *what, 
 {
 	const char *by;
 	double lb = wb_lower_bound(w, &by);
-	if (w->kind)
-		snprintf(title, size, "%s, k %d + %d CPU", w->g->name, w->set.k - w->set.cpus,
-		         w->set.cpus);
-	else
-		snprintf(title, size, "%s, k %d", w->g->name, w->set.k);
+	char dev[128];
+	snprintf(title, size, "%s, %s", w->g->name, wb_devices_text(w, dev, sizeof dev));
 	snprintf(what, wsize, "the partition on screen: %s", w->origin);
 	return (sc_caption){.title = title,
 	                    .lower = lb,

@@ -63,6 +63,7 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 
 #ifndef NAME_MAX
 #define NAME_MAX 255
@@ -580,7 +581,7 @@ static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		int *kind = NULL;
-		ok = ui_part_load_cpus(from, w->g, w->set.k, &k2, rs, &kind, &err) == SC_OK;
+		ok = wb_part_load(w, from, w->set.k, &k2, rs, &kind, &err) == SC_OK;
 		if (!ok) {
 			/* the message names the file read: it is said beside */
 			size_t n = strlen(from);

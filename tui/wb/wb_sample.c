@@ -106,6 +106,7 @@ bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *sta
 	ok = ok && sc_fleet_resolve(g, set, &f, NULL) &&
 	     sc_part_check_kinds(g, stage, K, &f, kind, NULL);
 	sc_search_free(s);
-	snprintf(origin, size, "first partition: %s with CPUs", p.method);
+	snprintf(origin, size, "first partition: %s with %s", p.method,
+	         set->fleet ? "the devices" : "CPUs");
 	return ok;
 }

@@ -36,6 +36,7 @@
 #include "solvers/simple.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_devices.h"
 #include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
@@ -349,9 +350,10 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 	}
 	if (w->kind && ns.k != w->set.k) {
 		/* the stages' devices would have to be chosen again */
-		wb_say(w,
-		       "with CPU stages k stays %d + %d CPU here; start again with -k and --cpus",
-		       w->set.k - w->set.cpus, w->set.cpus);
+		char dev[128];
+		wb_say(w, "with devices k stays (%s) here; start again with %s",
+		       wb_devices_text(w, dev, sizeof dev),
+		       w->set.fleet ? "another --devices" : "-k and --cpus");
 		return 0;
 	}
 	keep_mode mode = KEEP;

@@ -15,11 +15,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
 #include "solvers/simple.h"
+#include "core/formats/partition_file.h"
+#include "core/partition.h"
+#include "tui/ui.h"
 #include "tui/wb/wb.h"
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
@@ -188,15 +192,12 @@ bool wb_new_editor(wb *w, const int *stage)
 void wb_job_settings(const wb *w, sc_settings *out)
 {
 	*out = w->set;
-	if (w->kind)
+	if (w->set.fleet)
+		out->cpus = 0; /* the fleet's stages, set.k of them */
+	else if (w->kind)
 		out->k = w->set.k - w->set.cpus;
 	else
 		out->cpus = 0;
-}
-
-bool wb_cpu_stage(const wb *w, int s)
-{
-	return w->kind && w->c->fleet.kind[w->kind[s]].cpu;
 }
 
 bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
@@ -219,6 +220,14 @@ double wb_simple_bound(const wb *w)
 {
 	if (!w->kind)
 		return sc_bound_simple(w->g, w->set.k);
+	if (w->set.fleet) {
+		/* each op at its least time on a kind (simple.h) */
+		sc_fleet f;
+		double b = sc_fleet_resolve(w->g, &w->set, &f, NULL)
+		                   ? sc_bound_simple_kinds(w->g, &f)
+		                   : 0;
+		return isfinite(b) ? b : 0;
+	}
 	sc_settings js;
 	wb_job_settings(w, &js);
 	double b = 0;

@@ -162,6 +162,62 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const int *fi
 	return true;
 }
 
+/* On a fleet of kinds (--devices): the first partition into first and its
+ * kinds into w->kind, which it allocates (the fleet's K stages): the -p
+ * file's stages and kinds (a file that names none: the kinds in the
+ * fleet's order), then the stages it lacks, empty, of the kinds left;
+ * else a fast search's.  False after a message (*status set). */
+static bool choose_first_fleet(wb *w, const ui_opts *o, int *first, int *status)
+{
+	const sc_graph *g = w->g;
+	sc_error err;
+	sc_fleet f, used;
+	int K = sc_fleet_stages(w->set.fleet);
+	w->set.k = K;
+	w->kind = calloc((size_t)K, sizeof *w->kind);
+	if (!w->kind || !sc_fleet_resolve(g, &w->set, &f, &err)) {
+		ui_error("%s", w->kind ? err.msg : "out of memory");
+		*status = UI_EXIT_INPUT;
+		return false;
+	}
+	if (!o->partition) {
+		if (wb_first_partition_cpus(g, &w->set, first, w->kind, w->origin,
+		                            sizeof w->origin))
+			return true;
+		ui_error("%s: the first search found no partition on %s that fits; try 'stagecut "
+		         "solve --devices %s -m exact'",
+		         g->source, o->devices, o->devices);
+		*status = UI_EXIT_UNDECIDED;
+		return false;
+	}
+	int kf = 0, *kind = NULL;
+	sc_status st =
+	        sc_part_load_kinds(o->partition, g, &f, 0, &kf, first, &used, &kind, NULL, &err);
+	int left[SC_KINDS_MAX];
+	for (int d = 0; d < f.n; d++)
+		left[d] = f.kind[d].count;
+	for (int s = 0; st == SC_OK && s < kf; s++)
+		left[w->kind[s] = kind ? kind[s] : sc_fleet_kind_in_order(&f, s)]--;
+	for (int d = 0, at = kf; st == SC_OK && d < f.n; d++)
+		while (left[d]-- > 0)
+			w->kind[at++] = d;
+	free(kind);
+	if (st == SC_OK && !sc_part_check_kinds(g, first, K, &f, w->kind, NULL))
+		st = sc_error_set(
+		        &err, SC_ERR_INVALID,
+		        "%s: the partition puts an op on a kind of device that may not run "
+		        "it (stagecut eval %s %s --devices %s says which)",
+		        o->partition, g->source, o->partition, o->devices);
+	if (st != SC_OK) {
+		ui_error("%s", err.msg);
+		*status = ui_exit_status(st);
+		return false;
+	}
+	snprintf(w->origin, sizeof w->origin, "from %s", o->partition);
+	w->from_file = true;
+	return true;
+}
+
 /* The first partition into first: the -p file (checked before the screen
  * opens: a bad one is an error, with the exit status in *status), else the
  * file's own stages when valid, else wb_first_partition.  Sets w->set.k,
@@ -171,6 +227,8 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	const sc_graph *g = w->g;
 	sc_error err;
 	sc_violation viol = {SC_VIOL_NONE, -1, -1};
+	if (w->set.fleet)
+		return choose_first_fleet(w, o, first, status);
 	if (o->partition) {
 		int k2;
 		int *kind = NULL;

@@ -1,0 +1,136 @@
+/*
+ * test_wb_devices.c - the workbench on a fleet of kinds (--devices) driven
+ * in tmux.  A DOT graph of four ops with times on a kind b, opened with
+ * --devices accel:1,b:2 and a partition file written here (stage 1 on b:
+ * a and d; stage 2 on accel: c; stage 3 on b: e; its costs worked out by
+ * hand below).  The screen names the fleet and each stage's kind.  D gives
+ * the selected stage the next kind and the nearest stage of that kind its
+ * own: when op c has no time on b every such swap would put it there and
+ * is refused by name, nothing changed; when it has one, the swap is taken
+ * at the costs computed by hand, u undoes it, and the file w saves names
+ * the kinds, which eval reads back at the bottleneck the screen showed.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/support.h"
+
+/* a [4 | b 6], c [8 | b 12 or none], d [6 | b 3], e [7 | b 7]; out: a 2,
+ * c 2, d 1, e 1; a -> c -> e, a -> d -> e; bandwidth 1. */
+static void write_graph(const char *path, bool c_on_b)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+	         "digraph { a [work=4, work_b=6, out=2]; c [work=8%s, out=2]; "
+	         "d [work=6, work_b=3, out=1]; e [work=7, work_b=7, out=1]; "
+	         "a -> c -> e; a -> d -> e; }",
+	         c_on_b ? ", work_b=12" : "");
+	ts_write_text(path, text);
+}
+
+/* Starts the workbench in dir on g.dot with the fleet and -p start.json. */
+static void start(ts_tmux *t, const char *dir)
+{
+	char cmd[9000], prog[4096];
+	cr_assert(realpath(ts_program(), prog));
+	snprintf(cmd, sizeof cmd,
+	         "sh -c 'cd %s && XDG_STATE_HOME=%s %s g.dot --devices accel:1,b:2 -p "
+	         "start.json'",
+	         dir, dir, prog);
+	ts_tmux_start(t, 120, 32, "TERM=xterm-256color", cmd);
+}
+
+/* The partition file: stage 1 (b) a and d, stage 2 (accel) c, stage 3 (b)
+ * e.  Costs: stage 1 on b: work 6 + 3 = 9, out a->c 2 + d->e 1 = 3: 12;
+ * stage 2 on accel: 8 + in 2 + out 2 = 12; stage 3 on b: 7 + in 3 = 10. */
+static void write_start(const char *path)
+{
+	ts_write_text(path, "{\"format\": \"stagecut-partition/1\", \"k\": 3, \"devices\": "
+	                    "[\"b\", \"accel\", \"b\"], \"stages\": {\"a\": 1, \"d\": 1, "
+	                    "\"c\": 2, \"e\": 3}}\n");
+}
+
+Test(wbdevices, kinds_shown_and_a_swap_refused_by_name, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-wbdev-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/g.dot", dir);
+	write_graph(path, false);
+	snprintf(path, sizeof path, "%s/start.json", dir);
+	write_start(path);
+	ts_tmux t;
+	start(&t, dir);
+	char *s = ts_tmux_wait(&t, "devices accel:1,b:2", 10);
+	cr_assert(strstr(s, "    1 b "), "stage 1 on b:\n%s", s);
+	cr_assert(strstr(s, "    2 accel "), "stage 2 on accel:\n%s", s);
+	cr_assert(strstr(s, "    3 b "), "stage 3 on b:\n%s", s);
+	cr_assert(strstr(s, "bottleneck 12.0000"), "%s", s);
+	free(s);
+	free(ts_tmux_idle(&t, 20));
+	/* stage 1 (the bottleneck, selected by b) to accel: c would go to b */
+	ts_tmux_keys(&t, "b D");
+	free(ts_tmux_wait(&t, "not swapped: op 'c' of stage 2 may not run on b", 5));
+	ts_tmux_keys(&t, "j j D");
+	free(ts_tmux_wait(&t, "not swapped: op 'c' of stage 2 may not run on b", 5));
+	s = ts_tmux_screen(&t);
+	cr_assert(strstr(s, "    1 b ") && strstr(s, "    2 accel "), "nothing changed:\n%s", s);
+	free(s);
+	ts_tmux_quit(&t);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(wbdevices, a_swap_costs_undoes_and_saves, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-wbdev-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/g.dot", dir);
+	write_graph(path, true);
+	snprintf(path, sizeof path, "%s/start.json", dir);
+	write_start(path);
+	ts_tmux t;
+	start(&t, dir);
+	free(ts_tmux_wait(&t, "devices accel:1,b:2", 10));
+	free(ts_tmux_idle(&t, 20));
+	/* stage 1 to accel, stage 2 to b: stage 1 costs 4 + 6 + 3 = 13, stage
+	 * 2 12 + 2 + 2 = 16, the bottleneck */
+	ts_tmux_keys(&t, "b D");
+	char *s = ts_tmux_wait(&t, "stage 1 to accel, stage 2 to b (u undoes)", 5);
+	cr_assert(strstr(s, "    1 accel ") && strstr(s, "    2 b "), "%s", s);
+	cr_assert(strstr(s, "bottleneck 16.0000 (stage 2)"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "u");
+	s = ts_tmux_wait(&t, "bottleneck 12.0000", 5);
+	cr_assert(strstr(s, "    1 b ") && strstr(s, "    2 accel "), "undone:\n%s", s);
+	free(s);
+	/* swapped again and saved: the file names the kinds, eval agrees */
+	ts_tmux_keys(&t, "b D");
+	free(ts_tmux_wait(&t, "bottleneck 16.0000", 5));
+	ts_tmux_keys(&t, "w");
+	free(ts_tmux_wait(&t, "save the partition to:", 5));
+	ts_tmux_keys(&t, "C-u 'saved.json' Enter");
+	free(ts_tmux_wait(&t, "saved to saved.json", 5));
+	ts_tmux_quit(&t);
+	char cmd[9000], *out;
+	snprintf(cmd, sizeof cmd, "%s eval %s/g.dot %s/saved.json --json", ts_program(), dir, dir);
+	cr_assert_eq(ts_run(cmd, &out, NULL), 0, "%s", out);
+	json_t *r = json_loads(out, 0, NULL);
+	cr_assert(r, "%s", out);
+	cr_assert_float_eq(json_real_value(json_object_get(r, "bottleneck")), 16, 1e-9);
+	json_t *dev = json_object_get(r, "devices");
+	cr_assert_str_eq(json_string_value(json_array_get(dev, 0)), "accel");
+	cr_assert_str_eq(json_string_value(json_array_get(dev, 1)), "b");
+	cr_assert_str_eq(json_string_value(json_array_get(dev, 2)), "b");
+	json_decref(r);
+	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
