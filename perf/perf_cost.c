@@ -1,6 +1,6 @@
 /*
  * perf_cost.c - how good the device model is for partitioning, measured
- * against op times measured on the device (issue 24's goals).
+ * against op times measured on the device (DESIGN.md, where costs come from).
  *
  * For every run of a measured-times file (samples/h100/measured.json: model,
  * dims, dtype, each ONNX node's time), the model is loaded twice with the

@@ -8,7 +8,7 @@
  * published seconds, the units left after contraction and the ideals
  * made.  Loading is not timed (nor was it in the published figures).
  *
- * Then the searches with CPU stages (solvers/search.h; issue 29, item 2)
+ * Then the searches with CPU stages (solvers/search.h; 001 section 3)
  * on the same rows: BRKGA with a short fixed budget (EVALS evaluations,
  * 1000 by default: a population of 32 for 31 generations) and refinement,
  * seed 1, its gap to the published optimum (bottleneck / optimum - 1) and
@@ -16,7 +16,7 @@
  * with the median gap and time over the rows.
  *
  *
- * Then the ladder with CPU stages (issue 29 item 2) on the same rows, as
+ * Then the ladder with CPU stages (001 section 3) on the same rows, as
  * `stagecut bounds --cpus L --all-rungs` runs it (the engine, two jobs at
  * a time, every rung, the upper bound the DP's optimum with its
  * partition): each rung's value over the published optimum (above 1 +

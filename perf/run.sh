@@ -27,7 +27,7 @@ echo
 echo "== searches: SliceGraph evaluations (10 000 and 100 000 ops), exact vs the published DP, BRKGA speed, BRKGA quality"
 build/perf-search
 echo
-echo "== CPU stages (issue 29): the exact DP with 1 and 2 CPUs against the published program"
+echo "== CPU stages (001 section 3): the exact DP with 1 and 2 CPUs against the published program"
 echo "   (samples/msr-fiddle/REFERENCE-CPU.tsv; median of 3, loading not timed), then brkga-1000"
 echo "   + refine with CPU stages on the same rows (its gap to the published optimum), then the ladder"
 echo "   with CPU stages on the same rows (10 s per MIP rung, each rung / the optimum)"
@@ -60,7 +60,7 @@ echo "== ONNX: import time and peak memory of the largest samples/onnx model, an
 perf/perf_onnx.sh
 echo
 echo "== testbed (000 Tables 1 and 2): samples/testbed, k = 2, 4, 8, 16, 10 s per instance"
-echo "   (issue 13's goal is at -t 60 and -j 1: STAGECUT_BENCH_T=60 STAGECUT_BENCH_J=1 make bench)"
+echo "   (the testbed's goal is at -t 60 and -j 1: STAGECUT_BENCH_T=60 STAGECUT_BENCH_J=1 make bench)"
 results=$(mktemp)
 ./stagecut bench samples/testbed -k 2,4,8,16 -t "${STAGECUT_BENCH_T:-10}" -j "${STAGECUT_BENCH_J:-2}" \
 	-o "$results"

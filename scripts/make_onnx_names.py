@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """make_onnx_names.py - remake the small ONNX models whose names test how
-stagecut takes names it cannot write, or must escape (issue 27).
+stagecut takes names it cannot write, or must escape.
 
 Run by hand from the top of the tree, NOT by `make test`: it needs Debian's
 python3-onnx, which neither the build nor the tests may use.

@@ -13,9 +13,9 @@ Unlike scripts/make_onnx_samples.py, nothing is done to the weights before
 export: a model built with weights=None has many equal initializers (all
 the zero biases), which torch.onnx.export de-duplicates, reading the copies
 through Identity nodes.  That is what a user's export of such a model looks
-like, and what the importer must fold (issue 24: squeezenet1_1 has 83
+like, and what the importer must fold (squeezenet1_1 has 83
 nodes, 18 of them Identity sources); swin_t computes its shapes through
-long chains of shape arithmetic (issue 25).  Opset 13 (swin_t 17), batch N
+long chains of shape arithmetic.  Opset 13 (swin_t 17), batch N
 symbolic, eval mode,
 do_constant_folding=True; the floating-point initializers' data stripped as
 make_onnx_samples.py strips them.  FACTS.json records what the onnx package
@@ -42,7 +42,7 @@ spec.loader.exec_module(samples)
 MODELS = {
     "squeezenet1_1": (lambda: torchvision.models.squeezenet1_1(weights=None), 13, None),
     # swin_t computes its window pads from constants through Mod, Slice(step -1),
-    # Transpose, Reshape and Cast (issue 25): 6357 nodes at opset 17
+    # Transpose, Reshape and Cast: 6357 nodes at opset 17
     "swin_t": (lambda: torchvision.models.swin_t(weights=None), 17, 4.49),
 }
 
