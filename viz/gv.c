@@ -29,6 +29,8 @@
 
 #include "core/fileio.h"
 
+const char *const gv_kind_head[GV_KIND_HEADS] = {GV_COL_HEAD, "#cfe8d5", "#f3dcec", "#fbf0c4"};
+
 void sb_add(strbuf *b, const char *fmt, ...)
 {
 	if (b->full)

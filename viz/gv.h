@@ -39,6 +39,10 @@
 #define GV_COL_CPU_HEAD "#d9d2bf"
 #define GV_COL_CPU_FILL "#e8e4d8"
 #define GV_COL_CPU_BORDER "#6b6250"
+/* devices of several kinds (core/fleet.h): each kind's stages headed in a
+ * colour of their own (the first kind the stages' usual head), named too */
+#define GV_KIND_HEADS 4
+extern const char *const gv_kind_head[GV_KIND_HEADS];
 #define GV_FONT "Helvetica"
 
 typedef struct gv_session {

@@ -50,10 +50,13 @@ static void stage_label(const sc_quotient *q, int s, bool picture, strbuf *b)
 	       : cpu ? GV_COL_CPU_BORDER
 	             : GV_COL_BORDER,
 	       cpu ? GV_COL_CPU_FILL : "white", cpu ? " STYLE=\"rounded,dashed\"" : "");
+	/* a fleet's kinds each their heading colour */
+	const char *head =
+	        q->devices && !cpu ? gv_kind_head[st->kind % GV_KIND_HEADS] : GV_COL_HEAD;
 	sb_add(b, "<TR><TD COLSPAN=\"2\" BGCOLOR=\"%s\"><B>stage %d%s%s</B></TD></TR>",
 	       bn    ? GV_COL_BN_HEAD
 	       : cpu ? GV_COL_CPU_HEAD
-	             : GV_COL_HEAD,
+	             : head,
 	       s + 1, sc_quotient_device(q, s) ? " &#183; " : "",
 	       sc_quotient_device(q, s) ? sc_quotient_device(q, s) : "");
 	if (bn)

@@ -56,6 +56,8 @@ Test(devices_commands, partition_readers_take_the_kinds, .timeout = 120)
 	cr_assert(json_equal(ts_jget(p, "devices"), dev));
 	json_decref(p);
 	char *dot = ts_slurp(pic, NULL);
+	/* the second kind's stages (a100) headed in its own colour */
+	cr_assert(strstr(dot, "BGCOLOR=\"#cfe8d5\"><B>stage"), "no heading in the a100 colour");
 	for (size_t s = 0; s < json_array_size(dev); s++) {
 		const char *kind = json_string_value(json_array_get(dev, s));
 		char head[64];
