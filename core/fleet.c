@@ -157,6 +157,21 @@ int sc_settings_stages(const sc_settings *set)
 	return K > INT_MAX ? INT_MAX : (int)K;
 }
 
+int sc_fleet_neighbours(const sc_fleet *f, sc_fleet *out)
+{
+	int n = 0;
+	out[n++] = *f;
+	for (int d = 0; d < f->n; d++)
+		for (int step = -1; step <= 1; step += 2) {
+			sc_fleet m = *f;
+			m.kind[d].count += step;
+			if (m.kind[d].count < 0 || sc_fleet_stages(&m) < 1)
+				continue;
+			out[n++] = m;
+		}
+	return n;
+}
+
 int sc_fleet_stages(const sc_fleet *f)
 {
 	long s = 0;

@@ -68,6 +68,13 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
  * k of the graph's own device and its CPUs (set->cpus when positive). */
 int sc_settings_stages(const sc_settings *set);
 
+/* The mixes around f, the practitioner's question "what does one more or
+ * one fewer device buy": f itself, then for each kind f with one fewer of
+ * it (when it has one and a stage is left) and one more, into out (at most
+ * SC_FLEET_NEIGHBOURS); returns how many. */
+#define SC_FLEET_NEIGHBOURS (2 * SC_KINDS_MAX + 1)
+int sc_fleet_neighbours(const sc_fleet *f, sc_fleet *out);
+
 /* The stages of f: the sum of its counts. */
 int sc_fleet_stages(const sc_fleet *f);
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/support.h"
@@ -131,6 +132,57 @@ Test(wbdevices, a_swap_costs_undoes_and_saves, .timeout = 60)
 	cr_assert_str_eq(json_string_value(json_array_get(dev, 2)), "b");
 	json_decref(r);
 	free(out);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* C on a fleet: the optimum on the fleet and on one device fewer or more
+ * of each kind, each row what info --devices --json says of that mix. */
+Test(wbdevices, the_table_of_mixes_is_info_s, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-wbdev-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/g.dot", dir);
+	write_graph(path, true);
+	snprintf(path, sizeof path, "%s/start.json", dir);
+	write_start(path);
+	char cmd[9000], *out;
+	snprintf(cmd, sizeof cmd, "%s info %s/g.dot --devices accel:1,b:2 --json", ts_program(),
+	         dir);
+	cr_assert_eq(ts_run(cmd, &out, NULL), 0, "%s", out);
+	json_t *info = json_loads(out, 0, NULL);
+	cr_assert(info, "%s", out);
+	free(out);
+	json_t *table = json_object_get(json_object_get(info, "devices"), "table");
+	cr_assert_eq(json_array_size(table), 5);
+	ts_tmux t;
+	start(&t, dir);
+	free(ts_tmux_wait(&t, "devices accel:1,b:2", 10));
+	free(ts_tmux_idle(&t, 20));
+	ts_tmux_keys(&t, "C");
+	char *s = ts_tmux_settled(&t, "one device fewer or more", 10);
+	for (int tries = 0; strstr(s, "\u2026") && tries < 50; tries++) {
+		free(s);
+		nanosleep(&(struct timespec){0, 200000000}, NULL);
+		s = ts_tmux_screen(&t);
+	}
+	for (size_t i = 0; i < json_array_size(table); i++) {
+		json_t *row = json_array_get(table, i);
+		const char *mix = json_string_value(json_object_get(row, "devices"));
+		const char *at = strstr(strstr(s, "one device fewer or more"), mix);
+		cr_assert(at, "no row %s:\n%s", mix, s);
+		char want[64];
+		snprintf(want, sizeof want, "%.4f",
+		         json_real_value(json_object_get(row, "bottleneck")));
+		const char *eol = strchr(at, '\n');
+		const char *v = strstr(at, want);
+		cr_assert(v && (!eol || v < eol), "row %s: no %s:\n%s", mix, want, s);
+	}
+	free(s);
+	json_decref(info);
+	ts_tmux_keys(&t, "Escape");
+	ts_tmux_quit(&t);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }

@@ -222,16 +222,10 @@ void ui_devices_table_fill(const sc_graph *g, ui_mix_table *t)
 	memset(t, 0, sizeof *t);
 	if (!g->settings.fleet)
 		return;
-	const sc_fleet *f = g->settings.fleet;
-	t->row[t->n++].f = *f;
-	for (int d = 0; d < f->n; d++)
-		for (int step = -1; step <= 1; step += 2) {
-			sc_fleet m = *f;
-			m.kind[d].count += step;
-			if (m.kind[d].count < 0 || sc_fleet_stages(&m) < 1)
-				continue;
-			t->row[t->n++].f = m;
-		}
+	sc_fleet mix[SC_FLEET_NEIGHBOURS];
+	t->n = sc_fleet_neighbours(g->settings.fleet, mix);
+	for (int i = 0; i < t->n; i++)
+		t->row[i].f = mix[i];
 	for (int i = 0; i < t->n; i++)
 		ui_mix_solve(g, &t->row[i]);
 }

@@ -28,7 +28,7 @@ typedef struct ui_mix {
 	char why[160];
 } ui_mix;
 
-#define UI_MIX_MAX (2 * SC_KINDS_MAX + 1)
+#define UI_MIX_MAX SC_FLEET_NEIGHBOURS
 
 typedef struct ui_mix_table {
 	int k; /* the k asked (the CPU table; 0: none, no table) */

@@ -194,14 +194,15 @@ struct wb {
 		char what[200];  /* what it is ("the best found (dpl)", a file) */
 		int top;         /* the first line shown */
 	} cmp;
-	/* the CPU table (wb_cputable.c): cell [dk][l] at k + dk accelerators,
-	 * l CPUs; run: its job id is live; v NAN with why: no optimum */
+	/* C's table (wb_cputable.c): row i a mix (grid: k + i/3, i%3 CPUs) */
 	struct {
-		int k, cpus; /* the current run's, when it opened */
-		int id[2][3];
-		bool run[2][3];
-		double v[2][3];
-		char why[2][3][128];
+		int n, k, cpus; /* rows; the current run's k and CPUs (grid) */
+		bool grid;
+		sc_fleet mix[SC_FLEET_NEIGHBOURS];
+		int id[SC_FLEET_NEIGHBOURS];
+		bool run[SC_FLEET_NEIGHBOURS];
+		double v[SC_FLEET_NEIGHBOURS];
+		char why[SC_FLEET_NEIGHBOURS][128];
 	} cput;
 	/* the recovery file (wb_recover.c): this session's slot, locked
 	 * through recover_lock (a descriptor, valid while recover[0]) */

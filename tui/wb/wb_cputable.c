@@ -1,17 +1,20 @@
 /*
  * wb_cputable.c - the practitioner's table (001 section 3) in the
  * workbench: C opens a modal with the optimal bottleneck of the
- * workbench's own graph and settings at k and k + 1 accelerators and 0, 1
- * and 2 CPU stages, what info --cpus prints (tui/cmd/info_devices.c).
+ * workbench's own graph and settings on mixes of devices, what info prints
+ * (tui/cmd/info_devices.c): with CPU stages at k and k + 1 accelerators
+ * and 0, 1 and 2 CPUs, in a grid; on a fleet of kinds (--devices) on the
+ * fleet and on one device fewer or more of each kind
+ * (sc_fleet_neighbours), in a list.
  *
- * Each cell is a job of the workbench's engine (w->eng): a search with the
- * method "exact" and the settings' k and cpus, which with CPUs runs the DP
- * with CPU stages; each has a time limit (TABLE_TIME from its start, which
- * the draw keeps), so the screen never blocks and a cell the DP cannot
- * finish says why.  The modal's draw takes in the jobs that have ended
- * (the loop redraws when a job changes, and every REFRESH while one runs) and
- * releases them; closing the modal discards the ones still running.  The
- * state is w->cput; the current run (its k and L) is marked.
+ * Each row is a job of the workbench's engine (w->eng): a search with the
+ * method "exact" on the mix, which runs the DP with its devices; each has
+ * a time limit (TABLE_TIME from its start, which the draw keeps), so the
+ * screen never blocks and a row the DP cannot finish says why.  The
+ * modal's draw takes in the jobs that have ended (the loop redraws when a
+ * job changes, and every REFRESH while one runs) and releases them;
+ * closing the modal discards the ones still running.  The state is
+ * w->cput; the current run is marked.
  *
  * Layer: a modal (layer 4 in wb.h); it calls the state and the engine.
  */
@@ -24,19 +27,19 @@
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
 
-/* The seconds each cell's DP may run. */
+/* The seconds each row's DP may run. */
 #define TABLE_TIME 10.0
 
-/* Takes in cell (dk, l)'s job once it has ended, and releases it. */
-static void take_cell(wb *w, int dk, int l)
+/* Takes in row i's job once it has ended, and releases it. */
+static void take_row(wb *w, int i)
 {
-	int id = w->cput.id[dk][l];
+	int id = w->cput.id[i];
 	sc_job_info ji;
-	if (!w->cput.run[dk][l])
+	if (!w->cput.run[i])
 		return;
 	if (!sc_engine_info(w->eng, id, &ji)) {
-		w->cput.run[dk][l] = false;
-		snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "the job is gone");
+		w->cput.run[i] = false;
+		snprintf(w->cput.why[i], sizeof w->cput.why[i], "the job is gone");
 		return;
 	}
 	/* the time limit from the job's start, not from its place in the
@@ -49,33 +52,32 @@ static void take_cell(wb *w, int dk, int l)
 	bool optimal = false;
 	double v = sc_engine_result(w->eng, id, NULL, &optimal);
 	if (ji.state == SC_JOB_FAILED)
-		snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "%.120s", ji.message);
+		snprintf(w->cput.why[i], sizeof w->cput.why[i], "%.120s", ji.message);
 	else if (!optimal)
-		snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l],
+		snprintf(w->cput.why[i], sizeof w->cput.why[i],
 		         "not proven within %.0f s (the time limit)", TABLE_TIME);
 	else
-		w->cput.v[dk][l] = v; /* INFINITY: no partition fits */
+		w->cput.v[i] = v; /* INFINITY: no partition fits */
 	sc_engine_release(w->eng, id);
-	w->cput.run[dk][l] = false;
+	w->cput.run[i] = false;
 }
 
 /* Discards the jobs still running (their results are no longer wanted). */
 static void forget(wb *w)
 {
-	for (int dk = 0; dk < 2; dk++)
-		for (int l = 0; l < 3; l++) {
-			if (w->cput.run[dk][l])
-				sc_engine_discard(w->eng, w->cput.id[dk][l]);
-			w->cput.run[dk][l] = false;
-		}
+	for (int i = 0; i < w->cput.n; i++) {
+		if (w->cput.run[i])
+			sc_engine_discard(w->eng, w->cput.id[i]);
+		w->cput.run[i] = false;
+	}
 }
 
-/* Cell (dk, l)'s text into buf: the value, "…" while it runs, "-" when
- * the DP could not finish, "none fits". */
-static const char *cell_text(const wb *w, int dk, int l, char *buf, size_t size)
+/* Row i's text into buf: the value, "…" while it runs, "-" when the DP
+ * could not finish, "none fits". */
+static const char *cell_text(const wb *w, int i, char *buf, size_t size)
 {
-	double v = w->cput.v[dk][l];
-	if (w->cput.run[dk][l])
+	double v = w->cput.v[i];
+	if (w->cput.run[i])
 		snprintf(buf, size, "\u2026");
 	else if (isnan(v))
 		snprintf(buf, size, "-");
@@ -86,56 +88,82 @@ static const char *cell_text(const wb *w, int dk, int l, char *buf, size_t size)
 	return buf;
 }
 
+/* Prints row i's value right-aligned in 12 columns, reversed and marked
+ * with * when it is the current run. */
+static void put_cell(const wb *w, int i, bool here)
+{
+	char buf[32];
+	cell_text(w, i, buf, sizeof buf);
+	/* "…" takes three bytes and one column */
+	int pad = 12 + (w->cput.run[i] ? 2 : 0);
+	if (here)
+		attron(A_REVERSE);
+	printw("%*s", pad, buf);
+	if (here)
+		attroff(A_REVERSE);
+	printw("%s", here ? "*" : " ");
+}
+
+/* The mix of row i in words: "k 3, L 1", or the fleet's SPEC. */
+static const char *row_name(const wb *w, int i, char *buf, size_t size)
+{
+	if (w->cput.grid)
+		snprintf(buf, size, "k %d, L %d", w->cput.k + i / 3, i % 3);
+	else
+		sc_fleet_format(&w->cput.mix[i], buf, size);
+	return buf;
+}
+
 static void table_draw(wb *w, int rows, int cols)
 {
-	for (int dk = 0; dk < 2; dk++)
-		for (int l = 0; l < 3; l++)
-			take_cell(w, dk, l);
+	for (int i = 0; i < w->cput.n; i++)
+		take_row(w, i);
 	int nwhy = 0;
-	for (int dk = 0; dk < 2; dk++)
-		for (int l = 0; l < 3; l++)
-			nwhy += !w->cput.run[dk][l] && isnan(w->cput.v[dk][l]);
-	int wd = cols - 4 < 72 ? cols - 4 : 72, h = 8 + nwhy;
+	for (int i = 0; i < w->cput.n; i++)
+		nwhy += !w->cput.run[i] && isnan(w->cput.v[i]);
+	int body = w->cput.grid ? 3 : w->cput.n + 1;
+	int wd = cols - 4 < 72 ? cols - 4 : 72, h = 5 + body + nwhy;
 	if (h > rows - 2)
 		h = rows - 2;
 	if (h < 6 || wd < 50)
 		return;
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
-	wb_popup(y0, x0, h, wd, "the optimum with more accelerators and CPUs (exact DP)",
+	wb_popup(y0, x0, h, wd,
+	         w->cput.grid ? "the optimum with more accelerators and CPUs (exact DP)"
+	                      : "the optimum on one device fewer or more (exact DP)",
 	         "Esc C q close");
 	int y = y0 + 1;
-	mvprintw(y, x0 + 2, "%6s", "k");
-	for (int l = 0; l < 3; l++)
-		mvprintw(y, x0 + 8 + l * 15, "  %12s%d ", "L = ", l);
-	y++;
-	for (int dk = 0; dk < 2; dk++, y++) {
-		mvprintw(y, x0 + 2, "%6d", w->cput.k + dk);
-		for (int l = 0; l < 3; l++) {
-			char buf[32];
-			cell_text(w, dk, l, buf, sizeof buf);
-			bool here = dk == 0 && l == w->cput.cpus;
-			/* "…" takes three bytes and one column */
-			int pad = 12 + (w->cput.run[dk][l] ? 2 : 0);
-			mvprintw(y, x0 + 8 + l * 15, "  ");
-			if (here)
-				attron(A_REVERSE);
-			printw("%*s", pad, buf);
-			if (here)
-				attroff(A_REVERSE);
-			printw("%s", here ? "*" : " ");
+	if (w->cput.grid) {
+		mvprintw(y, x0 + 2, "%6s", "k");
+		for (int l = 0; l < 3; l++)
+			mvprintw(y, x0 + 8 + l * 15, "  %12s%d ", "L = ", l);
+		y++;
+		for (int dk = 0; dk < 2; dk++, y++) {
+			mvprintw(y, x0 + 2, "%6d", w->cput.k + dk);
+			for (int l = 0; l < 3; l++) {
+				mvprintw(y, x0 + 8 + l * 15, "  ");
+				put_cell(w, dk * 3 + l, dk == 0 && l == w->cput.cpus);
+			}
+		}
+	} else {
+		mvprintw(y++, x0 + 2, "%-40.40s %6s %13s", "devices", "stages", "bottleneck");
+		for (int i = 0; i < w->cput.n && y < y0 + h - 2; i++, y++) {
+			char name[SC_KINDS_MAX * (SC_KIND_NAME + 12)];
+			mvprintw(y, x0 + 2, "%-40.40s %6d ", row_name(w, i, name, sizeof name),
+			         sc_fleet_stages(&w->cput.mix[i]));
+			put_cell(w, i, i == 0);
 		}
 	}
 	y++;
-	mvprintw(y++, x0 + 2, "* the current run; L: CPU stages; each cell %.0f s at most",
-	         TABLE_TIME);
-	for (int dk = 0; dk < 2 && y < y0 + h - 1; dk++)
-		for (int l = 0; l < 3 && y < y0 + h - 1; l++)
-			if (!w->cput.run[dk][l] && isnan(w->cput.v[dk][l])) {
-				char line[256];
-				snprintf(line, sizeof line, "- k %d, L %d: %s", w->cput.k + dk, l,
-				         w->cput.why[dk][l]);
-				mvprintw(y++, x0 + 2, "%.*s", wd - 4, line);
-			}
+	mvprintw(y++, x0 + 2, "* the current run;%s each row %.0f s at most",
+	         w->cput.grid ? " L: CPU stages;" : "", TABLE_TIME);
+	for (int i = 0; i < w->cput.n && y < y0 + h - 1; i++)
+		if (!w->cput.run[i] && isnan(w->cput.v[i])) {
+			char line[512], name[SC_KINDS_MAX * (SC_KIND_NAME + 12)];
+			snprintf(line, sizeof line, "- %s: %s", row_name(w, i, name, sizeof name),
+			         w->cput.why[i]);
+			mvprintw(y++, x0 + 2, "%.*s", wd - 4, line);
+		}
 }
 
 static unsigned table_key(wb *w, int ch)
@@ -154,38 +182,45 @@ const wb_modal_ops wb_cputable_modal = {.name = "cpu table", .draw = table_draw,
 
 unsigned wb_cputable(wb *w)
 {
-	if (w->set.fleet) {
-		/* its cells are k and L; a fleet's mixes are info's table */
-		wb_say(w, "the CPU table is for --cpus; 'stagecut info FILE --devices SPEC' gives "
-		          "the table of the fleet's mixes");
-		return WB_HANDLED | WB_REDRAW;
-	}
 	forget(w);
 	sc_settings js;
 	wb_job_settings(w, &js);
 	w->cput.k = js.k;
 	w->cput.cpus = js.cpus;
-	for (int dk = 0; dk < 2; dk++)
-		for (int l = 0; l < 3; l++) {
-			w->cput.v[dk][l] = NAN;
-			w->cput.why[dk][l][0] = '\0';
-			sc_settings set = js;
-			set.k = js.k + dk;
-			set.cpus = l;
-			set.pin = NULL;
-			sc_search_params p;
-			sc_search_params_init(&p);
-			p.method = "exact";
-			p.refine = false;
-			p.time_limit = 0; /* TABLE_TIME, kept by take_cell */
-			sc_error err;
-			w->cput.id[dk][l] = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
-			sc_engine_prefer(w->eng, w->cput.id[dk][l]); /* the user asked (C) */
-			w->cput.run[dk][l] = w->cput.id[dk][l] >= 0;
-			if (!w->cput.run[dk][l])
-				snprintf(w->cput.why[dk][l], sizeof w->cput.why[dk][l], "%.120s",
-				         err.msg);
+	w->cput.grid = !w->set.fleet;
+	if (w->set.fleet) {
+		w->cput.n = sc_fleet_neighbours(w->set.fleet, w->cput.mix);
+	} else {
+		w->cput.n = 6;
+		for (int i = 0; i < 6; i++)
+			w->cput.mix[i] = (sc_fleet){0};
+	}
+	for (int i = 0; i < w->cput.n; i++) {
+		w->cput.v[i] = NAN;
+		w->cput.why[i][0] = '\0';
+		sc_settings set = js;
+		set.pin = NULL;
+		if (w->cput.grid) {
+			set.k = js.k + i / 3;
+			set.cpus = i % 3;
+		} else {
+			/* (the mix outlives the job: it is w's) */
+			set.fleet = &w->cput.mix[i];
+			set.k = sc_fleet_stages(set.fleet);
+			set.cpus = 0;
 		}
+		sc_search_params p;
+		sc_search_params_init(&p);
+		p.method = "exact";
+		p.refine = false;
+		p.time_limit = 0; /* TABLE_TIME, kept by take_row */
+		sc_error err;
+		w->cput.id[i] = sc_engine_add_search(w->eng, w->g, &set, &p, &err);
+		sc_engine_prefer(w->eng, w->cput.id[i]); /* the user asked (C) */
+		w->cput.run[i] = w->cput.id[i] >= 0;
+		if (!w->cput.run[i])
+			snprintf(w->cput.why[i], sizeof w->cput.why[i], "%.120s", err.msg);
+	}
 	wb_modal_push(w, &wb_cputable_modal);
 	return WB_HANDLED | WB_REDRAW;
 }
