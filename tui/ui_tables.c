@@ -15,6 +15,7 @@ void ui_print_devices(const sc_costs *c, FILE *f)
 	if (c->set.fleet) {
 		/* a fleet: each kind's stages and what they compute */
 		fprintf(f, "devices:");
+		int said = 0;
 		for (int e = 0; e < c->fleet.n; e++) {
 			int n = 0, used = 0;
 			double work = 0;
@@ -24,9 +25,11 @@ void ui_print_devices(const sc_costs *c, FILE *f)
 					used += c->st[s].ops > 0;
 					work += c->st[s].work;
 				}
+			/* (a kind no stage has: a file's own devices leave it out) */
 			char a[32];
-			fprintf(f, "%s %d %s (%d used, work %s)", e ? "," : "", n,
-			        c->fleet.kind[e].name, used, ui_num(work, a, sizeof a));
+			if (n > 0)
+				fprintf(f, "%s %d %s (%d used, work %s)", said++ ? "," : "", n,
+				        c->fleet.kind[e].name, used, ui_num(work, a, sizeof a));
 		}
 		fputc('\n', f);
 		return;
