@@ -15,6 +15,7 @@
 #include "tests/fuzz/fuzz_common.h"
 
 #include "core/formats/load.h"
+#include "core/fleet.h"
 #include "core/formats/partition_file.h"
 
 #define NGRAPHS 2
@@ -68,6 +69,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			fuzz_check_error(&err);
 		}
+		/* the reader with devices: the file's own kinds, every one of
+		 * them a kind of the fleet it makes, within the stages */
+		sc_fleet f;
+		int *kind = NULL;
+		sc_error_clear(&err);
+		sc_status st =
+		        sc_part_load_kinds(path, g, NULL, 0, &k, stage, &f, &kind, NULL, &err);
+		if (st == SC_OK || st == SC_ERR_INVALID) {
+			FUZZ_CHECK(f.n >= 1 && f.n <= SC_KINDS_MAX);
+			for (int s = 0; kind && s < k; s++)
+				FUZZ_CHECK(kind[s] >= 0 && kind[s] < f.n);
+		}
+		if (st != SC_OK)
+			fuzz_check_error(&err);
+		free(kind);
 		free(stage);
 	}
 	return 0;
