@@ -410,9 +410,10 @@ static json_t *json_rungs(const bounds_report *rep)
 				double v;
 				sc_ladder_guess_part(l, j, &st, &v);
 				json_array_append_new(parts,
-				                      json_pack("{s:i, s:o, s:s}", "position", j,
-				                                "value", json_num(v), "status",
-				                                ui_rung_status_name(st)));
+				                      json_pack("{s:i, s:o, s:s, s:b}", "position",
+				                                j, "value", json_num(v), "status",
+				                                ui_rung_status_name(st),
+				                                "infeasible", (int)isinf(v)));
 			}
 			json_object_set_new(row, "solves", parts);
 		}

@@ -386,7 +386,7 @@ static double simple_cpus(const sc_graph *g, int k, int cpus)
 	return sc_bound_simple_cpus(g, k, cpus, &v, NULL) == SC_OK ? v : NAN;
 }
 
-/* A number, or null when it is not finite (inf: nothing fits). */
+/* A number, or null when not finite (inf, which a key says; NaN). */
 static json_t *json_num_or_null(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
@@ -419,10 +419,13 @@ static bool print_json(const info_report *r)
 		if (k <= 0)
 			continue;
 		json_t *row = json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
-		/* with CPU stages, the bound that holds with them (simple.h) */
-		if (set->cpus > 0)
-			json_object_set_new(row, "bound_cpus",
-			                    json_num_or_null(simple_cpus(g, k, set->cpus)));
+		/* the bound with CPU stages (simple.h); if infinite, a key says */
+		if (set->cpus > 0) {
+			double v = simple_cpus(g, k, set->cpus);
+			json_object_set_new(row, "bound_cpus", json_num_or_null(v));
+			json_object_set_new(row, "cpus_infeasible",
+			                    isnan(v) ? json_null() : json_boolean(isinf(v)));
+		}
 		json_array_append_new(bounds, row);
 	}
 	/* the path as given may not be UTF-8, which JSON needs */

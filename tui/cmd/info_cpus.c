@@ -66,11 +66,16 @@ void ui_cpu_table_fill(const sc_graph *g, ui_cpu_table *t)
 	bool gpipe = sc_graph_is_training(g) && g->settings.schedule == SC_SCHEDULE_GPIPE;
 	for (int dk = 0; dk < 2; dk++)
 		for (int l = 0; l < 3; l++) {
-			if ((gpipe && l > 0) || (l == 0 && g->accel_refused > 0)) {
+			/* an op no accelerator holds and no CPU stage: none fits
+			 * (proven, not unknown) */
+			if (l == 0 && g->accel_refused > 0) {
+				t->opt[dk][l] = INFINITY;
+				continue;
+			}
+			if (gpipe && l > 0) {
 				t->opt[dk][l] = NAN;
 				snprintf(t->why[dk][l], sizeof t->why[dk][l], "%s",
-				         l == 0 ? "an op needs a CPU stage"
-				                : "GPipe takes no CPU stages");
+				         "GPipe takes no CPU stages");
 				continue;
 			}
 			t->opt[dk][l] =
@@ -133,11 +138,11 @@ json_t *ui_info_cpus_json(const sc_graph *g, const ui_cpu_table *t)
 	for (int dk = 0; t->k > 0 && dk < 2; dk++)
 		for (int l = 0; l < 3; l++) {
 			double v = t->opt[dk][l];
-			json_array_append_new(table,
-			                      json_pack("{s:i, s:i, s:o, s:b}", "k", t->k + dk,
-			                                "cpus", l, "bottleneck",
-			                                isfinite(v) ? json_real(v) : json_null(),
-			                                "fits", (int)!isinf(v)));
+			json_array_append_new(
+			        table, json_pack("{s:i, s:i, s:o, s:o}", "k", t->k + dk, "cpus", l,
+			                         "bottleneck",
+			                         isfinite(v) ? json_real(v) : json_null(), "fits",
+			                         isnan(v) ? json_null() : json_boolean(!isinf(v))));
 		}
 	return json_pack("{s:i, s:o, s:i, s:f, s:i, s:o}", "asked", g->settings.cpus, "max_cpus",
 	                 g->max_cpus >= 0 ? json_integer(g->max_cpus) : json_null(), "cpu_ops", n,
