@@ -285,3 +285,19 @@ Test(json_keys, infinite_rung_values_say_infeasible)
 	json_decref(rec);
 	free(text);
 }
+
+/* No memory limit is an infinite limit: memory is null (JSON has no number
+ * for it) and memory_unlimited says so, as the other infinite values are
+ * said; a limit given is a number and memory_unlimited false.  figure2 sets
+ * no memory (its file), -M 100 sets one. */
+Test(json_keys, unlimited_memory_is_said_not_left_to_null)
+{
+	json_t *j = ts_run_json(0, "bounds --json " FIGURE2 " -k 3 --rungs simple");
+	cr_assert(json_is_null(ts_jget(j, "memory")));
+	cr_assert(ts_jbool(j, "memory_unlimited"));
+	json_decref(j);
+	j = ts_run_json(0, "bounds --json " FIGURE2 " -k 3 --rungs simple -M 100");
+	cr_assert_eq(ts_jnum(j, "memory"), 100);
+	cr_assert(!ts_jbool(j, "memory_unlimited"));
+	json_decref(j);
+}

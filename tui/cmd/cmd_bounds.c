@@ -491,6 +491,7 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "bandwidth", json_real(r->set->bandwidth));
 	json_object_set_new(root, "memory",
 	                    isinf(r->set->memory) ? json_null() : json_real(r->set->memory));
+	json_object_set_new(root, "memory_unlimited", json_boolean(isinf(r->set->memory)));
 	json_object_set_new(root, "memory_policy", json_string(sc_mem_policy_name(r->set->policy)));
 	if (sc_graph_is_training(r->g))
 		json_object_set_new(root, "schedule",

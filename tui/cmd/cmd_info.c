@@ -434,7 +434,7 @@ static bool print_json(const info_report *r)
 	        !source ? NULL
 	                : json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
 	                            "s:f, s:f, s:f,"
-	                            " s:{s:o, s:f, s:o, s:s}, s:o}",
+	                            " s:{s:o, s:f, s:o, s:b, s:s}, s:o}",
 	                            "graph", g->name, "source", source, "ops", g->n, "edges", g->m,
 	                            "sources", r->s->sources, "sinks", r->s->sinks, "depth",
 	                            r->s->depth, "groups", r->s->multi_groups, "grouped_ops",
@@ -444,8 +444,8 @@ static bool print_json(const info_report *r)
 	                            set->k ? json_integer(set->k) : json_null(), "bandwidth",
 	                            set->bandwidth, "memory",
 	                            isinf(set->memory) ? json_null() : json_real(set->memory),
-	                            "memory_policy", sc_mem_policy_name(set->policy),
-	                            "simple_bound", bounds);
+	                            "memory_unlimited", (int)isinf(set->memory), "memory_policy",
+	                            sc_mem_policy_name(set->policy), "simple_bound", bounds);
 	if (root && sc_graph_is_training(g))
 		json_object_set_new(root, "training", training_json(g));
 	if (root)
