@@ -205,6 +205,12 @@ const char *ts_jstr(json_t *o, const char *key);
 void ts_json_keys_check(const char *doc, json_t *root, const char *what);
 const char *ts_json_keys_doc(const char *args);
 int ts_json_keys_unseen(char *buf, size_t size);
+/* ts_runf's check: when args (a command line) has --json and text (its
+ * stdout, or NULL) is a JSON object, checks it against the table of args'
+ * command; then hands text to *out, or frees it when out is NULL.  Every
+ * JSON document a test makes the program print is so checked, read or
+ * not. */
+void ts_json_keys_check_output(const char *args, char *text, char **out);
 /* Counts the row doc:key as used (a key no cheap run writes); false when the
  * tables have no such row. */
 bool ts_json_keys_excuse(const char *doc, const char *key);

@@ -11,7 +11,9 @@
  * boolean, object, array, map (an object whose keys come from the data,
  * its entries under NAME.*), and the names of the tables of shared objects
  * (stage, training, timeline, profile), whose keys are checked against
- * their own table.
+ * their own table.  A null column saying "infinite (FLAG true)" (or false)
+ * names the boolean beside the key that says the value is infinite: when
+ * it does, the key must be null.
  *
  * The run of one test process reads the page once; ts_json_keys_seen()
  * tells which rows the documents checked so far have used, so that a test
@@ -32,7 +34,10 @@ typedef struct key_row {
 	char doc[16];
 	char key[64];
 	char type[16];
+	char about[16];
 	bool nullable;
+	char flag[32]; /* "infinite (FLAG VALUE)": then FLAG beside it says so */
+	bool flag_value;
 	bool seen;
 } key_row;
 
@@ -49,6 +54,14 @@ static void unescape(char *dst, size_t size, const char *src)
 		dst[n++] = *src;
 	}
 	dst[n] = '\0';
+}
+
+static bool is_shared(const char *type)
+{
+	for (int i = 0; i < nrows; i++)
+		if (strcmp(rows[i].doc, type) == 0)
+			return true;
+	return false;
 }
 
 static void load_rows(void)
@@ -99,19 +112,45 @@ static void load_rows(void)
 		snprintf(r->doc, sizeof r->doc, "%s", doc);
 		unescape(r->key, sizeof r->key, f[0]);
 		snprintf(r->type, sizeof r->type, "%s", f[1]);
+		unescape(r->about, sizeof r->about, f[2]);
 		cr_assert(strcmp(f[3], "\\-") == 0 || strcmp(f[3], "T{") == 0,
 		          "man/stagecut.1: %s %s: the null column is neither \\- nor T{ text T}",
 		          doc, r->key);
 		r->nullable = strcmp(f[3], "T{") == 0;
-		if (r->nullable) { /* skip the text block */
+		if (r->nullable) { /* the text block: an infinite value's flag */
+			char *text = next;
 			while (next && strncmp(next, "T}", 2) != 0)
 				next = strchr(next, '\n') ? strchr(next, '\n') + 1 : NULL;
+			char *inf = text ? strstr(text, "infinite (") : NULL, word[8], end;
+			if (inf && (!next || inf < next) &&
+			    sscanf(inf, "infinite (%31[a-z_] %7[a-z]%c", r->flag, word, &end) ==
+			            3 &&
+			    end == ')')
+				r->flag_value = strcmp(word, "true") == 0;
+			else
+				r->flag[0] = '\0';
 			cr_assert(next, "man/stagecut.1: %s %s: T{ without T}", doc, r->key);
 			next = strchr(next, '\n') ? strchr(next, '\n') + 1 : NULL;
 		}
 	}
 	free(man);
 	cr_assert_gt(nrows, 100, "only %d key rows in man/stagecut.1", nrows);
+	/* the words of the type and about columns are the page's */
+	static const char *const types[] = {"string", "integer", "number", "boolean",
+	                                    "object", "array",   "map",    NULL};
+	static const char *const abouts[] = {"-",      "given",   "partition", "free",
+	                                     "pinned", "aligned", "asked",     NULL};
+	for (int i = 0; i < nrows; i++) {
+		bool type = is_shared(rows[i].type), about = false;
+		for (int t = 0; types[t]; t++)
+			type = type || strcmp(rows[i].type, types[t]) == 0;
+		for (int a = 0; abouts[a]; a++)
+			about = about || strcmp(rows[i].about, abouts[a]) == 0;
+		cr_assert(type, "man/stagecut.1: %s %s: no type '%s'", rows[i].doc, rows[i].key,
+		          rows[i].type);
+		cr_assert(about, "man/stagecut.1: %s %s: no such about, '%s'", rows[i].doc,
+		          rows[i].key, rows[i].about);
+	}
 }
 
 static key_row *find_row(const char *doc, const char *key)
@@ -120,14 +159,6 @@ static key_row *find_row(const char *doc, const char *key)
 		if (strcmp(rows[i].doc, doc) == 0 && strcmp(rows[i].key, key) == 0)
 			return &rows[i];
 	return NULL;
-}
-
-static bool is_shared(const char *type)
-{
-	for (int i = 0; i < nrows; i++)
-		if (strcmp(rows[i].doc, type) == 0)
-			return true;
-	return false;
 }
 
 static bool type_ok(const char *type, json_t *v)
@@ -195,6 +226,12 @@ static void check_object(const char *what, const char *doc, const char *prefix, 
 		if (map && !find_row(doc, key))
 			snprintf(key, sizeof key, "%s.*", prefix);
 		check_value(what, doc, key, k, v);
+		/* an infinite value is null, and the flag its row names says it */
+		key_row *r = find_row(doc, key);
+		json_t *flag = r->flag[0] ? json_object_get(o, r->flag) : NULL;
+		if (json_is_boolean(flag) && json_is_true(flag) == r->flag_value)
+			cr_assert(json_is_null(v), "%s: '%s' is not null though %s is %s", what, k,
+			          r->flag, r->flag_value ? "true" : "false");
 	}
 }
 
@@ -248,4 +285,17 @@ bool ts_json_keys_excuse(const char *doc, const char *key)
 	if (r)
 		r->seen = true;
 	return r != NULL;
+}
+
+void ts_json_keys_check_output(const char *args, char *text, char **out)
+{
+	const char *doc = strstr(args, "--json") ? ts_json_keys_doc(args) : NULL;
+	json_t *root = doc && text ? json_loads(text, 0, NULL) : NULL;
+	if (json_is_object(root))
+		ts_json_keys_check(doc, root, args);
+	json_decref(root);
+	if (out)
+		*out = text;
+	else
+		free(text);
 }

@@ -1,8 +1,9 @@
 /*
  * test_json_keys.c - one meaning per JSON key (stagecut(1), JSON OUTPUT,
- * "Keys, types and null").  Every document any CLI test reads through
- * ts_json_of is checked against the man page's key tables (support_cli.c);
- * here a broad set of runs (every command with --json over samples: plain,
+ * "Keys, types and null").  Every document any test makes the program
+ * print with --json (ts_runf, support.c) is checked against the man page's
+ * key tables (support_json_keys.c); here a broad set of runs (every command with --json over
+ * samples: plain,
  * --cpus, --devices, --pin, --align, infeasible under a hard limit,
  * training, timelines, bench's tables and records, partition files) is
  * checked the same way, and then every row of the tables must have been
