@@ -647,6 +647,7 @@ json_t *sc_testbed_run(const sc_testbed_instance *inst, const sc_testbed_config 
 			        "{s:o, s:s, s:f}", "value",
 			        isfinite(ri.value) ? json_real(ri.value) : json_null(), "status",
 			        sc_rung_report_name(ri.state), "seconds", ri.seconds);
+			json_object_set_new(row, "infeasible", json_boolean(isinf(ri.value)));
 			if (ri.state == SC_RS_FAILED)
 				json_object_set_new(row, "message", json_string(ri.message));
 			json_object_set_new(rungs, sc_rung_name((sc_rung)r), row);

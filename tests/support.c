@@ -312,8 +312,10 @@ int ts_runf(char **out, char **err, const char *fmt, ...)
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
 	snprintf(cmd, sizeof cmd, "%s %s", ts_program(), args);
-	int status = ts_run(cmd, out, err);
+	char *text = NULL;
+	int status = ts_run(cmd, &text, err);
 	cr_assert_neq(status, -1, "could not run: %s", cmd);
+	ts_json_keys_check_output(args, text, out); /* read or not */
 	return status;
 }
 

@@ -205,6 +205,26 @@ const char *ts_jstr(json_t *o, const char *key);
 
 /* The keys of the man page's "CMD --json" list (.SS CMD \-\-json), in its
  * order, into keys[0..max); returns how many. */
+/* support_json_keys.c: JSON documents against stagecut(1)'s key tables
+ * (JSON OUTPUT, "Keys, types and null").  ts_json_keys_check asserts that
+ * every key of root has a row in table doc with its type, and is null only
+ * where the row allows (what names the run in messages);
+ * ts_json_keys_doc gives the table of a command line's command (NULL for
+ * none); ts_json_keys_unseen writes the rows no check has used in this
+ * process into buf and returns how many there are. */
+void ts_json_keys_check(const char *doc, json_t *root, const char *what);
+const char *ts_json_keys_doc(const char *args);
+int ts_json_keys_unseen(char *buf, size_t size);
+/* ts_runf's check: when args (a command line) has --json and text (its
+ * stdout, or NULL) is a JSON object, checks it against the table of args'
+ * command; then hands text to *out, or frees it when out is NULL.  Every
+ * JSON document a test makes the program print is so checked, read or
+ * not. */
+void ts_json_keys_check_output(const char *args, char *text, char **out);
+/* Counts the row doc:key as used (a key no cheap run writes); false when the
+ * tables have no such row. */
+bool ts_json_keys_excuse(const char *doc, const char *key);
+
 int ts_man_json_keys(const char *cmd, char keys[][40], int max);
 
 /* Every key of o is in keys[0..n), in that order, and every key of the list

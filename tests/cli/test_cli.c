@@ -328,10 +328,11 @@ Test(cli, json_keys_follow_the_man_page)
 	        "sinks",       "depth",       "groups",    "grouped_ops", "largest_group",
 	        "total_work",  "total_param", "total_out", "settings",    "simple_bound",
 	        "contraction", "modules",     "costs"};
-	static const char *const settings_keys[] = {"k", "bandwidth", "memory", "memory_policy"};
+	static const char *const settings_keys[] = {"k", "bandwidth", "memory", "memory_unlimited",
+	                                            "memory_policy"};
 	json_t *r = ts_run_json(0, "info --json " RESIDUAL);
 	assert_keys(r, info_keys, 18, "info");
-	assert_keys(ts_jget(r, "settings"), settings_keys, 4, "info settings");
+	assert_keys(ts_jget(r, "settings"), settings_keys, 5, "info settings");
 	json_decref(r);
 
 	static const char *const eval_keys[] = {

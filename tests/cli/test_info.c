@@ -209,6 +209,8 @@ Test(info, info_figure2_by_hand)
 	cr_assert_eq(ts_jint(set, "k"), 3);
 	cr_assert(ts_jnum(set, "bandwidth") == 1);
 	cr_assert(json_is_null(ts_jget(set, "memory")), "unlimited memory is not null");
+	/* null alone would not say unlimited (stagecut(1): null is unknown) */
+	cr_assert(ts_jbool(set, "memory_unlimited"));
 	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "overflow");
 	/* 5, 3 (2.5 < v's 3), 3, 3, 3, 3, then the file's k = 3: 10/3 */
 	assert_simple_bounds(info, 3, 10, 3, "figure2");
@@ -240,6 +242,7 @@ Test(info, info_residual_by_hand)
 	cr_assert_eq(ts_jint(set, "k"), 3);
 	cr_assert(ts_jnum(set, "bandwidth") == 2);
 	cr_assert(ts_jnum(set, "memory") == 100);
+	cr_assert(!ts_jbool(set, "memory_unlimited"));
 	cr_assert_str_eq(ts_jstr(set, "memory_policy"), "hard");
 	assert_simple_bounds(info, 6, 21, 3, "residual");
 	json_decref(info);

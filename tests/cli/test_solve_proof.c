@@ -188,8 +188,9 @@ Test(solve_proof, never_a_false_proof_against_brute_force, .timeout = 120)
 /* solve --json's keys are the man page's, in its order. */
 Test(solve_proof, json_keys_follow_the_man_page)
 {
-	static const char *const optional[] = {"objective", "training", "align",  "cpus",
-	                                       "devices",   "fleet",    "pinned", NULL};
+	static const char *const optional[] = {"objective", "training", "align",
+	                                       "cpus",      "devices",  "fleet",
+	                                       "pinned",    "aligned",  NULL};
 	char keys[40][40];
 	int n = ts_man_json_keys("solve", keys, 40);
 	cr_assert_geq(n, 20, "only %d keys in the man page", n);

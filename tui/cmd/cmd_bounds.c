@@ -410,9 +410,10 @@ static json_t *json_rungs(const bounds_report *rep)
 				double v;
 				sc_ladder_guess_part(l, j, &st, &v);
 				json_array_append_new(parts,
-				                      json_pack("{s:i, s:o, s:s}", "position", j,
-				                                "value", json_num(v), "status",
-				                                ui_rung_status_name(st)));
+				                      json_pack("{s:i, s:o, s:s, s:b}", "position",
+				                                j, "value", json_num(v), "status",
+				                                ui_rung_status_name(st),
+				                                "infeasible", (int)isinf(v)));
 			}
 			json_object_set_new(row, "solves", parts);
 		}
@@ -490,6 +491,7 @@ static bool print_json(const bounds_report *r)
 	json_object_set_new(root, "bandwidth", json_real(r->set->bandwidth));
 	json_object_set_new(root, "memory",
 	                    isinf(r->set->memory) ? json_null() : json_real(r->set->memory));
+	json_object_set_new(root, "memory_unlimited", json_boolean(isinf(r->set->memory)));
 	json_object_set_new(root, "memory_policy", json_string(sc_mem_policy_name(r->set->policy)));
 	if (sc_graph_is_training(r->g))
 		json_object_set_new(root, "schedule",

@@ -378,7 +378,7 @@ static void modules_print(const sc_graph *g, const sc_modules *m, double total_w
 		printf("  ... and %d more (--json lists them all)\n", ntop - INFO_TOP_ROWS);
 }
 
-/* A number, or null when it is not finite (inf: nothing fits). */
+/* A number, or null when not finite (inf, which a key says; NaN). */
 static json_t *json_num_or_null(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
@@ -412,10 +412,13 @@ static bool print_json(const info_report *r)
 		if (k <= 0)
 			continue;
 		json_t *row = json_pack("{s:i, s:f}", "k", k, "bound", sc_bound_simple(g, k));
-		/* with CPU stages, the bound that holds with them (simple.h) */
-		if (set->cpus > 0)
-			json_object_set_new(row, "bound_cpus",
-			                    json_num_or_null(ui_simple_cpus(g, k, set->cpus)));
+		/* the bound with CPU stages (simple.h); if infinite, a key says */
+		if (set->cpus > 0) {
+			double v = ui_simple_cpus(g, k, set->cpus);
+			json_object_set_new(row, "bound_cpus", json_num_or_null(v));
+			json_object_set_new(row, "cpus_infeasible",
+			                    isnan(v) ? json_null() : json_boolean(isinf(v)));
+		}
 		json_array_append_new(bounds, row);
 	}
 	/* the path as given may not be UTF-8, which JSON needs */
@@ -424,7 +427,7 @@ static bool print_json(const info_report *r)
 	        !source ? NULL
 	                : json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
 	                            "s:f, s:f, s:f,"
-	                            " s:{s:o, s:f, s:o, s:s}, s:o}",
+	                            " s:{s:o, s:f, s:o, s:b, s:s}, s:o}",
 	                            "graph", g->name, "source", source, "ops", g->n, "edges", g->m,
 	                            "sources", r->s->sources, "sinks", r->s->sinks, "depth",
 	                            r->s->depth, "groups", r->s->multi_groups, "grouped_ops",
@@ -434,8 +437,8 @@ static bool print_json(const info_report *r)
 	                            set->k ? json_integer(set->k) : json_null(), "bandwidth",
 	                            set->bandwidth, "memory",
 	                            isinf(set->memory) ? json_null() : json_real(set->memory),
-	                            "memory_policy", sc_mem_policy_name(set->policy),
-	                            "simple_bound", bounds);
+	                            "memory_unlimited", (int)isinf(set->memory), "memory_policy",
+	                            sc_mem_policy_name(set->policy), "simple_bound", bounds);
 	if (root && sc_graph_is_training(g))
 		json_object_set_new(root, "training", training_json(g));
 	if (root)
@@ -567,11 +570,11 @@ int ui_cmd_info(const ui_opts *o)
 		return UI_EXIT_INPUT;
 	}
 	const sc_settings *set = &g->settings;
-	/* --cpus (any value, file too) adds the CPU section (001 section 3) */
+	/* --cpus (any value, file too) adds the CPU section (001 section 3),
+	 * --devices the kinds and the fleet's mixes */
 	ui_mix_table cpus, devices;
 	if (o->cpus != -1)
 		ui_cpu_table_fill(g, &cpus);
-	/* --devices: the kinds, and the fleet's mixes */
 	if (o->devices)
 		ui_devices_table_fill(g, &devices);
 	/* the file's k (or -k) joins the list when it is not already there */
@@ -579,7 +582,6 @@ int ui_cmd_info(const ui_opts *o)
 	for (int i = 0; i < NKS; i++)
 		if (ks[i] == extra)
 			extra = 0;
-
 	info_report r = {.o = o,
 	                 .g = g,
 	                 .rep = &rep,

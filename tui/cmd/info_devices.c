@@ -130,11 +130,15 @@ void ui_cpu_table_fill(const sc_graph *g, ui_mix_table *t)
 		for (int l = 0; l < 3; l++) {
 			ui_mix *m = &t->row[t->n++];
 			m->f = cpu_mix(g, t->k + dk, l);
-			if ((gpipe && l > 0) || (l == 0 && g->accel_refused > 0)) {
+			/* an op no accelerator holds and no CPU stage: none fits
+			 * (proven, not unknown) */
+			if (l == 0 && g->accel_refused > 0) {
+				m->lower = m->upper = INFINITY;
+				continue;
+			}
+			if (gpipe && l > 0) {
 				m->lower = m->upper = NAN;
-				snprintf(m->why, sizeof m->why, "%s",
-				         l == 0 ? "an op needs a CPU stage"
-				                : "GPipe takes no CPU stages");
+				snprintf(m->why, sizeof m->why, "%s", "GPipe takes no CPU stages");
 				continue;
 			}
 			ui_mix_solve(g, m);

@@ -186,10 +186,11 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	json_object_set_new(root, "bottleneck_stage",
 	                    feasible ? json_integer(r->at + 1) : json_null());
 	json_object_set_new(root, "feasible", json_boolean(feasible));
-	/* with pins what is proven is of the problem with them in place: its
-	 * own object, "pinned"; of the free problem nothing is proven (a
-	 * pinned optimum is no bound of it) */
-	bool pinned = r->npins > 0;
+	/* with pins or --align what is proven is of the constrained problem:
+	 * its own object, "pinned" (the pins in place, and aligned with
+	 * --align too) or "aligned"; of the free problem nothing is proven (a
+	 * constrained optimum is no bound of it) */
+	bool constrained = r->npins > 0 || r->aligned;
 	json_t *proof = json_object();
 	json_object_set_new(proof, "optimal", json_boolean(r->optimal));
 	/* optimal, or (not feasible) that nothing fits: who proved it */
@@ -201,27 +202,28 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	                               : json_null());
 	json_object_set_new(proof, "lower_bound", json_num(pf->lower));
 	json_object_set_new(proof, "gap", json_num(r->gap));
-	json_object_set_new(root, "optimal", pinned ? json_false() : json_boolean(r->optimal));
+	json_object_set_new(root, "optimal", constrained ? json_false() : json_boolean(r->optimal));
 	json_object_set_new(root, "evaluations", json_integer((json_int_t)r->pr.evals));
 	json_object_set_new(root, "seconds", json_real(r->pr.elapsed));
 	json_object_set_new(root, "found_by", json_string(pf->improved ? "exact MIP" : r->method));
 	json_object_set_new(root, "proof",
-	                    json_string(pinned ? "pinned" : ui_proof_status_name(pf->status)));
+	                    json_string(constrained ? (r->npins > 0 ? "pinned" : "aligned")
+	                                            : ui_proof_status_name(pf->status)));
 	const char *keys[] = {"proven_by", "optimal_within", "lower_bound", "gap"};
 	for (int i = 0; i < 4; i++)
 		json_object_set(root, keys[i],
-		                pinned ? json_null() : json_object_get(proof, keys[i]));
+		                constrained ? json_null() : json_object_get(proof, keys[i]));
 	json_object_set_new(root, "proof_seconds", json_real(pf->seconds));
 	json_object_set_new(root, "partition", r->written ? sc_json_text(r->written) : json_null());
 	json_object_set_new(root, "pins", json_pins(r));
-	if (pinned) {
-		json_object_set_new(proof, "proof", json_string(ui_proof_status_name(pf->status)));
-		json_object_set_new(root, "pinned", proof);
-	} else {
-		json_decref(proof);
-	}
+	json_object_set_new(proof, "proof", json_string(ui_proof_status_name(pf->status)));
+	if (r->npins > 0)
+		json_object_set_new(root, "pinned", json_incref(proof));
 	if (r->aligned)
 		json_object_set_new(root, "align", json_align(r));
+	if (r->aligned && r->npins == 0)
+		json_object_set_new(root, "aligned", json_incref(proof));
+	json_decref(proof);
 	if (ui_solve_devices(r))
 		json_object_set_new(root, "devices",
 		                    feasible ? sc_report_kinds(r->c) : json_array());
