@@ -131,7 +131,10 @@ tui-test: $(BUILD)/tui-tests stagecut
 # make a tenth of their trials there (STAGECUT_TEST_SHORT, tests/support.h).  Leaks inside
 # Graphviz's plugins and CBC are suppressed by name (tests/lsan.supp).
 ASAN_BUILD := build-asan
-SANFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+# (and the debug checks: SC_DEBUG asserts invariants only tests hold
+# otherwise, e.g. the editor's incremental costs against a whole evaluation)
+SANFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -DSC_DEBUG
 asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SANITIZE="$(SANFLAGS)" \
 		$(ASAN_BUILD)/unit-tests $(ASAN_BUILD)/stagecut
