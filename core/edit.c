@@ -25,8 +25,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "edit.h"
 
-#include <assert.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,36 +263,6 @@ static bool whole_is_cheaper(const sc_editor *ed, int count)
 	return count * per_move >= (double)g->n + g->m;
 }
 
-#ifdef SC_DEBUG
-/* Debug builds (the sanitizer build defines SC_DEBUG): after every edit,
- * undo and redo, the invariants the tests hold the editor to: the
- * partition valid for its kinds, and the incremental costs those of a
- * whole evaluation (to rounding).  O(n + m + k) per edit. */
-static void debug_check(const sc_editor *ed)
-{
-	sc_violation v;
-	assert(ed->devices ? sc_part_check_kinds(ed->g, ed->stage, ed->k, &ed->costs->fleet,
-	                                         ed->kind, &v)
-	                   : sc_part_check(ed->g, ed->stage, ed->k, &v));
-	sc_costs *fresh = sc_costs_new(ed->g, &ed->costs->set, NULL);
-	if (!fresh)
-		return; /* out of memory: nothing to compare with */
-	sc_costs_set_kinds(fresh, ed->kind);
-	sc_costs_eval(fresh, ed->stage);
-	for (int s = 0; s < ed->k; s++) {
-		double a = ed->costs->st[s].cost, b = fresh->st[s].cost;
-		assert(a == b || fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b))));
-		assert(ed->costs->st[s].ops == fresh->st[s].ops);
-	}
-	sc_costs_free(fresh);
-}
-#else
-static void debug_check(const sc_editor *ed)
-{
-	(void)ed;
-}
-#endif
-
 /* Puts every op of e in its `to` stage (forward) or its `from` stage;
  * may_eval allows a whole evaluation when that is cheaper. */
 static void apply(sc_editor *ed, const sc_edit_entry *e, bool forward, bool may_eval)
@@ -315,7 +283,9 @@ static void apply(sc_editor *ed, const sc_edit_entry *e, bool forward, bool may_
 		for (int i = 0; i < e->count; i++)
 			sc_costs_move(ed->costs, ed->stage, c[i].op, forward ? c[i].to : c[i].from);
 	}
-	debug_check(ed);
+#ifdef SC_DEBUG
+	sc_editor_check(ed);
+#endif
 }
 
 /* ---- edits ---- */

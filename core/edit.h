@@ -56,6 +56,12 @@ sc_editor *sc_editor_new_kinds(const sc_graph *g, const sc_settings *set, const 
  * while every stage is of kind 0.  O(k). */
 const int *sc_editor_kinds(const sc_editor *ed);
 
+/* Debug builds (SC_DEBUG, the sanitizer build) call this after every
+ * edit, undo and redo: asserts the partition valid for its kinds and the
+ * incremental costs those of a whole evaluation (to rounding).  O(n + m +
+ * k). */
+void sc_editor_check(const sc_editor *ed);
+
 /* Frees ed and its history.  sc_editor_free(NULL) does nothing. */
 void sc_editor_free(sc_editor *ed);
 

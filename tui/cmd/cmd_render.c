@@ -23,6 +23,7 @@
 
 #include "tui/ui.h"
 #include "outputs.h"
+#include "render_caption.h"
 #include "render_report.h"
 #include "core/cost.h"
 #include "core/formats/partition_file.h"
@@ -39,101 +40,26 @@
 #include "viz/quotient.h"
 #include "viz/timeline_draw.h"
 
-/* A number in a bounds file: absent or null is NAN; anything else not a
- * number is refused. */
-static bool json_number_or_null(json_t *root, const char *key, double *out)
-{
-	json_t *v = json_object_get(root, key);
-	*out = NAN;
-	if (!v || json_is_null(v))
-		return true;
-	if (!json_is_number(v))
-		return false;
-	*out = json_number_value(v);
-	return true;
-}
-
-/* Reads the lower bound of a `stagecut bounds --json` file into cap, after
- * checking it is about g at set.  by is cap->lower_by's storage. */
-static bool read_bounds(const char *path, const sc_graph *g, const sc_settings *set,
-                        sc_caption *cap, char *by, size_t size)
-{
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line > 0)
-			ui_error("%s:%d: not a bounds file: %s", path, je.line, je.text);
-		else
-			ui_error("%s: %s", path, je.text);
-		return false;
-	}
-	bool ok = false;
-	json_t *k = json_object_get(root, "k");
-	json_t *graph = json_object_get(root, "graph");
-	json_t *lb_by = json_object_get(root, "lower_bound_by");
-	json_t *policy = json_object_get(root, "memory_policy");
-	double lower, bandwidth, memory;
-	if (!json_is_object(root) || !json_is_integer(k) || !json_object_get(root, "lower_bound")) {
-		ui_error("%s: not the output of `stagecut bounds --json` (no \"k\" or "
-		         "\"lower_bound\")",
-		         path);
-	} else if (!json_number_or_null(root, "lower_bound", &lower) ||
-	           (json_is_number(json_object_get(root, "lower_bound")) && !(lower >= 0))) {
-		ui_error("%s: \"lower_bound\" is not a number >= 0 or null", path);
-	} else if (json_integer_value(k) != set->k) {
-		ui_error("%s: the bounds are for k = %lld, but the partition has k = %d", path,
-		         (long long)json_integer_value(k), set->k);
-	} else if (json_is_string(graph) && strcmp(json_string_value(graph), g->name) != 0) {
-		ui_error("%s: the bounds are for the graph %s, not %s", path,
-		         json_string_value(graph), g->name);
-	} else if (!json_number_or_null(root, "bandwidth", &bandwidth) ||
-	           !json_number_or_null(root, "memory", &memory)) {
-		ui_error("%s: \"bandwidth\" or \"memory\" is not a number", path);
-	} else if (!isnan(bandwidth) && bandwidth != set->bandwidth) {
-		ui_error("%s: the bounds are for bandwidth %g, not %g", path, bandwidth,
-		         set->bandwidth);
-	} else if (json_object_get(root, "memory") &&
-	           (isnan(memory) ? !isinf(set->memory) : memory != set->memory)) {
-		ui_error("%s: the bounds are for another fast-memory size than %g bytes", path,
-		         set->memory);
-	} else if (json_is_string(policy) &&
-	           strcmp(json_string_value(policy), sc_mem_policy_name(set->policy)) != 0) {
-		ui_error("%s: the bounds are for memory policy %s, not %s", path,
-		         json_string_value(policy), sc_mem_policy_name(set->policy));
-	} else {
-		cap->lower = lower;
-		snprintf(by, size, "%s", json_is_string(lb_by) ? json_string_value(lb_by) : "");
-		/* "ladder": name the rung that gave the bound */
-		json_t *rungs = json_object_get(root, "rungs"), *r;
-		size_t i;
-		if (strcmp(by, "ladder") == 0 && json_is_array(rungs))
-			json_array_foreach(rungs, i, r)
-			{
-				json_t *val = json_object_get(r, "value"),
-				       *name = json_object_get(r, "name");
-				if (json_is_number(val) && json_is_string(name) &&
-				    json_number_value(val) == lower) {
-					snprintf(by, size, "%s", json_string_value(name));
-					break;
-				}
-			}
-		cap->lower_by = *by ? by : NULL;
-		ok = true;
-	}
-	json_decref(root);
-	return ok;
-}
-
-/* Fills stage from the PARTITION file, the graph's own stages or a search;
+/* Fills *stagep (malloc'd, the caller's to free) from the PARTITION file,
+ * the graph's own stages or a search;
  * sets set->k, and from a file its devices: *kind (malloc'd, k kinds, or
  * NULL: every stage the graph's own device) into *fleet, set settled on
  * it (ui_settings_fleet).  Returns the exit status (UI_EXIT_OK to go on). */
 static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_settings *set,
-                          int *stage, sc_fleet *fleet, int **kind, const char **from)
+                          int **stagep, sc_fleet *fleet, int **kind, const char **from)
 {
 	sc_error err;
 	sc_error_clear(&err);
 	*kind = NULL;
+	/* malloc, not sc_part_new's calloc (which bypasses glibc's tcache):
+	 * --full's layout depends on heap addresses inside Graphviz, and
+	 * calloc here changed the picture of regal-er-200-4 in
+	 * scripts/golden.sh */
+	int *stage = *stagep = sc_malloc_n((size_t)g->n, sizeof *stage);
+	if (!stage) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
 	if (o->npos > 1) {
 		const char *path = o->pos[1];
 		int k;
@@ -235,23 +161,6 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	return status;
 }
 
-/* A training graph's stages for --json: 1-based "stage", "cost" and its
- * parts by pass, "cost_fw" and "cost_bw"; NULL when out of memory. */
-static json_t *training_stages(const sc_quotient *q)
-{
-	json_t *arr = json_array();
-	for (int s = 0; arr && s < q->k; s++) {
-		json_t *row =
-		        json_pack("{s:i, s:f, s:f, s:f}", "stage", s + 1, "cost", q->st[s].cost,
-		                  "cost_fw", q->st[s].cost_fw, "cost_bw", q->st[s].cost_bw);
-		if (!row || json_array_append_new(arr, row) != 0) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
 /* render --timeline: the pipeline schedule of stage over m micro-batches
  * drawn to o->output; with --json the schedule as eval --timeline gives it.
  * Returns the exit status. */
@@ -312,25 +221,6 @@ out:
 	return status;
 }
 
-/* An ONNX model's device and precision ("h100 at fp16") and symbolic
- * dims ("N=32, S=1 (default)"; "none" for static shapes) for the
- * caption. */
-static void caption_device(const sc_onnx_report *r, char *device, size_t dsize, char *dims,
-                           size_t size)
-{
-	snprintf(device, dsize, "%s at %s", r->device.name, sc_precision_name(r->precision));
-	size_t at = 0;
-	dims[0] = '\0';
-	for (int i = 0; i < r->ndims && at < size; i++)
-		at += (size_t)snprintf(dims + at, size - at, "%s%s=%lld%s", i ? ", " : "",
-		                       r->dim_name[i], r->dim_value[i],
-		                       r->dim_given[i]  ? ""
-		                       : r->dim_from[i] ? " (derived)"
-		                                        : " (default)");
-	if (r->ndims == 0)
-		snprintf(dims, size, "none (static shapes)");
-}
-
 /* The picture of every op (--full, or a graph without a partition), which
  * may take pages: drawn into a staging directory beside -o and moved into
  * place only once every page is drawn (outputs.h), then the pages of an
@@ -373,35 +263,44 @@ static sc_status render_every_op(const ui_opts *o, const sc_graph *g, const sc_s
 	return st;
 }
 
-int ui_cmd_render(const ui_opts *o)
+/* The picture's format: -T, else OUT's extension; NULL after a message
+ * when there is no -o, no format, or a timeline's format is not one a
+ * timeline is drawn in. */
+static const char *output_format(const ui_opts *o)
 {
 	if (!o->output) {
 		ui_error("render: give the picture's file with -o OUT (its extension or -T names "
 		         "the format)");
-		return UI_EXIT_INPUT;
+		return NULL;
 	}
 	const char *format = o->format ? o->format : ui_file_extension(o->output);
 	if (!format) {
 		ui_error("render: %s: say the format with -T (png, svg, pdf, dot) or a file "
 		         "extension",
 		         o->output);
-		return UI_EXIT_INPUT;
+		return NULL;
 	}
 	if (o->timeline && !sc_timeline_format_ok(format)) {
 		ui_error("render: %s: a timeline is drawn as svg, png or pdf, not %s", o->output,
 		         format);
-		return UI_EXIT_INPUT;
+		return NULL;
 	}
+	return format;
+}
+
+/* Loads FILE by hand (to know the file's own k, into *file_k, before -k
+ * overrides it) with o's settings and devices, and the caption's device and
+ * dims, which only an ONNX model's report knows.  NULL after a message. */
+static sc_graph *load_graph(const ui_opts *o, char *device, size_t dsize, char *dims,
+                            size_t dimsize, int *file_k)
+{
 	sc_error err;
 	sc_error_clear(&err);
-	/* loaded by hand to know the file's own k before -k overrides it */
 	sc_onnx_report rep = {0};
 	sc_graph *g = ui_load_file(o->pos[0], o, &rep, &err);
-	/* the caption's device and dims, which only the report knows */
-	char device[120] = "", dims[400] = "";
 	if (rep.filled)
-		caption_device(&rep, device, sizeof device, dims, sizeof dims);
-	int status = UI_EXIT_OK, file_k = g ? g->settings.k : 0;
+		ui_render_caption_device(&rep, device, dsize, dims, dimsize);
+	*file_k = g ? g->settings.k : 0;
 	if (g)
 		ui_opts_apply(o, &g->settings);
 	/* --devices costs an ONNX model on each kind from the report */
@@ -409,17 +308,68 @@ int ui_cmd_render(const ui_opts *o)
 	sc_onnx_report_fini(&rep);
 	if (!g) {
 		ui_error("%s", err.msg);
-		return UI_EXIT_INPUT;
+		return NULL;
+	}
+	if (costed && sc_graph_check_totals(g, &g->settings, &err) != SC_OK) { /* -B, -M */
+		ui_error("%s", err.msg);
+		costed = false;
 	}
 	if (!costed) {
 		sc_graph_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Draws q's stage graph, or (--full, or no partition) every op, to
+ * o->output in format; *scale and *fr say how.  Returns the exit status,
+ * after a message when it is not UI_EXIT_OK. */
+static int draw(const ui_opts *o, const sc_graph *g, const sc_settings *set, const int *stage,
+                const int *kind, const sc_quotient *q, sc_caption *cap, const char *format,
+                double *scale, sc_full_result *fr)
+{
+	sc_error err;
+	sc_error_clear(&err);
+	sc_full_opts fo = {.stop = ui_interrupted,
+	                   .max_ops = o->max_ops,
+	                   .depth = o->depth,
+	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
+	                   .kind = kind};
+	bool stopped = false;
+	sc_status st;
+	if (q && !o->full) {
+		st = sc_render_quotient(q, cap, format, o->output, scale, &err);
+	} else {
+		st = render_every_op(o, g, set, stage, cap, format, &fo, fr, &stopped, &err);
+		*scale = fr->scale;
+	}
+	if (stopped) {
+		ui_error("render: interrupted while drawing; nothing written");
+		return ui_interrupt_status();
+	}
+	if (st != SC_OK) {
+		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
+			ui_error("render: %s (--max-ops N)%s", err.msg,
+			         stage ? "" : "; give -k K or a partition for the stage graph");
+		else
+			ui_error("render: %s", err.msg);
 		return UI_EXIT_INPUT;
 	}
-	if (sc_graph_check_totals(g, &g->settings, &err) != SC_OK) { /* -B, -M */
-		ui_error("%s", err.msg);
-		sc_graph_free(g);
+	return UI_EXIT_OK;
+}
+
+int ui_cmd_render(const ui_opts *o)
+{
+	const char *format = output_format(o);
+	if (!format)
 		return UI_EXIT_INPUT;
-	}
+	sc_error err;
+	sc_error_clear(&err);
+	char device[120] = "", dims[400] = "";
+	int status = UI_EXIT_OK, file_k = 0;
+	sc_graph *g = load_graph(o, device, sizeof device, dims, sizeof dims, &file_k);
+	if (!g)
+		return UI_EXIT_INPUT;
 	/* a training graph is drawn too, its backward pass apart (viz/) */
 	sc_settings set = g->settings;
 	int *stage = NULL;
@@ -441,16 +391,7 @@ int ui_cmd_render(const ui_opts *o)
 		goto out;
 	}
 	if (staged) {
-		/* malloc, not sc_part_new's calloc (which bypasses glibc's
-		 * tcache): --full's layout depends on heap addresses inside
-		 * Graphviz, and calloc here changed the picture of
-		 * regal-er-200-4 in scripts/golden.sh */
-		if (!(stage = sc_malloc_n((size_t)g->n, sizeof *stage))) {
-			ui_error("out of memory");
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		status = find_partition(o, g, file_k, &set, stage, &fleet, &kind, &from);
+		status = find_partition(o, g, file_k, &set, &stage, &fleet, &kind, &from);
 		if (status != UI_EXIT_OK)
 			goto out;
 	}
@@ -476,67 +417,30 @@ int ui_cmd_render(const ui_opts *o)
 		bottleneck = q->bottleneck_cost;
 		objective = q->objective; /* the GPipe objective or the bottleneck */
 		at = q->bottleneck;
-		if (o->json && q->training && !(stages = training_stages(q))) {
+		if (o->json && q->training && !(stages = ui_render_training_stages(q))) {
 			ui_error("out of memory");
 			sc_quotient_free(q);
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
 	}
-	if (o->bounds) {
-		if (!read_bounds(o->bounds, g, &set, &cap, by, sizeof by)) {
-			status = UI_EXIT_INPUT;
-		} else if (cap.lower > objective * (1 + 1e-9)) {
-			/* the objective is the bottleneck but under GPipe */
-			char b1[32], b2[32];
-			ui_error("%s: the lower bound %s exceeds this partition's %s %s, "
-			         "so it "
-			         "was computed for another graph or settings",
-			         o->bounds, ui_num(cap.lower, b1, sizeof b1),
-			         objective == bottleneck ? "bottleneck" : "GPipe objective",
-			         ui_num(objective, b2, sizeof b2));
-			status = UI_EXIT_INPUT;
-		}
-		if (status != UI_EXIT_OK) {
-			sc_quotient_free(q);
-			goto out;
-		}
+	if (o->bounds &&
+	    !ui_render_caption_bounds(o, g, &set, &cap, by, sizeof by, objective, bottleneck)) {
+		sc_quotient_free(q);
+		status = UI_EXIT_INPUT;
+		goto out;
 	}
 	const char *picture = !staged ? "graph" : o->full ? "full" : "stages";
 	double scale = 1;
-	sc_full_opts fo = {.stop = ui_interrupted,
-	                   .max_ops = o->max_ops,
-	                   .depth = o->depth,
-	                   .page_units = o->page_ops < 0 ? SC_FULL_PAGE_UNITS : o->page_ops,
-	                   .kind = kind};
 	sc_full_result fr = {.scale = 1};
-	sc_status st;
-	bool stopped = false;
 	char devices[160] = "";
-	json_t *names = q && q->devices ? json_array() : NULL;
-	for (int s = 0; names && s < q->k; s++)
-		json_array_append_new(names, json_string(q->kind_name[q->st[s].kind]));
+	json_t *names = ui_render_device_names(q);
 	if (q)
 		sc_quotient_devices(q, devices, sizeof devices);
-	if (q && !o->full) {
-		st = sc_render_quotient(q, &cap, format, o->output, &scale, &err);
-	} else {
-		st = render_every_op(o, g, &set, stage, &cap, format, &fo, &fr, &stopped, &err);
-		scale = fr.scale;
-	}
+	status = draw(o, g, &set, stage, kind, q, &cap, format, &scale, &fr);
 	sc_quotient_free(q);
-	if (stopped) {
-		ui_error("render: interrupted while drawing; nothing written");
-		status = ui_interrupt_status();
-		goto out;
-	}
-	if (st != SC_OK) {
-		if (st == SC_ERR_INPUT && g->n > (o->max_ops > 0 ? o->max_ops : SC_FULL_MAX_OPS))
-			ui_error("render: %s (--max-ops N)%s", err.msg,
-			         staged ? "" : "; give -k K or a partition for the stage graph");
-		else
-			ui_error("render: %s", err.msg);
-		status = UI_EXIT_INPUT;
+	if (status != UI_EXIT_OK) {
+		json_decref(names);
 		goto out;
 	}
 	if (scale < 1)

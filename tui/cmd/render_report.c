@@ -101,3 +101,30 @@ bool ui_render_print_text(const ui_render_report *r)
 	}
 	return true; /* a failed write is told at exit (ui_main) */
 }
+
+/* A training graph's stages for --json: 1-based "stage", "cost" and its
+ * parts by pass, "cost_fw" and "cost_bw"; NULL when out of memory. */
+json_t *ui_render_training_stages(const sc_quotient *q)
+{
+	json_t *arr = json_array();
+	for (int s = 0; arr && s < q->k; s++) {
+		json_t *row =
+		        json_pack("{s:i, s:f, s:f, s:f}", "stage", s + 1, "cost", q->st[s].cost,
+		                  "cost_fw", q->st[s].cost_fw, "cost_bw", q->st[s].cost_bw);
+		if (!row || json_array_append_new(arr, row) != 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* Each stage's device as the JSON array render reports, or NULL when the
+ * partition names none. */
+json_t *ui_render_device_names(const sc_quotient *q)
+{
+	json_t *names = q && q->devices ? json_array() : NULL;
+	for (int s = 0; names && s < q->k; s++)
+		json_array_append_new(names, json_string(q->kind_name[q->st[s].kind]));
+	return names;
+}

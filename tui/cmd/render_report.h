@@ -38,4 +38,13 @@ bool ui_render_print_json(const ui_render_report *r);
  * training graph's schedule when there are any.  True. */
 bool ui_render_print_text(const ui_render_report *r);
 
+/* A training graph's stages for --json: 1-based "stage", "cost" and its
+ * parts by pass, "cost_fw" and "cost_bw"; NULL when out of memory. */
+struct sc_quotient;
+json_t *ui_render_training_stages(const struct sc_quotient *q);
+
+/* Each stage's device as the JSON array render reports, or NULL when the
+ * partition names none. */
+json_t *ui_render_device_names(const struct sc_quotient *q);
+
 #endif
