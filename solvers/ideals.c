@@ -217,7 +217,8 @@ typedef struct grow_frame {
 	int wi;
 	word bits;
 	int x;
-	int last; /* the candidate tried last at this level, or -1 */
+	bool counted; /* x's io was counted (acc_add: see dp_grow_kinds) */
+	int last;     /* the candidate tried last at this level, or -1 */
 } grow_frame;
 
 struct sc_dp {
@@ -1048,8 +1049,8 @@ static inline void stage_next(sc_dp *d, int x, int wi, word bits, const word *ca
 }
 
 /* ... and x leaves S again (undoing stage_next when it ran) and its
- * accumulated io. */
-static inline void stage_untake(sc_dp *d, int x, bool next_ran)
+ * accumulated io (when counted). */
+static inline void stage_untake(sc_dp *d, int x, bool next_ran, bool counted)
 {
 	const sc_units *u = d->u;
 	if (next_ran)
@@ -1057,7 +1058,8 @@ static inline void stage_untake(sc_dp *d, int x, bool next_ran)
 			d->rem[u->succ[i]]++;
 	d->rem[x] = 0;
 	d->jbits[x >> 6] &= ~((word)1 << (x & 63));
-	acc_remove(d, x);
+	if (counted)
+		acc_remove(d, x);
 }
 
 /* Level 0 of a walk: the candidates cand, the pool after them, ideal J;
@@ -1100,7 +1102,7 @@ static int walk_next(sc_dp *d, grow_frame *f, int *depth)
 				fr->bits = fr->cand[fr->wi];
 		}
 		if (--*depth >= 0)
-			stage_untake(d, f[*depth].x, true);
+			stage_untake(d, f[*depth].x, true, f[*depth].counted);
 	}
 	return -1;
 }
@@ -1113,6 +1115,7 @@ static void walk_push(sc_dp *d, grow_frame *f, int *depth, int x, long J2)
 	int words = d->ideals.words;
 	stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
 	fr->x = x;
+	fr->counted = true;
 	f[++*depth] = (grow_frame){.cand = fr->pool,
 	                           .pool = fr->pool + words,
 	                           .J = J2,
@@ -1131,7 +1134,7 @@ static void walk_push(sc_dp *d, grow_frame *f, int *depth, int x, long J2)
 static void walk_unwind(sc_dp *d, const grow_frame *f, int depth)
 {
 	while (--depth >= 0)
-		stage_untake(d, f[depth].x, true);
+		stage_untake(d, f[depth].x, true, f[depth].counted);
 }
 
 /* Unit x joins S (stage_take), the stage S costed (counted among the
@@ -1241,7 +1244,7 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		double reach = reach_of(d, &f[depth], depth, x);
 		if (reach < d->need)
 			continue;
-		bool any = false;
+		bool any = false, io = false;
 		double param = fa->param + u->param[x];
 		for (int e = 0; e < D; e++) {
 			const sc_kind *ke = &d->fleet.kind[e];
@@ -1252,16 +1255,24 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 			             (ke->cpu || !hard || param <= ke->memory * (1 + 1e-15));
 			c[e] = alive ? kw[e] : INFINITY;
 			any |= alive;
+			io |= alive && !ke->cpu;
 		}
 		if (!any)
 			continue;
 		stage_acc a = *fa;
-		double in, out, fixed;
-		if (d->training) {
+		double in = 0, out = 0, fixed = 0;
+		if (!io) {
+			/* only CPU kinds can hold S, which pay no io, and no
+			 * other kind comes back deeper in this branch (each
+			 * test above only gets harder as S grows): the io is
+			 * not counted below this level */
+			a.work += u->work[x];
+			a.param += u->param[x];
+		} else if (d->training) {
 			acc_add_training(d, &a, x);
-			double io = a.in + a.out;
+			double both = a.in + a.out;
 			in = a.fixed;
-			out = (io > 0 ? io : 0) - a.fixed;
+			out = (both > 0 ? both : 0) - a.fixed;
 			fixed = a.fixed;
 		} else {
 			acc_add(d, &a, x);
@@ -1283,7 +1294,8 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 			any |= isfinite(c[e]);
 		}
 		if (!any) {
-			acc_remove(d, x);
+			if (io)
+				acc_remove(d, x);
 			continue;
 		}
 		/* a cell takes I + S on kind e only when it leaves the
@@ -1301,6 +1313,7 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		if (J2 >= 0)
 			dp_relax_kinds(d, I, J2, c, bound);
 		walk_push(d, f, &depth, x, J2);
+		f[depth - 1].counted = io;
 		accs[depth] = a;
 	}
 	return 0;
@@ -1728,7 +1741,7 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 		}
 		if (st < 0) {
 			/* x leaves S too, as the recursion did */
-			stage_untake(d, x, false);
+			stage_untake(d, x, false, true);
 			walk_unwind(d, f, depth);
 			return -1;
 		}
