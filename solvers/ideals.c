@@ -48,7 +48,11 @@
  * within UB and whose remaining work fits the stages left (every stage
  * costs at least its work), which keeps an optimal chain (every state on
  * it costs at most the optimum); without a bound (UB infinite) every
- * ideal is made and the DP is the plain one.
+ * ideal is made and the DP is the plain one.  With a bound, the stage
+ * search also stops a branch whose ideals cannot hold the work the
+ * stages after them leave ("the reach of a branch": the units it passed
+ * over shut out their descendants), and walks through, without making,
+ * an I + S that no row within UB would take.
  *
  * The exact method first bounds the optimum from below (sc_dp_floor: per
  * unit, the least cost of any stage that holds it, by a small branch and
