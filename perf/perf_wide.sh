@@ -1,6 +1,8 @@
 #!/bin/sh
-# perf/perf_wide.sh [SECONDS] - proofs on wide graphs: how long `solve`
-# (its default method) takes to prove the optimum, or how far it got.
+# perf/perf_wide.sh [SECONDS [SOLVE OPTIONS...]] - proofs on wide graphs:
+# how long `solve` (its default method, or as the options say, e.g.
+# `-m exact` for the exact DP alone) takes to prove the optimum, or how
+# far it got.
 #
 # Rows: encoder-decoder transformers (torch.nn.Transformer, 3 + 3, 6 + 6
 # and 12 + 12 layers, dynamic source and target lengths; every decoder layer
@@ -15,6 +17,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 limit=${1:-60}
+[ $# -gt 0 ] && shift
+extra="$*" # every row's further solve options
 make --no-print-directory stagecut >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -22,9 +26,10 @@ row() { # row FILE K [OPTIONS...]
 	f=$1
 	k=$2
 	shift 2
-	/usr/bin/time -f '%U %S %e' -o "$tmp/t" ./stagecut solve "$f" -k "$k" -t "$limit" --json "$@" \
-		>"$tmp/o.json" 2>/dev/null || true
-	awk -v name="$(basename "$f")" -v k="$k" -v opts="$*" '
+	# shellcheck disable=SC2086
+	/usr/bin/time -f '%U %S %e' -o "$tmp/t" ./stagecut solve "$f" -k "$k" -t "$limit" --json \
+		$extra "$@" >"$tmp/o.json" 2>/dev/null || true
+	awk -v name="$(basename "$f")" -v k="$k" -v opts="$extra $*" '
 		FILENAME == ARGV[1] { cpu = $1 + $2; wall = $3; next }
 		/"bottleneck":/ && !b { gsub(/[ ,]/, ""); split($0, a, ":"); b = a[2] }
 		/"optimal":/ && !o { gsub(/[ ,]/, ""); split($0, a, ":"); o = a[2] }

@@ -14,7 +14,10 @@
 # (default 3) both programs, one after the other, the published one given
 # the graph with maxFPGAs = k and maxCPUs = L; the figures are the medians
 # of the CPU time (user + sys) of each whole command, loading included for
-# both, their ratio (published / stagecut) and whether the optima agree
+# both (a stagecut run under 0.2 s is timed as a batch of runs of about
+# half a second, divided by their number: /usr/bin/time counts
+# hundredths, too coarse for a ratio of 100 against a published run of a
+# second), their ratio (published / stagecut) and whether the optima agree
 # (to a relative 1e-5: the published program prints six digits).  It needs
 # g++ (Debian's g++ package; not one of the build's dependencies).  The goal of paper-grade speed: a ratio of at least 100
 # on every row where the published DP takes a second or more.
@@ -66,7 +69,14 @@ while IFS="$(printf '\t')" read -r graph k L; do
 		# shellcheck disable=SC2086
 		/usr/bin/time -f '%U %S' -o "$tmp/t" ./stagecut solve "$graph" -k "$k" $opts \
 			--json >"$tmp/j" 2>/dev/null || true
-		cpu >>"$tmp/s"
+		runs=$(awk '{ t = $1 + $2; print t < 0.2 ? int(0.5 / (t > 0.005 ? t : 0.005)) + 1 : 1 }' "$tmp/t")
+		if [ "$runs" -gt 1 ]; then
+			# shellcheck disable=SC2086,SC2016
+			/usr/bin/time -f '%U %S' -o "$tmp/t" sh -c \
+				'i=0; while [ $i -lt "$0" ]; do "$@" >/dev/null 2>&1; i=$((i + 1)); done' \
+				"$runs" ./stagecut solve "$graph" -k "$k" $opts --json || true
+		fi
+		awk -v n="$runs" '{ printf "%.5f\n", ($1 + $2) / n }' "$tmp/t" >>"$tmp/s"
 		i=$((i + 1))
 	done
 	pub=$(sed -n 's/.*objective = \([0-9.eE+-]*\).*/\1/p' "$tmp/err" | tail -1)
@@ -75,9 +85,9 @@ while IFS="$(printf '\t')" read -r graph k L; do
 	sm=$(med <"$tmp/s")
 	same=$(awk -v a="$pub" -v b="$ours" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		print (a != "" && b != "" && d <= 1e-5 * (a < 0 ? -a : a)) ? "yes" : "NO" }')
-	# (/usr/bin/time counts hundredths: a stagecut run under one is
-	# counted as one, the ratio then marked '>')
-	printf '%-36s %3s %4s %10.3f %10.3f %8s %14s %s\n' \
+	# (a batch of runs under a hundredth in all is counted as none, the
+	# ratio then marked '>')
+	printf '%-36s %3s %4s %10.3f %10.4f %8s %14s %s\n' \
 		"$(echo "$graph" | sed 's|^samples/msr-fiddle/||; s|^/tmp/[^/]*/|held-out/|')" "$k" "$L" \
 		"$pm" "$sm" "$(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%s%.0f", (b > 0 ? "" : ">"), a / (b > 0 ? b : 0.01) }')" \
 		"$ours" "$same"

@@ -48,7 +48,11 @@
  * within UB and whose remaining work fits the stages left (every stage
  * costs at least its work), which keeps an optimal chain (every state on
  * it costs at most the optimum); without a bound (UB infinite) every
- * ideal is made and the DP is the plain one.
+ * ideal is made and the DP is the plain one.  With a bound, the stage
+ * search also stops a branch whose ideals cannot hold the work the
+ * stages after them leave ("the reach of a branch": the units it passed
+ * over shut out their descendants), and walks through, without making,
+ * an I + S that no row within UB would take.
  *
  * The exact method first bounds the optimum from below (sc_dp_floor: per
  * unit, the least cost of any stage that holds it, by a small branch and
@@ -204,15 +208,21 @@ typedef struct gp_front {
 
 /* A level of the stage search (dp_grow, gp_grow): the candidates it walks
  * (cand, from word wi on, bits the rest of that word), the next level's
- * pool, the ideal I + S so far and the unit x it added last.  S's
+ * pool, the ideal I + S so far (J; -1 when no stage reaches it within the
+ * bound, so that it was not made: its size, least time and parameters
+ * beside it) and the unit x it added last.  S's
  * accumulated costs sit beside it, in d->accs, each search its own kind. */
 typedef struct grow_frame {
 	const word *cand;
 	word *pool;
 	long J;
+	double work, param;
+	int size;
 	int wi;
 	word bits;
 	int x;
+	bool counted; /* x's io was counted (acc_add: see dp_grow_kinds) */
+	int last;     /* the candidate tried last at this level, or -1 */
 } grow_frame;
 
 struct sc_dp {
@@ -260,8 +270,14 @@ struct sc_dp {
 	int *outdeg;        /* per op: edges from it to other units */
 	int jlo_i, jhi_i;   /* I's rows that can still lead somewhere */
 	double *suffix;     /* per unit y: the least times of the units >= y outside I */
-	double need;        /* the work I + S must reach for a row to take it (-INFINITY: none) */
-	int *pinned;        /* the pinned units (units.h), npinned of them */
+	/* what a branch of the stage search can still reach (see "the reach
+	 * of a branch"): per unit the least time of its descendants, itself
+	 * included (NULL past DESC_UNITS_MAX units: the suffix alone), and
+	 * per level the most of that over the units the branch passed over */
+	double *desc_w, *excl_w;
+	bool reach_tried; /* reach_setup ran (at the first push with a bound) */
+	double need;      /* the work I + S must reach for a row to take it (-INFINITY: none) */
+	int *pinned;      /* the pinned units (units.h), npinned of them */
 	int npinned;
 	bool training; /* io may flow against the order (see the top) */
 	/* the GPipe schedule of a training graph: fronts instead of rows */
@@ -290,6 +306,13 @@ struct sc_dp {
 	int *cell_left;
 	unsigned char *cell_room, *cell_used;
 	int *live_at, nlive;
+	/* per kind: the most least-time work (lw) one of its stages within
+	 * the bound can hold (kind_capacity), and per cell the sum over the
+	 * stages it has left; made at the first push, the bound known */
+	double kcap[SC_KINDS_MAX];
+	double need_k[SC_KINDS_MAX]; /* d->need per kind of the next stage */
+	double *cell_cap;
+	bool caps_made;
 };
 
 void sc_dp_free(sc_dp *d)
@@ -317,6 +340,8 @@ void sc_dp_free(sc_dp *d)
 	free(d->accs);
 	free(d->rem);
 	free(d->suffix);
+	free(d->desc_w);
+	free(d->excl_w);
 	free(d->readers);
 	free(d->inside);
 	free(d->outdeg);
@@ -325,6 +350,7 @@ void sc_dp_free(sc_dp *d)
 	free(d->uw);
 	free(d->kacc);
 	free(d->cell_left);
+	free(d->cell_cap);
 	free(d->cell_room);
 	free(d->cell_used);
 	free(d->live_at);
@@ -416,6 +442,18 @@ static bool dp_reserve(sc_dp *d, long need)
 
 static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err);
 
+/* Asks the stop callback every STOP_POLL calls: false (err set, the DP
+ * stopped for good) once it says stop. */
+static bool dp_poll(sc_dp *d, sc_error *err)
+{
+	if (d->stop && ++d->polls % STOP_POLL == 0 && d->stop(d->stop_ctx)) {
+		d->stopped = true;
+		sc_error_set(err, SC_ERR_LIMIT, "the exact DP was stopped");
+		return false;
+	}
+	return true;
+}
+
 /* The ideal with bits b (of size sz, work w of which wb backward, param p),
  * made when new (an empty row or front, in its size's bucket).  Its index,
  * or -1 with err set. */
@@ -431,11 +469,8 @@ static long dp_ideal(sc_dp *d, const word *b, int sz, double w, double wb, doubl
 		return id;
 	/* one push can make millions of ideals: the caller's stop (time, ^C)
 	 * is asked here, between two of them, and ends the step */
-	if (d->stop && ++d->polls % STOP_POLL == 0 && d->stop(d->stop_ctx)) {
-		d->stopped = true;
-		sc_error_set(err, SC_ERR_LIMIT, "the exact DP was stopped");
+	if (!dp_poll(d, err))
 		return -1;
-	}
 	if (d->ideals.count > d->limit) {
 		sc_error_set(
 		        err, SC_ERR_LIMIT,
@@ -556,11 +591,12 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 	d->uw = sc_malloc_n(n * (size_t)D, sizeof *d->uw);
 	d->kacc = sc_calloc_n((n + 2) * (size_t)D, sizeof *d->kacc);
 	d->cell_left = sc_malloc_n((size_t)d->rw, sizeof *d->cell_left);
+	d->cell_cap = sc_malloc_n((size_t)d->rw, sizeof *d->cell_cap);
 	d->cell_room = sc_malloc_n((size_t)d->rw, sizeof *d->cell_room);
 	d->cell_used = sc_malloc_n((size_t)d->rw, sizeof *d->cell_used);
 	d->live_at = sc_malloc_n((size_t)d->rw, sizeof *d->live_at);
-	if (!d->lw || !d->uw || !d->kacc || !d->cell_left || !d->cell_room || !d->cell_used ||
-	    !d->live_at) {
+	if (!d->lw || !d->uw || !d->kacc || !d->cell_left || !d->cell_cap || !d->cell_room ||
+	    !d->cell_used || !d->live_at) {
 		sc_error_nomem(err, "the exact DP");
 		return false;
 	}
@@ -594,6 +630,82 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 		d->lw[x] = isfinite(lw) ? lw : 0;
 	}
 	return true;
+}
+
+/* The reach of a branch.  The stage search adds units in increasing
+ * number, so a unit below the last one added that is not in I + S never
+ * joins this branch, nor does any of its descendants.  So the branch's
+ * ideals hold at most all the work but the descendants of any unit it
+ * passed over (the largest such set is what the search keeps per level),
+ * which is often far below the suffix's bound (the units above the last
+ * added): on a graph that is mostly a chain a skipped unit shuts out most
+ * of what follows, and the branches that cannot reach the work the stages
+ * after them leave (d->need) stop at once instead of walking every ideal
+ * short of it (on the CPU rows of 001 section 3 at two accelerators: 3
+ * to 4 times fewer stages costed).  Per unit, the least time of its
+ * descendants comes from bitsets of a block of DESC_BLOCK units at a
+ * time, made at the first push with a bound (without one no branch
+ * stops for its reach), up to DESC_UNITS_MAX units: past them (the
+ * bits' weights take units^2 / 2 steps on a chain), or when memory is
+ * short, the suffix alone. */
+enum { DESC_UNITS_MAX = 4096, DESC_BLOCK = 4096 };
+
+static void reach_setup(sc_dp *d)
+{
+	const sc_units *u = d->u;
+	d->reach_tried = true;
+	if (u->n > DESC_UNITS_MAX)
+		return;
+	size_t n = (size_t)(u->n > 0 ? u->n : 1), w = DESC_BLOCK / 64;
+	double *desc_w = sc_calloc_n(n, sizeof *desc_w);
+	d->excl_w = sc_malloc_n(n + 2, sizeof *d->excl_w);
+	word *bits = sc_malloc_n(n * w, sizeof *bits);
+	if (!desc_w || !d->excl_w || !bits) {
+		/* the suffix alone bounds the branches then */
+		free(desc_w);
+		free(bits);
+		return;
+	}
+	/* the descendants of each unit among units [b0, b0 + DESC_BLOCK) */
+	for (int b0 = 0; b0 < u->n; b0 += DESC_BLOCK) {
+		for (int x = u->n - 1; x >= 0; x--) {
+			word *bx = bits + (size_t)x * w;
+			memset(bx, 0, w * sizeof *bx);
+			if (x >= b0 && x < b0 + DESC_BLOCK)
+				bx[(x - b0) >> 6] |= (word)1 << ((x - b0) & 63);
+			for (int i = u->succ_off[x]; i < u->succ_off[x + 1]; i++) {
+				const word *by = bits + (size_t)u->succ[i] * w;
+				for (size_t q = 0; q < w; q++)
+					bx[q] |= by[q];
+			}
+			double add = 0;
+			for (size_t q = 0; q < w; q++)
+				for (word nb = bx[q]; nb; nb &= nb - 1)
+					add += d->lw[b0 + (int)q * 64 + __builtin_ctzll(nb)];
+			desc_w[x] += add;
+		}
+	}
+	free(bits);
+	d->desc_w = desc_w;
+}
+
+/* Candidate c is passed over at level lvl. */
+static inline void reach_skip(sc_dp *d, int lvl, int c)
+{
+	if (d->desc_w[c] > d->excl_w[lvl])
+		d->excl_w[lvl] = d->desc_w[c];
+}
+
+/* The most least time any ideal of the branch that takes candidate x at
+ * level lvl (from I + S = Jf) can hold. */
+static inline double reach_of(const sc_dp *d, const grow_frame *fr, int lvl, int x)
+{
+	double r = fr->work + d->suffix[x];
+	if (d->desc_w) {
+		double e = d->total_work - d->excl_w[lvl];
+		r = e < r ? e : r;
+	}
+	return r;
 }
 
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
@@ -892,7 +1004,7 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 	const double *prev = d->dp + (size_t)I * row;
 	double *cell = d->dp + (size_t)J * row;
 	long *arg = d->arg + (size_t)J * row;
-	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[J];
+	double rest = d->total_work - d->work[J];
 	double eps = 1e-9 * d->total_work;
 	bool bounded = isfinite(bound);
 	unsigned kinds = 0; /* the kinds that may hold the stage */
@@ -900,13 +1012,13 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 		kinds |= (unsigned)isfinite(c[e]) << e;
 	for (int i = 0; i < d->nlive; i++) {
 		int at = d->live_at[i];
-		/* the rest after J must fit the stages left (each costs at least
-		 * its work) */
-		if (bounded && rest > (d->cell_left[at] - 1) * b + eps)
-			continue;
+		/* the rest after J must fit the stages left after this one of
+		 * kind e, each holding at most its kind's capacity */
 		double p = prev[at];
 		for (unsigned room = d->cell_room[at] & kinds; room; room &= room - 1) {
 			int e = __builtin_ctz(room), to = at + d->stride[e];
+			if (bounded && rest > d->cell_cap[at] - d->kcap[e] + eps)
+				continue;
 			double v = d->balance ? p + c[e] * c[e] : p > c[e] ? p : c[e];
 			if (v <= cell[to] && (d->balance || v <= bound)) {
 				cell[to] = v;
@@ -941,8 +1053,8 @@ static inline void stage_next(sc_dp *d, int x, int wi, word bits, const word *ca
 }
 
 /* ... and x leaves S again (undoing stage_next when it ran) and its
- * accumulated io. */
-static inline void stage_untake(sc_dp *d, int x, bool next_ran)
+ * accumulated io (when counted). */
+static inline void stage_untake(sc_dp *d, int x, bool next_ran, bool counted)
 {
 	const sc_units *u = d->u;
 	if (next_ran)
@@ -950,13 +1062,25 @@ static inline void stage_untake(sc_dp *d, int x, bool next_ran)
 			d->rem[u->succ[i]]++;
 	d->rem[x] = 0;
 	d->jbits[x >> 6] &= ~((word)1 << (x & 63));
-	acc_remove(d, x);
+	if (counted)
+		acc_remove(d, x);
 }
 
-/* Level 0 of a walk: the candidates cand, the pool after them, ideal J. */
-static void walk_start(grow_frame *f, const word *cand, word *pool, long J)
+/* Level 0 of a walk: the candidates cand, the pool after them, ideal J;
+ * nothing shut out yet. */
+static void walk_start(sc_dp *d, grow_frame *f, const word *cand, word *pool, long J)
 {
-	f[0] = (grow_frame){.cand = cand, .pool = pool, .J = J, .bits = cand[0], .x = -1};
+	f[0] = (grow_frame){.cand = cand,
+	                    .pool = pool,
+	                    .J = J,
+	                    .work = d->work[J],
+	                    .param = d->param[J],
+	                    .size = d->size[J],
+	                    .bits = cand[0],
+	                    .x = -1,
+	                    .last = -1};
+	if (d->desc_w)
+		d->excl_w[0] = 0;
 }
 
 /* The next unit to try at the deepest level *depth (removed from its
@@ -967,17 +1091,22 @@ static int walk_next(sc_dp *d, grow_frame *f, int *depth)
 	int words = d->ideals.words;
 	while (*depth >= 0) {
 		grow_frame *fr = &f[*depth];
+		/* the one tried before is passed over from now on */
+		if (fr->last >= 0 && d->desc_w)
+			reach_skip(d, *depth, fr->last);
+		fr->last = -1;
 		while (fr->wi < words) {
 			if (fr->bits) {
 				int bit = __builtin_ctzll(fr->bits);
 				fr->bits &= fr->bits - 1;
-				return fr->wi * 64 + bit;
+				fr->last = fr->wi * 64 + bit;
+				return fr->last;
 			}
 			if (++fr->wi < words)
 				fr->bits = fr->cand[fr->wi];
 		}
 		if (--*depth >= 0)
-			stage_untake(d, f[*depth].x, true);
+			stage_untake(d, f[*depth].x, true, f[*depth].counted);
 	}
 	return -1;
 }
@@ -990,8 +1119,18 @@ static void walk_push(sc_dp *d, grow_frame *f, int *depth, int x, long J2)
 	int words = d->ideals.words;
 	stage_next(d, x, fr->wi, fr->bits, fr->cand, fr->pool);
 	fr->x = x;
-	f[++*depth] = (grow_frame){
-	        .cand = fr->pool, .pool = fr->pool + words, .J = J2, .bits = fr->pool[0], .x = -1};
+	fr->counted = true;
+	f[++*depth] = (grow_frame){.cand = fr->pool,
+	                           .pool = fr->pool + words,
+	                           .J = J2,
+	                           .work = fr->work + d->lw[x],
+	                           .param = fr->param + d->u->param[x],
+	                           .size = fr->size + 1,
+	                           .bits = fr->pool[0],
+	                           .x = -1,
+	                           .last = -1};
+	if (d->desc_w)
+		d->excl_w[*depth] = d->excl_w[*depth - 1];
 }
 
 /* On an error at level depth: the units of the levels above it leave S,
@@ -999,24 +1138,30 @@ static void walk_push(sc_dp *d, grow_frame *f, int *depth, int x, long J2)
 static void walk_unwind(sc_dp *d, const grow_frame *f, int depth)
 {
 	while (--depth >= 0)
-		stage_untake(d, f[depth].x, true);
+		stage_untake(d, f[depth].x, true, f[depth].counted);
 }
 
-/* Unit x joins S (stage_take) and I + S, grown from Jf, becomes an ideal
- * of the DP (counted among the evaluations): its id, or -1 with err set
- * once the units of the walk's levels have left S (walk_unwind).  The
- * step dp_grow and dp_grow_kinds share. */
-static inline long stage_ideal(sc_dp *d, const grow_frame *f, int depth, int x, long Jf,
-                               sc_error *err)
+/* Unit x joins S (stage_take), the stage S costed (counted among the
+ * evaluations), and I + S, grown from level depth, becomes an ideal of
+ * the DP when make says a stage within the bound can reach it (else *J2
+ * is -1: an ideal no stage relaxes would only take memory and a push
+ * that finds no row to push from; the walk goes on through it all the
+ * same).  0, or -1 with err set once the units of the walk's levels have
+ * left S (walk_unwind).  The step dp_grow and dp_grow_kinds share. */
+static inline int stage_ideal(sc_dp *d, const grow_frame *f, int depth, int x, bool make, long *J2,
+                              sc_error *err)
 {
+	const grow_frame *fr = &f[depth];
 	stage_take(d, x);
-	long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x], 0,
-	                   d->param[Jf] + d->u->param[x], err);
-	if (J2 < 0)
-		walk_unwind(d, f, depth);
-	else
-		d->evals++;
-	return J2;
+	d->evals++;
+	*J2 = -1;
+	bool ok = make ? (*J2 = dp_ideal(d, d->jbits, fr->size + 1, fr->work + d->lw[x], 0,
+	                                 fr->param + d->u->param[x], err)) >= 0
+	               : dp_poll(d, err);
+	if (ok)
+		return 0;
+	walk_unwind(d, f, depth);
+	return -1;
 }
 
 /* Grows the stage S from ideal I by units in increasing number, each once
@@ -1033,18 +1178,17 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
 	grow_frame *f = d->frames;
 	stage_acc *accs = d->accs;
-	walk_start(f, cand, pool, J);
+	walk_start(d, f, cand, pool, J);
 	accs[0] = *acc;
 	int depth = 0, x;
 	while ((x = walk_next(d, f, &depth)) >= 0) {
 		const stage_acc *fa = &accs[depth];
-		long Jf = f[depth].J;
 		if (fa->work + u->work[x] > bound || fa->param + u->param[x] > pmax)
 			continue;
 		/* the units S can still take are numbered from x on: when all of
 		 * them leave too much work for the stages left, no I + S of this
 		 * branch takes a row (dp_relax) */
-		if (d->work[Jf] + d->suffix[x] < d->need)
+		if (reach_of(d, &f[depth], depth, x) < d->need)
 			continue;
 		stage_acc a = *fa;
 		double lower, cost;
@@ -1066,10 +1210,13 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 			acc_remove(d, x);
 			continue;
 		}
-		long J2 = stage_ideal(d, f, depth, x, Jf, err);
-		if (J2 < 0)
+		/* a row takes I + S only when it leaves the stages after it
+		 * no more than they hold (dp_relax) */
+		bool make = cost <= bound && f[depth].work + u->work[x] >= d->need;
+		long J2;
+		if (stage_ideal(d, f, depth, x, make, &J2, err) < 0)
 			return -1;
-		if (cost <= bound)
+		if (J2 >= 0)
 			dp_relax(d, I, J2, cost, bound);
 		walk_push(d, f, &depth, x, J2);
 		accs[depth] = a;
@@ -1087,7 +1234,7 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 	bool hard = d->set.policy == SC_MEM_HARD;
 	grow_frame *f = d->frames;
 	stage_acc *accs = d->accs;
-	walk_start(f, cand, pool, J);
+	walk_start(d, f, cand, pool, J);
 	accs[0] = *acc;
 	for (int e = 0; e < D; e++)
 		d->kacc[e] = 0;
@@ -1097,29 +1244,39 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		const double *fk = d->kacc + (size_t)depth * D;
 		/* the times of S + x, written where the next level reads them */
 		double *kw = d->kacc + (size_t)(depth + 1) * D, c[SC_KINDS_MAX];
-		long Jf = f[depth].J;
 		/* as in dp_grow: S cannot grow enough for any live cell */
-		if (d->work[Jf] + d->suffix[x] < d->need)
+		double reach = reach_of(d, &f[depth], depth, x);
+		if (reach < d->need)
 			continue;
-		bool any = false;
+		bool any = false, io = false;
 		double param = fa->param + u->param[x];
 		for (int e = 0; e < D; e++) {
 			const sc_kind *ke = &d->fleet.kind[e];
 			kw[e] = fk[e] + d->uw[(size_t)x * D + e];
-			bool alive = kw[e] <= bound &&
+			/* and per kind: S on e can still leave the stages after
+			 * it no more than they hold */
+			bool alive = kw[e] <= bound && reach >= d->need_k[e] &&
 			             (ke->cpu || !hard || param <= ke->memory * (1 + 1e-15));
 			c[e] = alive ? kw[e] : INFINITY;
 			any |= alive;
+			io |= alive && !ke->cpu;
 		}
 		if (!any)
 			continue;
 		stage_acc a = *fa;
-		double in, out, fixed;
-		if (d->training) {
+		double in = 0, out = 0, fixed = 0;
+		if (!io) {
+			/* only CPU kinds can hold S, which pay no io, and no
+			 * other kind comes back deeper in this branch (each
+			 * test above only gets harder as S grows): the io is
+			 * not counted below this level */
+			a.work += u->work[x];
+			a.param += u->param[x];
+		} else if (d->training) {
 			acc_add_training(d, &a, x);
-			double io = a.in + a.out;
+			double both = a.in + a.out;
 			in = a.fixed;
-			out = (io > 0 ? io : 0) - a.fixed;
+			out = (both > 0 ? both : 0) - a.fixed;
 			fixed = a.fixed;
 		} else {
 			acc_add(d, &a, x);
@@ -1141,17 +1298,26 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 			any |= isfinite(c[e]);
 		}
 		if (!any) {
-			acc_remove(d, x);
+			if (io)
+				acc_remove(d, x);
 			continue;
 		}
-		long J2 = stage_ideal(d, f, depth, x, Jf, err);
-		if (J2 < 0)
-			return -1;
-		for (int e = 0; e < D; e++)
+		/* a cell takes I + S on kind e only when it leaves the
+		 * stages after it no more than they hold (dp_relax_kinds) */
+		bool make = false;
+		double w2 = f[depth].work + d->lw[x];
+		for (int e = 0; e < D; e++) {
 			if (c[e] > bound)
 				c[e] = INFINITY;
-		dp_relax_kinds(d, I, J2, c, bound);
+			make |= isfinite(c[e]) && w2 >= d->need_k[e];
+		}
+		long J2;
+		if (stage_ideal(d, f, depth, x, make, &J2, err) < 0)
+			return -1;
+		if (J2 >= 0)
+			dp_relax_kinds(d, I, J2, c, bound);
 		walk_push(d, f, &depth, x, J2);
+		f[depth - 1].counted = io;
 		accs[depth] = a;
 	}
 	return 0;
@@ -1187,6 +1353,63 @@ static void stage_start(sc_dp *d, long I)
 
 /* Settles ideal I's row (an empty stage is as good as one stage less) and
  * pushes every stage that can follow it.  0, or -1 with err set. */
+/* qsort: pairs (ratio, unit) by ratio, largest first */
+static int by_ratio_desc(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+	return (x[0] < y[0]) - (x[0] > y[0]);
+}
+
+/* The capacities of the kinds' stages within bound: how much least time
+ * (d->lw, what the pruning by the work left counts) one stage of kind e
+ * can hold.  An accelerator's stage costs at least its units' times
+ * there, each at least its lw: bound (with the pruning's slack).  A CPU
+ * stage costs the sum of its units' CPU times, which may be far larger
+ * than their lw: at most the fractional knapsack of lw over CPU time with
+ * room bound (the units by lw per CPU second, the last one cut), never
+ * more than bound since lw is at most the CPU time.  Without this a CPU
+ * stage counted as bound and the pruning by the work left saw one stage
+ * more than the accelerators can fill (001 section 3's CPU rows). */
+static void kind_capacities(sc_dp *d, double bound)
+{
+	double b = bound * (1 + 1e-9);
+	int n = d->u->n, D = d->D;
+	double *r = isfinite(bound) ? sc_malloc_n((size_t)(n > 0 ? n : 1) * 2, sizeof *r) : NULL;
+	for (int e = 0; e < D; e++) {
+		d->kcap[e] = b;
+		if (!r || !d->fleet.kind[e].cpu)
+			continue;
+		int m = 0;
+		for (int x = 0; x < n; x++) {
+			double t = d->uw[(size_t)x * D + e];
+			if (isfinite(t) && d->lw[x] > 0) {
+				r[2 * m] = t > 0 ? d->lw[x] / t : INFINITY;
+				r[2 * m + 1] = x;
+				m++;
+			}
+		}
+		qsort(r, (size_t)m, 2 * sizeof *r, by_ratio_desc);
+		double room = b, held = 0;
+		for (int i = 0; i < m && room > 0; i++) {
+			int x = (int)r[2 * i + 1];
+			double t = d->uw[(size_t)x * D + e];
+			double f = t <= room ? 1 : room / t;
+			held += f * d->lw[x];
+			room -= f * t;
+		}
+		/* (rounding: a little over, never under) */
+		d->kcap[e] = fmin(b, held * (1 + 1e-9));
+	}
+	free(r);
+	for (int at = 0; at < d->rw; at++) {
+		double c = 0;
+		for (int e = 0; e < D; e++)
+			c += (d->cnt[e] - at / d->stride[e] % (d->cnt[e] + 1)) * d->kcap[e];
+		d->cell_cap[at] = isfinite(bound) ? c : INFINITY;
+	}
+	d->caps_made = true;
+}
+
 /* dp_push with devices: settles I's cells (an empty stage of any kind),
  * marks the live ones and pushes.  0, or -1 with err set. */
 static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
@@ -1196,9 +1419,17 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 	double *cell = d->dp + (size_t)I * row;
 	long *arg = d->arg + (size_t)I * row;
 	double bound = d->ub;
-	double b = bound * (1 + 1e-9), rest = d->total_work - d->work[I];
+	double rest = d->total_work - d->work[I];
+	if (!d->caps_made)
+		kind_capacities(d, bound);
+	if (!d->reach_tried && isfinite(bound))
+		reach_setup(d);
 	d->nlive = 0;
-	int most = 0; /* the most stages left in a live cell */
+	/* per kind of the next stage: the most work a live cell's stages after
+	 * it hold */
+	double most[SC_KINDS_MAX];
+	for (int e = 0; e < D; e++)
+		most[e] = -INFINITY;
 	/* cells in increasing index: every cell with one stage fewer comes first */
 	for (int at = 0; at < d->rw; at++) {
 		for (unsigned used = d->cell_used[at]; used; used &= used - 1) {
@@ -1211,18 +1442,26 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 		int left = d->cell_left[at];
 		bool live = left > 0 && (d->balance ? !isinf(cell[at]) : cell[at] <= bound);
 		if (live && isfinite(bound))
-			live = !(rest > left * b + 1e-9 * d->total_work);
+			live = !(rest > d->cell_cap[at] + 1e-9 * d->total_work);
 		if (live) {
 			d->live_at[d->nlive++] = at;
-			most = left > most ? left : most;
+			for (unsigned room = d->cell_room[at]; room; room &= room - 1) {
+				int e = __builtin_ctz(room);
+				double after = d->cell_cap[at] - d->kcap[e];
+				most[e] = after > most[e] ? after : most[e];
+			}
 		}
 	}
 	if (I == d->full || d->nlive == 0)
 		return 0;
 	/* what I + S must reach for a live cell to take it (dp_relax_kinds'
 	 * test, its slack twice over) */
-	d->need =
-	        isfinite(bound) ? d->total_work - (most - 1) * b - 3e-9 * d->total_work : -INFINITY;
+	d->need = INFINITY;
+	for (int e = 0; e < D; e++) {
+		d->need_k[e] = isfinite(bound) ? d->total_work - most[e] - 3e-9 * d->total_work
+		                               : -INFINITY;
+		d->need = fmin(d->need, d->need_k[e]);
+	}
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow_kinds(d, I, I, d->cand, &acc, bound, d->cand + words, err);
@@ -1269,6 +1508,8 @@ static int dp_push(sc_dp *d, long I, sc_error *err)
 	if (isfinite(bound) && !d->npinned)
 		d->need = d->total_work - (d->k - d->jlo_i - 1) * bound * (1 + 1e-9) -
 		          3e-9 * d->total_work;
+	if (!d->reach_tried && d->need > -INFINITY)
+		reach_setup(d);
 	stage_start(d, I);
 	stage_acc acc = {0};
 	return dp_grow(d, I, I, d->cand, &acc, bound, d->cand + words, err);
@@ -1471,7 +1712,7 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 	double pmax = d->set.policy == SC_MEM_HARD ? M * (1 + 1e-15) : INFINITY;
 	grow_frame *f = d->frames;
 	gp_acc *accs = d->accs;
-	walk_start(f, cand, pool, J);
+	walk_start(d, f, cand, pool, J);
 	accs[0] = *acc;
 	int depth = 0, x;
 	while ((x = walk_next(d, f, &depth)) >= 0) {
@@ -1504,7 +1745,7 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 		}
 		if (st < 0) {
 			/* x leaves S too, as the recursion did */
-			stage_untake(d, x, false);
+			stage_untake(d, x, false, true);
 			walk_unwind(d, f, depth);
 			return -1;
 		}

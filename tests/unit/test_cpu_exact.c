@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "solvers/dp_exact.h"
+#include "solvers/ideals.h"
 #include "solvers/units.h"
 #include "tests/support.h"
 
@@ -108,6 +109,123 @@ Test(cpu_exact, matches_brute_force_on_inference_graphs, .timeout = 120)
 Test(cpu_exact, matches_brute_force_on_training_graphs, .timeout = 120)
 {
 	against_brute(true, 2929, ts_short() ? 20 : 60);
+}
+
+/* The DP of g at k accelerators and L CPUs pruned by the bound ub
+ * (sc_dp_set_bound, strict or not), run to the end: its value, its
+ * partition checked by ts_kind_bottleneck, and its stages costed. */
+static double bounded_dp(const sc_graph *g, int k, int L, double ub, bool strict, long *evals,
+                         const char *what)
+{
+	sc_settings set = g->settings;
+	set.k = k;
+	set.cpus = L;
+	sc_error err;
+	sc_units *u = sc_units_new(g, true, &set, &err);
+	cr_assert(u, "%s: %s", what, err.msg);
+	sc_dp *d = sc_dp_new(u, &set, k, 0, &err);
+	cr_assert(d, "%s: %s", what, err.msg);
+	sc_dp_set_bound(d, ub, strict);
+	int more;
+	while ((more = sc_dp_step(d, sc_clock_now() + 0.01, &err)) > 0)
+		;
+	cr_assert_eq(more, 0, "%s: %s", what, err.msg);
+	int K = sc_dp_stages(d);
+	cr_assert_eq(K, k + L);
+	int *us = calloc((size_t)u->n + 1, sizeof *us), *st = calloc((size_t)g->n + 1, sizeof *st);
+	int *kind = calloc((size_t)K, sizeof *kind);
+	cr_assert(us && st && kind);
+	double v = sc_dp_result_kinds(d, us, kind);
+	if (isfinite(v)) {
+		sc_units_expand(u, us, st);
+		double mine = ts_kind_bottleneck(g, st, kind, K);
+		cr_assert(ts_close_rel(mine, v, 1e-9), "%s: the DP says %.17g, its partition %.17g",
+		          what, v, mine);
+	}
+	sc_dp_progress_info p;
+	sc_dp_progress(d, &p);
+	*evals = p.evals;
+	free(us);
+	free(st);
+	free(kind);
+	sc_dp_free(d);
+	sc_units_free(u);
+	return v;
+}
+
+/* The DP with CPU stages pruned by a bound keeps the optimum where the
+ * bound binds hardest: with the brute force's optimum as the bound (the
+ * tightest a quick search can give) it finds that optimum again, with the
+ * strict bound nothing below it, with a looser bound the optimum too.
+ * What the pruning rests on is all at work here: the capacity of a CPU
+ * stage (the least time it can hold within the bound, ideals.c), the
+ * work a branch of the stage search can still reach past the units it
+ * passed over, and the ideals no stage within the bound reaches, which
+ * the search walks through without making.  CPU times run from 0 to 10
+ * against accelerator times of the same range, so a CPU stage is
+ * sometimes the cheaper place for an op and sometimes far dearer. */
+static void bound_trials(bool training, uint64_t seed, int cases)
+{
+	ts_rng r = {seed};
+	int finite = 0, saved = 0;
+	for (int t = 0; t < cases; t++) {
+		ts_graph_spec spec = {.n = 4 + ts_below(&r, 3),
+		                      .edge_p = 0.2 + 0.5 * ts_uniform(&r),
+		                      .group_p = t % 3 == 0 ? 0.3 : 0,
+		                      .ngroups = 2,
+		                      .integer_weights = t % 2 == 0};
+		sc_settings_init(&spec.settings);
+		spec.settings.bandwidth = 0.5 + ts_uniform(&r) * 2;
+		if (t % 3 != 0) {
+			spec.settings.memory = 8 + ts_uniform(&r) * 10;
+			spec.settings.policy = t % 3 == 1 ? SC_MEM_HARD : SC_MEM_OVERFLOW;
+		}
+		sc_graph *g0 =
+		        training ? ts_random_training_graph(&r, &spec) : ts_random_graph(&r, &spec);
+		sc_graph *g = ts_with_cpu_times(&r, g0, spec.integer_weights, t % 4 == 1 ? 0.3 : 0,
+		                                t % 4 == 2 ? 0.3 : 0);
+		int k = 1 + ts_below(&r, 2), L = 1 + ts_below(&r, 2);
+		if (g->n >= 6 && k + L > 3)
+			L = 1, k = 2;
+		char what[96];
+		snprintf(what, sizeof what, "%s case %d (n %d, k %d, L %d, %s)",
+		         training ? "training" : "inference", t, g->n, k, L,
+		         sc_mem_policy_name(g->settings.policy));
+		double want = ts_brute_optimum_cpus(g, k, L, NULL, NULL);
+		long plain_evals, evals;
+		double plain = bounded_dp(g, k, L, INFINITY, false, &plain_evals, what);
+		cr_assert(isinf(want) ? isinf(plain) : ts_close_rel(plain, want, 1e-9),
+		          "%s: DP %.17g, brute force %.17g", what, plain, want);
+		if (isfinite(want)) {
+			finite++;
+			double at = bounded_dp(g, k, L, want, false, &evals, what);
+			cr_assert(ts_close_rel(at, want, 1e-9),
+			          "%s: bound at the optimum %.17g: %.17g", what, want, at);
+			cr_assert_leq(evals, plain_evals, "%s", what);
+			saved += evals < plain_evals;
+			double below = bounded_dp(g, k, L, want, true, &evals, what);
+			cr_assert(isinf(below), "%s: strictly below the optimum %.17g: %.17g", what,
+			          want, below);
+			double loose = bounded_dp(g, k, L, 1.3 * want, false, &evals, what);
+			cr_assert(ts_close_rel(loose, want, 1e-9),
+			          "%s: a looser bound: %.17g, not %.17g", what, loose, want);
+		}
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+	cr_log_info("%d cases, %d with a partition, %d pruned", cases, finite, saved);
+	cr_assert_gt(finite, cases / 2);
+	cr_assert_gt(saved, finite / 4, "the bound saved work in only %d of %d", saved, finite);
+}
+
+Test(cpu_exact, a_bound_at_the_optimum_keeps_it_on_inference_graphs, .timeout = 120)
+{
+	bound_trials(false, 4242, ts_short() ? 30 : 100);
+}
+
+Test(cpu_exact, a_bound_at_the_optimum_keeps_it_on_training_graphs, .timeout = 120)
+{
+	bound_trials(true, 424242, ts_short() ? 30 : 80);
 }
 
 /* A chain a -> b -> c of heavy accelerator work: with one CPU fast on b,
