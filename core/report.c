@@ -10,6 +10,13 @@
 
 json_t *sc_report_stages(const sc_costs *c)
 {
+	bool stopped;
+	return sc_report_stages_until(c, NULL, NULL, &stopped);
+}
+
+json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ctx, bool *stopped)
+{
+	*stopped = false;
 	json_t *arr = json_array();
 	if (!arr)
 		return NULL;
@@ -19,6 +26,11 @@ json_t *sc_report_stages(const sc_costs *c)
 	bool cpu_work = sc_costs_has_cpu(c);
 	int cpu = cpu_work ? sc_fleet_find(&c->fleet, "cpu") : -1;
 	for (int s = 0; s < c->k; s++) {
+		if (stop && s % 4096 == 4095 && stop(ctx)) {
+			*stopped = true;
+			json_decref(arr);
+			return NULL;
+		}
 		const sc_stage_cost *st = &c->st[s];
 		json_t *o =
 		        json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}",
@@ -168,11 +180,59 @@ static size_t controls_at(const char *t, size_t i)
 	return u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f ? 2 : 0;
 }
 
+/* The text json_dump_callback gives, in a growing buffer, with the stop
+ * asked every megabyte. */
+typedef struct dump_buf {
+	char *text;
+	size_t len, cap, asked;
+	bool (*stop)(void *);
+	void *ctx;
+	bool stopped;
+} dump_buf;
+
+static int dump_more(const char *buffer, size_t size, void *data)
+{
+	dump_buf *d = data;
+	if (d->stop && d->len >= d->asked + (1u << 20)) {
+		d->asked = d->len;
+		if (d->stop(d->ctx)) {
+			d->stopped = true;
+			return -1;
+		}
+	}
+	if (d->len + size + 1 > d->cap) {
+		size_t cap = d->cap ? d->cap : 4096;
+		while (cap < d->len + size + 1)
+			cap *= 2;
+		char *t = realloc(d->text, cap);
+		if (!t)
+			return -1;
+		d->text = t;
+		d->cap = cap;
+	}
+	memcpy(d->text + d->len, buffer, size);
+	d->len += size;
+	d->text[d->len] = '\0';
+	return 0;
+}
+
 char *sc_json_dumps(const json_t *v, size_t flags)
 {
-	char *text = json_dumps(v, flags);
-	if (!text)
+	bool stopped;
+	return sc_json_dumps_until(v, flags, NULL, NULL, &stopped);
+}
+
+char *sc_json_dumps_until(const json_t *v, size_t flags, bool (*stop)(void *), void *ctx,
+                          bool *stopped)
+{
+	dump_buf d = {.stop = stop, .ctx = ctx};
+	int rc = json_dump_callback(v, dump_more, &d, flags);
+	*stopped = d.stopped;
+	if (rc != 0 || !d.text) {
+		free(d.text);
 		return NULL;
+	}
+	char *text = d.text;
 	size_t len = strlen(text), extra = 0;
 	for (size_t i = 0; i < len; i++)
 		if (controls_at(text, i))

@@ -16,6 +16,10 @@
  * "cost_fw", "cost_bw" and "work_bw"), or NULL when out of memory. */
 json_t *sc_report_stages(const sc_costs *c);
 
+/* sc_report_stages that stop(ctx) (may be NULL), asked every few
+ * thousand stages, may end: NULL then too (*stopped set). */
+json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ctx, bool *stopped);
+
 /* The kinds of c's stages as a JSON array of names: "accel" and "cpu"
  * without a fleet (001 section 3), the fleet's names with one. */
 json_t *sc_report_kinds(const sc_costs *c);
@@ -46,5 +50,10 @@ json_t *sc_report_timeline(const sc_timeline *t, const char *unit);
  * sequence).  Other text is left as jansson writes it.  A new string for
  * free(), or NULL when out of memory. */
 char *sc_json_dumps(const json_t *v, size_t flags);
+
+/* sc_json_dumps that stop(ctx) (may be NULL), asked every megabyte of
+ * text, may end: NULL then too (*stopped set). */
+char *sc_json_dumps_until(const json_t *v, size_t flags, bool (*stop)(void *), void *ctx,
+                          bool *stopped);
 
 #endif

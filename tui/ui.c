@@ -417,10 +417,25 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 	return g;
 }
 
+/* ^C or SIGTERM while a large output is made. */
+static bool print_stopped(void *ctx)
+{
+	(void)ctx;
+	return ui_interrupted();
+}
+
 bool ui_print_json(json_t *v)
 {
-	char *text = v ? sc_json_dumps(v, SC_JSON_FLAGS) : NULL;
+	bool stopped = false;
+	char *text =
+	        v ? sc_json_dumps_until(v, SC_JSON_FLAGS, print_stopped, NULL, &stopped) : NULL;
 	json_decref(v);
+	if (!text && stopped) {
+		/* (a report of a million stages takes seconds to make: half of
+		 * it would not be JSON) */
+		ui_error("interrupted while making the JSON output; nothing printed");
+		return true; /* the exit status is the signal's */
+	}
 	if (!text) {
 		/* every string in it is UTF-8 (names are checked at load, paths
 		 * go in through sc_json_text), so this is out of memory */

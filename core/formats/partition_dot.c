@@ -69,7 +69,7 @@ out:
 
 /* The writer of sc_part_format_dot: costs are for readers of JSON only. */
 static sc_status write_dot(const char *path, const sc_graph *g, const int *stage, int k,
-                           const sc_costs *costs, sc_error *err)
+                           const sc_costs *costs, bool (*stop)(void *), void *ctx, sc_error *err)
 {
 	if (sc_costs_names_devices(costs, k))
 		return sc_error_set(err, SC_ERR_INPUT,
@@ -77,6 +77,7 @@ static sc_status write_dot(const char *path, const sc_graph *g, const int *stage
 		                    "name; nothing written (a name not ending in .dot or .gv "
 		                    "writes a JSON partition file, which can)",
 		                    path, sc_costs_has_cpu(costs) ? "CPU stages" : "device kinds");
+	(void)stop, (void)ctx; /* (the ops, not the stages: as long as the graph) */
 	return sc_write_dot_partition(g, stage, k, path, err);
 }
 

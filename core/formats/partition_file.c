@@ -241,5 +241,11 @@ sc_status sc_part_load(const char *path, const sc_graph *g, int want_k, int *k_o
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err)
 {
-	return sc_part_format_for_write(path)->write(path, g, stage, k, costs, err);
+	return sc_part_write_until(path, g, stage, k, costs, NULL, NULL, err);
+}
+
+sc_status sc_part_write_until(const char *path, const sc_graph *g, const int *stage, int k,
+                              const sc_costs *costs, bool (*stop)(void *), void *ctx, sc_error *err)
+{
+	return sc_part_format_for_write(path)->write(path, g, stage, k, costs, stop, ctx, err);
 }

@@ -43,14 +43,14 @@ typedef struct sc_part_format {
 	int (*probe)(const char *path, const char *head, size_t len);
 	/* reads the partition in data[0..len) (the whole of path, len > 0, with
 	 * a NUL after it; path names it in messages) for g, as
-	 * sc_part_read_devices does, but with each stage's device as named in
+	 * sc_part_read does, but with each stage's device as named in
 	 * the file (*names_out: k malloc'd names in a malloc'd array, or NULL
 	 * when the file names none; sc_part_names_free frees it) */
 	sc_status (*read)(const char *path, const char *data, size_t len, const sc_graph *g,
 	                  int *k_out, int *stage, char ***names_out, sc_error *err);
-	/* writes the partition to path, as sc_part_write does */
+	/* writes the partition to path, as sc_part_write_until does */
 	sc_status (*write)(const char *path, const sc_graph *g, const int *stage, int k,
-	                   const sc_costs *costs, sc_error *err);
+	                   const sc_costs *costs, bool (*stop)(void *), void *ctx, sc_error *err);
 } sc_part_format;
 
 extern const sc_part_format sc_part_format_json;
@@ -129,5 +129,13 @@ sc_status sc_part_load_kinds(const char *path, const sc_graph *g, const struct s
  * refused (SC_ERR_INPUT, "path: ... cannot name ...", nothing written). */
 sc_status sc_part_write(const char *path, const sc_graph *g, const int *stage, int k,
                         const sc_costs *costs, sc_error *err);
+
+/* sc_part_write that stop(ctx) (may be NULL) may end before the file is
+ * written, asked every few thousand stages and every megabyte of text (a
+ * partition of a million stages takes seconds): SC_ERR_LIMIT ("path: not
+ * written: stopped"), nothing written. */
+sc_status sc_part_write_until(const char *path, const sc_graph *g, const int *stage, int k,
+                              const sc_costs *costs, bool (*stop)(void *), void *ctx,
+                              sc_error *err);
 
 #endif

@@ -163,8 +163,9 @@ out:
 
 /* The writer of sc_part_format_json. */
 static sc_status write_json(const char *path, const sc_graph *g, const int *stage, int k,
-                            const sc_costs *costs, sc_error *err)
+                            const sc_costs *costs, bool (*stop)(void *), void *ctx, sc_error *err)
 {
+	bool stopped = false;
 	/* the loaders refuse names JSON cannot hold; say so, should one come
 	 * another way, rather than take jansson's refusal for out of memory */
 	for (int v = 0; v < g->n; v++)
@@ -192,7 +193,9 @@ static sc_status write_json(const char *path, const sc_graph *g, const int *stag
 		double b = sc_costs_bottleneck(costs, &at);
 		json_object_set_new(root, "bottleneck", json_real(b));
 		json_object_set_new(root, "bottleneck_stage", json_integer(at + 1));
-		json_t *arr = sc_report_stages(costs);
+		json_t *arr = sc_report_stages_until(costs, stop, ctx, &stopped);
+		if (!arr && stopped)
+			goto stopped;
 		if (!arr)
 			goto nomem;
 		json_object_set_new(root, "stage_costs", arr);
@@ -216,8 +219,10 @@ static sc_status write_json(const char *path, const sc_graph *g, const int *stag
 			goto nomem;
 	json_object_set_new(root, "stages", map);
 	map = NULL;
-	char *text = sc_json_dumps(root, SC_JSON_FLAGS);
+	char *text = sc_json_dumps_until(root, SC_JSON_FLAGS, stop, ctx, &stopped);
 	json_decref(root);
+	if (!text && stopped)
+		return sc_error_set(err, SC_ERR_LIMIT, "%s: not written: stopped", path);
 	if (!text)
 		return sc_error_nomem(err, "the partition file");
 	size_t len = strlen(text);
@@ -238,6 +243,10 @@ nomem:
 	json_decref(root);
 	json_decref(map);
 	return sc_error_nomem(err, "the partition file");
+stopped:
+	json_decref(root);
+	json_decref(map);
+	return sc_error_set(err, SC_ERR_LIMIT, "%s: not written: stopped", path);
 }
 
 const sc_part_format sc_part_format_json = {

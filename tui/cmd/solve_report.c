@@ -117,11 +117,24 @@ int ui_solve_cost(ui_solve_report *r)
 	return UI_EXIT_OK;
 }
 
+/* ^C or SIGTERM while a partition file is made (sc_part_write_until). */
+static bool write_stopped(void *ctx)
+{
+	(void)ctx;
+	return ui_interrupted();
+}
+
 int ui_solve_write(ui_solve_report *r, const char *path)
 {
 	sc_error err;
 	sc_error_clear(&err);
-	sc_status st = sc_part_write(path, r->g, r->stage, ui_solve_stages(r), r->c, &err);
+	sc_status st = sc_part_write_until(path, r->g, r->stage, ui_solve_stages(r), r->c,
+	                                   write_stopped, NULL, &err);
+	if (st == SC_ERR_LIMIT && ui_interrupted()) {
+		/* the report still follows, then the signal's exit status */
+		ui_error("solve: interrupted while writing %s; nothing written", path);
+		return UI_EXIT_OK;
+	}
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		return UI_EXIT_INPUT;
@@ -227,13 +240,24 @@ bool ui_solve_print_json(const ui_solve_report *r)
 	if (ui_solve_devices(r))
 		json_object_set_new(root, "devices",
 		                    feasible ? sc_report_kinds(r->c) : json_array());
-	json_object_set_new(root, "stages", feasible ? sc_report_stages(r->c) : json_array());
+	/* (a million stages take seconds: ^C stops it, and the printing says
+	 * so) */
+	bool stopped = false;
+	json_t *stages = feasible ? sc_report_stages_until(r->c, write_stopped, NULL, &stopped)
+	                          : json_array();
+	json_object_set_new(root, "stages", stages ? stages : json_array());
 	/* a training graph: the objective under the schedule, its parts */
 	if (feasible && sc_graph_is_training(r->g)) {
 		json_object_set_new(root, "objective", json_real(r->objective));
 		json_object_set_new(root, "training", sc_report_objective(r->c));
 	}
 	ui_json_costs(root, r->g);
+	if (stopped) {
+		/* half a report is not one: nothing, and the signal's status */
+		json_decref(root);
+		ui_error("interrupted while making the JSON output; nothing printed");
+		return true;
+	}
 	return ui_print_json(root);
 }
 
