@@ -105,8 +105,10 @@ Test(partition_file, a_misleading_extension_does_not_decide)
 	/* JSON in a file named .dot, DOT in one named .json */
 	at(p, sizeof p, "json.dot");
 	at(q, sizeof q, "dot.json");
-	cr_assert_eq(sc_part_format_json.write(p, g, stage, 2, NULL, &err), SC_OK, "%s", err.msg);
-	cr_assert_eq(sc_part_format_dot.write(q, g, stage, 2, NULL, &err), SC_OK, "%s", err.msg);
+	cr_assert_eq(sc_part_format_json.write(p, g, stage, 2, NULL, NULL, NULL, &err), SC_OK, "%s",
+	             err.msg);
+	cr_assert_eq(sc_part_format_dot.write(q, g, stage, 2, NULL, NULL, NULL, &err), SC_OK, "%s",
+	             err.msg);
 	char *text = ts_slurp(p, NULL);
 	cr_assert(text && text[0] == '{', "JSON in %s", p);
 	free(text);
