@@ -40,7 +40,8 @@ Test(wb_timeline, figure2_lanes_figures_cursor_and_a_hand_move, .timeout = 30)
 	free(s);
 	ts_tmux_keys(&t, "Right");
 	ts_tmux_keys(&t, "Right");
-	s = ts_tmux_wait(&t, "micro-batch 1  compute", 5);
+	/* (settled: a capture taken mid-redraw read "start 5.0000  en.0000") */
+	s = ts_tmux_settled(&t, "micro-batch 1  compute", 5);
 	cr_assert(strstr(s, "stage 1  micro-batch 1  compute  start 5.0000  end 8.0000"), "%s", s);
 	free(s);
 	ts_tmux_keys(&t, "Down");
