@@ -20,9 +20,15 @@
  *    check_lexical refuses such files (and NUL bytes, which cut cgraph's
  *    lines short) before cgraph sees them;
  *  - it reads by lines and keeps what it has not parsed of one for the next
- *    read, so load_dot reads every file to its end;
+ *    read, so parse_dot reads every file to its end;
  *  - a "#line N \"name\"" directive renames the input for later errors, so
- *    load_dot resets the name before each file.
+ *    parse_dot resets the name before each file.
+ *
+ * Longer than 600 lines: the guards against the quirks above (the error
+ * buffer, the timed read, the lexical and room checks) are one piece with
+ * parse_dot, which sets and resets cgraph's global state around them in
+ * this file's statics; the rest is one short function per step of the load
+ * (parse_dot, read_settings, read_nodes and read_op, read_kinds).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -311,7 +317,7 @@ static sc_status read_settings(Agraph_t *g, const char *path, sc_settings *s, sc
 
 /* cgraph reads through its discipline's afread: this one stops at the
  * deadline of the load (read_deadline), an end of input cgraph then
- * reports as a syntax error, which load_dot turns into the time limit.
+ * reports as a syntax error, which parse_dot turns into the time limit.
  * What was read must still be freed by cgraph (in its parser when it
  * stops, in agclose after a whole read) and turned into a graph, which
  * on generated graphs of 10^5 ops takes about 0.7 times the parse
@@ -343,10 +349,14 @@ static int timed_read(void *chan, char *buf, int size)
 	return AgIoDisc.afread(chan, buf, size);
 }
 
-static sc_graph *load_dot(const char *path, const char *data, size_t len, const sc_load_opts *opts,
-                          sc_error *err)
+/* Parses data[0..len) (path names it in messages) with cgraph, stopping at
+ * deadline (sc_clock_now(); 0: none), after checking what cgraph cannot
+ * take (check_lexical, check_room).  Returns the one graph in the file (the
+ * caller agcloses it), or NULL with err set: a syntax error or warning, no
+ * graph or more than one, the time limit. */
+static Agraph_t *parse_dot(const char *path, const char *data, size_t len, double deadline,
+                           sc_error *err)
 {
-	double deadline = opts ? opts->deadline : 0;
 	if (check_lexical(data, len, path, err) != SC_OK || check_room(len, path, err) != SC_OK)
 		return NULL;
 	/* cgraph reads a FILE: the file's bytes, already in memory */
@@ -431,7 +441,137 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, const 
 			agclose(g);
 		return NULL;
 	}
+	return g;
+}
 
+/* Node v of g added to b as an op: its costs (work, param, out), group,
+ * pass (backward) and devices (cpu_work, accel_ok).  Returns the op's
+ * index in b, or -1 with err set (naming the node and attribute). */
+static int read_op(Agraph_t *g, Agnode_t *v, const char *path, sc_builder *b, sc_error *err)
+{
+	static const char *const wname[3] = {"work", "param", "out"};
+	const char *name = agnameof(v);
+	double w[3] = {0, 0, 0};
+	for (int a = 0; a < 3; a++) {
+		const char *t = attr(v, AGNODE, g, wname[a]);
+		if (t && !sc_parse_weight(t, &w[a])) {
+			sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: node '%s' attribute '%s': '%s' is not a finite number >= 0",
+			        path, name, wname[a], t);
+			return -1;
+		}
+	}
+	/* partition files and --json name ops in JSON, which is UTF-8 */
+	const char *group = attr(v, AGNODE, g, "group");
+	size_t bad;
+	if (!sc_utf8_valid(name, &bad)) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: node '%s': the name is not valid UTF-8 (byte 0x%02x at offset "
+		             "%zu), which partition files cannot name",
+		             path, name, (unsigned char)name[bad], bad);
+		return -1;
+	}
+	if (group && !sc_utf8_valid(group, &bad)) {
+		sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "%s: node '%s' attribute 'group': '%s' is not valid UTF-8 (byte 0x%02x "
+		        "at offset %zu)",
+		        path, name, group, (unsigned char)group[bad], bad);
+		return -1;
+	}
+	int i = sc_builder_add_op(b, name, w[0], w[1], w[2], group, err);
+	if (i < 0)
+		return -1;
+	const char *bw = attr(v, AGNODE, g, "backward");
+	if (bw && strcmp(bw, "true") != 0 && strcmp(bw, "false") != 0) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: node '%s' attribute 'backward': '%s' is not true or false", path,
+		             name, bw);
+		return -1;
+	}
+	if (bw && strcmp(bw, "true") == 0 && sc_builder_set_backward(b, i, err) != SC_OK)
+		return -1;
+	/* CPU stages (001 section 3): cpu_work is the op's CPU time, and an op
+	 * without one never goes to a CPU stage; accel_ok=false keeps it off
+	 * the accelerators */
+	const char *cw = attr(v, AGNODE, g, "cpu_work");
+	const char *ak = attr(v, AGNODE, g, "accel_ok");
+	double cpu = 0;
+	if (cw && !sc_parse_weight(cw, &cpu)) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: node '%s' attribute 'cpu_work': '%s' is not a finite number >= 0",
+		             path, name, cw);
+		return -1;
+	}
+	if (ak && strcmp(ak, "true") != 0 && strcmp(ak, "false") != 0) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "%s: node '%s' attribute 'accel_ok': '%s' is not true or false", path,
+		             name, ak);
+		return -1;
+	}
+	if ((cw || ak) && sc_builder_set_devices(b, i, cpu, cw != NULL,
+	                                         !ak || strcmp(ak, "true") == 0, err) != SC_OK)
+		return -1;
+	return i;
+}
+
+/* Every node of g into b (read_op), with its stage when the file gives
+ * one: all nodes or none; k, when set (the settings b has) does not give
+ * it, becomes the highest stage.  index[AGSEQ(v)] gets v's op index, and
+ * stage (room for one per node) the starting stages.  SC_OK, or the first
+ * error. */
+static sc_status read_nodes(Agraph_t *g, const char *path, sc_builder *b, sc_settings *set,
+                            int *index, int *stage, sc_error *err)
+{
+	int nstaged = 0, maxstage = 0;
+	const char *first_unstaged = NULL;
+	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v)) {
+		int i = read_op(g, v, path, b, err);
+		if (i < 0)
+			return err ? err->code : SC_ERR_INPUT;
+		index[AGSEQ(v)] = i;
+		const char *t = attr(v, AGNODE, g, "stage");
+		long s;
+		if (t) {
+			if (!parse_int(t, 1, set->k ? set->k : 1000000, &s))
+				return sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: node '%s' attribute 'stage': '%s' is not an "
+				        "integer from 1 to %d",
+				        path, agnameof(v), t, set->k ? set->k : 1000000);
+			stage[i] = (int)s - 1;
+			nstaged++;
+			if (s > maxstage)
+				maxstage = (int)s;
+		} else if (!first_unstaged) {
+			first_unstaged = agnameof(v);
+		}
+	}
+	if (nstaged > 0 && first_unstaged)
+		return sc_error_set(
+		        err, SC_ERR_INPUT,
+		        "%s: node '%s' has no 'stage' attribute although other nodes have one",
+		        path, first_unstaged);
+	if (nstaged > 0) {
+		if (set->k == 0) {
+			set->k = maxstage;
+			sc_builder_set_settings(b, set);
+		}
+		return sc_builder_set_init_stage(b, stage, err);
+	}
+	return SC_OK;
+}
+
+/* Parses the file (parse_dot), then reads the settings, the nodes and the
+ * edges, in that order (a file with several faults gets the message of the
+ * first), finishes the graph and adds its device kinds (read_kinds). */
+static sc_graph *load_dot(const char *path, const char *data, size_t len, const sc_load_opts *opts,
+                          sc_error *err)
+{
+	Agraph_t *g = parse_dot(path, data, len, opts ? opts->deadline : 0, err);
+	if (!g)
+		return NULL;
 	sc_graph *out = NULL;
 	sc_builder *b = sc_builder_new();
 	int *index = NULL, *stage = NULL;
@@ -460,110 +600,8 @@ static sc_graph *load_dot(const char *path, const char *data, size_t len, const 
 		sc_error_nomem(err, "the graph");
 		goto done;
 	}
-	static const char *const wname[3] = {"work", "param", "out"};
-	int nstaged = 0, maxstage = 0;
-	const char *first_unstaged = NULL;
-	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v)) {
-		const char *name = agnameof(v);
-		double w[3] = {0, 0, 0};
-		for (int a = 0; a < 3; a++) {
-			const char *t = attr(v, AGNODE, g, wname[a]);
-			if (t && !sc_parse_weight(t, &w[a])) {
-				sc_error_set(err, SC_ERR_INPUT,
-				             "%s: node '%s' attribute '%s': '%s' is not a finite "
-				             "number >= 0",
-				             path, name, wname[a], t);
-				goto done;
-			}
-		}
-		/* partition files and --json name ops in JSON, which is UTF-8 */
-		const char *group = attr(v, AGNODE, g, "group");
-		size_t bad;
-		if (!sc_utf8_valid(name, &bad)) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s': the name is not valid UTF-8 (byte 0x%02x at "
-			             "offset %zu), which partition files cannot name",
-			             path, name, (unsigned char)name[bad], bad);
-			goto done;
-		}
-		if (group && !sc_utf8_valid(group, &bad)) {
-			sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "%s: node '%s' attribute 'group': '%s' is not valid UTF-8 (byte "
-			        "0x%02x at offset %zu)",
-			        path, name, group, (unsigned char)group[bad], bad);
-			goto done;
-		}
-		int i = sc_builder_add_op(b, name, w[0], w[1], w[2], group, err);
-		if (i < 0)
-			goto done;
-		index[AGSEQ(v)] = i;
-		const char *bw = attr(v, AGNODE, g, "backward");
-		if (bw && strcmp(bw, "true") != 0 && strcmp(bw, "false") != 0) {
-			sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "%s: node '%s' attribute 'backward': '%s' is not true or false",
-			        path, name, bw);
-			goto done;
-		}
-		if (bw && strcmp(bw, "true") == 0 && sc_builder_set_backward(b, i, err) != SC_OK)
-			goto done;
-		/* CPU stages (001 section 3): cpu_work is the op's CPU time, and
-		 * an op without one never goes to a CPU stage; accel_ok=false
-		 * keeps it off the accelerators */
-		const char *cw = attr(v, AGNODE, g, "cpu_work");
-		const char *ak = attr(v, AGNODE, g, "accel_ok");
-		double cpu = 0;
-		if (cw && !sc_parse_weight(cw, &cpu)) {
-			sc_error_set(err, SC_ERR_INPUT,
-			             "%s: node '%s' attribute 'cpu_work': '%s' is not a finite "
-			             "number >= 0",
-			             path, name, cw);
-			goto done;
-		}
-		if (ak && strcmp(ak, "true") != 0 && strcmp(ak, "false") != 0) {
-			sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "%s: node '%s' attribute 'accel_ok': '%s' is not true or false",
-			        path, name, ak);
-			goto done;
-		}
-		if ((cw || ak) &&
-		    sc_builder_set_devices(b, i, cpu, cw != NULL, !ak || strcmp(ak, "true") == 0,
-		                           err) != SC_OK)
-			goto done;
-		const char *t = attr(v, AGNODE, g, "stage");
-		long s;
-		if (t) {
-			if (!parse_int(t, 1, set.k ? set.k : 1000000, &s)) {
-				sc_error_set(err, SC_ERR_INPUT,
-				             "%s: node '%s' attribute 'stage': '%s' is not an "
-				             "integer from 1 to %d",
-				             path, name, t, set.k ? set.k : 1000000);
-				goto done;
-			}
-			stage[i] = (int)s - 1;
-			nstaged++;
-			if (s > maxstage)
-				maxstage = (int)s;
-		} else if (!first_unstaged) {
-			first_unstaged = name;
-		}
-	}
-	if (nstaged > 0 && first_unstaged) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "%s: node '%s' has no 'stage' attribute although other nodes have one",
-		             path, first_unstaged);
+	if (read_nodes(g, path, b, &set, index, stage, err) != SC_OK)
 		goto done;
-	}
-	if (nstaged > 0) {
-		if (set.k == 0) {
-			set.k = maxstage;
-			sc_builder_set_settings(b, &set);
-		}
-		if (sc_builder_set_init_stage(b, stage, err) != SC_OK)
-			goto done;
-	}
 	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v))
 		for (Agedge_t *e = agfstout(g, v); e; e = agnxtout(g, e))
 			if (sc_builder_add_edge(b, index[AGSEQ(v)], index[AGSEQ(aghead(e))], err) !=

@@ -116,7 +116,7 @@ typedef enum ui_option_id {
  * bool, a text keeps the argument (borrowed from argv), a count is an
  * integer within [lo, hi] (an int or a long field), a fraction a number
  * from 0 to below 1, seconds a number above 0; the rest (OK_CUSTOM) are read case by case in
- * parse_options. */
+ * read_setting and read_run_value. */
 typedef enum ui_option_kind {
 	OK_CUSTOM,
 	OK_FLAG,
@@ -867,11 +867,11 @@ static bool ambiguous_option(char **argv, int opt, const ui_option_id *takes, ch
 	return true;
 }
 
-static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_opts *o,
-                          const char *cmd)
+/* The getopt_long arrays for the options in takes: longs (room for
+ * NOPTIONS + 1) and shorts (room for 3 * NOPTIONS + 2), each ended as
+ * getopt_long needs, a long option reported as OPT_VAL + its id. */
+static void getopt_tables(const ui_option_id *takes, struct option *longs, char *shorts)
 {
-	struct option longs[NOPTIONS + 1];
-	char shorts[3 * NOPTIONS + 2];
 	int nl = 0, ns = 0;
 	shorts[ns++] = ':'; /* report a missing value as ':' */
 	for (int i = 0; i < NOPTIONS; i++) {
@@ -888,10 +888,13 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	}
 	shorts[ns] = '\0';
 	longs[nl] = (struct option){0, 0, 0, 0};
-	/* messages start "info: "; the program's own options need no prefix */
-	char pre[32], text[64], alts[256];
-	snprintf(pre, sizeof pre, "%s%s", strcmp(cmd, "stagecut") == 0 ? "" : cmd,
-	         strcmp(cmd, "stagecut") == 0 ? "" : ": ");
+}
+
+/* o with every option at its default (-1 where "not given" must differ
+ * from any value) and room for argc positional arguments; false after a
+ * message when that room cannot be had. */
+static bool opts_init(ui_opts *o, int argc)
+{
 	memset(o, 0, sizeof *o);
 	o->started = sc_clock_now();
 	o->memory = -1;
@@ -906,6 +909,209 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		ui_error("out of memory");
 		return false;
 	}
+	return true;
+}
+
+/* Reads the value a of option id into o when id is one of the problem's
+ * settings that read_value cannot read (-k, --bandwidth, --memory,
+ * --memory-policy, --schedule, --devices, --cpus); true for any other id.
+ * False after a message (pre: the command's "info: "; cmd: its name). */
+static bool read_setting(ui_option_id id, const char *a, ui_opts *o, const char *pre,
+                         const char *cmd)
+{
+	char *end;
+	long x;
+	switch (id) {
+	case OPT_K:
+		o->klist = a;
+		if (strcmp(cmd, "bench") == 0)
+			break; /* a list, parsed by the command */
+		x = strtol(a, &end, 10);
+		if (*a == '\0' || *end || x < 1 || x > 1000000) {
+			ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre, a);
+			return false;
+		}
+		o->k = (int)x;
+		break;
+	case OPT_BANDWIDTH:
+		if (!sc_parse_weight(a, &o->bandwidth) || o->bandwidth <= 0) {
+			ui_error("%s--bandwidth: '%s' is not a finite number > 0", pre, a);
+			return false;
+		}
+		break;
+	case OPT_MEMORY:
+		if (strcmp(a, "inf") == 0 || strcmp(a, "unlimited") == 0)
+			o->memory = INFINITY;
+		else if (!sc_parse_weight(a, &o->memory)) {
+			ui_error("%s--memory: '%s' is not a number >= 0 or 'inf'", pre, a);
+			return false;
+		}
+		break;
+	case OPT_POLICY: {
+		sc_mem_policy p;
+		if (!sc_mem_policy_parse(a, &p)) {
+			ui_error("%s--memory-policy: '%s' is not 'overflow' or 'hard'", pre, a);
+			return false;
+		}
+		o->policy = (int)p;
+		break;
+	}
+	case OPT_SCHEDULE: {
+		sc_schedule sch;
+		if (!sc_schedule_parse(a, &sch)) {
+			ui_error("%s--schedule: '%s' is not '1f1b' or 'gpipe'", pre, a);
+			return false;
+		}
+		o->schedule = (int)sch;
+		break;
+	}
+	case OPT_DEVICES: {
+		sc_error ferr;
+		if (!sc_fleet_parse(a, &o->fleet, &ferr)) {
+			ui_error("%s%s", pre, ferr.msg);
+			return false;
+		}
+		o->devices = a;
+		break;
+	}
+	case OPT_CPUS:
+		if (strcmp(a, "file") == 0) {
+			o->cpus = UI_CPUS_FILE;
+			break;
+		}
+		x = strtol(a, &end, 10);
+		if (*a == '\0' || *end || x < 0 || x > 1000) {
+			ui_error("%s--cpus: '%s' is not an integer from 0 to 1000 or 'file'", pre,
+			         a);
+			return false;
+		}
+		o->cpus = (int)x;
+		break;
+	default: break;
+	}
+	return true;
+}
+
+/* Reads the value a of option id into o when id is one of the run's
+ * values that read_value cannot read (--seed, --pin, --model, --part,
+ * --dim); true for any other id.  False after a message (pre as above). */
+static bool read_run_value(ui_option_id id, const char *a, ui_opts *o, const char *pre)
+{
+	char *end;
+	switch (id) {
+	case OPT_SEED: {
+		errno = 0;
+		unsigned long long sd = strtoull(a, &end, 10);
+		/* up to 2^63 - 1: --json prints the seed as a JSON (signed 64-bit)
+		 * integer */
+		if (*a == '\0' || *end || errno || *a == '-' || sd > LLONG_MAX) {
+			ui_error("%s--seed: '%s' is not a non-negative integer up to %lld", pre, a,
+			         LLONG_MAX);
+			return false;
+		}
+		o->seed = sd;
+		break;
+	}
+	case OPT_PIN:
+		if (!strchr(a, '=')) {
+			ui_error("%s--pin '%s': expected OP=STAGE", pre, a);
+			return false;
+		}
+		if (o->npins == UI_MAX_PINS) {
+			ui_error("%s--pin: at most %d pins", pre, UI_MAX_PINS);
+			return false;
+		}
+		o->pins[o->npins++] = a;
+		break;
+	case OPT_MODEL: {
+		sc_gen_model m;
+		if (!sc_gen_model_parse(a, &m)) {
+			ui_error("%s--model: '%s' is not er, ba, ws, any, transformer, resnet or "
+			         "inception",
+			         pre, a);
+			return false;
+		}
+		o->model = a;
+		break;
+	}
+	case OPT_PART: {
+		int pi, pn;
+		char extra;
+		if (sscanf(a, "%d/%d%c", &pi, &pn, &extra) != 2 || pn < 1 || pi < 1 || pi > pn) {
+			ui_error("%s--part: '%s' is not I/N with 1 <= I <= N", pre, a);
+			return false;
+		}
+		o->part_i = pi;
+		o->part_n = pn;
+		break;
+	}
+	case OPT_DIM: {
+		const char *eq = strchr(a, '=');
+		long long v = 0;
+		if (eq && eq != a) {
+			errno = 0;
+			v = strtoll(eq + 1, &end, 10);
+		}
+		if (!eq || eq == a || errno || end == eq + 1 || *end || v <= 0) {
+			ui_error("%s--dim '%s': expected NAME=N with N a positive integer", pre, a);
+			return false;
+		}
+		if (o->ndims == UI_MAX_DIMS) {
+			ui_error("%s--dim: at most %d dims", pre, UI_MAX_DIMS);
+			return false;
+		}
+		size_t len = (size_t)(eq - a);
+		if (len >= sizeof o->dim_name[0]) {
+			ui_error("%s--dim '%s': the name is too long", pre, a);
+			return false;
+		}
+		memcpy(o->dim_name[o->ndims], a, len);
+		o->dim_name[o->ndims][len] = '\0';
+		o->dim_value[o->ndims++] = v;
+		break;
+	}
+	default: break;
+	}
+	return true;
+}
+
+/* The message for the argument getopt_long just refused ('?', optopt): a
+ * flag given a value, an ambiguous abbreviation or an unknown option of
+ * cmd (takes, pre as for parse_options). */
+static void refuse_option(char **argv, const ui_option_id *takes, const char *pre, const char *cmd)
+{
+	char text[64], alts[256];
+	if (is_flag_with_value(argv, optopt, takes))
+		ui_error("%soption '%s' takes no value", pre,
+		         option_text(argv, optopt, text, sizeof text));
+	else if (ambiguous_option(argv, optopt, takes, alts, sizeof alts))
+		ui_error("%soption '%s' is ambiguous: %s", pre,
+		         option_text(argv, optopt, text, sizeof text), alts);
+	else if (*pre)
+		ui_error("%sunknown option '%s' (see 'stagecut %s --help')", pre,
+		         option_text(argv, optopt, text, sizeof text), cmd);
+	else
+		ui_error("unknown option '%s' (see 'stagecut --help')",
+		         option_text(argv, optopt, text, sizeof text));
+}
+
+/* Reads argv (argc of them; argv[0] is the command's name) with the
+ * options in takes into o, the rest into o->pos, one option at a time in
+ * the order given: read_value for the kinds the table types,
+ * read_setting and read_run_value for the rest.  Stops at -h with true.
+ * False after a message naming cmd (o->pos then still to free). */
+static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_opts *o,
+                          const char *cmd)
+{
+	struct option longs[NOPTIONS + 1];
+	char shorts[3 * NOPTIONS + 2];
+	getopt_tables(takes, longs, shorts);
+	/* messages start "info: "; the program's own options need no prefix */
+	char pre[32], text[64];
+	snprintf(pre, sizeof pre, "%s%s", strcmp(cmd, "stagecut") == 0 ? "" : cmd,
+	         strcmp(cmd, "stagecut") == 0 ? "" : ": ");
+	if (!opts_init(o, argc))
+		return false;
 	optind = 0; /* 0, not 1: also resets glibc's state inside a flag cluster */
 	opterr = 0;
 	for (;;) {
@@ -925,179 +1131,23 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 		for (int i = 0; i < NOPTIONS; i++)
 			if (options[i].short_name && c == options[i].short_name)
 				id = options[i].id;
-		const char *a = optarg;
-		char *end;
-		long x;
 		const ui_option *op = NULL;
 		for (int i = 0; i < NOPTIONS && !op; i++)
 			if (options[i].id == (int)id)
 				op = &options[i];
 		if (op && op->kind != OK_CUSTOM) {
-			if (!read_value(op, a, o, pre))
+			if (!read_value(op, optarg, o, pre))
 				return false;
 			continue;
 		}
-		switch (id) {
-		case OPT_K: {
-			o->klist = a;
-			if (strcmp(cmd, "bench") == 0)
-				break; /* a list, parsed by the command */
-			long k = strtol(a, &end, 10);
-			if (*a == '\0' || *end || k < 1 || k > 1000000) {
-				ui_error("%s-k: '%s' is not an integer from 1 to 1000000", pre, a);
-				return false;
-			}
-			o->k = (int)k;
-			break;
-		}
-		case OPT_BANDWIDTH:
-			if (!sc_parse_weight(a, &o->bandwidth) || o->bandwidth <= 0) {
-				ui_error("%s--bandwidth: '%s' is not a finite number > 0", pre, a);
-				return false;
-			}
-			break;
-		case OPT_MEMORY:
-			if (strcmp(a, "inf") == 0 || strcmp(a, "unlimited") == 0)
-				o->memory = INFINITY;
-			else if (!sc_parse_weight(a, &o->memory)) {
-				ui_error("%s--memory: '%s' is not a number >= 0 or 'inf'", pre, a);
-				return false;
-			}
-			break;
-		case OPT_POLICY: {
-			sc_mem_policy p;
-			if (!sc_mem_policy_parse(a, &p)) {
-				ui_error("%s--memory-policy: '%s' is not 'overflow' or 'hard'", pre,
-				         a);
-				return false;
-			}
-			o->policy = (int)p;
-			break;
-		}
-		case OPT_SCHEDULE: {
-			sc_schedule sch;
-			if (!sc_schedule_parse(a, &sch)) {
-				ui_error("%s--schedule: '%s' is not '1f1b' or 'gpipe'", pre, a);
-				return false;
-			}
-			o->schedule = (int)sch;
-			break;
-		}
-		case OPT_DEVICES: {
-			sc_error ferr;
-			if (!sc_fleet_parse(a, &o->fleet, &ferr)) {
-				ui_error("%s%s", pre, ferr.msg);
-				return false;
-			}
-			o->devices = a;
-			break;
-		}
-		case OPT_CPUS:
-			if (strcmp(a, "file") == 0) {
-				o->cpus = UI_CPUS_FILE;
-				break;
-			}
-			x = strtol(a, &end, 10);
-			if (*a == '\0' || *end || x < 0 || x > 1000) {
-				ui_error(
-				        "%s--cpus: '%s' is not an integer from 0 to 1000 or 'file'",
-				        pre, a);
-				return false;
-			}
-			o->cpus = (int)x;
-			break;
-		case OPT_SEED: {
-			char *e2;
-			errno = 0;
-			unsigned long long sd = strtoull(a, &e2, 10);
-			/* up to 2^63 - 1: --json prints the seed as a JSON (signed
-			 * 64-bit) integer */
-			if (*a == '\0' || *e2 || errno || *a == '-' || sd > LLONG_MAX) {
-				ui_error("%s--seed: '%s' is not a non-negative integer up to %lld",
-				         pre, a, LLONG_MAX);
-				return false;
-			}
-			o->seed = sd;
-			break;
-		}
-		case OPT_PIN:
-			if (!strchr(a, '=')) {
-				ui_error("%s--pin '%s': expected OP=STAGE", pre, a);
-				return false;
-			}
-			if (o->npins == UI_MAX_PINS) {
-				ui_error("%s--pin: at most %d pins", pre, UI_MAX_PINS);
-				return false;
-			}
-			o->pins[o->npins++] = a;
-			break;
-		case OPT_MODEL: {
-			sc_gen_model m;
-			if (!sc_gen_model_parse(a, &m)) {
-				ui_error("%s--model: '%s' is not er, ba, ws, any, transformer, "
-				         "resnet or inception",
-				         pre, a);
-				return false;
-			}
-			o->model = a;
-			break;
-		}
-		case OPT_PART: {
-			int pi, pn;
-			char extra;
-			if (sscanf(a, "%d/%d%c", &pi, &pn, &extra) != 2 || pn < 1 || pi < 1 ||
-			    pi > pn) {
-				ui_error("%s--part: '%s' is not I/N with 1 <= I <= N", pre, a);
-				return false;
-			}
-			o->part_i = pi;
-			o->part_n = pn;
-			break;
-		}
-		case OPT_DIM: {
-			const char *eq = strchr(a, '=');
-			long long v = 0;
-			if (eq && eq != a) {
-				errno = 0;
-				v = strtoll(eq + 1, &end, 10);
-			}
-			if (!eq || eq == a || errno || end == eq + 1 || *end || v <= 0) {
-				ui_error("%s--dim '%s': expected NAME=N with N a positive integer",
-				         pre, a);
-				return false;
-			}
-			if (o->ndims == UI_MAX_DIMS) {
-				ui_error("%s--dim: at most %d dims", pre, UI_MAX_DIMS);
-				return false;
-			}
-			size_t len = (size_t)(eq - a);
-			if (len >= sizeof o->dim_name[0]) {
-				ui_error("%s--dim '%s': the name is too long", pre, a);
-				return false;
-			}
-			memcpy(o->dim_name[o->ndims], a, len);
-			o->dim_name[o->ndims][len] = '\0';
-			o->dim_value[o->ndims++] = v;
-			break;
-		}
-		case OPT_HELP: return true;
-		default: break; /* read_value's, above */
-		case OPT_NONE:
-		case OPT_COUNT:
-			if (is_flag_with_value(argv, optopt, takes))
-				ui_error("%soption '%s' takes no value", pre,
-				         option_text(argv, optopt, text, sizeof text));
-			else if (ambiguous_option(argv, optopt, takes, alts, sizeof alts))
-				ui_error("%soption '%s' is ambiguous: %s", pre,
-				         option_text(argv, optopt, text, sizeof text), alts);
-			else if (*pre)
-				ui_error("%sunknown option '%s' (see 'stagecut %s --help')", pre,
-				         option_text(argv, optopt, text, sizeof text), cmd);
-			else
-				ui_error("unknown option '%s' (see 'stagecut --help')",
-				         option_text(argv, optopt, text, sizeof text));
+		if (id == OPT_HELP)
+			return true;
+		if (id == OPT_NONE || id == OPT_COUNT) {
+			refuse_option(argv, takes, pre, cmd);
 			return false;
 		}
+		if (!read_setting(id, optarg, o, pre, cmd) || !read_run_value(id, optarg, o, pre))
+			return false;
 	}
 	for (int i = optind; i < argc; i++)
 		o->pos[o->npos++] = argv[i];
