@@ -624,197 +624,179 @@ static bool print_text(const bounds_report *r)
 	return !ferror(stdout);
 }
 
-int ui_cmd_bounds(const ui_opts *o)
+/* What ui_cmd_bounds works with, from the upper bound to the report. */
+typedef struct bounds_run {
+	sc_graph *g;
+	sc_settings set;
+	ui_budget budget;
+	bool tty, devices; /* devices: CPU stages or a fleet (bounds_devices.h) */
+	sc_engine *e;
+	int *stage, *kind;  /* the best partition's stages, and on devices kinds */
+	int nstages;        /* its stages */
+	const char *method; /* what gave the upper bound */
+	double upper, mine; /* mine: -p's objective (INFINITY over a hard limit) */
+	double search_seconds;
+	bool ub_optimal, dp_better;
+	dp_run dp;
+	ui_devices_upper cu; /* on devices: the best partition's kinds */
+} bounds_run;
+
+/* -p without devices: the file's partition is the upper bound, unless the
+ * exact DP, when it finishes, proves a better one.  Returns the exit
+ * status. */
+static int upper_of_file(const ui_opts *o, bounds_run *b)
 {
-	/* -t T bounds the whole run, loading included: the search a quarter
-	 * of it at most (or --search-time), the rungs the rest (each at most T,
-	 * or --rung-time) */
-	ui_budget budget = ui_budget_of(o);
-	int status = UI_EXIT_OK;
-	unsigned rungs = SC_RUNGS_ALL;
-	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
-		return UI_EXIT_INPUT;
-	sc_graph *g = ui_load(o->pos[0], o, &status);
-	if (!g)
-		return status;
-	sc_settings set = g->settings;
-	sc_engine *e = NULL;
-	sc_ladder *l = NULL;
-	int *stage = sc_part_new(g);
 	sc_error err;
-	const char *method = o->method ? o->method : "best";
-	bool ub_optimal = false, dp_better = false;
-	dp_run dp = {.value = INFINITY};
-	double upper = INFINITY, search_seconds = 0;
-	double mine = NAN; /* -p: your partition's objective, INFINITY over a hard limit */
-	bool tty = isatty(STDERR_FILENO);
-	/* on devices: the best partition's stages and kinds (bounds_devices.h) */
-	bool devices = set.cpus > 0 || set.fleet;
-	ui_devices_upper cu = {.kind = NULL};
-	int nstages = set.k;
-	int *kind = NULL;
-	sc_costs *dc = NULL;
-	ui_interrupts saved;
-	ui_catch_interrupts(&saved);
-	if (!stage) {
-		ui_error("out of memory");
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	if (o->partition && o->k <= 0 && !devices) {
-		/* no -k: the partition file's k, as eval and render take it */
-		int fk;
-		sc_status st = sc_part_load(o->partition, g, 0, &fk, stage, NULL, &err);
-		if (st != SC_OK) {
-			ui_error("%s", err.msg);
-			status = ui_exit_status(st);
-			goto out;
-		}
-		set.k = fk;
-		nstages = fk;
-	}
-	if (set.k < 1) {
-		ui_error("bounds: %s does not set k; give -k K", g->source);
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	e = sc_engine_new(0, &err);
-	if (!e) {
+	int k2;
+	sc_status st = sc_part_load(o->partition, b->g, b->set.k, &k2, b->stage, NULL, &err);
+	if (st != SC_OK) {
 		ui_error("%s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
+		return ui_exit_status(st);
 	}
-	if (devices) {
-		status = ui_bounds_devices_upper(o, g, &budget, stage, &cu);
+	sc_costs *c = sc_costs_new(b->g, &b->set, &err);
+	if (!c) {
+		ui_error("%s", err.msg);
+		return UI_EXIT_INPUT;
+	}
+	sc_costs_eval(c, b->stage);
+	b->upper = b->mine = sc_costs_objective(c);
+	sc_costs_free(c);
+	b->method = "partition";
+	/* the exact DP, when it finishes, proves the optimum: the upper bound
+	 * is then yours when it is as good, else the DP's */
+	int status = run_dp(o, b->e, b->g, &b->set, &b->budget, b->tty, &b->dp);
+	if (status != UI_EXIT_OK)
+		return status;
+	b->search_seconds = b->dp.seconds;
+	if (b->dp.proved && b->dp.value < b->mine) {
+		memcpy(b->stage, b->dp.stage, (size_t)b->g->n * sizeof *b->stage);
+		b->upper = b->dp.value;
+		b->dp_better = true;
+	}
+	b->ub_optimal = b->dp.proved;
+	return UI_EXIT_OK;
+}
+
+/* No -p: the search's partition (on devices the method the devices' own
+ * search chose) is the upper bound.  Returns the exit status. */
+static int upper_of_search(const ui_opts *o, bounds_run *b)
+{
+	sc_error err;
+	sc_search_params p;
+	ui_search_params(o, &p);
+	p.time_limit = ui_budget_search_now(&b->budget);
+	/* ^C also stops what the search does before its first step (counting
+	 * the ideals for `best`) */
+	p.interrupted = ui_interrupted;
+	/* on devices and no DP: the method's search on them (brkga when the DP
+	 * could not finish) */
+	if (b->devices)
+		p.method = b->cu.method;
+	int id = sc_engine_add_search(b->e, b->g, &b->set, &p, &err);
+	if (id < 0) {
+		ui_error("bounds: %s: %s", b->g->source, err.msg);
+		return UI_EXIT_INPUT;
+	}
+	sc_job_info ji = wait_search(b->e, id, b->tty);
+	if (ji.state == SC_JOB_FAILED) {
+		ui_error("bounds: %s: %s", b->g->source, ji.message);
+		return UI_EXIT_INPUT;
+	}
+	b->upper = sc_engine_result(b->e, id, b->stage, &b->ub_optimal);
+	b->search_seconds = ji.elapsed;
+	if (b->devices && isfinite(b->upper) && !sc_engine_result_kinds(b->e, id, b->kind)) {
+		ui_error("bounds: %s: the search gave no devices for its stages", b->g->source);
+		return UI_EXIT_INPUT;
+	}
+	return UI_EXIT_OK;
+}
+
+/* The upper bound the ladder starts from: on devices the devices' own
+ * (bounds_devices.h), else -p's partition or the search's.  Returns the
+ * exit status. */
+static int find_upper(const ui_opts *o, bounds_run *b)
+{
+	if (b->devices) {
+		int status = ui_bounds_devices_upper(o, b->g, &b->budget, b->stage, &b->cu);
 		if (status != UI_EXIT_OK)
-			goto out;
-		upper = cu.upper;
-		mine = cu.mine;
-		ub_optimal = cu.optimal;
-		method = cu.method;
-		search_seconds = cu.seconds;
-		nstages = cu.nstages;
+			return status;
+		b->upper = b->cu.upper;
+		b->mine = b->cu.mine;
+		b->ub_optimal = b->cu.optimal;
+		b->method = b->cu.method;
+		b->search_seconds = b->cu.seconds;
+		b->nstages = b->cu.nstages;
 		/* room for the ladder's partition too (the fleet's stages at most) */
-		int K = set.fleet ? sc_fleet_stages(set.fleet) : set.k + set.cpus;
-		kind = calloc((size_t)(nstages > K ? nstages : K), sizeof *kind);
-		if (!kind) {
+		int K = sc_settings_stages(&b->set);
+		b->kind = calloc((size_t)(b->nstages > K ? b->nstages : K), sizeof *b->kind);
+		if (!b->kind) {
 			ui_error("out of memory");
-			status = UI_EXIT_INPUT;
-			goto out;
+			return UI_EXIT_INPUT;
 		}
-		if (cu.kind)
-			memcpy(kind, cu.kind, (size_t)nstages * sizeof *kind);
+		if (b->cu.kind)
+			memcpy(b->kind, b->cu.kind, (size_t)b->nstages * sizeof *b->kind);
+		if (!b->cu.fallback)
+			return UI_EXIT_OK;
 	}
-	if (devices && !cu.fallback) {
-		/* the upper bound is above */
-	} else if (o->partition) {
-		int k2;
-		sc_status st = sc_part_load(o->partition, g, set.k, &k2, stage, NULL, &err);
-		if (st != SC_OK) {
-			ui_error("%s", err.msg);
-			status = ui_exit_status(st);
-			goto out;
-		}
-		sc_costs *c = sc_costs_new(g, &set, &err);
-		if (!c) {
-			ui_error("%s", err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		sc_costs_eval(c, stage);
-		upper = sc_costs_objective(c);
-		mine = upper;
-		sc_costs_free(c);
-		method = "partition";
-		/* the exact DP, when it finishes, proves the optimum: the upper
-		 * bound is then yours when it is as good, else the DP's */
-		status = run_dp(o, e, g, &set, &budget, tty, &dp);
-		if (status != UI_EXIT_OK)
-			goto out;
-		search_seconds = dp.seconds;
-		if (dp.proved && dp.value < mine) {
-			memcpy(stage, dp.stage, (size_t)g->n * sizeof *stage);
-			upper = dp.value;
-			dp_better = true;
-		}
-		ub_optimal = dp.proved;
-	} else {
-		sc_search_params p;
-		ui_search_params(o, &p);
-		p.time_limit = ui_budget_search_now(&budget);
-		/* ^C also stops what the search does before its first step
-		 * (counting the ideals for `best`) */
-		p.interrupted = ui_interrupted;
-		/* on devices and no DP: the method's search on them (brkga
-		 * when the DP could not finish) */
-		if (devices)
-			p.method = cu.method;
-		int id = sc_engine_add_search(e, g, &set, &p, &err);
-		if (id < 0) {
-			ui_error("bounds: %s: %s", g->source, err.msg);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		sc_job_info ji = wait_search(e, id, tty);
-		if (ji.state == SC_JOB_FAILED) {
-			ui_error("bounds: %s: %s", g->source, ji.message);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-		upper = sc_engine_result(e, id, stage, &ub_optimal);
-		search_seconds = ji.elapsed;
-		if (devices && isfinite(upper) && !sc_engine_result_kinds(e, id, kind)) {
-			ui_error("bounds: %s: the search gave no devices for its stages",
-			         g->source);
-			status = UI_EXIT_INPUT;
-			goto out;
-		}
-	}
-	sc_ladder_params lp = {.rungs = rungs,
-	                       .time_limit = budget.rung,
-	                       .deadline = budget.deadline,
-	                       .upper = upper,
-	                       .start = isfinite(upper) ? stage : NULL,
-	                       .start_kind = kind,
-	                       .stop_at_proof = !o->all_rungs,
-	                       .upper_optimal = ub_optimal};
-	l = sc_ladder_new(e, g, &set, &lp, &err);
-	if (!l) {
-		ui_error("bounds: %s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	ladder_view view = {.l = l, .rungs = rungs, .tty = tty, .last = -1};
-	sc_ladder_wait(e, l, ladder_turn, &view);
-	if (tty)
-		ui_progress_done();
+	return o->partition ? upper_of_file(o, b) : upper_of_search(o, b);
+}
+
+/* No partition fits (or none was found): says which, and how it is known.
+ * Returns the exit status (UI_EXIT_INFEASIBLE). */
+static int say_none_fits(const ui_opts *o, const bounds_run *b, double lower)
+{
+	const sc_graph *g = b->g;
+	const char *found = isinf(lower) ? "no" : "the search found no";
+	const char *proof = b->ub_optimal && isinf(lower) ? "; proven by the exact DP" : "";
+	if (b->set.fleet)
+		ui_error("bounds: %s: %s partition on the devices %s fits (the hard memory limit, "
+		         "or ops no kind may run)%s",
+		         g->source, found, o->devices, proof);
+	else if (b->set.cpus > 0)
+		ui_error(
+		        "bounds: %s: %s partition into %d accelerator and up to %d CPU stages fits "
+		        "(the hard memory limit, or ops no device may hold)%s",
+		        g->source, found, b->set.k, b->set.cpus, proof);
+	else
+		ui_error(
+		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
+		        "memory limit",
+		        g->source, isinf(lower) || b->ub_optimal ? "no" : "the search found no",
+		        b->set.k);
+	return UI_EXIT_INFEASIBLE;
+}
+
+/* The report of the ladder l run from b's upper bound: the best partition
+ * (the exact MIP's when it found a better one, into b), the best lower
+ * bound and what proved what. */
+static bounds_report report_of(const ui_opts *o, bounds_run *b, const sc_ladder *l, unsigned rungs)
+{
 	/* stage keeps the partition as given or found unless the exact MIP
 	 * found a better one */
 	double best_upper = sc_ladder_upper(l, NULL);
-	bool improved = best_upper < upper;
-	if (improved && devices) {
-		sc_ladder_upper_kinds(l, stage, kind);
-		nstages = sc_ladder_stages_all(l);
+	bool improved = best_upper < b->upper;
+	if (improved && b->devices) {
+		sc_ladder_upper_kinds(l, b->stage, b->kind);
+		b->nstages = sc_ladder_stages_all(l);
 	} else if (improved) {
-		sc_ladder_upper(l, stage);
+		sc_ladder_upper(l, b->stage);
 	}
-	upper = best_upper;
-	double lower = sc_ladder_lower(l);
+	double upper = b->upper = best_upper, lower = sc_ladder_lower(l);
 	const char *lower_by = "ladder";
-	if (ub_optimal && !improved && upper > lower) {
+	if (b->ub_optimal && !improved && upper > lower) {
 		/* the exact DP over ideals proved the search's partition optimal */
 		lower = upper;
 		lower_by = "dp";
 	}
-	if (cu.relaxed && cu.dp_value > lower) {
+	if (b->cu.relaxed && b->cu.dp_value > lower) {
 		/* the exact DP with each stage's io over its own link */
-		lower = cu.dp_value;
+		lower = b->cu.dp_value;
 		lower_by = "dp";
 	}
 	bool feasible = isfinite(upper);
 	const char *proven_by = NULL;
 	double within = NAN; /* the proof's tolerance (sc_ladder_proof_tolerance) */
-	if (feasible && ub_optimal && !improved) {
+	if (feasible && b->ub_optimal && !improved) {
 		proven_by = "the exact DP";
 		within = 0;
 	} else if (feasible && sc_ladder_proven(l, &proven_by)) {
@@ -824,89 +806,142 @@ int ui_cmd_bounds(const ui_opts *o)
 	}
 	/* -p and the exact DP found better than yours: the DP's partition is
 	 * the upper bound, proven optimal */
-	bool better = o->partition && (improved || dp_better) && feasible;
-	bounds_report r = {.g = g,
-	                   .set = &set,
+	bool yours = o->partition != NULL;
+	bool better = yours && (improved || b->dp_better) && feasible;
+	bounds_report r = {.g = b->g,
+	                   .set = &b->set,
 	                   .l = l,
 	                   .rungs = rungs,
 	                   .partition = o->partition,
-	                   .method = method,
-	                   .mine = mine,
+	                   .method = b->method,
+	                   .mine = b->mine,
 	                   .upper = upper,
 	                   .lower = lower,
 	                   .lower_by = lower_by,
-	                   .search_seconds = search_seconds,
+	                   .search_seconds = b->search_seconds,
 	                   .improved = improved,
-	                   .ub_optimal = ub_optimal,
+	                   .ub_optimal = b->ub_optimal,
 	                   .feasible = feasible,
 	                   .proven_by = proven_by,
 	                   .within = within,
-	                   .dp = &dp,
+	                   .dp = &b->dp,
 	                   .better = better,
 	                   .better_by = improved ? "the exact MIP" : "the exact DP",
 	                   .optimum = proven_by ? upper : NAN};
 	r.gap = gap_of(upper, lower);
 	/* your partition (-p): its own gap, and a better one found apart */
-	bool yours = o->partition != NULL;
-	r.mine_gap = yours ? gap_of(mine, lower) : NAN;
-	r.gain = r.better && isfinite(mine) && mine > 0 ? (mine - upper) / mine : NAN;
+	r.mine_gap = yours ? gap_of(b->mine, lower) : NAN;
+	r.gain = better && isfinite(b->mine) && b->mine > 0 ? (b->mine - upper) / b->mine : NAN;
 	/* what the report is about: your partition, else the upper bound */
-	r.about = yours && isfinite(mine) ? mine : upper;
+	r.about = yours && isfinite(b->mine) ? b->mine : upper;
 	r.zero = feasible && r.about == 0;
 	/* the stages that can be non-empty: of the graph's device (with CPU
 	 * stages, cpus_used counts those), or on a fleet all its stages */
-	r.stages = set.fleet ? sc_ladder_stages_all(l) : sc_ladder_stages(l);
-	if (devices && feasible) {
-		dc = best_costs(g, &set, stage, nstages, kind);
-		if (!dc) {
-			status = UI_EXIT_INPUT;
+	r.stages = b->set.fleet ? sc_ladder_stages_all(l) : sc_ladder_stages(l);
+	return r;
+}
+
+int ui_cmd_bounds(const ui_opts *o)
+{
+	/* -t T bounds the whole run, loading included: the search a quarter
+	 * of it at most (or --search-time), the rungs the rest (each at most T,
+	 * or --rung-time) */
+	int status = UI_EXIT_OK;
+	unsigned rungs = SC_RUNGS_ALL;
+	if (o->rungs && !ui_parse_rungs(o->rungs, &rungs))
+		return UI_EXIT_INPUT;
+	bounds_run b = {.budget = ui_budget_of(o),
+	                .method = o->method ? o->method : "best",
+	                .upper = INFINITY,
+	                .mine = NAN,
+	                .dp = {.value = INFINITY},
+	                .tty = isatty(STDERR_FILENO)};
+	b.g = ui_load(o->pos[0], o, &status);
+	if (!b.g)
+		return status;
+	sc_graph *g = b.g;
+	b.set = g->settings;
+	b.devices = b.set.cpus > 0 || b.set.fleet;
+	b.nstages = b.set.k;
+	b.stage = sc_part_new(g);
+	sc_ladder *l = NULL;
+	sc_costs *dc = NULL;
+	sc_error err;
+	ui_interrupts saved;
+	ui_catch_interrupts(&saved);
+	if (!b.stage) {
+		ui_error("out of memory");
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (o->partition && o->k <= 0 && !b.devices) {
+		/* no -k: the partition file's k, as eval and render take it */
+		int fk;
+		sc_status st = sc_part_load(o->partition, g, 0, &fk, b.stage, NULL, &err);
+		if (st != SC_OK) {
+			ui_error("%s", err.msg);
+			status = ui_exit_status(st);
 			goto out;
 		}
+		b.set.k = b.nstages = fk;
+	}
+	if (b.set.k < 1) {
+		ui_error("bounds: %s does not set k; give -k K", g->source);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if (!(b.e = sc_engine_new(0, &err))) {
+		ui_error("%s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	if ((status = find_upper(o, &b)) != UI_EXIT_OK)
+		goto out;
+	sc_ladder_params lp = {.rungs = rungs,
+	                       .time_limit = b.budget.rung,
+	                       .deadline = b.budget.deadline,
+	                       .upper = b.upper,
+	                       .start = isfinite(b.upper) ? b.stage : NULL,
+	                       .start_kind = b.kind,
+	                       .stop_at_proof = !o->all_rungs,
+	                       .upper_optimal = b.ub_optimal};
+	if (!(l = sc_ladder_new(b.e, g, &b.set, &lp, &err))) {
+		ui_error("bounds: %s", err.msg);
+		status = UI_EXIT_INPUT;
+		goto out;
+	}
+	ladder_view view = {.l = l, .rungs = rungs, .tty = b.tty, .last = -1};
+	sc_ladder_wait(b.e, l, ladder_turn, &view);
+	if (b.tty)
+		ui_progress_done();
+	bounds_report r = report_of(o, &b, l, rungs);
+	if (b.devices && r.feasible && !(dc = best_costs(g, &b.set, b.stage, b.nstages, b.kind))) {
+		status = UI_EXIT_INPUT;
+		goto out;
 	}
 	r.dc = dc;
-	if (!feasible && set.fleet) {
-		ui_error("bounds: %s: %s partition on the devices %s fits (the hard memory limit, "
-		         "or ops no kind may run)%s",
-		         g->source, isinf(lower) ? "no" : "the search found no", o->devices,
-		         ub_optimal && isinf(lower) ? "; proven by the exact DP" : "");
-		status = UI_EXIT_INFEASIBLE;
-	} else if (!feasible && set.cpus > 0) {
-		ui_error(
-		        "bounds: %s: %s partition into %d accelerator and up to %d CPU stages fits "
-		        "(the hard memory limit, or ops no device may hold)%s",
-		        g->source, isinf(lower) ? "no" : "the search found no", set.k, set.cpus,
-		        ub_optimal && isinf(lower) ? "; proven by the exact DP" : "");
-		status = UI_EXIT_INFEASIBLE;
-	} else if (!feasible) {
-		ui_error(
-		        "bounds: %s: %s partition into %d stages keeps every stage within the hard "
-		        "memory limit",
-		        g->source, isinf(lower) || ub_optimal ? "no" : "the search found no",
-		        set.k);
-		status = UI_EXIT_INFEASIBLE;
-	}
-	if (feasible && o->output) {
-		if (!dc)
-			dc = best_costs(g, &set, stage, nstages, NULL);
-		if (!dc) {
+	if (!r.feasible)
+		status = say_none_fits(o, &b, r.lower);
+	if (r.feasible && o->output) {
+		if (!dc && !(dc = best_costs(g, &b.set, b.stage, b.nstages, NULL))) {
 			status = UI_EXIT_INPUT;
 			goto out;
 		}
-		if (!write_best(o->output, g, stage, dc, &status))
+		if (!write_best(o->output, g, b.stage, dc, &status))
 			goto out;
 	}
-	r.written = feasible ? o->output : NULL;
+	r.written = r.feasible ? o->output : NULL;
 	if (o->json ? !print_json(&r) : !print_text(&r))
 		status = UI_EXIT_INPUT;
 out:
 	sc_ladder_free(l);
-	sc_engine_free(e);
+	sc_engine_free(b.e);
 	ui_release_interrupts(&saved);
-	free(stage);
+	free(b.stage);
 	sc_costs_free(dc);
-	free(kind);
-	free(cu.kind);
-	free(dp.stage);
+	free(b.kind);
+	free(b.cu.kind);
+	free(b.dp.stage);
 	sc_graph_free(g);
 	if (status == UI_EXIT_OK && ui_interrupted())
 		status = ui_interrupt_status();
