@@ -186,3 +186,38 @@ Test(wbdevices, the_table_of_mixes_is_info_s, .timeout = 60)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* A swap is an unsaved edit: after the session dies the next one offers
+ * it back, and r restores the partition with its kinds. */
+Test(wbdevices, a_swap_is_recovered_with_its_kinds, .timeout = 60)
+{
+	char dir[] = "/tmp/sc-wbdev-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/g.dot", dir);
+	write_graph(path, true);
+	snprintf(path, sizeof path, "%s/start.json", dir);
+	write_start(path);
+	ts_tmux t;
+	start(&t, dir);
+	free(ts_tmux_wait(&t, "devices accel:1,b:2", 10));
+	free(ts_tmux_idle(&t, 20));
+	ts_tmux_keys(&t, "b D");
+	free(ts_tmux_wait(&t, "bottleneck 16.0000 (stage 2)", 5));
+	/* the recovery file is written (at most every 2 s) */
+	nanosleep(&(struct timespec){3, 0}, NULL);
+	ts_tmux_stop(&t); /* the session dies */
+	start(&t, dir);
+	free(ts_tmux_wait(&t, "r restores it", 10));
+	ts_tmux_keys(&t, "r");
+	char *s = ts_tmux_wait(&t, "recovered from an earlier session", 5);
+	cr_assert(strstr(s, "    1 accel ") && strstr(s, "    2 b "), "the kinds came back:\n%s",
+	          s);
+	cr_assert(strstr(s, "bottleneck 16.0000 (stage 2)"), "%s", s);
+	free(s);
+	ts_tmux_keys(&t, "q");
+	ts_tmux_stop(&t);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
