@@ -14,6 +14,10 @@
  * turns them into CBC's column-major matrix, sets the limits, the MIP start
  * and the progress callback, solves, and reads the bound, the incumbent and
  * the exact rung's partition back.
+ *
+ * Longer than 600 lines: the solve's steps (the devices, the model, the
+ * matrix, CBC's settings, its MIP start and callback, the verdict and the
+ * partition) share one mip_run and CBC's process-wide callback state.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mip.h"
@@ -218,11 +222,9 @@ static sc_status cover_rung(const sc_units *u, const sc_settings *set, const sc_
 	return SC_OK;
 }
 
-sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
-                       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err)
+/* The rungs that are MIPs, with a guess position in 1..k. */
+static sc_status check_rung(const sc_mip_params *p, sc_error *err)
 {
-	memset(res, 0, sizeof *res);
-	res->incumbent = INFINITY;
 	if (p->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "the MIP needs k >= 1 stages");
 	if (p->rung != SC_RUNG_BOTTLENECK && p->rung != SC_RUNG_GUESS && p->rung != SC_RUNG_EXACT &&
@@ -232,319 +234,405 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	if (p->rung == SC_RUNG_GUESS && (p->guess < 1 || p->guess > p->k))
 		return sc_error_set(err, SC_ERR_INPUT, "guess position %d is not in 1..%d",
 		                    p->guess, p->k);
-	double t0 = sc_clock_now();
-	/* devices (fleet.h): the pins are not modelled, a relaxation; the
-	 * cover rung and GPipe do not take them.  The exact rung is
-	 * mip_model_kinds.c's for any fleet; the bottleneck and guess rungs
-	 * are mip_model_cpu.c's, for accelerators of the graph's work and CPUs
-	 * only (a fleet of those two is taken as k and --cpus) */
+	return SC_OK;
+}
+
+/* What the steps of one solve share (sc_mip_solve).  set is the caller's
+ * settings or unpinned, their copy for a fleet; m and t start empty, so
+ * freeing them is safe at every step. */
+typedef struct mip_run {
+	const sc_graph *g;
+	const sc_settings *set;
+	const sc_mip_params *p;
+	sc_settings unpinned;
 	sc_fleet fleet;
-	sc_settings unpinned = *set;
-	unpinned.k = p->k;
-	if (!sc_fleet_resolve(g, &unpinned, &fleet, err))
-		return err ? err->code : SC_ERR_INPUT;
-	bool kinds = !sc_fleet_plain(&fleet);
-	bool cpus = kinds && sc_fleet_cpus_form(g, &fleet);
-	if (kinds) {
-		if (p->rung == SC_RUNG_COVER)
-			return sc_error_set(err, SC_ERR_INPUT,
-			                    "the cover rung does not model device kinds");
-		if (!cpus && p->rung != SC_RUNG_EXACT)
-			return sc_error_set(err, SC_ERR_INPUT,
-			                    "the %s rung models CPU stages beside the graph's own "
-			                    "device, not other device kinds",
-			                    sc_rung_name(p->rung));
-		if (set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(g))
-			return sc_error_set(
-			        err, SC_ERR_INPUT,
-			        "the MIP rungs do not model device kinds under the GPipe "
-			        "schedule");
-		unpinned.pin = NULL;
-		if (cpus) {
-			unpinned.fleet = NULL;
-			unpinned.k = fleet.kind[0].count;
-			unpinned.cpus = fleet.n > 1 ? fleet.kind[1].count : 0;
-		}
-		set = &unpinned;
-	}
-
-	sc_units *u = sc_units_new(g, !p->plain, set, err);
-	if (!u)
-		return err ? err->code : SC_ERR_NOMEM;
-	double L = !kinds ? sc_mip_unit_simple_bound(u, p->k)
-	           : cpus ? sc_mip_unit_simple_bound_cpus(u, set->k, set->cpus)
-	                  : sc_mip_unit_simple_bound_kinds(u, &fleet);
-	if (isnan(L)) {
-		sc_units_free(u);
-		return sc_error_nomem(err, "the simple bound");
-	}
-	if (p->rung == SC_RUNG_COVER) {
-		sc_status cst = cover_rung(u, set, p, L, fn, ud, res, err);
-		sc_units_free(u);
-		return cst;
-	}
-	int K = p->rung != SC_RUNG_EXACT ? 3 : kinds ? sc_fleet_stages(&fleet) : p->k;
-	/* the memory a solve may take: 10 KiB per op, at least 1 GiB; CBC
-	 * takes about 1.2 KB per unit or edge and block (measured: 10 000 ops
-	 * and 20 000 edges at k = 8, 261 MB; 100 000 ops, 2.2 GB) */
-	double need = 1200.0 * ((double)u->n + g->m) * K;
-	double budget = fmax((double)(1 << 30), 10240.0 * g->n);
-	if (need > budget) {
-		int units = u->n;
-		sc_units_free(u);
-		return sc_error_set(err, SC_ERR_LIMIT,
-		                    "the %s MIP of %d units and %d edges in %d blocks would take "
-		                    "about %.1f GB, more than a solve may (%.1f GB: 10 KiB per op, "
-		                    "at least 1 GiB); the rung keeps the bound it has",
-		                    sc_rung_name(p->rung), units, g->m, K, need / 1e9,
-		                    budget / 1e9);
-	}
-	double scale = L > 0 && isfinite(L) ? L : 1;
+	bool kinds, cpus; /* a fleet of other kinds; of accelerators and CPUs only */
+	sc_units *u;
+	double t0, L, scale; /* start, unit simple bound, cost scale */
 	sc_mip_tensors t;
-	sc_mip_model m = {.u = u, .K = K};
-	if (!sc_mip_tensors_build(g, u, 1 / set->bandwidth / scale, &t)) {
-		sc_units_free(u);
-		return sc_error_nomem(err, "the MIP's tensors");
-	}
-	m.lo = malloc((size_t)u->n * sizeof(int));
-	m.hi = malloc((size_t)u->n * sizeof(int));
-	m.ycol = malloc((size_t)u->n * (size_t)m.K * sizeof(int));
-	int zcol = 0;
-	sc_status st = SC_OK;
-	bool built = m.lo && m.hi && m.ycol &&
-	             (!kinds ? sc_mip_model_build(&m, set, p, &t, scale, L, &zcol)
-	              : p->rung == SC_RUNG_EXACT
-	                      ? sc_mip_model_build_kinds(&m, set, p, &fleet, &t, scale, L, &zcol)
-	                      : sc_mip_model_build_cpu(&m, set, p, &t, scale, &zcol));
-	if (!built) {
-		st = sc_error_nomem(err, "the MIP model");
-		goto out;
-	}
-	res->rows = m.r.n;
-	res->cols = m.ncols;
-	if (m.infeasible || isinf(L)) {
-		/* a unit cannot fit any stage below the known bottleneck */
-		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
-		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
-		res->seconds = (sc_clock_now() - t0);
-		goto out;
-	}
-	st = SC_OK;
-	{
-		/* rows -> columns */
-		int nc = m.ncols, nr = m.r.n, nz = m.r.nz;
-		int *cstart = calloc((size_t)nc + 1, sizeof(int));
-		int *cidx = malloc(((size_t)nz + 1) * sizeof(int));
-		double *cval = malloc(((size_t)nz + 1) * sizeof(double));
-		if (!cstart || !cidx || !cval) {
-			free(cstart);
-			free(cidx);
-			free(cval);
-			st = sc_error_nomem(err, "the MIP matrix");
-			goto out;
-		}
-		for (int i = 0; i < nz; i++)
-			cstart[m.r.col[i] + 1]++;
-		for (int c = 0; c < nc; c++)
-			cstart[c + 1] += cstart[c];
-		int *fill = malloc(((size_t)nc + 1) * sizeof(int));
-		if (!fill) {
-			free(cstart);
-			free(cidx);
-			free(cval);
-			st = sc_error_nomem(err, "the MIP matrix");
-			goto out;
-		}
-		memcpy(fill, cstart, (size_t)nc * sizeof(int));
-		for (int r = 0; r < nr; r++)
-			for (int i = m.r.start[r]; i < m.r.start[r + 1]; i++) {
-				int c = m.r.col[i];
-				cidx[fill[c]] = r;
-				cval[fill[c]] = m.r.val[i];
-				fill[c]++;
-			}
-		free(fill);
+	sc_mip_model m;
+	int zcol;
+} mip_run;
 
-		Cbc_Model *cm = Cbc_newModel();
-		Cbc_loadProblem(cm, nc, nr, cstart, cidx, cval, m.clo, m.cup, m.cobj, m.r.lo,
-		                m.r.up);
+/* Devices (fleet.h): the pins are not modelled, a relaxation; the cover
+ * rung and GPipe do not take them.  The exact rung is mip_model_kinds.c's
+ * for any fleet; the bottleneck and guess rungs are mip_model_cpu.c's, for
+ * accelerators of the graph's work and CPUs only (a fleet of those two is
+ * taken as k and --cpus).  Sets r->set, r->fleet, r->kinds and r->cpus. */
+static sc_status resolve_devices(mip_run *r, sc_error *err)
+{
+	const sc_mip_params *p = r->p;
+	r->unpinned = *r->set;
+	r->unpinned.k = p->k;
+	if (!sc_fleet_resolve(r->g, &r->unpinned, &r->fleet, err))
+		return err ? err->code : SC_ERR_INPUT;
+	r->kinds = !sc_fleet_plain(&r->fleet);
+	r->cpus = r->kinds && sc_fleet_cpus_form(r->g, &r->fleet);
+	if (!r->kinds)
+		return SC_OK;
+	if (p->rung == SC_RUNG_COVER)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "the cover rung does not model device kinds");
+	if (!r->cpus && p->rung != SC_RUNG_EXACT)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "the %s rung models CPU stages beside the graph's own "
+		                    "device, not other device kinds",
+		                    sc_rung_name(p->rung));
+	if (r->set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(r->g))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "the MIP rungs do not model device kinds under the GPipe "
+		                    "schedule");
+	r->unpinned.pin = NULL;
+	if (r->cpus) {
+		r->unpinned.fleet = NULL;
+		r->unpinned.k = r->fleet.kind[0].count;
+		r->unpinned.cpus = r->fleet.n > 1 ? r->fleet.kind[1].count : 0;
+	}
+	r->set = &r->unpinned;
+	return SC_OK;
+}
+
+/* The memory a solve of K blocks may take: 10 KiB per op, at least 1 GiB;
+ * CBC takes about 1.2 KB per unit or edge and block (measured: 10 000 ops
+ * and 20 000 edges at k = 8, 261 MB; 100 000 ops, 2.2 GB). */
+static sc_status check_size(const mip_run *r, int K, sc_error *err)
+{
+	const sc_graph *g = r->g;
+	double need = 1200.0 * ((double)r->u->n + g->m) * K;
+	double budget = fmax((double)(1 << 30), 10240.0 * g->n);
+	if (need <= budget)
+		return SC_OK;
+	return sc_error_set(err, SC_ERR_LIMIT,
+	                    "the %s MIP of %d units and %d edges in %d blocks would take "
+	                    "about %.1f GB, more than a solve may (%.1f GB: 10 KiB per op, "
+	                    "at least 1 GiB); the rung keeps the bound it has",
+	                    sc_rung_name(r->p->rung), r->u->n, g->m, K, need / 1e9, budget / 1e9);
+}
+
+/* The tensors and the model of K blocks (mip_model.h), with the builder of
+ * the rung and the devices: false when out of memory. */
+static bool build_model(mip_run *r, int K)
+{
+	const sc_units *u = r->u;
+	const sc_mip_params *p = r->p;
+	r->m = (sc_mip_model){.u = u, .K = K};
+	r->m.lo = malloc((size_t)u->n * sizeof(int));
+	r->m.hi = malloc((size_t)u->n * sizeof(int));
+	r->m.ycol = malloc((size_t)u->n * (size_t)K * sizeof(int));
+	r->zcol = 0;
+	if (!r->m.lo || !r->m.hi || !r->m.ycol)
+		return false;
+	if (!r->kinds)
+		return sc_mip_model_build(&r->m, r->set, p, &r->t, r->scale, r->L, &r->zcol);
+	if (p->rung == SC_RUNG_EXACT)
+		return sc_mip_model_build_kinds(&r->m, r->set, p, &r->fleet, &r->t, r->scale, r->L,
+		                                &r->zcol);
+	return sc_mip_model_build_cpu(&r->m, r->set, p, &r->t, r->scale, &r->zcol);
+}
+
+/* A new CBC model holding m's rows turned into columns, its integers
+ * marked; NULL when out of memory. */
+static Cbc_Model *load_matrix(const sc_mip_model *m)
+{
+	int nc = m->ncols, nr = m->r.n, nz = m->r.nz;
+	int *cstart = calloc((size_t)nc + 1, sizeof(int));
+	int *cidx = malloc(((size_t)nz + 1) * sizeof(int));
+	double *cval = malloc(((size_t)nz + 1) * sizeof(double));
+	int *fill = cstart && cidx && cval ? malloc(((size_t)nc + 1) * sizeof(int)) : NULL;
+	if (!fill) {
 		free(cstart);
 		free(cidx);
 		free(cval);
-		for (int c = 0; c < nc; c++)
-			if (m.cint[c])
-				Cbc_setInteger(cm, c);
-		Cbc_setObjSense(cm, 1);
-		Cbc_setLogLevel(cm, fn || getenv("SC_CBC_LOG") ? 1 : 0);
-		Cbc_setParameter(cm, "timeMode", "elapsed");
-		/* the exact rung on a fleet without CBC 2.10's preprocessing:
-		 * on its kind binaries and shares it cut off optima (resnet50
-		 * layers at k 2 with one CPU, from a MIP start: 96.65 "optimal"
-		 * where the optimum is 96.32; small training graphs in
-		 * tests/unit/test_kinds.c) */
-		if (m.dcol)
-			Cbc_setParameter(cm, "preprocess", "off");
-		Cbc_setAllowableGap(cm, MIP_TOL);
-		Cbc_setAllowableFractionGap(cm, MIP_TOL);
-		/* the exact rung's proof is the one a near tie can fool (above);
-		 * the relaxations keep CBC's increment, a third faster */
-		if (p->rung == SC_RUNG_EXACT) {
-			char increment[32];
-			snprintf(increment, sizeof increment, "%g", MIP_TOL);
-			Cbc_setParameter(cm, "increment", increment);
+		return NULL;
+	}
+	for (int i = 0; i < nz; i++)
+		cstart[m->r.col[i] + 1]++;
+	for (int c = 0; c < nc; c++)
+		cstart[c + 1] += cstart[c];
+	memcpy(fill, cstart, (size_t)nc * sizeof(int));
+	for (int r = 0; r < nr; r++)
+		for (int i = m->r.start[r]; i < m->r.start[r + 1]; i++) {
+			int c = m->r.col[i];
+			cidx[fill[c]] = r;
+			cval[fill[c]] = m->r.val[i];
+			fill[c]++;
 		}
-		if (p->time_limit > 0) {
-			double left = p->time_limit - (sc_clock_now() - t0);
-			Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
-			/* CBC 2.10 stopped by its time limit inside its
-			 * preprocessing crashes in CglPreProcess::postProcess (seen
-			 * with a MIP start and limits up to 0.18 s on this machine,
-			 * 0.6 s under AddressSanitizer): under a short limit, no
-			 * preprocessing (a crash past that stays in the solver's
-			 * process and shows as the rung's error) */
-			if (left < 2)
-				Cbc_setParameter(cm, "preprocess", "off");
-		}
-		if (p->rung == SC_RUNG_EXACT && p->start) {
-			/* MIP start: Y(U, b) = [stage(U) <= b] */
-			int *idx = malloc((size_t)nc * sizeof(int));
-			double *val = malloc((size_t)nc * sizeof(double));
-			if (idx && val) {
-				int cnt = 0;
-				for (int U = 0; U < u->n; U++) {
-					int s = p->start[u->ops[u->ops_off[U]]];
-					for (int b = 0; b < m.K; b++) {
-						int c = m.ycol[U * m.K + b];
-						if (c >= 0) {
-							idx[cnt] = c;
-							val[cnt++] = s <= b ? 1 : 0;
-						}
-					}
-				}
-				/* on a fleet, each stage's kind (without start_kind:
-				 * the kinds in the fleet's order) */
-				for (int b = 0; m.dcol && b < m.K; b++) {
-					int kb = p->start_kind ? p->start_kind[b]
-					                       : sc_fleet_kind_in_order(&fleet, b);
-					for (int d = 1; d < m.nk; d++) {
-						idx[cnt] = m.dcol[b * m.nk + d];
-						val[cnt++] = d == kb ? 1 : 0;
-					}
-				}
-				Cbc_setMIPStartI(cm, cnt, idx, val);
-			}
-			free(idx);
-			free(val);
-		}
-		cb_state cb = {.fn = fn,
-		               .ud = ud,
-		               .scale = scale,
-		               .bound = p->lower > 0 ? p->lower : 0,
-		               .incumbent = INFINITY,
-		               .t0 = t0};
-		if (fn) {
-			the_cb = &cb;
-			Cbc_registerCallBack(cm, on_message);
-		}
-		cb.solve_started = sc_clock_now();
-		cb.time_limit = p->time_limit;
-		Cbc_solve(cm);
-		the_cb = NULL;
+	free(fill);
 
-		double lower = p->lower > 0 ? p->lower : 0;
-		/* over 1e20 (scaled units: the simple bound is 1) it is CBC's
-		 * "none yet", as when stopped before the root */
-		double best = Cbc_getBestPossibleObjValue(cm);
-		best = best < 1e20 ? best * scale : NAN;
-		if (!(best > lower) || !isfinite(best))
-			best = lower;
-		res->nodes = Cbc_getNodeCount(cm);
-		const double *sol = Cbc_bestSolution(cm);
-		if (Cbc_isSecondsLimitReached(cm)) {
-			/* first: a stop by the limit proves nothing more than the
-			 * bound so far, even when CBC calls its incumbent optimal
-			 * (seen with the cutoff increment at MIP_TOL: resnet50's
-			 * training graph at k = 8 and 0.5 s, 684.9 'optimal' where
-			 * the optimum is 253.6) */
-			res->status = SC_MIP_TIME_LIMIT;
-			res->bound = best;
-			if (sol) {
-				res->incumbent = sol[zcol] * scale;
-				/* nor is its best possible then to be trusted once it
-				 * meets the incumbent: stopped by the limit with the
-				 * gap closed is a bound from one of CBC's sub-searches
-				 * (seen: 684.9 on that graph, after the fix above,
-				 * 2 runs in 4 of ladder::rungs_stay_below_the_
-				 * reference_optima); the bound is then the last one
-				 * seen while CBC searched (cb_state), else the one
-				 * given.  (Taking the smaller of CBC's value and that
-				 * one always lost the bounds CBC proved at its root
-				 * and never reported: resnet50's bottleneck rung at
-				 * k 2, 0.899 of the upper bound fell to 0.836.) */
-				double gap = tol_gap(res->incumbent / scale) * scale;
-				if (res->bound >= res->incumbent - gap)
-					res->bound = fn ? fmax(lower, cb.bound) : lower;
+	Cbc_Model *cm = Cbc_newModel();
+	Cbc_loadProblem(cm, nc, nr, cstart, cidx, cval, m->clo, m->cup, m->cobj, m->r.lo, m->r.up);
+	free(cstart);
+	free(cidx);
+	free(cval);
+	for (int c = 0; c < nc; c++)
+		if (m->cint[c])
+			Cbc_setInteger(cm, c);
+	return cm;
+}
+
+/* CBC's settings: the sense, the log, the tolerances (MIP_TOL), the time
+ * left of the limit, and when to do without its preprocessing. */
+static void set_limits(Cbc_Model *cm, const mip_run *r, bool log)
+{
+	const sc_mip_params *p = r->p;
+	Cbc_setObjSense(cm, 1);
+	Cbc_setLogLevel(cm, log || getenv("SC_CBC_LOG") ? 1 : 0);
+	Cbc_setParameter(cm, "timeMode", "elapsed");
+	/* the exact rung on a fleet without CBC 2.10's preprocessing: on its
+	 * kind binaries and shares it cut off optima (resnet50 layers at k 2
+	 * with one CPU, from a MIP start: 96.65 "optimal" where the optimum
+	 * is 96.32; small training graphs in tests/unit/test_kinds.c) */
+	if (r->m.dcol)
+		Cbc_setParameter(cm, "preprocess", "off");
+	Cbc_setAllowableGap(cm, MIP_TOL);
+	Cbc_setAllowableFractionGap(cm, MIP_TOL);
+	/* the exact rung's proof is the one a near tie can fool (above); the
+	 * relaxations keep CBC's increment, a third faster */
+	if (p->rung == SC_RUNG_EXACT) {
+		char increment[32];
+		snprintf(increment, sizeof increment, "%g", MIP_TOL);
+		Cbc_setParameter(cm, "increment", increment);
+	}
+	if (p->time_limit > 0) {
+		double left = p->time_limit - (sc_clock_now() - r->t0);
+		Cbc_setMaximumSeconds(cm, left > 0.1 ? left : 0.1);
+		/* CBC 2.10 stopped by its time limit inside its preprocessing
+		 * crashes in CglPreProcess::postProcess (seen with a MIP start
+		 * and limits up to 0.18 s on this machine, 0.6 s under
+		 * AddressSanitizer): under a short limit, no preprocessing (a
+		 * crash past that stays in the solver's process and shows as
+		 * the rung's error) */
+		if (left < 2)
+			Cbc_setParameter(cm, "preprocess", "off");
+	}
+}
+
+/* The exact rung's MIP start from p->start: Y(U, b) = [stage(U) <= b],
+ * and on a fleet each stage's kind (without p->start_kind: the kinds in
+ * the fleet's order).  None when out of memory. */
+static void set_mip_start(Cbc_Model *cm, const mip_run *r)
+{
+	const sc_mip_model *m = &r->m;
+	const sc_units *u = r->u;
+	const sc_mip_params *p = r->p;
+	int *idx = malloc((size_t)m->ncols * sizeof(int));
+	double *val = malloc((size_t)m->ncols * sizeof(double));
+	if (idx && val) {
+		int cnt = 0;
+		for (int U = 0; U < u->n; U++) {
+			int s = p->start[u->ops[u->ops_off[U]]];
+			for (int b = 0; b < m->K; b++) {
+				int c = m->ycol[U * m->K + b];
+				if (c >= 0) {
+					idx[cnt] = c;
+					val[cnt++] = s <= b ? 1 : 0;
+				}
 			}
-		} else if (Cbc_isProvenOptimal(cm) && sol) {
-			res->status = SC_MIP_OPTIMAL;
-			res->incumbent = sol[zcol] * scale;
-			/* proven optimal within the allowed gaps (MIP_TOL absolute
-			 * and relative, in scaled units); CBC's best possible is
-			 * not always updated when presolve or the start closes
-			 * the search */
-			double gap = tol_gap(res->incumbent / scale) * scale;
-			res->bound = fmax(best, res->incumbent - gap);
-		} else if (Cbc_isProvenInfeasible(cm)) {
-			res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
-			res->bound = isfinite(p->upper) ? p->upper : INFINITY;
-		} else {
-			st = sc_error_set(err, SC_ERR_INTERNAL,
-			                  "CBC stopped without an answer (status %d/%d)",
-			                  Cbc_status(cm), Cbc_secondaryStatus(cm));
 		}
-		if (st == SC_OK && p->rung == SC_RUNG_EXACT && sol) {
-			const double *x = sol;
-			res->stages = malloc((size_t)g->n * sizeof(int));
-			int *us = malloc((size_t)u->n * sizeof(int));
-			if (res->stages && us) {
-				for (int U = 0; U < u->n; U++) {
-					int s = m.K - 1;
-					for (int b = m.K - 2; b >= 0; b--)
-						if (b < m.lo[U] || (m.ycol[U * m.K + b] >= 0 &&
-						                    x[m.ycol[U * m.K + b]] < 0.5))
-							break;
-						else
-							s = b;
-					us[U] = s;
-				}
-				sc_units_expand(u, us, res->stages);
-				if (m.dcol) {
-					res->kstages = m.K;
-					res->stage_kind = malloc((size_t)m.K * sizeof(int));
-					/* the first kind where no other's binary is set */
-					for (int b = 0; res->stage_kind && b < m.K; b++) {
-						res->stage_kind[b] = 0;
-						for (int d = 1; d < m.nk; d++)
-							if (x[m.dcol[b * m.nk + d]] > 0.5)
-								res->stage_kind[b] = d;
-					}
-					if (!res->stage_kind) {
-						free(res->stages);
-						res->stages = NULL;
-					}
-				}
-			} else {
+		for (int b = 0; m->dcol && b < m->K; b++) {
+			int kb = p->start_kind ? p->start_kind[b]
+			                       : sc_fleet_kind_in_order(&r->fleet, b);
+			for (int d = 1; d < m->nk; d++) {
+				idx[cnt] = m->dcol[b * m->nk + d];
+				val[cnt++] = d == kb ? 1 : 0;
+			}
+		}
+		Cbc_setMIPStartI(cm, cnt, idx, val);
+	}
+	free(idx);
+	free(val);
+}
+
+/* Runs CBC, reporting its progress to fn (when given) through on_message.
+ * Returns the last bound trusted while it searched (cb_state): the given
+ * lower bound (or 0) when none was, or without fn. */
+static double run_cbc(Cbc_Model *cm, const mip_run *r, sc_mip_progress_fn fn, void *ud)
+{
+	const sc_mip_params *p = r->p;
+	cb_state cb = {.fn = fn,
+	               .ud = ud,
+	               .scale = r->scale,
+	               .bound = p->lower > 0 ? p->lower : 0,
+	               .incumbent = INFINITY,
+	               .t0 = r->t0};
+	if (fn) {
+		the_cb = &cb;
+		Cbc_registerCallBack(cm, on_message);
+	}
+	cb.solve_started = sc_clock_now();
+	cb.time_limit = p->time_limit;
+	Cbc_solve(cm);
+	the_cb = NULL;
+	return cb.bound;
+}
+
+/* The verdict of CBC's solve into res (status, bound, incumbent, nodes):
+ * sol is its best solution (NULL for none), searched the bound run_cbc
+ * returned.  SC_ERR_INTERNAL when CBC stopped without an answer. */
+static sc_status read_verdict(Cbc_Model *cm, const mip_run *r, const double *sol, double searched,
+                              sc_mip_result *res, sc_error *err)
+{
+	const sc_mip_params *p = r->p;
+	double scale = r->scale;
+	double lower = p->lower > 0 ? p->lower : 0;
+	/* over 1e20 (scaled units: the simple bound is 1) it is CBC's "none
+	 * yet", as when stopped before the root */
+	double best = Cbc_getBestPossibleObjValue(cm);
+	best = best < 1e20 ? best * scale : NAN;
+	if (!(best > lower) || !isfinite(best))
+		best = lower;
+	res->nodes = Cbc_getNodeCount(cm);
+	if (Cbc_isSecondsLimitReached(cm)) {
+		/* first: a stop by the limit proves nothing more than the bound
+		 * so far, even when CBC calls its incumbent optimal (seen with
+		 * the cutoff increment at MIP_TOL: resnet50's training graph at
+		 * k = 8 and 0.5 s, 684.9 'optimal' where the optimum is 253.6) */
+		res->status = SC_MIP_TIME_LIMIT;
+		res->bound = best;
+		if (sol) {
+			res->incumbent = sol[r->zcol] * scale;
+			/* nor is its best possible then to be trusted once it meets
+			 * the incumbent: stopped by the limit with the gap closed is
+			 * a bound from one of CBC's sub-searches (seen: 684.9 on that
+			 * graph, after the fix above, 2 runs in 4 of
+			 * ladder::rungs_stay_below_the_reference_optima); the bound
+			 * is then the last one seen while CBC searched (cb_state),
+			 * else the one given.  (Taking the smaller of CBC's value
+			 * and that one always lost the bounds CBC proved at its root
+			 * and never reported: resnet50's bottleneck rung at k 2,
+			 * 0.899 of the upper bound fell to 0.836.) */
+			double gap = tol_gap(res->incumbent / scale) * scale;
+			if (res->bound >= res->incumbent - gap)
+				res->bound = fmax(lower, searched);
+		}
+	} else if (Cbc_isProvenOptimal(cm) && sol) {
+		res->status = SC_MIP_OPTIMAL;
+		res->incumbent = sol[r->zcol] * scale;
+		/* proven optimal within the allowed gaps (MIP_TOL absolute and
+		 * relative, in scaled units); CBC's best possible is not always
+		 * updated when presolve or the start closes the search */
+		double gap = tol_gap(res->incumbent / scale) * scale;
+		res->bound = fmax(best, res->incumbent - gap);
+	} else if (Cbc_isProvenInfeasible(cm)) {
+		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
+		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
+	} else {
+		return sc_error_set(err, SC_ERR_INTERNAL,
+		                    "CBC stopped without an answer (status %d/%d)", Cbc_status(cm),
+		                    Cbc_secondaryStatus(cm));
+	}
+	return SC_OK;
+}
+
+/* The exact rung's partition from CBC's solution x: each unit's stage
+ * (the first block whose Y is set), expanded to the ops, and on a fleet
+ * each stage's kind.  res->stages stays NULL when out of memory. */
+static void read_partition(const mip_run *r, const double *x, sc_mip_result *res)
+{
+	const sc_mip_model *m = &r->m;
+	const sc_units *u = r->u;
+	res->stages = malloc((size_t)r->g->n * sizeof(int));
+	int *us = malloc((size_t)u->n * sizeof(int));
+	if (res->stages && us) {
+		for (int U = 0; U < u->n; U++) {
+			int s = m->K - 1;
+			for (int b = m->K - 2; b >= 0; b--)
+				if (b < m->lo[U] ||
+				    (m->ycol[U * m->K + b] >= 0 && x[m->ycol[U * m->K + b]] < 0.5))
+					break;
+				else
+					s = b;
+			us[U] = s;
+		}
+		sc_units_expand(u, us, res->stages);
+		if (m->dcol) {
+			res->kstages = m->K;
+			res->stage_kind = malloc((size_t)m->K * sizeof(int));
+			/* the first kind where no other's binary is set */
+			for (int b = 0; res->stage_kind && b < m->K; b++) {
+				res->stage_kind[b] = 0;
+				for (int d = 1; d < m->nk; d++)
+					if (x[m->dcol[b * m->nk + d]] > 0.5)
+						res->stage_kind[b] = d;
+			}
+			if (!res->stage_kind) {
 				free(res->stages);
 				res->stages = NULL;
 			}
-			free(us);
 		}
-		Cbc_deleteModel(cm);
+	} else {
+		free(res->stages);
+		res->stages = NULL;
 	}
-	res->seconds = (sc_clock_now() - t0);
-out:
-	sc_mip_model_free(&m);
-	sc_mip_tensors_free(&t);
-	sc_units_free(u);
+	free(us);
+}
+
+/* The MIP rungs but the cover: the size check, the model, and CBC's solve
+ * and verdict.  res->seconds is set unless an error stops it before CBC. */
+static sc_status solve_model(mip_run *r, sc_mip_progress_fn fn, void *ud, sc_mip_result *res,
+                             sc_error *err)
+{
+	const sc_mip_params *p = r->p;
+	int K = p->rung != SC_RUNG_EXACT ? 3 : r->kinds ? sc_fleet_stages(&r->fleet) : p->k;
+	sc_status st = check_size(r, K, err);
+	if (st != SC_OK)
+		return st;
+	r->scale = r->L > 0 && isfinite(r->L) ? r->L : 1;
+	if (!sc_mip_tensors_build(r->g, r->u, 1 / r->set->bandwidth / r->scale, &r->t))
+		return sc_error_nomem(err, "the MIP's tensors");
+	if (!build_model(r, K))
+		return sc_error_nomem(err, "the MIP model");
+	res->rows = r->m.r.n;
+	res->cols = r->m.ncols;
+	if (r->m.infeasible || isinf(r->L)) {
+		/* a unit cannot fit any stage below the known bottleneck */
+		res->status = isfinite(p->upper) ? SC_MIP_OPTIMAL : SC_MIP_INFEASIBLE;
+		res->bound = isfinite(p->upper) ? p->upper : INFINITY;
+		res->seconds = (sc_clock_now() - r->t0);
+		return SC_OK;
+	}
+	Cbc_Model *cm = load_matrix(&r->m);
+	if (!cm)
+		return sc_error_nomem(err, "the MIP matrix");
+	set_limits(cm, r, fn != NULL);
+	if (p->rung == SC_RUNG_EXACT && p->start)
+		set_mip_start(cm, r);
+	double searched = run_cbc(cm, r, fn, ud);
+	const double *sol = Cbc_bestSolution(cm);
+	st = read_verdict(cm, r, sol, searched, res, err);
+	if (st == SC_OK && p->rung == SC_RUNG_EXACT && sol)
+		read_partition(r, sol, res);
+	Cbc_deleteModel(cm);
+	res->seconds = (sc_clock_now() - r->t0);
+	return st;
+}
+
+sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_params *p,
+                       sc_mip_progress_fn fn, void *ud, sc_mip_result *res, sc_error *err)
+{
+	memset(res, 0, sizeof *res);
+	res->incumbent = INFINITY;
+	sc_status st = check_rung(p, err);
+	if (st != SC_OK)
+		return st;
+	mip_run r = {.g = g, .set = set, .p = p, .t0 = sc_clock_now()};
+	st = resolve_devices(&r, err);
+	if (st != SC_OK)
+		return st;
+	r.u = sc_units_new(g, !p->plain, r.set, err);
+	if (!r.u)
+		return err ? err->code : SC_ERR_NOMEM;
+	r.L = !r.kinds ? sc_mip_unit_simple_bound(r.u, p->k)
+	      : r.cpus ? sc_mip_unit_simple_bound_cpus(r.u, r.set->k, r.set->cpus)
+	               : sc_mip_unit_simple_bound_kinds(r.u, &r.fleet);
+	if (isnan(r.L))
+		st = sc_error_nomem(err, "the simple bound");
+	else if (p->rung == SC_RUNG_COVER)
+		st = cover_rung(r.u, r.set, p, r.L, fn, ud, res, err);
+	else
+		st = solve_model(&r, fn, ud, res, err);
+	sc_mip_model_free(&r.m);
+	sc_mip_tensors_free(&r.t);
+	sc_units_free(r.u);
 	return st;
 }

@@ -1,6 +1,10 @@
 /*
  * mip_model.c - the formulation of the MIP rungs.  See mip_model.h (and
  * mip.c's opening comment for the notation); mip.c solves what this builds.
+ *
+ * Longer than 600 lines: the row builder every model uses (columns, rows
+ * term by term) and the one model it serves first, split into its steps
+ * (windows, columns, and each block's cut, memory and cost rows).
  */
 #include "mip_model.h"
 
@@ -218,6 +222,7 @@ bool sc_mip_tensors_build(const sc_graph *g, const sc_units *u, double per_byte,
 		free(slot);
 		free(mark);
 		sc_mip_tensors_free(t);
+		memset(t, 0, sizeof *t); /* empty, as mip_model.h promises */
 		return false;
 	}
 	for (int i = 0; i < u->n; i++)
@@ -403,38 +408,45 @@ void sc_mip_precedence(sc_mip_model *m)
 	}
 }
 
-bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
-                        const sc_mip_tensors *t, double scale, double L, int *zcol)
-{
-	const sc_units *u = m->u;
-	int n = u->n, K = m->K, k = p->k;
-	bool exact = p->rung == SC_RUNG_EXACT, guess = p->rung == SC_RUNG_GUESS;
-	/* GPipe on a training graph: every cost row splits by pass (below) */
-	bool gpipe = set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(u->g);
-	double B = set->bandwidth, M = set->memory;
-	bool hard = set->policy == SC_MEM_HARD && isfinite(M);
-	bool over = set->policy == SC_MEM_OVERFLOW && isfinite(M);
-	double total_param = 0;
-	for (int U = 0; U < n; U++)
-		total_param += u->param[U];
+/* What the steps of one build share (sc_mip_model_build): the rung, the
+ * memory policy, the cost scale, and the columns every block's rows name. */
+typedef struct build {
+	sc_mip_model *m;
+	const sc_mip_params *p;
+	const sc_mip_tensors *t;
+	bool exact, guess;
+	bool gpipe; /* GPipe on a training graph: every cost row splits by pass */
+	double B, M, scale, L, total_param;
+	bool hard, over; /* the memory policy, with a finite limit */
+	int zcol;        /* the objective z */
+	double *wbw;     /* GPipe: each unit's backward work; else NULL */
+	int fcol, bcol;  /* GPipe: the F and Bw columns; else -1 */
+} build;
 
-	/* windows */
+/* The windows: every unit in blocks 0..K-1, narrowed by the guess (the
+ * guessed stage first or last) and, on the exact rung, by the upper bound;
+ * pinned units (sc_settings.pin) are fixed by the exact rung, whose blocks
+ * are the stages; the others are relaxations, valid as they are.  False
+ * when out of memory. */
+static bool set_windows(const build *bd)
+{
+	sc_mip_model *m = bd->m;
+	const sc_units *u = m->u;
+	const sc_mip_params *p = bd->p;
+	int n = u->n, K = m->K, k = p->k;
 	for (int U = 0; U < n; U++) {
 		m->lo[U] = 0;
 		m->hi[U] = K - 1;
 	}
-	if (guess && p->guess == 1)
+	if (bd->guess && p->guess == 1)
 		for (int U = 0; U < n; U++)
 			m->lo[U] = 1;
-	if (guess && p->guess == k)
+	if (bd->guess && p->guess == k)
 		for (int U = 0; U < n; U++)
 			m->hi[U] = 1;
-	if (exact && !sc_mip_narrow_windows(m, u->work, p->upper))
+	if (bd->exact && !sc_mip_narrow_windows(m, u->work, p->upper))
 		return false;
-
-	/* pinned units (sc_settings.pin): the exact rung, whose blocks are the
-	 * stages, fixes them; the others are relaxations, valid as they are */
-	if (exact && u->pin && K == k)
+	if (bd->exact && u->pin && K == k)
 		for (int U = 0; U < n; U++) {
 			if (u->pin[U] < 0)
 				continue;
@@ -445,19 +457,27 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 			if (m->lo[U] > m->hi[U])
 				m->infeasible = true;
 		}
+	return true;
+}
 
-	/* columns: z, then Y, then the cut and overflow variables */
+/* The columns before the blocks': z, then Y, then (GPipe) F and Bw with
+ * their row.  False when out of memory. */
+static bool first_columns(build *bd)
+{
+	sc_mip_model *m = bd->m;
+	const sc_mip_params *p = bd->p;
+	double scale = bd->scale;
 	/* a hair below the given lower bound: CBC 2.10 (OsiClp's crunch) fails an
 	 * assertion when z's bound is exactly the model's optimum, as when the
 	 * guess solves get the bottleneck rung's value and it is tight; the
 	 * value reported is still at least p->lower (mip.c) */
 	double zlo = p->lower > 0 ? p->lower * (1 - 1e-6) / scale : 0;
-	if (!guess && p->rung != SC_RUNG_BOTTLENECK && L / scale > zlo)
-		zlo = L / scale;
+	if (!bd->guess && p->rung != SC_RUNG_BOTTLENECK && bd->L / scale > zlo)
+		zlo = bd->L / scale;
 	double zup = isfinite(p->upper) ? p->upper * (1 + 1e-9) / scale : COIN_DBL_MAX_LOCAL;
 	if (zup < zlo)
 		zup = zlo;
-	*zcol = sc_mip_col(m, zlo, zup, 1, false);
+	bd->zcol = sc_mip_col(m, zlo, zup, 1, false);
 	sc_mip_y_columns(m);
 	/* When the windows fix every y the model is an LP, which Cbc_solve
 	 * hands to Clp without keeping a best solution; one free binary
@@ -467,134 +487,207 @@ bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_pa
 		any = any || m->cint[c];
 	if (!any)
 		sc_mip_col(m, 0, 1, 0, true);
-	double *wbw = NULL;
-	int fcol = -1, bcol = -1;
-	if (gpipe) {
-		wbw = unit_work_bw(u);
-		if (!wbw)
+	if (bd->gpipe) {
+		bd->wbw = unit_work_bw(m->u);
+		if (!bd->wbw)
 			return false;
-		gpipe_columns(m, k, wbw, scale, *zcol, &fcol, &bcol);
+		gpipe_columns(m, p->k, bd->wbw, scale, bd->zcol, &bd->fcol, &bd->bcol);
 	}
-	if (m->nomem) {
-		free(wbw);
-		return false;
-	}
+	return !m->nomem;
+}
 
-	/* the blocks whose cost the model bounds, with their stage counts */
-	for (int b = 0; b < K; b++) {
-		double stages = 1;
-		if (guess && b == 0)
-			stages = p->guess - 1;
-		if (guess && b == 2)
-			stages = k - p->guess;
-		if (!exact && !guess && b != 1)
-			stages = 0; /* bottleneck: only the middle block's cost */
-		if (stages <= 0)
-			continue;
-		/* cut variables of this block, and their defining sc_mip_rows */
-		int cbase = m->ncols;
-		for (int i = 0; i < t->n; i++)
-			sc_mip_col(m, 0, 1, 0, false);
-		for (int i = 0; i < t->n; i++) {
-			int U = t->src[i], c = cbase + i;
-			for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
-				int V = t->cons[e];
-				/* c >= x(V,b) - x(U,b) says "into b" (V in b, U
-				 * elsewhere), c >= x(U,b) - x(V,b) "out of b";
-				 * one c per tensor and block counts it once, as
-				 * the cost model does, whichever way it flows.
-				 * With the DAG rows they are tighter than 000's
-				 * (9) and (10).  A row the order makes void is
-				 * left out: when U precedes V (every inference
-				 * tensor) nothing flows into block 0 or out of
-				 * the last block; when V precedes U (a mirrored
-				 * edge), the reverse.  A free edge of a training
-				 * graph needs both rows in every block. */
-				bool first = t->order[e] & SC_MIP_SRC_FIRST;
-				bool last = t->order[e] & SC_MIP_SRC_LAST;
-				if (!(first && b == 0) && !(last && b == K - 1)) {
-					sc_mip_row_begin(m);
-					sc_mip_row_add(m, c, 1);
-					sc_mip_row_x(m, U, b, 1);
-					sc_mip_row_x(m, V, b, -1);
-					sc_mip_row_end(m, 0, INFINITY);
-				}
-				if (!(first && b == K - 1) && !(last && b == 0)) {
-					sc_mip_row_begin(m);
-					sc_mip_row_add(m, c, 1);
-					sc_mip_row_x(m, U, b, -1);
-					sc_mip_row_x(m, V, b, 1);
-					sc_mip_row_end(m, 0, INFINITY);
-				}
+/* How many stages block b stands for: 1 on the exact rung, the stages
+ * before and after the guessed one around the guess, and on the
+ * bottleneck rung only the middle block's (0 for a block not bounded). */
+static double block_stages(const build *bd, int b)
+{
+	const sc_mip_params *p = bd->p;
+	double stages = 1;
+	if (bd->guess && b == 0)
+		stages = p->guess - 1;
+	if (bd->guess && b == 2)
+		stages = p->k - p->guess;
+	if (!bd->exact && !bd->guess && b != 1)
+		stages = 0;
+	return stages;
+}
+
+/* The cut variables of block b, one per tensor, and their defining rows;
+ * returns the first one's column. */
+static int cut_rows(const build *bd, int b)
+{
+	sc_mip_model *m = bd->m;
+	const sc_mip_tensors *t = bd->t;
+	int K = m->K;
+	int cbase = m->ncols;
+	for (int i = 0; i < t->n; i++)
+		sc_mip_col(m, 0, 1, 0, false);
+	for (int i = 0; i < t->n; i++) {
+		int U = t->src[i], c = cbase + i;
+		for (int e = t->cons_off[i]; e < t->cons_off[i + 1]; e++) {
+			int V = t->cons[e];
+			/* c >= x(V,b) - x(U,b) says "into b" (V in b, U elsewhere),
+			 * c >= x(U,b) - x(V,b) "out of b"; one c per tensor and
+			 * block counts it once, as the cost model does, whichever
+			 * way it flows.  With the DAG rows they are tighter than
+			 * 000's (9) and (10).  A row the order makes void is left
+			 * out: when U precedes V (every inference tensor) nothing
+			 * flows into block 0 or out of the last block; when V
+			 * precedes U (a mirrored edge), the reverse.  A free edge
+			 * of a training graph needs both rows in every block. */
+			bool first = t->order[e] & SC_MIP_SRC_FIRST;
+			bool last = t->order[e] & SC_MIP_SRC_LAST;
+			if (!(first && b == 0) && !(last && b == K - 1)) {
+				sc_mip_row_begin(m);
+				sc_mip_row_add(m, c, 1);
+				sc_mip_row_x(m, U, b, 1);
+				sc_mip_row_x(m, V, b, -1);
+				sc_mip_row_end(m, 0, INFINITY);
+			}
+			if (!(first && b == K - 1) && !(last && b == 0)) {
+				sc_mip_row_begin(m);
+				sc_mip_row_add(m, c, 1);
+				sc_mip_row_x(m, U, b, -1);
+				sc_mip_row_x(m, V, b, 1);
+				sc_mip_row_end(m, 0, INFINITY);
 			}
 		}
-		double capb = stages * M;
-		int ocol = -1;
-		if (over && total_param > capb) {
-			ocol = sc_mip_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
-			sc_mip_row_begin(m);
-			sc_mip_row_add(m, ocol, 1);
-			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, b, -u->param[U] / B / scale);
-			sc_mip_row_end(m, -capb / B / scale, INFINITY);
-		}
-		if (hard && total_param > capb) {
-			sc_mip_row_begin(m);
-			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
-			sc_mip_row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
-		}
-		if (!gpipe) {
-			/* stages * z >= work + cut tensors + overflow */
-			sc_mip_row_begin(m);
-			sc_mip_row_add(m, *zcol, stages);
-			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, b, -u->work[U] / scale);
-			for (int i = 0; i < t->n; i++)
-				sc_mip_row_add(m, cbase + i, -t->size[i]);
-			if (ocol >= 0)
-				sc_mip_row_add(m, ocol, -1);
-			sc_mip_row_end(m, 0, INFINITY);
-			continue;
-		}
-		/* GPipe: the same terms split by pass, which partitions them
-		 * as the cost model does (cost.h): stages * F >= forward work
-		 * + cut tensors of forward producers + overflow, stages * Bw
-		 * >= backward work + cut tensors of backward producers.  A
-		 * superblock's part bounds the sum of its stages' parts, so
-		 * their average bounds the largest; with z >= F + Bw, the
-		 * exact model's optimum is the GPipe optimum, and the
-		 * relaxations bound it as they bound the bottleneck. */
-		for (int pass = 0; pass < 2; pass++) {
-			bool bwp = pass == 1;
-			sc_mip_row_begin(m);
-			sc_mip_row_add(m, bwp ? bcol : fcol, stages);
-			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, b,
-				             -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
-			for (int i = 0; i < t->n; i++)
-				if (t->bw[i] == bwp)
-					sc_mip_row_add(m, cbase + i, -t->size[i]);
-			if (ocol >= 0 && !bwp)
-				sc_mip_row_add(m, ocol, -1);
-			sc_mip_row_end(m, 0, INFINITY);
-		}
 	}
-	free(wbw);
-	if (!exact) {
-		/* (14): the middle block does at least the simple bound's work */
+	return cbase;
+}
+
+/* The memory rows of block b, standing for stages stages: under the
+ * overflow policy a column for the parameter bytes over its capacity
+ * (returned; -1 when none), under the hard one its capacity. */
+static int memory_rows(const build *bd, int b, double stages)
+{
+	sc_mip_model *m = bd->m;
+	const sc_units *u = m->u;
+	double B = bd->B, M = bd->M, scale = bd->scale;
+	double capb = stages * M;
+	int ocol = -1;
+	if (bd->over && bd->total_param > capb) {
+		ocol = sc_mip_col(m, 0, COIN_DBL_MAX_LOCAL, 0, false);
 		sc_mip_row_begin(m);
-		for (int U = 0; U < n; U++)
-			sc_mip_row_x(m, U, 1, u->work[U] / scale);
-		sc_mip_row_end(m, L / scale * (1 - 1e-9), INFINITY);
-		if (!guess && hard && total_param > (k - 1) * M) {
-			/* the other k - 1 stages hold the rest of the parameters */
-			sc_mip_row_begin(m);
-			for (int U = 0; U < n; U++)
-				sc_mip_row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
-			sc_mip_row_end(m, -INFINITY, ((k - 1) * M - total_param) / (M > 0 ? M : 1));
-		}
+		sc_mip_row_add(m, ocol, 1);
+		for (int U = 0; U < u->n; U++)
+			sc_mip_row_x(m, U, b, -u->param[U] / B / scale);
+		sc_mip_row_end(m, -capb / B / scale, INFINITY);
 	}
+	if (bd->hard && bd->total_param > capb) {
+		sc_mip_row_begin(m);
+		for (int U = 0; U < u->n; U++)
+			sc_mip_row_x(m, U, b, u->param[U] / (M > 0 ? M : 1));
+		sc_mip_row_end(m, -INFINITY, capb / (M > 0 ? M : 1));
+	}
+	return ocol;
+}
+
+/* The cost rows of block b (stages stages, cut columns from cbase, the
+ * overflow column ocol or -1): stages * z >= work + cut tensors +
+ * overflow.  GPipe: the same terms split by pass, which partitions them as
+ * the cost model does (cost.h): stages * F >= forward work + cut tensors
+ * of forward producers + overflow, stages * Bw >= backward work + cut
+ * tensors of backward producers.  A superblock's part bounds the sum of
+ * its stages' parts, so their average bounds the largest; with z >= F +
+ * Bw, the exact model's optimum is the GPipe optimum, and the relaxations
+ * bound it as they bound the bottleneck. */
+static void cost_rows(const build *bd, int b, double stages, int cbase, int ocol)
+{
+	sc_mip_model *m = bd->m;
+	const sc_units *u = m->u;
+	const sc_mip_tensors *t = bd->t;
+	const double *wbw = bd->wbw;
+	double scale = bd->scale;
+	if (!bd->gpipe) {
+		sc_mip_row_begin(m);
+		sc_mip_row_add(m, bd->zcol, stages);
+		for (int U = 0; U < u->n; U++)
+			sc_mip_row_x(m, U, b, -u->work[U] / scale);
+		for (int i = 0; i < t->n; i++)
+			sc_mip_row_add(m, cbase + i, -t->size[i]);
+		if (ocol >= 0)
+			sc_mip_row_add(m, ocol, -1);
+		sc_mip_row_end(m, 0, INFINITY);
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		bool bwp = pass == 1;
+		sc_mip_row_begin(m);
+		sc_mip_row_add(m, bwp ? bd->bcol : bd->fcol, stages);
+		for (int U = 0; U < u->n; U++)
+			sc_mip_row_x(m, U, b, -(bwp ? wbw[U] : u->work[U] - wbw[U]) / scale);
+		for (int i = 0; i < t->n; i++)
+			if (t->bw[i] == bwp)
+				sc_mip_row_add(m, cbase + i, -t->size[i]);
+		if (ocol >= 0 && !bwp)
+			sc_mip_row_add(m, ocol, -1);
+		sc_mip_row_end(m, 0, INFINITY);
+	}
+}
+
+/* The relaxations' rows on the middle block: (14), it does at least the
+ * simple bound's work, and (bottleneck rung, hard memory) the other k - 1
+ * stages hold the rest of the parameters. */
+static void middle_rows(const build *bd)
+{
+	sc_mip_model *m = bd->m;
+	const sc_units *u = m->u;
+	double M = bd->M, scale = bd->scale;
+	int k = bd->p->k;
+	sc_mip_row_begin(m);
+	for (int U = 0; U < u->n; U++)
+		sc_mip_row_x(m, U, 1, u->work[U] / scale);
+	sc_mip_row_end(m, bd->L / scale * (1 - 1e-9), INFINITY);
+	if (!bd->guess && bd->hard && bd->total_param > (k - 1) * M) {
+		sc_mip_row_begin(m);
+		for (int U = 0; U < u->n; U++)
+			sc_mip_row_x(m, U, 1, -u->param[U] / (M > 0 ? M : 1));
+		sc_mip_row_end(m, -INFINITY, ((k - 1) * M - bd->total_param) / (M > 0 ? M : 1));
+	}
+}
+
+bool sc_mip_model_build(sc_mip_model *m, const sc_settings *set, const sc_mip_params *p,
+                        const sc_mip_tensors *t, double scale, double L, int *zcol)
+{
+	const sc_units *u = m->u;
+	double M = set->memory;
+	build bd = {
+	        .m = m,
+	        .p = p,
+	        .t = t,
+	        .exact = p->rung == SC_RUNG_EXACT,
+	        .guess = p->rung == SC_RUNG_GUESS,
+	        .gpipe = set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(u->g),
+	        .B = set->bandwidth,
+	        .M = M,
+	        .scale = scale,
+	        .L = L,
+	        .hard = set->policy == SC_MEM_HARD && isfinite(M),
+	        .over = set->policy == SC_MEM_OVERFLOW && isfinite(M),
+	        .fcol = -1,
+	        .bcol = -1,
+	};
+	for (int U = 0; U < u->n; U++)
+		bd.total_param += u->param[U];
+	if (!set_windows(&bd))
+		return false;
+	bool ok = first_columns(&bd);
+	*zcol = bd.zcol;
+	if (ok)
+		for (int b = 0; b < m->K; b++) {
+			double stages = block_stages(&bd, b);
+			if (stages <= 0)
+				continue;
+			int cbase = cut_rows(&bd, b);
+			int ocol = memory_rows(&bd, b, stages);
+			cost_rows(&bd, b, stages, cbase, ocol);
+		}
+	free(bd.wbw);
+	if (!ok)
+		return false;
+	if (!bd.exact)
+		middle_rows(&bd);
 	sc_mip_precedence(m);
 	return !m->nomem;
 }
