@@ -799,6 +799,18 @@ double sc_ladder_upper_kinds(const sc_ladder *l, int *stage, int *kind)
 	return l->upper;
 }
 
+double sc_ladder_take_upper(const sc_ladder *l, double upper, int K, int *stage, int *kind,
+                            int *nstages)
+{
+	double best = sc_ladder_upper(l, NULL);
+	if (!(best < upper) || (kind && K > 0 && sc_ladder_stages_all(l) != K))
+		return upper;
+	sc_ladder_upper_kinds(l, stage, kind);
+	if (nstages)
+		*nstages = sc_ladder_stages_all(l);
+	return best;
+}
+
 void sc_ladder_cancel(sc_ladder *l)
 {
 	l->cancelled = true;

@@ -243,6 +243,18 @@ double sc_ladder_upper(const sc_ladder *l, int *stage);
  * are left as they were when there is no partition. */
 double sc_ladder_upper_kinds(const sc_ladder *l, int *stage, int *kind);
 
+/* What every user of a ladder seeded with a partition does once it ran
+ * (bounds, solve's proof, the workbench): takes the exact MIP's partition
+ * back when it is better than upper, the objective of the partition the
+ * ladder was seeded with.  Copies it into stage and, when kind is not
+ * NULL, its kinds (sc_ladder_upper_kinds) -- with kinds only a partition
+ * of K stages (K <= 0: any number, into *nstages when not NULL: the ladder
+ * may work with fewer stages than asked when they are more than the ops
+ * can fill).  Returns the better objective, or upper when the ladder found
+ * none; stage and kind are then left as they were. */
+double sc_ladder_take_upper(const sc_ladder *l, double upper, int K, int *stage, int *kind,
+                            int *nstages);
+
 /* Cancels every running or waiting rung. */
 void sc_ladder_cancel(sc_ladder *l);
 

@@ -772,15 +772,11 @@ static int say_none_fits(const ui_opts *o, const bounds_run *b, double lower)
 static bounds_report report_of(const ui_opts *o, bounds_run *b, const sc_ladder *l, unsigned rungs)
 {
 	/* stage keeps the partition as given or found unless the exact MIP
-	 * found a better one */
-	double best_upper = sc_ladder_upper(l, NULL);
+	 * found a better one (on devices of any number of stages) */
+	double best_upper =
+	        sc_ladder_take_upper(l, b->upper, 0, b->stage, b->devices ? b->kind : NULL,
+	                             b->devices ? &b->nstages : NULL);
 	bool improved = best_upper < b->upper;
-	if (improved && b->devices) {
-		sc_ladder_upper_kinds(l, b->stage, b->kind);
-		b->nstages = sc_ladder_stages_all(l);
-	} else if (improved) {
-		sc_ladder_upper(l, b->stage);
-	}
 	double upper = b->upper = best_upper, lower = sc_ladder_lower(l);
 	const char *lower_by = "ladder";
 	if (b->ub_optimal && !improved && upper > lower) {

@@ -107,15 +107,11 @@ void ui_proof_run(const sc_graph *g, const sc_settings *set, int *stage, int *ki
 	sc_ladder_wait(e, l, proof_turn, &view);
 	if (tty)
 		ui_progress_done();
-	double best = sc_ladder_upper(l, NULL);
 	/* on devices a partition the MIP found is taken when it numbers the
 	 * stages as asked (the ladder works with fewer when k or L is above
 	 * what the ops can fill) */
-	int K = set->fleet ? sc_fleet_stages(set->fleet) : set->k + set->cpus;
-	if (kind && sc_ladder_stages_all(l) != K)
-		best = upper;
+	double best = sc_ladder_take_upper(l, upper, sc_settings_stages(set), stage, kind, NULL);
 	if (best < upper) {
-		sc_ladder_upper_kinds(l, stage, kind);
 		pf->improved = true;
 		pf->upper = best;
 	}

@@ -363,12 +363,11 @@ static void follow_ladder(wb *w)
 	int *tmp = sc_part_new(w->g);
 	if (!tmp)
 		return;
+	/* the ladder's partition, of the workbench's stages on devices */
 	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
-	double u = INFINITY;
-	if (!w->kind)
-		u = sc_ladder_upper(w->ladder, tmp);
-	else if (kind && sc_ladder_stages_all(w->ladder) == w->set.k)
-		u = sc_ladder_upper_kinds(w->ladder, tmp, kind);
+	double u = w->kind && !kind
+	                   ? INFINITY
+	                   : sc_ladder_take_upper(w->ladder, INFINITY, w->set.k, tmp, kind, NULL);
 	const char *by = NULL;
 	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;
