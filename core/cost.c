@@ -144,6 +144,11 @@ const char *sc_costs_device_name(const sc_costs *c, int s)
 	return c->set.fleet ? d->name : d->cpu ? "cpu" : "accel";
 }
 
+double sc_costs_stage_memory(const sc_costs *c, int s)
+{
+	return c->fleet.kind[c->kind[s]].memory;
+}
+
 double sc_costs_kind_work(const sc_costs *c, int s, int d)
 {
 	if (c->fast)

@@ -113,6 +113,10 @@ const char *sc_costs_device_name(const sc_costs *c, int s);
 /* The time stage s's ops take on kind d (after sc_costs_eval). */
 double sc_costs_kind_work(const sc_costs *c, int s, int d);
 
+/* The memory stage s's parameters are held against: its kind's
+ * (INFINITY: none, as a CPU's). */
+double sc_costs_stage_memory(const sc_costs *c, int s);
+
 /* What stage s would cost on kind d (after sc_costs_eval): its ops' times
  * there, its io over d's link, its overflow against d's memory; INFINITY
  * when d may not run one of its ops or it breaks d's hard limit. */

@@ -152,12 +152,12 @@ bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, c
 }
 
 sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
-                            int **kind, sc_error *err)
+                            int **kind, sc_fleet *fleet, sc_error *err)
 {
-	sc_fleet f;
-	sc_status st = sc_part_load_kinds(path, g, NULL, want_k, k_out, stage, &f, kind, NULL, err);
+	sc_fleet own, *f = fleet ? fleet : &own;
+	sc_status st = sc_part_load_kinds(path, g, NULL, want_k, k_out, stage, f, kind, NULL, err);
 	bool read = st == SC_OK || st == SC_ERR_INVALID;
-	if (read && !sc_fleet_cpus_form(g, &f))
+	if (read && !sc_fleet_cpus_form(g, f))
 		st = sc_error_set(
 		        err, SC_ERR_INPUT,
 		        "%s: the partition runs on kinds of device the workbench does not "

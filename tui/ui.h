@@ -182,11 +182,11 @@ bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, c
 /* A partition file as the workbench takes it (sc_part_load_kinds with
  * the file's own devices): the graph's device and CPU stages, their kinds
  * into *kind (malloc'd, k of them: 0 the graph's device, 1 a CPU), or
- * NULL when none is a CPU.  A file naming other kinds of device is
- * SC_ERR_INPUT: the workbench does not take them yet (eval and render
- * do). */
+ * NULL when none is a CPU; the fleet they index into *fleet (may be
+ * NULL).  A file naming other kinds of device is SC_ERR_INPUT: the
+ * workbench does not take them yet (eval and render do). */
 sc_status ui_part_load_cpus(const char *path, const sc_graph *g, int want_k, int *k_out, int *stage,
-                            int **kind, sc_error *err);
+                            int **kind, sc_fleet *fleet, sc_error *err);
 
 /* Settles set (no --devices: set->fleet NULL) on the fleet a partition
  * file gave (sc_part_load_kinds): the graph's device and CPUs stay the

@@ -116,7 +116,7 @@ sc_quotient *sc_quotient_new_kinds(const sc_graph *g, const sc_settings *set, co
 	q->devices = sc_costs_names_devices(c, q->k);
 	q->nkinds = c->fleet.n;
 	for (int d = 0; d < c->fleet.n; d++) {
-		q->kind_memory[d] = c->fleet.kind[d].cpu ? INFINITY : c->fleet.kind[d].memory;
+		q->kind_memory[d] = c->fleet.kind[d].memory; /* (a CPU's: INFINITY) */
 		snprintf(q->kind_name[d], SC_KIND_NAME, "%s",
 		         set->fleet             ? c->fleet.kind[d].name
 		         : c->fleet.kind[d].cpu ? "cpu"

@@ -78,7 +78,7 @@ sc_status wb_part_load(const wb *w, const char *path, int want_k, int *k_out, in
                        int **kind, sc_error *err)
 {
 	if (!w->set.fleet)
-		return ui_part_load_cpus(path, w->g, want_k, k_out, stage, kind, err);
+		return ui_part_load_cpus(path, w->g, want_k, k_out, stage, kind, NULL, err);
 	/* on a fleet: the file's kinds, each one of --devices */
 	sc_fleet f, used;
 	*kind = NULL;
@@ -86,14 +86,6 @@ sc_status wb_part_load(const wb *w, const char *path, int want_k, int *k_out, in
 	if (!sc_fleet_resolve(w->g, &w->set, &f, err))
 		return err->code;
 	return sc_part_load_kinds(path, w->g, &f, want_k, k_out, stage, &used, kind, NULL, err);
-}
-
-double wb_stage_memory(const wb *w, int s)
-{
-	if (!w->kind)
-		return w->set.memory;
-	const sc_kind *d = &w->c->fleet.kind[w->kind[s]];
-	return d->cpu ? INFINITY : d->memory;
 }
 
 const char *wb_devices_text(const wb *w, char *buf, size_t size)

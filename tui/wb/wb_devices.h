@@ -27,8 +27,5 @@ void wb_swap_device(wb *w);
  * (ui_part_load_cpus).  As sc_part_load_kinds otherwise. */
 sc_status wb_part_load(const wb *w, const char *path, int want_k, int *k_out, int *stage,
                        int **kind, sc_error *err);
-/* The memory limit stage s's parameters are held against: its kind's
- * (INFINITY for a CPU or none). */
-double wb_stage_memory(const wb *w, int s);
 
 #endif

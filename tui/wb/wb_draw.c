@@ -112,11 +112,11 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, c
 		snprintf(why_long, sizeof why_long,
 		         "  infeasible: stage %d holds %.17g bytes of parameters, over the hard "
 		         "memory limit of %.17g%s",
-		         a->over + 1, st->param, wb_stage_memory(w, a->over), more);
+		         a->over + 1, st->param, sc_costs_stage_memory(w->c, a->over), more);
 		snprintf(why_short, sizeof why_short,
 		         "  infeasible: stage %d holds %s B > limit %s B%s", a->over + 1,
 		         wb_short_num(st->param, b2, sizeof b2),
-		         wb_short_num(wb_stage_memory(w, a->over), b3, sizeof b3),
+		         wb_short_num(sc_costs_stage_memory(w->c, a->over), b3, sizeof b3),
 		         a->nover > 1 ? " (+more)" : "");
 		if (a->none_fits_by) {
 			/* and no other partition would fit: the answer is k or M */
@@ -217,7 +217,7 @@ static void header(const wb *w, int cols)
 		for (int d = 0; d < w->c->fleet.n; d++)
 			for (int i = 0; i < 2; i++) {
 				const sc_kind *kd = &w->c->fleet.kind[d];
-				double v = i ? (kd->cpu ? INFINITY : kd->memory) : kd->bandwidth;
+				double v = i ? kd->memory : kd->bandwidth;
 				size_t at = strlen(bm[i]);
 				snprintf(bm[i] + at, sizeof bm[i] - at, " %s %s", kd->name,
 				         wb_short_num(v, i ? b2 : b1, 32));

@@ -275,9 +275,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 		if (t.pw) {
 			char p[48];
 			wb_short_num(st->param, f, sizeof f);
-			if (t.limit && isfinite(wb_stage_memory(w, i)))
+			if (t.limit && isfinite(sc_costs_stage_memory(w->c, i)))
 				snprintf(p, sizeof p, "%s/%s", f,
-				         wb_short_num(wb_stage_memory(w, i), g, sizeof g));
+				         wb_short_num(sc_costs_stage_memory(w->c, i), g, sizeof g));
 			else
 				snprintf(p, sizeof p, "%s", f);
 			printw(" %*.*s", t.pw, t.pw, p);

@@ -98,7 +98,6 @@ bool wb_first_partition_cpus(const sc_graph *g, const sc_settings *set, int *sta
 	sc_search *s = sc_search_new(g, set, &p, &err);
 	bool optimal;
 	int K = sc_settings_stages(set);
-	(void)K;
 	sc_fleet f;
 	bool ok = s && sc_search_run(s, &err) == SC_OK &&
 	          isfinite(sc_search_result_kinds(s, stage, kind, &optimal));

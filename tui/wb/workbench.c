@@ -112,8 +112,8 @@ static void catch_signals(wb *w)
  * stages it lacks, empty), else the file's own stages and L empty CPU
  * stages when every op may go to an accelerator, else a fast search's.
  * Sets w->set.k to k + L.  False after a message (*status set). */
-static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const int *file_kind, int kf,
-                              int *status)
+static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_fleet *file_fleet,
+                              const int *file_kind, int kf, int *status)
 {
 	const sc_graph *g = w->g;
 	int L = w->set.cpus, ncpu = 0;
@@ -121,8 +121,8 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const int *fi
 		ncpu += file_kind[s] == 1;
 	if (o->partition) {
 		/* the file's kinds: 0 the graph's device, 1 a CPU */
-		sc_fleet f = {.n = 2, .kind[1].cpu = true};
-		if (!ui_check_part_kinds("stagecut", o->partition, g, &f, file_kind, kf, o)) {
+		if (!ui_check_part_kinds("stagecut", o->partition, g, file_fleet, file_kind, kf,
+		                         o)) {
 			*status = UI_EXIT_INPUT;
 			return false;
 		}
@@ -232,7 +232,9 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 	if (o->partition) {
 		int k2;
 		int *kind = NULL;
-		sc_status st = ui_part_load_cpus(o->partition, g, 0, &k2, first, &kind, &err);
+		sc_fleet fleet;
+		sc_status st =
+		        ui_part_load_cpus(o->partition, g, 0, &k2, first, &kind, &fleet, &err);
 		int ncpu = 0;
 		for (int s = 0; kind && s < k2; s++)
 			ncpu += kind[s] == 1;
@@ -253,11 +255,11 @@ static bool choose_first(wb *w, const ui_opts *o, int *first, int *status)
 		w->from_file = true;
 		bool ok = !kind && w->set.cpus <= 0
 		                  ? true
-		                  : choose_first_cpus(w, o, first, kind, k2, status);
+		                  : choose_first_cpus(w, o, first, &fleet, kind, k2, status);
 		free(kind);
 		return ok;
 	} else if (w->set.cpus > 0) {
-		return choose_first_cpus(w, o, first, NULL, 0, status);
+		return choose_first_cpus(w, o, first, NULL, NULL, 0, status);
 	} else if (g->init_stage && sc_part_check(g, g->init_stage, w->set.k, &viol)) {
 		memcpy(first, g->init_stage, (size_t)g->n * sizeof *first);
 		snprintf(w->origin, sizeof w->origin, "the file's own stages");
