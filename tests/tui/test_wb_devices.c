@@ -56,15 +56,22 @@ static void write_start(const char *path)
 	                    "\"c\": 2, \"e\": 3}}\n");
 }
 
-Test(wbdevices, kinds_shown_and_a_swap_refused_by_name, .timeout = 60)
+/* A scratch directory into dir (64 bytes) holding g.dot (write_graph) and
+ * start.json (write_start). */
+static void make_files(char *dir, bool c_on_b)
 {
-	char dir[] = "/tmp/sc-wbdev-XXXXXX";
-	cr_assert(mkdtemp(dir));
 	char path[4096];
+	ts_make_dir(dir, "sc-wbdev");
 	snprintf(path, sizeof path, "%s/g.dot", dir);
-	write_graph(path, false);
+	write_graph(path, c_on_b);
 	snprintf(path, sizeof path, "%s/start.json", dir);
 	write_start(path);
+}
+
+Test(wbdevices, kinds_shown_and_a_swap_refused_by_name, .timeout = 60)
+{
+	char dir[64];
+	make_files(dir, false);
 	ts_tmux t;
 	start(&t, dir);
 	char *s = ts_tmux_wait(&t, "devices accel:1,b:2", 10);
@@ -83,20 +90,13 @@ Test(wbdevices, kinds_shown_and_a_swap_refused_by_name, .timeout = 60)
 	cr_assert(strstr(s, "    1 b ") && strstr(s, "    2 accel "), "nothing changed:\n%s", s);
 	free(s);
 	ts_tmux_quit(&t);
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	ts_remove_dir(dir);
 }
 
 Test(wbdevices, a_swap_costs_undoes_and_saves, .timeout = 60)
 {
-	char dir[] = "/tmp/sc-wbdev-XXXXXX";
-	cr_assert(mkdtemp(dir));
-	char path[4096];
-	snprintf(path, sizeof path, "%s/g.dot", dir);
-	write_graph(path, true);
-	snprintf(path, sizeof path, "%s/start.json", dir);
-	write_start(path);
+	char dir[64];
+	make_files(dir, true);
 	ts_tmux t;
 	start(&t, dir);
 	free(ts_tmux_wait(&t, "devices accel:1,b:2", 10));
@@ -132,21 +132,15 @@ Test(wbdevices, a_swap_costs_undoes_and_saves, .timeout = 60)
 	cr_assert_str_eq(json_string_value(json_array_get(dev, 2)), "b");
 	json_decref(r);
 	free(out);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	ts_remove_dir(dir);
 }
 
 /* C on a fleet: the optimum on the fleet and on one device fewer or more
  * of each kind, each row what info --devices --json says of that mix. */
 Test(wbdevices, the_table_of_mixes_is_info_s, .timeout = 60)
 {
-	char dir[] = "/tmp/sc-wbdev-XXXXXX";
-	cr_assert(mkdtemp(dir));
-	char path[4096];
-	snprintf(path, sizeof path, "%s/g.dot", dir);
-	write_graph(path, true);
-	snprintf(path, sizeof path, "%s/start.json", dir);
-	write_start(path);
+	char dir[64];
+	make_files(dir, true);
 	char cmd[9000], *out;
 	snprintf(cmd, sizeof cmd, "%s info %s/g.dot --devices accel:1,b:2 --json", ts_program(),
 	         dir);
@@ -183,21 +177,15 @@ Test(wbdevices, the_table_of_mixes_is_info_s, .timeout = 60)
 	json_decref(info);
 	ts_tmux_keys(&t, "Escape");
 	ts_tmux_quit(&t);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	ts_remove_dir(dir);
 }
 
 /* A swap is an unsaved edit: after the session dies the next one offers
  * it back, and r restores the partition with its kinds. */
 Test(wbdevices, a_swap_is_recovered_with_its_kinds, .timeout = 60)
 {
-	char dir[] = "/tmp/sc-wbdev-XXXXXX";
-	cr_assert(mkdtemp(dir));
-	char path[4096];
-	snprintf(path, sizeof path, "%s/g.dot", dir);
-	write_graph(path, true);
-	snprintf(path, sizeof path, "%s/start.json", dir);
-	write_start(path);
+	char dir[64];
+	make_files(dir, true);
 	ts_tmux t;
 	start(&t, dir);
 	free(ts_tmux_wait(&t, "devices accel:1,b:2", 10));
@@ -217,7 +205,5 @@ Test(wbdevices, a_swap_is_recovered_with_its_kinds, .timeout = 60)
 	free(s);
 	ts_tmux_keys(&t, "q");
 	ts_tmux_stop(&t);
-	char cmd[4200];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	ts_remove_dir(dir);
 }
