@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "core/fleet.h"
+#include "core/partition.h"
 #include "core/graph.h"
 #include "core/formats/onnx.h"
 #include "solvers/search.h"
@@ -178,6 +179,14 @@ bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *repor
  * "cmd: path: ".  Returns false after a message (exit status 2). */
 bool ui_check_part_kinds(const char *cmd, const char *path, const sc_graph *g, const sc_fleet *f,
                          const int *kind, int k, const ui_opts *o);
+
+/* A partition file with its devices as a command reads it: the fleet of
+ * --devices when given (o), else the file's own (sc_part_load_kinds; its
+ * results and statuses).  A --devices the graph cannot resolve is
+ * SC_ERR_INPUT, its message beginning "cmd: ". */
+sc_status ui_part_load_devices(const char *cmd, const ui_opts *o, const sc_graph *g,
+                               const char *path, int *k, int *stage, sc_fleet *fleet, int **kind,
+                               sc_violation *viol, sc_error *err);
 
 /* A partition file as the workbench takes it (sc_part_load_kinds with
  * the file's own devices): the graph's device and CPU stages, their kinds

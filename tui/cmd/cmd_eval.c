@@ -169,15 +169,9 @@ int ui_cmd_eval(const ui_opts *o)
 	/* the devices: --devices, or the file's own (001's CPU stages, or the
 	 * kinds a solve --devices wrote) */
 	int *kind = NULL; /* each stage's kind, or NULL: --devices places them */
-	sc_fleet given, fleet;
-	sc_status st;
-	if (o->devices && !sc_fleet_resolve(g, &g->settings, &given, &err)) {
-		ui_error("eval: %s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	st = sc_part_load_kinds(o->pos[1], g, o->devices ? &given : NULL, 0, &k, stage, &fleet,
-	                        &kind, &viol, &err);
+	sc_fleet fleet;
+	sc_status st = ui_part_load_devices("eval", o, g, o->pos[1], &k, stage, &fleet, &kind,
+	                                    &viol, &err);
 	if (st != SC_OK && st != SC_ERR_INVALID) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);

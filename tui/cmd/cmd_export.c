@@ -85,14 +85,9 @@ static int export_run(const ui_opts *o, const sc_export_writer *writer, export_r
 		goto out;
 	}
 	/* the devices: --devices, or the file's own (CPU stages, kinds) */
-	sc_fleet given, fleet;
-	if (o->devices && !sc_fleet_resolve(g, &g->settings, &given, &err)) {
-		ui_error("export: %s", err.msg);
-		status = UI_EXIT_INPUT;
-		goto out;
-	}
-	sc_status st = sc_part_load_kinds(o->pos[1], g, o->devices ? &given : NULL, 0, &k, stage,
-	                                  &fleet, &kind, NULL, &err);
+	sc_fleet fleet;
+	sc_status st = ui_part_load_devices("export", o, g, o->pos[1], &k, stage, &fleet, &kind,
+	                                    NULL, &err);
 	if (st != SC_OK) {
 		ui_error("%s", err.msg);
 		status = ui_exit_status(st);

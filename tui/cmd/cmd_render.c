@@ -63,15 +63,10 @@ static int find_partition(const ui_opts *o, const sc_graph *g, int file_k, sc_se
 	if (o->npos > 1) {
 		const char *path = o->pos[1];
 		int k;
-		sc_fleet given;
-		if (o->devices && !sc_fleet_resolve(g, set, &given, &err)) {
-			ui_error("render: %s", err.msg);
-			return UI_EXIT_INPUT;
-		}
 		/* the file's k counts the CPU stages too; -k may give it or,
 		 * as solve --cpus takes it, the accelerator stages alone */
-		sc_status st = sc_part_load_kinds(path, g, o->devices ? &given : NULL, 0, &k, stage,
-		                                  fleet, kind, NULL, &err);
+		sc_status st = ui_part_load_devices("render", o, g, path, &k, stage, fleet, kind,
+		                                    NULL, &err);
 		if (st != SC_OK && st != SC_ERR_INVALID) {
 			ui_error("%s", err.msg);
 			return ui_exit_status(st);
