@@ -9,6 +9,8 @@
  */
 #include "cost.h"
 
+#include "activations.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,13 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 		c->kbad = calloc(k * nk, sizeof *c->kbad);
 		ok = c->kw && c->kbad;
 	}
+	if (ok && g->acts) {
+		c->aw = sc_acts_work_new(g);
+		c->mem_off = calloc(k + 1, sizeof *c->mem_off);
+		c->mem_ops = calloc((size_t)g->n + 1, sizeof *c->mem_ops);
+		c->want = calloc(k, sizeof *c->want);
+		ok = c->aw && c->mem_off && c->mem_ops && c->want;
+	}
 	if (ok && !c->one_link) {
 		c->link_in = calloc(k * 2, sizeof *c->link_in);
 		c->link_out = calloc(k * 2, sizeof *c->link_out);
@@ -95,6 +104,10 @@ void sc_costs_free(sc_costs *c)
 	free(c->kbad);
 	free(c->link_in);
 	free(c->link_out);
+	sc_acts_work_free(c->aw);
+	free(c->mem_off);
+	free(c->mem_ops);
+	free(c->want);
 	free(c);
 }
 
@@ -149,6 +162,24 @@ double sc_costs_stage_memory(const sc_costs *c, int s)
 	return c->fleet.kind[c->kind[s]].memory;
 }
 
+sc_mem_parts sc_costs_memory_parts(const sc_costs *c, int s)
+{
+	const sc_stage_cost *st = &c->st[s];
+	return sc_acts_parts(c->g, &c->set, c->k, s, st->param, st->stash, st->peak);
+}
+
+const char *sc_mem_parts_largest(const sc_mem_parts *p)
+{
+	const char *name[] = {"params", "grads", "optimizer", "stash", "working_peak"};
+	double part[] = {p->params, p->grads, p->optimizer, p->stash * p->in_flight,
+	                 p->working_peak};
+	int at = 0;
+	for (int i = 1; i < 5; i++)
+		if (part[i] > part[at])
+			at = i;
+	return name[at];
+}
+
 double sc_costs_kind_work(const sc_costs *c, int s, int d)
 {
 	if (c->fast)
@@ -175,18 +206,47 @@ double sc_costs_cost_on(const sc_costs *c, int s, int d)
 	if (kd->cpu)
 		return w;
 	double B = kd->bandwidth, M = kd->memory, over = 0;
-	if (st->param > M) {
+	if (st->need > M) {
 		if (c->set.policy == SC_MEM_HARD)
 			return INFINITY;
-		over = (st->param - M) / B;
+		over = (st->need - M) / B;
 	}
 	return w + (st->in_bytes + st->out_bytes) / B + over;
 }
 
+/* Sets stage si's memory need from its sums (its stash and peak already
+ * computed: stages_memory). */
+static inline void stage_need(const sc_costs *c, sc_stage_cost *s, int si)
+{
+	if (!c->g->acts) {
+		s->need = s->param;
+		s->in_flight = 1;
+		return;
+	}
+	sc_mem_parts p = sc_acts_parts(c->g, &c->set, c->k, si, s->param, s->stash, s->peak);
+	s->in_flight = p.in_flight;
+	s->need = p.total;
+}
+
+/* Computes the stash and working peak of the stages c->want says (all
+ * when want is NULL) under stage[]. */
+static void stages_memory(sc_costs *c, const int *stage, const bool *want)
+{
+	const sc_graph *g = c->g;
+	sc_acts_by_stage(g, stage, c->k, want, c->mem_off, c->mem_ops);
+	for (int s = 0; s < c->k; s++)
+		if (!want || want[s]) {
+			int a = c->mem_off[s], n = c->mem_off[s + 1] - a;
+			sc_acts_stage(g, c->aw, stage, s, c->mem_ops + a, n, &c->st[s].stash,
+			              &c->st[s].peak);
+		}
+}
+
 /* A stage of kind 0 in the plain model (fast): the graph's sums, the
  * settings' link and memory. */
-static inline void refresh_plain(const sc_costs *c, sc_stage_cost *s)
+static inline void refresh_plain(const sc_costs *c, sc_stage_cost *s, int si)
 {
+	stage_need(c, s, si);
 	s->kind = 0;
 	s->cpu = false;
 	s->no_device = 0;
@@ -194,9 +254,9 @@ static inline void refresh_plain(const sc_costs *c, sc_stage_cost *s)
 	double M = c->set.memory;
 	s->io_in = s->in_bytes / B;
 	s->io_out = s->out_bytes / B;
-	s->over_memory = s->param > M;
-	/* 000 eq. 2 with peak(S) = 0; the hard policy forbids instead of charging */
-	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->param - M) / B : 0;
+	s->over_memory = s->need > M;
+	/* 000 eq. 2; the hard policy forbids instead of charging */
+	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->need - M) / B : 0;
 	s->cost = s->io_in + s->work + s->io_out + s->overflow;
 	s->cost_bw = (s->in_bytes_bw + s->out_bytes_bw) / B + s->work_bw;
 	s->cost_fw = s->cost - s->cost_bw;
@@ -207,9 +267,10 @@ static void refresh(const sc_costs *c, int si)
 	sc_stage_cost *s = &c->st[si];
 	int d = c->kind[si];
 	if (c->fast && d == 0) {
-		refresh_plain(c, s);
+		refresh_plain(c, s, si);
 		return;
 	}
+	stage_need(c, s, si);
 	const sc_kind *kd = &c->fleet.kind[d];
 	s->kind = d;
 	s->cpu = kd->cpu;
@@ -244,9 +305,9 @@ static void refresh(const sc_costs *c, int si)
 		s->io_out = c->link_out[2 * si];
 		io_bw = c->link_in[2 * si + 1] + c->link_out[2 * si + 1];
 	}
-	s->over_memory = s->param > M;
-	/* 000 eq. 2 with peak(S) = 0; the hard policy forbids instead of charging */
-	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->param - M) / B : 0;
+	s->over_memory = s->need > M;
+	/* 000 eq. 2; the hard policy forbids instead of charging */
+	s->overflow = (s->over_memory && c->set.policy == SC_MEM_OVERFLOW) ? (s->need - M) / B : 0;
 	s->cost = s->io_in + s->work + s->io_out + s->overflow;
 	s->cost_bw = io_bw + s->work_bw;
 	s->cost_fw = s->cost - s->cost_bw;
@@ -402,6 +463,8 @@ void sc_costs_eval(sc_costs *c, const int *stage)
 		work_apply(c, stage[v], v, 1);
 		tensor_apply(c, stage, v, 1.0);
 	}
+	if (g->acts)
+		stages_memory(c, stage, NULL);
 	for (int s = 0; s < c->k; s++)
 		refresh(c, s);
 	c->ntouched = 0; /* (tensor_apply noted stages: none is pending) */
@@ -433,6 +496,11 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 		tensor_apply(c, stage, g->pred[i], 1.0);
 	if (c->st[from].ops == 0)
 		stage_clear(c, from);
+	if (g->acts) {
+		c->want[from] = c->want[to] = true;
+		stages_memory(c, stage, c->want);
+		c->want[from] = c->want[to] = false;
+	}
 	/* the touched stages: v's old and new stage and the stages of its
 	 * neighbours and of its predecessors' consumers */
 	for (int i = 0; i < c->ntouched; i++)

@@ -5,8 +5,11 @@
  * io_in counts (once) each tensor produced outside S and read inside S,
  * io_out counts (once) each tensor produced inside S and read outside S, both
  * divided by the bandwidth B, and overflow(S) = (param(S) - M)+ / B under the
- * overflow policy (000 eq. 2 with peak(S) = 0).  Under the hard policy a stage
- * with param(S) > M is infeasible instead and pays no overflow.
+ * overflow policy (000 eq. 2), param(S) being the stage's whole memory need
+ * when the graph carries activation sizes (activations.h: parameters,
+ * gradients and optimizer state, stash and working peak).  Under the hard
+ * policy a stage whose need exceeds M is infeasible instead and pays no
+ * overflow.
  *
  * An sc_costs holds the per-stage totals of one partition of one graph.
  * sc_costs_eval computes them from scratch in O(n + m); sc_costs_move updates
@@ -30,6 +33,7 @@
 
 #include <stdbool.h>
 
+#include "activations.h"
 #include "fleet.h"
 #include "graph.h"
 
@@ -59,6 +63,13 @@ typedef struct sc_stage_cost {
 	int kind;
 	bool cpu;
 	int no_device;
+	/* Memory (activations.h): the stash per micro-batch, the micro-batches
+	 * in flight, the working peak, and need, what the stage holds against
+	 * its kind's memory: params + grads + optimizer + stash x in_flight +
+	 * peak (param alone for a graph without activation sizes).  over_memory
+	 * and overflow are need's. */
+	double stash, peak, need;
+	int in_flight;
 } sc_stage_cost;
 
 typedef struct sc_costs {
@@ -83,6 +94,11 @@ typedef struct sc_costs {
 	double *kw;
 	int *kbad;
 	double *link_in, *link_out; /* per stage: io time (bytes over each link), !one_link */
+	/* the graph's activation sizes (g->acts): scratch for the stages'
+	 * stash and peak (the ops of the stages asked, want) */
+	struct sc_acts_work *aw;
+	int *mem_off, *mem_ops;
+	bool *want;
 } sc_costs;
 
 /* Returns a new sc_costs for g with the given settings (set->k is the number
@@ -110,11 +126,18 @@ bool sc_costs_names_devices(const sc_costs *c, int k);
  * fleet given (set->fleet), else "cpu" or "accel" (001 section 3). */
 const char *sc_costs_device_name(const sc_costs *c, int s);
 
+/* The parts of stage s's memory (after sc_costs_eval; activations.h). */
+sc_mem_parts sc_costs_memory_parts(const sc_costs *c, int s);
+
+/* The name of the largest part of p: "params", "grads", "optimizer",
+ * "stash" (stash x in_flight) or "working_peak". */
+const char *sc_mem_parts_largest(const sc_mem_parts *p);
+
 /* The time stage s's ops take on kind d (after sc_costs_eval). */
 double sc_costs_kind_work(const sc_costs *c, int s, int d);
 
-/* The memory stage s's parameters are held against: its kind's
- * (INFINITY: none, as a CPU's). */
+/* The memory stage s's need is held against: its kind's (INFINITY:
+ * none, as a CPU's). */
 double sc_costs_stage_memory(const sc_costs *c, int s);
 
 /* What stage s would cost on kind d (after sc_costs_eval): its ops' times

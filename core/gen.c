@@ -12,6 +12,7 @@
  * like the model it describes.
  */
 #include "gen.h"
+#include "training.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -774,72 +775,7 @@ sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err)
 	sc_graph *g = gen_inference(spec, err);
 	if (!g || !spec->training)
 		return g;
-	sc_graph *t = sc_gen_training(g, err);
+	sc_graph *t = sc_graph_training(g, NULL, err);
 	sc_graph_free(g);
 	return t;
-}
-
-/* The backward op of forward op v is "<name>.grad"; the group that ties it
- * to v is v's own or, when v has none, "<name>.w". */
-sc_graph *sc_gen_training(const sc_graph *fw, sc_error *err)
-{
-	if (fw->backward) {
-		sc_error_set(err, SC_ERR_INPUT, "%s is a training graph already", fw->name);
-		return NULL;
-	}
-	sc_builder *b = sc_builder_new();
-	if (!b) {
-		sc_error_nomem(err, "the training graph");
-		return NULL;
-	}
-	int n = fw->n;
-	sc_graph *g = NULL;
-	char name[600], group[600];
-	bool ok = true;
-	/* forward ops 0..n-1 as they are (a grouped op keeps its group; an
-	 * ungrouped one gets "<name>.w" to share with its backward op) */
-	for (int v = 0; v < n && ok; v++) {
-		if (fw->group[v] >= 0)
-			snprintf(group, sizeof group, "%s", fw->group_name[fw->group[v]]);
-		else
-			snprintf(group, sizeof group, "%s.w", fw->op_name[v]);
-		ok = sc_builder_add_op(b, fw->op_name[v], fw->work[v], fw->param[v], fw->out[v],
-		                       group, err) == v;
-	}
-	/* backward ops n..2n-1: twice the work, no parameters of their own, a
-	 * gradient as large as the activation */
-	for (int v = 0; v < n && ok; v++) {
-		if (fw->group[v] >= 0)
-			snprintf(group, sizeof group, "%s", fw->group_name[fw->group[v]]);
-		else
-			snprintf(group, sizeof group, "%s.w", fw->op_name[v]);
-		snprintf(name, sizeof name, "%s.grad", fw->op_name[v]);
-		ok = sc_builder_add_op(b, name, 2 * fw->work[v], 0, fw->out[v], group, err) ==
-		             n + v &&
-		     sc_builder_set_backward(b, n + v, err) == SC_OK;
-	}
-	/* the loss gradient: an orphan (no group) fed by every forward sink */
-	int loss = ok ? sc_builder_add_op(b, "loss.grad", 0, 0, 0, NULL, err) : -1;
-	ok = ok && loss >= 0 && sc_builder_set_backward(b, loss, err) == SC_OK;
-	for (int u = 0; u < n && ok; u++) {
-		if (sc_graph_outdeg(fw, u) == 0)
-			ok = sc_builder_add_edge(b, u, loss, err) == SC_OK &&
-			     sc_builder_add_edge(b, loss, n + u, err) == SC_OK;
-		for (int i = fw->succ_off[u]; i < fw->succ_off[u + 1] && ok; i++) {
-			int v = fw->succ[i];
-			/* forward u -> v; the gradient flows back v' -> u', and v's
-			 * backward reads v's input, u's activation, kept from the
-			 * forward pass */
-			ok = sc_builder_add_edge(b, u, v, err) == SC_OK &&
-			     sc_builder_add_edge(b, n + v, n + u, err) == SC_OK &&
-			     sc_builder_add_edge(b, u, n + v, err) == SC_OK;
-		}
-	}
-	if (ok) {
-		sc_builder_set_settings(b, &fw->settings);
-		snprintf(name, sizeof name, "%s-training", fw->name);
-		g = sc_builder_finish(b, name, name, err);
-	}
-	sc_builder_free(b);
-	return g;
 }

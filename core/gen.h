@@ -104,7 +104,7 @@ typedef struct sc_gen_spec {
 	               3 B + 2); 0 to use nodes; must be 0 for REGAL */
 	uint64_t seed;
 	int k;         /* the graph attribute k, or 0 for none */
-	bool training; /* a training graph of the model (sc_gen_training) */
+	bool training; /* a training graph of the model (sc_graph_training) */
 } sc_gen_spec;
 
 /* Fills s with: model any, no size, seed 1, no k. */
@@ -115,16 +115,6 @@ void sc_gen_spec_init(sc_gen_spec *s);
  * REGAL model; SC_ERR_NOMEM).  Graph names: "regal-MODEL-N-SEED",
  * "transformer-L-SEED" and "resnet-D-SEED".  The caller frees the graph. */
 sc_graph *sc_gen(const sc_gen_spec *spec, sc_error *err);
-
-/* Returns a new training graph of the inference graph fw (DESIGN.md
- * section 1): fw's ops and edges as the forward pass; for each forward op v
- * a backward op "v.grad" with twice v's work, no parameters and a gradient
- * of v's out bytes, in v's group (or a new group "v.w" holding both); for
- * each edge u -> v the gradient edge v.grad -> u.grad and the activation
- * edge u -> v.grad; and one orphan "loss.grad" fed by every forward sink s
- * and feeding s.grad.  Named "<fw's name>-training".  NULL with err set
- * when out of memory or when fw is a training graph already. */
-sc_graph *sc_gen_training(const sc_graph *fw, sc_error *err);
 
 /* Returns a new REGAL-style graph of n >= 1 ops named "regal-<model>-<n>-<seed>",
  * with k set to k (0 for none), or NULL with err set.  model is a REGAL model. */

@@ -16,6 +16,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "graph.h"
 
+#include "activations.h"
+
 #include "csr.h"
 #include "graph_order.h"
 #include "mem.h"
@@ -346,6 +348,7 @@ void sc_graph_free(sc_graph *g)
 	free(g->kind_work);
 	free(g->kind_memory);
 	free(g->kind_bandwidth);
+	sc_acts_free(g->acts);
 	free(g);
 }
 

@@ -61,6 +61,10 @@ typedef struct sc_settings {
 	/* the devices (fleet.h), or NULL: k of the graph's work kind and cpus
 	 * CPUs.  Borrowed */
 	const struct sc_fleet *fleet;
+	/* training: the micro-batches of a pipeline round, m (activations.h:
+	 * a stage holds the stash of min(k - s, m) of them under 1F1B, of m
+	 * under GPipe); 0: k */
+	int microbatches;
 } sc_settings;
 
 /* Fills s with the defaults: k 0, bandwidth 1, memory unlimited, overflow. */
@@ -161,6 +165,11 @@ typedef struct sc_graph {
 	char **kind_name;
 	double **kind_work;
 	double *kind_memory, *kind_bandwidth;
+	/* What a stage holds besides its parameters (activations.h): the
+	 * tensors ops save for the backward pass, the working peak, gradients
+	 * and optimizer state.  NULL when the file carries parameter sizes
+	 * alone (msr-fiddle, plain DOT).  Owned. */
+	struct sc_acts *acts;
 } sc_graph;
 
 /* True when op v may go to a CPU stage (it has a CPU time). */

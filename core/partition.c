@@ -144,3 +144,41 @@ int *sc_part_new(const sc_graph *g)
 {
 	return sc_calloc_n((size_t)g->n, sizeof(int));
 }
+
+void sc_part_fill_backward(const sc_graph *g, int *stage, int unset)
+{
+	if (!sc_graph_is_training(g))
+		return;
+	for (int v = 0; v < g->n; v++) {
+		int gr = g->group[v];
+		if (stage[v] != unset || gr < 0)
+			continue;
+		for (int i = g->group_off[gr]; i < g->group_off[gr + 1]; i++)
+			if (stage[g->group_ops[i]] != unset) {
+				stage[v] = stage[g->group_ops[i]];
+				break;
+			}
+	}
+	/* orphans: the latest stage around them, passed along chains of
+	 * orphans until nothing changes */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int v = 0; v < g->n; v++) {
+			if (stage[v] != unset || !g->orphan || !g->orphan[v])
+				continue;
+			int best = unset;
+			for (int i = g->succ_off[v]; i < g->succ_off[v + 1]; i++)
+				if (stage[g->succ[i]] != unset &&
+				    (best == unset || stage[g->succ[i]] > best))
+					best = stage[g->succ[i]];
+			for (int i = g->pred_off[v]; i < g->pred_off[v + 1]; i++)
+				if (stage[g->pred[i]] != unset &&
+				    (best == unset || stage[g->pred[i]] > best))
+					best = stage[g->pred[i]];
+			if (best != unset) {
+				stage[v] = best;
+				changed = true;
+			}
+		}
+	}
+}

@@ -67,4 +67,11 @@ void sc_part_legal_range(const sc_graph *g, const int *stage, int k, int v, int 
  * The caller frees it with free().  NULL when out of memory. */
 int *sc_part_new(const sc_graph *g);
 
+/* A partition file that names the forward ops of a training graph alone
+ * (one made for inference) places each backward op with its forward op:
+ * an op of stage[] equal to unset takes the stage of the first op of its
+ * group that has one, and an orphan (the loss gradient) the latest stage
+ * of its neighbours that have one.  Ops left unset stay unset. */
+void sc_part_fill_backward(const sc_graph *g, int *stage, int unset);
+
 #endif

@@ -14,6 +14,20 @@ json_t *sc_report_stages(const sc_costs *c)
 	return sc_report_stages_until(c, NULL, NULL, &stopped);
 }
 
+static json_t *real_or_null(double x);
+
+/* Stage s's memory by part (activations.h), its limit (null: none) and
+ * its largest part. */
+static json_t *stage_memory(const sc_costs *c, int s)
+{
+	sc_mem_parts p = sc_costs_memory_parts(c, s);
+	return json_pack("{s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:o, s:s}", "params", p.params,
+	                 "grads", p.grads, "optimizer", p.optimizer, "stash_per_microbatch",
+	                 p.stash, "in_flight", p.in_flight, "working_peak", p.working_peak, "total",
+	                 p.total, "limit", real_or_null(sc_costs_stage_memory(c, s)), "largest",
+	                 sc_mem_parts_largest(&p));
+}
+
 json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ctx, bool *stopped)
 {
 	*stopped = false;
@@ -52,6 +66,8 @@ json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ct
 		if (o && cpu_work)
 			json_object_set_new(o, "cpu_work",
 			                    json_real(sc_costs_kind_work(c, s, cpu)));
+		if (o)
+			json_object_set_new(o, "memory", stage_memory(c, s));
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			return NULL;

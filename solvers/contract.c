@@ -75,6 +75,8 @@
 
 #include <stdlib.h>
 
+#include "core/activations.h"
+
 const char *sc_contract_rule_name(int rule)
 {
 	static const char *const names[SC_CONTRACT_NRULES] = {
@@ -164,7 +166,7 @@ int sc_contract_round(const sc_units *u, double memory, int *into, sc_contract_s
 		goto done;
 	double total_param = 0;
 	for (int v = 0; v < g->n; v++)
-		total_param += g->param[v];
+		total_param += g->param[v] * sc_acts_param_factor(g);
 	bool params_free = total_param <= memory;
 	for (int x = 0; x < n; x++) {
 		stamp[x] = -1;

@@ -708,6 +708,24 @@ static inline double reach_of(const sc_dp *d, const grow_frame *fr, int lvl, int
 	return r;
 }
 
+/* Whether a stage's memory could pass a limit by more than the units'
+ * param says: the graph holds stash or a working peak (activations.h),
+ * which the DP does not model, and some device has a finite memory.  The
+ * DP then solves a relaxation (sc_dp_relaxed). */
+static bool acts_may_bind(const sc_graph *g, const sc_settings *set)
+{
+	if (!g->acts || (!g->acts->peak && !sc_graph_is_training(g)))
+		return false;
+	sc_fleet f;
+	sc_error e;
+	if (!sc_fleet_resolve(g, set, &f, &e))
+		return isfinite(set->memory);
+	for (int i = 0; i < f.n; i++)
+		if (!f.kind[i].cpu && isfinite(f.kind[i].memory))
+			return true;
+	return false;
+}
+
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
 {
 	sc_dp *d = calloc(1, sizeof *d);
@@ -730,6 +748,8 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 			return NULL;
 		}
 	}
+	if (acts_may_bind(d->g, set))
+		d->relaxed = true;
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, d->keff);
 	d->limit_given = limit > 0;
 	d->ub = INFINITY;
@@ -2456,16 +2476,6 @@ static bool exact_step(sc_search *s)
 	if (more > 0)
 		return true;
 	double opt = sc_dp_result_kinds(e->dp, e->unit_stage, e->kind);
-	if (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)) {
-		/* the DP looked only below the quick partition's objective: what
-		 * it found is optimal, and when it found nothing the quick
-		 * partition is (or no partition fits) */
-		if (isfinite(opt))
-			sc_search_offer(s, e->unit_stage, e->kind, opt);
-		s->optimal = true;
-		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
-		return false;
-	}
 	if (sc_dp_relaxed(e->dp)) {
 		/* a relaxation: opt bounds every partition from below; its own
 		 * partition costs what the cost model says, and is optimal when
@@ -2474,6 +2484,16 @@ static bool exact_step(sc_search *s)
 			sc_search_offer(s, e->unit_stage, e->kind, opt);
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		s->optimal = !isfinite(opt) || s->best <= opt * (1 + 1e-9);
+		return false;
+	}
+	if (s->set.schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(s->g)) {
+		/* the DP looked only below the quick partition's objective: what
+		 * it found is optimal, and when it found nothing the quick
+		 * partition is (or no partition fits) */
+		if (isfinite(opt))
+			sc_search_offer(s, e->unit_stage, e->kind, opt);
+		s->optimal = true;
+		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;
 		return false;
 	}
 	if (isfinite(opt)) {

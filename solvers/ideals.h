@@ -128,7 +128,11 @@ double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind);
 double sc_dp_floor(const sc_dp *d);
 
 /* True when d's value is only a lower bound: kinds whose links differ
- * (see "Devices" in ideals.c), each stage's io charged over its own link. */
+ * (see "Devices" in ideals.c), each stage's io charged over its own link;
+ * or a graph with activation memory (activations.h) and a finite memory:
+ * the DP holds the part of a stage's memory that adds up (parameters,
+ * gradients, optimizer state) against it, not the stash and working
+ * peak, which the cost model adds to its partition's cost. */
 bool sc_dp_relaxed(const sc_dp *d);
 
 /* The stages of d's partitions: k, or with devices the sum of the

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/activations.h"
 #include "core/clock.h"
 #include "core/fleet.h"
 #include "cover.h"
@@ -195,7 +196,7 @@ static sc_status cover_rung(const sc_units *u, const sc_settings *set, const sc_
 		upper = 0;
 		for (int v = 0; v < g->n; v++) {
 			upper += g->work[v] + g->out[v] / set->bandwidth;
-			param += g->param[v];
+			param += g->param[v] * sc_acts_param_factor(g);
 		}
 		if (isfinite(set->memory) && set->policy == SC_MEM_OVERFLOW && param > set->memory)
 			upper += (param - set->memory) / set->bandwidth;

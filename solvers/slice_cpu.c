@@ -41,6 +41,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/activations.h"
 #include "core/mem.h"
 #include "slice_impl.h"
 
@@ -111,7 +112,9 @@ bool sc_slicer_cpu_init(sc_slicer *s, const sc_settings *set)
 				has_cpu = false;
 			/* what a stage of either device can cost at most (see below) */
 			umax += g->work[o] + 2 * g->out[o] / B + sc_graph_cpu_work(g, o) +
-			        (set->policy == SC_MEM_OVERFLOW ? g->param[o] / B : 0);
+			        (set->policy == SC_MEM_OVERFLOW
+			                 ? g->param[o] * sc_acts_param_factor(g) / B
+			                 : 0);
 		}
 		double w = u->work[x];
 		s->ucpu[x] = has_cpu ? cpu : INFINITY;

@@ -10,6 +10,7 @@
 
 #include "contract.h"
 
+#include "core/activations.h"
 #include "core/csr.h"
 #include "core/mem.h"
 
@@ -245,9 +246,11 @@ static sc_units *build(const sc_graph *g, int *parent, const int *pin)
 	u->topo = sc_malloc_n((size_t)nc, sizeof *u->topo);
 	if (!u->work || !u->param || !u->topo)
 		goto nomem;
+	/* a unit's param: what it holds per its parameters (activations.h) */
+	double pf = sc_acts_param_factor(g);
 	for (int v = 0; v < n; v++) {
 		u->work[u->unit_of[v]] += g->work[v];
-		u->param[u->unit_of[v]] += g->param[v];
+		u->param[u->unit_of[v]] += g->param[v] * pf;
 	}
 	/* units are numbered in a topological order already: every edge of the
 	 * condensation goes from a lower to a higher number */

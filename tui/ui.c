@@ -3,6 +3,8 @@
  */
 #include "ui.h"
 
+#include "core/training.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,6 +101,8 @@ void ui_opts_apply(const ui_opts *o, sc_settings *s)
 		s->schedule = (sc_schedule)o->schedule;
 	if (o->cpus >= 0)
 		s->cpus = o->cpus;
+	if (o->batches > 0)
+		s->microbatches = o->batches;
 	/* --devices: the fleet's stages, no CPU count beside it */
 	if (o->devices) {
 		s->fleet = &o->fleet;
@@ -330,6 +334,57 @@ bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *repor
 	return ui_cpus_settings(g, o) && load_kinds(g, o, report);
 }
 
+/* --memory-reserve: what the runtime takes, out of every device's memory
+ * (the settings' and each kind's own). */
+static void take_reserve(sc_graph *g, const ui_opts *o)
+{
+	if (o->reserve <= 0)
+		return;
+	g->settings.memory = fmax(0, g->settings.memory - o->reserve);
+	for (int i = 0; i < g->nkinds; i++)
+		if (g->kind_memory[i] == g->kind_memory[i])
+			g->kind_memory[i] = fmax(0, g->kind_memory[i] - o->reserve);
+}
+
+/* --training: g's training graph in place of g (training.h), the backward
+ * work by op kind where report knows the ops' kinds; NULL after a
+ * message (g freed either way). */
+static sc_graph *training_of(sc_graph *g, const ui_opts *o, const sc_onnx_report *report)
+{
+	if (!o->training) {
+		if (o->optimizer < 0)
+			return g;
+		ui_error("--optimizer: give --training too (the optimizer's state is held by a "
+		         "training graph stagecut builds from %s)",
+		         g->source);
+		sc_graph_free(g);
+		return NULL;
+	}
+	double *factor = NULL;
+	if (report->filled && report->nops == g->n && report->op_size) {
+		factor = malloc((size_t)(g->n > 0 ? g->n : 1) * sizeof *factor);
+		for (int v = 0; factor && v < g->n; v++)
+			factor[v] = sc_train_backward_factor(report->op_size[v].kind);
+	}
+	sc_precision p = SC_PREC_FP32;
+	if (report->filled)
+		p = report->precision;
+	else if (o->precision)
+		sc_precision_parse(o->precision, &p);
+	sc_train_spec spec = {.optimizer =
+	                              o->optimizer >= 0 ? (sc_optimizer)o->optimizer : SC_OPT_ADAM,
+	                      .param_bytes = sc_precision_bytes(p),
+	                      .bw_factor = factor};
+	sc_error err;
+	sc_error_clear(&err);
+	sc_graph *t = sc_graph_training(g, &spec, &err);
+	if (!t)
+		ui_error("--training: %s", err.msg);
+	free(factor);
+	sc_graph_free(g);
+	return t;
+}
+
 sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *report, int *status)
 {
 	sc_error err;
@@ -344,6 +399,12 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 	ui_opts_apply(o, &g->settings);
 	if (!check_cpus(g, o) || !load_kinds(g, o, report)) {
 		sc_graph_free(g);
+		*status = UI_EXIT_INPUT;
+		return NULL;
+	}
+	take_reserve(g, o);
+	g = training_of(g, o, report);
+	if (!g) {
 		*status = UI_EXIT_INPUT;
 		return NULL;
 	}

@@ -39,7 +39,9 @@ typedef struct ui_opts {
 	int cpus;            /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
 	const char *devices; /* --devices SPEC as given, or NULL */
 	sc_fleet fleet;      /* --devices parsed (names and counts) */
-	bool training;       /* gen --training */
+	bool training;       /* --training: the training graph of a forward graph */
+	int optimizer;       /* --optimizer: -1 = not given, else an sc_optimizer */
+	double reserve;      /* --memory-reserve: bytes; 0 = none */
 	bool json;
 	const char *output; /* -o */
 	/* solve and gen */
@@ -72,7 +74,7 @@ typedef struct ui_opts {
 	int page_ops;       /* --page-ops N: boxes a page (-1 = default, 0 = one page) */
 	const char *bounds; /* --bounds FILE */
 	bool timeline;      /* eval, render: --timeline */
-	int batches;        /* --batches: micro-batches; 0 = default (2k) */
+	int batches;        /* --microbatches (--batches): 0 = default (memory: k; timeline: 2k) */
 	/* bench */
 	const char *klist;   /* -k as given: "2,4,8" */
 	const char *methods; /* --methods */

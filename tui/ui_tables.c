@@ -49,6 +49,52 @@ void ui_print_devices(const sc_costs *c, FILE *f)
 	        ui_num(on_cpu, a, sizeof a), ui_num(total, b, sizeof b));
 }
 
+/* What each stage holds (activations.h), part by part, and the stages
+ * that do not fit with their largest part. */
+static void print_memory_table(const sc_costs *c, FILE *f)
+{
+	bool training = sc_graph_is_training(c->g);
+	if (training)
+		fprintf(f,
+		        "memory per stage, bytes: params + grads + optimizer (%s) + stash per "
+		        "micro-batch x micro-batches in flight + working peak = total\n",
+		        c->g->acts->optimizer_name[0] ? c->g->acts->optimizer_name : "none");
+	else
+		fprintf(f, "memory per stage, bytes: params + working peak = total\n");
+	fprintf(f, "  %5s %12s", "stage", "params");
+	if (training)
+		fprintf(f, " %12s %12s %12s %9s", "grads", "optimizer", "stash", "in flight");
+	fprintf(f, " %12s %12s %12s\n", "peak", "total", "limit");
+	for (int s = 0; s < c->k; s++) {
+		if (c->st[s].ops == 0)
+			continue;
+		sc_mem_parts p = sc_costs_memory_parts(c, s);
+		double lim = sc_costs_stage_memory(c, s);
+		char a[32], b[32], d[32], e[32];
+		fprintf(f, "%c %5d %12s", p.total > lim ? '!' : ' ', s + 1,
+		        ui_num(p.params, a, sizeof a));
+		if (training)
+			fprintf(f, " %12s %12s %12s %9d", ui_num(p.grads, a, sizeof a),
+			        ui_num(p.optimizer, b, sizeof b), ui_num(p.stash, d, sizeof d),
+			        p.in_flight);
+		fprintf(f, " %12s %12s %12s\n", ui_num(p.working_peak, a, sizeof a),
+		        ui_num(p.total, b, sizeof b),
+		        isfinite(lim) ? ui_num(lim, e, sizeof e) : "none");
+	}
+	for (int s = 0; s < c->k; s++) {
+		sc_mem_parts p = sc_costs_memory_parts(c, s);
+		double lim = sc_costs_stage_memory(c, s);
+		char a[32], b[32];
+		if (c->st[s].ops > 0 && p.total > lim)
+			fprintf(f,
+			        "stage %d does not fit: %s bytes over a limit of %s; its largest "
+			        "part "
+			        "is %s\n",
+			        s + 1, ui_num(p.total, a, sizeof a), ui_num(lim, b, sizeof b),
+			        sc_mem_parts_largest(&p));
+	}
+}
+
 void ui_print_stage_table(const sc_costs *c, FILE *f)
 {
 	int at;
@@ -64,7 +110,9 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 	fprintf(f, " %12s %12s %12s %12s", "work", "io in", "io out", "overflow");
 	if (training)
 		fprintf(f, " %12s %12s", "fw", "bw");
-	fprintf(f, " %12s %12s\n", "cost", "param");
+	/* with activation sizes the last column is the stage's whole memory
+	 * (the table below gives its parts) */
+	fprintf(f, " %12s %12s\n", "cost", c->g->acts ? "memory" : "param");
 	for (int s = 0; s < c->k; s++) {
 		const sc_stage_cost *st = &c->st[s];
 		/* a run of empty stages (k far above the ops, up to 1 000 000) is
@@ -91,7 +139,7 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 			fprintf(f, " %12s %12s", ui_num(st->cost_fw, w, sizeof w),
 			        ui_num(st->cost_bw, i, sizeof i));
 		fprintf(f, " %12s %12s%s\n", ui_num(st->cost, t, sizeof t),
-		        ui_num(st->param, v, sizeof v),
+		        ui_num(st->need, v, sizeof v),
 		        st->over_memory && c->set.policy == SC_MEM_HARD ? "  over memory" : "");
 	}
 	/* what the param column is held against: with a fleet, each kind's
@@ -116,9 +164,12 @@ void ui_print_stage_table(const sc_costs *c, FILE *f)
 		}
 	} else if (isfinite(c->set.memory)) {
 		char m[32];
-		fprintf(f, "memory limit %s bytes of parameters per stage (%s)\n",
-		        ui_num(c->set.memory, m, sizeof m), sc_mem_policy_name(c->set.policy));
+		fprintf(f, "memory limit %s bytes of %s per stage (%s)\n",
+		        ui_num(c->set.memory, m, sizeof m), c->g->acts ? "memory" : "parameters",
+		        sc_mem_policy_name(c->set.policy));
 	}
+	if (c->g->acts)
+		print_memory_table(c, f);
 }
 
 void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f)

@@ -35,6 +35,8 @@
 #include "core/fileio.h"
 #include "core/mem.h"
 #include "onnx.h"
+#include "core/activations.h"
+#include "onnx_saves.h"
 #include "onnx_shape.h"
 #include "times.h"
 
@@ -1375,6 +1377,83 @@ static void charge_body_refs(loader *L, int v, const Onnx__AttributeProto *a, in
  * topological order, but for values that follow an input's symbolic dim
  * (tensor.by_dim: made per run, not weights); out the bytes of its outputs
  * another op reads. */
+/* ---- what each op saves for the backward pass (onnx_saves.h) ------------- */
+
+/* The saves of the ops as build_ops adds them: op i saves the ops
+ * list[off[i] .. off[i+1]) and own[i] bytes more. */
+typedef struct saves_acc {
+	int *off, *list, len, cap;
+	double *own;
+} saves_acc;
+
+static bool saves_push(saves_acc *a, int op)
+{
+	if (a->len == a->cap) {
+		int cap = a->cap ? 2 * a->cap : 64;
+		int *l = realloc(a->list, (size_t)cap * sizeof *l);
+		if (!l)
+			return false;
+		a->list = l;
+		a->cap = cap;
+	}
+	a->list[a->len++] = op;
+	return true;
+}
+
+/* Records what node nd, op `op` of the graph, saves: the ops whose
+ * outputs it keeps, and the bytes of model inputs, indices, masks and
+ * statistics.  False when out of memory. */
+static bool record_saves(loader *L, const Onnx__NodeProto *nd, int op, bool made, saves_acc *a)
+{
+	int nin = nd->n_input < 32 ? (int)nd->n_input : 32, tin[32];
+	bool varying[32];
+	for (int j = 0; j < nin; j++) {
+		tin[j] = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
+		varying[j] = tin[j] >= 0 && !is_const(L, tin[j]);
+	}
+	sc_onnx_saves sv = sc_onnx_saves_of(nd->op_type, nin, varying, made);
+	a->off[op] = a->len;
+	for (int j = 0; j < nin; j++) {
+		if (!(sv.inputs >> j & 1u))
+			continue;
+		int p = L->tens[tin[j]].producer;
+		if (p >= 0 && L->op_of[p] >= 0) {
+			if (!saves_push(a, L->op_of[p]))
+				return false;
+		} else {
+			a->own[op] += fmax(0, run_bytes(L, &L->tens[tin[j]].t));
+		}
+	}
+	if (sv.output && !saves_push(a, op))
+		return false;
+	const sc_onnx_tensor *x = nin > 0 && tin[0] >= 0 ? &L->tens[tin[0]].t : NULL;
+	int o = nd->n_output > 0 && nd->output[0] && *nd->output[0] ? find(L, nd->output[0]) : -1;
+	int64_t xn = x ? sc_onnx_numel(x) : -1;
+	int64_t on = o >= 0 ? sc_onnx_numel(&L->tens[o].t) : -1;
+	if (sv.extra == SC_SAVE_INDICES && on > 0)
+		a->own[op] += 8.0 * (double)on;
+	else if (sv.extra == SC_SAVE_MASK && xn > 0)
+		a->own[op] += (double)xn;
+	else if (sv.extra == SC_SAVE_STATS && xn > 0 && x->rank > 0 && x->dim[x->rank - 1] > 0)
+		a->own[op] += 8.0 * (double)(xn / x->dim[x->rank - 1]);
+	return true;
+}
+
+/* Gives g what its ops save (sc_acts, with the working peak counted). */
+static sc_status attach_saves(loader *L, sc_graph *g, saves_acc *a)
+{
+	a->off[g->n] = a->len;
+	sc_acts *acts = sc_acts_new(g, true, L->err);
+	if (!acts)
+		return L->err->code;
+	if (sc_acts_set_saves(acts, g, a->off, a->list, a->own, L->err) != SC_OK) {
+		sc_acts_free(acts);
+		return L->err->code;
+	}
+	g->acts = acts;
+	return SC_OK;
+}
+
 static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc_op_size *sizes,
                            const bool *known_cost)
 {
@@ -1385,7 +1464,9 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 	int *readers = sc_calloc_n((size_t)L->cap + 1, sizeof *readers);
 	bool *made_weight = sc_calloc_n((size_t)gr->n + 1, sizeof *made_weight), any_made = false;
 	L->rep->op_size = sc_calloc_n((size_t)gr->n + 1, sizeof *L->rep->op_size);
-	if (!b || !readers || !made_weight || !L->rep->op_size) {
+	saves_acc sa = {.off = sc_calloc_n((size_t)gr->n + 1, sizeof *sa.off),
+	                .own = sc_calloc_n((size_t)gr->n + 1, sizeof *sa.own)};
+	if (!b || !readers || !made_weight || !L->rep->op_size || !sa.off || !sa.own) {
 		sc_error_nomem(L->err, "the graph");
 		goto done;
 	}
@@ -1439,6 +1520,10 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 			    strncmp(nd->input[j], "onnx::", 6) == 0)
 				made_weight[L->op_of[v]] = any_made = true;
 		}
+		if (!record_saves(L, nd, L->op_of[v], made_weight[L->op_of[v]], &sa)) {
+			sc_error_nomem(L->err, "the graph");
+			goto done;
+		}
 		L->rep->op_size[L->op_of[v]] = size;
 		if (!known_cost[v])
 			L->rep->op_size[L->op_of[v]].flops = -1;
@@ -1453,6 +1538,10 @@ static sc_graph *build_ops(loader *L, const sc_graph *gr, char **names, const sc
 		}
 	sc_builder_set_settings(b, &gr->settings);
 	out = sc_builder_finish(b, gr->source, gr->name, L->err);
+	if (out && attach_saves(L, out, &sa) != SC_OK) {
+		sc_graph_free(out);
+		out = NULL;
+	}
 	if (out && any_made) {
 		out->made_weight = made_weight;
 		made_weight = NULL;
@@ -1461,6 +1550,9 @@ done:
 	sc_builder_free(b);
 	free(readers);
 	free(made_weight);
+	free(sa.off);
+	free(sa.list);
+	free(sa.own);
 	return out;
 }
 

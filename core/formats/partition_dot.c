@@ -54,6 +54,7 @@ static sc_status read_dot(const char *path, const char *data, size_t len, const 
 		}
 		stage[v] = h->init_stage[i];
 	}
+	sc_part_fill_backward(g, stage, -1);
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] < 0) {
 			st = sc_error_set(err, SC_ERR_INPUT, "%s: op '%s' of %s has no stage", path,

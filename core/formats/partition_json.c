@@ -146,6 +146,7 @@ static sc_status read_json(const char *path, const char *data, size_t len, const
 		                                         : s) -
 		           1;
 	}
+	sc_part_fill_backward(g, stage, INT_MIN);
 	for (int v = 0; v < g->n; v++)
 		if (stage[v] == INT_MIN) {
 			st = sc_error_set(err, SC_ERR_INPUT, "%s: op '%s' of %s has no stage", path,

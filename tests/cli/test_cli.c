@@ -317,9 +317,9 @@ static void assert_keys(json_t *o, const char *const *keys, int n, const char *w
 	cr_assert_eq(i, n, "%s: %d keys, want %d", what, i, n);
 }
 
-static const char *const stage_keys[] = {"stage",    "ops",       "work",       "io_in",
-                                         "io_out",   "overflow",  "cost",       "param",
-                                         "in_bytes", "out_bytes", "over_memory"};
+static const char *const stage_keys[] = {"stage",    "ops",       "work",        "io_in",
+                                         "io_out",   "overflow",  "cost",        "param",
+                                         "in_bytes", "out_bytes", "over_memory", "memory"};
 
 Test(cli, json_keys_follow_the_man_page)
 {
@@ -345,7 +345,7 @@ Test(cli, json_keys_follow_the_man_page)
 	ts_write_text(ts_tpath(p, sizeof p, "own.json"), ts_fig2_own);
 	r = ts_run_json(0, "eval --json " FIGURE2 " %s", p);
 	assert_keys(r, eval_keys, 8, "eval");
-	assert_keys(json_array_get(ts_jget(r, "stages"), 0), stage_keys, 11, "eval stage");
+	assert_keys(json_array_get(ts_jget(r, "stages"), 0), stage_keys, 12, "eval stage");
 	json_decref(r);
 	ts_write_text(ts_tpath(p, sizeof p, "two.json"), ts_residual_two);
 	r = ts_run_json(1, "eval --json " RESIDUAL " %s", p);
@@ -360,7 +360,7 @@ Test(cli, json_keys_follow_the_man_page)
 	        "proof_seconds", "partition",        "pins",        "stages"};
 	r = ts_run_json(0, "solve --json " FIGURE2);
 	assert_keys(r, solve_keys, 20, "solve");
-	assert_keys(json_array_get(ts_jget(r, "stages"), 2), stage_keys, 11, "solve stage");
+	assert_keys(json_array_get(ts_jget(r, "stages"), 2), stage_keys, 12, "solve stage");
 	json_decref(r);
 	r = ts_run_json(1, "solve --json " RESIDUAL " -M 50");
 	assert_keys(r, solve_keys, 20, "solve, infeasible");

@@ -435,14 +435,14 @@ Test(modules_cli, export_takes_the_program_order_of_a_shuffled_file)
 Test(modules_cli, align_that_fits_nothing_still_answers_the_unaligned_problem)
 {
 	const char *m = "samples/onnx/resnet50.onnx";
-	json_t *free_ = ts_run_json(0, "solve %s -k 2 -M 3e7 --memory-policy hard --json", m);
+	json_t *free_ = ts_run_json(0, "solve %s -k 2 -M 3.2e7 --memory-policy hard --json", m);
 	double want = ts_jnum(free_, "bottleneck");
 	cr_assert(ts_jbool(free_, "optimal"));
 	json_decref(free_);
 	int status;
 	json_t *j = ts_json_of(0, 3, &status,
 	                       "solve samples/onnx/resnet50.onnx -k 2 --align 1 "
-	                       "-M 3e7 --memory-policy hard --json");
+	                       "-M 3.2e7 --memory-policy hard --json");
 	cr_assert_eq(status, 1);
 	cr_assert(!ts_jbool(j, "feasible"));
 	json_t *al = ts_jget(j, "align");
@@ -454,8 +454,8 @@ Test(modules_cli, align_that_fits_nothing_still_answers_the_unaligned_problem)
 	cr_assert(json_is_null(json_object_get(al, "gap")));
 	json_decref(j);
 	char *out, *err;
-	cr_assert_eq(ts_runf(&out, &err, "solve %s -k 2 --align 1 -M 3e7 --memory-policy hard", m),
-	             1);
+	cr_assert_eq(
+	        ts_runf(&out, &err, "solve %s -k 2 --align 1 -M 3.2e7 --memory-policy hard", m), 1);
 	cr_assert(strstr(err, "with every layer of depth 1 in one stage (--align 1)") &&
 	                  strstr(err, "without alignment the best partition costs"),
 	          "%s", err);

@@ -43,6 +43,7 @@
 
 #include "core/formats/load.h"
 #include "core/gen.h"
+#include "core/training.h"
 #include "solvers/mip.h"
 #include "solvers/search.h"
 
@@ -103,6 +104,9 @@ typedef enum ui_option_id {
 	OPT_TIMES,
 	OPT_TIMELINE,
 	OPT_BATCHES,
+	OPT_MICROBATCHES,
+	OPT_OPTIMIZER,
+	OPT_RESERVE,
 	OPT_ALIGN,
 	OPT_COUNT
 } ui_option_id;
@@ -250,8 +254,21 @@ static const ui_option options[] = {
         {OPT_TIMELINE, "timeline", 0, NULL,
          "eval, render: the pipeline schedule over time (lanes of receive, compute, send)",
          FLAG(timeline)},
-        {OPT_BATCHES, "batches", 0, "M", "--timeline: number of micro-batches (default 2k)",
+        {OPT_MICROBATCHES, "microbatches", 0, "M",
+         "training: the micro-batches of a pipeline round (a stage's stash is held for "
+         "min(k - s + 1, M) of them under 1F1B, M under GPipe; default k), and the "
+         "--timeline's (default 2k)",
          INT(batches, 1, 1000000)},
+        {OPT_BATCHES, "batches", 0, "M", "the older name of --microbatches",
+         INT(batches, 1, 1000000)},
+        {OPT_OPTIMIZER, "optimizer", 0, "O",
+         "--training: 'adam' (the default: 16 bytes a parameter with its gradient), "
+         "'momentum' (12) or 'sgd' (8): the state a stage holds per parameter",
+         CUSTOM},
+        {OPT_RESERVE, "memory-reserve", 0, "BYTES",
+         "bytes of each device's memory the runtime takes (CUDA context, workspace): "
+         "a stage's memory limit is the device's less this",
+         CUSTOM},
         {OPT_BOUNDS, "bounds", 0, "FILE",
          "render: caption the lower bound and gap from `stagecut bounds --json` output",
          TEXT(bounds)},
@@ -268,7 +285,9 @@ static const ui_option options[] = {
         {OPT_LAYERS, "layers", 0, "L", "transformer: L layers; resnet: depth L (50, 101, 152...)",
          INT(layers, 1, SC_GEN_MAX_LAYERS)},
         {OPT_TRAINING, "training", 0, NULL,
-         "gen: a training graph (each op's backward op, gradient edges, a loss orphan)",
+         "the training graph of a forward graph (an ONNX export, DOT): each op's "
+         "backward op in its stage, gradient edges, a loss orphan; the memory of "
+         "gradients, optimizer state and stashed activations (gen: writes it)",
          FLAG(training)},
         {OPT_MODEL, "model", 0, "M",
          "er, ba, ws, any (REGAL, the default), transformer, resnet or inception", CUSTOM},
@@ -296,7 +315,8 @@ typedef struct ui_command {
 #define OPTIONS(...) ((const ui_option_id[]){__VA_ARGS__, OPT_NONE})
 #define SETTINGS                                                                                   \
 	OPT_K, OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS, OPT_DEVICE,          \
-	        OPT_PRECISION, OPT_TIMES, OPT_DIM
+	        OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TRAINING, OPT_OPTIMIZER, OPT_RESERVE,       \
+	        OPT_MICROBATCHES
 
 static const ui_command commands[] = {
         {
@@ -345,7 +365,8 @@ static const ui_command commands[] = {
                         "with a stage on each node (stagecut(1), PARTITION FILES).",
                 .takes = OPTIONS(OPT_BANDWIDTH, OPT_MEMORY, OPT_POLICY, OPT_SCHEDULE, OPT_CPUS,
                                  OPT_DEVICE, OPT_PRECISION, OPT_TIMES, OPT_DIM, OPT_TIMELINE,
-                                 OPT_BATCHES, OPT_JSON, OPT_HELP, OPT_DEVICES),
+                                 OPT_BATCHES, OPT_MICROBATCHES, OPT_TRAINING, OPT_OPTIMIZER,
+                                 OPT_RESERVE, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_eval,
@@ -478,7 +499,7 @@ static const ui_command commands[] = {
                         "Writes to\n"
                         "stdout, or to OUT with -o.",
                 .takes = OPTIONS(OPT_FORMAT, OPT_ALIGN, OPT_DEVICE, OPT_PRECISION, OPT_TIMES,
-                                 OPT_DIM, OPT_OUTPUT, OPT_HELP, OPT_DEVICES),
+                                 OPT_DIM, OPT_TRAINING, OPT_OUTPUT, OPT_HELP, OPT_DEVICES),
                 .min_pos = 2,
                 .max_pos = 2,
                 .run = ui_cmd_export,
@@ -900,6 +921,7 @@ static bool opts_init(ui_opts *o, int argc)
 	o->memory = -1;
 	o->policy = -1;
 	o->schedule = -1;
+	o->optimizer = -1;
 	o->cpus = -1;
 	o->page_ops = -1;
 	o->seed = 1;
@@ -947,6 +969,21 @@ static bool read_setting(ui_option_id id, const char *a, ui_opts *o, const char 
 			return false;
 		}
 		break;
+	case OPT_RESERVE:
+		if (!sc_parse_weight(a, &o->reserve)) {
+			ui_error("%s--memory-reserve: '%s' is not a number >= 0", pre, a);
+			return false;
+		}
+		break;
+	case OPT_OPTIMIZER: {
+		sc_optimizer opt;
+		if (!sc_optimizer_parse(a, &opt)) {
+			ui_error("%s--optimizer: '%s' is not 'adam', 'momentum' or 'sgd'", pre, a);
+			return false;
+		}
+		o->optimizer = (int)opt;
+		break;
+	}
 	case OPT_POLICY: {
 		sc_mem_policy p;
 		if (!sc_mem_policy_parse(a, &p)) {

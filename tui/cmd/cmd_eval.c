@@ -211,10 +211,17 @@ int ui_cmd_eval(const ui_opts *o)
 	bool feasible = c ? sc_costs_feasible(c) : false;
 	for (int s = 0; valid && !feasible && s < k; s++)
 		if (c->st[s].over_memory) {
-			snprintf(why, sizeof why,
-			         "stage %d holds %.17g bytes of parameters, over the hard memory "
-			         "limit of %.17g",
-			         s + 1, c->st[s].param, set.memory);
+			sc_mem_parts p = sc_costs_memory_parts(c, s);
+			char part[64] = "";
+			if (g->acts)
+				snprintf(part, sizeof part, " (its largest part: %s)",
+				         sc_mem_parts_largest(&p));
+			snprintf(
+			        why, sizeof why,
+			        "stage %d holds %.17g bytes of %s%s, over the hard memory limit of "
+			        "%.17g",
+			        s + 1, c->st[s].need, g->acts ? "memory" : "parameters", part,
+			        sc_costs_stage_memory(c, s));
 			break;
 		}
 	status = valid && feasible ? UI_EXIT_OK : UI_EXIT_INFEASIBLE;
