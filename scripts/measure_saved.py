@@ -324,6 +324,22 @@ def stash_per_stage(records, n_units, k):
     return total
 
 
+def self_check():
+    """The instrument on a model whose stash is known by hand: Linear(16, 32),
+    ReLU, Linear(32, 8) at batch 4, one unit each.  The first Linear saves
+    the input (4 x 16 floats, 256 B), ReLU its result (4 x 32, 512 B), the
+    second Linear its input, which is ReLU's result (the same storage: once
+    in a stage holding both, again in a stage of its own); the weights'
+    transposes are views of parameters and are left out."""
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8))
+    records = measure(model, torch.randn(4, 16), [["0"], ["1"], ["2"]])
+    want = {1: [768], 2: [768, 512], 3: [256, 512, 512]}  # k = 2: units 0, 1 | 2
+    for k, w in want.items():
+        got = stash_per_stage(records, 3, k)
+        if got != w:
+            raise SystemExit("measure_saved.py: self-check failed at k = %d: %s, not %s" % (k, got, w))
+
+
 # ------------------------------------------------------------ the ONNX side
 
 
@@ -438,6 +454,7 @@ def main():
     os.makedirs(args.outdir, exist_ok=True)
     stagecut = args.stagecut if args.stagecut and os.path.isfile(args.stagecut) else None
     torch.set_num_threads(min(2, torch.get_num_threads()))
+    self_check()
     truth = {"batch": args.batch, "dtype": "fp32", "models": {}}
     for name in wanted:
         torch.manual_seed(0)
