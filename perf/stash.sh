@@ -5,15 +5,14 @@
 # fp32 (perf/stash.py; what is measured: scripts/measure_saved.py).  The
 # exports and partitions are made in a scratch directory and removed
 # (STASH_KEEP=DIR keeps them there).  Skipped when Debian's python3 has no
-# torch, torchvision or onnx.  Exit status 0 whether or not the goal is met,
+# torch, torchvision or onnx (make bench installs them: scripts/deps.sh bench).  Exit status 0 whether or not the goal is met,
 # 2 on a broken run.
 set -eu
 cd "$(dirname "$0")/.."
 stagecut=${1:-./stagecut}
 py=/usr/bin/python3
 if ! "$py" -c 'import torch, torchvision, onnx' 2>/dev/null; then
-	echo "no torch, torchvision or onnx for $py: skipped (apt-get install python3-torch" \
-		"python3-torchvision python3-onnx)"
+	echo "no torch, torchvision or onnx for $py: skipped (scripts/deps.sh bench installs them)"
 	exit 0
 fi
 if [ -n "${STASH_KEEP:-}" ]; then
