@@ -5,8 +5,8 @@
 # fp32 (perf/stash.py; what is measured: scripts/measure_saved.py).  The
 # exports and partitions are made in a scratch directory and removed
 # (STASH_KEEP=DIR keeps them there).  Skipped when Debian's python3 has no
-# torch, torchvision or onnx (make bench installs them: scripts/deps.sh bench).  Exit status 0 whether or not the goal is met,
-# 2 on a broken run.
+# torch, torchvision or onnx (make bench installs them: scripts/deps.sh
+# bench).  Exit status 0 whether or not the goal is met, 2 on a broken run.
 set -eu
 cd "$(dirname "$0")/.."
 stagecut=${1:-./stagecut}
