@@ -105,7 +105,7 @@ from torch import nn
 
 def no_dropout(model):
     """Replaces every Dropout module by Identity (see the docstring)."""
-    for name, mod in list(model.named_modules()):
+    for mod in list(model.modules()):
         for cname, child in list(mod.named_children()):
             if isinstance(child, nn.Dropout):
                 setattr(mod, cname, nn.Identity())
