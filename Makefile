@@ -193,6 +193,7 @@ $(BUILD)/perf-cpus: $(BUILD)/perf/perf_cpus.o $(BUILD)/libstagecut.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKGLIBS)
 
 bench perf: deps
+	@./scripts/deps.sh bench
 	@$(MAKE) --no-print-directory stagecut $(BUILD)/perf-core $(BUILD)/perf-search $(BUILD)/perf-bounds \
 		$(BUILD)/perf-cost $(BUILD)/perf-cpus
 	./perf/run.sh

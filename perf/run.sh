@@ -59,6 +59,10 @@ echo
 echo "== ONNX: import time and peak memory of the largest samples/onnx model, and a solve on it"
 perf/perf_onnx.sh
 echo
+echo "== training memory: the stash per stage (DESIGN.md section 1) against the bytes PyTorch's autograd saves"
+echo "   (scripts/measure_saved.py, perf/stash.sh: resnet18, mobilenet_v2, a transformer encoder, a small GPT)"
+perf/stash.sh
+echo
 echo "== testbed (000 Tables 1 and 2): samples/testbed, k = 2, 4, 8, 16, 10 s per instance"
 echo "   (the testbed's goal is at -t 60 and -j 1: STAGECUT_BENCH_T=60 STAGECUT_BENCH_J=1 make bench)"
 results=$(mktemp)
