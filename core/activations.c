@@ -267,3 +267,21 @@ sc_mem_parts sc_acts_parts(const sc_graph *g, const sc_settings *set, int k, int
 	p.total = p.params + p.grads + p.optimizer + p.stash * p.in_flight + p.working_peak;
 	return p;
 }
+
+double sc_acts_most(const sc_graph *g, const sc_settings *set, int k)
+{
+	double param = 0, saved = 0, all = 0;
+	for (int v = 0; v < g->n; v++) {
+		param += g->param[v];
+		all += g->out[v];
+	}
+	int fl = 1;
+	if (g->acts && sc_graph_is_training(g)) {
+		for (int v = 0; v < g->n; v++)
+			saved += g->acts->save_own[v];
+		for (int i = 0; i < g->acts->save_off[g->n]; i++)
+			saved += g->out[g->acts->save[i]];
+		fl = sc_acts_in_flight(g, set, k, 0);
+	}
+	return param * sc_acts_param_factor(g) + saved * fl + (g->acts && g->acts->peak ? all : 0);
+}

@@ -116,6 +116,12 @@ void sc_acts_stage(const sc_graph *g, sc_acts_work *w, const int *stage, int s, 
 void sc_acts_by_stage(const sc_graph *g, const int *stage, int k, const bool *want, int *off,
                       int *out);
 
+/* What no stage of a partition of g into k stages under set can hold
+ * more than: all parameters with their gradients and optimizer state,
+ * every saved tensor for the most micro-batches any stage holds, and
+ * every tensor live at once. */
+double sc_acts_most(const sc_graph *g, const sc_settings *set, int k);
+
 /* The parts of stage s's memory from its parameters, stash and peak. */
 sc_mem_parts sc_acts_parts(const sc_graph *g, const sc_settings *set, int k, int s, double param,
                            double stash, double peak);

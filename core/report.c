@@ -16,9 +16,7 @@ json_t *sc_report_stages(const sc_costs *c)
 
 static json_t *real_or_null(double x);
 
-/* Stage s's memory by part (activations.h), its limit (null: none) and
- * its largest part. */
-static json_t *stage_memory(const sc_costs *c, int s)
+json_t *sc_report_memory(const sc_costs *c, int s)
 {
 	sc_mem_parts p = sc_costs_memory_parts(c, s);
 	return json_pack("{s:f, s:f, s:f, s:f, s:i, s:f, s:f, s:o, s:s}", "params", p.params,
@@ -67,7 +65,7 @@ json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ct
 			json_object_set_new(o, "cpu_work",
 			                    json_real(sc_costs_kind_work(c, s, cpu)));
 		if (o)
-			json_object_set_new(o, "memory", stage_memory(c, s));
+			json_object_set_new(o, "memory", sc_report_memory(c, s));
 		if (!o || json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			return NULL;

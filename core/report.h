@@ -20,6 +20,11 @@ json_t *sc_report_stages(const sc_costs *c);
  * thousand stages, may end: NULL then too (*stopped set). */
 json_t *sc_report_stages_until(const sc_costs *c, bool (*stop)(void *), void *ctx, bool *stopped);
 
+/* Stage s's memory by part (activations.h: params, grads, optimizer,
+ * stash_per_microbatch, in_flight, working_peak, total), its limit (null:
+ * none) and the name of its largest part. */
+json_t *sc_report_memory(const sc_costs *c, int s);
+
 /* The kinds of c's stages as a JSON array of names: "accel" and "cpu"
  * without a fleet (001 section 3), the fleet's names with one. */
 json_t *sc_report_kinds(const sc_costs *c);

@@ -296,6 +296,14 @@ struct sc_dp {
 	int D, rw, keff;
 	sc_fleet fleet;
 	bool relaxed; /* links differ: the DP's value is a lower bound (sc_dp_relaxed) */
+	/* activation memory held exactly (see "Memory" below): scratch for a
+	 * stage's ops in program order, their stamp per op (ops of the stage
+	 * hold mem_stamp), each op's place in the program order, and the
+	 * stage's memory need per row j (k + 1) */
+	bool mem_exact;
+	sc_acts_work *mem_work;
+	int *mem_ops, *mem_in, *mem_pos, mem_stamp;
+	double *mem_cost;
 	int cnt[SC_KINDS_MAX], stride[SC_KINDS_MAX];
 	double *lw;   /* per unit: the least time it adds to any stage (u->work when D = 0) */
 	double *uw;   /* per unit and kind: its time there, INFINITY where it may not run */
@@ -320,6 +328,11 @@ void sc_dp_free(sc_dp *d)
 	if (!d)
 		return;
 	free(d->pinned);
+	sc_acts_work_free(d->mem_work);
+	free(d->mem_ops);
+	free(d->mem_in);
+	free(d->mem_pos);
+	free(d->mem_cost);
 	if (d->front)
 		for (long id = 0; id < d->ideals.count; id++)
 			free(d->front[id].p);
@@ -712,18 +725,98 @@ static inline double reach_of(const sc_dp *d, const grow_frame *fr, int lvl, int
  * param says: the graph holds stash or a working peak (activations.h),
  * which the DP does not model, and some device has a finite memory.  The
  * DP then solves a relaxation (sc_dp_relaxed). */
-static bool acts_may_bind(const sc_graph *g, const sc_settings *set)
+static bool acts_may_bind(const sc_graph *g, const sc_settings *set, int k)
 {
 	if (!g->acts || (!g->acts->peak && !sc_graph_is_training(g)))
 		return false;
+	/* what no stage can exceed: every parameter's share, every saved
+	 * tensor for the most micro-batches any stage holds, every tensor
+	 * live at once */
+	double need = sc_acts_most(g, set, k);
 	sc_fleet f;
 	sc_error e;
 	if (!sc_fleet_resolve(g, set, &f, &e))
-		return isfinite(set->memory);
+		return need > set->memory;
 	for (int i = 0; i < f.n; i++)
-		if (!f.kind[i].cpu && isfinite(f.kind[i].memory))
+		if (!f.kind[i].cpu && need > f.kind[i].memory)
 			return true;
 	return false;
+}
+
+/*
+ * Memory.  A stage's memory (activations.h) is its units' param (their
+ * parameters with gradients and optimizer state: it adds up) plus its
+ * stash times the micro-batches in flight at its place, plus its working
+ * peak.  When that could pass a limit (acts_may_bind), the plain DP of
+ * the 1F1B schedule or of inference holds it exactly: each stage S = J \ I
+ * it relaxes gets its stash and peak from its ops in program order, and
+ * each row j its need and so its overflow or its refusal under the hard
+ * policy (dp_relax); the param part alone prunes the stage search, a
+ * lower bound of the need that only grows with S.  With devices or under
+ * GPipe the DP charges the param part alone: a relaxation (sc_dp_relaxed).
+ */
+static bool mem_setup(sc_dp *d)
+{
+	const sc_graph *g = d->g;
+	if (d->D > 0 || d->gpipe) {
+		d->relaxed = true;
+		return true;
+	}
+	d->mem_exact = true;
+	d->mem_work = sc_acts_work_new(g);
+	d->mem_ops = sc_malloc_n((size_t)g->n + 1, sizeof *d->mem_ops);
+	d->mem_in = sc_calloc_n((size_t)g->n + 1, sizeof *d->mem_in);
+	d->mem_pos = sc_malloc_n((size_t)g->n + 1, sizeof *d->mem_pos);
+	d->mem_cost = sc_malloc_n((size_t)d->k + 2, sizeof *d->mem_cost);
+	if (!d->mem_work || !d->mem_ops || !d->mem_in || !d->mem_pos || !d->mem_cost)
+		return false;
+	for (int i = 0; i < g->n; i++)
+		d->mem_pos[g->acts->order[i]] = i;
+	return true;
+}
+
+static const sc_dp *pos_ctx;
+static int by_program_order(const void *a, const void *b)
+{
+	int x = pos_ctx->mem_pos[*(const int *)a], y = pos_ctx->mem_pos[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
+/* The cost of the stage J \ I in each row j (d->mem_cost[j]): base (its
+ * cost without overflow) plus the overflow of its need there, INFINITY
+ * where it breaks the hard limit; param is its units' param. */
+static void mem_costs(sc_dp *d, long I, long J, double base, double param)
+{
+	const sc_graph *g = d->g;
+	const word *bi = d->ideals.bits + I * d->ideals.words;
+	const word *bj = d->ideals.bits + J * d->ideals.words;
+	if (++d->mem_stamp == 0x7fffffff) {
+		for (int v = 0; v < g->n; v++)
+			d->mem_in[v] = 0;
+		d->mem_stamp = 1;
+	}
+	int m = 0;
+	for (int x = 0; x < d->u->n; x++) {
+		if (!has(bj, x) || has(bi, x))
+			continue;
+		for (int i = d->u->ops_off[x]; i < d->u->ops_off[x + 1]; i++) {
+			int v = d->u->ops[i];
+			d->mem_in[v] = d->mem_stamp;
+			if (!g->backward || !g->backward[v])
+				d->mem_ops[m++] = v;
+		}
+	}
+	pos_ctx = d;
+	qsort(d->mem_ops, (size_t)m, sizeof *d->mem_ops, by_program_order);
+	double stash, peak;
+	sc_acts_stage(g, d->mem_work, d->mem_in, d->mem_stamp, d->mem_ops, m, &stash, &peak);
+	double M = d->set.memory, B = d->set.bandwidth;
+	for (int j = 1; j <= d->k; j++) {
+		double need = param + stash * sc_acts_in_flight(g, &d->set, d->k, j - 1) + peak;
+		d->mem_cost[j] = need <= M * (1 + 1e-15)        ? base
+		                 : d->set.policy == SC_MEM_HARD ? INFINITY
+		                                                : base + (need - M) / B;
+	}
 }
 
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
@@ -748,8 +841,11 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 			return NULL;
 		}
 	}
-	if (acts_may_bind(d->g, set))
-		d->relaxed = true;
+	if (acts_may_bind(d->g, set, k) && !mem_setup(d)) {
+		sc_dp_free(d);
+		sc_error_nomem(err, "the exact DP");
+		return NULL;
+	}
 	d->limit = limit > 0 ? limit : sc_dp_memory_limit(u, d->keff);
 	d->limit_given = limit > 0;
 	d->ub = INFINITY;
@@ -988,8 +1084,9 @@ static void pin_range(const sc_dp *d, long J, int *a, int *b)
 	}
 }
 
-/* Relaxes J's rows with the stage J \ I of cost c. */
-static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
+/* Relaxes J's rows with the stage J \ I of cost c (in row j cj[j] when
+ * cj is not NULL: the cost with its memory there, mem_costs). */
+static void dp_relax(sc_dp *d, long I, long J, double c, const double *cj, double bound)
 {
 	int pa, pb;
 	pin_range(d, J, &pa, &pb);
@@ -1004,6 +1101,8 @@ static void dp_relax(sc_dp *d, long I, long J, double c, double bound)
 	double eps = 1e-9 * d->total_work;
 	for (int j = d->jlo_i + 1; j <= d->jhi_i + 1 && j <= d->k; j++) {
 		if ((isfinite(bound) && rest > (d->k - j) * b + eps) || j < pa || j > pb)
+			continue;
+		if (cj && !((c = cj[j]) < INFINITY))
 			continue;
 		double v = d->balance ? prev[j - 1] + c * c : prev[j - 1] > c ? prev[j - 1] : c;
 		/* on a tie the later push, from the larger I, wins: the last
@@ -1236,8 +1335,12 @@ static int dp_grow(sc_dp *d, long I, long J, const word *cand, const stage_acc *
 		long J2;
 		if (stage_ideal(d, f, depth, x, make, &J2, err) < 0)
 			return -1;
-		if (J2 >= 0)
-			dp_relax(d, I, J2, cost, bound);
+		if (J2 >= 0 && d->mem_exact) {
+			mem_costs(d, I, J2, cost - over, a.param);
+			dp_relax(d, I, J2, cost, d->mem_cost, bound);
+		} else if (J2 >= 0) {
+			dp_relax(d, I, J2, cost, NULL, bound);
+		}
 		walk_push(d, f, &depth, x, J2);
 		accs[depth] = a;
 	}

@@ -387,6 +387,12 @@ sc_units *sc_units_new(const sc_graph *g, bool merge_trivial, const sc_settings 
 	 * proofs bound neither, so nothing is joined */
 	if (set && set->fleet)
 		merge_trivial = false;
+	/* activation memory (activations.h): moving even a unit of no work
+	 * and no parameters changes the stash and working peak of the stages
+	 * it leaves and joins, which the proofs do not bound; so nothing is
+	 * joined where that memory could pass the limit */
+	if (g->acts && set && sc_acts_most(g, set, set->k > 0 ? set->k : 1) > memory)
+		merge_trivial = false;
 	if (merge_trivial && !pin && sc_units_contract(&u, parent, memory) < 0)
 		goto nomem;
 	u->contraction.units_after = u->n;

@@ -1400,6 +1400,73 @@ static bool saves_push(saves_acc *a, int op)
 	return true;
 }
 
+/* The node that makes the tensor called name, or NULL (a model input, an
+ * initializer). */
+static const Onnx__NodeProto *maker(const loader *L, const char *name)
+{
+	int t = name && *name ? find(L, name) : -1;
+	int p = t >= 0 ? L->tens[t].producer : -1;
+	return p >= 0 ? L->graph->node[p] : NULL;
+}
+
+static bool op_is(const Onnx__NodeProto *nd, const char *type)
+{
+	return nd && nd->op_type && strcmp(nd->op_type, type) == 0;
+}
+
+/* When erf is the Erf of an exported GELU, x * 0.5 * (1 + erf(x / c))
+ * (torch.onnx below opset 20 writes Div, Erf, Add, Mul, Mul), the name of
+ * x; else NULL.  mul: the Mul of x by 1 + erf to check, or NULL to look
+ * for one among the nodes. */
+static const char *gelu_input(const loader *L, const Onnx__NodeProto *erf,
+                              const Onnx__NodeProto *mul)
+{
+	const Onnx__NodeProto *div = erf->n_input == 1 ? maker(L, erf->input[0]) : NULL;
+	if (!op_is(div, "Div") || div->n_input != 2 || !is_const(L, find(L, div->input[1])))
+		return NULL;
+	const char *x = div->input[0], *e = erf->n_output ? erf->output[0] : NULL;
+	Onnx__GraphProto *g = L->graph;
+	for (size_t a = 0; e && a < g->n_node; a++) {
+		const Onnx__NodeProto *add = g->node[a];
+		if (!op_is(add, "Add") || add->n_input != 2 || add->n_output < 1 ||
+		    (strcmp(add->input[0], e) != 0 && strcmp(add->input[1], e) != 0))
+			continue;
+		for (size_t m = 0; m < g->n_node; m++) {
+			const Onnx__NodeProto *mu = mul ? mul : g->node[m];
+			if (op_is(mu, "Mul") && mu->n_input == 2 &&
+			    ((!strcmp(mu->input[0], add->output[0]) && !strcmp(mu->input[1], x)) ||
+			     (!strcmp(mu->input[1], add->output[0]) && !strcmp(mu->input[0], x))))
+				return x;
+			if (mul)
+				break;
+		}
+	}
+	return NULL;
+}
+
+/* What a node of an exported GELU saves: torch saves its input x alone
+ * (GeluBackward's self), where the ops of the decomposition would save x /
+ * c, x and 1 + erf: the Erf saves nothing and the Mul by 1 + erf saves x.
+ * False when nd is no such node. */
+static bool gelu_saves(const loader *L, const Onnx__NodeProto *nd, sc_onnx_saves *sv)
+{
+	if (op_is(nd, "Erf") && gelu_input(L, nd, NULL)) {
+		*sv = (sc_onnx_saves){0};
+		return true;
+	}
+	for (size_t j = 0; op_is(nd, "Mul") && nd->n_input == 2 && j < 2; j++) {
+		const Onnx__NodeProto *add = maker(L, nd->input[j]);
+		for (size_t i = 0; op_is(add, "Add") && i < add->n_input; i++) {
+			const Onnx__NodeProto *erf = maker(L, add->input[i]);
+			if (op_is(erf, "Erf") && gelu_input(L, erf, nd)) {
+				*sv = (sc_onnx_saves){.inputs = 1u << (1 - j)};
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Records what node nd, op `op` of the graph, saves: the ops whose
  * outputs it keeps, and the bytes of model inputs, indices, masks and
  * statistics.  False when out of memory. */
@@ -1411,7 +1478,9 @@ static bool record_saves(loader *L, const Onnx__NodeProto *nd, int op, bool made
 		tin[j] = nd->input[j] && *nd->input[j] ? find(L, nd->input[j]) : -1;
 		varying[j] = tin[j] >= 0 && !is_const(L, tin[j]);
 	}
-	sc_onnx_saves sv = sc_onnx_saves_of(nd->op_type, nin, varying, made);
+	sc_onnx_saves sv;
+	if (!gelu_saves(L, nd, &sv))
+		sv = sc_onnx_saves_of(nd->op_type, nin, varying, made);
 	a->off[op] = a->len;
 	for (int j = 0; j < nin; j++) {
 		if (!(sv.inputs >> j & 1u))

@@ -16,8 +16,11 @@
  *     input (the per-channel statistics are small);
  *   - LayerNormalization: the input and two fp32 statistics per row;
  *   - MaxPool: the input and an int64 index per output element;
- *     AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceMax, ReduceMin:
- *     the input (PyTorch's avg_pool2d and adaptive_avg_pool2d keep it);
+ *     AveragePool, GlobalMaxPool, ReduceMax, ReduceMin: the input;
+ *     GlobalAveragePool nothing (a mean's gradient needs its sizes alone,
+ *     as PyTorch 2 keeps; 1.13 kept the input);
+ *   - the Erf and the Mul of an exported GELU (load_onnx.c): its input
+ *     alone, as PyTorch's gelu;
  *   - Gather: the indices when they vary (an embedding's token ids);
  *   - Where: the condition; Dropout: a byte of mask per element;
  *   - LSTM, GRU, RNN: the input and the output sequence (a lower estimate
@@ -60,7 +63,6 @@ sc_onnx_saves sc_onnx_saves_of(const char *op_type, int nin, const bool *varying
 	                                     "Clip",
 	                                     "BatchNormalization",
 	                                     "AveragePool",
-	                                     "GlobalAveragePool",
 	                                     "GlobalMaxPool",
 	                                     "ReduceMax",
 	                                     "ReduceMin",

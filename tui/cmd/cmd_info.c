@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "tui/ui.h"
+#include "core/report.h"
 #include "core/layers.h"
 #include "core/modules.h"
 #include "info_devices.h"
@@ -398,6 +399,7 @@ typedef struct info_report {
 	const ui_mix_table *cpus;    /* filled when o->cpus != -1 */
 	const ui_mix_table *devices; /* filled with --devices */
 	int extra;                   /* the file's k when not among ks, else 0 */
+	const sc_costs *whole;       /* every op in one stage, when g has activation sizes */
 } info_report;
 
 /* info --json: one object.  False when out of memory or it could not be
@@ -441,6 +443,8 @@ static bool print_json(const info_report *r)
 	                            sc_mem_policy_name(set->policy), "simple_bound", bounds);
 	if (root && sc_graph_is_training(g))
 		json_object_set_new(root, "training", training_json(g));
+	if (root && r->whole)
+		json_object_set_new(root, "memory", sc_report_memory(r->whole, 0));
 	if (root)
 		json_object_set_new(root, "contraction",
 		                    contraction_json(r->contraction, ideal_limit(g)));
@@ -474,6 +478,22 @@ static bool print_text(const info_report *r)
 	printf("total work     %s %s\n", ui_num(r->s->work, a, sizeof a),
 	       g->time_unit ? g->time_unit : "time units");
 	printf("total param    %s bytes\n", ui_num(r->s->param, a, sizeof a));
+	if (r->whole) {
+		/* what the model holds in one stage (activations.h) */
+		sc_mem_parts p = sc_costs_memory_parts(r->whole, 0);
+		char d[32], e[32];
+		if (sc_graph_is_training(g))
+			printf("memory         %s bytes in one stage: params %s, grads and "
+			       "optimizer "
+			       "(%s) %s, stash %s per micro-batch, working peak %s\n",
+			       ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
+			       g->acts->optimizer_name, ui_num(p.grads + p.optimizer, c, sizeof c),
+			       ui_num(p.stash, d, sizeof d), ui_num(p.working_peak, e, sizeof e));
+		else
+			printf("memory         %s bytes in one stage: params %s, working peak %s\n",
+			       ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
+			       ui_num(p.working_peak, c, sizeof c));
+	}
 	printf("total out      %s bytes\n", ui_num(r->s->out, a, sizeof a));
 	if (set->k)
 		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n",
@@ -582,7 +602,22 @@ int ui_cmd_info(const ui_opts *o)
 	for (int i = 0; i < NKS; i++)
 		if (ks[i] == extra)
 			extra = 0;
+	/* what the model holds in one stage (activations.h) */
+	sc_costs *whole = NULL;
+	if (g->acts) {
+		sc_settings one = *set;
+		one.k = 1;
+		one.fleet = NULL;
+		one.cpus = 0;
+		int *zero = sc_calloc_n((size_t)g->n, sizeof *zero);
+		sc_error werr;
+		whole = zero ? sc_costs_new(g, &one, &werr) : NULL;
+		if (whole)
+			sc_costs_eval(whole, zero);
+		free(zero);
+	}
 	info_report r = {.o = o,
+	                 .whole = whole,
 	                 .g = g,
 	                 .rep = &rep,
 	                 .s = &s,
@@ -593,6 +628,7 @@ int ui_cmd_info(const ui_opts *o)
 	                 .extra = extra};
 	if (!(o->json ? print_json(&r) : print_text(&r)))
 		status = UI_EXIT_INPUT;
+	sc_costs_free(whole);
 	sc_modules_free(mods);
 	sc_onnx_report_fini(&rep);
 	sc_graph_free(g);
