@@ -274,6 +274,14 @@ void ui_print_devices(const sc_costs *c, FILE *f);
  * table of eval and solve. */
 void ui_print_stage_table(const sc_costs *c, FILE *f);
 
+/* The costs of g with every op in one stage (what the model holds there,
+ * activations.h), or NULL when out of memory. */
+sc_costs *ui_model_memory(const sc_graph *g);
+
+/* info's line of what the model holds in one stage (whole from
+ * ui_model_memory). */
+void ui_print_model_memory(const sc_costs *whole, FILE *f);
+
 /* The one live progress line on standard error (solve, bounds, bench,
  * render, the proof): ui_progress starts it anew with fmt (printf-like:
  * back to the start of the terminal's line, which is erased), what else is

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "core/mem.h"
 #include "core/cost.h"
 
 void ui_print_devices(const sc_costs *c, FILE *f)
@@ -190,4 +191,37 @@ void ui_print_objective(const sc_costs *c, const char *suffix, FILE *f)
 		        "training graph, 1F1B schedule: the objective is the bottleneck (GPipe "
 		        "would give %s)\n",
 		        ui_num(gp, t, sizeof t));
+}
+
+sc_costs *ui_model_memory(const sc_graph *g)
+{
+	sc_settings one = g->settings;
+	one.k = 1;
+	one.fleet = NULL;
+	one.cpus = 0;
+	int *zero = sc_calloc_n((size_t)g->n, sizeof *zero);
+	sc_error err;
+	sc_costs *c = zero ? sc_costs_new(g, &one, &err) : NULL;
+	if (c)
+		sc_costs_eval(c, zero);
+	free(zero);
+	return c;
+}
+
+void ui_print_model_memory(const sc_costs *whole, FILE *f)
+{
+	const sc_graph *g = whole->g;
+	sc_mem_parts p = sc_costs_memory_parts(whole, 0);
+	char a[32], b[32], c[32], d[32], e[32];
+	if (sc_graph_is_training(g))
+		fprintf(f,
+		        "memory         %s bytes in one stage: params %s, grads and optimizer (%s) "
+		        "%s, stash %s per micro-batch, working peak %s\n",
+		        ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
+		        g->acts->optimizer_name, ui_num(p.grads + p.optimizer, c, sizeof c),
+		        ui_num(p.stash, d, sizeof d), ui_num(p.working_peak, e, sizeof e));
+	else
+		fprintf(f, "memory         %s bytes in one stage: params %s, working peak %s\n",
+		        ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
+		        ui_num(p.working_peak, c, sizeof c));
 }

@@ -10,6 +10,7 @@
 #include "core/layers.h"
 #include "core/modules.h"
 #include "info_devices.h"
+#include "info_onnx.h"
 #include "core/parse.h"
 #include "core/mem.h"
 #include "core/formats/write_dot.h"
@@ -130,117 +131,6 @@ static void contraction_print(const sc_graph *g, const sc_contract_report *r)
 	ideals_text(r->ideals_before, ideal_limit(g), b, sizeof b);
 	printf("ideals         %s for the exact DP (%s without the rules)\n", a, b);
 }
-
-/* ---- ONNX models ------------------------------------------------------------ */
-
-static json_t *onnx_json(const sc_onnx_report *r)
-{
-	json_t *types = json_object(), *unknown = json_array(), *dims = json_object();
-	json_t *kinds = json_object(), *overhead = json_object(), *ceff = json_object(),
-	       *meff = json_object();
-	for (int i = 0; i < r->ntypes; i++)
-		json_object_set_new(types, r->type_name[i], json_integer(r->type_count[i]));
-	for (int i = 0; i < r->nunknown; i++)
-		json_array_append_new(unknown, json_string(r->unknown[i]));
-	for (int i = 0; i < r->ndims; i++)
-		json_object_set_new(dims, r->dim_name[i], json_integer(r->dim_value[i]));
-	json_t *underived = json_array();
-	for (int i = 0; i < r->nunresolved; i++)
-		json_array_append_new(underived,
-		                      json_pack("{s:s, s:s}", "dim", r->unresolved_dim[i], "op",
-		                                r->unresolved_op[i]));
-	const sc_device *d = &r->device;
-	for (int k = 0; k < SC_OPK_N; k++) {
-		const char *kn = sc_op_kind_name((sc_op_kind)k);
-		json_object_set_new(kinds, kn,
-		                    json_integer(sc_onnx_report_kind_count(r, (sc_op_kind)k)));
-		json_object_set_new(overhead, kn, json_real(d->overhead_us[k]));
-		json_object_set_new(ceff, kn, json_real(d->compute_eff[k]));
-		json_object_set_new(meff, kn, json_real(d->mem_eff[k]));
-	}
-	/* a profile's name and texts, and a model's input quoted in
-	 * precision_why, may not be UTF-8: sc_json_text */
-	return json_pack("{s:o, s:f, s:f, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:i, s:s, s:s, s:o, "
-	                 "s:{s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:o}}",
-	                 "ops_by_type", types, "flops", r->flops, "param_bytes", r->param_bytes,
-	                 "unknown_ops", r->nunknown, "unknown", unknown, "folded_ops", r->nfolded,
-	                 "ops_by_kind", kinds, "device", sc_json_text(d->name), "dims", dims,
-	                 "underived_dims", underived, "opset", r->opset, "time_unit",
-	                 "microseconds", "precision", sc_precision_name(r->precision),
-	                 "precision_why", sc_json_text(r->precision_why), "device_profile",
-	                 "flops_per_s", d->peak[r->precision], "mem_bandwidth_bytes_per_s",
-	                 d->mem_bandwidth, "memory_bytes", d->memory, "link_bandwidth_bytes_per_s",
-	                 d->link_bandwidth, "overhead_us", overhead, "compute_eff", ceff, "mem_eff",
-	                 meff, "calibration", sc_json_text(d->calibration));
-}
-
-static void onnx_print(const sc_onnx_report *r)
-{
-	char a[32], b[32];
-	const sc_device *d = &r->device;
-	ui_print_line("onnx           opset %d; time unit: microseconds", r->opset);
-	ui_print_line("device         %s (%s)", d->name, d->description);
-	char c[32], e[32];
-	printf("               %s FLOP/s at %s, memory %s B/s, %s bytes, link %s B/s\n",
-	       ui_num(d->peak[r->precision], a, sizeof a), sc_precision_name(r->precision),
-	       ui_num(d->mem_bandwidth, b, sizeof b), ui_num(d->memory, c, sizeof c),
-	       ui_num(d->link_bandwidth, e, sizeof e));
-	ui_print_line("precision      %s, %d-byte floats (%s)", sc_precision_name(r->precision),
-	              sc_precision_bytes(r->precision), r->precision_why);
-	printf("op model       kind          overhead  of peak  of bandwidth  (%d ops)\n", r->nops);
-	for (int k = 0; k < SC_OPK_N; k++)
-		printf("               %-12s %6.2f us  %7.3f  %12.3f  (%d)\n",
-		       sc_op_kind_name((sc_op_kind)k), d->overhead_us[k], d->compute_eff[k],
-		       d->mem_eff[k], sc_onnx_report_kind_count(r, (sc_op_kind)k));
-	if (d->strided_eff > 0 && d->strided_eff < 1)
-		printf("               strided convolutions reach %.3f of their compute "
-		       "efficiency\n",
-		       d->strided_eff);
-	if (d->cache > 0 && d->cache_bandwidth > 0)
-		printf("               ops of at most %s bytes move them at %s B/s (the cache)\n",
-		       ui_num(d->cache, a, sizeof a), ui_num(d->cache_bandwidth, b, sizeof b));
-	ui_print_line("               %s", d->calibration);
-	printf("flops          %s (2 per multiply-accumulate)\n", ui_num(r->flops, a, sizeof a));
-	printf("initializers   %s bytes\n", ui_num(r->param_bytes, a, sizeof a));
-	printf("dims          ");
-	if (r->ndims == 0)
-		printf(" none symbolic");
-	for (int i = 0; i < r->ndims; i++) {
-		printf(" %s=%lld", r->dim_name[i], r->dim_value[i]);
-		if (r->dim_from && r->dim_from[i])
-			printf(" (derived at %s)", r->dim_from[i]);
-		else if (!r->dim_given[i])
-			printf(" (default)");
-	}
-	printf("\n");
-	if (r->nonce > 0) {
-		printf("loops once    ");
-		for (int i = 0; i < r->nonce; i++)
-			printf(" %s%s", r->once[i], i + 1 < r->nonce ? "," : "");
-		printf(" (trip count not a constant: one iteration costed)\n");
-	}
-	if (r->nunresolved > 0) {
-		printf("underived dims");
-		for (int i = 0; i < r->nunresolved; i++)
-			printf(" %s (the output of %s)%s", r->unresolved_dim[i],
-			       r->unresolved_op[i], i + 1 < r->nunresolved ? "," : "");
-		printf("\n");
-	}
-	printf("ops by type   ");
-	for (int i = 0; i < r->ntypes; i++)
-		printf(" %s %d%s", r->type_name[i], r->type_count[i], i + 1 < r->ntypes ? "," : "");
-	printf("\n");
-	printf("folded         %d node%s computed once at load time (constants, identities of "
-	       "weights, static shape arithmetic): not ops\n",
-	       r->nfolded, r->nfolded == 1 ? "" : "s");
-	printf("unknown cost   %d op%s%s", r->nunknown, r->nunknown == 1 ? "" : "s",
-	       r->nunknown ? ":" : "");
-	for (int i = 0; i < r->nunknown && i < 20; i++)
-		printf(" %s", r->unknown[i]);
-	printf("%s\n", r->nunknown > 20 ? " ..." : "");
-}
-
-/* ---- where the costs came from --------------------------------------------- */
 
 typedef struct cost_cover {
 	int measured, modelled, from_file;
@@ -451,7 +341,7 @@ static bool print_json(const info_report *r)
 	if (root)
 		json_object_set_new(root, "modules", modules_json(g, r->mods, r->s->work));
 	if (root && r->rep->filled)
-		json_object_set_new(root, "onnx", onnx_json(r->rep));
+		json_object_set_new(root, "onnx", ui_info_onnx_json(r->rep));
 	if (root && r->o->cpus != -1)
 		json_object_set_new(root, "cpus", ui_info_cpus_json(g, r->cpus));
 	if (root && r->o->devices)
@@ -478,22 +368,8 @@ static bool print_text(const info_report *r)
 	printf("total work     %s %s\n", ui_num(r->s->work, a, sizeof a),
 	       g->time_unit ? g->time_unit : "time units");
 	printf("total param    %s bytes\n", ui_num(r->s->param, a, sizeof a));
-	if (r->whole) {
-		/* what the model holds in one stage (activations.h) */
-		sc_mem_parts p = sc_costs_memory_parts(r->whole, 0);
-		char d[32], e[32];
-		if (sc_graph_is_training(g))
-			printf("memory         %s bytes in one stage: params %s, grads and "
-			       "optimizer "
-			       "(%s) %s, stash %s per micro-batch, working peak %s\n",
-			       ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
-			       g->acts->optimizer_name, ui_num(p.grads + p.optimizer, c, sizeof c),
-			       ui_num(p.stash, d, sizeof d), ui_num(p.working_peak, e, sizeof e));
-		else
-			printf("memory         %s bytes in one stage: params %s, working peak %s\n",
-			       ui_num(p.total, a, sizeof a), ui_num(p.params, b, sizeof b),
-			       ui_num(p.working_peak, c, sizeof c));
-	}
+	if (r->whole)
+		ui_print_model_memory(r->whole, stdout);
 	printf("total out      %s bytes\n", ui_num(r->s->out, a, sizeof a));
 	if (set->k)
 		printf("settings       k %d, bandwidth %s bytes/time, memory %s bytes (%s)\n",
@@ -523,7 +399,7 @@ static bool print_text(const info_report *r)
 	if (g->cost_origin)
 		costs_print(g, r->rep);
 	if (r->rep->filled)
-		onnx_print(r->rep);
+		ui_info_onnx_print(r->rep);
 	printf("\nsimple lower bound on the bottleneck (time), max(largest op or group, "
 	       "work/k):\n");
 	if (set->cpus > 0)
@@ -603,19 +479,7 @@ int ui_cmd_info(const ui_opts *o)
 		if (ks[i] == extra)
 			extra = 0;
 	/* what the model holds in one stage (activations.h) */
-	sc_costs *whole = NULL;
-	if (g->acts) {
-		sc_settings one = *set;
-		one.k = 1;
-		one.fleet = NULL;
-		one.cpus = 0;
-		int *zero = sc_calloc_n((size_t)g->n, sizeof *zero);
-		sc_error werr;
-		whole = zero ? sc_costs_new(g, &one, &werr) : NULL;
-		if (whole)
-			sc_costs_eval(whole, zero);
-		free(zero);
-	}
+	sc_costs *whole = g->acts ? ui_model_memory(g) : NULL;
 	info_report r = {.o = o,
 	                 .whole = whole,
 	                 .g = g,
