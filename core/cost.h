@@ -191,7 +191,9 @@ double sc_costs_gpipe(const sc_costs *c, int *fw_at, int *bw_at);
 double sc_costs_objective(const sc_costs *c);
 
 /* The cost of the single set S of ops given by in_set[v] (bool per op), from
- * the definition and nothing else; O(n + m).  For tests and for bounds. */
+ * the definition and nothing else, its memory its parameters alone (a
+ * lower bound where the graph has activation sizes); O(n + m).  For tests
+ * and for bounds. */
 double sc_cost_of_set(const sc_graph *g, const sc_settings *set, const bool *in_set);
 
 #endif
