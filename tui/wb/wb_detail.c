@@ -17,6 +17,8 @@
  * it; it calls the state only.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_detail.h"
+
 #include <curses.h>
 #include <langinfo.h>
 #include <stdio.h>
@@ -25,7 +27,6 @@
 #include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 

@@ -1,6 +1,7 @@
 /*
  * wb_devices.c - the workbench's devices.  See wb_devices.h.
  */
+
 #include "tui/wb/wb_devices.h"
 
 #include <math.h>

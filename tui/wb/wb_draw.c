@@ -20,6 +20,8 @@
  * its wb_box, wb_attr and wb_short_num.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_draw.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,9 +29,11 @@
 
 #include "core/clock.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
 #include "tui/wb/wb_fit.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
 void wb_attr(const wb *w, int pair, unsigned long fallback, bool on)
@@ -196,16 +200,16 @@ static void header(const wb *w, int cols)
 	char right[64];
 	int n = 0;
 	right[0] = '\0';
-	if (w->jobs_running || !(w->jobs_queued || w->jobs_paused))
+	if (w->jobs->running || !(w->jobs->queued || w->jobs->paused))
 		n += snprintf(right + n, sizeof right - (size_t)n,
-		              w->jobs_running ? "%d job%s running" : "idle", w->jobs_running,
-		              w->jobs_running == 1 ? "" : "s");
-	if (w->jobs_paused)
+		              w->jobs->running ? "%d job%s running" : "idle", w->jobs->running,
+		              w->jobs->running == 1 ? "" : "s");
+	if (w->jobs->paused)
 		n += snprintf(right + n, sizeof right - (size_t)n, "%s%d paused", n ? ", " : "",
-		              w->jobs_paused);
-	if (w->jobs_queued)
+		              w->jobs->paused);
+	if (w->jobs->queued)
 		snprintf(right + n, sizeof right - (size_t)n, "%s%d queued", n ? ", " : "",
-		         w->jobs_queued);
+		         w->jobs->queued);
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	/* with devices: "k 3 + 1 CPU", "devices h100:2,a100:2" */

@@ -10,6 +10,8 @@
  * (wb_keys.c); it calls the state, the prompt and the recovery file.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_files.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,10 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_recover.h"
 
 static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 {
@@ -119,7 +123,7 @@ unsigned wb_quit(wb *w)
 	if (!w->edited) {
 		/* nothing unsaved (undone back to the baseline, say): a recovery
 		 * file written before the undo must not outlive the session */
-		if (!w->recovered && !w->recover_misfit)
+		if (!wb_recover_asking(w))
 			wb_recover_clear(w);
 		return WB_QUIT;
 	}
@@ -158,8 +162,8 @@ static unsigned times_answer(wb *w, const char *path, bool ok, int arg)
 		return WB_REDRAW;
 	}
 	/* no job may read the work while it changes */
-	sc_ladder_free(w->ladder);
-	w->ladder = NULL;
+	sc_ladder_free(w->jobs->ladder);
+	w->jobs->ladder = NULL;
 	sc_engine_cancel(w->eng, -1);
 	sc_engine_wait(w->eng, -1);
 	memcpy(w->g->work, g2->work, (size_t)g2->n * sizeof *g2->work);

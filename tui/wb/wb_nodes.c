@@ -35,6 +35,8 @@
  * on a stage.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_nodes.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,8 +47,10 @@
 #include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_detail.h"
+#include "tui/wb/wb_keytab.h"
 #include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_nav.h"
 
 static const char *const sort_names[WB_NSORTS] = {"stage", "work", "name", "param"};
 
@@ -768,12 +772,9 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 		rebuild_list(ns, w);
 		wb_say(w, "sorted by %s", sort_names[ns->sort]);
 		break;
-	case WB_A_FILTER: {
-		unsigned r = wb_ask(w, "filter ops by name, any case (empty: all):", ns->filter,
-		                    sizeof ns->filter, filter_answer, 0);
-		w->prompt.edited = filter_typed;
-		return r;
-	}
+	case WB_A_FILTER:
+		return wb_ask_typed(w, "filter ops by name, any case (empty: all):", ns->filter,
+		                    sizeof ns->filter, filter_answer, filter_typed, 0);
 	case WB_A_NEXT_MATCH: step_match(ns, w, +1); break;
 	case WB_A_PREV_MATCH: step_match(ns, w, -1); break;
 	case WB_A_OPEN: ns->detail = !ns->detail; break;

@@ -26,6 +26,8 @@
  * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_quotient.h"
+
 #include <curses.h>
 #include <langinfo.h>
 #include <math.h>
@@ -34,11 +36,13 @@
 #include <string.h>
 
 #include "tui/ui.h"
+#include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/canvas.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
-#include "tui/wb/wb.h"
-#include "tui/wb/wb_devices.h"
 
 /* The view's own state (made by its init, freed by its fini): the stage
  * graph and its layout as of partition lay_version, why the last layout

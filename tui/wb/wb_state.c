@@ -13,6 +13,8 @@
  * named here.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -24,7 +26,6 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
 {
@@ -113,6 +114,14 @@ void *wb_view_state(const wb *w, const wb_view_ops *v)
 	for (int i = 0; w->views && i < WB_NVIEWS; i++)
 		if (w->views[i] == v)
 			return w->view_state[i];
+	return NULL;
+}
+
+void *wb_modal_state(const wb *w, const wb_modal_ops *m)
+{
+	for (int i = 0; w->modals && i < WB_NMODALS; i++)
+		if (w->modals[i] == m)
+			return w->modal_state[i];
 	return NULL;
 }
 
