@@ -119,6 +119,9 @@ typedef unsigned (*wb_answer_fn)(wb *w, const char *answer, bool ok, int arg);
 struct wb {
 	sc_graph *g;
 	const ui_opts *opts; /* the command line's (--device, --dim, ...) */
+	/* the problem, as the solvers take it: set.k the accelerator stages,
+	 * set.cpus the CPU stages (or set.fleet); all the stages, what the
+	 * partition and the kinds count, are sc_settings_stages(&set) */
 	sc_settings set;
 	char path[4096];
 	/* the current partition and its costs, kept by the editor (undo, redo,
@@ -170,11 +173,12 @@ struct wb {
 	/* the baseline: the partition as last saved, loaded or set by the
 	 * program, and its k (NULL until wb_mark_saved first runs) */
 	int *base_stage;
-	int base_k;
-	/* Devices (fleet.h): with L CPU stages (001 section 3) set.k = k + L;
-	 * kind, base_kind, best_kind: the stage kinds (0 the graph's device, 1
-	 * a CPU) of the current partition (from the editor, wb_changed), the
-	 * baseline and the best; NULL without devices.  Jobs: wb_job_settings. */
+	int base_k; /* its set.k */
+	/* Devices (fleet.h): with L CPU stages (001 section 3) set.cpus = L
+	 * beside set.k = k; kind, base_kind, best_kind: the kinds of the
+	 * sc_settings_stages(&set) stages (0 the graph's device, 1 a CPU) of
+	 * the current partition (from the editor, wb_changed), the baseline
+	 * and the best; NULL without devices.  Jobs: wb_job_settings. */
 	int *kind, *base_kind, *best_kind;
 	char msg[512]; /* the status line's message, or "" */
 	double msg_t;
@@ -240,9 +244,13 @@ void wb_set_current_kinds(wb *w, const int *stage, const int *kind, const char *
                           bool by_hand);
 bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind);
 
-/* The settings a job runs with: set's with k the accelerator stages and
- * cpus the CPU stages (w->set.k counts both). */
+/* The settings a job runs with: w->set's (k the accelerator stages and
+ * cpus the CPU stages, as the solvers count them; no CPU without devices). */
 void wb_job_settings(const wb *w, sc_settings *out);
+/* The settings of the partition as core's costs, editor and files and
+ * viz's quotient take them: w->set's with k all the stages, accelerator
+ * and CPU ones alike (sc_settings_stages). */
+void wb_part_settings(const wb *w, sc_settings *out);
 /* The simple lower bound for w's k (and CPUs: sc_bound_simple_cpus). */
 double wb_simple_bound(const wb *w);
 

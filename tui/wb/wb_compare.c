@@ -62,7 +62,9 @@ static bool take(wb *w, int *stage, const char *what)
 {
 	compare *cm = cmp_of(w);
 	sc_error err;
-	sc_costs *c = sc_costs_new(w->g, &w->set, &err);
+	sc_settings ps;
+	wb_part_settings(w, &ps);
+	sc_costs *c = sc_costs_new(w->g, &ps, &err);
 	if (!c) {
 		free(stage);
 		wb_say(w, "not compared: %s", err.msg);
@@ -89,7 +91,7 @@ static unsigned file_answer(wb *w, const char *path, bool ok, int arg)
 		return 0;
 	}
 	sc_error err;
-	if (sc_part_load(path, w->g, w->set.k, &k2, st, NULL, &err) != SC_OK) {
+	if (sc_part_load(path, w->g, sc_settings_stages(&w->set), &k2, st, NULL, &err) != SC_OK) {
 		free(st);
 		wb_say(w, "not compared: %s", err.msg);
 		return 0;
@@ -164,7 +166,7 @@ static void compare_draw(wb *w, int rows, int cols)
 	if (!cm->stage)
 		return;
 	const sc_graph *g = w->g;
-	int k = w->set.k;
+	int k = sc_settings_stages(&w->set);
 	int y0 = 4, h = rows - 5, wd = cols;
 	if (h < 4)
 		return;

@@ -126,10 +126,11 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, c
 			/* and no other partition would fit: the answer is k or M */
 			size_t n = strlen(why_long);
 			snprintf(why_long + n, sizeof why_long - n,
-			         "; no %d-stage partition fits (proven by %s)", w->set.k,
-			         a->none_fits_by);
+			         "; no %d-stage partition fits (proven by %s)",
+			         sc_settings_stages(&w->set), a->none_fits_by);
 			snprintf(why_short, sizeof why_short,
-			         "  infeasible: no %d-stage partition fits (proven)", w->set.k);
+			         "  infeasible: no %d-stage partition fits (proven)",
+			         sc_settings_stages(&w->set));
 		} else if (!isfinite(w->best)) {
 			/* not proven: nothing that fits was found, which is no
 			 * proof that nothing does */

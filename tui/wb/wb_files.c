@@ -32,7 +32,7 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 	}
 	sc_error err;
 	/* with CPU stages the file names each stage's device */
-	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
+	if (sc_part_write(path, w->g, w->stage, sc_settings_stages(&w->set), w->c, &err) != SC_OK) {
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}
@@ -49,7 +49,8 @@ unsigned wb_save(wb *w, bool then_quit)
 	const char *base = w->g->name;
 	const char *dot = strrchr(base, '.');
 	int stem = dot ? (int)(dot - base) : (int)strlen(base);
-	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base, w->set.k);
+	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base,
+	         sc_settings_stages(&w->set));
 	return wb_ask(w, "save the partition to:", path, sizeof path, save_answer, then_quit);
 }
 
@@ -80,7 +81,7 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	} else if (!w->set.fleet && w->kind && !kind &&
 	           !(none = calloc((size_t)k2 + 1, sizeof *none))) {
 		wb_say(w, "out of memory");
-	} else if (k2 != w->set.k) {
+	} else if (k2 != sc_settings_stages(&w->set)) {
 		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
 	} else if (s == SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);

@@ -5,7 +5,6 @@
  *
  * Layer: a helper below the views (it calls curses only).
  */
-
 #include "tui/wb/wb_fit.h"
 
 #include <curses.h>

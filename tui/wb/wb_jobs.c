@@ -67,8 +67,8 @@ void wb_jobs_free(wb_jobs *jobs)
 
 /* Records stage as the best partition when value beats the best known, or
  * equals it and is now proven optimal. */
-/* With devices, kind gives the partition's stage kinds (w->set.k of
- * them; NULL: the current ones). */
+/* With devices, kind gives the partition's stage kinds (one per stage, all
+ * sc_settings_stages of them; NULL: the current ones). */
 static void offer_best_kinds(wb *w, const int *stage, const int *kind, double value,
                              const char *from, bool optimal)
 {
@@ -82,7 +82,7 @@ static void offer_best_kinds(wb *w, const int *stage, const int *kind, double va
 		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
 	if (better && w->best_kind)
 		memcpy(w->best_kind, kind ? kind : w->kind,
-		       (size_t)w->set.k * sizeof *w->best_kind);
+		       (size_t)sc_settings_stages(&w->set) * sizeof *w->best_kind);
 }
 
 /* The engine's jobs by state, and the search's place in the queue (the
@@ -123,7 +123,8 @@ void wb_reset_best(wb *w)
 	w->jobs->none_fits = false;
 	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
 	if (w->best_kind)
-		memcpy(w->best_kind, w->kind, (size_t)w->set.k * sizeof *w->best_kind);
+		memcpy(w->best_kind, w->kind,
+		       (size_t)sc_settings_stages(&w->set) * sizeof *w->best_kind);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 }
 
@@ -307,7 +308,7 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 	int *tmp = sc_part_new(w->g);
 	double v = tmp ? sc_engine_result(w->eng, w->jobs->search, tmp, &optimal) : INFINITY;
 	/* with devices the result brings its kinds (K of them) */
-	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
+	int *kind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *kind) : NULL;
 	if (w->kind && (!kind || !sc_engine_result_kinds(w->eng, w->jobs->search, kind)))
 		v = INFINITY;
 	/* with pins, a proof is of the best with them in place: no proof of
@@ -351,11 +352,11 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 		wb_say(w,
 		       "search %s: no %d-stage partition fits the memory limit%s (proven); P "
 		       "unpins every op",
-		       w->jobs->search_method, w->set.k, with);
+		       w->jobs->search_method, sc_settings_stages(&w->set), with);
 	} else if (tmp && ji->state == SC_JOB_DONE && optimal) {
 		w->jobs->none_fits = true;
 		wb_say(w, "search %s: no %d-stage partition fits the memory limit (proven)",
-		       w->jobs->search_method, w->set.k);
+		       w->jobs->search_method, sc_settings_stages(&w->set));
 	} else if (ji->state == SC_JOB_FAILED) {
 		wb_say(w, "search failed: %s", ji->message);
 	}
@@ -391,10 +392,11 @@ static void follow_ladder(wb *w)
 	if (!tmp)
 		return;
 	/* the ladder's partition, of the workbench's stages on devices */
-	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
-	double u = w->kind && !kind ? INFINITY
-	                            : sc_ladder_take_upper(w->jobs->ladder, INFINITY, w->set.k, tmp,
-	                                                   kind, NULL);
+	int *kind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *kind) : NULL;
+	double u = w->kind && !kind
+	                   ? INFINITY
+	                   : sc_ladder_take_upper(w->jobs->ladder, INFINITY,
+	                                          sc_settings_stages(&w->set), tmp, kind, NULL);
 	const char *by = NULL;
 	bool mip = sc_ladder_proven(w->jobs->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;

@@ -223,7 +223,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_PANE: w->pane = !w->pane; break;
 	/* what a view leaves of j, k and the arrows moves the stage selection */
 	case WB_A_DOWN:
-		if (w->stage_sel + 1 < w->set.k)
+		if (w->stage_sel + 1 < sc_settings_stages(&w->set))
 			w->stage_sel++;
 		break;
 	case WB_A_UP:

@@ -122,7 +122,8 @@ void wb_ladder_panel(const wb *w, const wb_answer *a, int y, int h, int cols)
 			if (ri.state == SC_RS_UNNEEDED && a->none_fits_by)
 				snprintf(why, sizeof why,
 				         "stopped: no %d-stage partition fits, proven by %s%s",
-				         w->set.k, proof ? proof : "another rung",
+				         sc_settings_stages(&w->set),
+				         proof ? proof : "another rung",
 				         cols >= 100 ? " (l runs every rung anyway)" : "");
 			else if (ri.state == SC_RS_UNNEEDED)
 				snprintf(why, sizeof why, "stopped: optimum proven by %s%s",

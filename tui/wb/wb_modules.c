@@ -155,7 +155,7 @@ static void figures(modules_state *mv, const wb *w)
 			mv->bn_work += g->work[v];
 	for (int i = 0; i < m->n; i++) {
 		mv->work[i] = mv->in_bn[i] = 0;
-		mv->lo[i] = w->set.k;
+		mv->lo[i] = sc_settings_stages(&w->set);
 		mv->hi[i] = -1;
 		mv->marked[i] = false;
 		for (int j = m->m[i].first; j < m->m[i].end; j++) {

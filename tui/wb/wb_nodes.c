@@ -265,10 +265,10 @@ static void rebuild_list(nodes_state *ns, wb *w)
 		return;
 	if (ns->sort == WB_SORT_WORK || ns->sort == WB_SORT_PARAM)
 		value_order(ns, w);
-	if (ns->only > w->set.k)
+	if (ns->only > sc_settings_stages(&w->set))
 		ns->only = 0; /* k changed under it */
-	int m = wb_order_ops(g, w->stage, w->set.k, ns->filter, ns->only - 1, ns->among, ns->sort,
-	                     ns->by_name, ns->by_work, ns->order);
+	int m = wb_order_ops(g, w->stage, sc_settings_stages(&w->set), ns->filter, ns->only - 1,
+	                     ns->among, ns->sort, ns->by_name, ns->by_work, ns->order);
 	if (m < 0)
 		return;
 	ns->norder = m;
@@ -320,7 +320,7 @@ typedef struct columns {
 static columns layout(const nodes_state *ns, const wb *w, int cols)
 {
 	columns c = {.range = 5};
-	int digits = w->set.k >= 100 ? 3 : w->set.k >= 10 ? 2 : 1;
+	int K = sc_settings_stages(&w->set), digits = K >= 100 ? 3 : K >= 10 ? 2 : 1;
 	if (2 * digits + 1 > c.range)
 		c.range = 2 * digits + 1;
 	int base = 2 + 6 + (sc_graph_is_training(w->g) ? 7 : 0) + 1 + c.range + 1 + ns->num_w[0];
@@ -638,7 +638,7 @@ static void among_clear(nodes_state *ns)
 unsigned wb_nodes_open_stage(wb *w, int s)
 {
 	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
-	if (!ns || s < 0 || s >= w->set.k)
+	if (!ns || s < 0 || s >= sc_settings_stages(&w->set))
 		return WB_HANDLED;
 	w->view = &wb_nodes_view;
 	ns->only = s + 1;

@@ -86,7 +86,7 @@ typedef struct table_fit {
 static int dev_width(const wb *w)
 {
 	int width = 5;
-	for (int s = 0; w->set.fleet && s < w->set.k; s++) {
+	for (int s = 0; w->set.fleet && s < sc_settings_stages(&w->set); s++) {
 		int len = (int)strlen(wb_stage_device(w, s));
 		width = len > width ? len : width;
 	}
@@ -152,7 +152,7 @@ static int shown_stages(wb *w, int rows, int at, int *list, int *win_first, int 
                         int *pinned, int *npinned)
 {
 	*npinned = 0;
-	int k = w->set.k;
+	int k = sc_settings_stages(&w->set);
 	overview *ov = wb_view_state(w, &wb_overview_view);
 	if (w->stage_sel < ov->top)
 		ov->top = w->stage_sel;
@@ -236,7 +236,7 @@ static void stage_bar(const wb *w, const sc_stage_cost *st, bool bn, int y, int 
 static void stage_table(wb *w, int y, int h, int cols)
 {
 	enum { MAX_ROWS = 256 };
-	int k = w->set.k, at;
+	int k = sc_settings_stages(&w->set), at;
 	double bn = sc_costs_bottleneck(w->c, &at);
 	bool hard = w->set.policy == SC_MEM_HARD, training = sc_graph_is_training(w->g);
 	table_fit t = fit_table(w, cols);
@@ -375,8 +375,8 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	if (isfinite(ji->search.best))
 		ui_num(ji->search.best, best, sizeof best);
 	else if (ji->state == SC_JOB_DONE && ji->search.optimal)
-		snprintf(best, sizeof best, "none: no %d-stage partition fits%s (proven)", w->set.k,
-		         w->jobs->search_pins ? " with the pins" : "");
+		snprintf(best, sizeof best, "none: no %d-stage partition fits%s (proven)",
+		         sc_settings_stages(&w->set), w->jobs->search_pins ? " with the pins" : "");
 	else if (ji->state == SC_JOB_DONE)
 		snprintf(best, sizeof best, "none found that fits");
 	else
@@ -450,8 +450,8 @@ static void overview_draw(wb *w, int y, int h, int cols)
 	int table = foot - y - lower;
 	if (table < 3)
 		table = 3;
-	if (table > w->set.k + 1)
-		table = w->set.k + 1;
+	if (table > sc_settings_stages(&w->set) + 1)
+		table = sc_settings_stages(&w->set) + 1;
 	/* the table's legend takes the row between it and the ladder */
 	stage_table(w, y - 1, table, cols);
 	y += table;

@@ -332,7 +332,7 @@ void wb_recover_open(wb *w, bool leftover)
 	/* with leftover, every slot is looked at for a dead session's file;
 	 * else the first free slot with none will do */
 	for (int n = 1; n <= SLOTS && !(own >= 0 && (own_left || !leftover)); n++) {
-		if (!slot_path(path, sizeof path, dir, full, w->set.k, n) ||
+		if (!slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set), n) ||
 		    !lock_path(lock, sizeof lock, path))
 			break;
 		struct stat st;
@@ -368,9 +368,10 @@ void wb_recover_open(wb *w, bool leftover)
 			continue;
 		}
 		if (own >= 0) {
-			slot_path(path, sizeof path, dir, full, w->set.k, own_slot);
+			slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set),
+			          own_slot);
 			unlock_slot(path, own);
-			slot_path(path, sizeof path, dir, full, w->set.k, n);
+			slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set), n);
 		}
 		own = fd;
 		own_slot = n;
@@ -389,7 +390,7 @@ void wb_recover_open(wb *w, bool leftover)
 			         SLOTS, busy);
 		return;
 	}
-	slot_path(rc->path, sizeof rc->path, dir, full, w->set.k, own_slot);
+	slot_path(rc->path, sizeof rc->path, dir, full, sc_settings_stages(&w->set), own_slot);
 	rc->lock = own;
 	rc->left = own_left;
 	if (odd)
@@ -401,7 +402,7 @@ void wb_recover_open(wb *w, bool leftover)
 typedef struct recover_job {
 	char path[4096];
 	const sc_graph *g;
-	sc_settings set;
+	sc_settings set; /* as core counts the stages (wb_part_settings) */
 	int *stage;
 	int *kind; /* with devices: set.k kinds, written as the devices */
 } recover_job;
@@ -497,17 +498,17 @@ void wb_recover_write(wb *w, bool wait)
 		return;
 	}
 	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
-	r->kind = w->kind ? malloc((size_t)w->set.k * sizeof *r->kind) : NULL;
+	r->kind = w->kind ? malloc((size_t)sc_settings_stages(&w->set) * sizeof *r->kind) : NULL;
 	if (w->kind && !r->kind) {
 		free(r);
 		free(st);
 		return;
 	}
 	if (r->kind)
-		memcpy(r->kind, w->kind, (size_t)w->set.k * sizeof *r->kind);
+		memcpy(r->kind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *r->kind);
 	snprintf(r->path, sizeof r->path, "%s", rc->path);
 	r->g = w->g;
-	r->set = w->set;
+	wb_part_settings(w, &r->set); /* (its costs: core's count) */
 	r->stage = st;
 	w->recover_due = false;
 	rc->t = sc_clock_now();
@@ -611,7 +612,8 @@ static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		int *kind = NULL;
-		ok = wb_part_load(w, from, w->set.k, &k2, rs, &kind, &err) == SC_OK;
+		ok = wb_part_load(w, from, sc_settings_stages(&w->set), &k2, rs, &kind, &err) ==
+		     SC_OK;
 		if (!ok) {
 			/* the message names the file read: it is said beside */
 			size_t n = strlen(from);
@@ -667,7 +669,7 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		return false;
 	rc->left = false;
 	int *rs = sc_part_new(w->g);
-	int *rkind = w->kind ? calloc((size_t)w->set.k, sizeof *rkind) : NULL;
+	int *rkind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *rkind) : NULL;
 	char why[400] = "";
 	if (!rs || (w->kind && !rkind) || !read_left(w, rs, rkind, why, sizeof why)) {
 		free(rs);
@@ -687,7 +689,8 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 		return true;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
-	    (!rkind || memcmp(rkind, w->kind, (size_t)w->set.k * sizeof *rkind) == 0)) {
+	    (!rkind ||
+	     memcmp(rkind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *rkind) == 0)) {
 		/* the partition this start shows anyway: nothing to offer */
 		free(rs);
 		free(rkind);

@@ -46,7 +46,7 @@
 #include "viz/quotient.h"
 
 typedef enum field_kind {
-	F_STAGES,   /* int k, 1..4096 */
+	F_STAGES,   /* int k, 1..4096 (shown: all the stages, sc_settings_stages) */
 	F_POSITIVE, /* a finite number > 0 */
 	F_BYTES,    /* a number >= 0, or inf */
 	F_POLICY,   /* sc_mem_policy */
@@ -140,7 +140,10 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 	char b[32];
 	void *v = value_of(f, w, &w->set);
 	switch (f->kind) {
-	case F_STAGES: snprintf(buf, size, "%d", *(int *)v); break;
+	case F_STAGES:
+		/* all the stages, the CPU ones too */
+		snprintf(buf, size, "%d", sc_settings_stages(&w->set));
+		break;
 	case F_POSITIVE: snprintf(buf, size, "%s", ui_num(*(double *)v, b, sizeof b)); break;
 	case F_BYTES:
 		snprintf(buf, size, "%s",
@@ -278,7 +281,7 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 		w->stage_sel = 0; /* the overview scrolls back to it */
 	sc_violation viol;
 	bool via_base = mode != FIRST && edited && w->base_stage &&
-	                sc_part_check(w->g, w->base_stage, w->set.k, &viol);
+	                sc_part_check(w->g, w->base_stage, sc_settings_stages(&w->set), &viol);
 	if (!wb_new_editor(w, via_base ? w->base_stage : st)) {
 		w->set = old;
 		free(st);
@@ -354,13 +357,17 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 		               : "the new budget applies to the next search or ladder");
 		return 0;
 	}
-	if (w->kind && ns.k != w->set.k) {
-		/* the stages' devices would have to be chosen again */
-		char dev[128];
-		wb_say(w, "with devices k stays (%s) here; start again with %s",
-		       wb_devices_text(w, dev, sizeof dev),
-		       w->set.fleet ? "another --devices" : "-k and --cpus");
-		return 0;
+	if (w->kind && f->kind == F_STAGES) {
+		/* the field counts all the stages; with devices they stay, as the
+		 * stages' devices would have to be chosen again */
+		if (ns.k != sc_settings_stages(&w->set)) {
+			char dev[128];
+			wb_say(w, "with devices k stays (%s) here; start again with %s",
+			       wb_devices_text(w, dev, sizeof dev),
+			       w->set.fleet ? "another --devices" : "-k and --cpus");
+			return 0;
+		}
+		ns.k = w->set.k;
 	}
 	keep_mode mode = KEEP;
 	if (ns.k != w->set.k && !w->edited) {

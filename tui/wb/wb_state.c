@@ -106,7 +106,8 @@ static bool differs_from_baseline(const wb *w)
 	return w->base_k != w->set.k ||
 	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
 	       (w->kind && w->base_kind &&
-	        memcmp(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind) != 0);
+	        memcmp(w->base_kind, w->kind,
+	               (size_t)sc_settings_stages(&w->set) * sizeof *w->kind) != 0);
 }
 
 void *wb_view_state(const wb *w, const wb_view_ops *v)
@@ -133,7 +134,7 @@ void wb_changed(wb *w, bool by_hand)
 	w->c = sc_editor_costs(w->ed);
 	if (w->kind) {
 		const int *d = sc_editor_kinds(w->ed);
-		for (int s = 0; s < w->set.k; s++)
+		for (int s = 0, K = sc_settings_stages(&w->set); s < K; s++)
 			w->kind[s] = d ? d[s] : 0;
 	}
 	/* by content, not by history: undoing back to the baseline, or moving
@@ -165,9 +166,11 @@ void wb_mark_saved(wb *w)
 		w->base_k = w->set.k;
 	}
 	if (w->kind && !w->base_kind)
-		w->base_kind = malloc((size_t)w->set.k * sizeof *w->base_kind + 1);
+		w->base_kind =
+		        malloc((size_t)sc_settings_stages(&w->set) * sizeof *w->base_kind + 1);
 	if (w->kind && w->base_kind)
-		memcpy(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind);
+		memcpy(w->base_kind, w->kind,
+		       (size_t)sc_settings_stages(&w->set) * sizeof *w->kind);
 	if (w->edited)
 		w->recover_due = true;
 	w->edited = false;
@@ -201,12 +204,14 @@ bool wb_new_editor(wb *w, const int *stage)
 void wb_job_settings(const wb *w, sc_settings *out)
 {
 	*out = w->set;
-	if (w->set.fleet)
-		out->cpus = 0; /* the fleet's stages, set.k of them */
-	else if (w->kind)
-		out->k = w->set.k - w->set.cpus;
-	else
-		out->cpus = 0;
+	if (w->set.fleet || !w->kind)
+		out->cpus = 0; /* the fleet's stages, set.k of them; or no CPU */
+}
+
+void wb_part_settings(const wb *w, sc_settings *out)
+{
+	*out = w->set;
+	out->k = sc_settings_stages(&w->set);
 }
 
 bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
@@ -214,7 +219,9 @@ bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
 	sc_error err;
 	/* with devices they are always checked: the current ones unless new
 	 * ones are given */
-	sc_editor *ed = sc_editor_new_kinds(w->g, &w->set, stage, kind ? kind : w->kind, &err);
+	sc_settings ps;
+	wb_part_settings(w, &ps);
+	sc_editor *ed = sc_editor_new_kinds(w->g, &ps, stage, kind ? kind : w->kind, &err);
 	if (!ed) {
 		wb_say(w, "%s", err.msg);
 		return false;

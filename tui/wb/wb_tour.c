@@ -129,7 +129,7 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 			         "Not needed: no %d-stage partition fits, proven by %s. l runs "
 			         "every "
 			         "rung anyway.",
-			         w->set.k, proof);
+			         sc_settings_stages(&w->set), proof);
 		else
 			snprintf(l[2], 200,
 			         "Not needed: the optimum was already proven by %s. l runs every "
@@ -206,7 +206,7 @@ static void answer_step(const wb *w, const wb_answer *a, char l[][200])
 	if (!a->feasible && a->none_fits_by) {
 		snprintf(l[0], 200,
 		         "No %d-stage partition fits the hard memory limit: proven by %s.",
-		         w->set.k, a->none_fits_by);
+		         sc_settings_stages(&w->set), a->none_fits_by);
 		snprintf(l[1], 200, "%s",
 		         "Give it more stages (k) or more memory per stage (o), or the overflow "
 		         "policy.");

@@ -118,7 +118,8 @@ static void catch_signals(wb *w)
  * it allocates (k + L kinds, 1 a CPU): the -p file's (its stages, then the CPU
  * stages it lacks, empty), else the file's own stages and L empty CPU
  * stages when every op may go to an accelerator, else a fast search's.
- * Sets w->set.k to k + L.  False after a message (*status set). */
+ * Sets w->set.k to k and w->set.cpus to L (sc_settings_stages: k + L
+ * stages).  False after a message (*status set). */
 static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_fleet *file_fleet,
                               const int *file_kind, int kf, int *status)
 {
@@ -137,8 +138,8 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_flee
 			L = ncpu;
 		w->set.k = kf - ncpu;
 	}
-	int K = w->set.k + L;
 	w->set.cpus = L;
+	int K = sc_settings_stages(&w->set);
 	w->kind = calloc((size_t)K, sizeof *w->kind);
 	if (!w->kind) {
 		ui_error("out of memory");
@@ -165,7 +166,6 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_flee
 		*status = UI_EXIT_UNDECIDED;
 		return false;
 	}
-	w->set.k = K;
 	return true;
 }
 
@@ -512,9 +512,10 @@ int ui_workbench(const ui_opts *o)
 	wb_mark_saved(&w); /* the first partition is the baseline */
 	w.simple = wb_simple_bound(&w);
 	if (w.kind) {
-		w.best_kind = calloc((size_t)w.set.k, sizeof *w.best_kind);
+		w.best_kind = calloc((size_t)sc_settings_stages(&w.set), sizeof *w.best_kind);
 		if (w.best_kind)
-			memcpy(w.best_kind, w.kind, (size_t)w.set.k * sizeof *w.kind);
+			memcpy(w.best_kind, w.kind,
+			       (size_t)sc_settings_stages(&w.set) * sizeof *w.kind);
 	}
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, (size_t)g->n * sizeof *w.stage);
