@@ -112,6 +112,25 @@ typedef struct wb_modal_ops {
 /* The modals in wb_modals (wb_keys.h). */
 enum { WB_NMODALS = 7 };
 
+/* A modal open on the stack: its ops and what it was pushed with
+ * (wb_modal_push_arg; NULL: nothing). */
+typedef struct wb_open_modal {
+	const wb_modal_ops *ops;
+	void *arg;
+} wb_open_modal;
+
+/* The baseline: the partition as last saved, loaded or set by the program
+ * (wb_mark_saved makes it, wb_state.c alone changes it); unsaved means
+ * different from it.  wb_baseline_free frees it (NULL: a no-op). */
+typedef struct wb_baseline {
+	int *stage;       /* its stages */
+	int *kind;        /* its stages' kinds, NULL without devices */
+	int k;            /* its set.k */
+	char origin[160]; /* where it came from (undone back to it, the current
+	                   * partition says so again) */
+} wb_baseline;
+void wb_baseline_free(wb_baseline *base);
+
 /* What a prompt does with its answer (ok false when cancelled); returns a
  * WB_* bitmask.  arg is the one given to wb_ask. */
 typedef unsigned (*wb_answer_fn)(wb *w, const char *answer, bool ok, int arg);
@@ -130,11 +149,9 @@ struct wb {
 	unsigned part_version; /* grows with every change of the partition */
 	const int *stage;
 	const sc_costs *c;
-	char origin[160];      /* where the current partition came from */
-	char base_origin[160]; /* where the baseline came from (undone back to it,
-	                        * the current partition says so again) */
-	bool edited;           /* differs from the baseline (base_stage, base_k) */
-	bool from_file;        /* the file's own partition: never replaced unasked */
+	char origin[160]; /* where the current partition came from */
+	bool edited;      /* differs from the baseline (base) */
+	bool from_file;   /* the file's own partition: never replaced unasked */
 	double simple;
 	/* the best partition known */
 	int *best_stage;
@@ -160,8 +177,7 @@ struct wb {
 	 * (its init's, or NULL), as for the views */
 	const wb_modal_ops *const *modals;
 	void *modal_state[WB_NMODALS];
-	const wb_modal_ops *modal[WB_MODALS]; /* the modals, bottom first */
-	void *modal_arg[WB_MODALS];           /* what each was pushed with, or NULL */
+	wb_open_modal modal[WB_MODALS]; /* the modals open, bottom first */
 	int nmodal;
 	int pane;      /* overview: 0 stages, 1 ladder */
 	int stage_sel; /* selected stage */
@@ -170,16 +186,13 @@ struct wb {
 	 * behind (write or remove it: every change sets it) */
 	wb_recover *rec;
 	bool recover_due;
-	/* the baseline: the partition as last saved, loaded or set by the
-	 * program, and its k (NULL until wb_mark_saved first runs) */
-	int *base_stage;
-	int base_k; /* its set.k */
+	wb_baseline *base; /* NULL until wb_mark_saved first runs */
 	/* Devices (fleet.h): with L CPU stages (001 section 3) set.cpus = L
-	 * beside set.k = k; kind, base_kind, best_kind: the kinds of the
+	 * beside set.k = k; kind, best_kind: the kinds of the
 	 * sc_settings_stages(&set) stages (0 the graph's device, 1 a CPU) of
-	 * the current partition (from the editor, wb_changed), the baseline
-	 * and the best; NULL without devices.  Jobs: wb_job_settings. */
-	int *kind, *base_kind, *best_kind;
+	 * the current partition (from the editor, wb_changed) and the best;
+	 * NULL without devices.  Jobs: wb_job_settings. */
+	int *kind, *best_kind;
 	char msg[512]; /* the status line's message, or "" */
 	double msg_t;
 	bool msg_shown; /* the last redraw showed msg */

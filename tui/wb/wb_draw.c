@@ -337,7 +337,7 @@ void wb_draw(wb *w)
 		mvprintw(rows - 1, 0, "%-*.*s", cols, cols, w->msg_shown ? w->msg : keys);
 	attroff(A_REVERSE);
 	for (int i = 0; i < w->nmodal; i++)
-		w->modal[i]->draw(w, rows, cols);
+		w->modal[i].ops->draw(w, rows, cols);
 	/* a prompt on top shows the cursor at the end of its line */
 	curs_set(wb_modal_top(w) == &wb_prompt_modal);
 	refresh();

@@ -243,7 +243,7 @@ unsigned wb_key(wb *w, int ch)
 		return WB_HANDLED | WB_REDRAW;
 	}
 	for (int i = w->nmodal - 1; i >= 0; i--) {
-		unsigned r = w->modal[i]->key(w, ch);
+		unsigned r = w->modal[i].ops->key(w, ch);
 		if (r)
 			return r;
 	}

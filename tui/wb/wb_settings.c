@@ -280,9 +280,9 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 	if (k_changed)
 		w->stage_sel = 0; /* the overview scrolls back to it */
 	sc_violation viol;
-	bool via_base = mode != FIRST && edited && w->base_stage &&
-	                sc_part_check(w->g, w->base_stage, sc_settings_stages(&w->set), &viol);
-	if (!wb_new_editor(w, via_base ? w->base_stage : st)) {
+	bool via_base = mode != FIRST && edited && w->base && w->base->stage &&
+	                sc_part_check(w->g, w->base->stage, sc_settings_stages(&w->set), &viol);
+	if (!wb_new_editor(w, via_base ? w->base->stage : st)) {
 		w->set = old;
 		free(st);
 		return false;

@@ -35,16 +35,15 @@ void wb_modal_push(wb *w, const wb_modal_ops *m)
 void wb_modal_push_arg(wb *w, const wb_modal_ops *m, void *arg)
 {
 	if (w->nmodal < WB_MODALS) {
-		w->modal_arg[w->nmodal] = arg;
-		w->modal[w->nmodal++] = m;
+		w->modal[w->nmodal++] = (wb_open_modal){.ops = m, .arg = arg};
 	}
 }
 
 void *wb_modal_arg(const wb *w, const wb_modal_ops *m)
 {
 	for (int i = w->nmodal - 1; i >= 0; i--)
-		if (w->modal[i] == m)
-			return w->modal_arg[i];
+		if (w->modal[i].ops == m)
+			return w->modal[i].arg;
 	return NULL;
 }
 
@@ -58,22 +57,20 @@ void wb_modal_close(wb *w, const wb_modal_ops *m)
 {
 	int j = 0;
 	for (int i = 0; i < w->nmodal; i++)
-		if (w->modal[i] != m) {
-			w->modal_arg[j] = w->modal_arg[i];
+		if (w->modal[i].ops != m)
 			w->modal[j++] = w->modal[i];
-		}
 	w->nmodal = j;
 }
 
 const wb_modal_ops *wb_modal_top(const wb *w)
 {
-	return w->nmodal ? w->modal[w->nmodal - 1] : NULL;
+	return w->nmodal ? w->modal[w->nmodal - 1].ops : NULL;
 }
 
 bool wb_modal_open(const wb *w, const wb_modal_ops *m)
 {
 	for (int i = 0; i < w->nmodal; i++)
-		if (w->modal[i] == m)
+		if (w->modal[i].ops == m)
 			return true;
 	return false;
 }
@@ -101,13 +98,14 @@ double wb_msg_expiry(const wb *w)
  * is one, what the editor says. */
 static bool differs_from_baseline(const wb *w)
 {
-	if (!w->base_stage)
+	const wb_baseline *b = w->base;
+	if (!b || !b->stage)
 		return sc_editor_dirty(w->ed);
-	return w->base_k != w->set.k ||
-	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
-	       (w->kind && w->base_kind &&
-	        memcmp(w->base_kind, w->kind,
-	               (size_t)sc_settings_stages(&w->set) * sizeof *w->kind) != 0);
+	return b->k != w->set.k ||
+	       memcmp(b->stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
+	       (w->kind && b->kind &&
+	        memcmp(b->kind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *w->kind) !=
+	                0);
 }
 
 void *wb_view_state(const wb *w, const wb_view_ops *v)
@@ -144,7 +142,7 @@ void wb_changed(wb *w, bool by_hand)
 		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
 		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
 	else if (by_hand)
-		snprintf(w->origin, sizeof w->origin, "%s", w->base_origin);
+		snprintf(w->origin, sizeof w->origin, "%s", w->base ? w->base->origin : "");
 	/* the recovery file follows: written while edited, removed when back at
 	 * the baseline (wb_recover.c) */
 	if (by_hand || was_edited != w->edited)
@@ -155,22 +153,35 @@ void wb_changed(wb *w, bool by_hand)
 			w->views[i]->on_change(w);
 }
 
+void wb_baseline_free(wb_baseline *base)
+{
+	if (!base)
+		return;
+	free(base->stage);
+	free(base->kind);
+	free(base);
+}
+
 void wb_mark_saved(wb *w)
 {
 	sc_editor_mark_saved(w->ed);
-	snprintf(w->base_origin, sizeof w->base_origin, "%s", w->origin);
-	if (!w->base_stage)
-		w->base_stage = malloc((size_t)w->g->n * sizeof *w->base_stage + 1);
-	if (w->base_stage) {
-		memcpy(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
-		w->base_k = w->set.k;
+	if (!w->base)
+		w->base = calloc(1, sizeof *w->base);
+	wb_baseline *b = w->base;
+	size_t K = (size_t)sc_settings_stages(&w->set);
+	if (b) {
+		snprintf(b->origin, sizeof b->origin, "%s", w->origin);
+		if (!b->stage)
+			b->stage = malloc((size_t)w->g->n * sizeof *b->stage + 1);
+		if (b->stage) {
+			memcpy(b->stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
+			b->k = w->set.k;
+		}
+		if (w->kind && !b->kind)
+			b->kind = malloc(K * sizeof *b->kind + 1);
+		if (w->kind && b->kind)
+			memcpy(b->kind, w->kind, K * sizeof *w->kind);
 	}
-	if (w->kind && !w->base_kind)
-		w->base_kind =
-		        malloc((size_t)sc_settings_stages(&w->set) * sizeof *w->base_kind + 1);
-	if (w->kind && w->base_kind)
-		memcpy(w->base_kind, w->kind,
-		       (size_t)sc_settings_stages(&w->set) * sizeof *w->kind);
 	if (w->edited)
 		w->recover_due = true;
 	w->edited = false;

@@ -568,10 +568,9 @@ out:
 	sc_editor_free(w.ed);
 	free(w.best_stage);
 	free(w.kind);
-	free(w.base_kind);
 	free(w.best_kind);
 	free(w.pinned);
-	free(w.base_stage);
+	wb_baseline_free(w.base);
 	sc_graph_free(g);
 	return status;
 }
