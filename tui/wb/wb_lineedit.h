@@ -1,7 +1,8 @@
 /*
  * wb_lineedit.h - editing one line of text with keys, and wrapping text
- * into rows, without a terminal (the prompt modal and the popups of
- * wb_lineedit.c use them; tests call them directly).
+ * into rows, without a terminal (tests call them directly); and what
+ * wb_lineedit.c builds on them: the prompt modal (wb_ask, wb_choose) and
+ * the bordered popup.
  */
 #ifndef UI_WB_LINEEDIT_H
 #define UI_WB_LINEEDIT_H
