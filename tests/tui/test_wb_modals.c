@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "tests/support.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_recover.h"
 #include "tui/wb/wb_keytab.h"
 
 #define FIG2 "samples/paper/figure2.dot"

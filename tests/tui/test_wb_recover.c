@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "tests/support.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_recover.h"
 
 #define FIG2 "samples/paper/figure2.dot"
 

@@ -19,6 +19,7 @@
 
 #include "tests/support.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_recover.h"
 
 #ifndef NAME_MAX
 #define NAME_MAX 255
@@ -153,6 +154,15 @@ static void bench(wb *w, int k)
 	snprintf(w->path, sizeof w->path, "%s/g.dot", state);
 	ts_write_text(w->path, "digraph g { a -> b }\n");
 	w->set.k = k;
+	w->rec = wb_recover_new();
+	cr_assert(w->rec);
+}
+
+/* Gives up bench's slot and frees its state. */
+static void unbench(wb *w)
+{
+	wb_recover_close(w);
+	wb_recover_free(w->rec);
 }
 
 /* The path of slot n's recovery file, into buf. */
@@ -196,16 +206,16 @@ static int other_workbench(int k, bool leftover, bool *left)
 		wb w;
 		bench(&w, k);
 		wb_recover_open(&w, leftover);
-		int out[2] = {0, w.recover_left};
-		for (int n = 1; n <= 40 && w.recover[0]; n++) {
+		int out[2] = {0, w.rec->left};
+		for (int n = 1; n <= 40 && w.rec->path[0]; n++) {
 			char p[4096];
 			slot_file(p, sizeof p, k, n);
-			if (strcmp(p, w.recover) == 0)
+			if (strcmp(p, w.rec->path) == 0)
 				out[0] = n;
 		}
 		if (write(fd[1], out, sizeof out) != (ssize_t)sizeof out)
 			_exit(1);
-		wb_recover_close(&w);
+		unbench(&w);
 		_exit(0);
 	}
 	close(fd[1]);
@@ -228,9 +238,9 @@ Test(wbrecover_slots, a_live_workbench_keeps_its_slot_and_its_file)
 	char p1[4096], p2[4096];
 	slot_file(p1, sizeof p1, 3, 1);
 	slot_file(p2, sizeof p2, 3, 2);
-	cr_assert_str_eq(w.recover, p1);
-	cr_assert_not(w.recover_left);
-	cr_assert_str_eq(w.recover_note, "");
+	cr_assert_str_eq(w.rec->path, p1);
+	cr_assert_not(w.rec->left);
+	cr_assert_str_eq(w.rec->note, "");
 	/* its edits, as the writer leaves them */
 	ts_write_text(p1, "{}\n");
 	bool left;
@@ -242,7 +252,7 @@ Test(wbrecover_slots, a_live_workbench_keeps_its_slot_and_its_file)
 	cr_assert_eq(stat(p1, &st), 0);
 	cr_assert_neq(stat(p2, &st), 0);
 	cr_assert_eq(entries(true), 2, "the file and the live one's lock file");
-	wb_recover_close(&w);
+	unbench(&w);
 	cr_assert_eq(entries(true), 1, "the lock file goes, the recovery file stays");
 	cr_assert_eq(entries(false), 1);
 }
@@ -267,7 +277,7 @@ Test(wbrecover_slots, a_dead_sessions_file_is_offered_at_the_start_only)
 	/* a second dead session's file, in slot 3, while slot 1 is held:
 	 * offered to the next start */
 	wb_recover_open(&w, true);
-	cr_assert(w.recover_left);
+	cr_assert(w.rec->left);
 	char p3[4096];
 	slot_file(p3, sizeof p3, 3, 3);
 	ts_write_text(p3, "{}\n");
@@ -276,7 +286,7 @@ Test(wbrecover_slots, a_dead_sessions_file_is_offered_at_the_start_only)
 	/* another k is another name */
 	cr_assert_eq(other_workbench(4, true, &left), 1);
 	cr_assert_not(left);
-	wb_recover_close(&w);
+	unbench(&w);
 }
 
 /* Puts what make makes at slot 1's recovery file (or its lock file with
@@ -308,11 +318,11 @@ static void left_alone(const char *what, bool lock)
 		cr_assert_eq(symlink(fifo, at), 0);
 	}
 	wb_recover_open(&w, true);
-	cr_assert_str_eq(w.recover, p2);
-	cr_assert_not(w.recover_left);
-	cr_assert(strstr(w.recover_note, what), "%s", w.recover_note);
-	cr_assert(strstr(w.recover_note, "left alone"), "%s", w.recover_note);
-	wb_recover_close(&w);
+	cr_assert_str_eq(w.rec->path, p2);
+	cr_assert_not(w.rec->left);
+	cr_assert(strstr(w.rec->note, what), "%s", w.rec->note);
+	cr_assert(strstr(w.rec->note, "left alone"), "%s", w.rec->note);
+	unbench(&w);
 	struct stat st;
 	cr_assert_eq(lstat(at, &st), 0, "still there");
 }
@@ -348,8 +358,7 @@ Test(wbrecover_odd, no_state_directory_is_said)
 	snprintf(file, sizeof file, "%s/stagecut", state);
 	ts_write_text(file, "x\n");
 	wb_recover_open(&w, true);
-	cr_assert_str_eq(w.recover, "");
-	cr_assert(strstr(w.recover_note, "no recovery file for unsaved edits"), "%s",
-	          w.recover_note);
-	wb_recover_close(&w);
+	cr_assert_str_eq(w.rec->path, "");
+	cr_assert(strstr(w.rec->note, "no recovery file for unsaved edits"), "%s", w.rec->note);
+	unbench(&w);
 }

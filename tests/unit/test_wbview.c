@@ -17,7 +17,8 @@
 #include "core/partition.h"
 #include "solvers/simple.h"
 #include "tests/support.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_detail.h"
+#include "tui/wb/wb_nodes.h"
 
 /* name contains filter, ASCII letters in any case: by lowering both. */
 static bool contains_any_case(const char *name, const char *filter)

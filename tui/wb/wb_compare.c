@@ -16,6 +16,8 @@
  * a stage) and wb_draw.c (the box); it calls the state and the prompt.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_compare.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,23 +27,44 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_draw.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_nodes.h"
+
+/* The comparison's own state (its modal's, wb_modal_state), while it is
+ * open. */
+typedef struct compare {
+	int *stage;      /* the other partition, or NULL */
+	sc_costs *costs; /* its costs */
+	char what[200];  /* what it is ("the best found (dpl)", a file) */
+	int top;         /* the first line shown */
+} compare;
+
+static compare *cmp_of(const wb *w)
+{
+	return wb_modal_state(w, &wb_compare_modal);
+}
 
 static void forget(wb *w)
 {
-	free(w->cmp.stage);
-	sc_costs_free(w->cmp.costs);
-	w->cmp.stage = NULL;
-	w->cmp.costs = NULL;
-	w->cmp.top = 0;
+	compare *cm = cmp_of(w);
+	free(cm->stage);
+	sc_costs_free(cm->costs);
+	cm->stage = NULL;
+	cm->costs = NULL;
+	cm->top = 0;
 }
 
 /* Takes stage (owned from now on) as the other partition and opens the
  * box; false, saying why and freeing stage, when its costs cannot be made. */
 static bool take(wb *w, int *stage, const char *what)
 {
+	compare *cm = cmp_of(w);
 	sc_error err;
-	sc_costs *c = sc_costs_new(w->g, &w->set, &err);
+	sc_settings ps;
+	wb_part_settings(w, &ps);
+	sc_costs *c = sc_costs_new(w->g, &ps, &err);
 	if (!c) {
 		free(stage);
 		wb_say(w, "not compared: %s", err.msg);
@@ -49,9 +72,9 @@ static bool take(wb *w, int *stage, const char *what)
 	}
 	sc_costs_eval(c, stage);
 	forget(w);
-	w->cmp.stage = stage;
-	w->cmp.costs = c;
-	snprintf(w->cmp.what, sizeof w->cmp.what, "%s", what);
+	cm->stage = stage;
+	cm->costs = c;
+	snprintf(cm->what, sizeof cm->what, "%s", what);
 	if (!wb_modal_open(w, &wb_compare_modal))
 		wb_modal_push(w, &wb_compare_modal);
 	return true;
@@ -68,7 +91,7 @@ static unsigned file_answer(wb *w, const char *path, bool ok, int arg)
 		return 0;
 	}
 	sc_error err;
-	if (sc_part_load(path, w->g, w->set.k, &k2, st, NULL, &err) != SC_OK) {
+	if (sc_part_load(path, w->g, sc_settings_stages(&w->set), &k2, st, NULL, &err) != SC_OK) {
 		free(st);
 		wb_say(w, "not compared: %s", err.msg);
 		return 0;
@@ -122,11 +145,12 @@ static const char *signed_num(double x, char *buf, size_t size)
  * partitions, the difference, and how many ops come in and go out.  O(n). */
 static void stage_line(const wb *w, int s, int at, int other_at, char *buf, size_t size)
 {
-	const sc_stage_cost *now = &w->c->st[s], *oth = &w->cmp.costs->st[s];
+	compare *cm = cmp_of(w);
+	const sc_stage_cost *now = &w->c->st[s], *oth = &cm->costs->st[s];
 	int in = 0, out = 0;
 	for (int v = 0; v < w->g->n; v++) {
-		in += w->cmp.stage[v] == s && w->stage[v] != s;
-		out += w->stage[v] == s && w->cmp.stage[v] != s;
+		in += cm->stage[v] == s && w->stage[v] != s;
+		out += w->stage[v] == s && cm->stage[v] != s;
 	}
 	char a[32], b[32], d[32];
 	bool tied = s == at || sc_cost_at_bottleneck(now->cost, w->c->st[at].cost);
@@ -138,31 +162,32 @@ static void stage_line(const wb *w, int s, int at, int other_at, char *buf, size
 
 static void compare_draw(wb *w, int rows, int cols)
 {
-	if (!w->cmp.stage)
+	compare *cm = cmp_of(w);
+	if (!cm->stage)
 		return;
 	const sc_graph *g = w->g;
-	int k = w->set.k;
+	int k = sc_settings_stages(&w->set);
 	int y0 = 4, h = rows - 5, wd = cols;
 	if (h < 4)
 		return;
 	char title[512], keys[128];
 	wb_footer(WB_FOOT_COMPARE, "  ", keys, sizeof keys);
-	snprintf(title, sizeof title, " compare the current partition with %s   %s", w->cmp.what,
+	snprintf(title, sizeof title, " compare the current partition with %s   %s", cm->what,
 	         keys);
 	wb_box(y0, 0, h, wd, title);
 	/* the text, scrolled: objectives (2 lines), the table (k + 1), a blank,
 	 * then the moved ops (a title and one line each) */
 	int at, other_at;
 	sc_costs_bottleneck(w->c, &at);
-	sc_costs_bottleneck(w->cmp.costs, &other_at);
-	double now = sc_costs_objective(w->c), oth = sc_costs_objective(w->cmp.costs);
+	sc_costs_bottleneck(cm->costs, &other_at);
+	double now = sc_costs_objective(w->c), oth = sc_costs_objective(cm->costs);
 	int moved = 0;
 	for (int v = 0; v < g->n; v++)
-		moved += w->stage[v] != w->cmp.stage[v];
+		moved += w->stage[v] != cm->stage[v];
 	int total = 2 + k + 1 + 1 + 1 + (moved ? moved + 1 : 0);
 	int shown = h - 1;
-	if (w->cmp.top > total - shown)
-		w->cmp.top = total - shown > 0 ? total - shown : 0;
+	if (cm->top > total - shown)
+		cm->top = total - shown > 0 ? total - shown : 0;
 	int line = 0, y = y0 + 1, next = 0; /* next: the next op in name order */
 	char buf[512], a[32], b[32], d[32];
 	for (; line < total && y < y0 + h; line++) {
@@ -186,7 +211,7 @@ static void compare_draw(wb *w, int rows, int cols)
 			         "ops", "other", "cost", "other", "diff", "in", "out");
 			bold = true;
 		} else if (line < 3 + k) {
-			if (line >= w->cmp.top)
+			if (line >= cm->top)
 				stage_line(w, line - 3, at, other_at, buf, sizeof buf);
 		} else if (line == 3 + k) {
 			/* blank */
@@ -203,16 +228,16 @@ static void compare_draw(wb *w, int rows, int cols)
 			int v = -1;
 			while (next < g->n) {
 				int u = g->by_name[next++];
-				if (w->stage[u] != w->cmp.stage[u]) {
+				if (w->stage[u] != cm->stage[u]) {
 					v = u;
 					break;
 				}
 			}
 			if (v >= 0)
 				snprintf(buf, sizeof buf, "  %s  %d -> %d", g->op_name[v],
-				         w->stage[v] + 1, w->cmp.stage[v] + 1);
+				         w->stage[v] + 1, cm->stage[v] + 1);
 		}
-		if (line < w->cmp.top)
+		if (line < cm->top)
 			continue;
 		if (bold)
 			attron(A_BOLD);
@@ -224,13 +249,14 @@ static void compare_draw(wb *w, int rows, int cols)
 
 static unsigned compare_key(wb *w, int ch)
 {
+	compare *cm = cmp_of(w);
 	if (ch == KEY_RESIZE)
 		return WB_HANDLED | WB_REDRAW;
 	switch (wb_key_action(WB_IN_COMPARE, ch)) {
-	case WB_A_CMP_DOWN: w->cmp.top++; break;
+	case WB_A_CMP_DOWN: cm->top++; break;
 	case WB_A_CMP_UP:
-		if (w->cmp.top > 0)
-			w->cmp.top--;
+		if (cm->top > 0)
+			cm->top--;
 		break;
 	case WB_A_CMP_FILE: return ask_file(w);
 	case WB_A_CMP_BEST: return with_best(w);
@@ -243,7 +269,19 @@ static unsigned compare_key(wb *w, int ch)
 	return WB_HANDLED | WB_REDRAW;
 }
 
-const wb_modal_ops wb_compare_modal = {.name = "compare", .draw = compare_draw, .key = compare_key};
+static void compare_fini(wb *w, void *state)
+{
+	(void)w;
+	compare *cm = state;
+	free(cm->stage);
+	sc_costs_free(cm->costs);
+}
+
+const wb_modal_ops wb_compare_modal = {.name = "compare",
+                                       .draw = compare_draw,
+                                       .key = compare_key,
+                                       .state_size = sizeof(compare),
+                                       .fini = compare_fini};
 
 unsigned wb_browse_action(wb *w, wb_action a)
 {

@@ -17,6 +17,8 @@
  * it; it calls the state only.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_detail.h"
+
 #include <curses.h>
 #include <langinfo.h>
 #include <stdio.h>
@@ -25,7 +27,6 @@
 #include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
@@ -140,7 +141,7 @@ static const char *pin_mark(const wb *w, int v, int u, int a, int b, int lo, int
 	bool below = (r == SC_RULE_FORWARD) == (a == u);
 	if (below && w->stage[u] == lo && lo > 0)
 		return "lo";
-	if (!below && w->stage[u] == hi && hi < w->set.k - 1)
+	if (!below && w->stage[u] == hi && hi < sc_settings_stages(&w->set) - 1)
 		return "hi";
 	return "";
 }
@@ -296,7 +297,7 @@ void wb_detail_draw(wb *w, int v, int y, int h, int cols)
 	const sc_graph *g = w->g;
 	int lo, hi, last = y + h - 1;
 	wb_pin plo, phi;
-	wb_range_pins(g, w->stage, w->set.k, v, &lo, &hi, &plo, &phi);
+	wb_range_pins(g, w->stage, sc_settings_stages(&w->set), v, &lo, &hi, &plo, &phi);
 	char b1[32], b2[32], b3[32], line[1536];
 	/* the title bar: the name fitted in what the rest leaves (the
 	 * selection line above shows it whole), then wrapped if need be */

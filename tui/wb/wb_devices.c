@@ -33,14 +33,14 @@ void wb_swap_device(wb *w)
 		return;
 	}
 	const sc_fleet *f = &w->c->fleet;
-	int s = w->stage_sel, from = w->kind[s], t = -1, to = from;
+	int s = w->stage_sel, from = w->kind[s], t = -1, to = from, K = sc_settings_stages(&w->set);
 	/* the next kind that some other stage has, then its nearest stage */
 	for (int step = 1; step < f->n && t < 0; step++) {
 		to = (from + step) % f->n;
-		for (int d = 1; d < w->set.k && t < 0; d++)
+		for (int d = 1; d < K && t < 0; d++)
 			for (int side = -1; side <= 1 && t < 0; side += 2) {
 				int u = s + side * d;
-				if (u >= 0 && u < w->set.k && w->kind[u] == to)
+				if (u >= 0 && u < K && w->kind[u] == to)
 					t = u;
 			}
 	}
@@ -48,19 +48,19 @@ void wb_swap_device(wb *w)
 		wb_say(w, "every stage has the same kind of device: nothing to swap");
 		return;
 	}
-	int *kind = malloc((size_t)w->set.k * sizeof *kind);
+	int *kind = malloc((size_t)K * sizeof *kind);
 	if (!kind) {
 		wb_say(w, "out of memory");
 		return;
 	}
-	memcpy(kind, w->kind, (size_t)w->set.k * sizeof *kind);
+	memcpy(kind, w->kind, (size_t)K * sizeof *kind);
 	kind[s] = to;
 	kind[t] = from;
 	char label[160];
 	snprintf(label, sizeof label, "stage %d to %s, stage %d to %s", s + 1, f->kind[to].name,
 	         t + 1, f->kind[from].name);
 	sc_violation v;
-	if (!sc_part_check_kinds(w->g, w->stage, w->set.k, f, kind, &v)) {
+	if (!sc_part_check_kinds(w->g, w->stage, K, f, kind, &v)) {
 		/* (an op its new kind may not run; nothing else changed) */
 		int u = v.a, at = w->stage[u];
 		wb_say(w, "not swapped: op '%s' of stage %d may not run on %s", w->g->op_name[u],
@@ -95,7 +95,7 @@ const char *wb_devices_text(const wb *w, char *buf, size_t size)
 		sc_fleet_format(w->set.fleet, spec, sizeof spec);
 		snprintf(buf, size, "devices %s", spec);
 	} else if (w->kind) {
-		snprintf(buf, size, "k %d + %d CPU", w->set.k - w->set.cpus, w->set.cpus);
+		snprintf(buf, size, "k %d + %d CPU", w->set.k, w->set.cpus);
 	} else {
 		snprintf(buf, size, "k %d", w->set.k);
 	}

@@ -28,4 +28,7 @@ void wb_swap_device(wb *w);
 sc_status wb_part_load(const wb *w, const char *path, int want_k, int *k_out, int *stage,
                        int **kind, sc_error *err);
 
+/* The devices in words (the header's and the settings' line), into buf. */
+const char *wb_devices_text(const wb *w, char *buf, size_t size);
+
 #endif

@@ -20,6 +20,8 @@
  * its wb_box, wb_attr and wb_short_num.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_draw.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,9 +29,11 @@
 
 #include "core/clock.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
 #include "tui/wb/wb_fit.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/quotient.h"
 
 void wb_attr(const wb *w, int pair, unsigned long fallback, bool on)
@@ -122,10 +126,11 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, c
 			/* and no other partition would fit: the answer is k or M */
 			size_t n = strlen(why_long);
 			snprintf(why_long + n, sizeof why_long - n,
-			         "; no %d-stage partition fits (proven by %s)", w->set.k,
-			         a->none_fits_by);
+			         "; no %d-stage partition fits (proven by %s)",
+			         sc_settings_stages(&w->set), a->none_fits_by);
 			snprintf(why_short, sizeof why_short,
-			         "  infeasible: no %d-stage partition fits (proven)", w->set.k);
+			         "  infeasible: no %d-stage partition fits (proven)",
+			         sc_settings_stages(&w->set));
 		} else if (!isfinite(w->best)) {
 			/* not proven: nothing that fits was found, which is no
 			 * proof that nothing does */
@@ -196,16 +201,16 @@ static void header(const wb *w, int cols)
 	char right[64];
 	int n = 0;
 	right[0] = '\0';
-	if (w->jobs_running || !(w->jobs_queued || w->jobs_paused))
+	if (w->jobs->running || !(w->jobs->queued || w->jobs->paused))
 		n += snprintf(right + n, sizeof right - (size_t)n,
-		              w->jobs_running ? "%d job%s running" : "idle", w->jobs_running,
-		              w->jobs_running == 1 ? "" : "s");
-	if (w->jobs_paused)
+		              w->jobs->running ? "%d job%s running" : "idle", w->jobs->running,
+		              w->jobs->running == 1 ? "" : "s");
+	if (w->jobs->paused)
 		n += snprintf(right + n, sizeof right - (size_t)n, "%s%d paused", n ? ", " : "",
-		              w->jobs_paused);
-	if (w->jobs_queued)
+		              w->jobs->paused);
+	if (w->jobs->queued)
 		snprintf(right + n, sizeof right - (size_t)n, "%s%d queued", n ? ", " : "",
-		         w->jobs_queued);
+		         w->jobs->queued);
 	if ((int)strlen(right) + 2 < cols - (int)strlen(w->g->name) - 10)
 		mvprintw(0, cols - (int)strlen(right) - 1, "%s", right);
 	/* with devices: "k 3 + 1 CPU", "devices h100:2,a100:2" */
@@ -332,7 +337,7 @@ void wb_draw(wb *w)
 		mvprintw(rows - 1, 0, "%-*.*s", cols, cols, w->msg_shown ? w->msg : keys);
 	attroff(A_REVERSE);
 	for (int i = 0; i < w->nmodal; i++)
-		w->modal[i]->draw(w, rows, cols);
+		w->modal[i].ops->draw(w, rows, cols);
 	/* a prompt on top shows the cursor at the end of its line */
 	curs_set(wb_modal_top(w) == &wb_prompt_modal);
 	refresh();

@@ -10,6 +10,8 @@
  * (wb_keys.c); it calls the state, the prompt and the recovery file.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_files.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,10 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "solvers/simple.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_recover.h"
 
 static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 {
@@ -28,7 +32,7 @@ static unsigned save_answer(wb *w, const char *path, bool ok, int then_quit)
 	}
 	sc_error err;
 	/* with CPU stages the file names each stage's device */
-	if (sc_part_write(path, w->g, w->stage, w->set.k, w->c, &err) != SC_OK) {
+	if (sc_part_write(path, w->g, w->stage, sc_settings_stages(&w->set), w->c, &err) != SC_OK) {
 		wb_say(w, "not saved: %s", err.msg);
 		return 0;
 	}
@@ -45,7 +49,8 @@ unsigned wb_save(wb *w, bool then_quit)
 	const char *base = w->g->name;
 	const char *dot = strrchr(base, '.');
 	int stem = dot ? (int)(dot - base) : (int)strlen(base);
-	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base, w->set.k);
+	snprintf(path, sizeof path, "%.*s-k%d.partition.json", stem, base,
+	         sc_settings_stages(&w->set));
 	return wb_ask(w, "save the partition to:", path, sizeof path, save_answer, then_quit);
 }
 
@@ -76,7 +81,7 @@ static unsigned load_answer(wb *w, const char *path, bool ok, int arg)
 	} else if (!w->set.fleet && w->kind && !kind &&
 	           !(none = calloc((size_t)k2 + 1, sizeof *none))) {
 		wb_say(w, "out of memory");
-	} else if (k2 != w->set.k) {
+	} else if (k2 != sc_settings_stages(&w->set)) {
 		wb_say(w, "not loaded: %s has k = %d; change k to %d first (o)", path, k2, k2);
 	} else if (s == SC_ERR_INVALID) {
 		wb_say(w, "not loaded: %s", err.msg);
@@ -119,7 +124,7 @@ unsigned wb_quit(wb *w)
 	if (!w->edited) {
 		/* nothing unsaved (undone back to the baseline, say): a recovery
 		 * file written before the undo must not outlive the session */
-		if (!w->recovered && !w->recover_misfit)
+		if (!wb_recover_asking(w))
 			wb_recover_clear(w);
 		return WB_QUIT;
 	}
@@ -158,8 +163,8 @@ static unsigned times_answer(wb *w, const char *path, bool ok, int arg)
 		return WB_REDRAW;
 	}
 	/* no job may read the work while it changes */
-	sc_ladder_free(w->ladder);
-	w->ladder = NULL;
+	sc_ladder_free(w->jobs->ladder);
+	w->jobs->ladder = NULL;
 	sc_engine_cancel(w->eng, -1);
 	sc_engine_wait(w->eng, -1);
 	memcpy(w->g->work, g2->work, (size_t)g2->n * sizeof *g2->work);

@@ -30,6 +30,8 @@
  * views, modals and the dispatcher start and cancel jobs through it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_jobs.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -40,13 +42,33 @@
 #include "core/clock.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "viz/caption.h"
+
+wb_jobs *wb_jobs_new(void)
+{
+	wb_jobs *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->search = -1;
+	snprintf(j->search_pick, sizeof j->search_pick, "best");
+	j->search_seed = 1;
+	j->search_time = 30;
+	j->rung_time = 60;
+	return j;
+}
+
+void wb_jobs_free(wb_jobs *jobs)
+{
+	if (!jobs)
+		return;
+	sc_ladder_free(jobs->ladder);
+	free(jobs);
+}
 
 /* Records stage as the best partition when value beats the best known, or
  * equals it and is now proven optimal. */
-/* With devices, kind gives the partition's stage kinds (w->set.k of
- * them; NULL: the current ones). */
+/* With devices, kind gives the partition's stage kinds (one per stage, all
+ * sc_settings_stages of them; NULL: the current ones). */
 static void offer_best_kinds(wb *w, const int *stage, const int *kind, double value,
                              const char *from, bool optimal)
 {
@@ -60,7 +82,7 @@ static void offer_best_kinds(wb *w, const int *stage, const int *kind, double va
 		memcpy(w->best_stage, stage, (size_t)w->g->n * sizeof *stage);
 	if (better && w->best_kind)
 		memcpy(w->best_kind, kind ? kind : w->kind,
-		       (size_t)w->set.k * sizeof *w->best_kind);
+		       (size_t)sc_settings_stages(&w->set) * sizeof *w->best_kind);
 }
 
 /* The engine's jobs by state, and the search's place in the queue (the
@@ -69,10 +91,10 @@ static void offer_best_kinds(wb *w, const int *stage, const int *kind, double va
 static void count_jobs(wb *w)
 {
 	int busy = sc_engine_busy(w->eng);
-	w->jobs_running = w->jobs_queued = w->jobs_paused = w->search_queue = 0;
+	w->jobs->running = w->jobs->queued = w->jobs->paused = w->jobs->search_queue = 0;
 	sc_job_info ji;
-	bool queued = busy > 0 && w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
-	              ji.state == SC_JOB_QUEUED;
+	bool queued = busy > 0 && w->jobs->search >= 0 &&
+	              sc_engine_info(w->eng, w->jobs->search, &ji) && ji.state == SC_JOB_QUEUED;
 	int ahead = 0;
 	/* busy jobs are never released, so the ids hold them all */
 	for (int id = 0, seen = 0; seen < busy && id < (1 << 30); id++) {
@@ -80,28 +102,29 @@ static void count_jobs(wb *w)
 			continue;
 		seen++;
 		if (ji.state == SC_JOB_RUNNING && ji.paused)
-			w->jobs_paused++;
+			w->jobs->paused++;
 		else if (ji.state == SC_JOB_RUNNING)
-			w->jobs_running++;
+			w->jobs->running++;
 		else
-			w->jobs_queued++;
+			w->jobs->queued++;
 		/* the user's search starts before the jobs that are not the
 		 * user's (sc_engine_prefer): only those can be ahead of it */
-		if (ji.state == SC_JOB_QUEUED && id < w->search && ji.preferred)
+		if (ji.state == SC_JOB_QUEUED && id < w->jobs->search && ji.preferred)
 			ahead++;
 	}
 	if (queued)
-		w->search_queue = ahead + 1;
+		w->jobs->search_queue = ahead + 1;
 }
 
 void wb_reset_best(wb *w)
 {
 	w->best = sc_costs_objective(w->c);
 	w->best_optimal = false;
-	w->none_fits = false;
+	w->jobs->none_fits = false;
 	memcpy(w->best_stage, w->stage, (size_t)w->g->n * sizeof *w->best_stage);
 	if (w->best_kind)
-		memcpy(w->best_kind, w->kind, (size_t)w->set.k * sizeof *w->best_kind);
+		memcpy(w->best_kind, w->kind,
+		       (size_t)sc_settings_stages(&w->set) * sizeof *w->best_kind);
 	snprintf(w->best_from, sizeof w->best_from, "current");
 }
 
@@ -110,16 +133,16 @@ void wb_reset_best(wb *w)
  * cannot start (said in the status line). */
 static bool start_search(wb *w, const char *method, const int *start, long evals)
 {
-	if (w->search >= 0)
-		sc_engine_discard(w->eng, w->search); /* its result is no longer wanted */
+	if (w->jobs->search >= 0)
+		sc_engine_discard(w->eng, w->jobs->search); /* its result is no longer wanted */
 	if (!method)
-		method = w->search_pick;
+		method = w->jobs->search_pick;
 	sc_search_params p;
 	sc_search_params_init(&p);
 	p.method = method;
-	p.time_limit = w->until_stopped ? 0 : w->search_time;
+	p.time_limit = w->jobs->until_stopped ? 0 : w->jobs->search_time;
 	p.evals = evals;
-	p.seed = (uint64_t)w->search_seed;
+	p.seed = (uint64_t)w->jobs->search_seed;
 	p.start = start;
 	/* with devices a start is the current partition with its kinds */
 	p.start_kind = start ? w->kind : NULL;
@@ -137,44 +160,45 @@ static bool start_search(wb *w, const char *method, const int *start, long evals
 	if (id >= 0)
 		sc_engine_prefer(w->eng, id);
 	if (id < 0) {
-		w->until_stopped = false;
+		w->jobs->until_stopped = false;
 		wb_say(w, "cannot start the search: %s", err.msg);
 		return false;
 	}
-	w->search = id;
-	w->search_pins = w->npinned;
-	w->search_run_seed = w->search_seed++;
-	snprintf(w->search_method, sizeof w->search_method, "%s", method);
-	w->search_t0 = sc_clock_now();
-	w->nhist = 0;
-	memset(&w->search_info, 0, sizeof w->search_info);
+	w->jobs->search = id;
+	w->jobs->search_pins = w->npinned;
+	w->jobs->search_run_seed = w->jobs->search_seed++;
+	snprintf(w->jobs->search_method, sizeof w->jobs->search_method, "%s", method);
+	w->jobs->search_t0 = sc_clock_now();
+	w->jobs->nhist = 0;
+	memset(&w->jobs->search_info, 0, sizeof w->jobs->search_info);
 	count_jobs(w);
 	return true;
 }
 
 void wb_start_search(wb *w, const char *method, const int *start)
 {
-	w->until_stopped = false;
-	if (start_search(w, method, start, w->search_evals))
-		wb_say(w, "search %s started (seed %ld)", w->search_method, w->search_run_seed);
+	w->jobs->until_stopped = false;
+	if (start_search(w, method, start, w->jobs->search_evals))
+		wb_say(w, "search %s started (seed %ld)", w->jobs->search_method,
+		       w->jobs->search_run_seed);
 }
 
 void wb_search_again(wb *w, bool until_stopped)
 {
-	w->until_stopped = until_stopped;
-	w->rounds = 1;
-	w->until_evals = w->search_evals;
-	if (!start_search(w, NULL, NULL, w->search_evals))
+	w->jobs->until_stopped = until_stopped;
+	w->jobs->rounds = 1;
+	w->jobs->until_evals = w->jobs->search_evals;
+	if (!start_search(w, NULL, NULL, w->jobs->search_evals))
 		return;
 	const char *proven = w->best_optimal ? " (the best is already proven optimal)" : "";
 	if (until_stopped)
 		wb_say(w,
 		       "search %s until stopped (x): seed %ld, each next round doubles its "
 		       "evaluations%s",
-		       w->search_method, w->search_run_seed, proven);
+		       w->jobs->search_method, w->jobs->search_run_seed, proven);
 	else
-		wb_say(w, "search %s started again with a new seed (%ld)%s", w->search_method,
-		       w->search_run_seed, proven);
+		wb_say(w, "search %s started again with a new seed (%ld)%s", w->jobs->search_method,
+		       w->jobs->search_run_seed, proven);
 }
 
 /* S's next round after the search ji ended (done, not proven optimal):
@@ -182,11 +206,11 @@ void wb_search_again(wb *w, bool until_stopped)
 static void next_round(wb *w, const sc_job_info *ji)
 {
 	long made = ji->search.evals > 0 ? ji->search.evals : 1;
-	w->until_evals = made <= LONG_MAX / 2 ? 2 * made : LONG_MAX;
-	w->rounds++;
-	if (start_search(w, NULL, NULL, w->until_evals))
+	w->jobs->until_evals = made <= LONG_MAX / 2 ? 2 * made : LONG_MAX;
+	w->jobs->rounds++;
+	if (start_search(w, NULL, NULL, w->jobs->until_evals))
 		wb_say(w, "search until stopped: round %d, seed %ld, %ld evaluations; x stops it",
-		       w->rounds, w->search_run_seed, w->until_evals);
+		       w->jobs->rounds, w->jobs->search_run_seed, w->jobs->until_evals);
 }
 
 /* Starts the ladder from the best partition known; with every_rung it
@@ -194,13 +218,13 @@ static void next_round(wb *w, const sc_job_info *ji)
  * (at once when the exact DP proved it). */
 static void start_ladder(wb *w, bool every_rung)
 {
-	sc_ladder_free(w->ladder);
+	sc_ladder_free(w->jobs->ladder);
 	double cur = sc_costs_objective(w->c);
 	bool use_best = w->best < cur;
 	/* with devices, each stage's kind */
 	const int *start_kind = use_best ? w->best_kind : w->kind;
 	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
-	                       .time_limit = w->rung_time,
+	                       .time_limit = w->jobs->rung_time,
 	                       .upper = use_best ? w->best : cur,
 	                       .start = use_best ? w->best_stage : w->stage,
 	                       .start_kind = start_kind,
@@ -215,17 +239,18 @@ static void start_ladder(wb *w, bool every_rung)
 	sc_error err;
 	sc_settings set;
 	wb_job_settings(w, &set);
-	w->ladder = sc_ladder_new(w->eng, w->g, &set, &lp, &err);
-	w->ladder_upper = lp.upper;
+	w->jobs->ladder = sc_ladder_new(w->eng, w->g, &set, &lp, &err);
+	w->jobs->ladder_upper = lp.upper;
 	count_jobs(w);
-	if (!w->ladder)
+	if (!w->jobs->ladder)
 		wb_say(w, "cannot start the ladder: %s", err.msg);
 	else if (every_rung)
-		wb_say(w, "ladder started, every rung (%.0f s per rung at most)", w->rung_time);
+		wb_say(w, "ladder started, every rung (%.0f s per rung at most)",
+		       w->jobs->rung_time);
 	else
 		wb_say(w,
 		       "ladder started (%.0f s per rung; it stops at a proof, l runs every rung)",
-		       w->rung_time);
+		       w->jobs->rung_time);
 }
 
 void wb_start_ladder(wb *w)
@@ -236,17 +261,17 @@ void wb_start_ladder(wb *w)
 void wb_cancel_jobs(wb *w, bool ladder_too)
 {
 	sc_job_info ji;
-	bool live = w->search >= 0 && sc_engine_info(w->eng, w->search, &ji) &&
+	bool live = w->jobs->search >= 0 && sc_engine_info(w->eng, w->jobs->search, &ji) &&
 	            !sc_job_finished(ji.state);
-	bool rounds = w->until_stopped;
-	w->until_stopped = false;
+	bool rounds = w->jobs->until_stopped;
+	w->jobs->until_stopped = false;
 	/* x: only what the user started; the ladder's rungs run on to their
 	 * limits, and a rung the search paused resumes */
 	if (live)
-		sc_engine_cancel(w->eng, w->search);
-	bool rungs = ladder_too && w->ladder && !sc_ladder_done(w->ladder);
+		sc_engine_cancel(w->eng, w->jobs->search);
+	bool rungs = ladder_too && w->jobs->ladder && !sc_ladder_done(w->jobs->ladder);
 	if (rungs)
-		sc_ladder_cancel(w->ladder);
+		sc_ladder_cancel(w->jobs->ladder);
 	count_jobs(w);
 	if (rungs)
 		wb_say(w, "stopped the %sladder's rungs (each keeps the bound it proved)",
@@ -281,56 +306,57 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 {
 	bool optimal = false;
 	int *tmp = sc_part_new(w->g);
-	double v = tmp ? sc_engine_result(w->eng, w->search, tmp, &optimal) : INFINITY;
+	double v = tmp ? sc_engine_result(w->eng, w->jobs->search, tmp, &optimal) : INFINITY;
 	/* with devices the result brings its kinds (K of them) */
-	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
-	if (w->kind && (!kind || !sc_engine_result_kinds(w->eng, w->search, kind)))
+	int *kind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *kind) : NULL;
+	if (w->kind && (!kind || !sc_engine_result_kinds(w->eng, w->jobs->search, kind)))
 		v = INFINITY;
 	/* with pins, a proof is of the best with them in place: no proof of
 	 * the optimum, nor a lower bound (wb_lower_bound) */
-	bool pinned = w->search_pins > 0;
+	bool pinned = w->jobs->search_pins > 0;
 	char with[48] = "";
 	if (pinned)
-		snprintf(with, sizeof with, " with the %d pin%s", w->search_pins,
-		         w->search_pins == 1 ? "" : "s");
+		snprintf(with, sizeof with, " with the %d pin%s", w->jobs->search_pins,
+		         w->jobs->search_pins == 1 ? "" : "s");
 	const char *proven = !optimal ? ""
 	                     : pinned ? " (the best with the pins, proven)"
 	                              : " (proven optimal)";
 	if (tmp && isfinite(v)) {
-		offer_best_kinds(w, tmp, kind, v, w->search_method, optimal && !pinned);
+		offer_best_kinds(w, tmp, kind, v, w->jobs->search_method, optimal && !pinned);
 		char b[32];
 		double cur = sc_costs_objective(w->c);
 		if (v < cur * (1 - 1e-12) && !w->edited && !w->from_file) {
 			char origin[96];
-			snprintf(origin, sizeof origin, "from the search (%s)", w->search_method);
+			snprintf(origin, sizeof origin, "from the search (%s)",
+			         w->jobs->search_method);
 			wb_set_current_kinds(w, tmp, kind, origin, false);
-			wb_say(w, "search %s%s: %s%s, now the current partition", w->search_method,
-			       with, ui_num(v, b, sizeof b), proven);
+			wb_say(w, "search %s%s: %s%s, now the current partition",
+			       w->jobs->search_method, with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12) && pinned) {
 			/* pins are the engineer's own choice: the search around them
 			 * replaces the edited partition, as an edit u undoes */
 			char origin[96];
-			snprintf(origin, sizeof origin, "from the search (%s)%s", w->search_method,
-			         with);
+			snprintf(origin, sizeof origin, "from the search (%s)%s",
+			         w->jobs->search_method, with);
 			wb_set_current_kinds(w, tmp, kind, origin, true);
 			wb_say(w, "search %s%s: %s%s, now the current partition (u undoes)",
-			       w->search_method, with, ui_num(v, b, sizeof b), proven);
+			       w->jobs->search_method, with, ui_num(v, b, sizeof b), proven);
 		} else if (v < cur * (1 - 1e-12)) {
-			wb_say(w, "search %s%s found %s; a adopts it", w->search_method, with,
+			wb_say(w, "search %s%s found %s; a adopts it", w->jobs->search_method, with,
 			       ui_num(v, b, sizeof b));
 		} else {
 			wb_say(w, "search %s%s: %s%s, no better than the current partition",
-			       w->search_method, with, ui_num(v, b, sizeof b), proven);
+			       w->jobs->search_method, with, ui_num(v, b, sizeof b), proven);
 		}
 	} else if (tmp && ji->state == SC_JOB_DONE && optimal && pinned) {
 		wb_say(w,
 		       "search %s: no %d-stage partition fits the memory limit%s (proven); P "
 		       "unpins every op",
-		       w->search_method, w->set.k, with);
+		       w->jobs->search_method, sc_settings_stages(&w->set), with);
 	} else if (tmp && ji->state == SC_JOB_DONE && optimal) {
-		w->none_fits = true;
+		w->jobs->none_fits = true;
 		wb_say(w, "search %s: no %d-stage partition fits the memory limit (proven)",
-		       w->search_method, w->set.k);
+		       w->jobs->search_method, sc_settings_stages(&w->set));
 	} else if (ji->state == SC_JOB_FAILED) {
 		wb_say(w, "search failed: %s", ji->message);
 	}
@@ -343,15 +369,17 @@ static bool take_search_result(wb *w, const sc_job_info *ji)
 static void note_history(wb *w, const sc_job_info *ji)
 {
 	if (!isfinite(ji->search.best) ||
-	    (w->nhist > 0 && ji->search.best == w->hist_v[w->nhist - 1]))
+	    (w->jobs->nhist > 0 && ji->search.best == w->jobs->hist_v[w->jobs->nhist - 1]))
 		return;
-	if (w->nhist == WB_HISTORY) {
-		memmove(w->hist_t, w->hist_t + 1, (WB_HISTORY - 1) * sizeof *w->hist_t);
-		memmove(w->hist_v, w->hist_v + 1, (WB_HISTORY - 1) * sizeof *w->hist_v);
-		w->nhist--;
+	if (w->jobs->nhist == WB_HISTORY) {
+		memmove(w->jobs->hist_t, w->jobs->hist_t + 1,
+		        (WB_HISTORY - 1) * sizeof *w->jobs->hist_t);
+		memmove(w->jobs->hist_v, w->jobs->hist_v + 1,
+		        (WB_HISTORY - 1) * sizeof *w->jobs->hist_v);
+		w->jobs->nhist--;
 	}
-	w->hist_t[w->nhist] = ji->elapsed;
-	w->hist_v[w->nhist++] = ji->search.best;
+	w->jobs->hist_t[w->jobs->nhist] = ji->elapsed;
+	w->jobs->hist_v[w->jobs->nhist++] = ji->search.best;
 }
 
 /* The ladder's exact rung may find a better partition, or prove the best
@@ -359,20 +387,21 @@ static void note_history(wb *w, const sc_job_info *ji)
  * its optimum is the bottleneck's, which proves nothing: ladder.h). */
 static void follow_ladder(wb *w)
 {
-	sc_ladder_update(w->ladder);
+	sc_ladder_update(w->jobs->ladder);
 	int *tmp = sc_part_new(w->g);
 	if (!tmp)
 		return;
 	/* the ladder's partition, of the workbench's stages on devices */
-	int *kind = w->kind ? calloc((size_t)w->set.k, sizeof *kind) : NULL;
+	int *kind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *kind) : NULL;
 	double u = w->kind && !kind
 	                   ? INFINITY
-	                   : sc_ladder_take_upper(w->ladder, INFINITY, w->set.k, tmp, kind, NULL);
+	                   : sc_ladder_take_upper(w->jobs->ladder, INFINITY,
+	                                          sc_settings_stages(&w->set), tmp, kind, NULL);
 	const char *by = NULL;
-	bool mip = sc_ladder_proven(w->ladder, &by) && by &&
+	bool mip = sc_ladder_proven(w->jobs->ladder, &by) && by &&
 	           strcmp(by, sc_rung_proof(SC_RUNG_EXACT)) == 0;
 	const char *from = sc_rung_label(SC_RUNG_EXACT);
-	if (u < w->ladder_upper * (1 - 1e-12))
+	if (u < w->jobs->ladder_upper * (1 - 1e-12))
 		offer_best_kinds(w, tmp, kind, u, from, mip);
 	else if (mip && isfinite(u) && u <= w->best * (1 + 1e-12) && !w->best_optimal)
 		offer_best_kinds(w, tmp, kind, u, from, true);
@@ -384,26 +413,26 @@ void wb_follow_jobs(wb *w)
 {
 	sc_job_info ji;
 	/* a released search (its result taken) is no longer in the engine; the
-	 * panel keeps drawing its last info from w->search_info */
-	if (w->search >= 0 && sc_engine_info(w->eng, w->search, &ji)) {
-		bool was_running =
-		        !sc_job_finished(w->search_info.state) || w->search_info.version == 0;
-		w->search_info = ji;
+	 * panel keeps drawing its last info from w->jobs->search_info */
+	if (w->jobs->search >= 0 && sc_engine_info(w->eng, w->jobs->search, &ji)) {
+		bool was_running = !sc_job_finished(w->jobs->search_info.state) ||
+		                   w->jobs->search_info.version == 0;
+		w->jobs->search_info = ji;
 		note_history(w, &ji);
 		if (sc_job_finished(ji.state) && was_running) {
 			bool optimal = take_search_result(w, &ji);
 			/* a long session must not keep every finished search */
-			sc_engine_release(w->eng, w->search);
-			if (!w->ladder && ji.state == SC_JOB_DONE)
+			sc_engine_release(w->eng, w->jobs->search);
+			if (!w->jobs->ladder && ji.state == SC_JOB_DONE)
 				start_ladder(w, false);
-			if (w->until_stopped && ji.state == SC_JOB_DONE && !optimal &&
+			if (w->jobs->until_stopped && ji.state == SC_JOB_DONE && !optimal &&
 			    !w->best_optimal)
 				next_round(w, &ji);
-			else if (w->until_stopped)
-				w->until_stopped = false;
+			else if (w->jobs->until_stopped)
+				w->jobs->until_stopped = false;
 		}
 	}
-	if (w->ladder)
+	if (w->jobs->ladder)
 		follow_ladder(w);
 	count_jobs(w);
 }
@@ -417,10 +446,10 @@ double wb_lower_bound(const wb *w, const char **by)
 	};
 	double lb = w->simple;
 	*by = "simple";
-	if (w->ladder) {
+	if (w->jobs->ladder) {
 		for (int r = SC_RUNG_BOTTLENECK; r < SC_RUNG_COUNT; r++) {
 			sc_rung_info ri;
-			sc_ladder_info(w->ladder, (sc_rung)r, &ri);
+			sc_ladder_info(w->jobs->ladder, (sc_rung)r, &ri);
 			if (ri.state != SC_RS_OFF && ri.state != SC_RS_WAITING && ri.value > lb) {
 				lb = ri.value;
 				bool final = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
@@ -469,9 +498,9 @@ void wb_answer_get(const wb *w, wb_answer *a)
 	a->best_gap = gap_of(w->best, a->lower);
 	const char *by = NULL;
 	a->none_fits_by = NULL;
-	if (w->none_fits)
+	if (w->jobs->none_fits)
 		a->none_fits_by = "the exact DP";
-	else if (w->ladder && sc_ladder_proven(w->ladder, &by) &&
-	         !isfinite(sc_ladder_upper(w->ladder, NULL)))
+	else if (w->jobs->ladder && sc_ladder_proven(w->jobs->ladder, &by) &&
+	         !isfinite(sc_ladder_upper(w->jobs->ladder, NULL)))
 		a->none_fits_by = by ? by : "the ladder";
 }

@@ -15,14 +15,27 @@
  * and modals' ops tables) and nothing below calls it.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_keys.h"
+
+#include "tui/wb/wb_compare.h"
+#include "tui/wb/wb_cputable.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_files.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_modules.h"
+#include "tui/wb/wb_nav.h"
+#include "tui/wb/wb_nodes.h"
+#include "tui/wb/wb_overview.h"
+#include "tui/wb/wb_quotient.h"
+#include "tui/wb/wb_settings.h"
+#include "tui/wb/wb_timeline.h"
+#include "tui/wb/wb_tour.h"
 
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "tui/wb/wb_lineedit.h"
 
 /* --- the help modal: the key lines of the views, then what the screen's
  * marks mean, in a bordered box sized to its text (help lines wrap under
@@ -95,27 +108,33 @@ static int help_layout(int rows, int cols, help_row *out, int *h, int *wd)
 	return n;
 }
 
+/* The help's own state (its modal's): the first row shown (it scrolls). */
+typedef struct help_state {
+	int top;
+} help_state;
+
 static void help_draw(wb *w, int rows, int cols)
 {
+	help_state *hs = wb_modal_state(w, &wb_help_modal);
 	help_row text[HELP_ROWS];
 	int h, wd, n = help_layout(rows, cols, text, &h, &wd), shown = h - 2;
 	if (shown < 1)
 		return;
-	if (w->help_top > n - shown)
-		w->help_top = n - shown;
-	if (w->help_top < 0)
-		w->help_top = 0;
+	if (hs->top > n - shown)
+		hs->top = n - shown;
+	if (hs->top < 0)
+		hs->top = 0;
 	char foot[96];
 	if (n > shown)
 		snprintf(foot, sizeof foot,
-		         "rows %d-%d of %d: j k Space PgUp scroll, other keys close",
-		         w->help_top + 1, w->help_top + shown, n);
+		         "rows %d-%d of %d: j k Space PgUp scroll, other keys close", hs->top + 1,
+		         hs->top + shown, n);
 	else
 		snprintf(foot, sizeof foot, "any key closes");
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
 	wb_popup(y0, x0, h, wd, "stagecut help: keys", foot);
-	for (int i = 0; i < shown && w->help_top + i < n; i++) {
-		const help_row *r = &text[w->help_top + i];
+	for (int i = 0; i < shown && hs->top + i < n; i++) {
+		const help_row *r = &text[hs->top + i];
 		mvprintw(y0 + 1 + i, x0 + 2, "%.*s%.*s", wd - 4, r->prefix,
 		         wd - 4 - (int)strlen(r->prefix) > 0 ? r->len : 0, r->text);
 	}
@@ -123,6 +142,7 @@ static void help_draw(wb *w, int rows, int cols)
 
 static unsigned help_key(wb *w, int ch)
 {
+	help_state *hs = wb_modal_state(w, &wb_help_modal);
 	if (ch == KEY_RESIZE)
 		return WB_HANDLED | WB_REDRAW;
 	help_row text[HELP_ROWS];
@@ -130,12 +150,12 @@ static unsigned help_key(wb *w, int ch)
 	if (n > shown) {
 		switch (ch) {
 		case 'j':
-		case KEY_DOWN: w->help_top++; return WB_HANDLED | WB_REDRAW;
+		case KEY_DOWN: hs->top++; return WB_HANDLED | WB_REDRAW;
 		case 'k':
-		case KEY_UP: w->help_top--; return WB_HANDLED | WB_REDRAW;
+		case KEY_UP: hs->top--; return WB_HANDLED | WB_REDRAW;
 		case ' ':
-		case KEY_NPAGE: w->help_top += shown - 1; return WB_HANDLED | WB_REDRAW;
-		case KEY_PPAGE: w->help_top -= shown - 1; return WB_HANDLED | WB_REDRAW;
+		case KEY_NPAGE: hs->top += shown - 1; return WB_HANDLED | WB_REDRAW;
+		case KEY_PPAGE: hs->top -= shown - 1; return WB_HANDLED | WB_REDRAW;
 		default: break;
 		}
 	}
@@ -143,12 +163,25 @@ static unsigned help_key(wb *w, int ch)
 	return WB_HANDLED | WB_REDRAW;
 }
 
-const wb_modal_ops wb_help_modal = {.name = "help", .draw = help_draw, .key = help_key};
+const wb_modal_ops wb_help_modal = {
+        .name = "help", .draw = help_draw, .key = help_key, .state_size = sizeof(help_state)};
+
+/* Opens the help at its first row. */
+static void open_help(wb *w)
+{
+	help_state *hs = wb_modal_state(w, &wb_help_modal);
+	hs->top = 0;
+	wb_modal_push(w, &wb_help_modal);
+}
 
 /* --- the global actions --- */
 
 const wb_view_ops *const wb_views[WB_NVIEWS] = {
         &wb_overview_view, &wb_nodes_view, &wb_quotient_view, &wb_timeline_view, &wb_modules_view};
+
+const wb_modal_ops *const wb_modals[WB_NMODALS] = {
+        &wb_help_modal,    &wb_settings_modal, &wb_tour_modal, &wb_prompt_modal,
+        &wb_compare_modal, &wb_cputable_modal, &wb_nav_modal};
 
 static unsigned global_action(wb *w, wb_action a, int ch)
 {
@@ -170,10 +203,7 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 			wb_say(w, "nothing to redo");
 		}
 		break;
-	case WB_A_HELP:
-		w->help_top = 0;
-		wb_modal_push(w, &wb_help_modal);
-		break;
+	case WB_A_HELP: open_help(w); break;
 	case WB_A_SEARCH: wb_search_again(w, false); break;
 	case WB_A_SEARCH_ON: wb_search_again(w, true); break;
 	case WB_A_REFINE: wb_start_search(w, "refine", w->stage); break;
@@ -188,16 +218,12 @@ static unsigned global_action(wb *w, wb_action a, int ch)
 	case WB_A_TIMES: return wb_load_times(w);
 	case WB_A_EXPORT: return wb_export(w);
 	case WB_A_CPUTAB: return wb_cputable(w);
-	case WB_A_TOUR:
-		w->tour = 1;
-		if (!wb_modal_open(w, &wb_tour_modal))
-			wb_modal_push(w, &wb_tour_modal);
-		break;
+	case WB_A_TOUR: wb_tour_open(w); break;
 	case WB_A_VIEW: w->view = wb_views[ch - '1']; break;
 	case WB_A_PANE: w->pane = !w->pane; break;
 	/* what a view leaves of j, k and the arrows moves the stage selection */
 	case WB_A_DOWN:
-		if (w->stage_sel + 1 < w->set.k)
+		if (w->stage_sel + 1 < sc_settings_stages(&w->set))
 			w->stage_sel++;
 		break;
 	case WB_A_UP:
@@ -217,7 +243,7 @@ unsigned wb_key(wb *w, int ch)
 		return WB_HANDLED | WB_REDRAW;
 	}
 	for (int i = w->nmodal - 1; i >= 0; i--) {
-		unsigned r = w->modal[i]->key(w, ch);
+		unsigned r = w->modal[i].ops->key(w, ch);
 		if (r)
 			return r;
 	}

@@ -26,8 +26,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/wb/wb.h"
-
 static bool is_erase(int ch)
 {
 	return ch == KEY_BACKSPACE || ch == 127 || ch == 8;
@@ -154,19 +152,39 @@ void wb_popup(int y0, int x0, int h, int wd, const char *title, const char *foot
 
 /* --- the prompt modal: a line, or a confirmation --- */
 
+/* The prompt's own state (its modal's, wb_modal_state). */
+typedef struct prompt {
+	char question[WB_QUESTION_SIZE];
+	char buf[1024];
+	size_t size; /* at most sizeof buf */
+	wb_answer_fn done;
+	int arg;
+	bool selected;       /* buf's text is selected: typing replaces it */
+	const char *choices; /* a confirmation (wb_choose): these keys answer */
+	wb_typed_fn *edited; /* wb_ask_typed's, or NULL */
+} prompt;
+
+static prompt *prompt_of(const wb *w)
+{
+	return wb_modal_state(w, &wb_prompt_modal);
+}
+
 static unsigned open_prompt(wb *w, const char *question, const char *initial, size_t size,
                             const char *choices, wb_answer_fn done, int arg)
 {
-	if (size > sizeof w->prompt.buf)
-		size = sizeof w->prompt.buf;
-	snprintf(w->prompt.question, sizeof w->prompt.question, "%s", question);
-	snprintf(w->prompt.buf, size, "%s", initial);
-	w->prompt.size = size;
-	w->prompt.done = done;
-	w->prompt.arg = arg;
-	w->prompt.selected = w->prompt.buf[0] != '\0';
-	w->prompt.choices = choices;
-	w->prompt.edited = NULL;
+	prompt *p = prompt_of(w);
+	if (!p)
+		return WB_HANDLED;
+	if (size > sizeof p->buf)
+		size = sizeof p->buf;
+	snprintf(p->question, sizeof p->question, "%s", question);
+	snprintf(p->buf, size, "%s", initial);
+	p->size = size;
+	p->done = done;
+	p->arg = arg;
+	p->selected = p->buf[0] != '\0';
+	p->choices = choices;
+	p->edited = NULL;
 	if (!wb_modal_open(w, &wb_prompt_modal))
 		wb_modal_push(w, &wb_prompt_modal);
 	return WB_HANDLED | WB_REDRAW;
@@ -178,6 +196,16 @@ unsigned wb_ask(wb *w, const char *question, const char *initial, size_t size, w
 	return open_prompt(w, question, initial, size, NULL, done, arg);
 }
 
+unsigned wb_ask_typed(wb *w, const char *question, const char *initial, size_t size,
+                      wb_answer_fn done, wb_typed_fn *typed, int arg)
+{
+	unsigned r = open_prompt(w, question, initial, size, NULL, done, arg);
+	prompt *p = prompt_of(w);
+	if (p)
+		p->edited = typed;
+	return r;
+}
+
 unsigned wb_choose(wb *w, const char *question, const char *keys, wb_answer_fn done, int arg)
 {
 	return open_prompt(w, question, "", 2, keys, done, arg);
@@ -187,7 +215,8 @@ static void prompt_draw(wb *w, int rows, int cols)
 {
 	enum { MAX_ROWS = 8 };
 	int start[MAX_ROWS], len[MAX_ROWS];
-	const char *q = w->prompt.question, *buf = w->prompt.buf;
+	const prompt *p = prompt_of(w);
+	const char *q = p->question, *buf = p->buf;
 	int most = rows / 3 < MAX_ROWS ? rows / 3 : MAX_ROWS;
 	if (most < 1)
 		most = 1;
@@ -197,7 +226,7 @@ static void prompt_draw(wb *w, int rows, int cols)
 	/* the text typed: after the question's last row when it fits there,
 	 * else on a row of its own, its end shown */
 	int blen = (int)strlen(buf);
-	bool own_row = !w->prompt.choices && nq > 0 && len[nq - 1] + 3 + blen > cols;
+	bool own_row = !p->choices && nq > 0 && len[nq - 1] + 3 + blen > cols;
 	int n = nq + own_row, shown = n < most ? n : most;
 	int qfirst = nq - (shown - own_row); /* the question's first row shown */
 	if (qfirst < 0)
@@ -218,7 +247,7 @@ static void prompt_draw(wb *w, int rows, int cols)
 	if (room < 1)
 		room = 1;
 	/* the selected text in normal video, inside the reversed row */
-	if (w->prompt.selected)
+	if (p->selected)
 		attroff(A_REVERSE);
 	printw("%s", blen > room ? buf + blen - room : buf);
 	attroff(A_REVERSE);
@@ -226,12 +255,13 @@ static void prompt_draw(wb *w, int rows, int cols)
 
 static unsigned answer(wb *w, const char *text, bool ok)
 {
-	/* the answer may ask again (wb_ask refills w->prompt), so copy what it
-	 * needs and close this prompt first */
-	char copy[sizeof w->prompt.buf];
+	/* the answer may ask again (wb_ask refills the prompt's state), so copy
+	 * what it needs and close this prompt first */
+	const prompt *p = prompt_of(w);
+	char copy[sizeof p->buf];
 	snprintf(copy, sizeof copy, "%s", text);
-	wb_answer_fn done = w->prompt.done;
-	int arg = w->prompt.arg;
+	wb_answer_fn done = p->done;
+	int arg = p->arg;
 	wb_modal_pop(w);
 	return (done ? done(w, copy, ok, arg) : 0) | WB_HANDLED | WB_REDRAW;
 }
@@ -240,25 +270,27 @@ static unsigned prompt_key(wb *w, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return WB_HANDLED | WB_REDRAW;
-	if (w->prompt.choices) {
+	prompt *p = prompt_of(w);
+	if (p->choices) {
 		int c = ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
 		if (ch == 27)
 			return answer(w, "", false);
-		if (c > 0 && c < 127 && strchr(w->prompt.choices, c)) {
+		if (c > 0 && c < 127 && strchr(p->choices, c)) {
 			char key[2] = {(char)c, '\0'};
 			return answer(w, key, true);
 		}
 		return WB_HANDLED;
 	}
-	switch (wb_line_edit(w->prompt.buf, w->prompt.size, &w->prompt.selected, ch)) {
-	case WB_LINE_DONE: return answer(w, w->prompt.buf, w->prompt.buf[0] != '\0');
-	case WB_LINE_CANCEL: return answer(w, w->prompt.buf, false);
+	switch (wb_line_edit(p->buf, p->size, &p->selected, ch)) {
+	case WB_LINE_DONE: return answer(w, p->buf, p->buf[0] != '\0');
+	case WB_LINE_CANCEL: return answer(w, p->buf, false);
 	case WB_LINE_EDITED:
-		if (w->prompt.edited)
-			w->prompt.edited(w, w->prompt.buf, w->prompt.arg);
+		if (p->edited)
+			p->edited(w, p->buf, p->arg);
 		return WB_HANDLED | WB_REDRAW;
 	default: return WB_HANDLED;
 	}
 }
 
-const wb_modal_ops wb_prompt_modal = {.name = "prompt", .draw = prompt_draw, .key = prompt_key};
+const wb_modal_ops wb_prompt_modal = {
+        .name = "prompt", .draw = prompt_draw, .key = prompt_key, .state_size = sizeof(prompt)};

@@ -29,6 +29,8 @@
  * state, the prompt, the frame (wb_attr) and wb_nodes_open_ops.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_modules.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +40,10 @@
 #include "core/modules.h"
 #include "core/names.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_draw.h"
+#include "tui/wb/wb_keytab.h"
 #include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_nodes.h"
 
 /* The view's state: the tree of the graph whose op names are names (to
  * know it again), the figures as of part_version version, the folds, the
@@ -151,7 +155,7 @@ static void figures(modules_state *mv, const wb *w)
 			mv->bn_work += g->work[v];
 	for (int i = 0; i < m->n; i++) {
 		mv->work[i] = mv->in_bn[i] = 0;
-		mv->lo[i] = w->set.k;
+		mv->lo[i] = sc_settings_stages(&w->set);
 		mv->hi[i] = -1;
 		mv->marked[i] = false;
 		for (int j = m->m[i].first; j < m->m[i].end; j++) {
@@ -483,13 +487,10 @@ static unsigned modules_key(wb *w, wb_action a, int ch)
 		else if (a == WB_A_LEFT && m->m[i].parent > 0)
 			mv->cur = m->m[i].parent;
 		return WB_HANDLED | WB_REDRAW;
-	case WB_A_FILTER: {
-		unsigned res =
-		        wb_ask(w, "search modules by name, any case (empty: none):", mv->filter,
-		               sizeof mv->filter, search_answer, 0);
-		w->prompt.edited = search_typed;
-		return res;
-	}
+	case WB_A_FILTER:
+		return wb_ask_typed(w,
+		                    "search modules by name, any case (empty: none):", mv->filter,
+		                    sizeof mv->filter, search_answer, search_typed, 0);
 	case WB_A_NEXT_MATCH: step_match(mv, w, +1); return WB_HANDLED | WB_REDRAW;
 	case WB_A_PREV_MATCH: step_match(mv, w, -1); return WB_HANDLED | WB_REDRAW;
 	case WB_A_BOTTLENECK: bottleneck_module(mv, w); return WB_HANDLED | WB_REDRAW;

@@ -23,12 +23,15 @@
  * browser; it calls the state and the popup (wb_lineedit.c).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_nav.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/names.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
 
 void wb_nav_init(wb_nav *nav)
 {

@@ -35,6 +35,8 @@
  * on a stage.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_nodes.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,8 +47,10 @@
 #include "core/names.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_detail.h"
+#include "tui/wb/wb_keytab.h"
 #include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_nav.h"
 
 static const char *const sort_names[WB_NSORTS] = {"stage", "work", "name", "param"};
 
@@ -261,10 +265,10 @@ static void rebuild_list(nodes_state *ns, wb *w)
 		return;
 	if (ns->sort == WB_SORT_WORK || ns->sort == WB_SORT_PARAM)
 		value_order(ns, w);
-	if (ns->only > w->set.k)
+	if (ns->only > sc_settings_stages(&w->set))
 		ns->only = 0; /* k changed under it */
-	int m = wb_order_ops(g, w->stage, w->set.k, ns->filter, ns->only - 1, ns->among, ns->sort,
-	                     ns->by_name, ns->by_work, ns->order);
+	int m = wb_order_ops(g, w->stage, sc_settings_stages(&w->set), ns->filter, ns->only - 1,
+	                     ns->among, ns->sort, ns->by_name, ns->by_work, ns->order);
 	if (m < 0)
 		return;
 	ns->norder = m;
@@ -316,7 +320,7 @@ typedef struct columns {
 static columns layout(const nodes_state *ns, const wb *w, int cols)
 {
 	columns c = {.range = 5};
-	int digits = w->set.k >= 100 ? 3 : w->set.k >= 10 ? 2 : 1;
+	int K = sc_settings_stages(&w->set), digits = K >= 100 ? 3 : K >= 10 ? 2 : 1;
 	if (2 * digits + 1 > c.range)
 		c.range = 2 * digits + 1;
 	int base = 2 + 6 + (sc_graph_is_training(w->g) ? 7 : 0) + 1 + c.range + 1 + ns->num_w[0];
@@ -634,7 +638,7 @@ static void among_clear(nodes_state *ns)
 unsigned wb_nodes_open_stage(wb *w, int s)
 {
 	nodes_state *ns = wb_view_state(w, &wb_nodes_view);
-	if (!ns || s < 0 || s >= w->set.k)
+	if (!ns || s < 0 || s >= sc_settings_stages(&w->set))
 		return WB_HANDLED;
 	w->view = &wb_nodes_view;
 	ns->only = s + 1;
@@ -768,12 +772,9 @@ static unsigned nodes_key(wb *w, wb_action a, int ch)
 		rebuild_list(ns, w);
 		wb_say(w, "sorted by %s", sort_names[ns->sort]);
 		break;
-	case WB_A_FILTER: {
-		unsigned r = wb_ask(w, "filter ops by name, any case (empty: all):", ns->filter,
-		                    sizeof ns->filter, filter_answer, 0);
-		w->prompt.edited = filter_typed;
-		return r;
-	}
+	case WB_A_FILTER:
+		return wb_ask_typed(w, "filter ops by name, any case (empty: all):", ns->filter,
+		                    sizeof ns->filter, filter_answer, filter_typed, 0);
 	case WB_A_NEXT_MATCH: step_match(ns, w, +1); break;
 	case WB_A_PREV_MATCH: step_match(ns, w, -1); break;
 	case WB_A_OPEN: ns->detail = !ns->detail; break;

@@ -15,26 +15,29 @@
  * when it is outside.  A legend row under the table gives the units, the
  * bars' parts and the window.
  *
- * The ladder's LB/UB is against the partition on screen.  A rung shows a
- * value once it has one (done, or stopped by its time limit); before, only
- * a bound above the floor the other rungs gave it, labelled "so far"; a
- * rung stopped because the optimum was proven says so.  A search waiting
- * for a core says it is queued and where it is in the line.
+ * The ladder's panel is wb_ladder.c's.  A search waiting for a core says
+ * it is queued and where it is in the line.
  *
- * Layer: a view (layer 4 in wb.h).  It calls the state, the jobs and
- * wb_draw.c (wb_attr, wb_short_num); the dispatcher names
+ * Layer: a view (layer 4 in wb.h).  It calls the state, the jobs,
+ * wb_ladder.c and wb_draw.c (wb_attr, wb_short_num); the dispatcher names
  * wb_overview_view.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_overview.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_draw.h"
 #include "tui/wb/wb_fit.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_ladder.h"
 
 static void on(const wb *w, int pair, attr_t fallback)
 {
@@ -83,7 +86,7 @@ typedef struct table_fit {
 static int dev_width(const wb *w)
 {
 	int width = 5;
-	for (int s = 0; w->set.fleet && s < w->set.k; s++) {
+	for (int s = 0; w->set.fleet && s < sc_settings_stages(&w->set); s++) {
 		int len = (int)strlen(wb_stage_device(w, s));
 		width = len > width ? len : width;
 	}
@@ -123,6 +126,23 @@ static bool always_shown(const wb *w, int s, int at)
 	return s == at || wb_cpu_stage(w, s);
 }
 
+/* The overview's own state (its view's, wb_view_state). */
+typedef struct overview {
+	int top; /* the first stage row shown */
+} overview;
+
+static void *overview_init(wb *w)
+{
+	(void)w;
+	return calloc(1, sizeof(overview));
+}
+
+static void overview_fini(wb *w, void *state)
+{
+	(void)w;
+	free(state);
+}
+
 /* The stages the table shows in rows rows: the window around the selected
  * stage, and those always shown (always_shown) in order beside it when
  * they are outside it.  Returns their number; *win_first and *win_last get
@@ -132,18 +152,19 @@ static int shown_stages(wb *w, int rows, int at, int *list, int *win_first, int 
                         int *pinned, int *npinned)
 {
 	*npinned = 0;
-	int k = w->set.k;
-	if (w->stage_sel < w->stage_top)
-		w->stage_top = w->stage_sel;
-	if (w->stage_sel >= w->stage_top + rows)
-		w->stage_top = w->stage_sel - rows + 1;
-	if (w->stage_top > k - rows)
-		w->stage_top = k - rows > 0 ? k - rows : 0;
-	int top = w->stage_top, win = rows, n = 0;
+	int k = sc_settings_stages(&w->set);
+	overview *ov = wb_view_state(w, &wb_overview_view);
+	if (w->stage_sel < ov->top)
+		ov->top = w->stage_sel;
+	if (w->stage_sel >= ov->top + rows)
+		ov->top = w->stage_sel - rows + 1;
+	if (ov->top > k - rows)
+		ov->top = k - rows > 0 ? k - rows : 0;
+	int top = ov->top, win = rows, n = 0;
 	if (k > rows && rows >= 2) {
 		/* a window shorter by the stages it must leave room for */
 		for (;;) {
-			top = w->stage_top;
+			top = ov->top;
 			if (w->stage_sel >= top + win)
 				top = w->stage_sel - win + 1;
 			if (top > k - win)
@@ -215,7 +236,7 @@ static void stage_bar(const wb *w, const sc_stage_cost *st, bool bn, int y, int 
 static void stage_table(wb *w, int y, int h, int cols)
 {
 	enum { MAX_ROWS = 256 };
-	int k = w->set.k, at;
+	int k = sc_settings_stages(&w->set), at;
 	double bn = sc_costs_bottleneck(w->c, &at);
 	bool hard = w->set.policy == SC_MEM_HARD, training = sc_graph_is_training(w->g);
 	table_fit t = fit_table(w, cols);
@@ -317,154 +338,6 @@ static void stage_table(wb *w, int y, int h, int cols)
 	attroff(A_DIM);
 }
 
-/* The value a rung has of its own: above the floor the others gave it
- * (the simple bound and the rungs that have finished).  A rung still
- * running starts at that floor, which is not its result. */
-static double rung_floor(const wb *w, int r)
-{
-	double f = w->simple;
-	for (int q = SC_RUNG_BOTTLENECK; w->ladder && q < SC_RUNG_COUNT; q++) {
-		sc_rung_info qi;
-		sc_ladder_info(w->ladder, (sc_rung)q, &qi);
-		if (q != r && (qi.state == SC_RS_DONE || qi.state == SC_RS_STOPPED))
-			f = fmax(f, qi.value);
-	}
-	return f;
-}
-
-static const char *state_text(const sc_rung_info *ri, char *buf, size_t size)
-{
-	switch (ri->state) {
-	case SC_RS_RUNNING:
-		/* paused: its core lent to the user's search (jobs.h) */
-		if (ri->rung == SC_RUNG_GUESS)
-			snprintf(buf, size, "%s %d/%d %.0fs", ri->paused ? "paused" : "running",
-			         ri->parts_done, ri->parts, ri->seconds);
-		else
-			snprintf(buf, size, "%s %.0fs", ri->paused ? "paused" : "running",
-			         ri->seconds);
-		break;
-	case SC_RS_DONE: snprintf(buf, size, "done %.1fs", ri->seconds); break;
-	case SC_RS_STOPPED: snprintf(buf, size, "time limit %.0fs", ri->seconds); break;
-	default: snprintf(buf, size, "%s", sc_rung_state_name(ri->state));
-	}
-	return buf;
-}
-
-/* The ladder from row y: one row per rung, its state, value, LB/UB (UB:
- * the partition on screen's objective) and a bar of LB/UB so the closing
- * gap shows.  A rung shows a value once it has one: done, or stopped by
- * its time limit; before, only a bound above its floor, as "so far"; a rung
- * stopped because the optimum was proven says so. */
-static void ladder_panel(const wb *w, const wb_answer *a, int y, int h, int cols)
-{
-	double ub = a->feasible ? a->objective : NAN;
-	char b[32], title[160];
-	int len = snprintf(title, sizeof title, "ladder of lower bounds%s",
-	                   w->ladder ? "" : "  (l runs it)");
-	attron(A_BOLD);
-	mvprintw(y, 0, "%s", title);
-	attroff(A_BOLD);
-	if (isfinite(ub)) {
-		char note[96];
-		int nl = snprintf(note, sizeof note, "   LB/UB: bound / this partition's %s %s",
-		                  a->name, ui_num(ub, b, sizeof b));
-		if (len + nl <= cols - 1) {
-			attron(A_DIM);
-			printw("%s", note);
-			attroff(A_DIM);
-		}
-	}
-	if (h < 2)
-		return;
-	mvprintw(y + 1, 2, "%-11s %-17s %20s %7s", "rung", "state", "value", "LB/UB");
-	int barx = 62, barw = cols - barx - 2;
-	const char *proof = NULL;
-	if (w->ladder)
-		sc_ladder_proven(w->ladder, &proof);
-	int row = y + 2;
-	for (int r = 0; r < SC_RUNG_COUNT + 1 && row < y + h; r++, row++) {
-		sc_rung_info ri = {.rung = (sc_rung)(r < SC_RUNG_COUNT ? r : 0)};
-		char st[40], v[48], ratio[16];
-		const char *name;
-		bool partial = false;
-		if (r == SC_RUNG_COUNT) {
-			/* the exact DP over ideals, when the search was it */
-			name = "exact DP";
-			if (!w->best_optimal ||
-			    strcmp(w->best_from, sc_rung_label(SC_RUNG_EXACT)) == 0) {
-				mvprintw(row, 2, "%-11s %-17s", name,
-				         w->search >= 0 ? "if it applies" : "-");
-				continue;
-			}
-			ri.state = SC_RS_DONE;
-			ri.value = w->best;
-			snprintf(st, sizeof st, "proved optimal");
-		} else {
-			name = sc_rung_name((sc_rung)r);
-			if (w->ladder)
-				sc_ladder_info(w->ladder, (sc_rung)r, &ri);
-			else if (r == SC_RUNG_SIMPLE)
-				ri.state = SC_RS_DONE, ri.value = w->simple;
-			else
-				ri.state = SC_RS_WAITING, ri.value = NAN;
-			if (r == SC_RUNG_SIMPLE)
-				snprintf(st, sizeof st, "done");
-			else
-				state_text(&ri, st, sizeof st);
-		}
-		bool result = ri.state == SC_RS_DONE || ri.state == SC_RS_STOPPED;
-		if (!result && ri.state != SC_RS_WAITING && ri.state != SC_RS_OFF &&
-		    isfinite(ri.value) && ri.value > rung_floor(w, r) * (1 + 1e-9))
-			partial = true;
-		if (ri.state == SC_RS_UNNEEDED || (ri.state == SC_RS_FAILED && !partial)) {
-			/* no value: why it stopped, across the row */
-			char why[300];
-			if (ri.state == SC_RS_UNNEEDED && a->none_fits_by)
-				snprintf(why, sizeof why,
-				         "stopped: no %d-stage partition fits, proven by %s%s",
-				         w->set.k, proof ? proof : "another rung",
-				         cols >= 100 ? " (l runs every rung anyway)" : "");
-			else if (ri.state == SC_RS_UNNEEDED)
-				snprintf(why, sizeof why, "stopped: optimum proven by %s%s",
-				         proof ? proof : "another rung",
-				         cols >= 100 ? " (l runs every rung anyway)" : "");
-			else
-				snprintf(why, sizeof why, "failed: %s", ri.message);
-			if (ri.state == SC_RS_FAILED)
-				on(w, WB_PAIR_BOTTLENECK, A_BOLD);
-			mvprintw(row, 2, "%-11s %.*s", name, cols - 15 > 0 ? cols - 15 : 0, why);
-			if (ri.state == SC_RS_FAILED)
-				off(w, WB_PAIR_BOTTLENECK, A_BOLD);
-			continue;
-		}
-		bool known = result || partial;
-		double q = known && ub > 0 && isfinite(ub) ? ri.value / ub : NAN;
-		snprintf(ratio, sizeof ratio, isfinite(q) ? "%.4f" : "-", q);
-		if (!known)
-			snprintf(v, sizeof v, "-");
-		else if (!partial)
-			ui_num(ri.value, v, sizeof v);
-		else if (snprintf(v, sizeof v, ">= %s so far", ui_num(ri.value, b, sizeof b)) > 20)
-			snprintf(v, sizeof v, ">= %s", b);
-		if (ri.state == SC_RS_FAILED)
-			on(w, WB_PAIR_BOTTLENECK, A_BOLD);
-		mvprintw(row, 2, "%-11s %-17.17s %20s %7s", name, st, v, ratio);
-		if (ri.state == SC_RS_FAILED)
-			off(w, WB_PAIR_BOTTLENECK, A_BOLD);
-		if (barw > 6 && isfinite(q)) {
-			/* a bound so far in a lighter hand than a result */
-			int len2 = (int)lround(fmin(q, 1) * barw);
-			bool full = q >= 1 - 1e-9 && !partial;
-			move(row, barx);
-			on(w, full ? WB_PAIR_GOOD : WB_PAIR_DIM, 0);
-			for (int j = 0; j < barw; j++)
-				addch(j < len2 ? (partial ? '-' : '#') : '.');
-			off(w, full ? WB_PAIR_GOOD : WB_PAIR_DIM, 0);
-		}
-	}
-}
-
 static void search_panel(const wb *w, int y, int h, int cols)
 {
 	attron(A_BOLD);
@@ -472,9 +345,9 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	attroff(A_BOLD);
 	if (h < 2)
 		return;
-	const sc_job_info *ji = &w->search_info;
+	const sc_job_info *ji = &w->jobs->search_info;
 	char b[32];
-	if (w->search < 0) {
+	if (w->jobs->search < 0) {
 		mvprintw(y + 1, 2, "none yet  (s searches, r refines from the current partition)");
 		return;
 	}
@@ -482,13 +355,13 @@ static void search_panel(const wb *w, int y, int h, int cols)
 		/* waiting for a core (behind the engineer's other jobs: the
 		 * ladder's pause for it, jobs.h): nothing has run, so no numbers */
 		char what[128], why[64], place[48] = "";
-		if (w->search_queue > 0)
+		if (w->jobs->search_queue > 0)
 			snprintf(place, sizeof place, ", %s in line",
-			         ordinal(w->search_queue, b, sizeof b));
-		snprintf(what, sizeof what, "%s queued%s: waiting for a core", w->search_method,
-		         place);
-		snprintf(why, sizeof why, "(%d job%s running; x cancels)", w->jobs_running,
-		         w->jobs_running == 1 ? "" : "s");
+			         ordinal(w->jobs->search_queue, b, sizeof b));
+		snprintf(what, sizeof what, "%s queued%s: waiting for a core",
+		         w->jobs->search_method, place);
+		snprintf(why, sizeof why, "(%d job%s running; x cancels)", w->jobs->running,
+		         w->jobs->running == 1 ? "" : "s");
 		const char *pieces[] = {what, why};
 		wb_lay_pieces(y + 1, 2, cols - 3, h - 1, " ", pieces, 2);
 		return;
@@ -502,25 +375,25 @@ static void search_panel(const wb *w, int y, int h, int cols)
 	if (isfinite(ji->search.best))
 		ui_num(ji->search.best, best, sizeof best);
 	else if (ji->state == SC_JOB_DONE && ji->search.optimal)
-		snprintf(best, sizeof best, "none: no %d-stage partition fits%s (proven)", w->set.k,
-		         w->search_pins ? " with the pins" : "");
+		snprintf(best, sizeof best, "none: no %d-stage partition fits%s (proven)",
+		         sc_settings_stages(&w->set), w->jobs->search_pins ? " with the pins" : "");
 	else if (ji->state == SC_JOB_DONE)
 		snprintf(best, sizeof best, "none found that fits");
 	else
 		snprintf(best, sizeof best, "none yet");
 	char seed[80], pins[32] = "";
-	if (w->search_pins)
-		snprintf(pins, sizeof pins, ", %d pinned", w->search_pins);
-	if (w->until_stopped)
-		snprintf(seed, sizeof seed, "  seed %ld, round %d (S)%s", w->search_run_seed,
-		         w->rounds, pins);
+	if (w->jobs->search_pins)
+		snprintf(pins, sizeof pins, ", %d pinned", w->jobs->search_pins);
+	if (w->jobs->until_stopped)
+		snprintf(seed, sizeof seed, "  seed %ld, round %d (S)%s", w->jobs->search_run_seed,
+		         w->jobs->rounds, pins);
 	else
-		snprintf(seed, sizeof seed, "  seed %ld%s", w->search_run_seed, pins);
+		snprintf(seed, sizeof seed, "  seed %ld%s", w->jobs->search_run_seed, pins);
 	char line[256];
 	const char *phase =
 	        sc_job_finished(ji->state) ? sc_job_state_name(ji->state) : ji->search.phase;
 	snprintf(line, sizeof line, "%-12s %-9s %9ld evals %9s/s  best %s  %.1fs%s",
-	         w->search_method, phase, ji->search.evals, rate, best, ji->elapsed, seed);
+	         w->jobs->search_method, phase, ji->search.evals, rate, best, ji->elapsed, seed);
 	if ((int)strlen(line) <= cols - 3) {
 		mvprintw(y + 1, 2, "%s", line);
 	} else {
@@ -531,11 +404,11 @@ static void search_panel(const wb *w, int y, int h, int cols)
 		snprintf(per, sizeof per, "%s/s", rate);
 		snprintf(bestw, sizeof bestw, "best %s", best);
 		snprintf(secs, sizeof secs, "%.1fs", ji->elapsed);
-		snprintf(seedw, sizeof seedw, "seed %ld", w->search_run_seed);
-		if (w->until_stopped)
-			snprintf(round, sizeof round, "round %d (S)", w->rounds);
+		snprintf(seedw, sizeof seedw, "seed %ld", w->jobs->search_run_seed);
+		if (w->jobs->until_stopped)
+			snprintf(round, sizeof round, "round %d (S)", w->jobs->rounds);
 		const char *pieces[] = {
-		        w->search_method,       phase, evals, per, bestw, secs, seedw, round,
+		        w->jobs->search_method, phase, evals, per, bestw, secs, seedw, round,
 		        pins[0] ? pins + 2 : ""};
 		int used = wb_lay_pieces(y + 1, 2, cols - 3, h >= 4 ? 2 : 1, "  ", pieces, 9);
 		y += used > 1 ? used - 1 : 0;
@@ -548,21 +421,21 @@ static void search_panel(const wb *w, int y, int h, int cols)
 		y++;
 		h--;
 	}
-	if (h < 3 || w->nhist < 2)
+	if (h < 3 || w->jobs->nhist < 2)
 		return;
 	/* best so far over time: one column per step, lower is better */
 	int width = cols - 4 < WB_HISTORY ? cols - 4 : WB_HISTORY;
 	double lo = INFINITY, hi = 0;
-	for (int i = 0; i < w->nhist; i++) {
-		lo = fmin(lo, w->hist_v[i]);
-		hi = fmax(hi, w->hist_v[i]);
+	for (int i = 0; i < w->jobs->nhist; i++) {
+		lo = fmin(lo, w->jobs->hist_v[i]);
+		hi = fmax(hi, w->jobs->hist_v[i]);
 	}
 	static const char *const bars[] = {"_", ".", "-", "=", "#"};
 	move(y + 2, 2);
 	printw("best over time ");
-	int n = w->nhist < width - 16 ? w->nhist : width - 16;
-	for (int i = w->nhist - n; i < w->nhist; i++) {
-		int level = hi > lo ? (int)lround((w->hist_v[i] - lo) / (hi - lo) * 4) : 0;
+	int n = w->jobs->nhist < width - 16 ? w->jobs->nhist : width - 16;
+	for (int i = w->jobs->nhist - n; i < w->jobs->nhist; i++) {
+		int level = hi > lo ? (int)lround((w->jobs->hist_v[i] - lo) / (hi - lo) * 4) : 0;
 		addstr(bars[level]);
 	}
 }
@@ -577,14 +450,14 @@ static void overview_draw(wb *w, int y, int h, int cols)
 	int table = foot - y - lower;
 	if (table < 3)
 		table = 3;
-	if (table > w->set.k + 1)
-		table = w->set.k + 1;
+	if (table > sc_settings_stages(&w->set) + 1)
+		table = sc_settings_stages(&w->set) + 1;
 	/* the table's legend takes the row between it and the ladder */
 	stage_table(w, y - 1, table, cols);
 	y += table;
 	wb_answer a;
 	wb_answer_get(w, &a);
-	ladder_panel(w, &a, y, foot - y - 4 > 7 ? 7 : foot - y - 4, cols);
+	wb_ladder_panel(w, &a, y, foot - y - 4 > 7 ? 7 : foot - y - 4, cols);
 	y += 8;
 	if (y < foot - 1)
 		search_panel(w, y, foot - y, cols);
@@ -592,5 +465,9 @@ static void overview_draw(wb *w, int y, int h, int cols)
 
 /* j, k and the arrows move the stage selection in the generic actions
  * (wb_keys.c), so the overview has no keys of its own. */
-const wb_view_ops wb_overview_view = {
-        .name = "overview", .in = WB_IN_OVERVIEW, .footer = WB_FOOT_MAIN, .draw = overview_draw};
+const wb_view_ops wb_overview_view = {.name = "overview",
+                                      .in = WB_IN_OVERVIEW,
+                                      .footer = WB_FOOT_MAIN,
+                                      .draw = overview_draw,
+                                      .init = overview_init,
+                                      .fini = overview_fini};

@@ -26,6 +26,8 @@
  * wb_draw.c's wb_lower_bound; the dispatcher and the loop name it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_quotient.h"
+
 #include <curses.h>
 #include <langinfo.h>
 #include <math.h>
@@ -34,11 +36,13 @@
 #include <string.h>
 
 #include "tui/ui.h"
+#include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_lineedit.h"
 #include "viz/canvas.h"
 #include "viz/layout.h"
 #include "viz/quotient.h"
-#include "tui/wb/wb.h"
-#include "tui/wb/wb_devices.h"
 
 /* The view's own state (made by its init, freed by its fini): the stage
  * graph and its layout as of partition lay_version, why the last layout
@@ -106,8 +110,9 @@ static bool ensure_layout(quot_state *qs, wb *w)
 	drop_layout(qs);
 	sc_error err;
 	/* the stages' kinds as the editor costs them */
-	qs->quot =
-	        sc_quotient_new_kinds(w->g, &w->set, w->stage, sc_editor_costs(w->ed)->kind, &err);
+	sc_settings ps;
+	wb_part_settings(w, &ps);
+	qs->quot = sc_quotient_new_kinds(w->g, &ps, w->stage, sc_editor_costs(w->ed)->kind, &err);
 	if (qs->quot)
 		qs->lay = sc_layout_quotient(qs->quot, NULL, &err);
 	if (!qs->quot || !qs->lay) {
@@ -365,7 +370,7 @@ unsigned wb_export(wb *w)
 	const char *base = w->g->name;
 	const char *dot = strrchr(base, '.');
 	int stem = dot ? (int)(dot - base) : (int)strlen(base);
-	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, w->set.k);
+	snprintf(path, sizeof path, "%.*s-k%d.png", stem, base, sc_settings_stages(&w->set));
 	return wb_ask(w, "export the stage graph to (png, svg, pdf, dot...):", path, sizeof path,
 	              export_answer, 0);
 }

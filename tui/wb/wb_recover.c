@@ -45,6 +45,8 @@
  * the state and the prompt; wb_files.c, wb_settings.c and the loop call it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_recover.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -62,8 +64,8 @@
 #include "core/clock.h"
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_lineedit.h"
 
 #ifndef NAME_MAX
 #define NAME_MAX 255
@@ -225,19 +227,40 @@ static void unlock_slot(const char *path, int fd)
 	close(fd);
 }
 
+wb_recover *wb_recover_new(void)
+{
+	return calloc(1, sizeof(wb_recover));
+}
+
+void wb_recover_free(wb_recover *rec)
+{
+	if (!rec)
+		return;
+	free(rec->stage);
+	free(rec->kind);
+	free(rec);
+}
+
+bool wb_recover_asking(const wb *w)
+{
+	return w->rec->stage || w->rec->misfit;
+}
+
 void wb_recover_close(wb *w)
 {
+	wb_recover *rc = w->rec;
 	wb_recover_wait();
-	if (w->recover[0])
-		unlock_slot(w->recover, w->recover_lock);
-	w->recover[0] = '\0';
-	w->recover_left = false;
+	if (rc->path[0])
+		unlock_slot(rc->path, rc->lock);
+	rc->path[0] = '\0';
+	rc->left = false;
 }
 
 /* The state directory ($XDG_STATE_HOME/stagecut), made if missing, into
  * dir; false with a note in w when there is none. */
 static bool state_dir(wb *w, char *dir, size_t size)
 {
+	wb_recover *rc = w->rec;
 	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	int len;
 	if (state && *state)
@@ -245,13 +268,13 @@ static bool state_dir(wb *w, char *dir, size_t size)
 	else if (home && *home)
 		len = snprintf(dir, size, "%s/.local/state/stagecut", home);
 	else {
-		snprintf(w->recover_note, sizeof w->recover_note,
+		snprintf(rc->note, sizeof rc->note,
 		         "no recovery file for unsaved edits: neither XDG_STATE_HOME nor HOME is "
 		         "set");
 		return false;
 	}
 	if (len < 0 || (size_t)len >= size) {
-		snprintf(w->recover_note, sizeof w->recover_note,
+		snprintf(rc->note, sizeof rc->note,
 		         "no recovery file for unsaved edits: the state directory's path is too "
 		         "long");
 		return false;
@@ -269,7 +292,7 @@ static bool state_dir(wb *w, char *dir, size_t size)
 	                  : !S_ISDIR(st.st_mode) ? "not a directory"
 	                                         : NULL;
 	if (why)
-		snprintf(w->recover_note, sizeof w->recover_note,
+		snprintf(rc->note, sizeof rc->note,
 		         "no recovery file for unsaved edits: %s: %.200s", why, dir);
 	return !why;
 }
@@ -291,12 +314,13 @@ static bool slot_path(char *path, size_t size, const char *dir, const char *full
 
 void wb_recover_open(wb *w, bool leftover)
 {
+	wb_recover *rc = w->rec;
 	wb_recover_close(w);
 	char dir[PATH_MAX], full[PATH_MAX];
 	if (!state_dir(w, dir, sizeof dir))
 		return;
 	if (!realpath(w->path, full)) {
-		snprintf(w->recover_note, sizeof w->recover_note,
+		snprintf(rc->note, sizeof rc->note,
 		         "no recovery file for unsaved edits: %s: %.200s", strerror(errno),
 		         w->path);
 		return;
@@ -304,11 +328,11 @@ void wb_recover_open(wb *w, bool leftover)
 	int own = -1, own_slot = 0, busy = 0;
 	bool own_left = false;
 	const char *odd = NULL;
-	char path[sizeof w->recover], lock[sizeof w->recover + 16], odd_at[sizeof lock];
+	char path[sizeof rc->path], lock[sizeof rc->path + 16], odd_at[sizeof lock];
 	/* with leftover, every slot is looked at for a dead session's file;
 	 * else the first free slot with none will do */
 	for (int n = 1; n <= SLOTS && !(own >= 0 && (own_left || !leftover)); n++) {
-		if (!slot_path(path, sizeof path, dir, full, w->set.k, n) ||
+		if (!slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set), n) ||
 		    !lock_path(lock, sizeof lock, path))
 			break;
 		struct stat st;
@@ -344,9 +368,10 @@ void wb_recover_open(wb *w, bool leftover)
 			continue;
 		}
 		if (own >= 0) {
-			slot_path(path, sizeof path, dir, full, w->set.k, own_slot);
+			slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set),
+			          own_slot);
 			unlock_slot(path, own);
-			slot_path(path, sizeof path, dir, full, w->set.k, n);
+			slot_path(path, sizeof path, dir, full, sc_settings_stages(&w->set), n);
 		}
 		own = fd;
 		own_slot = n;
@@ -354,22 +379,22 @@ void wb_recover_open(wb *w, bool leftover)
 	}
 	if (own < 0) {
 		if (odd)
-			snprintf(w->recover_note, sizeof w->recover_note,
+			snprintf(rc->note, sizeof rc->note,
 			         "no recovery file for unsaved edits: left alone %s at %.200s", odd,
 			         odd_at);
 		else
-			snprintf(w->recover_note, sizeof w->recover_note,
+			snprintf(rc->note, sizeof rc->note,
 			         "no recovery file for unsaved edits: all %d names for this graph "
 			         "and "
 			         "k are taken (%d by running workbenches)",
 			         SLOTS, busy);
 		return;
 	}
-	slot_path(w->recover, sizeof w->recover, dir, full, w->set.k, own_slot);
-	w->recover_lock = own;
-	w->recover_left = own_left;
+	slot_path(rc->path, sizeof rc->path, dir, full, sc_settings_stages(&w->set), own_slot);
+	rc->lock = own;
+	rc->left = own_left;
 	if (odd)
-		snprintf(w->recover_note, sizeof w->recover_note,
+		snprintf(rc->note, sizeof rc->note,
 		         "recovery: left alone %s where a recovery file goes: %.200s", odd, odd_at);
 }
 
@@ -377,7 +402,7 @@ void wb_recover_open(wb *w, bool leftover)
 typedef struct recover_job {
 	char path[4096];
 	const sc_graph *g;
-	sc_settings set;
+	sc_settings set; /* as core counts the stages (wb_part_settings) */
 	int *stage;
 	int *kind; /* with devices: set.k kinds, written as the devices */
 } recover_job;
@@ -449,9 +474,10 @@ void wb_recover_wait(void)
 
 void wb_recover_write(wb *w, bool wait)
 {
+	wb_recover *rc = w->rec;
 	/* while the offer waits for its answer the file is the earlier
 	 * session's, not ours to touch */
-	if (!w->recover[0] || !w->recover_due || w->recovered || w->recover_misfit)
+	if (!rc->path[0] || !w->recover_due || wb_recover_asking(w))
 		return;
 	if (wait)
 		wb_recover_wait();
@@ -460,7 +486,7 @@ void wb_recover_write(wb *w, bool wait)
 	if (!w->edited) {
 		/* back at the baseline (an undo, a save, a settings change that
 		 * replaced the edits): nothing is left to recover */
-		remove_file(w->recover);
+		remove_file(rc->path);
 		w->recover_due = false;
 		return;
 	}
@@ -472,20 +498,20 @@ void wb_recover_write(wb *w, bool wait)
 		return;
 	}
 	memcpy(st, w->stage, (size_t)w->g->n * sizeof *st);
-	r->kind = w->kind ? malloc((size_t)w->set.k * sizeof *r->kind) : NULL;
+	r->kind = w->kind ? malloc((size_t)sc_settings_stages(&w->set) * sizeof *r->kind) : NULL;
 	if (w->kind && !r->kind) {
 		free(r);
 		free(st);
 		return;
 	}
 	if (r->kind)
-		memcpy(r->kind, w->kind, (size_t)w->set.k * sizeof *r->kind);
-	snprintf(r->path, sizeof r->path, "%s", w->recover);
+		memcpy(r->kind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *r->kind);
+	snprintf(r->path, sizeof r->path, "%s", rc->path);
 	r->g = w->g;
-	r->set = w->set;
+	wb_part_settings(w, &r->set); /* (its costs: core's count) */
 	r->stage = st;
 	w->recover_due = false;
-	w->recover_t = sc_clock_now();
+	rc->t = sc_clock_now();
 	atomic_store(&recover_busy, true);
 	pthread_t th;
 	pthread_attr_t attr;
@@ -498,64 +524,68 @@ void wb_recover_write(wb *w, bool wait)
 
 void wb_recover_tick(wb *w, double now)
 {
-	if (w->recover_due && now - w->recover_t > 2)
+	wb_recover *rc = w->rec;
+	if (w->recover_due && now - rc->t > 2)
 		wb_recover_write(w, false);
 	if (!atomic_load(&recover_busy) && recover_failed[0]) {
-		snprintf(w->recover_note, sizeof w->recover_note, "recovery file not written: %s",
+		snprintf(rc->note, sizeof rc->note, "recovery file not written: %s",
 		         recover_failed);
 		recover_failed[0] = '\0';
 	}
 	/* after the start-up's messages, not in place of them */
-	if (w->recover_note[0] && !wb_msg_fresh(w, now)) {
-		wb_say(w, "%s", w->recover_note);
-		w->recover_note[0] = '\0';
+	if (rc->note[0] && !wb_msg_fresh(w, now)) {
+		wb_say(w, "%s", rc->note);
+		rc->note[0] = '\0';
 	}
 }
 
 double wb_recover_next(const wb *w, double now)
 {
+	wb_recover *rc = w->rec;
 	/* the writer thread does not wake the loop (it could outlive the
 	 * engine's pipe), so the loop looks while it runs: a write takes
 	 * milliseconds and comes at most every two seconds */
 	if (atomic_load(&recover_busy))
 		return now + 0.05;
 	double next = INFINITY;
-	if (recover_failed[0] || w->recover_note[0])
+	if (recover_failed[0] || rc->note[0])
 		next = wb_msg_fresh(w, now) ? wb_msg_expiry(w) : now;
 	/* as wb_recover_write: nothing while the offer waits for its answer */
-	if (w->recover_due && w->recover[0] && !w->recovered && !w->recover_misfit)
-		next = fmin(next, w->recover_t + 2);
+	if (w->recover_due && rc->path[0] && !wb_recover_asking(w))
+		next = fmin(next, rc->t + 2);
 	return next;
 }
 
 void wb_recover_clear(wb *w)
 {
+	wb_recover *rc = w->rec;
 	wb_recover_wait();
-	if (w->recover[0])
-		remove_file(w->recover);
+	if (rc->path[0])
+		remove_file(rc->path);
 	w->recover_due = false;
 }
 
 /* The offer's answer: r restores, d (or Esc) discards; then the start-up
- * goes on.  The recovered stages wait in w->recovered until
+ * goes on.  The recovered stages wait in rc->stage until
  * the answer. */
 static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
 {
+	wb_recover *rc = w->rec;
 	(void)arg;
 	(void)ok;
 	if (answer[0] == 'r') {
-		wb_set_current_kinds(w, w->recovered, w->recovered_kind,
+		wb_set_current_kinds(w, rc->stage, rc->kind,
 		                     "recovered from an earlier session (unsaved)", true);
 		wb_say(w, "restored the recovered partition; w saves it");
 	} else {
 		wb_recover_clear(w);
 	}
-	free(w->recovered);
-	free(w->recovered_kind);
-	w->recovered = NULL;
-	w->recovered_kind = NULL;
-	if (w->after_offer)
-		w->after_offer(w);
+	free(rc->stage);
+	free(rc->kind);
+	rc->stage = NULL;
+	rc->kind = NULL;
+	if (rc->after_offer)
+		rc->after_offer(w);
 	return WB_HANDLED | WB_REDRAW;
 }
 
@@ -566,8 +596,9 @@ static unsigned offer_answer(wb *w, const char *answer, bool ok, int arg)
  * a regular file that does not fit this graph ("" otherwise). */
 static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
 {
+	wb_recover *rc = w->rec;
 	why[0] = '\0';
-	int fd = open(w->recover, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	int fd = open(rc->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -575,13 +606,14 @@ static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
 	if (ok) {
 		char via[32];
 		snprintf(via, sizeof via, "/dev/fd/%d", fd);
-		const char *from = access(via, R_OK) == 0 ? via : w->recover;
+		const char *from = access(via, R_OK) == 0 ? via : rc->path;
 		int k2;
 		sc_error err;
 		/* with CPU stages the file names the devices; a file with CPU
 		 * stages is not this session's without them */
 		int *kind = NULL;
-		ok = wb_part_load(w, from, w->set.k, &k2, rs, &kind, &err) == SC_OK;
+		ok = wb_part_load(w, from, sc_settings_stages(&w->set), &k2, rs, &kind, &err) ==
+		     SC_OK;
 		if (!ok) {
 			/* the message names the file read: it is said beside */
 			size_t n = strlen(from);
@@ -607,23 +639,24 @@ static bool read_left(wb *w, int *rs, int *rkind, char *why, size_t size)
  * on. */
 static unsigned misfit_answer(wb *w, const char *answer, bool ok, int arg)
 {
+	wb_recover *rc = w->rec;
 	(void)arg;
 	(void)ok;
-	char path[sizeof w->recover];
-	snprintf(path, sizeof path, "%s", w->recover);
-	w->recover_misfit = false;
+	char path[sizeof rc->path];
+	snprintf(path, sizeof path, "%s", rc->path);
+	rc->misfit = false;
 	bool keep = answer[0] != 'd';
 	if (keep)
 		wb_recover_open(w, false);
 	else
 		remove_file(path);
-	if (w->after_offer)
-		w->after_offer(w);
+	if (rc->after_offer)
+		rc->after_offer(w);
 	/* said when the start-up's messages are done, as the notes are (with
 	 * one wb_recover_open left, if any) */
-	char other[sizeof w->recover_note];
-	snprintf(other, sizeof other, "%s", w->recover_note);
-	snprintf(w->recover_note, sizeof w->recover_note, "%s the recovery file %.180s%s%s%.60s",
+	char other[sizeof rc->note];
+	snprintf(other, sizeof other, "%s", rc->note);
+	snprintf(rc->note, sizeof rc->note, "%s the recovery file %.180s%s%s%.60s",
 	         keep ? "kept" : "deleted", path, keep ? " (offered again at the next start)" : "",
 	         other[0] ? "; " : "", other);
 	return WB_HANDLED | WB_REDRAW;
@@ -631,11 +664,12 @@ static unsigned misfit_answer(wb *w, const char *answer, bool ok, int arg)
 
 bool wb_recover_offer(wb *w, void (*then)(wb *w))
 {
-	if (!w->recover[0] || !w->recover_left)
+	wb_recover *rc = w->rec;
+	if (!rc->path[0] || !rc->left)
 		return false;
-	w->recover_left = false;
+	rc->left = false;
 	int *rs = sc_part_new(w->g);
-	int *rkind = w->kind ? calloc((size_t)w->set.k, sizeof *rkind) : NULL;
+	int *rkind = w->kind ? calloc((size_t)sc_settings_stages(&w->set), sizeof *rkind) : NULL;
 	char why[400] = "";
 	if (!rs || (w->kind && !rkind) || !read_left(w, rs, rkind, why, sizeof why)) {
 		free(rs);
@@ -644,29 +678,30 @@ bool wb_recover_offer(wb *w, void (*then)(wb *w))
 			return false;
 		/* edits of an earlier session on another version of the graph
 		 * (an op added or removed since): never removed unasked */
-		char q[sizeof w->prompt.question];
+		char q[WB_QUESTION_SIZE];
 		snprintf(q, sizeof q,
 		         "the recovery file %.600s does not fit this graph (%.300s): k keeps it, "
 		         "d deletes it",
-		         w->recover, why);
-		w->recover_misfit = true;
-		w->after_offer = then;
+		         rc->path, why);
+		rc->misfit = true;
+		rc->after_offer = then;
 		wb_choose(w, q, "kd", misfit_answer, 0);
 		return true;
 	}
 	if (memcmp(rs, w->stage, (size_t)w->g->n * sizeof *rs) == 0 &&
-	    (!rkind || memcmp(rkind, w->kind, (size_t)w->set.k * sizeof *rkind) == 0)) {
+	    (!rkind ||
+	     memcmp(rkind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *rkind) == 0)) {
 		/* the partition this start shows anyway: nothing to offer */
 		free(rs);
 		free(rkind);
-		remove_file(w->recover);
+		remove_file(rc->path);
 		return false;
 	}
-	free(w->recovered);
-	free(w->recovered_kind);
-	w->recovered = rs;
-	w->recovered_kind = rkind;
-	w->after_offer = then;
+	free(rc->stage);
+	free(rc->kind);
+	rc->stage = rs;
+	rc->kind = rkind;
+	rc->after_offer = then;
 	wb_choose(w,
 	          "recovered an unsaved partition from an earlier session: r restores it, d "
 	          "discards it",

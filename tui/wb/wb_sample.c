@@ -6,6 +6,8 @@
  * Layer: the bottom (layer 1 in wb.h): it calls no other file of tui/wb/.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_sample.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +18,6 @@
 #include "core/partition.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/workbench.h"
 
 #ifndef SC_DATADIR

@@ -22,6 +22,8 @@
  * only the dispatcher names wb_settings_modal.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_settings.h"
+
 #include <curses.h>
 #include <errno.h>
 #include <math.h>
@@ -35,13 +37,16 @@
 #include "solvers/search.h"
 #include "solvers/simple.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 #include "tui/wb/wb_devices.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
 #include "tui/wb/wb_lineedit.h"
+#include "tui/wb/wb_recover.h"
+#include "tui/wb/wb_sample.h"
 #include "viz/quotient.h"
 
 typedef enum field_kind {
-	F_STAGES,   /* int k, 1..4096 */
+	F_STAGES,   /* int k, 1..4096 (shown: all the stages, sc_settings_stages) */
 	F_POSITIVE, /* a finite number > 0 */
 	F_BYTES,    /* a number >= 0, or inf */
 	F_POLICY,   /* sc_mem_policy */
@@ -54,8 +59,8 @@ typedef enum field_kind {
 typedef struct field {
 	const char *name;
 	field_kind kind;
-	bool problem;    /* lives in sc_settings (else in wb) and restarts the jobs */
-	size_t offset;   /* in sc_settings or in wb */
+	bool problem;    /* lives in sc_settings (else in wb_jobs) and restarts the jobs */
+	size_t offset;   /* in sc_settings or in wb_jobs */
 	const char *bad; /* the message for a value that is not one */
 	bool training;   /* shown on training graphs only */
 } field;
@@ -89,23 +94,23 @@ static const field fields[] = {
          .training = true},
         {.name = "search method (s, S)",
          .kind = F_METHOD,
-         .offset = offsetof(wb, search_pick),
+         .offset = offsetof(wb_jobs, search_pick),
          .bad = "the method is one of"},
         {.name = "next search's seed",
          .kind = F_COUNT,
-         .offset = offsetof(wb, search_seed),
+         .offset = offsetof(wb_jobs, search_seed),
          .bad = "a seed is a whole number >= 0"},
         {.name = "evaluations (0: default)",
          .kind = F_COUNT,
-         .offset = offsetof(wb, search_evals),
+         .offset = offsetof(wb_jobs, search_evals),
          .bad = "the evaluations are a whole number >= 0 (0: the method's default)"},
         {.name = "search time limit (s)",
          .kind = F_SECONDS,
-         .offset = offsetof(wb, search_time),
+         .offset = offsetof(wb_jobs, search_time),
          .bad = "a time limit is a number of seconds > 0"},
         {.name = "time per ladder rung (s)",
          .kind = F_SECONDS,
-         .offset = offsetof(wb, rung_time),
+         .offset = offsetof(wb_jobs, rung_time),
          .bad = "a time limit is a number of seconds > 0"},
 };
 
@@ -122,10 +127,11 @@ static int shown_fields(const wb *w, int *out)
 	return n;
 }
 
-/* Where field f's value lives: in set for the problem's fields, else in w. */
+/* Where field f's value lives: in set for the problem's fields, else in
+ * w's jobs (the search's settings). */
 static void *value_of(const field *f, wb *w, sc_settings *set)
 {
-	return (char *)(f->problem ? (void *)set : (void *)w) + f->offset;
+	return (char *)(f->problem ? (void *)set : (void *)w->jobs) + f->offset;
 }
 
 /* Field f's value as text: as shown, or as offered for editing. */
@@ -134,7 +140,10 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 	char b[32];
 	void *v = value_of(f, w, &w->set);
 	switch (f->kind) {
-	case F_STAGES: snprintf(buf, size, "%d", *(int *)v); break;
+	case F_STAGES:
+		/* all the stages, the CPU ones too */
+		snprintf(buf, size, "%d", sc_settings_stages(&w->set));
+		break;
 	case F_POSITIVE: snprintf(buf, size, "%s", ui_num(*(double *)v, b, sizeof b)); break;
 	case F_BYTES:
 		snprintf(buf, size, "%s",
@@ -150,7 +159,7 @@ static void show(const field *f, wb *w, char *buf, size_t size, bool editing)
 		break;
 	case F_METHOD: snprintf(buf, size, "%s", (const char *)v); break;
 	case F_COUNT:
-		if (!editing && f->offset == offsetof(wb, search_evals) && *(long *)v == 0)
+		if (!editing && f->offset == offsetof(wb_jobs, search_evals) && *(long *)v == 0)
 			snprintf(buf, size, "the method's default");
 		else
 			snprintf(buf, size, "%ld", *(long *)v);
@@ -169,7 +178,7 @@ static bool is_method(const char *name)
 	return false;
 }
 
-/* Parses text into field f's place in ns (problem fields) or w; false when
+/* Parses text into field f's place in ns (problem fields) or w's jobs; false when
  * it is not a value of the field's kind. */
 static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 {
@@ -200,9 +209,9 @@ static bool parse(const field *f, wb *w, sc_settings *ns, const char *text)
 	case F_POLICY: return sc_mem_policy_parse(text, (sc_mem_policy *)v);
 	case F_SCHEDULE: return sc_schedule_parse(text, (sc_schedule *)v);
 	case F_METHOD:
-		if (!is_method(text) || strlen(text) >= sizeof w->search_pick)
+		if (!is_method(text) || strlen(text) >= sizeof w->jobs->search_pick)
 			return false;
-		snprintf((char *)v, sizeof w->search_pick, "%s", text);
+		snprintf((char *)v, sizeof w->jobs->search_pick, "%s", text);
 		return true;
 	case F_COUNT: {
 		errno = 0;
@@ -241,8 +250,8 @@ static int top_stage(const wb *w)
  * said in the status line). */
 static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 {
-	sc_ladder_free(w->ladder);
-	w->ladder = NULL;
+	sc_ladder_free(w->jobs->ladder);
+	w->jobs->ladder = NULL;
 	sc_engine_cancel(w->eng, -1);
 	bool k_changed = ns->k != w->set.k;
 	int *st = sc_part_new(w->g);
@@ -269,11 +278,11 @@ static bool restart_problem(wb *w, const sc_settings *ns, keep_mode mode)
 		w->from_file = false;
 	}
 	if (k_changed)
-		w->stage_sel = w->stage_top = 0;
+		w->stage_sel = 0; /* the overview scrolls back to it */
 	sc_violation viol;
-	bool via_base = mode != FIRST && edited && w->base_stage &&
-	                sc_part_check(w->g, w->base_stage, w->set.k, &viol);
-	if (!wb_new_editor(w, via_base ? w->base_stage : st)) {
+	bool via_base = mode != FIRST && edited && w->base && w->base->stage &&
+	                sc_part_check(w->g, w->base->stage, sc_settings_stages(&w->set), &viol);
+	if (!wb_new_editor(w, via_base ? w->base->stage : st)) {
 		w->set = old;
 		free(st);
 		return false;
@@ -348,13 +357,17 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 		               : "the new budget applies to the next search or ladder");
 		return 0;
 	}
-	if (w->kind && ns.k != w->set.k) {
-		/* the stages' devices would have to be chosen again */
-		char dev[128];
-		wb_say(w, "with devices k stays (%s) here; start again with %s",
-		       wb_devices_text(w, dev, sizeof dev),
-		       w->set.fleet ? "another --devices" : "-k and --cpus");
-		return 0;
+	if (w->kind && f->kind == F_STAGES) {
+		/* the field counts all the stages; with devices they stay, as the
+		 * stages' devices would have to be chosen again */
+		if (ns.k != sc_settings_stages(&w->set)) {
+			char dev[128];
+			wb_say(w, "with devices k stays (%s) here; start again with %s",
+			       wb_devices_text(w, dev, sizeof dev),
+			       w->set.fleet ? "another --devices" : "-k and --cpus");
+			return 0;
+		}
+		ns.k = w->set.k;
 	}
 	keep_mode mode = KEEP;
 	if (ns.k != w->set.k && !w->edited) {
@@ -381,6 +394,12 @@ static unsigned value_answer(wb *w, const char *text, bool ok, int i)
 	return 0;
 }
 
+/* The form's own state (its modal's): the selected field, kept while the
+ * form is closed. */
+typedef struct form_state {
+	int sel;
+} form_state;
+
 /* The form's note; the schedule only where there is one to choose. */
 static const char *settings_note(const wb *w)
 {
@@ -396,6 +415,7 @@ static const char *settings_note(const wb *w)
 
 static void settings_draw(wb *w, int rows, int cols)
 {
+	form_state *fs = wb_modal_state(w, &wb_settings_modal);
 	enum { NAME = 28, MAX_NOTE = 8 };
 	int shown[NFIELDS], nshown = shown_fields(w, shown), vw = 8;
 	char v[NFIELDS][48];
@@ -422,12 +442,12 @@ static void settings_draw(wb *w, int rows, int cols)
 	int y0 = (rows - h) / 2, x0 = (cols - wd) / 2;
 	wb_popup(y0, x0, h, wd, "settings", keys);
 	for (int i = 0; i < nshown && 1 + i < h - 1; i++) {
-		if (i == w->settings_sel)
+		if (i == fs->sel)
 			attron(A_REVERSE);
 		mvhline(y0 + 1 + i, x0 + 2, ' ', inner);
 		mvprintw(y0 + 1 + i, x0 + 2, "%-*s %.*s", NAME, fields[shown[i]].name,
 		         inner - NAME - 1, v[i]);
-		if (i == w->settings_sel)
+		if (i == fs->sel)
 			attroff(A_REVERSE);
 	}
 	for (int j = 0; j < nnote && nshown + 2 + j < h - 1; j++)
@@ -436,19 +456,20 @@ static void settings_draw(wb *w, int rows, int cols)
 
 static unsigned settings_key(wb *w, int ch)
 {
+	form_state *fs = wb_modal_state(w, &wb_settings_modal);
 	int shown[NFIELDS], nshown = shown_fields(w, shown);
 	switch (wb_key_action(WB_IN_SETTINGS, ch)) {
 	case WB_A_SET_DOWN:
-		if (w->settings_sel < nshown - 1)
-			w->settings_sel++;
+		if (fs->sel < nshown - 1)
+			fs->sel++;
 		break;
 	case WB_A_SET_UP:
-		if (w->settings_sel > 0)
-			w->settings_sel--;
+		if (fs->sel > 0)
+			fs->sel--;
 		break;
 	case WB_A_SET_EDIT: {
 		char buf[64];
-		int f = shown[w->settings_sel];
+		int f = shown[fs->sel];
 		show(&fields[f], w, buf, sizeof buf, true);
 		return wb_ask(w, "new value:", buf, sizeof buf, value_answer, f);
 	}
@@ -460,5 +481,7 @@ static unsigned settings_key(wb *w, int ch)
 	return WB_HANDLED | WB_REDRAW;
 }
 
-const wb_modal_ops wb_settings_modal = {
-        .name = "settings", .draw = settings_draw, .key = settings_key};
+const wb_modal_ops wb_settings_modal = {.name = "settings",
+                                        .draw = settings_draw,
+                                        .key = settings_key,
+                                        .state_size = sizeof(form_state)};

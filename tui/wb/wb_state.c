@@ -13,6 +13,8 @@
  * named here.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -24,7 +26,6 @@
 #include "core/formats/partition_file.h"
 #include "core/partition.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
 
 void wb_modal_push(wb *w, const wb_modal_ops *m)
 {
@@ -34,16 +35,15 @@ void wb_modal_push(wb *w, const wb_modal_ops *m)
 void wb_modal_push_arg(wb *w, const wb_modal_ops *m, void *arg)
 {
 	if (w->nmodal < WB_MODALS) {
-		w->modal_arg[w->nmodal] = arg;
-		w->modal[w->nmodal++] = m;
+		w->modal[w->nmodal++] = (wb_open_modal){.ops = m, .arg = arg};
 	}
 }
 
 void *wb_modal_arg(const wb *w, const wb_modal_ops *m)
 {
 	for (int i = w->nmodal - 1; i >= 0; i--)
-		if (w->modal[i] == m)
-			return w->modal_arg[i];
+		if (w->modal[i].ops == m)
+			return w->modal[i].arg;
 	return NULL;
 }
 
@@ -57,22 +57,20 @@ void wb_modal_close(wb *w, const wb_modal_ops *m)
 {
 	int j = 0;
 	for (int i = 0; i < w->nmodal; i++)
-		if (w->modal[i] != m) {
-			w->modal_arg[j] = w->modal_arg[i];
+		if (w->modal[i].ops != m)
 			w->modal[j++] = w->modal[i];
-		}
 	w->nmodal = j;
 }
 
 const wb_modal_ops *wb_modal_top(const wb *w)
 {
-	return w->nmodal ? w->modal[w->nmodal - 1] : NULL;
+	return w->nmodal ? w->modal[w->nmodal - 1].ops : NULL;
 }
 
 bool wb_modal_open(const wb *w, const wb_modal_ops *m)
 {
 	for (int i = 0; i < w->nmodal; i++)
-		if (w->modal[i] == m)
+		if (w->modal[i].ops == m)
 			return true;
 	return false;
 }
@@ -100,12 +98,14 @@ double wb_msg_expiry(const wb *w)
  * is one, what the editor says. */
 static bool differs_from_baseline(const wb *w)
 {
-	if (!w->base_stage)
+	const wb_baseline *b = w->base;
+	if (!b || !b->stage)
 		return sc_editor_dirty(w->ed);
-	return w->base_k != w->set.k ||
-	       memcmp(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
-	       (w->kind && w->base_kind &&
-	        memcmp(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind) != 0);
+	return b->k != w->set.k ||
+	       memcmp(b->stage, w->stage, (size_t)w->g->n * sizeof *w->stage) != 0 ||
+	       (w->kind && b->kind &&
+	        memcmp(b->kind, w->kind, (size_t)sc_settings_stages(&w->set) * sizeof *w->kind) !=
+	                0);
 }
 
 void *wb_view_state(const wb *w, const wb_view_ops *v)
@@ -113,6 +113,14 @@ void *wb_view_state(const wb *w, const wb_view_ops *v)
 	for (int i = 0; w->views && i < WB_NVIEWS; i++)
 		if (w->views[i] == v)
 			return w->view_state[i];
+	return NULL;
+}
+
+void *wb_modal_state(const wb *w, const wb_modal_ops *m)
+{
+	for (int i = 0; w->modals && i < WB_NMODALS; i++)
+		if (w->modals[i] == m)
+			return w->modal_state[i];
 	return NULL;
 }
 
@@ -124,7 +132,7 @@ void wb_changed(wb *w, bool by_hand)
 	w->c = sc_editor_costs(w->ed);
 	if (w->kind) {
 		const int *d = sc_editor_kinds(w->ed);
-		for (int s = 0; s < w->set.k; s++)
+		for (int s = 0, K = sc_settings_stages(&w->set); s < K; s++)
 			w->kind[s] = d ? d[s] : 0;
 	}
 	/* by content, not by history: undoing back to the baseline, or moving
@@ -134,7 +142,7 @@ void wb_changed(wb *w, bool by_hand)
 		snprintf(w->origin, sizeof w->origin, "edited by hand (%d edit%s to undo)",
 		         sc_editor_undo_count(w->ed), sc_editor_undo_count(w->ed) == 1 ? "" : "s");
 	else if (by_hand)
-		snprintf(w->origin, sizeof w->origin, "%s", w->base_origin);
+		snprintf(w->origin, sizeof w->origin, "%s", w->base ? w->base->origin : "");
 	/* the recovery file follows: written while edited, removed when back at
 	 * the baseline (wb_recover.c) */
 	if (by_hand || was_edited != w->edited)
@@ -145,20 +153,35 @@ void wb_changed(wb *w, bool by_hand)
 			w->views[i]->on_change(w);
 }
 
+void wb_baseline_free(wb_baseline *base)
+{
+	if (!base)
+		return;
+	free(base->stage);
+	free(base->kind);
+	free(base);
+}
+
 void wb_mark_saved(wb *w)
 {
 	sc_editor_mark_saved(w->ed);
-	snprintf(w->base_origin, sizeof w->base_origin, "%s", w->origin);
-	if (!w->base_stage)
-		w->base_stage = malloc((size_t)w->g->n * sizeof *w->base_stage + 1);
-	if (w->base_stage) {
-		memcpy(w->base_stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
-		w->base_k = w->set.k;
+	if (!w->base)
+		w->base = calloc(1, sizeof *w->base);
+	wb_baseline *b = w->base;
+	size_t K = (size_t)sc_settings_stages(&w->set);
+	if (b) {
+		snprintf(b->origin, sizeof b->origin, "%s", w->origin);
+		if (!b->stage)
+			b->stage = malloc((size_t)w->g->n * sizeof *b->stage + 1);
+		if (b->stage) {
+			memcpy(b->stage, w->stage, (size_t)w->g->n * sizeof *w->stage);
+			b->k = w->set.k;
+		}
+		if (w->kind && !b->kind)
+			b->kind = malloc(K * sizeof *b->kind + 1);
+		if (w->kind && b->kind)
+			memcpy(b->kind, w->kind, K * sizeof *w->kind);
 	}
-	if (w->kind && !w->base_kind)
-		w->base_kind = malloc((size_t)w->set.k * sizeof *w->base_kind + 1);
-	if (w->kind && w->base_kind)
-		memcpy(w->base_kind, w->kind, (size_t)w->set.k * sizeof *w->kind);
 	if (w->edited)
 		w->recover_due = true;
 	w->edited = false;
@@ -192,12 +215,14 @@ bool wb_new_editor(wb *w, const int *stage)
 void wb_job_settings(const wb *w, sc_settings *out)
 {
 	*out = w->set;
-	if (w->set.fleet)
-		out->cpus = 0; /* the fleet's stages, set.k of them */
-	else if (w->kind)
-		out->k = w->set.k - w->set.cpus;
-	else
-		out->cpus = 0;
+	if (w->set.fleet || !w->kind)
+		out->cpus = 0; /* the fleet's stages, set.k of them; or no CPU */
+}
+
+void wb_part_settings(const wb *w, sc_settings *out)
+{
+	*out = w->set;
+	out->k = sc_settings_stages(&w->set);
 }
 
 bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
@@ -205,7 +230,9 @@ bool wb_new_editor_kinds(wb *w, const int *stage, const int *kind)
 	sc_error err;
 	/* with devices they are always checked: the current ones unless new
 	 * ones are given */
-	sc_editor *ed = sc_editor_new_kinds(w->g, &w->set, stage, kind ? kind : w->kind, &err);
+	sc_settings ps;
+	wb_part_settings(w, &ps);
+	sc_editor *ed = sc_editor_new_kinds(w->g, &ps, stage, kind ? kind : w->kind, &err);
 	if (!ed) {
 		wb_say(w, "%s", err.msg);
 		return false;

@@ -17,6 +17,8 @@
  *
  * Calls wb_state.c (wb_say) and wb_draw.c (wb_attr) only.
  */
+#include "tui/wb/wb_timeline.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +26,9 @@
 
 #include "core/timeline.h"
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_draw.h"
 #include "tui/wb/wb_fit.h"
+#include "tui/wb/wb_keytab.h"
 
 enum { LABEL_W = 11 };
 

@@ -18,13 +18,17 @@
  * dispatcher (wb_keys.c), which alone names wb_tour_modal.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "tui/wb/wb_tour.h"
+
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tui/ui.h"
-#include "tui/wb/wb.h"
+#include "tui/wb/wb_draw.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keytab.h"
 
 /* The papers the steps cite (../shared/papers/, DESIGN.md). */
 #define PAPER_000                                                                                  \
@@ -102,30 +106,30 @@ static void rung_step(const wb *w, const wb_answer *a, int step, char l[][200])
 	snprintf(l[0], 200, "%s", assume[step - 2][0]);
 	snprintf(l[1], 200, "%s", assume[step - 2][1]);
 	char b1[32];
-	if (!w->ladder) {
+	if (!w->jobs->ladder) {
 		snprintf(l[2], 200, "The ladder has not run yet: press l.");
 		return;
 	}
 	sc_rung_info ri;
-	sc_ladder_info(w->ladder, r, &ri);
+	sc_ladder_info(w->jobs->ladder, r, &ri);
 	/* the gap before this rung: the best of the rungs below it */
 	double lb = w->simple;
 	for (int q = SC_RUNG_BOTTLENECK; q < (int)r; q++) {
 		sc_rung_info rj;
-		sc_ladder_info(w->ladder, (sc_rung)q, &rj);
+		sc_ladder_info(w->jobs->ladder, (sc_rung)q, &rj);
 		if ((rj.state == SC_RS_DONE || rj.state == SC_RS_STOPPED) && rj.value > lb)
 			lb = rj.value;
 	}
 	const char *proof = "another rung";
 	switch (ri.state) {
 	case SC_RS_UNNEEDED:
-		sc_ladder_proven(w->ladder, &proof);
+		sc_ladder_proven(w->jobs->ladder, &proof);
 		if (a->none_fits_by)
 			snprintf(l[2], 200,
 			         "Not needed: no %d-stage partition fits, proven by %s. l runs "
 			         "every "
 			         "rung anyway.",
-			         w->set.k, proof);
+			         sc_settings_stages(&w->set), proof);
 		else
 			snprintf(l[2], 200,
 			         "Not needed: the optimum was already proven by %s. l runs every "
@@ -202,7 +206,7 @@ static void answer_step(const wb *w, const wb_answer *a, char l[][200])
 	if (!a->feasible && a->none_fits_by) {
 		snprintf(l[0], 200,
 		         "No %d-stage partition fits the hard memory limit: proven by %s.",
-		         w->set.k, a->none_fits_by);
+		         sc_settings_stages(&w->set), a->none_fits_by);
 		snprintf(l[1], 200, "%s",
 		         "Give it more stages (k) or more memory per stage (o), or the overflow "
 		         "policy.");
@@ -267,13 +271,19 @@ static int wrapped(int y, int x, int wd, int max, const char *text)
 	return n;
 }
 
+/* The tour's own state (its modal's): the step shown, 1 to 6. */
+typedef struct tour_state {
+	int step;
+} tour_state;
+
 /* The tour: the practitioner's dilemma on the loaded graph, step by step. */
 static void tour_draw(wb *w, int rows, int cols)
 {
+	tour_state *ts = wb_modal_state(w, &wb_tour_modal);
 	char l[TOUR_LINES][200] = {{0}}, b1[32];
 	wb_answer a;
 	wb_answer_get(w, &a);
-	int step = w->tour;
+	int step = ts->step;
 	const char *title = "", *ref = PAPER_000;
 	switch (step) {
 	case 1:
@@ -344,14 +354,15 @@ static void tour_draw(wb *w, int rows, int cols)
 
 static unsigned tour_key(wb *w, int ch)
 {
+	tour_state *ts = wb_modal_state(w, &wb_tour_modal);
 	switch (wb_key_action(WB_IN_TOUR, ch)) {
 	case WB_A_TOUR_NEXT:
-		if (w->tour >= 6) {
+		if (ts->step >= 6) {
 			wb_modal_close(w, &wb_tour_modal);
 			break;
 		}
-		w->tour++;
-		if (w->tour == 2 && !w->ladder)
+		ts->step++;
+		if (ts->step == 2 && !w->jobs->ladder)
 			wb_start_ladder(w);
 		break;
 	case WB_A_TOUR_END: wb_modal_close(w, &wb_tour_modal); break;
@@ -360,4 +371,13 @@ static unsigned tour_key(wb *w, int ch)
 	return WB_HANDLED | WB_REDRAW;
 }
 
-const wb_modal_ops wb_tour_modal = {.name = "tour", .draw = tour_draw, .key = tour_key};
+const wb_modal_ops wb_tour_modal = {
+        .name = "tour", .draw = tour_draw, .key = tour_key, .state_size = sizeof(tour_state)};
+
+void wb_tour_open(wb *w)
+{
+	tour_state *ts = wb_modal_state(w, &wb_tour_modal);
+	ts->step = 1;
+	if (!wb_modal_open(w, &wb_tour_modal))
+		wb_modal_push(w, &wb_tour_modal);
+}

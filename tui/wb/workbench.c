@@ -51,6 +51,13 @@
 #include "solvers/simple.h"
 #include "tui/ui.h"
 #include "tui/wb/wb.h"
+#include "tui/wb/wb_draw.h"
+#include "tui/wb/wb_jobs.h"
+#include "tui/wb/wb_keys.h"
+#include "tui/wb/wb_keytab.h"
+#include "tui/wb/wb_overview.h"
+#include "tui/wb/wb_recover.h"
+#include "tui/wb/wb_sample.h"
 
 /* What the signal handlers leave for the loop: hangup (the signal, SIGHUP
  * or SIGTERM, and SIGHUP for the terminal gone; 0 for none), and the engine's self-pipe they wake
@@ -111,7 +118,8 @@ static void catch_signals(wb *w)
  * it allocates (k + L kinds, 1 a CPU): the -p file's (its stages, then the CPU
  * stages it lacks, empty), else the file's own stages and L empty CPU
  * stages when every op may go to an accelerator, else a fast search's.
- * Sets w->set.k to k + L.  False after a message (*status set). */
+ * Sets w->set.k to k and w->set.cpus to L (sc_settings_stages: k + L
+ * stages).  False after a message (*status set). */
 static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_fleet *file_fleet,
                               const int *file_kind, int kf, int *status)
 {
@@ -130,8 +138,8 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_flee
 			L = ncpu;
 		w->set.k = kf - ncpu;
 	}
-	int K = w->set.k + L;
 	w->set.cpus = L;
+	int K = sc_settings_stages(&w->set);
 	w->kind = calloc((size_t)K, sizeof *w->kind);
 	if (!w->kind) {
 		ui_error("out of memory");
@@ -158,7 +166,6 @@ static bool choose_first_cpus(wb *w, const ui_opts *o, int *first, const sc_flee
 		*status = UI_EXIT_UNDECIDED;
 		return false;
 	}
-	w->set.k = K;
 	return true;
 }
 
@@ -457,29 +464,32 @@ int ui_workbench(const ui_opts *o)
 		return status;
 	wb w = {.g = g,
 	        .opts = o,
-	        .search = -1,
 	        .best = INFINITY,
 	        .view = &wb_overview_view,
 	        .views = wb_views,
-	        .search_pick = "best",
-	        .search_seed = 1,
-	        .search_time = 30,
-	        .rung_time = 60};
+	        .modals = wb_modals};
 	snprintf(w.path, sizeof w.path, "%s", path);
 	w.set = g->settings;
 	if (w.set.k < 1)
 		w.set.k = 4;
 	sc_error err;
-	/* the views' own state, before the first partition reaches them */
+	/* the views' and the modals' own state, before the first partition
+	 * reaches them */
 	bool views_made = true;
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->init && !(w.view_state[i] = w.views[i]->init(&w)))
 			views_made = false;
+	for (int i = 0; i < WB_NMODALS; i++)
+		if (w.modals[i]->state_size &&
+		    !(w.modal_state[i] = calloc(1, w.modals[i]->state_size)))
+			views_made = false;
 	int *first = sc_part_new(g);
 	w.best_stage = sc_part_new(g);
 	w.pinned = calloc((size_t)(g->n > 0 ? g->n : 1), sizeof *w.pinned);
+	w.rec = wb_recover_new();
+	w.jobs = wb_jobs_new();
 	w.eng = sc_engine_new(0, &err);
-	if (!first || !w.best_stage || !w.pinned || !w.eng || !views_made) {
+	if (!first || !w.best_stage || !w.pinned || !w.rec || !w.jobs || !w.eng || !views_made) {
 		ui_error("%s", w.eng ? "out of memory" : err.msg);
 		free(first);
 		status = UI_EXIT_INPUT;
@@ -502,9 +512,10 @@ int ui_workbench(const ui_opts *o)
 	wb_mark_saved(&w); /* the first partition is the baseline */
 	w.simple = wb_simple_bound(&w);
 	if (w.kind) {
-		w.best_kind = calloc((size_t)w.set.k, sizeof *w.best_kind);
+		w.best_kind = calloc((size_t)sc_settings_stages(&w.set), sizeof *w.best_kind);
 		if (w.best_kind)
-			memcpy(w.best_kind, w.kind, (size_t)w.set.k * sizeof *w.kind);
+			memcpy(w.best_kind, w.kind,
+			       (size_t)sc_settings_stages(&w.set) * sizeof *w.kind);
 	}
 	if (isfinite(sc_costs_objective(w.c))) {
 		memcpy(w.best_stage, w.stage, (size_t)g->n * sizeof *w.stage);
@@ -539,21 +550,27 @@ int ui_workbench(const ui_opts *o)
 	delscreen(scr);
 out:
 	wb_recover_wait(); /* the graph must outlive the writer */
-	wb_recover_close(&w);
+	if (w.rec)
+		wb_recover_close(&w);
+	wb_recover_free(w.rec);
 	for (int i = 0; i < WB_NVIEWS; i++)
 		if (w.views[i]->fini)
 			w.views[i]->fini(&w, w.view_state[i]);
-	sc_ladder_free(w.ladder);
+	wb_jobs_free(w.jobs);
 	sc_engine_free(w.eng);
+	/* after the engine: a job may read a modal's state (the CPU table's
+	 * mixes) until it ends */
+	for (int i = 0; i < WB_NMODALS; i++) {
+		if (w.modals[i]->fini && w.modal_state[i])
+			w.modals[i]->fini(&w, w.modal_state[i]);
+		free(w.modal_state[i]);
+	}
 	sc_editor_free(w.ed);
 	free(w.best_stage);
 	free(w.kind);
-	free(w.base_kind);
 	free(w.best_kind);
-	free(w.recovered_kind);
 	free(w.pinned);
-	free(w.recovered);
-	free(w.base_stage);
+	wb_baseline_free(w.base);
 	sc_graph_free(g);
 	return status;
 }
