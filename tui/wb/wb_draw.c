@@ -113,13 +113,16 @@ static void answer_row(const wb *w, const wb_answer *a, int cols, char *moved, c
 			snprintf(more, sizeof more, " (and %d more stage%s)", a->nover - 1,
 			         a->nover > 2 ? "s" : "");
 		/* eval's words and numbers, or in short */
+		sc_mem_parts parts = sc_costs_memory_parts(w->c, a->over);
 		snprintf(why_long, sizeof why_long,
-		         "  infeasible: stage %d holds %.17g bytes of parameters, over the hard "
-		         "memory limit of %.17g%s",
-		         a->over + 1, st->param, sc_costs_stage_memory(w->c, a->over), more);
+		         "  infeasible: stage %d holds %.17g bytes of %s, over the hard memory "
+		         "limit of %.17g%s%s%s",
+		         a->over + 1, st->need, w->g->acts ? "memory" : "parameters",
+		         sc_costs_stage_memory(w->c, a->over), w->g->acts ? "; largest part " : "",
+		         w->g->acts ? sc_mem_parts_largest(&parts) : "", more);
 		snprintf(why_short, sizeof why_short,
 		         "  infeasible: stage %d holds %s B > limit %s B%s", a->over + 1,
-		         wb_short_num(st->param, b2, sizeof b2),
+		         wb_short_num(st->need, b2, sizeof b2),
 		         wb_short_num(sc_costs_stage_memory(w->c, a->over), b3, sizeof b3),
 		         a->nover > 1 ? " (+more)" : "");
 		if (a->none_fits_by) {

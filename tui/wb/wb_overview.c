@@ -251,7 +251,8 @@ static void stage_table(wb *w, int y, int h, int cols)
 	if (training)
 		printw(" %*s %*s", nw, "fw", nw, "bw");
 	if (t.pw)
-		printw(" %*s", t.pw, t.limit ? "param/M" : "param");
+		printw(" %*s", t.pw,
+		       w->g->acts ? (t.limit ? "mem/M" : "mem") : (t.limit ? "param/M" : "param"));
 	attroff(A_BOLD);
 	const char *unit = w->g->time_unit ? w->g->time_unit : "time units";
 	if (t.barw >= (int)strlen(unit) + 2)
@@ -295,7 +296,9 @@ static void stage_table(wb *w, int y, int h, int cols)
 			       fit_num(fmax(0, st->cost_bw), nw, g, sizeof g));
 		if (t.pw) {
 			char p[48];
-			wb_short_num(st->param, f, sizeof f);
+			/* what the stage holds: its parameters, or with activation
+			 * sizes its whole memory (activations.h) */
+			wb_short_num(st->need, f, sizeof f);
 			if (t.limit && isfinite(sc_costs_stage_memory(w->c, i)))
 				snprintf(p, sizeof p, "%s/%s", f,
 				         wb_short_num(sc_costs_stage_memory(w->c, i), g, sizeof g));
@@ -312,12 +315,25 @@ static void stage_table(wb *w, int y, int h, int cols)
 	}
 	/* the legend: units, what the bars show, which stages are shown */
 	char legend[160], scroll[64] = "";
-	snprintf(legend, sizeof legend, "%s%s%sparam: bytes held%s",
+	snprintf(legend, sizeof legend, "%s%s%s%s: bytes held%s",
 	         t.barw >= (int)strlen(unit) + 2 ? "" : "times in ",
 	         t.barw >= (int)strlen(unit) + 2 ? "" : unit,
-	         t.barw >= (int)strlen(unit) + 2 ? "" : "; ", t.limit ? " / limit M" : "");
-	const char *pieces[] = {legend,
-	                        t.barw ? "bars: = work  ~ io  + overflow  | lower bound" : ""};
+	         t.barw >= (int)strlen(unit) + 2 ? "" : "; ", w->g->acts ? "mem" : "param",
+	         t.limit ? " / limit M" : "");
+	/* with activation sizes, what the selected stage holds, part by part
+	 * (activations.h) */
+	char parts[160] = "";
+	if (w->g->acts && w->stage_sel >= 0 && w->stage_sel < k) {
+		sc_mem_parts mp = sc_costs_memory_parts(w->c, w->stage_sel);
+		char pa[16], pb[16], pc[16];
+		snprintf(parts, sizeof parts,
+		         "stage %d mem: params+state %s, stash %s x %d, peak %s", w->stage_sel + 1,
+		         wb_short_num(mp.params + mp.grads + mp.optimizer, pa, sizeof pa),
+		         wb_short_num(mp.stash, pb, sizeof pb), mp.in_flight,
+		         wb_short_num(mp.working_peak, pc, sizeof pc));
+	}
+	const char *pieces[] = {
+	        legend, t.barw ? "bars: = work  ~ io  + overflow  | lower bound" : "", parts};
 	if (n < k) {
 		/* the window, and the stages shown beside it (the bottleneck,
 		 * CPU stages) */
@@ -332,7 +348,7 @@ static void stage_table(wb *w, int y, int h, int cols)
 	int sx = cols - 1 - (int)strlen(scroll), room = scroll[0] ? sx - 2 : cols - 1;
 	attron(A_DIM);
 	/* the bars' legend goes first, whole, when the window's text needs room */
-	wb_lay_pieces(y + h, 2, room - 2, 1, "   ", pieces, 2);
+	wb_lay_pieces(y + h, 2, room - 2, 1, "   ", pieces, 3);
 	if (scroll[0] && sx > 0)
 		mvprintw(y + h, sx, "%s", scroll);
 	attroff(A_DIM);

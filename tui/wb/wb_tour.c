@@ -45,12 +45,12 @@ static void this_partition(const wb *w, const wb_answer *a, char *buf, size_t si
 {
 	char b1[32], b2[32], b3[32];
 	if (!a->feasible)
-		snprintf(
-		        buf, size,
-		        "This partition is infeasible: stage %d holds %s bytes of parameters, over "
-		        "the hard limit of %s.",
-		        a->over + 1, ui_num(w->c->st[a->over].param, b1, sizeof b1),
-		        ui_num(w->set.memory, b2, sizeof b2));
+		snprintf(buf, size,
+		         "This partition is infeasible: stage %d holds %s bytes of %s, over the "
+		         "hard limit of %s.",
+		         a->over + 1, ui_num(w->c->st[a->over].need, b1, sizeof b1),
+		         w->g->acts ? "memory" : "parameters",
+		         ui_num(sc_costs_stage_memory(w->c, a->over), b2, sizeof b2));
 	else if (strcmp(a->name, "bottleneck") == 0)
 		snprintf(buf, size,
 		         "This partition's slowest stage is %d, costing %s. Is that good enough?",
