@@ -44,6 +44,18 @@ extern const sc_loader sc_loader_dot;
 extern const sc_loader sc_loader_fiddle;
 extern const sc_loader sc_loader_onnx;
 
+/* A kind of device a fleet names (fleet.h, DESIGN.md section 1), with
+ * what loading gives it beyond the file's own tables: an ONNX model's
+ * kinds other than its own device get op times from a device profile
+ * (profile, else the kind's name; sc_onnx.h), and measured times
+ * (--times KIND=FILE, times.h) replace a kind's times as --times does the
+ * graph's own work.  All borrowed. */
+typedef struct sc_load_kind {
+	const char *name;
+	const char *profile; /* ONNX: built-in device or profile file; NULL: name */
+	const char *times;   /* measured times of this kind, or NULL */
+} sc_load_kind;
+
 /* What the ONNX loader needs beyond the path (the other loaders take their
  * costs from the file and refuse these: see sc_load_with).  All borrowed. */
 struct sc_load_opts {
@@ -57,6 +69,11 @@ struct sc_load_opts {
 	 * every format; the report, when not NULL, is filled */
 	const char *times;
 	struct sc_times_report *times_report;
+	/* the kinds of device the run names (see sc_load_kind), each loaded
+	 * by sc_times_load_kinds; a kind named as the graph's own device
+	 * gives its times to the graph's work (as --times) */
+	int nkinds;
+	const sc_load_kind *kinds;
 	/* sc_clock_now() past which reading a DOT file stops (SC_ERR_LIMIT:
 	 * -t counts loading, and cgraph's parse is nearly all of it); 0: none */
 	double deadline;

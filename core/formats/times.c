@@ -32,6 +32,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "times.h"
 
+#include "load.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -911,8 +913,19 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 	return SC_OK;
 }
 
-sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
-                         sc_times_report *rep, sc_error *err)
+/* A modelled time as a share's weight: an op the kind may not run (NAN)
+ * weighs 0. */
+static double weight(double w)
+{
+	return w == w ? w : 0;
+}
+
+/* sc_times_apply into work (g->work, or a kind's table of g with NAN where
+ * the kind may not run an op) and, when sourcep is not NULL, the per-op
+ * sources *sourcep (allocated when NULL). */
+static sc_status apply_to(const sc_graph *g, double *work, unsigned char **sourcep,
+                          const sc_times *t, const sc_times_names *names, sc_times_report *rep,
+                          sc_error *err)
 {
 	sc_times_report own;
 	if (!rep)
@@ -924,9 +937,9 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 	unsigned char *how = sc_malloc_n((size_t)t->n, sizeof *how);
 	int *kern = sc_malloc_n(n, sizeof *kern), *count = sc_calloc_n(n, sizeof *count);
 	double *time = sc_calloc_n(n, sizeof *time), *old = sc_calloc_n(n, sizeof *old);
-	unsigned char *source = g->work_source ? g->work_source : sc_calloc_n(n, 1);
+	unsigned char *source = !sourcep ? NULL : *sourcep ? *sourcep : sc_calloc_n(n, 1);
 	sc_status st = SC_OK;
-	if (!op || !how || !kern || !count || !time || !old || !source) {
+	if (!op || !how || !kern || !count || !time || !old || (sourcep && !source)) {
 		st = sc_error_nomem(err, "the measured times");
 		goto done;
 	}
@@ -952,11 +965,12 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		goto done;
 	for (size_t v = 0; v < n; v++)
 		if (kern[v] >= 0) {
-			old[kern[v]] += g->work[v];
+			old[kern[v]] += weight(work[v]);
 			count[kern[v]]++;
 		}
 	/* nothing fails from here on: the graph changes */
-	g->work_source = source;
+	if (sourcep)
+		*sourcep = source;
 	for (size_t v = 0; v < n; v++) {
 		int k = kern[v];
 		if (k < 0) {
@@ -967,19 +981,21 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		}
 		/* a share in proportion to the modelled work (a fraction <= 1
 		 * first, so that nothing overflows) */
-		g->work[v] = old[k] > 0 ? time[k] * (g->work[v] / old[k]) : time[k] / count[k];
-		source[v] = SC_WORK_MEASURED;
+		work[v] = old[k] > 0 ? time[k] * (weight(work[v]) / old[k]) : time[k] / count[k];
+		if (source)
+			source[v] = SC_WORK_MEASURED;
 		rep->ops_measured++;
-		rep->work_measured += g->work[v];
+		rep->work_measured += work[v];
 		if (count[k] > 1) {
 			rep->ops_fused++;
 			rep->kernels_fused += (int)v == k;
 		}
 	}
-	rep->work_total = sc_graph_total_work(g);
+	for (size_t v = 0; v < n; v++)
+		rep->work_total += weight(work[v]);
 	rep->filled = true;
 done:
-	if (st != SC_OK && source != g->work_source)
+	if (st != SC_OK && sourcep && source != *sourcep)
 		free(source);
 	free(op);
 	free(how);
@@ -988,6 +1004,22 @@ done:
 	free(time);
 	free(old);
 	return st;
+}
+
+sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
+                         sc_times_report *rep, sc_error *err)
+{
+	return apply_to(g, g->work, &g->work_source, t, names, rep, err);
+}
+
+sc_status sc_times_apply_kind(sc_graph *g, const char *kind, const sc_times *t,
+                              const sc_times_names *names, sc_times_report *rep, sc_error *err)
+{
+	int d = sc_graph_find_kind(g, kind);
+	if (d < 0)
+		return sc_error_set(err, SC_ERR_INPUT, "%s: no op times for the device '%s'",
+		                    g->source && *g->source ? g->source : g->name, kind);
+	return apply_to(g, g->kind_work[d], NULL, t, names, rep, err);
 }
 
 /* ---- describing -------------------------------------------------------------- */
@@ -1012,8 +1044,10 @@ static const char *plural(int n)
 	return n == 1 ? "" : "s";
 }
 
-sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
-                            const char *model, sc_error *err)
+/* The two lines of sc_times_describe into *origin and *brief (malloc'd;
+ * both NULL when out of memory). */
+static void describe_text(const sc_graph *g, const sc_times *t, const sc_times_report *rep,
+                          const char *model, char **origin, char **brief)
 {
 	double pct = rep->work_total > 0 ? 100 * rep->work_measured / rep->work_total
 	                                 : (rep->ops_measured == g->n ? 100 : 0);
@@ -1041,19 +1075,28 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 		         rep->modelled);
 	else if (other > 0)
 		snprintf(rest, sizeof rest, "; the other %d op%s: ", other, plural(other));
-	char *origin = str_printf(
-	        "measured %d of %d op%s (%.1f %% of the work) from %s (%s%s%s%s)%s%s",
-	        rep->ops_measured, g->n, plural(g->n), pct, t->path, how, fused, attached, dropped,
-	        rest, other > 0 ? (model ? model : "the file's numbers") : "");
+	*origin = str_printf("measured %d of %d op%s (%.1f %% of the work) from %s (%s%s%s%s)%s%s",
+	                     rep->ops_measured, g->n, plural(g->n), pct, t->path, how, fused,
+	                     attached, dropped, rest,
+	                     other > 0 ? (model ? model : "the file's numbers") : "");
 	/* whole percents, never rounded up to 100 */
 	const char *base = strrchr(t->path, '/');
-	char *brief = str_printf("measured %d%% (%s)", pct >= 100 || other == 0 ? 100 : (int)pct,
-	                         base ? base + 1 : t->path);
-	if (!origin || !brief) {
-		free(origin);
-		free(brief);
-		return sc_error_nomem(err, "the cost origin");
+	*brief = str_printf("measured %d%% (%s)", pct >= 100 || other == 0 ? 100 : (int)pct,
+	                    base ? base + 1 : t->path);
+	if (!*origin || !*brief) {
+		free(*origin);
+		free(*brief);
+		*origin = *brief = NULL;
 	}
+}
+
+sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
+                            const char *model, sc_error *err)
+{
+	char *origin, *brief;
+	describe_text(g, t, rep, model, &origin, &brief);
+	if (!origin)
+		return sc_error_nomem(err, "the cost origin");
 	free(g->cost_origin);
 	free(g->cost_short);
 	g->cost_origin = origin;
@@ -1061,8 +1104,29 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 	return SC_OK;
 }
 
-sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
-                        const char *model, sc_times_report *rep, sc_error *err)
+sc_status sc_times_describe_kind(sc_graph *g, const char *kind, const char *what, const char *brief,
+                                 sc_error *err)
+{
+	char *origin =
+	        str_printf("%s; %s stages: %s",
+	                   g->cost_origin ? g->cost_origin : "the file's numbers", kind, what);
+	char *shrt = str_printf("%s, %s %s", g->cost_short ? g->cost_short : "file's numbers", kind,
+	                        brief);
+	if (!origin || !shrt) {
+		free(origin);
+		free(shrt);
+		return sc_error_nomem(err, "the cost origin");
+	}
+	free(g->cost_origin);
+	free(g->cost_short);
+	g->cost_origin = origin;
+	g->cost_short = shrt;
+	return SC_OK;
+}
+
+sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
+                        const sc_times_names *names, const char *model, sc_times_report *rep,
+                        sc_error *err)
 {
 	sc_times *t = sc_times_read(path, err);
 	if (!t)
@@ -1070,9 +1134,113 @@ sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *nam
 	sc_times_report own;
 	if (!rep)
 		rep = &own;
-	sc_status st = sc_times_apply(g, t, names, rep, err);
-	if (st == SC_OK)
+	sc_status st = kind ? sc_times_apply_kind(g, kind, t, names, rep, err)
+	                    : sc_times_apply(g, t, names, rep, err);
+	if (st == SC_OK && !kind)
 		st = sc_times_describe(g, t, rep, model, err);
+	if (st == SC_OK && kind) {
+		char *origin, *brief;
+		describe_text(g, t, rep, model, &origin, &brief);
+		st = origin ? sc_times_describe_kind(g, kind, origin, brief, err)
+		            : sc_error_nomem(err, "the cost origin");
+		free(origin);
+		free(brief);
+	}
 	sc_times_free(t);
+	return st;
+}
+
+/* Where kind k's op times come from before measured ones, into model
+ * (size bytes): a table of the file's (DOT work_NAME), the loader's model
+ * (add_model), or, with measured times and neither, the graph's own work.
+ * *added: a table was made here.  SC_OK with *model empty: none (the
+ * fleet then says the kind has no times). */
+static sc_status kind_base(sc_graph *g, const sc_load_kind *k, sc_times_model_fn add_model,
+                           void *ctx, char *model, size_t size, bool *added, sc_error *err)
+{
+	const char *where = g->source && *g->source ? g->source : g->name;
+	*added = false;
+	model[0] = '\0';
+	if (sc_graph_find_kind(g, k->name) >= 0) {
+		snprintf(model, size, "the file's work_%s", k->name);
+		return k->profile ? sc_error_set(err, SC_ERR_INPUT,
+		                                 "%s: the device '%s' has op times in the file: "
+		                                 "no profile may replace them",
+		                                 where, k->name)
+		                  : SC_OK;
+	}
+	if (add_model) {
+		*added = true;
+		return add_model(ctx, g, k, model, size, err);
+	}
+	if (k->profile)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: the device '%s': a profile applies to ONNX models only; "
+		                    "this file's costs are in it",
+		                    where, k->name);
+	if (!k->times)
+		return SC_OK;
+	double *w = sc_malloc_n((size_t)(g->n > 0 ? g->n : 1), sizeof *w);
+	if (!w)
+		return sc_error_nomem(err, "a device's op times");
+	memcpy(w, g->work, (size_t)g->n * sizeof *w);
+	snprintf(model, size, "the file's work");
+	*added = true;
+	return sc_graph_add_kind(g, k->name, w, NAN, NAN, err);
+}
+
+sc_status sc_times_load_all(sc_graph *g, const sc_load_opts *opts, const sc_times_names *names,
+                            const char *own_model, sc_times_model_fn add_model, void *ctx,
+                            sc_error *err)
+{
+	const char *where = g->source && *g->source ? g->source : g->name;
+	const char *own = opts->times;
+	for (int i = 0; i < opts->nkinds; i++) {
+		const sc_load_kind *k = &opts->kinds[i];
+		if (strcmp(k->name, sc_graph_work_kind(g)) != 0)
+			continue;
+		if (k->profile && strcmp(k->profile, k->name) != 0)
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: the device '%s' is the one the graph's work is for: "
+			        "its profile is --device's, not '%s'",
+			        where, k->name, k->profile);
+		if (k->times && own)
+			return sc_error_set(err, SC_ERR_INPUT,
+			                    "%s: two files of measured times for the device '%s', "
+			                    "the graph's own (--times FILE and %s)",
+			                    where, k->name, k->times);
+		own = k->times ? k->times : own;
+	}
+	sc_status st = SC_OK;
+	if (own)
+		st = sc_times_load(g, NULL, own, names, own_model, opts->times_report, err);
+	for (int i = 0; i < opts->nkinds && st == SC_OK; i++) {
+		const sc_load_kind *k = &opts->kinds[i];
+		char model[160];
+		bool added;
+		if (strcmp(k->name, sc_graph_work_kind(g)) == 0)
+			continue;
+		if (strcmp(k->name, "cpu") == 0) {
+			if (k->times || k->profile)
+				st = sc_error_set(
+				        err, SC_ERR_INPUT,
+				        "%s: the CPU's op times are the file's (cpu_work, "
+				        "cpuLatency): no %s for the device 'cpu'",
+				        where, k->times ? "measured times" : "profile");
+			continue;
+		}
+		st = kind_base(g, k, add_model, ctx, model, sizeof model, &added, err);
+		if (st != SC_OK || !model[0])
+			continue;
+		if (k->times) {
+			st = sc_times_load(g, k->name, k->times, names, model, NULL, err);
+		} else if (added) {
+			/* "the h100 model" said briefly: "h100 model" */
+			st = sc_times_describe_kind(g, k->name, model,
+			                            strncmp(model, "the ", 4) ? model : model + 4,
+			                            err);
+		}
+	}
 	return st;
 }

@@ -153,17 +153,61 @@ typedef struct sc_times_report {
 sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
                          sc_times_report *rep, sc_error *err);
 
-/* Reads path (sc_times_read), applies it to g (sc_times_apply, with names)
- * and describes the result (sc_times_describe, with model): the three
- * steps every loader takes for --times.  rep may be NULL.  Returns SC_OK or
- * the first step's error; g is changed only when the file applies. */
-sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
-                        const char *model, sc_times_report *rep, sc_error *err);
+/* sc_times_apply into the op times of g's device kind named kind (a table
+ * of g, fleet.h: DESIGN.md section 1, each kind with its own costs) rather
+ * than g's work, by the same rules; the shares of a fused kernel go by the
+ * kind's times, an op the kind may not run (NAN) weighing 0 and running
+ * there once an entry gives it a time.  g->work_source is left alone; rep
+ * counts for the kind.  Fails as sc_times_apply, or when g has no table
+ * named kind. */
+sc_status sc_times_apply_kind(sc_graph *g, const char *kind, const sc_times *t,
+                              const sc_times_names *names, sc_times_report *rep, sc_error *err);
+
+/* Reads path (sc_times_read), applies it to g (sc_times_apply, with names;
+ * into the kind named kind with sc_times_apply_kind when kind is not NULL)
+ * and describes the result (sc_times_describe, with model; for a kind
+ * sc_times_describe_kind): the three steps every loader takes for --times
+ * and --times KIND=FILE.  rep may be NULL.  Returns SC_OK or the first
+ * step's error; g is changed only when the file applies. */
+sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
+                        const sc_times_names *names, const char *model, sc_times_report *rep,
+                        sc_error *err);
 
 /* Sets g->cost_origin and g->cost_short from rep and t (and model, a few
  * words on where the other ops' work came from, e.g. "h100 fp16 model";
  * NULL: the file's numbers).  Returns SC_OK or SC_ERR_NOMEM. */
 sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
                             const char *model, sc_error *err);
+
+/* Appends where the op times of the kind named kind came from to g's
+ * cost_origin ("...; h100 stages: WHAT", "the file's numbers" before it
+ * when g has none) and cost_short ("..., h100 BRIEF").  Returns SC_OK or
+ * SC_ERR_NOMEM. */
+sc_status sc_times_describe_kind(sc_graph *g, const char *kind, const char *what, const char *brief,
+                                 sc_error *err);
+
+struct sc_load_kind;
+struct sc_load_opts;
+
+/* A loader's model of a kind of device (ONNX: its device profile, onnx.h):
+ * adds to g the table of op times named k->name and says in model (size
+ * bytes) where they come from ("the h100 model at fp16"). */
+typedef sc_status (*sc_times_model_fn)(void *ctx, sc_graph *g, const struct sc_load_kind *k,
+                                       char *model, size_t size, sc_error *err);
+
+/* Every loader's last step (DESIGN.md section 1, each kind with its own
+ * costs): the measured times of opts->times and of the kind named as g's
+ * own device (one of them at most) into g's work (own_model: where the
+ * other ops' work came from, as sc_times_describe's model); then each other
+ * kind of opts->kinds but "cpu" (whose times are the file's: measured
+ * times or a profile for it fail): its modelled times, the file's table
+ * of that name, else add_model's (NULL: none), else, when it has measured
+ * times, a copy of g's work; then its measured times into that table
+ * (sc_times_load with the kind).  g->cost_origin and cost_short name each
+ * kind's source.  A kind with none of these is left for the fleet to
+ * refuse (fleet.h).  Returns SC_OK or the first error, naming the file. */
+sc_status sc_times_load_all(sc_graph *g, const struct sc_load_opts *opts,
+                            const sc_times_names *names, const char *own_model,
+                            sc_times_model_fn add_model, void *ctx, sc_error *err);
 
 #endif
