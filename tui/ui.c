@@ -274,7 +274,8 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 		kinds[d] = (sc_load_kind){
 		        .name = o->fleet.kind[d].name,
 		        .profile = o->devfile.profile[d][0] ? o->devfile.profile[d] : NULL,
-		        .times = o->kind_times[d]};
+		        .times = o->kind_times[d],
+		        .from = o->devices_file ? o->devices : NULL};
 	sc_load_opts lo = {.device = o->device,
 	                   .precision = o->precision,
 	                   .times = o->times,

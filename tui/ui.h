@@ -43,6 +43,7 @@ typedef struct ui_opts {
 	/* --devices FILE: what it says of each kind beyond its name, count,
 	 * memory and link (fleet.kind[d]'s profile and times; "" none) */
 	sc_devices_file devfile;
+	bool devices_file; /* --devices named a devices file */
 	/* --times KIND=FILE as given (borrowed from argv), in order; then, once
 	 * the options are read, kind_times[d] the FILE of fleet.kind[d] or NULL */
 	int ntimes_kind;

@@ -10,12 +10,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "devices_file.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/parse.h"
@@ -71,9 +73,15 @@ static sc_status file_key(const char *path, const char *name, const json_t *kind
 		                    name, key);
 	bool ok = as_file ? beside(path, text, out, SC_DEVICES_PATH)
 	                  : snprintf(out, SC_DEVICES_PATH, "%s", text) < SC_DEVICES_PATH;
-	return ok ? SC_OK
-	          : sc_error_set(err, SC_ERR_INPUT, "%s: device '%s': \"%s\" is too long", path,
-	                         name, key);
+	if (!ok)
+		return sc_error_set(err, SC_ERR_INPUT, "%s: device '%s': \"%s\" is too long", path,
+		                    name, key);
+	/* a file that is not there is this file's fault: said here, naming it */
+	if (as_file && access(out, R_OK) != 0)
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: device '%s': \"%s\": cannot read %s: %s", path, name, key,
+		                    out, strerror(errno));
+	return SC_OK;
 }
 
 /* Kind i of the "devices" array into fleet and files. */
@@ -131,6 +139,12 @@ static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet
 		              err);
 	if (st == SC_OK)
 		st = file_key(path, name, kind, "times", true, files->times[fleet->n], err);
+	if (st == SC_OK && d->cpu &&
+	    (json_object_get(kind, "profile") || json_object_get(kind, "times")))
+		st = sc_error_set(err, SC_ERR_INPUT,
+		                  "%s: device 'cpu': its op times are the graph file's (cpu_work, "
+		                  "cpuLatency), not a profile's or measured ones",
+		                  path);
 	if (st == SC_OK)
 		fleet->n++;
 	return st;

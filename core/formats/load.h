@@ -54,6 +54,8 @@ typedef struct sc_load_kind {
 	const char *name;
 	const char *profile; /* ONNX: built-in device or profile file; NULL: name */
 	const char *times;   /* measured times of this kind, or NULL */
+	const char *from;    /* the devices file that gave the kind, for
+	                      * messages; NULL: the command line */
 } sc_load_kind;
 
 /* What the ONNX loader needs beyond the path (the other loaders take their

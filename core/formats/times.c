@@ -1150,6 +1150,14 @@ sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
 	return st;
 }
 
+/* "GRAPH" or, for a kind a devices file gave, "GRAPH (FILE)": where a
+ * message about kind k says the fault is. */
+static void kind_where(const sc_graph *g, const sc_load_kind *k, char *buf, size_t size)
+{
+	snprintf(buf, size, k && k->from ? "%s (%s)" : "%s",
+	         g->source && *g->source ? g->source : g->name, k ? k->from : "");
+}
+
 /* Where kind k's op times come from before measured ones, into model
  * (size bytes): a table of the file's (DOT work_NAME), the loader's model
  * (add_model), or, with measured times and neither, the graph's own work.
@@ -1158,7 +1166,8 @@ sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
 static sc_status kind_base(sc_graph *g, const sc_load_kind *k, sc_times_model_fn add_model,
                            void *ctx, char *model, size_t size, bool *added, sc_error *err)
 {
-	const char *where = g->source && *g->source ? g->source : g->name;
+	char where[1280];
+	kind_where(g, k, where, sizeof where);
 	*added = false;
 	model[0] = '\0';
 	if (sc_graph_find_kind(g, k->name) >= 0) {
@@ -1193,12 +1202,13 @@ sc_status sc_times_load_all(sc_graph *g, const sc_load_opts *opts, const sc_time
                             const char *own_model, sc_times_model_fn add_model, void *ctx,
                             sc_error *err)
 {
-	const char *where = g->source && *g->source ? g->source : g->name;
+	char where[1280];
 	const char *own = opts->times;
 	for (int i = 0; i < opts->nkinds; i++) {
 		const sc_load_kind *k = &opts->kinds[i];
 		if (strcmp(k->name, sc_graph_work_kind(g)) != 0)
 			continue;
+		kind_where(g, k, where, sizeof where);
 		if (k->profile && strcmp(k->profile, k->name) != 0)
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
@@ -1222,6 +1232,7 @@ sc_status sc_times_load_all(sc_graph *g, const sc_load_opts *opts, const sc_time
 		if (strcmp(k->name, sc_graph_work_kind(g)) == 0)
 			continue;
 		if (strcmp(k->name, "cpu") == 0) {
+			kind_where(g, k, where, sizeof where);
 			if (k->times || k->profile)
 				st = sc_error_set(
 				        err, SC_ERR_INPUT,
@@ -1235,6 +1246,12 @@ sc_status sc_times_load_all(sc_graph *g, const sc_load_opts *opts, const sc_time
 			continue;
 		if (k->times) {
 			st = sc_times_load(g, k->name, k->times, names, model, NULL, err);
+			/* the devices file that named the times is at fault too */
+			if (st != SC_OK && k->from) {
+				char msg[sizeof err->msg];
+				snprintf(msg, sizeof msg, "%s", err->msg);
+				sc_error_set(err, st, "%s: device '%s': %s", k->from, k->name, msg);
+			}
 		} else if (added) {
 			/* "the h100 model" said briefly: "h100 model" */
 			st = sc_times_describe_kind(g, k->name, model,

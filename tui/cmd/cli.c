@@ -972,9 +972,9 @@ static bool read_setting(ui_option_id id, const char *a, ui_opts *o, const char 
 	case OPT_DEVICES: {
 		sc_error ferr;
 		memset(&o->devfile, 0, sizeof o->devfile);
-		if (sc_devices_is_file(a)
-		            ? sc_devices_read(a, &o->fleet, &o->devfile, &ferr) != SC_OK
-		            : !sc_fleet_parse(a, &o->fleet, &ferr)) {
+		o->devices_file = sc_devices_is_file(a);
+		if (o->devices_file ? sc_devices_read(a, &o->fleet, &o->devfile, &ferr) != SC_OK
+		                    : !sc_fleet_parse(a, &o->fleet, &ferr)) {
 			ui_error("%s%s", pre, ferr.msg);
 			return false;
 		}
@@ -1119,6 +1119,12 @@ static bool kind_times(ui_opts *o, const char *pre)
 		}
 		if (given[d]) {
 			ui_error("%s--times: two files for the device '%s'", pre, name);
+			return false;
+		}
+		if (o->fleet.kind[d].cpu) {
+			ui_error("%s--times %s: the CPU's op times are the graph file's (cpu_work, "
+			         "cpuLatency)",
+			         pre, a);
 			return false;
 		}
 		given[d] = true;
