@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/device.h"
 #include "core/fileio.h"
 #include "core/parse.h"
 
@@ -128,9 +129,7 @@ static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet
 	d->count = (int)count;
 	d->cpu = strcmp(name, "cpu") == 0;
 	const char *profile = json_string_value(json_object_get(kind, "profile"));
-	size_t plen = profile ? strlen(profile) : 0;
-	bool profile_file = profile && (strchr(profile, '/') ||
-	                                (plen >= 5 && strcmp(profile + plen - 5, ".json") == 0));
+	bool profile_file = profile && !sc_device_builtin(profile);
 	sc_status st = positive(path, name, kind, "memory", &d->own_memory, err);
 	if (st == SC_OK)
 		st = positive(path, name, kind, "bandwidth", &d->own_bandwidth, err);

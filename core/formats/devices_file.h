@@ -9,8 +9,8 @@
  *      {"name": "cpu", "count": 1}]}
  *
  * Each kind: "name" and "count" as in a SPEC (fleet.h); "profile" an ONNX
- * model's device profile for the kind (a built-in device, or a file when
- * it holds a '/' or ends in .json); "times" its measured times (times.h);
+ * model's device profile for the kind (a built-in device's name, else a
+ * profile file, device.h); "times" its measured times (times.h);
  * "memory" bytes per stage and "bandwidth" bytes per time unit of its link,
  * both > 0.  Paths are relative to the devices file's directory.  Any other
  * key is an error (a misspelt key would be silently ignored otherwise).
