@@ -267,7 +267,7 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	for (int i = 0; i < o->ndims; i++)
 		names[i] = o->dim_name[i];
 	/* --devices: each kind with its profile and measured times, which the
-	 * loader gives it (sc_times_load_all) */
+	 * loader gives it (sc_load_kinds) */
 	sc_load_kind kinds[SC_KINDS_MAX];
 	int nkinds = o->devices ? o->fleet.n : 0;
 	for (int d = 0; d < nkinds; d++)

@@ -81,6 +81,31 @@ struct sc_load_opts {
 	double deadline;
 };
 
+/* A loader's model of a kind of device (ONNX: its device profile, onnx.h):
+ * adds to g the table of op times named k->name and says in model (size
+ * bytes) where they come from ("the h100 model"). */
+typedef sc_status (*sc_load_model_fn)(void *ctx, sc_graph *g, const sc_load_kind *k, char *model,
+                                      size_t size, sc_error *err);
+
+struct sc_times_names;
+
+/* Every loader's last step (DESIGN.md section 1, each kind with its own
+ * costs): the measured times of opts->times and of the kind named as g's
+ * own device (one of them at most) into g's work (own_model: where the
+ * other ops' work came from, as sc_times_describe's model); then each other
+ * kind of opts->kinds but "cpu" (whose times are the file's: measured
+ * times or a profile for it fail): its modelled times, the file's table
+ * of that name, else add_model's (NULL: none), else, when it has measured
+ * times, a copy of g's work; then its measured times into that table
+ * (sc_times_load with the kind, names as there); then the ops each kind
+ * refuses.  g->cost_origin and cost_short name each kind's source.  A kind
+ * with no times is left for the fleet to refuse (fleet.h).  Returns SC_OK
+ * or the first error, naming the file (and the devices file of a kind that
+ * came from one). */
+sc_status sc_load_kinds(sc_graph *g, const sc_load_opts *opts, const struct sc_times_names *names,
+                        const char *own_model, sc_load_model_fn add_model, void *ctx,
+                        sc_error *err);
+
 /* sc_load with options: an ONNX model is loaded with opts; any other file
  * fails when opts ask for a device, a precision or dims (they only apply to
  * ONNX models); opts->times applies to every format (by op name for DOT and

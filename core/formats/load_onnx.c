@@ -1568,10 +1568,10 @@ static sc_status choose_precision(loader *L)
 	return SC_OK;
 }
 
-/* The op times of kind k on g from its device profile (sc_times_model_fn):
+/* The op times of kind k on g from its device profile (sc_load_model_fn):
  * each op's size at the model's precision, with the device's memory and
  * link (bytes per microsecond, as the graph's).  Modelled, not measured:
- * measured times come after (sc_times_load_all). */
+ * measured times come after (sc_load_kinds). */
 static sc_status model_kind(void *ctx, sc_graph *g, const sc_load_kind *k, char *model, size_t size,
                             sc_error *err)
 {
@@ -1596,7 +1596,7 @@ static sc_status model_kind(void *ctx, sc_graph *g, const sc_load_kind *k, char 
 	return sc_graph_add_kind(g, k->name, w, d.memory, d.link_bandwidth / 1e6, err);
 }
 
-/* --times and the kinds of opts (sc_times_load_all), by the names a
+/* --times and the kinds of opts (sc_load_kinds), by the names a
  * profile may use */
 static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 {
@@ -1604,7 +1604,7 @@ static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 	                     .producer = times_producer,
 	                     .folded = times_folded,
 	                     .follows = times_follows};
-	return sc_times_load_all(gr, L->opts, &nm, model, model_kind, L, L->err);
+	return sc_load_kinds(gr, L->opts, &nm, model, model_kind, L, L->err);
 }
 
 static sc_graph *load(loader *L, const Onnx__ModelProto *m)

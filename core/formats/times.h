@@ -186,28 +186,4 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 sc_status sc_times_describe_kind(sc_graph *g, const char *kind, const char *what, const char *brief,
                                  sc_error *err);
 
-struct sc_load_kind;
-struct sc_load_opts;
-
-/* A loader's model of a kind of device (ONNX: its device profile, onnx.h):
- * adds to g the table of op times named k->name and says in model (size
- * bytes) where they come from ("the h100 model at fp16"). */
-typedef sc_status (*sc_times_model_fn)(void *ctx, sc_graph *g, const struct sc_load_kind *k,
-                                       char *model, size_t size, sc_error *err);
-
-/* Every loader's last step (DESIGN.md section 1, each kind with its own
- * costs): the measured times of opts->times and of the kind named as g's
- * own device (one of them at most) into g's work (own_model: where the
- * other ops' work came from, as sc_times_describe's model); then each other
- * kind of opts->kinds but "cpu" (whose times are the file's: measured
- * times or a profile for it fail): its modelled times, the file's table
- * of that name, else add_model's (NULL: none), else, when it has measured
- * times, a copy of g's work; then its measured times into that table
- * (sc_times_load with the kind).  g->cost_origin and cost_short name each
- * kind's source.  A kind with none of these is left for the fleet to
- * refuse (fleet.h).  Returns SC_OK or the first error, naming the file. */
-sc_status sc_times_load_all(sc_graph *g, const struct sc_load_opts *opts,
-                            const sc_times_names *names, const char *own_model,
-                            sc_times_model_fn add_model, void *ctx, sc_error *err);
-
 #endif

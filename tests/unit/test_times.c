@@ -428,7 +428,7 @@ Test(times, apply_kind_csv_by_name)
 	sc_graph_free(g);
 }
 
-/* Every loader's last step (sc_times_load_all) on a DOT file: a kind with a
+/* Every loader's last step (sc_load_kinds) on a DOT file: a kind with a
  * table of the file's (work_b) takes its measured times there; a kind
  * without one starts from the graph's work; the kind named as the graph's
  * own ("accel") measures the graph's work, as --times does, and not twice;
