@@ -133,7 +133,8 @@ static bool check_cpus(sc_graph *g, const ui_opts *o)
 {
 	if (!ui_cpus_settings(g, o))
 		return false;
-	if (g->accel_refused > 0 && g->settings.cpus == 0) {
+	/* (with --devices the fleet decides where such an op may go) */
+	if (g->accel_refused > 0 && g->settings.cpus == 0 && !o->devices) {
 		int v = 0;
 		while (sc_graph_accel_ok(g, v))
 			v++;
@@ -275,7 +276,8 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 		        .name = o->fleet.kind[d].name,
 		        .profile = o->devfile.profile[d][0] ? o->devfile.profile[d] : NULL,
 		        .times = o->kind_times[d],
-		        .from = o->devices_file ? o->devices : NULL};
+		        .from = o->devices_file ? o->devices : NULL,
+		        .refuse = o->devfile.refuse[d][0] ? o->devfile.refuse[d] : NULL};
 	sc_load_opts lo = {.device = o->device,
 	                   .precision = o->precision,
 	                   .times = o->times,

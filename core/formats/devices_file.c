@@ -85,6 +85,43 @@ static sc_status file_key(const char *path, const char *name, const json_t *kind
 	return SC_OK;
 }
 
+/* The "refuse" list of kind into out (SC_DEVICES_REFUSE bytes): each
+ * name ended by a NUL, the list by an empty string. */
+static sc_status refuse_list(const char *path, const char *name, const json_t *kind, char *out,
+                             sc_error *err)
+{
+	const json_t *list = json_object_get(kind, "refuse"), *e;
+	size_t at = 0, i;
+	memset(out, 0, SC_DEVICES_REFUSE);
+	if (!list)
+		return SC_OK;
+	if (!json_is_array(list))
+		return sc_error_set(err, SC_ERR_INPUT,
+		                    "%s: device '%s': \"refuse\" must be a list of op names or "
+		                    "types",
+		                    path, name);
+	json_array_foreach(list, i, e)
+	{
+		const char *text = json_string_value(e);
+		size_t len = text ? strlen(text) : 0;
+		if (len == 0)
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: device '%s': \"refuse\" entry %zu is not a non-empty "
+			        "string",
+			        path, name, i + 1);
+		if (at + len + 2 > SC_DEVICES_REFUSE)
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: device '%s': \"refuse\" holds more than %d bytes of "
+			        "names",
+			        path, name, SC_DEVICES_REFUSE - 2);
+		memcpy(out + at, text, len + 1);
+		at += len + 1;
+	}
+	return SC_OK;
+}
+
 /* Kind i of the "devices" array into fleet and files. */
 static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet *fleet,
                            sc_devices_file *files, sc_error *err)
@@ -96,8 +133,8 @@ static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet
 	const json_t *value;
 	json_object_foreach((json_t *)kind, key, value)
 	{
-		static const char *const known[] = {"name",  "count",  "profile",
-		                                    "times", "memory", "bandwidth"};
+		static const char *const known[] = {"name",   "count",     "profile", "times",
+		                                    "memory", "bandwidth", "refuse"};
 		bool ok = false;
 		for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
 			ok |= strcmp(key, known[k]) == 0;
@@ -105,7 +142,7 @@ static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet
 			return sc_error_set(
 			        err, SC_ERR_INPUT,
 			        "%s: device %d: unknown key \"%s\" (name, count, profile, "
-			        "times, memory, bandwidth)",
+			        "times, memory, bandwidth, refuse)",
 			        path, i + 1, key);
 	}
 	const char *name = json_string_value(json_object_get(kind, "name"));
@@ -138,6 +175,8 @@ static sc_status read_kind(const char *path, const json_t *kind, int i, sc_fleet
 		              err);
 	if (st == SC_OK)
 		st = file_key(path, name, kind, "times", true, files->times[fleet->n], err);
+	if (st == SC_OK)
+		st = refuse_list(path, name, kind, files->refuse[fleet->n], err);
 	if (st == SC_OK && d->cpu &&
 	    (json_object_get(kind, "profile") || json_object_get(kind, "times")))
 		st = sc_error_set(err, SC_ERR_INPUT,

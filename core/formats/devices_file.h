@@ -12,8 +12,11 @@
  * model's device profile for the kind (a built-in device's name, else a
  * profile file, device.h); "times" its measured times (times.h);
  * "memory" bytes per stage and "bandwidth" bytes per time unit of its link,
- * both > 0.  Paths are relative to the devices file's directory.  Any other
- * key is an error (a misspelt key would be silently ignored otherwise).
+ * both > 0; "refuse" a list of op names or op types (ONNX's op_type) the
+ * kind may not run (an op it has no kernel for, one too slow to be worth
+ * placing there).  Paths are relative to the devices file's directory.
+ * Any other key is an error (a misspelt key would be silently ignored
+ * otherwise).
  */
 #ifndef SC_DEVICES_FILE_H
 #define SC_DEVICES_FILE_H
@@ -25,13 +28,17 @@
 
 #define SC_DEVICES_FORMAT "stagecut-devices/1"
 #define SC_DEVICES_PATH 1024
+#define SC_DEVICES_REFUSE 4096
 
 /* What a devices file says of each kind beyond sc_kind's fields: kind d's
  * profile and measured times as paths the program can open (or a built-in
- * device name), "" when the file gives none.  A value: no pointers. */
+ * device name), "" when the file gives none, and the ops it refuses as
+ * sc_load_kind.refuse lists them (each ended by a NUL, the list by an
+ * empty string; "" none).  A value: no pointers. */
 typedef struct sc_devices_file {
 	char profile[SC_KINDS_MAX][SC_DEVICES_PATH];
 	char times[SC_KINDS_MAX][SC_DEVICES_PATH];
+	char refuse[SC_KINDS_MAX][SC_DEVICES_REFUSE];
 } sc_devices_file;
 
 /* True when a --devices argument names a file rather than a SPEC: it

@@ -56,6 +56,10 @@ typedef struct sc_load_kind {
 	const char *times;   /* measured times of this kind, or NULL */
 	const char *from;    /* the devices file that gave the kind, for
 	                      * messages; NULL: the command line */
+	/* the ops the kind may not run, by op name or op type (names->op_type):
+	 * strings one after the other, each ended by a NUL, the list by an
+	 * empty one ("Softmax\0attn/qk\0\0"); NULL: none */
+	const char *refuse;
 } sc_load_kind;
 
 /* What the ONNX loader needs beyond the path (the other loaders take their

@@ -67,6 +67,60 @@ static sc_status kind_base(sc_graph *g, const sc_load_kind *k, sc_load_model_fn 
 	return sc_graph_add_kind(g, k->name, w, NAN, NAN, err);
 }
 
+/* Whether op v is named by entry: its name, or its type (names->op_type). */
+static bool refused(const sc_graph *g, const sc_times_names *names, int v, const char *entry)
+{
+	const char *type = names && names->op_type ? names->op_type(names->ctx, v) : NULL;
+	return strcmp(g->op_name[v], entry) == 0 || (type && strcmp(type, entry) == 0);
+}
+
+/* The ops kind k refuses may not run on it: NAN in its table; for the
+ * graph's own device, not on an accelerator (g->accel_ok, which only the
+ * kind without a table reads: fleet.h); for the CPU, no CPU time.  An entry
+ * that names no op nor op type is an error (a misspelt name would refuse
+ * nothing). */
+static sc_status refuse_ops(sc_graph *g, const sc_load_kind *k, const sc_times_names *names,
+                            sc_error *err)
+{
+	int t = sc_graph_find_kind(g, k->name);
+	bool own = strcmp(k->name, sc_graph_work_kind(g)) == 0, cpu = strcmp(k->name, "cpu") == 0;
+	if (!own && !cpu && t < 0)
+		return SC_OK; /* no times at all: the fleet says so */
+	if (own && !g->accel_ok) {
+		g->accel_ok = sc_malloc_n((size_t)(g->n > 0 ? g->n : 1), sizeof *g->accel_ok);
+		if (!g->accel_ok)
+			return sc_error_nomem(err, "the ops a device refuses");
+		for (int v = 0; v < g->n; v++)
+			g->accel_ok[v] = true;
+	}
+	for (const char *e = k->refuse; *e; e += strlen(e) + 1) {
+		int hits = 0;
+		for (int v = 0; v < g->n; v++) {
+			if (!refused(g, names, v, e))
+				continue;
+			hits++;
+			if (own && g->accel_ok[v]) {
+				g->accel_ok[v] = false;
+				g->accel_refused++;
+			} else if (cpu && g->cpu_ok) {
+				g->cpu_ok[v] = false;
+			} else if (!own && !cpu) {
+				g->kind_work[t][v] = NAN;
+			}
+		}
+		if (hits == 0) {
+			char where[1280];
+			kind_where(g, k, where, sizeof where);
+			return sc_error_set(
+			        err, SC_ERR_INPUT,
+			        "%s: the device '%s' refuses '%s', which names no op%s of "
+			        "the graph",
+			        where, k->name, e, names && names->op_type ? " or op type" : "");
+		}
+	}
+	return SC_OK;
+}
+
 sc_status sc_load_kinds(sc_graph *g, const sc_load_opts *opts, const sc_times_names *names,
                         const char *own_model, sc_load_model_fn add_model, void *ctx, sc_error *err)
 {
@@ -127,5 +181,9 @@ sc_status sc_load_kinds(sc_graph *g, const sc_load_opts *opts, const sc_times_na
 			                            err);
 		}
 	}
+	/* last: a refused op stays refused whatever time a file gives it */
+	for (int i = 0; i < opts->nkinds && st == SC_OK; i++)
+		if (opts->kinds[i].refuse)
+			st = refuse_ops(g, &opts->kinds[i], names, err);
 	return st;
 }

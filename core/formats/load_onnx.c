@@ -1497,6 +1497,15 @@ static bool times_follows(void *ctx, int v)
 	        L->rep->op_size[v].kind == SC_OPK_NORM);
 }
 
+static const char *times_op_type(void *ctx, int v)
+{
+	const loader *L = ctx;
+	for (size_t i = 0; i < L->graph->n_node; i++)
+		if (!L->folded[i] && L->op_of[i] == v)
+			return L->graph->node[i]->op_type;
+	return NULL;
+}
+
 static sc_status report_folded(loader *L)
 {
 	sc_onnx_report *r = L->rep;
@@ -1603,7 +1612,8 @@ static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 	sc_times_names nm = {.ctx = L,
 	                     .producer = times_producer,
 	                     .folded = times_folded,
-	                     .follows = times_follows};
+	                     .follows = times_follows,
+	                     .op_type = times_op_type};
 	return sc_load_kinds(gr, L->opts, &nm, model, model_kind, L, L->err);
 }
 

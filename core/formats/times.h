@@ -96,6 +96,9 @@ typedef struct sc_times_names {
 	/* True when a runtime fuses op v into the kernel of the op before it
 	 * (an activation or an Add after a Conv: ONNX's elementwise ops). */
 	bool (*follows)(void *ctx, int v);
+	/* The type of op v (ONNX's op_type, "Conv"), or NULL: what a devices
+	 * file's "refuse" may name besides op names (load.h). */
+	const char *(*op_type)(void *ctx, int v);
 } sc_times_names;
 
 /* What sc_times_apply did, for `info` and the reports. */

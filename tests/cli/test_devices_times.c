@@ -248,3 +248,79 @@ Test(devices_times, a_files_memory_and_link)
 	json_decref(b);
 	json_decref(c);
 }
+
+/* A devices file's "refuse": an op a kind refuses is one it has no time
+ * for.  On a table's kind (b) it solves as the file without that op's
+ * work_b; on the graph's own kind (accel) as the file with accel_ok=false
+ * on it. */
+Test(devices_times, refused_ops_are_ops_without_times)
+{
+	char g1[256], g2[256], g3[256], dev_b[256], dev_a[256];
+	ts_tpath(g1, sizeof g1, "g1.dot");
+	ts_tpath(g2, sizeof g2, "g2.dot");
+	ts_tpath(g3, sizeof g3, "g3.dot");
+	ts_tpath(dev_b, sizeof dev_b, "refuse_b.json");
+	ts_tpath(dev_a, sizeof dev_a, "refuse_a.json");
+	ts_write_text(g1, "digraph g { a [work=2, out=1, work_b=5]; b [work=6, out=2, work_b=1];\n"
+	                  " c [work=1, out=1, work_b=4]; d [work=3, out=1, work_b=2];\n"
+	                  " a -> b -> d; a -> c -> d; }\n");
+	ts_write_text(g2, "digraph g { a [work=2, out=1, work_b=5]; b [work=6, out=2];\n"
+	                  " c [work=1, out=1, work_b=4]; d [work=3, out=1, work_b=2];\n"
+	                  " a -> b -> d; a -> c -> d; }\n");
+	ts_write_text(g3, "digraph g { a [work=2, out=1, work_b=5]; b [work=6, out=2, work_b=1];\n"
+	                  " c [work=1, out=1, work_b=4, accel_ok=false]; d [work=3, out=1, "
+	                  "work_b=2];\n a -> b -> d; a -> c -> d; }\n");
+	ts_write_text(dev_b, "{\"format\": \"stagecut-devices/1\", \"devices\": [\n"
+	                     "  {\"name\": \"accel\", \"count\": 1},\n"
+	                     "  {\"name\": \"b\", \"count\": 1, \"refuse\": [\"b\"]}]}\n");
+	ts_write_text(dev_a, "{\"format\": \"stagecut-devices/1\", \"devices\": [\n"
+	                     "  {\"name\": \"accel\", \"count\": 1, \"refuse\": [\"c\"]},\n"
+	                     "  {\"name\": \"b\", \"count\": 1}]}\n");
+	const char *files[2][2] = {{dev_b, g2}, {dev_a, g3}};
+	json_t *plain = ts_run_json(0, "solve --json %s --devices accel:1,b:1 -m exact", g1);
+	for (int i = 0; i < 2; i++) {
+		json_t *a =
+		        ts_run_json(0, "solve --json %s --devices %s -m exact", g1, files[i][0]);
+		json_t *b = ts_run_json(0, "solve --json %s --devices accel:1,b:1 -m exact",
+		                        files[i][1]);
+		cr_assert_eq(ts_jnum(a, "bottleneck"), ts_jnum(b, "bottleneck"), "%d", i);
+		cr_assert(json_equal(ts_jget(a, "stages"), ts_jget(b, "stages")), "%d", i);
+		/* (the refusal costs something here) */
+		cr_assert_gt(ts_jnum(a, "bottleneck"), ts_jnum(plain, "bottleneck"), "%d", i);
+		json_decref(a);
+		json_decref(b);
+	}
+	json_decref(plain);
+}
+
+/* On an ONNX model "refuse" names op types too: an h100 that refuses Conv
+ * holds no convolution (resnet18's are named ".../Conv"), yet holds ops. */
+Test(devices_times, an_onnx_kind_refuses_an_op_type)
+{
+	char dev[256], part[256];
+	ts_tpath(dev, sizeof dev, "fleet.json");
+	ts_tpath(part, sizeof part, "p.json");
+	ts_write_text(dev, "{\"format\": \"stagecut-devices/1\", \"devices\": [\n"
+	                   "  {\"name\": \"h100\", \"count\": 1, \"refuse\": [\"Conv\"]},\n"
+	                   "  {\"name\": \"a100\", \"count\": 2}]}\n");
+	json_decref(ts_run_json(0, "solve --json " R18 " --devices %s -m exact -o %s", dev, part));
+	json_error_t jerr;
+	json_t *p = json_load_file(part, 0, &jerr);
+	cr_assert_not_null(p, "%s", jerr.text);
+	json_t *devices = json_object_get(p, "devices");
+	const char *name;
+	json_t *st;
+	int on_h100 = 0;
+	json_object_foreach(json_object_get(p, "stages"), name, st)
+	{
+		const char *kind = json_string_value(
+		        json_array_get(devices, (size_t)json_integer_value(st) - 1));
+		if (strcmp(kind, "h100") != 0)
+			continue;
+		on_h100++;
+		size_t len = strlen(name);
+		cr_assert(len < 5 || strcmp(name + len - 5, "/Conv") != 0, "%s on the h100", name);
+	}
+	cr_assert_gt(on_h100, 0);
+	json_decref(p);
+}

@@ -54,7 +54,8 @@ Test(devices_file, a_good_file_is_the_spec_and_more)
 	                    "  {\"name\": \"h100\", \"count\": 2, \"profile\": \"h100\", "
 	                    "\"times\": \"prof.csv\",\n"
 	                    "   \"memory\": 80e9, \"bandwidth\": 5e10},\n"
-	                    "  {\"name\": \"mine\", \"count\": 1, \"profile\": \"prof.csv\"},\n"
+	                    "  {\"name\": \"mine\", \"count\": 1, \"profile\": \"prof.csv\",\n"
+	                    "   \"refuse\": [\"Conv\", \"/fc/Gemm\"]},\n"
 	                    "  {\"name\": \"cpu\", \"count\": 1.0}]}\n");
 	sc_fleet f, spec;
 	sc_devices_file files;
@@ -79,6 +80,9 @@ Test(devices_file, a_good_file_is_the_spec_and_more)
 	cr_assert_str_eq(files.profile[1], want);
 	cr_assert_str_eq(files.times[1], "");
 	cr_assert_str_eq(files.profile[2], "");
+	/* the refused ops one after the other, an empty string at the end */
+	cr_assert_eq(memcmp(files.refuse[1], "Conv\0/fc/Gemm\0\0", 16), 0);
+	cr_assert_eq(files.refuse[0][0], '\0');
 }
 
 /* A file's memory and link stand over the settings' (and a CPU keeps its
@@ -150,6 +154,9 @@ Test(devices_file, bad_files_are_named)
 	        {"{\"format\": \"stagecut-devices/1\", \"devices\": [{\"name\": \"a\", "
 	         "\"count\": 1, \"ops\": []}]}",
 	         "device 1: unknown key \"ops\""},
+	        {"{\"format\": \"stagecut-devices/1\", \"devices\": [{\"name\": \"a\", "
+	         "\"count\": 1, \"refuse\": [\"x\", \"\"]}]}",
+	         "device 'a': \"refuse\" entry 2 is not a non-empty string"},
 	        {"{\"format\": \"stagecut-devices/1\", \"devices\": [{\"name\": \"a\", \"count\": "
 	         "1}, {\"name\": \"b\", \"count\": 1}, {\"name\": \"c\", \"count\": 1}, {\"name\": "
 	         "\"d\", \"count\": 1}, {\"name\": \"e\", \"count\": 1}, {\"name\": \"f\", "

@@ -173,7 +173,8 @@ static const ui_option options[] = {
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
          "model, its device profile, or measured (--times KIND=FILE); K is the sum of the "
          "counts.  A FILE (a path: an existing file, a '/' or .json) is a devices file: "
-         "each kind's count, profile, times, memory and bandwidth (see stagecut(1))",
+         "each kind's count, profile, times, memory, bandwidth and the ops it refuses "
+         "(see stagecut(1))",
          CUSTOM},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
