@@ -100,12 +100,12 @@ struct sc_times_names;
  * kind of opts->kinds but "cpu" (whose times are the file's: measured
  * times or a profile for it fail): its modelled times, the file's table
  * of that name, else add_model's (NULL: none), else, when it has measured
- * times, a copy of g's work; then its measured times into that table
- * (sc_times_load with the kind, names as there); then the ops each kind
- * refuses.  g->cost_origin and cost_short name each kind's source.  A kind
- * with no times is left for the fleet to refuse (fleet.h).  Returns SC_OK
- * or the first error, naming the file (and the devices file of a kind that
- * came from one). */
+ * times, a copy of g's work (NAN where no accelerator may run an op); then
+ * its measured times into that table (sc_times_load with the kind, names
+ * as there); then the ops each kind refuses.  g->cost_origin and
+ * cost_short name each kind's source.  A kind with no times is left for
+ * the fleet to refuse (fleet.h).  Returns SC_OK or the first error, naming
+ * the file (and the devices file of a kind that came from one). */
 sc_status sc_load_kinds(sc_graph *g, const sc_load_opts *opts, const struct sc_times_names *names,
                         const char *own_model, sc_load_model_fn add_model, void *ctx,
                         sc_error *err);

@@ -29,7 +29,8 @@ static void kind_where(const sc_graph *g, const sc_load_kind *k, char *buf, size
 
 /* Where kind k's op times come from before measured ones, into model
  * (size bytes): a table of the file's (DOT work_NAME), the loader's model
- * (add_model), or, with measured times and neither, the graph's own work.
+ * (add_model), or, with measured times and neither, the graph's own work
+ * (and the ops it refuses).
  * *added: a table was made here.  SC_OK with *model empty: none (the
  * fleet then says the kind has no times). */
 static sc_status kind_base(sc_graph *g, const sc_load_kind *k, sc_load_model_fn add_model,
@@ -61,7 +62,10 @@ static sc_status kind_base(sc_graph *g, const sc_load_kind *k, sc_load_model_fn 
 	double *w = sc_malloc_n((size_t)(g->n > 0 ? g->n : 1), sizeof *w);
 	if (!w)
 		return sc_error_nomem(err, "a device's op times");
-	memcpy(w, g->work, (size_t)g->n * sizeof *w);
+	/* the graph's work with the ops no accelerator may run (msr-fiddle's
+	 * supportedOnFpga 0, DOT accel_ok=false) left out, as on its own kind */
+	for (int v = 0; v < g->n; v++)
+		w[v] = sc_graph_accel_ok(g, v) ? g->work[v] : NAN;
 	snprintf(model, size, "the file's work");
 	*added = true;
 	return sc_graph_add_kind(g, k->name, w, NAN, NAN, err);
