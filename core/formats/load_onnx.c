@@ -1587,8 +1587,12 @@ static sc_status model_kind(void *ctx, sc_graph *g, const sc_load_kind *k, char 
 	const loader *L = ctx;
 	const sc_onnx_report *r = L->rep;
 	sc_device d;
-	if (sc_device_get(k->profile ? k->profile : k->name, &d, err) != SC_OK)
-		return err->code;
+	if (sc_device_get(k->profile ? k->profile : k->name, &d, err) != SC_OK) {
+		char why[sizeof err->msg];
+		snprintf(why, sizeof why, "%s", err->msg);
+		return sc_error_set(err, err->code, "%s: the op times of the device '%s': %s",
+		                    g->source, k->name, why);
+	}
 	if (!(d.peak[r->precision] > 0))
 		return sc_error_set(err, SC_ERR_INPUT, "%s: the device '%s' has no %s arithmetic",
 		                    g->source, k->name, sc_precision_name(r->precision));
