@@ -163,9 +163,8 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 			         o->devices, K);
 			return false;
 		}
-		/* each instance loads its own graph (sc_testbed_run): a devices
-		 * file's counts, memory and links apply, its times, profiles and
-		 * refusals are not read there yet, so say so rather than drop them */
+		/* instances load their graph alone (sc_testbed_run): a devices
+		 * file's times, profiles and refusals are refused, not dropped */
 		for (int d = 0; d < o->fleet.n; d++)
 			if (o->devfile.profile[d][0] || o->devfile.times[d][0] ||
 			    o->devfile.refuse[d][0]) {
