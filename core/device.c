@@ -483,6 +483,14 @@ double sc_device_op_time(const sc_device *d, sc_precision p, const sc_op_size *s
 	return d->overhead_us[k] + fmax(compute, memory) * 1e6;
 }
 
+bool sc_device_builtin(const char *name)
+{
+	for (int i = 0; i < NBUILTINS; i++)
+		if (strcasecmp(builtins[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 sc_status sc_device_get(const char *name, sc_device *d, sc_error *err)
 {
 	if (!name)

@@ -116,6 +116,10 @@ typedef struct sc_op_size {
  * SC_ERR_INPUT/SC_ERR_IO with one line naming the file, line and key. */
 sc_status sc_device_get(const char *name, sc_device *d, sc_error *err);
 
+/* True when name is a built-in profile's (any case): sc_device_get reads a
+ * file for any other name. */
+bool sc_device_builtin(const char *name);
+
 /* The precision to use on d: `asked` when not NULL (it must parse and d must
  * have a peak for it, else SC_ERR_INPUT naming it), else d's default. */
 sc_status sc_device_precision(const sc_device *d, const char *asked, sc_precision *out,

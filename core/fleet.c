@@ -19,6 +19,15 @@ int sc_fleet_find(const sc_fleet *f, const char *name)
 	return -1;
 }
 
+bool sc_kind_name_ok(const char *name, size_t len)
+{
+	bool ok = len > 0 && len < SC_KIND_NAME;
+	for (size_t i = 0; i < len && ok; i++)
+		ok = isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-' ||
+		     name[i] == '.';
+	return ok;
+}
+
 bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -39,11 +48,7 @@ bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err)
 			return false;
 		}
 		int nlen = (int)(colon - p);
-		bool name_ok = nlen > 0 && nlen < SC_KIND_NAME;
-		for (int i = 0; i < nlen && name_ok; i++)
-			name_ok = isalnum((unsigned char)p[i]) || p[i] == '_' || p[i] == '-' ||
-			          p[i] == '.';
-		if (!name_ok) {
+		if (!sc_kind_name_ok(p, (size_t)nlen)) {
 			sc_error_set(err, SC_ERR_INPUT,
 			             "--devices: '%.*s' is not a device name (letters, digits, _ - "
 			             ". and "
@@ -145,6 +150,15 @@ bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, 
 			kd->memory = g->kind_memory[t];
 		if (g->kind_bandwidth[t] == g->kind_bandwidth[t])
 			kd->bandwidth = g->kind_bandwidth[t];
+	}
+	/* a devices file's own memory and link stand over the graph's and
+	 * the options' */
+	for (int d = 0; d < out->n; d++) {
+		sc_kind *kd = &out->kind[d];
+		if (kd->own_memory > 0 && !kd->cpu)
+			kd->memory = kd->own_memory;
+		if (kd->own_bandwidth > 0 && !kd->cpu)
+			kd->bandwidth = kd->own_bandwidth;
 	}
 	return true;
 }

@@ -40,6 +40,9 @@ typedef struct sc_kind {
 	bool cpu;         /* paper 001's CPU: its ops' times, no io, no memory limit */
 	double bandwidth; /* its link: bytes per time unit (> 0) */
 	double memory;    /* bytes per stage; INFINITY: unlimited */
+	/* a devices file's memory and link for this kind (> 0), which
+	 * sc_fleet_resolve puts over the settings' and the graph's; 0: none */
+	double own_memory, own_bandwidth;
 	/* per op: its time on this kind, NAN where it may not run; NULL: the
 	 * graph's work (and accel_ok says which ops may).  Borrowed from the
 	 * graph. */
@@ -51,6 +54,10 @@ typedef struct sc_fleet {
 	sc_kind kind[SC_KINDS_MAX];
 } sc_fleet;
 
+/* True when name[0..len) may name a kind: letters, digits, _ - and .,
+ * at most SC_KIND_NAME - 1 of them. */
+bool sc_kind_name_ok(const char *name, size_t len);
+
 /* Parses a --devices SPEC: "NAME:COUNT[,NAME:COUNT]..." (kinds in any
  * order, each named once, counts >= 1, at most SC_KINDS_MAX kinds).  Fills
  * names and counts; the rest waits for sc_fleet_resolve.  On failure the
@@ -61,7 +68,8 @@ bool sc_fleet_parse(const char *spec, sc_fleet *out, sc_error *err);
  * in g (an unknown name fails, listing the names g has), or, without one,
  * g->work_kind with set->k and "cpu" with set->cpus when positive.  Every
  * kind's bandwidth and memory are set->bandwidth and set->memory (a CPU's
- * memory is unlimited). */
+ * memory is unlimited), or its table's in g when given, or own_bandwidth
+ * and own_memory when set (a devices file's). */
 bool sc_fleet_resolve(const sc_graph *g, const sc_settings *set, sc_fleet *out, sc_error *err);
 
 /* The stages a partition under set has: its fleet's, or without one its

@@ -137,7 +137,8 @@ static bool check_cpus(sc_graph *g, const ui_opts *o)
 {
 	if (!ui_cpus_settings(g, o))
 		return false;
-	if (g->accel_refused > 0 && g->settings.cpus == 0) {
+	/* (with --devices the fleet decides where such an op may go) */
+	if (g->accel_refused > 0 && g->settings.cpus == 0 && !o->devices) {
 		int v = 0;
 		while (sc_graph_accel_ok(g, v))
 			v++;
@@ -270,9 +271,22 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	const char *names[UI_MAX_DIMS];
 	for (int i = 0; i < o->ndims; i++)
 		names[i] = o->dim_name[i];
+	/* --devices: each kind with its profile and measured times, which the
+	 * loader gives it (sc_load_kinds) */
+	sc_load_kind kinds[SC_KINDS_MAX];
+	int nkinds = o->devices ? o->fleet.n : 0;
+	for (int d = 0; d < nkinds; d++)
+		kinds[d] = (sc_load_kind){
+		        .name = o->fleet.kind[d].name,
+		        .profile = o->devfile.profile[d][0] ? o->devfile.profile[d] : NULL,
+		        .times = o->kind_times[d],
+		        .from = o->devices_file ? o->devices : NULL,
+		        .refuse = o->devfile.refuse[d][0] ? o->devfile.refuse[d] : NULL};
 	sc_load_opts lo = {.device = o->device,
 	                   .precision = o->precision,
 	                   .times = o->times,
+	                   .nkinds = nkinds,
+	                   .kinds = kinds,
 	                   .ndims = o->ndims,
 	                   .dim_name = names,
 	                   .dim_value = o->dim_value,
@@ -284,43 +298,14 @@ sc_graph *ui_load_file(const char *path, const ui_opts *o, sc_onnx_report *repor
 	return g;
 }
 
-/* --devices: each kind's op times, the ONNX model's from its device
- * profile when the graph has none for it, then the fleet checked against
- * the graph.  False after a message. */
-static bool load_kinds(sc_graph *g, const ui_opts *o, const sc_onnx_report *report)
+/* --devices on a loaded graph (each kind's op times were loaded with it,
+ * ui_load_file): the fleet checked against the graph.  False after a
+ * message. */
+static bool load_kinds(sc_graph *g, const ui_opts *o)
 {
 	if (!o->devices)
 		return true;
 	sc_error err;
-	sc_error_clear(&err);
-	for (int e = 0; e < o->fleet.n; e++) {
-		const char *name = o->fleet.kind[e].name;
-		if (strcmp(name, "cpu") == 0 || strcmp(name, sc_graph_work_kind(g)) == 0 ||
-		    sc_graph_find_kind(g, name) >= 0 || !report->filled)
-			continue;
-		if (sc_onnx_add_kind(g, report, name, &err) != SC_OK) {
-			ui_error("--devices: %s", err.msg);
-			return false;
-		}
-		/* the costs' origin names every kind's model, not the first's
-		 * alone */
-		const char *was[2] = {g->cost_origin, g->cost_short};
-		char **into[2] = {&g->cost_origin, &g->cost_short};
-		for (int i = 0; i < 2; i++) {
-			if (!was[i])
-				continue;
-			size_t n = strlen(was[i]) + strlen(name) + 40;
-			char *text = malloc(n);
-			if (!text) {
-				ui_error("out of memory");
-				return false;
-			}
-			snprintf(text, n, i == 0 ? "%s; %s stages: the %s model" : "%s, %s model",
-			         was[i], name, name);
-			free(*into[i]);
-			*into[i] = text;
-		}
-	}
 	sc_fleet f;
 	if (!sc_fleet_resolve(g, &g->settings, &f, &err)) {
 		ui_error("--devices: %s", err.msg);
@@ -329,9 +314,9 @@ static bool load_kinds(sc_graph *g, const ui_opts *o, const sc_onnx_report *repo
 	return true;
 }
 
-bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *report)
+bool ui_graph_devices(sc_graph *g, const ui_opts *o)
 {
-	return ui_cpus_settings(g, o) && load_kinds(g, o, report);
+	return ui_cpus_settings(g, o) && load_kinds(g, o);
 }
 
 /* --memory-reserve: what the runtime takes, out of every device's memory
@@ -397,7 +382,7 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 		return NULL;
 	}
 	ui_opts_apply(o, &g->settings);
-	if (!check_cpus(g, o) || !load_kinds(g, o, report)) {
+	if (!check_cpus(g, o) || !load_kinds(g, o)) {
 		sc_graph_free(g);
 		*status = UI_EXIT_INPUT;
 		return NULL;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "core/fleet.h"
+#include "core/formats/devices_file.h"
 #include "core/partition.h"
 #include "core/graph.h"
 #include "core/formats/onnx.h"
@@ -37,11 +38,20 @@ typedef struct ui_opts {
 	int policy;          /* -1 = not given, else an sc_mem_policy */
 	int schedule;        /* -1 = not given, else an sc_schedule */
 	int cpus;            /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
-	const char *devices; /* --devices SPEC as given, or NULL */
+	const char *devices; /* --devices SPEC or FILE as given, or NULL */
 	sc_fleet fleet;      /* --devices parsed (names and counts) */
-	bool training;       /* --training: the training graph of a forward graph */
-	int optimizer;       /* --optimizer: -1 = not given, else an sc_optimizer */
-	double reserve;      /* --memory-reserve: bytes; 0 = none */
+	/* --devices FILE: what it says of each kind beyond its name, count,
+	 * memory and link (fleet.kind[d]'s profile and times; "" none) */
+	sc_devices_file devfile;
+	bool devices_file; /* --devices named a devices file */
+	/* --times KIND=FILE as given (borrowed from argv), in order; then, once
+	 * the options are read, kind_times[d] the FILE of fleet.kind[d] or NULL */
+	int ntimes_kind;
+	const char *times_kind[SC_KINDS_MAX];
+	const char *kind_times[SC_KINDS_MAX];
+	bool training;  /* --training: the training graph of a forward graph */
+	int optimizer;  /* --optimizer: -1 = not given, else an sc_optimizer */
+	double reserve; /* --memory-reserve: bytes; 0 = none */
 	bool json;
 	const char *output; /* -o */
 	/* solve and gen */
@@ -84,7 +94,7 @@ typedef struct ui_opts {
 	/* ONNX models: --device and --dim NAME=N */
 	const char *device;
 	const char *precision; /* --precision */
-	const char *times;     /* --times FILE (every format) */
+	const char *times;     /* --times FILE (every format; KIND=FILE: times_kind) */
 	int ndims;
 	long long dim_value[UI_MAX_DIMS];
 	char dim_name[UI_MAX_DIMS][128]; /* copies: ui_opts may be copied */
@@ -151,7 +161,8 @@ void ui_print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * then the exit status to use. */
 sc_graph *ui_load(const char *path, const ui_opts *o, int *status);
 
-/* Loads path with o's --device and --dim (sc_load_with) and fills report
+/* Loads path with o's --device, --dim, --times and the kinds of --devices
+ * with their profiles and measured times (sc_load_with) and fills report
  * (onnx.h) for an ONNX model; the caller finis it.  Warns on stderr about ops
  * of unknown cost and --dim names the model does not use; returns NULL with
  * err set on failure, printing nothing else. */
@@ -168,10 +179,11 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 bool ui_cpus_settings(sc_graph *g, const ui_opts *o);
 
 /* The devices on a loaded graph whose settings o applied to: --cpus
- * (ui_cpus_settings), and --devices, each kind's op times (an ONNX
- * model's from its device profile through report, which may be empty for
- * other formats) checked against the graph.  False after a message. */
-bool ui_graph_devices(sc_graph *g, const ui_opts *o, const sc_onnx_report *report);
+ * (ui_cpus_settings), and --devices, each kind's op times (loaded with the
+ * graph by ui_load_file: an ONNX model's from its device profile, measured
+ * ones from --times KIND=FILE or the devices file) checked against the
+ * graph.  False after a message. */
+bool ui_graph_devices(sc_graph *g, const ui_opts *o);
 
 /* The devices of a partition file, as sc_part_load_kinds read them from
  * path (f the fleet, kind[0..k) each stage's kind, NULL: all kind 0).

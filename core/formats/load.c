@@ -27,10 +27,10 @@ sc_graph *sc_load_with(const char *path, const sc_load_opts *opts, sc_error *err
 {
 	const sc_loader *used;
 	sc_graph *g = load_from(path, opts, &used, err);
-	if (!g || !opts || !opts->times || used == &sc_loader_onnx)
+	if (!g || !opts || (!opts->times && opts->nkinds == 0) || used == &sc_loader_onnx)
 		return g; /* (the ONNX loader takes the times itself, by its names) */
 	/* measured times by op name */
-	if (sc_times_load(g, opts->times, NULL, NULL, opts->times_report, err) != SC_OK ||
+	if (sc_load_kinds(g, opts, NULL, NULL, NULL, NULL, err) != SC_OK ||
 	    sc_graph_check_totals(g, &g->settings, err) != SC_OK) {
 		sc_graph_free(g);
 		return NULL;

@@ -1658,6 +1658,15 @@ static bool times_follows(void *ctx, int v)
 	        L->rep->op_size[v].kind == SC_OPK_NORM);
 }
 
+static const char *times_op_type(void *ctx, int v)
+{
+	const loader *L = ctx;
+	for (size_t i = 0; i < L->graph->n_node; i++)
+		if (!L->folded[i] && L->op_of[i] == v)
+			return L->graph->node[i]->op_type;
+	return NULL;
+}
+
 static sc_status report_folded(loader *L)
 {
 	sc_onnx_report *r = L->rep;
@@ -1729,13 +1738,48 @@ static sc_status choose_precision(loader *L)
 	return SC_OK;
 }
 
+/* The op times of kind k on g from its device profile (sc_load_model_fn):
+ * each op's size at the model's precision, with the device's memory and
+ * link (bytes per microsecond, as the graph's).  Modelled, not measured:
+ * measured times come after (sc_load_kinds). */
+static sc_status model_kind(void *ctx, sc_graph *g, const sc_load_kind *k, char *model, size_t size,
+                            sc_error *err)
+{
+	const loader *L = ctx;
+	const sc_onnx_report *r = L->rep;
+	sc_device d;
+	if (sc_device_get(k->profile ? k->profile : k->name, &d, err) != SC_OK) {
+		char why[sizeof err->msg];
+		snprintf(why, sizeof why, "%s", err->msg);
+		return sc_error_set(err, err->code, "%s: the op times of the device '%s': %s",
+		                    g->source, k->name, why);
+	}
+	if (!(d.peak[r->precision] > 0))
+		return sc_error_set(err, SC_ERR_INPUT, "%s: the device '%s' has no %s arithmetic",
+		                    g->source, k->name, sc_precision_name(r->precision));
+	double *w = sc_malloc_n((size_t)(g->n > 0 ? g->n : 1), sizeof *w);
+	if (!w)
+		return sc_error_nomem(err, "a device's op times");
+	for (int v = 0; v < g->n; v++) {
+		sc_op_size s = r->op_size[v];
+		if (s.kind == SC_OPK_VIEW)
+			s.flops = s.bytes = 0; /* a runtime makes it a view */
+		w[v] = s.flops < 0 ? 0 : sc_device_op_time(&d, r->precision, &s);
+	}
+	snprintf(model, size, "the %s model", d.name);
+	return sc_graph_add_kind(g, k->name, w, d.memory, d.link_bandwidth / 1e6, err);
+}
+
+/* --times and the kinds of opts (sc_load_kinds), by the names a
+ * profile may use */
 static sc_status apply_times(loader *L, sc_graph *gr, const char *model)
 {
 	sc_times_names nm = {.ctx = L,
 	                     .producer = times_producer,
 	                     .folded = times_folded,
-	                     .follows = times_follows};
-	return sc_times_load(gr, L->opts->times, &nm, model, L->opts->times_report, L->err);
+	                     .follows = times_follows,
+	                     .op_type = times_op_type};
+	return sc_load_kinds(gr, L->opts, &nm, model, model_kind, L, L->err);
 }
 
 static sc_graph *load(loader *L, const Onnx__ModelProto *m)
@@ -1806,7 +1850,7 @@ static sc_graph *load(loader *L, const Onnx__ModelProto *m)
 	         sc_precision_name(L->rep->precision));
 	snprintf(the_model, sizeof the_model, "the %s", model);
 	if (describe_model(L, ops, model) != SC_OK ||
-	    (L->opts && L->opts->times && apply_times(L, ops, the_model) != SC_OK) ||
+	    (L->opts && apply_times(L, ops, the_model) != SC_OK) ||
 	    sc_graph_check_totals(ops, &ops->settings, L->err) != SC_OK) {
 		sc_graph_free(ops);
 		ops = NULL;
@@ -1948,32 +1992,6 @@ static sc_graph *load_model(const char *path, const char *data, size_t len,
 	free(L.body_param);
 	onnx__model_proto__free_unpacked(m, NULL);
 	return g;
-}
-
-sc_status sc_onnx_add_kind(sc_graph *g, const sc_onnx_report *r, const char *device, sc_error *err)
-{
-	sc_device d;
-	if (sc_device_get(device, &d, err) != SC_OK)
-		return err ? err->code : SC_ERR_INPUT;
-	if (!r->filled || r->nops != g->n)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "%s: op times for the device '%s' come from an ONNX model's "
-		                    "op sizes, which this graph has not",
-		                    g->source, device);
-	if (!(d.peak[r->precision] > 0))
-		return sc_error_set(err, SC_ERR_INPUT, "%s: the device '%s' has no %s arithmetic",
-		                    g->source, device, sc_precision_name(r->precision));
-	double *w = malloc((size_t)(g->n > 0 ? g->n : 1) * sizeof *w);
-	if (!w)
-		return sc_error_nomem(err, "a device's op times");
-	for (int v = 0; v < g->n; v++) {
-		sc_op_size size = r->op_size[v];
-		if (size.kind == SC_OPK_VIEW)
-			size.flops = size.bytes = 0; /* a runtime makes it a view */
-		w[v] = size.flops < 0 ? 0 : sc_device_op_time(&d, r->precision, &size);
-	}
-	/* its memory, and its link in bytes per microsecond as the graph's */
-	return sc_graph_add_kind(g, device, w, d.memory, d.link_bandwidth / 1e6, err);
 }
 
 int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k)

@@ -55,14 +55,6 @@ typedef struct sc_onnx_report {
 	char **once;
 } sc_onnx_report;
 
-/* Adds to g, loaded from an ONNX model with report r, the op times of the
- * device kind named device (a built-in device or a profile file, device.h)
- * from r's op sizes at r's precision, with the device's memory and link
- * (fleet.h; the ops' modelled times, not measured ones: --times measures
- * the graph's own device).  Fails with a message naming the graph when the
- * device cannot be had, lacks the precision, or g is not r's. */
-sc_status sc_onnx_add_kind(sc_graph *g, const sc_onnx_report *r, const char *device, sc_error *err);
-
 /* The graph's ops of kind k (from op_size). */
 int sc_onnx_report_kind_count(const sc_onnx_report *r, sc_op_kind k);
 

@@ -911,8 +911,19 @@ static sc_status map_all(const sc_graph *g, const sc_times *t, const sc_times_na
 	return SC_OK;
 }
 
-sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
-                         sc_times_report *rep, sc_error *err)
+/* A modelled time as a share's weight: an op the kind may not run (NAN)
+ * weighs 0. */
+static double weight(double w)
+{
+	return w == w ? w : 0;
+}
+
+/* sc_times_apply into work (g->work, or a kind's table of g with NAN where
+ * the kind may not run an op) and, when sourcep is not NULL, the per-op
+ * sources *sourcep (allocated when NULL). */
+static sc_status apply_to(const sc_graph *g, double *work, unsigned char **sourcep,
+                          const sc_times *t, const sc_times_names *names, sc_times_report *rep,
+                          sc_error *err)
 {
 	sc_times_report own;
 	if (!rep)
@@ -924,9 +935,9 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 	unsigned char *how = sc_malloc_n((size_t)t->n, sizeof *how);
 	int *kern = sc_malloc_n(n, sizeof *kern), *count = sc_calloc_n(n, sizeof *count);
 	double *time = sc_calloc_n(n, sizeof *time), *old = sc_calloc_n(n, sizeof *old);
-	unsigned char *source = g->work_source ? g->work_source : sc_calloc_n(n, 1);
+	unsigned char *source = !sourcep ? NULL : *sourcep ? *sourcep : sc_calloc_n(n, 1);
 	sc_status st = SC_OK;
-	if (!op || !how || !kern || !count || !time || !old || !source) {
+	if (!op || !how || !kern || !count || !time || !old || (sourcep && !source)) {
 		st = sc_error_nomem(err, "the measured times");
 		goto done;
 	}
@@ -952,11 +963,12 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		goto done;
 	for (size_t v = 0; v < n; v++)
 		if (kern[v] >= 0) {
-			old[kern[v]] += g->work[v];
+			old[kern[v]] += weight(work[v]);
 			count[kern[v]]++;
 		}
 	/* nothing fails from here on: the graph changes */
-	g->work_source = source;
+	if (sourcep)
+		*sourcep = source;
 	for (size_t v = 0; v < n; v++) {
 		int k = kern[v];
 		if (k < 0) {
@@ -967,19 +979,21 @@ sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *n
 		}
 		/* a share in proportion to the modelled work (a fraction <= 1
 		 * first, so that nothing overflows) */
-		g->work[v] = old[k] > 0 ? time[k] * (g->work[v] / old[k]) : time[k] / count[k];
-		source[v] = SC_WORK_MEASURED;
+		work[v] = old[k] > 0 ? time[k] * (weight(work[v]) / old[k]) : time[k] / count[k];
+		if (source)
+			source[v] = SC_WORK_MEASURED;
 		rep->ops_measured++;
-		rep->work_measured += g->work[v];
+		rep->work_measured += work[v];
 		if (count[k] > 1) {
 			rep->ops_fused++;
 			rep->kernels_fused += (int)v == k;
 		}
 	}
-	rep->work_total = sc_graph_total_work(g);
+	for (size_t v = 0; v < n; v++)
+		rep->work_total += weight(work[v]);
 	rep->filled = true;
 done:
-	if (st != SC_OK && source != g->work_source)
+	if (st != SC_OK && sourcep && source != *sourcep)
 		free(source);
 	free(op);
 	free(how);
@@ -988,6 +1002,22 @@ done:
 	free(time);
 	free(old);
 	return st;
+}
+
+sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
+                         sc_times_report *rep, sc_error *err)
+{
+	return apply_to(g, g->work, &g->work_source, t, names, rep, err);
+}
+
+sc_status sc_times_apply_kind(sc_graph *g, const char *kind, const sc_times *t,
+                              const sc_times_names *names, sc_times_report *rep, sc_error *err)
+{
+	int d = sc_graph_find_kind(g, kind);
+	if (d < 0)
+		return sc_error_set(err, SC_ERR_INPUT, "%s: no op times for the device '%s'",
+		                    g->source && *g->source ? g->source : g->name, kind);
+	return apply_to(g, g->kind_work[d], NULL, t, names, rep, err);
 }
 
 /* ---- describing -------------------------------------------------------------- */
@@ -1012,8 +1042,10 @@ static const char *plural(int n)
 	return n == 1 ? "" : "s";
 }
 
-sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
-                            const char *model, sc_error *err)
+/* The two lines of sc_times_describe into *origin and *brief (malloc'd;
+ * both NULL when out of memory). */
+static void describe_text(const sc_graph *g, const sc_times *t, const sc_times_report *rep,
+                          const char *model, char **origin, char **brief)
 {
 	double pct = rep->work_total > 0 ? 100 * rep->work_measured / rep->work_total
 	                                 : (rep->ops_measured == g->n ? 100 : 0);
@@ -1041,19 +1073,28 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 		         rep->modelled);
 	else if (other > 0)
 		snprintf(rest, sizeof rest, "; the other %d op%s: ", other, plural(other));
-	char *origin = str_printf(
-	        "measured %d of %d op%s (%.1f %% of the work) from %s (%s%s%s%s)%s%s",
-	        rep->ops_measured, g->n, plural(g->n), pct, t->path, how, fused, attached, dropped,
-	        rest, other > 0 ? (model ? model : "the file's numbers") : "");
+	*origin = str_printf("measured %d of %d op%s (%.1f %% of the work) from %s (%s%s%s%s)%s%s",
+	                     rep->ops_measured, g->n, plural(g->n), pct, t->path, how, fused,
+	                     attached, dropped, rest,
+	                     other > 0 ? (model ? model : "the file's numbers") : "");
 	/* whole percents, never rounded up to 100 */
 	const char *base = strrchr(t->path, '/');
-	char *brief = str_printf("measured %d%% (%s)", pct >= 100 || other == 0 ? 100 : (int)pct,
-	                         base ? base + 1 : t->path);
-	if (!origin || !brief) {
-		free(origin);
-		free(brief);
-		return sc_error_nomem(err, "the cost origin");
+	*brief = str_printf("measured %d%% (%s)", pct >= 100 || other == 0 ? 100 : (int)pct,
+	                    base ? base + 1 : t->path);
+	if (!*origin || !*brief) {
+		free(*origin);
+		free(*brief);
+		*origin = *brief = NULL;
 	}
+}
+
+sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
+                            const char *model, sc_error *err)
+{
+	char *origin, *brief;
+	describe_text(g, t, rep, model, &origin, &brief);
+	if (!origin)
+		return sc_error_nomem(err, "the cost origin");
 	free(g->cost_origin);
 	free(g->cost_short);
 	g->cost_origin = origin;
@@ -1061,8 +1102,29 @@ sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_repor
 	return SC_OK;
 }
 
-sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
-                        const char *model, sc_times_report *rep, sc_error *err)
+sc_status sc_times_describe_kind(sc_graph *g, const char *kind, const char *what, const char *brief,
+                                 sc_error *err)
+{
+	char *origin =
+	        str_printf("%s; %s stages: %s",
+	                   g->cost_origin ? g->cost_origin : "the file's numbers", kind, what);
+	char *shrt = str_printf("%s, %s %s", g->cost_short ? g->cost_short : "file's numbers", kind,
+	                        brief);
+	if (!origin || !shrt) {
+		free(origin);
+		free(shrt);
+		return sc_error_nomem(err, "the cost origin");
+	}
+	free(g->cost_origin);
+	free(g->cost_short);
+	g->cost_origin = origin;
+	g->cost_short = shrt;
+	return SC_OK;
+}
+
+sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
+                        const sc_times_names *names, const char *model, sc_times_report *rep,
+                        sc_error *err)
 {
 	sc_times *t = sc_times_read(path, err);
 	if (!t)
@@ -1070,9 +1132,18 @@ sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *nam
 	sc_times_report own;
 	if (!rep)
 		rep = &own;
-	sc_status st = sc_times_apply(g, t, names, rep, err);
-	if (st == SC_OK)
+	sc_status st = kind ? sc_times_apply_kind(g, kind, t, names, rep, err)
+	                    : sc_times_apply(g, t, names, rep, err);
+	if (st == SC_OK && !kind)
 		st = sc_times_describe(g, t, rep, model, err);
+	if (st == SC_OK && kind) {
+		char *origin, *brief;
+		describe_text(g, t, rep, model, &origin, &brief);
+		st = origin ? sc_times_describe_kind(g, kind, origin, brief, err)
+		            : sc_error_nomem(err, "the cost origin");
+		free(origin);
+		free(brief);
+	}
 	sc_times_free(t);
 	return st;
 }

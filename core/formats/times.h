@@ -96,6 +96,9 @@ typedef struct sc_times_names {
 	/* True when a runtime fuses op v into the kernel of the op before it
 	 * (an activation or an Add after a Conv: ONNX's elementwise ops). */
 	bool (*follows)(void *ctx, int v);
+	/* The type of op v (ONNX's op_type, "Conv"), or NULL: what a devices
+	 * file's "refuse" may name besides op names (load.h). */
+	const char *(*op_type)(void *ctx, int v);
 } sc_times_names;
 
 /* What sc_times_apply did, for `info` and the reports. */
@@ -153,17 +156,37 @@ typedef struct sc_times_report {
 sc_status sc_times_apply(sc_graph *g, const sc_times *t, const sc_times_names *names,
                          sc_times_report *rep, sc_error *err);
 
-/* Reads path (sc_times_read), applies it to g (sc_times_apply, with names)
- * and describes the result (sc_times_describe, with model): the three
- * steps every loader takes for --times.  rep may be NULL.  Returns SC_OK or
- * the first step's error; g is changed only when the file applies. */
-sc_status sc_times_load(sc_graph *g, const char *path, const sc_times_names *names,
-                        const char *model, sc_times_report *rep, sc_error *err);
+/* sc_times_apply into the op times of g's device kind named kind (a table
+ * of g, fleet.h: DESIGN.md section 1, each kind with its own costs) rather
+ * than g's work, by the same rules; the shares of a fused kernel go by the
+ * kind's times, an op the kind may not run (NAN) weighing 0 and running
+ * there once an entry gives it a time.  g->work_source is left alone; rep
+ * counts for the kind.  Fails as sc_times_apply, or when g has no table
+ * named kind. */
+sc_status sc_times_apply_kind(sc_graph *g, const char *kind, const sc_times *t,
+                              const sc_times_names *names, sc_times_report *rep, sc_error *err);
+
+/* Reads path (sc_times_read), applies it to g (sc_times_apply, with names;
+ * into the kind named kind with sc_times_apply_kind when kind is not NULL)
+ * and describes the result (sc_times_describe, with model; for a kind
+ * sc_times_describe_kind): the three steps every loader takes for --times
+ * and --times KIND=FILE.  rep may be NULL.  Returns SC_OK or the first
+ * step's error; g is changed only when the file applies. */
+sc_status sc_times_load(sc_graph *g, const char *kind, const char *path,
+                        const sc_times_names *names, const char *model, sc_times_report *rep,
+                        sc_error *err);
 
 /* Sets g->cost_origin and g->cost_short from rep and t (and model, a few
  * words on where the other ops' work came from, e.g. "h100 fp16 model";
  * NULL: the file's numbers).  Returns SC_OK or SC_ERR_NOMEM. */
 sc_status sc_times_describe(sc_graph *g, const sc_times *t, const sc_times_report *rep,
                             const char *model, sc_error *err);
+
+/* Appends where the op times of the kind named kind came from to g's
+ * cost_origin ("...; h100 stages: WHAT", "the file's numbers" before it
+ * when g has none) and cost_short ("..., h100 BRIEF").  Returns SC_OK or
+ * SC_ERR_NOMEM. */
+sc_status sc_times_describe_kind(sc_graph *g, const char *kind, const char *what, const char *brief,
+                                 sc_error *err);
 
 #endif

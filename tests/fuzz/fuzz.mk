@@ -16,7 +16,8 @@
 # the including Makefile's default goal stays its own (restored at the end)
 FUZZ_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
-FUZZ_HARNESSES := fuzz_dot fuzz_json fuzz_onnx fuzz_partition fuzz_cli fuzz_times
+FUZZ_HARNESSES := fuzz_dot fuzz_json fuzz_onnx fuzz_partition fuzz_cli fuzz_times \
+                  fuzz_devices
 FUZZ_TIME      ?= 60
 FUZZ_MAX_LEN   ?= 4096
 FUZZ_TIMEOUT   ?= 10

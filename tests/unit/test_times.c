@@ -382,6 +382,109 @@ Test(times, apply_csv_by_name)
 	sc_graph_free(g);
 }
 
+/* A kind's own times (sc_times_apply_kind): the entries replace the kind's
+ * table, by the same rules as the graph's work, and the graph's work and
+ * its sources stay as they were; an op the kind could not run (NAN) runs
+ * there once an entry gives it a time. */
+Test(times, apply_kind_csv_by_name)
+{
+	sc_graph *g = chain((double[]){1, 2, 3, 4});
+	sc_error err;
+	double *w = malloc(4 * sizeof *w);
+	memcpy(w, (double[]){5, NAN, 7, 8}, 4 * sizeof *w);
+	cr_assert_eq(sc_graph_add_kind(g, "b", w, NAN, NAN, &err), SC_OK, "%s", err.msg);
+	sc_times *t = read_ok(scratch("kind.csv", "name,us\nb,3\nc,2\n"));
+	sc_times_report rep;
+	cr_assert_eq(sc_times_apply_kind(g, "b", t, NULL, &rep, &err), SC_OK, "%s", err.msg);
+	const double *kb = g->kind_work[sc_graph_find_kind(g, "b")];
+	cr_assert_eq(kb[0], 5);
+	cr_assert_eq(kb[1], 3);
+	cr_assert_eq(kb[2], 2);
+	cr_assert_eq(kb[3], 8);
+	for (int v = 0; v < 4; v++)
+		cr_assert_eq(g->work[v], v + 1);
+	cr_assert_null(g->work_source);
+	cr_assert_eq(rep.ops_measured, 2);
+	cr_assert_eq(rep.ops_modelled, 2);
+	cr_assert_eq(rep.work_measured, 5);
+	cr_assert_eq(rep.work_total, 18);
+	/* no table of that name: an error naming the graph */
+	cr_assert_eq(sc_times_apply_kind(g, "zz", t, NULL, &rep, &err), SC_ERR_INPUT);
+	cr_assert(strstr(err.msg, "'zz'"), "%s", err.msg);
+	sc_times_free(t);
+
+	/* through sc_times_load: the kind's origin follows the graph's */
+	const char *csv = scratch("kind2.csv", "name,us\nd,1\n");
+	cr_assert_eq(sc_times_load(g, "b", csv, NULL, "the file's work_b", NULL, &err), SC_OK, "%s",
+	             err.msg);
+	cr_assert_eq(kb[3], 1);
+	char want[512];
+	snprintf(want, sizeof want,
+	         "the file's numbers; b stages: measured 1 of 4 ops (9.1 %% of the work) from %s "
+	         "(CSV); the other 3 ops (a, b, c): the file's work_b",
+	         csv);
+	cr_assert_str_eq(g->cost_origin, want);
+	cr_assert_str_eq(g->cost_short, "file's numbers, b measured 9% (kind2.csv)");
+	sc_graph_free(g);
+}
+
+/* Every loader's last step (sc_load_kinds) on a DOT file: a kind with a
+ * table of the file's (work_b) takes its measured times there; a kind
+ * without one starts from the graph's work; the kind named as the graph's
+ * own ("accel") measures the graph's work, as --times does, and not twice;
+ * a profile, or times for the CPU, are refused. */
+Test(times, load_kinds_of_a_dot_file)
+{
+	const char *dot = scratch("k.dot", "digraph k { a [work=1, work_b=10]; b [work=2, "
+	                                   "work_b=20]; c [work=3]; a -> b -> c; }\n");
+	const char *csv = scratch("k.csv", "name,us\nb,7\nc,9\n");
+	sc_load_kind kinds[] = {{.name = "b", .times = csv}, {.name = "c", .times = csv}};
+	sc_load_opts o = {.nkinds = 2, .kinds = kinds};
+	sc_error err;
+	sc_graph *g = sc_load_with(dot, &o, &err);
+	cr_assert_not_null(g, "%s", err.msg);
+	const double *b = g->kind_work[sc_graph_find_kind(g, "b")];
+	const double *c = g->kind_work[sc_graph_find_kind(g, "c")];
+	/* b: a keeps work_b, b measured, c (no work_b: not on b) measured */
+	cr_assert_eq(b[0], 10);
+	cr_assert_eq(b[1], 7);
+	cr_assert_eq(b[2], 9);
+	/* c: a keeps its work */
+	cr_assert_eq(c[0], 1);
+	cr_assert_eq(c[1], 7);
+	cr_assert_eq(c[2], 9);
+	cr_assert_eq(g->work[1], 2);
+	sc_graph_free(g);
+
+	sc_load_kind own[] = {{.name = "accel", .times = csv}};
+	o = (sc_load_opts){.nkinds = 1, .kinds = own};
+	g = sc_load_with(dot, &o, &err);
+	cr_assert_not_null(g, "%s", err.msg);
+	cr_assert_eq(g->work[0], 1);
+	cr_assert_eq(g->work[1], 7);
+	cr_assert_eq(g->work[2], 9);
+	sc_graph_free(g);
+	o.times = csv;
+	cr_assert_null(sc_load_with(dot, &o, &err));
+	cr_assert(strstr(err.msg, "two files of measured times for the device 'accel'"), "%s",
+	          err.msg);
+
+	sc_load_kind bad[][1] = {{{.name = "q", .profile = "h100"}},
+	                         {{.name = "b", .profile = "h100"}},
+	                         {{.name = "cpu", .times = csv}},
+	                         {{.name = "z", .profile = "h100", .from = "dev.json"}}};
+	const char *want[] = {
+	        "a profile applies to ONNX models only",
+	        "the device 'b' has op times in the file: no profile may replace them",
+	        "no measured times for the device 'cpu'", "(dev.json)"};
+	for (int i = 0; i < 4; i++) {
+		o = (sc_load_opts){.nkinds = 1, .kinds = bad[i]};
+		cr_assert_null(sc_load_with(dot, &o, &err), "%d", i);
+		cr_assert(strstr(err.msg, want[i]), "%d: %s", i, err.msg);
+		cr_assert(strstr(err.msg, dot), "%d: %s", i, err.msg);
+	}
+}
+
 /* ---- 4. fused kernels through a loader's names ---------------------------------- */
 
 /* conv1 -> relu -> conv2 -> add -> relu2 -> pool -> fc, with the block's

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/formats/load.h"
 #include "core/gen.h"
@@ -168,13 +169,16 @@ static const ui_option options[] = {
          "default 0); info, eval, render, bounds, bench, solve (every method) and the "
          "workbench take them",
          CUSTOM},
-        {OPT_DEVICES, "devices", 0, "SPEC",
+        {OPT_DEVICES, "devices", 0, "SPEC|FILE",
          "solve, eval, bounds, render, export, bench, info and the workbench: the devices of the "
          "pipeline, "
          "NAME:COUNT,... "
          "(h100:2,a100:2; cpu is paper "
          "001's CPU): each kind's op times from the file (DOT work_NAME) or, for an ONNX "
-         "model, its device profile; K is the sum of the counts",
+         "model, its device profile, or measured (--times KIND=FILE); K is the sum of the "
+         "counts.  A FILE (a path: an existing file, a '/' or .json) is a devices file: "
+         "each kind's count, profile, times, memory, bandwidth and the ops it refuses "
+         "(see stagecut(1))",
          CUSTOM},
         {OPT_DEVICE, "device", 0, "NAME|FILE",
          "ONNX: the device costs are computed for (a100, h100, v100, jetson-orin, "
@@ -186,8 +190,9 @@ static const ui_option options[] = {
          TEXT(precision)},
         {OPT_TIMES, "times", 0, "FILE",
          "measured op times in place of the modelled work: an ONNX Runtime profile (JSON) or "
-         "a CSV of name,microseconds",
-         TEXT(times)},
+         "a CSV of name,microseconds; KIND=FILE (repeatable): the times of that kind of "
+         "--devices",
+         CUSTOM},
         {OPT_DIM, "dim", 0, "NAME=N",
          "ONNX: the value of a symbolic dimension (repeatable; default 1)", CUSTOM},
         {OPT_METHOD, "method", 'm', "M", "search method (listed above; default best)",
@@ -1004,7 +1009,10 @@ static bool read_setting(ui_option_id id, const char *a, ui_opts *o, const char 
 	}
 	case OPT_DEVICES: {
 		sc_error ferr;
-		if (!sc_fleet_parse(a, &o->fleet, &ferr)) {
+		memset(&o->devfile, 0, sizeof o->devfile);
+		o->devices_file = sc_devices_is_file(a);
+		if (o->devices_file ? sc_devices_read(a, &o->fleet, &o->devfile, &ferr) != SC_OK
+		                    : !sc_fleet_parse(a, &o->fleet, &ferr)) {
 			ui_error("%s%s", pre, ferr.msg);
 			return false;
 		}
@@ -1082,6 +1090,22 @@ static bool read_run_value(ui_option_id id, const char *a, ui_opts *o, const cha
 		o->part_n = pn;
 		break;
 	}
+	case OPT_TIMES: {
+		/* KIND=FILE: a kind's name, then '=' (a file of that name is a
+		 * FILE still) */
+		const char *eq = strchr(a, '=');
+		if (!eq || !sc_kind_name_ok(a, (size_t)(eq - a)) || !eq[1] ||
+		    access(a, F_OK) == 0) {
+			o->times = a;
+			break;
+		}
+		if (o->ntimes_kind == SC_KINDS_MAX) {
+			ui_error("%s--times KIND=FILE: at most %d of them", pre, SC_KINDS_MAX);
+			return false;
+		}
+		o->times_kind[o->ntimes_kind++] = a;
+		break;
+	}
 	case OPT_DIM: {
 		const char *eq = strchr(a, '=');
 		long long v = 0;
@@ -1108,6 +1132,41 @@ static bool read_run_value(ui_option_id id, const char *a, ui_opts *o, const cha
 		break;
 	}
 	default: break;
+	}
+	return true;
+}
+
+/* Each --times KIND=FILE to its kind of --devices (o->kind_times), else the
+ * devices file's times of that kind: KIND must be one of them, each named
+ * once.  False after a message (pre as for parse_options). */
+static bool kind_times(ui_opts *o, const char *pre)
+{
+	for (int d = 0; d < SC_KINDS_MAX; d++)
+		o->kind_times[d] =
+		        o->devices && o->devfile.times[d][0] ? o->devfile.times[d] : NULL;
+	bool given[SC_KINDS_MAX] = {false};
+	for (int i = 0; i < o->ntimes_kind; i++) {
+		const char *a = o->times_kind[i], *eq = strchr(a, '=');
+		char name[SC_KIND_NAME];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+		int d = o->devices ? sc_fleet_find(&o->fleet, name) : -1;
+		if (d < 0) {
+			ui_error("%s--times %s: '%s' is not a kind of device of --devices%s", pre,
+			         a, name, o->devices ? "" : " (give --devices)");
+			return false;
+		}
+		if (given[d]) {
+			ui_error("%s--times: two files for the device '%s'", pre, name);
+			return false;
+		}
+		if (o->fleet.kind[d].cpu) {
+			ui_error("%s--times %s: the CPU's op times are the graph file's (cpu_work, "
+			         "cpuLatency)",
+			         pre, a);
+			return false;
+		}
+		given[d] = true;
+		o->kind_times[d] = eq + 1; /* over the devices file's */
 	}
 	return true;
 }
@@ -1188,7 +1247,13 @@ static bool parse_options(int argc, char **argv, const ui_option_id *takes, ui_o
 	}
 	for (int i = optind; i < argc; i++)
 		o->pos[o->npos++] = argv[i];
-	return true;
+	/* --memory-reserve comes out of a devices file's memory too (the
+	 * settings' and the graph's kinds lose it when loaded: ui.c) */
+	for (int d = 0; o->devices && d < o->fleet.n; d++)
+		if (o->fleet.kind[d].own_memory > 0)
+			o->fleet.kind[d].own_memory =
+			        fmax(1, o->fleet.kind[d].own_memory - o->reserve);
+	return kind_times(o, pre);
 }
 
 static bool wants_help(int argc, char **argv)

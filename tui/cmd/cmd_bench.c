@@ -163,6 +163,19 @@ static bool configure(const ui_opts *o, sc_testbed_config *c)
 			         o->devices, K);
 			return false;
 		}
+		/* instances load their graph alone (sc_testbed_run): a devices
+		 * file's times, profiles and refusals are refused, not dropped */
+		for (int d = 0; d < o->fleet.n; d++)
+			if (o->devfile.profile[d][0] || o->devfile.times[d][0] ||
+			    o->devfile.refuse[d][0]) {
+				ui_error("bench: --devices %s: the device '%s' has a profile, "
+				         "times or "
+				         "refusals, which bench does not take yet (its counts, "
+				         "memory "
+				         "and bandwidth it does)",
+				         o->devices, o->fleet.kind[d].name);
+				return false;
+			}
 		c->fleet = o->fleet;
 		c->nk = 1;
 		c->k[0] = K;

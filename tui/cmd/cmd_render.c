@@ -298,8 +298,8 @@ static sc_graph *load_graph(const ui_opts *o, char *device, size_t dsize, char *
 	*file_k = g ? g->settings.k : 0;
 	if (g)
 		ui_opts_apply(o, &g->settings);
-	/* --devices costs an ONNX model on each kind from the report */
-	bool costed = g && ui_graph_devices(g, o, &rep);
+	/* --devices: each kind's op times (loaded with the graph) checked */
+	bool costed = g && ui_graph_devices(g, o);
 	sc_onnx_report_fini(&rep);
 	if (!g) {
 		ui_error("%s", err.msg);
