@@ -19,6 +19,8 @@
 #include "core/cost.h"
 #include "core/fleet.h"
 #include "solvers/ideals.h"
+#include "solvers/jobs.h"
+#include "solvers/ladder.h"
 #include "solvers/mip.h"
 #include "solvers/units.h"
 #include "tests/support.h"
@@ -300,6 +302,134 @@ Test(kinds, exact_mip_against_brute_force, .timeout = 120)
 		sc_graph_free(g0);
 	}
 	ts_assert_no_children();
+}
+
+/* The bound rung r (guess position j) proves on g under set, INFINITY
+ * when it proves nothing fits. */
+static double mip_bound(const sc_graph *g, const sc_settings *set, sc_rung r, int j,
+                        const char *what)
+{
+	sc_mip_params p = {.rung = r, .k = set->k, .guess = j, .upper = INFINITY};
+	sc_mip_result res = {0};
+	sc_error err;
+	cr_assert_eq(sc_mip_solve(g, set, &p, NULL, NULL, &res, &err), SC_OK, "%s %s: %s", what,
+	             sc_rung_name(r), err.msg);
+	cr_assert_eq(res.status != SC_MIP_TIME_LIMIT, true, "%s", what);
+	free(res.stages);
+	free(res.stage_kind);
+	return res.status == SC_MIP_INFEASIBLE ? INFINITY : res.bound;
+}
+
+/* The bottleneck and guess rungs on fleets of other kinds (mip.c's
+ * relaxation: every kind but the CPU one accelerator at each unit's least
+ * time) and every rung of the ladder on devices with pins and under GPipe
+ * (the rungs model the bottleneck, below the GPipe objective) never
+ * exceed the brute force's optimum with the pins and the schedule: two
+ * and three kinds, links that differ, memory limits, training graphs. */
+Test(kinds, rungs_stay_below_the_brute_force, .timeout = 240)
+{
+	ts_rng r = {0xb0a7d5ULL};
+	int cases = ts_short() ? 12 : 36;
+	sc_error err;
+	sc_engine *e = sc_engine_new(2, &err);
+	cr_assert(e, "%s", err.msg);
+	for (int t = 0; t < cases; t++) {
+		sc_graph *g0;
+		sc_fleet f;
+		char spec_text[64];
+		bool gpipe = t % 3 == 0;
+		sc_graph *g = random_case(&r, gpipe ? 4 * t + 3 : t, 3, true, &g0, &f, spec_text,
+		                          sizeof spec_text);
+		sc_settings set = g->settings;
+		set.fleet = &f;
+		set.k = sc_fleet_stages(&f);
+		int *pin = NULL;
+		if (gpipe) {
+			set.schedule = SC_SCHEDULE_GPIPE;
+		} else if (t % 3 == 1) {
+			pin = malloc((size_t)g->n * sizeof *pin);
+			cr_assert(pin);
+			for (int v = 0; v < g->n; v++)
+				pin[v] = -1;
+			pin[ts_below(&r, g->n)] = ts_below(&r, set.k);
+			set.pin = pin;
+		}
+		char what[128];
+		snprintf(what, sizeof what, "case %d (%d ops, %s%s)", t, g->n, spec_text,
+		         gpipe ? ", GPipe"
+		         : pin ? ", pinned"
+		               : "");
+		sc_fleet bound;
+		cr_assert(sc_fleet_resolve(g, &set, &bound, &err), "%s", err.msg);
+		double want = ts_brute_kinds(g, &bound, pin, set.schedule);
+		double tol = isfinite(want) ? want * (1 + 1e-6) + 1e-9 : INFINITY;
+		int acc = 0;
+		for (int d = 0; d < bound.n; d++)
+			acc += bound.kind[d].cpu ? 0 : bound.kind[d].count;
+		double b = mip_bound(g, &set, SC_RUNG_BOTTLENECK, 0, what), guess = INFINITY;
+		cr_assert_leq(b, tol, "%s: bottleneck %.17g > optimum %.17g", what, b, want);
+		for (int j = 1; j <= acc; j++)
+			guess = fmin(guess, mip_bound(g, &set, SC_RUNG_GUESS, j, what));
+		cr_assert_leq(guess, tol, "%s: guess %.17g > optimum %.17g", what, guess, want);
+		/* the whole ladder, every third case */
+		if (t % 3 == 0 || t % 3 == 1) {
+			sc_ladder_params lp = {
+			        .rungs = SC_RUNGS_ALL, .time_limit = 20, .upper = INFINITY};
+			sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+			cr_assert(l, "%s: %s", what, err.msg);
+			ts_run_ladder(l, e);
+			for (int rg = 0; rg < SC_RUNG_COUNT; rg++) {
+				sc_rung_info ri;
+				sc_ladder_info(l, (sc_rung)rg, &ri);
+				cr_assert_neq(ri.state, SC_RS_FAILED, "%s %s: %s", what,
+				              sc_rung_name((sc_rung)rg), ri.message);
+				cr_assert(rg == SC_RUNG_COVER || ri.state != SC_RS_SKIPPED,
+				          "%s %s: %s", what, sc_rung_name((sc_rung)rg), ri.message);
+				cr_assert(!(ri.value > tol), "%s: %s %.17g > optimum %.17g", what,
+				          sc_rung_name((sc_rung)rg), ri.value, want);
+			}
+			sc_ladder_free(l);
+		}
+		free(pin);
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+	sc_engine_free(e);
+	ts_assert_no_children();
+}
+
+/* A fleet of CPUs alone has no stage for the relaxation's middle block:
+ * the bottleneck and guess rungs are skipped, saying so. */
+Test(kinds, cpus_alone_skip_the_three_block_rungs)
+{
+	ts_rng r = {0xc9u};
+	ts_graph_spec spec = {.n = 4, .edge_p = 0.4};
+	sc_settings_init(&spec.settings);
+	sc_graph *g0 = ts_random_graph(&r, &spec);
+	sc_graph *g = ts_with_cpu_times(&r, g0, false, 0, 0);
+	sc_fleet f;
+	sc_error err;
+	cr_assert(sc_fleet_parse("cpu:2", &f, &err), "%s", err.msg);
+	sc_settings set = g->settings;
+	set.fleet = &f;
+	set.k = 2;
+	sc_engine *e = sc_engine_new(1, &err);
+	cr_assert(e, "%s", err.msg);
+	sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 10, .upper = INFINITY};
+	sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
+	cr_assert(l, "%s", err.msg);
+	ts_run_ladder(l, e);
+	sc_rung r2[] = {SC_RUNG_BOTTLENECK, SC_RUNG_GUESS};
+	for (int i = 0; i < 2; i++) {
+		sc_rung_info ri;
+		sc_ladder_info(l, r2[i], &ri);
+		cr_assert_eq(ri.state, SC_RS_SKIPPED, "%s", sc_rung_name(r2[i]));
+		cr_assert_str_eq(ri.message, SC_LADDER_CPUS_ONLY_REASON);
+	}
+	sc_ladder_free(l);
+	sc_engine_free(e);
+	sc_graph_free(g);
+	sc_graph_free(g0);
 }
 
 /* The default fleet (the graph's work and "cpu") through the kinds path
