@@ -1619,8 +1619,9 @@ static inline double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
-/* acc_add_training with the costs split by pass. */
-static void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
+/* acc_add_training with the costs split by pass (inlined into both stage
+ * searches under GPipe, as it was into the one before devices). */
+static inline __attribute__((always_inline)) void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
@@ -1674,12 +1675,10 @@ static inline int gp_left(const sc_dp *d, int j)
 	return d->D > 0 ? d->cell_left[j] : d->k - j;
 }
 
-/* ... and whether triple j uses no more stages than triple j2 (of every
- * kind). */
+/* ... and with devices whether cell j holds no more stages than cell j2
+ * of every kind (without, j <= j2: gp_insert). */
 static inline bool gp_fewer(const sc_dp *d, int j, int j2)
 {
-	if (d->D == 0)
-		return j <= j2;
 	for (int e = 0; e < d->D; e++)
 		if (j / d->stride[e] % (d->cnt[e] + 1) > j2 / d->stride[e] % (d->cnt[e] + 1))
 			return false;
@@ -1688,7 +1687,7 @@ static inline bool gp_fewer(const sc_dp *d, int j, int j2)
 
 /* Whether the triple (f, b, j) of an ideal whose rest is (rf, rb) can
  * still lead within the bound (see above). */
-static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, double rb)
+static inline bool gp_within(const sc_dp *d, double f, double b, int j, double rf, double rb)
 {
 	int left = gp_left(d, j);
 	if (left == 0)
@@ -1702,15 +1701,18 @@ static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, doub
 static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err)
 {
 	gp_front *fr = &d->front[J];
-	for (int i = 0; i < fr->n; i++) {
-		const gp_pair *e = &fr->p[i];
-		if (e->f <= f && e->b <= b && gp_fewer(d, e->j, j))
+	bool kinds = d->D > 0;
+	/* (a loop per case: this scan is the DP's hottest under GPipe) */
+	for (int i = 0; !kinds && i < fr->n; i++)
+		if (fr->p[i].f <= f && fr->p[i].b <= b && fr->p[i].j <= j)
 			return 0;
-	}
+	for (int i = 0; kinds && i < fr->n; i++)
+		if (fr->p[i].f <= f && fr->p[i].b <= b && gp_fewer(d, fr->p[i].j, j))
+			return 0;
 	int n = 0;
 	for (int i = 0; i < fr->n; i++) {
 		const gp_pair *e = &fr->p[i];
-		if (!(f <= e->f && b <= e->b && gp_fewer(d, j, e->j)))
+		if (!(f <= e->f && b <= e->b && (kinds ? gp_fewer(d, j, e->j) : j <= e->j)))
 			fr->p[n++] = *e;
 	}
 	fr->n = n;
