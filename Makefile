@@ -45,7 +45,7 @@ CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TUI_TEST_SRC := $(wildcard tests/tui/*.c)
 TUI_TEST_OBJ := $(TUI_TEST_SRC:%.c=$(BUILD)/%.o)
 SUPPORT_OBJ  := $(BUILD)/tests/support.o $(BUILD)/tests/support_cli.o $(BUILD)/tests/support_mip.o \
-                $(BUILD)/tests/support_tmux.o $(BUILD)/tests/support_cpus.o \
+                $(BUILD)/tests/support_tmux.o $(BUILD)/tests/support_cpus.o $(BUILD)/tests/support_kinds.o \
                 $(BUILD)/tests/support_json_keys.o
 
 .PHONY: all deps run test unit-test cli-test tui-test asan-build asan-test valgrind-test coverage bench perf install \

@@ -70,8 +70,8 @@
  * largest forward cost plus the largest backward cost, and each ideal
  * keeps a Pareto front of those two maxima (and the stages used) instead
  * of a row: see "the DP under the GPipe schedule" below.  That is a path
- * of its own (gp_push, gp_grow), taken only then; the bottleneck DP runs
- * as before.
+ * of its own (gp_push, gp_grow, with devices gp_grow_kinds), taken only
+ * then; the bottleneck DP runs as before.
  */
 #include "ideals.h"
 
@@ -307,6 +307,7 @@ struct sc_dp {
 	int cnt[SC_KINDS_MAX], stride[SC_KINDS_MAX];
 	double *lw;   /* per unit: the least time it adds to any stage (u->work when D = 0) */
 	double *uw;   /* per unit and kind: its time there, INFINITY where it may not run */
+	double *uwb;  /* under GPipe, per unit and kind: the backward part of uw */
 	double *kacc; /* the stage search's per-kind times, D per level */
 	/* per cell: the stages left to fill, and as bits the kinds with a
 	 * stage still free (room) and with one used (used); the cells of the
@@ -361,6 +362,7 @@ void sc_dp_free(sc_dp *d)
 	if (d->lw != d->u->work)
 		free(d->lw);
 	free(d->uw);
+	free(d->uwb);
 	free(d->kacc);
 	free(d->cell_left);
 	free(d->cell_cap);
@@ -555,8 +557,12 @@ long sc_dp_best_limit(const sc_units *u, const sc_settings *set, double time_lim
  * so do the io in and the overflow; a kind dies for good once S holds an
  * op it may not run or breaks its hard memory limit.  The pruning by the
  * work left uses, per unit, the least time it can add to a stage on any
- * kind, against the stages left of all kinds.  Pins and the GPipe
- * schedule are refused with devices.  When the kinds that pay io have
+ * kind, against the stages left of all kinds.  Pins hold as without
+ * devices (pin_range): a cell's stages used, whatever their kinds, are the
+ * j of its ideal, so a cell outside the ideal's pin range stays empty.
+ * Under the GPipe schedule a triple's j is a cell, one triple dominating
+ * another only with no more stages of any kind (gp_grow_kinds).  When the
+ * kinds that pay io have
  * links of different speeds, a transfer goes at the slower of its two
  * links, which depends on the neighbours' kinds: the DP then charges each
  * stage's io over its own link, never more than the truth, and its value
@@ -566,18 +572,6 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
-	if (d->gpipe) {
-		sc_error_set(
-		        err, SC_ERR_INPUT,
-		        "the exact DP takes devices of one kind only under the GPipe schedule; "
-		        "use the 1F1B schedule");
-		return false;
-	}
-	if (u->pin) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "the exact DP takes no pinned ops with devices of more than one kind");
-		return false;
-	}
 	if (!sc_fleet_resolve(g, set, &d->fleet, err))
 		return false;
 	if (!set->fleet)
@@ -602,14 +596,16 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 	size_t n = (size_t)(u->n > 0 ? u->n : 1);
 	d->lw = sc_malloc_n(n, sizeof *d->lw);
 	d->uw = sc_malloc_n(n * (size_t)D, sizeof *d->uw);
-	d->kacc = sc_calloc_n((n + 2) * (size_t)D, sizeof *d->kacc);
+	/* per level and kind: the time, or under GPipe its two passes */
+	d->kacc = sc_calloc_n((n + 2) * (size_t)D * 2, sizeof *d->kacc);
+	d->uwb = d->gpipe ? sc_malloc_n(n * (size_t)D, sizeof *d->uwb) : NULL;
 	d->cell_left = sc_malloc_n((size_t)d->rw, sizeof *d->cell_left);
 	d->cell_cap = sc_malloc_n((size_t)d->rw, sizeof *d->cell_cap);
 	d->cell_room = sc_malloc_n((size_t)d->rw, sizeof *d->cell_room);
 	d->cell_used = sc_malloc_n((size_t)d->rw, sizeof *d->cell_used);
 	d->live_at = sc_malloc_n((size_t)d->rw, sizeof *d->live_at);
 	if (!d->lw || !d->uw || !d->kacc || !d->cell_left || !d->cell_cap || !d->cell_room ||
-	    !d->cell_used || !d->live_at) {
+	    !d->cell_used || !d->live_at || (d->gpipe && !d->uwb)) {
 		sc_error_nomem(err, "the exact DP");
 		return false;
 	}
@@ -630,12 +626,16 @@ static bool dp_kinds_setup(sc_dp *d, const sc_settings *set, int k, sc_error *er
 		double lw = INFINITY;
 		for (int e = 0; e < D; e++) {
 			const sc_kind *ke = &d->fleet.kind[e];
-			double t = 0;
+			double t = 0, tb = 0;
 			for (int i = u->ops_off[x]; i < u->ops_off[x + 1] && isfinite(t); i++) {
 				int o = u->ops[i];
-				t = sc_kind_ok(ke, g, o) ? t + sc_kind_work(ke, g, o) : INFINITY;
+				double w = sc_kind_work(ke, g, o);
+				t = sc_kind_ok(ke, g, o) ? t + w : INFINITY;
+				tb += d->training && g->backward[o] ? w : 0;
 			}
 			d->uw[(size_t)x * D + e] = t;
+			if (d->uwb)
+				d->uwb[(size_t)x * D + e] = isfinite(t) ? tb : INFINITY;
 			lw = fmin(lw, t);
 		}
 		/* a unit no kind may hold: no partition holds it, and the
@@ -819,6 +819,29 @@ static void mem_costs(sc_dp *d, long I, long J, double base, double param)
 	}
 }
 
+/* Under GPipe with devices: each unit's least forward and backward time
+ * over the kinds (unit_pass), and its least time lw their sum, which
+ * every stage holding it pays at least (the two least times may come
+ * from two kinds: a lower bound, as the pruning wants). */
+static void gp_kinds_passes(sc_dp *d)
+{
+	int D = d->D;
+	for (int x = 0; x < d->u->n; x++) {
+		double f = INFINITY, b = INFINITY;
+		for (int e = 0; e < D; e++) {
+			size_t at = (size_t)x * D + e;
+			if (!isfinite(d->uw[at]))
+				continue;
+			f = fmin(f, d->uw[at] - d->uwb[at]);
+			b = fmin(b, d->uwb[at]);
+		}
+		/* a unit no kind may hold: as lw (dp_kinds_setup) */
+		d->unit_pass[2 * x] = isfinite(f) ? f : 0;
+		d->unit_pass[2 * x + 1] = isfinite(b) ? b : 0;
+		d->lw[x] = d->unit_pass[2 * x] + d->unit_pass[2 * x + 1];
+	}
+}
+
 sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, sc_error *err)
 {
 	sc_dp *d = calloc(1, sizeof *d);
@@ -862,16 +885,23 @@ sc_dp *sc_dp_new(const sc_units *u, const sc_settings *set, int k, long limit, s
 			sc_error_nomem(err, "the exact DP");
 			return NULL;
 		}
+		if (d->D > 0)
+			gp_kinds_passes(d);
+		else
+			for (int x = 0; x < u->n; x++)
+				for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
+					int o = u->ops[i], pass = d->g->backward[o];
+					d->unit_pass[2 * x + pass] += d->g->work[o];
+				}
 		for (int x = 0; x < u->n; x++)
-			for (int i = u->ops_off[x]; i < u->ops_off[x + 1]; i++) {
-				int o = u->ops[i], pass = d->g->backward[o];
-				d->unit_pass[2 * x + pass] += d->g->work[o];
-				d->total_pass[pass] += d->g->work[o];
-			}
+			for (int pass = 0; pass < 2; pass++)
+				d->total_pass[pass] += d->unit_pass[2 * x + pass];
 		/* a stage costs at least its work in either pass: some stage has
-		 * a k-th of each pass's work, and every unit's stage its work */
+		 * a K-th of each pass's work, and every unit's stage its work
+		 * (with devices, its least over the kinds) */
+		int K = d->D > 0 ? d->cell_left[0] : k;
 		for (int pass = 0; pass < 2; pass++) {
-			d->floor[pass] = d->total_pass[pass] / k;
+			d->floor[pass] = d->total_pass[pass] / K;
 			for (int x = 0; x < u->n; x++)
 				d->floor[pass] = fmax(d->floor[pass], d->unit_pass[2 * x + pass]);
 		}
@@ -1071,7 +1101,7 @@ static void acc_remove(sc_dp *d, int x)
 static void pin_range(const sc_dp *d, long J, int *a, int *b)
 {
 	*a = 0;
-	*b = d->k;
+	*b = d->D > 0 ? d->cell_left[0] : d->k; /* the stages: with devices, every kind's */
 	const word *bits = d->ideals.bits + J * d->ideals.words;
 	for (int i = 0; i < d->npinned; i++) {
 		int x = d->pinned[i], q = d->u->pin[x];
@@ -1129,8 +1159,17 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 	unsigned kinds = 0; /* the kinds that may hold the stage */
 	for (int e = 0; e < D; e++)
 		kinds |= (unsigned)isfinite(c[e]) << e;
+	/* pins: J is the first j stages for j in [pa, pb] only, whatever
+	 * their kinds (a cell's j is its stages used, K - cell_left) */
+	int pa = 0, K = d->cell_left[0], pb = K;
+	if (d->npinned)
+		pin_range(d, J, &pa, &pb);
 	for (int i = 0; i < d->nlive; i++) {
 		int at = d->live_at[i];
+		/* the next stage is this cell's stage j + 1 */
+		int j = K - d->cell_left[at] + 1;
+		if (j < pa || j > pb)
+			continue;
 		/* the rest after J must fit the stages left after this one of
 		 * kind e, each holding at most its kind's capacity */
 		double p = prev[at];
@@ -1553,8 +1592,18 @@ static int dp_push_kinds(sc_dp *d, long I, sc_error *err)
 	double most[SC_KINDS_MAX];
 	for (int e = 0; e < D; e++)
 		most[e] = -INFINITY;
+	/* pins, as dp_push: I is the first j stages for j in [pa, pb] only
+	 * (the empty ideal's cells start at 0) */
+	int pa = 0, K = d->cell_left[0], pb = K;
+	if (d->npinned)
+		pin_range(d, I, &pa, &pb);
 	/* cells in increasing index: every cell with one stage fewer comes first */
 	for (int at = 0; at < d->rw; at++) {
+		int j = K - d->cell_left[at];
+		if (j < pa || j > pb) {
+			cell[at] = INFINITY;
+			continue;
+		}
 		for (unsigned used = d->cell_used[at]; used; used &= used - 1) {
 			int e = __builtin_ctz(used);
 			if (cell[at - d->stride[e]] <= cell[at]) {
@@ -1693,8 +1742,9 @@ static inline double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
-/* acc_add_training with the costs split by pass. */
-static void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
+/* acc_add_training with the costs split by pass (inlined into both stage
+ * searches under GPipe, as it was into the one before devices). */
+static inline __attribute__((always_inline)) void acc_add_gpipe(sc_dp *d, gp_acc *a, int x)
 {
 	const sc_units *u = d->u;
 	const sc_graph *g = d->g;
@@ -1741,11 +1791,28 @@ static void gp_rest(const sc_dp *d, long J, double *rf, double *rb)
 	*rb = dmax(0, d->total_pass[1] - d->work_bw[J] - eps);
 }
 
+/* With devices a triple's j is a cell (see "Devices"): its stages of each
+ * kind.  The stages a triple has left ... */
+static inline int gp_left(const sc_dp *d, int j)
+{
+	return d->D > 0 ? d->cell_left[j] : d->k - j;
+}
+
+/* ... and with devices whether cell j holds no more stages than cell j2
+ * of every kind (without, j <= j2: gp_insert). */
+static inline bool gp_fewer(const sc_dp *d, int j, int j2)
+{
+	for (int e = 0; e < d->D; e++)
+		if (j / d->stride[e] % (d->cnt[e] + 1) > j2 / d->stride[e] % (d->cnt[e] + 1))
+			return false;
+	return true;
+}
+
 /* Whether the triple (f, b, j) of an ideal whose rest is (rf, rb) can
  * still lead within the bound (see above). */
-static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, double rb)
+static inline bool gp_within(const sc_dp *d, double f, double b, int j, double rf, double rb)
 {
-	int left = d->k - j;
+	int left = gp_left(d, j);
 	if (left == 0)
 		return rf + rb <= 0 && f + b <= d->ub;
 	return dmax(f, rf / left) + dmax(b, rb / left) <= d->ub;
@@ -1757,15 +1824,18 @@ static bool gp_within(const sc_dp *d, double f, double b, int j, double rf, doub
 static int gp_insert(sc_dp *d, long J, double f, double b, int j, long from, int at, sc_error *err)
 {
 	gp_front *fr = &d->front[J];
-	for (int i = 0; i < fr->n; i++) {
-		const gp_pair *e = &fr->p[i];
-		if (e->f <= f && e->b <= b && e->j <= j)
+	bool kinds = d->D > 0;
+	/* (a loop per case: this scan is the DP's hottest under GPipe) */
+	for (int i = 0; !kinds && i < fr->n; i++)
+		if (fr->p[i].f <= f && fr->p[i].b <= b && fr->p[i].j <= j)
 			return 0;
-	}
+	for (int i = 0; kinds && i < fr->n; i++)
+		if (fr->p[i].f <= f && fr->p[i].b <= b && gp_fewer(d, fr->p[i].j, j))
+			return 0;
 	int n = 0;
 	for (int i = 0; i < fr->n; i++) {
 		const gp_pair *e = &fr->p[i];
-		if (!(f <= e->f && b <= e->b && j <= e->j))
+		if (!(f <= e->f && b <= e->b && (kinds ? gp_fewer(d, j, e->j) : j <= e->j)))
 			fr->p[n++] = *e;
 	}
 	fr->n = n;
@@ -1878,6 +1948,121 @@ static int gp_grow(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc
 	return 0;
 }
 
+/* gp_relax with devices: the stage J \ I on kind e costs (f[e], b[e])
+ * (INFINITY where it cannot go), after each triple of I's front with a
+ * stage of kind e left.  0, or -1 with err set. */
+static int gp_relax_kinds(sc_dp *d, long I, long J, const double *f, const double *b, sc_error *err)
+{
+	const gp_front *fi = &d->front[I];
+	double rf, rb;
+	gp_rest(d, J, &rf, &rb);
+	unsigned kinds = 0;
+	for (int e = 0; e < d->D; e++)
+		kinds |= (unsigned)isfinite(f[e]) << e;
+	for (int i = 0; i < fi->n; i++) {
+		const gp_pair *p = &fi->p[i];
+		for (unsigned room = d->cell_room[p->j] & kinds; room; room &= room - 1) {
+			int e = __builtin_ctz(room), to = p->j + d->stride[e];
+			double f2 = dmax(p->f, f[e]), b2 = dmax(p->b, b[e]);
+			if (f2 + b2 > d->ub || !gp_within(d, f2, b2, to, rf, rb))
+				continue;
+			if (gp_insert(d, J, f2, b2, to, I, i, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether some triple of I's front with a stage of kind e left can take a
+ * stage of kind e whose costs are at least lf and lb within the bound. */
+static bool gp_reachable_kind(const sc_dp *d, long I, int e, double lf, double lb)
+{
+	if (lf + lb > d->ub)
+		return false;
+	const gp_front *fi = &d->front[I];
+	for (int i = 0; i < fi->n; i++)
+		if ((d->cell_room[fi->p[i].j] >> e & 1) &&
+		    dmax(fi->p[i].f, lf) + dmax(fi->p[i].b, lb) <= d->ub)
+			return true;
+	return false;
+}
+
+/* gp_grow with devices: S grows while some kind can still hold it after
+ * some triple of I within the bound; per kind, its two passes' times
+ * (d->kacc, two per kind and level), its io over its link and its
+ * overflow against its memory (a CPU: its times alone), each lower
+ * bound only growing with S as in gp_grow. */
+static int gp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const gp_acc *acc, word *pool,
+                         sc_error *err)
+{
+	const sc_units *u = d->u;
+	int D = d->D;
+	bool hard = d->set.policy == SC_MEM_HARD;
+	grow_frame *f = d->frames;
+	gp_acc *accs = d->accs;
+	walk_start(d, f, cand, pool, J);
+	accs[0] = *acc;
+	for (int e = 0; e < 2 * D; e++)
+		d->kacc[e] = 0;
+	int depth = 0, x;
+	while ((x = walk_next(d, f, &depth)) >= 0) {
+		const double *fk = d->kacc + (size_t)depth * 2 * D;
+		double *kw = d->kacc + (size_t)(depth + 1) * 2 * D;
+		long Jf = f[depth].J;
+		gp_acc a = accs[depth];
+		acc_add_gpipe(d, &a, x);
+		double fw[SC_KINDS_MAX], bw[SC_KINDS_MAX];
+		bool any = false;
+		for (int e = 0; e < D; e++) {
+			const sc_kind *ke = &d->fleet.kind[e];
+			size_t at = (size_t)x * D + e;
+			kw[2 * e] = fk[2 * e] + d->uw[at] - d->uwb[at];
+			kw[2 * e + 1] = fk[2 * e + 1] + d->uwb[at];
+			fw[e] = bw[e] = INFINITY;
+			if (!isfinite(d->uw[at]) || !isfinite(kw[2 * e]))
+				continue;
+			double lf = kw[2 * e], lb = kw[2 * e + 1], over = 0, B = ke->bandwidth;
+			if (!ke->cpu) {
+				double M = ke->memory;
+				if (a.param > M * (1 + 1e-15)) {
+					if (hard)
+						continue;
+					/* the overflow fetches the weights: the forward pass */
+					over = (a.param - M) / B;
+				}
+				lf += a.fixed[0] / B + over;
+				lb += a.fixed[1] / B;
+			}
+			if (!gp_reachable_kind(d, I, e, lf, lb))
+				continue;
+			any = true;
+			fw[e] = ke->cpu ? lf : kw[2 * e] + dmax(a.io[0], 0) / B + over;
+			bw[e] = ke->cpu ? lb : kw[2 * e + 1] + dmax(a.io[1], 0) / B;
+		}
+		if (!any) {
+			acc_remove(d, x);
+			continue;
+		}
+		stage_take(d, x);
+		long J2 = dp_ideal(d, d->jbits, d->size[Jf] + 1, d->work[Jf] + d->lw[x],
+		                   d->work_bw[Jf] + d->unit_pass[2 * x + 1],
+		                   d->param[Jf] + u->param[x], err);
+		int st = J2 < 0 ? -1 : 0;
+		if (st == 0) {
+			d->evals++;
+			st = gp_relax_kinds(d, I, J2, fw, bw, err);
+		}
+		if (st < 0) {
+			stage_untake(d, x, false, true);
+			walk_unwind(d, f, depth);
+			return -1;
+		}
+		walk_push(d, f, &depth, x, J2);
+		accs[depth] = a;
+	}
+	return 0;
+}
+
 /* The bytes of a level's accumulated costs in either stage search. */
 static size_t grow_acc_size(void)
 {
@@ -1897,7 +2082,7 @@ static int gp_push(sc_dp *d, long I, sc_error *err)
 	int n = 0;
 	for (int i = 0; i < fr->n; i++) {
 		const gp_pair *e = &fr->p[i];
-		if (e->j < d->k && gp_within(d, e->f, e->b, e->j, rf, rb))
+		if (gp_left(d, e->j) > 0 && gp_within(d, e->f, e->b, e->j, rf, rb))
 			fr->p[n++] = *e;
 	}
 	/* nothing points into the front yet: give back what the cut freed */
@@ -1916,11 +2101,14 @@ static int gp_push(sc_dp *d, long I, sc_error *err)
 		return 0;
 	stage_start(d, I);
 	gp_acc acc = {{0, 0}, 0, {0, 0}, {0, 0}};
+	if (d->D > 0)
+		return gp_grow_kinds(d, I, I, d->cand, &acc, d->cand + d->ideals.words, err);
 	return gp_grow(d, I, I, d->cand, &acc, d->cand + d->ideals.words, err);
 }
 
-/* sc_dp_result under GPipe. */
-static double gp_result(const sc_dp *d, int *unit_stage)
+/* sc_dp_result_kinds under GPipe: the chain's stages first, then (with
+ * devices) the stages it left empty, the kinds left over. */
+static double gp_result(const sc_dp *d, int *unit_stage, int *stage_kind)
 {
 	long J = d->full;
 	if (J < 0)
@@ -1934,18 +2122,25 @@ static double gp_result(const sc_dp *d, int *unit_stage)
 		return INFINITY;
 	gp_pair p = fr->p[best];
 	double opt = p.f + p.b;
-	if (!unit_stage)
-		return opt;
-	int words = d->ideals.words;
-	for (int x = 0; x < d->u->n; x++)
+	int words = d->ideals.words, D = d->D, K = D > 0 ? d->cell_left[0] : d->k;
+	/* the stages of each kind the chain leaves empty, after it */
+	for (int e = D - 1, s = K - 1; stage_kind && e >= 0; e--)
+		for (int n = d->cnt[e] - p.j / d->stride[e] % (d->cnt[e] + 1); n > 0; n--)
+			stage_kind[s--] = e;
+	for (int x = 0; unit_stage && x < d->u->n; x++)
 		unit_stage[x] = 0;
 	while (p.j > 0) {
 		long I = p.from;
+		gp_pair q = d->front[I].p[p.at];
+		int pos = K - gp_left(d, p.j) - 1; /* the last stage of p's chain */
 		const word *bi = d->ideals.bits + I * words, *bj = d->ideals.bits + J * words;
-		for (int x = 0; x < d->u->n; x++)
+		for (int x = 0; unit_stage && x < d->u->n; x++)
 			if (has(bj, x) && !has(bi, x))
-				unit_stage[x] = p.j - 1;
-		p = d->front[I].p[p.at];
+				unit_stage[x] = pos;
+		for (int e = 0; stage_kind && e < D; e++)
+			if (p.j - q.j == d->stride[e])
+				stage_kind[pos] = e;
+		p = q;
 		J = I;
 	}
 	return opt;
@@ -2032,6 +2227,8 @@ static double dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 
 double sc_dp_result_kinds(const sc_dp *d, int *unit_stage, int *stage_kind)
 {
+	if (d->gpipe && d->D > 0)
+		return gp_result(d, unit_stage, stage_kind);
 	if (d->D > 0)
 		return dp_result_kinds(d, unit_stage, stage_kind);
 	for (int s = 0; stage_kind && s < d->k; s++)
@@ -2342,10 +2539,10 @@ int sc_dp_stages(const sc_dp *d)
 
 double sc_dp_result(const sc_dp *d, int *unit_stage)
 {
+	if (d->gpipe)
+		return gp_result(d, unit_stage, NULL);
 	if (d->D > 0)
 		return dp_result_kinds(d, unit_stage, NULL);
-	if (d->gpipe)
-		return gp_result(d, unit_stage);
 	size_t row = (size_t)(d->k + 1);
 	long J = d->full;
 	if (J < 0)
@@ -2582,7 +2779,8 @@ static bool exact_step(sc_search *s)
 	if (sc_dp_relaxed(e->dp)) {
 		/* a relaxation: opt bounds every partition from below; its own
 		 * partition costs what the cost model says, and is optimal when
-		 * that meets the bound (or when nothing beat the quick bound) */
+		 * that meets the bound (or when nothing beat the quick bound);
+		 * under GPipe too (each stage's two passes over its own link) */
 		if (isfinite(opt))
 			sc_search_offer(s, e->unit_stage, e->kind, opt);
 		s->lower = isfinite(opt) ? fmin(opt, s->best) : s->best;

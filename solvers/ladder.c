@@ -33,8 +33,9 @@ struct sc_ladder {
 	const sc_graph *g;
 	sc_settings set; /* k and cpus: those worked with; no pins on devices */
 	sc_ladder_params p;
-	int *start; /* the given partition, its non-empty stages renumbered 0.. */
-	int k;      /* stages worked with: min(k asked, units) */
+	int *start;  /* the given partition, its non-empty stages renumbered 0.. */
+	int k;       /* stages worked with: min(k asked, units) */
+	int guesses; /* the guess rung's positions: k, on a fleet its stages but the CPUs' */
 	/* devices (ladder.h): the fleet worked with (CPU stages: min(cpus
 	 * asked, units)); the partitions' stages are then its K, start_kind
 	 * and upper_kind their kinds (K each; NULL without devices) */
@@ -136,13 +137,6 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		sc_error_set(err, SC_ERR_INPUT, "the ladder needs k >= 1 stages");
 		return NULL;
 	}
-	if ((set->cpus > 0 || set->fleet) && set->schedule == SC_SCHEDULE_GPIPE &&
-	    sc_graph_is_training(g)) {
-		sc_error_set(err, SC_ERR_INPUT,
-		             "the lower-bound ladder does not take devices under the GPipe "
-		             "schedule yet");
-		return NULL;
-	}
 	sc_ladder *l = calloc(1, sizeof *l);
 	if (!l) {
 		sc_error_nomem(err, "the ladder");
@@ -176,7 +170,16 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		l->set.pin = NULL;
 	}
 	l->upper = p->upper;
-	l->guess_job = malloc((size_t)l->k * sizeof *l->guess_job);
+	/* on a fleet of other kinds the guess rung's middle stage is one of
+	 * those that are not CPUs (mip.c's relax_fleet) */
+	l->guesses = l->k;
+	if (l->set.fleet) {
+		int acc = 0;
+		for (int d = 0; d < l->fleet.n; d++)
+			acc += l->fleet.kind[d].cpu ? 0 : l->fleet.kind[d].count;
+		l->guesses = acc > 0 ? sc_stages_useful(g, acc) : 0;
+	}
+	l->guess_job = malloc((size_t)(l->guesses > 0 ? l->guesses : 1) * sizeof *l->guess_job);
 	if (p->start)
 		l->start = sc_part_new(g);
 	if (p->start && l->kinds)
@@ -203,7 +206,7 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 	}
 	l->p.start = l->start;
 	l->p.start_kind = l->start_kind;
-	for (int j = 0; j < l->k; j++)
+	for (int j = 0; j < l->guesses; j++)
 		l->guess_job[j] = -1;
 	l->t0 = sc_clock_now();
 	if (!l->kinds) {
@@ -220,16 +223,17 @@ sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set
 		l->info[r].state = wanted(l, (sc_rung)r) ? SC_RS_WAITING : SC_RS_OFF;
 		l->info[r].value = l->simple;
 	}
-	l->info[SC_RUNG_GUESS].parts = l->k;
+	l->info[SC_RUNG_GUESS].parts = l->guesses;
 	if (wanted(l, SC_RUNG_SIMPLE))
 		l->info[SC_RUNG_SIMPLE].state = SC_RS_DONE;
 	for (int r = 0; l->kinds && r < SC_RUNG_COUNT; r++) {
 		/* no version for these devices (ladder.h): skipped, with no value */
-		const char *why = r == SC_RUNG_COVER ? (l->set.fleet ? SC_LADDER_COVER_KINDS_REASON
-		                                                     : SC_LADDER_COVER_CPU_REASON)
-		                  : l->set.fleet && (r == SC_RUNG_BOTTLENECK || r == SC_RUNG_GUESS)
-		                          ? SC_LADDER_KINDS_REASON
-		                          : NULL;
+		const char *why =
+		        r == SC_RUNG_COVER ? (l->set.fleet ? SC_LADDER_COVER_KINDS_REASON
+		                                           : SC_LADDER_COVER_CPU_REASON)
+		        : l->guesses == 0 && (r == SC_RUNG_BOTTLENECK || r == SC_RUNG_GUESS)
+		                ? SC_LADDER_CPUS_ONLY_REASON
+		                : NULL;
 		if (!why || !wanted(l, (sc_rung)r))
 			continue;
 		sc_rung_info *ri = &l->info[r];
@@ -365,7 +369,8 @@ static void track(sc_ladder *l, sc_rung r)
 	if (r == SC_RUNG_EXACT && finished(st) && !l->exact_taken) {
 		l->exact_taken = true;
 		/* The MIP's incumbent is its partition's objective (the
-		 * bottleneck, or under GPipe max FW + max BW), up to CBC's
+		 * bottleneck, or under GPipe max FW + max BW; on devices under
+		 * GPipe its bottleneck, never above that), up to CBC's
 		 * tolerances: below upper, the partition may be better than
 		 * the searches'.  Its objective, computed here by the cost
 		 * model, decides and becomes the upper bound. */
@@ -409,7 +414,7 @@ static void track_guess(sc_ladder *l)
 		floor_ = fmax(floor_, l->info[SC_RUNG_BOTTLENECK].value);
 	double v = INFINITY;
 	int done = 0, running = 0, stopped = 0, failed = 0, cancelled = 0, begun = 0, paused = 0;
-	for (int j = 0; j < l->k; j++) {
+	for (int j = 0; j < l->guesses; j++) {
 		/* the floor bounds LB_j from below; so does the solve's bound */
 		double b = floor_;
 		if (l->guess_job[j] >= 0) {
@@ -442,7 +447,7 @@ static void track_guess(sc_ladder *l)
 	ri->parts_done = done;
 	sc_rung_state st = ri->state;
 	bool out_of_time = l->timed_out[SC_RUNG_GUESS] || l->guess_closed;
-	if (done == l->k)
+	if (done == l->guesses)
 		st = failed                                   ? SC_RS_FAILED
 		     : cancelled && l->proved[SC_RUNG_GUESS]  ? SC_RS_DONE
 		     : cancelled && l->settled[SC_RUNG_GUESS] ? SC_RS_UNNEEDED
@@ -630,7 +635,7 @@ static void schedule(sc_ladder *l)
 	double now = sc_clock_now();
 	double due = T > 0 ? (l->started[SC_RUNG_GUESS] > 0 ? l->started[SC_RUNG_GUESS] : now) + T
 	                   : INFINITY;
-	while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->k && !l->guess_closed &&
+	while (wanted(l, SC_RUNG_GUESS) && l->guess_added < l->guesses && !l->guess_closed &&
 	       l->info[SC_RUNG_GUESS].state != SC_RS_FAILED &&
 	       l->info[SC_RUNG_GUESS].state != SC_RS_SKIPPED && mine_busy(l) < slots) {
 		double lower = l->simple;
@@ -645,7 +650,7 @@ static void schedule(sc_ladder *l)
 				break;
 			}
 			/* the time left shared over the rounds still to run */
-			int rounds = (l->k - l->guess_added + slots - 1) / slots;
+			int rounds = (l->guesses - l->guess_added + slots - 1) / slots;
 			limit = fmin(left, fmax(1, left / rounds));
 		}
 		int j = l->guess_added;
@@ -656,7 +661,7 @@ static void schedule(sc_ladder *l)
 	}
 	bool others = finished(l->info[SC_RUNG_BOTTLENECK].state) &&
 	              finished(l->info[SC_RUNG_COVER].state) &&
-	              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->k ||
+	              (finished(l->info[SC_RUNG_GUESS].state) || l->guess_added == l->guesses ||
 	               l->guess_closed);
 	if (!exact_first && wanted(l, SC_RUNG_EXACT) && l->job[SC_RUNG_EXACT] < 0 &&
 	    l->info[SC_RUNG_EXACT].state == SC_RS_WAITING && others && mine_busy(l) < slots)
@@ -713,7 +718,7 @@ void sc_ladder_guess_part(const sc_ladder *l, int j, sc_rung_state *state, doubl
 {
 	*state = SC_RS_WAITING;
 	*value = l->simple;
-	if (j < 1 || j > l->k)
+	if (j < 1 || j > l->guesses)
 		return;
 	const sc_rung_info *ri = &l->info[SC_RUNG_GUESS];
 	bool out_of_time = l->timed_out[SC_RUNG_GUESS] || l->guess_closed;

@@ -38,7 +38,8 @@
  * Without it (the testbed, the workbench) every rung runs, the exact MIP
  * last with the others' values as its floor.
  *
- * Training graphs and the GPipe schedule: the MIP rungs model the
+ * Training graphs and the GPipe schedule (without devices: with them see
+ * below): the MIP rungs model the
  * schedule's objective (mip.h): under GPipe the bottleneck and guess MIPs
  * bound max FW + max BW, and the exact MIP's optimum is the GPipe optimum,
  * so its solving to optimality proves the upper bound as under 1F1B.  The
@@ -92,8 +93,21 @@
  * and CPUs, which are k and L kind for kind): the simple rung is
  * sc_bound_simple_kinds, the exact rung the MIP over the fleet's stages
  * (mip_model_kinds.c; a lower bound, and no longer the optimum, when the
- * kinds' links differ); bottleneck, guess and cover are skipped, with
- * their reason.  set->fleet must outlive the ladder.
+ * kinds' links differ); bottleneck and guess are the CPU relaxations
+ * above with every kind but the CPU taken as one accelerator, each unit
+ * at its least time on those kinds, links at the fastest and memory at
+ * the largest of theirs (mip.c, relax_fleet: every partition on the
+ * fleet is one of that problem, no stage dearer), the guess positions
+ * those stages that are not CPUs (skipped, with the reason, on a fleet of
+ * CPUs alone); cover is skipped, with its reason.  set->fleet must
+ * outlive the ladder.
+ *
+ * Devices under the GPipe schedule: every MIP rung models the bottleneck
+ * then (mip.c), which the GPipe objective never falls below (cost.h), so
+ * each value is still a lower bound on the GPipe optimum, but the exact
+ * rung's optimum is no longer that optimum: it proves the upper bound
+ * only when its value reaches it, as any rung does, and its partition is
+ * weighed by its GPipe objective (objective_of).
  *
  * The rungs, their names and what a proof by each is called are one table,
  * rungs.def (mip.h).
@@ -142,10 +156,10 @@ typedef enum sc_rung_state {
 	"skipped: the cover relaxation counts k sets of one device; it has no version for "        \
 	"device kinds"
 
-/* Why the bottleneck and guess rungs are skipped on other device kinds. */
-#define SC_LADDER_KINDS_REASON                                                                     \
-	"skipped: this relaxation models CPU stages beside the graph's own device, not other "     \
-	"device kinds"
+/* Why the bottleneck and guess rungs are skipped on a fleet of CPUs alone. */
+#define SC_LADDER_CPUS_ONLY_REASON                                                                 \
+	"skipped: this relaxation's middle block is a stage that is not a CPU, and the fleet has " \
+	"none"
 
 /* "off", "waiting", "running", "done", "stopped", "failed", "cancelled",
  * "unneeded", "skipped". */
@@ -181,10 +195,9 @@ typedef struct sc_ladder_params {
 typedef struct sc_ladder sc_ladder;
 
 /* Starts a ladder for g under set (set->k accelerator stages, and up to
- * set->cpus CPU stages).  g must outlive it; the rest is copied.  NULL
- * with err set on bad parameters (k < 1; CPU stages under the GPipe
- * schedule) or no memory.  A start that does not fit the stages (more
- * stages of a device than set says) is not used. */
+ * set->cpus CPU stages, or set->fleet).  g must outlive it; the rest is
+ * copied.  NULL with err set on bad parameters (k < 1) or no memory.  A start that does not fit the
+ * stages (more stages of a device than set says) is not used. */
 sc_ladder *sc_ladder_new(sc_engine *e, const sc_graph *g, const sc_settings *set,
                          const sc_ladder_params *p, sc_error *err);
 

@@ -123,10 +123,12 @@ sc_search *sc_search_new(const sc_graph *g, const sc_settings *set, const sc_sea
 	}
 	if (sc_search_check(g, set, p, err) != SC_OK)
 		return NULL;
+	/* a pin names a stage of all of them, with devices every kind's */
+	int K = sc_settings_stages(set);
 	for (int v = 0; set->pin && v < g->n; v++)
-		if (set->pin[v] >= set->k) {
+		if (set->pin[v] >= K) {
 			sc_error_set(err, SC_ERR_INPUT, "'%s' is pinned to stage %d of %d",
-			             g->op_name[v], set->pin[v] + 1, set->k);
+			             g->op_name[v], set->pin[v] + 1, K);
 			return NULL;
 		}
 	if (m == &method_best && !(m = choose_best(g, set, p, started, err)))

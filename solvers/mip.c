@@ -248,6 +248,12 @@ typedef struct mip_run {
 	sc_settings unpinned;
 	sc_fleet fleet;
 	bool kinds, cpus; /* a fleet of other kinds; of accelerators and CPUs only */
+	/* the bottleneck and guess rungs on a fleet of other kinds: the
+	 * relaxation of relax_fleet, p then relaxed_p (k its accelerators) and
+	 * aok per unit whether a kind but the CPU may run it */
+	bool relax;
+	sc_mip_params relaxed_p;
+	bool *aok;
 	sc_units *u;
 	double t0, L, scale; /* start, unit simple bound, cost scale */
 	sc_mip_tensors t;
@@ -255,11 +261,95 @@ typedef struct mip_run {
 	int zcol;
 } mip_run;
 
+/* The bottleneck and guess rungs on a fleet of other kinds (fleet.h, not
+ * the graph's own device and CPUs): the relaxation of mip_model_cpu.c (of
+ * mip_model.c without a CPU kind) on the fleet's stages, where every kind
+ * but the CPU is one accelerator, each unit at its least time on those
+ * kinds (aok says whether one may run it; a unit none may run, without a
+ * CPU kind, costs 0: nothing fits anyway), every link at the fastest of
+ * theirs and every stage's memory the largest of theirs.  Any partition
+ * on the fleet is one of this problem with each stage costing no more
+ * (its work at least those least times, its io over a link no faster,
+ * its overflow against a memory no larger, the hard limit no looser; a
+ * CPU stage as it is), so the relaxation's bound is below its
+ * optimum.  The units are not contracted (units.h: with a fleet nothing
+ * is joined).  False (err set) for a fleet of CPUs alone, where no stage
+ * is an accelerator for the middle block. */
+static bool relax_fleet(mip_run *r, sc_error *err)
+{
+	int acc = 0, cpus = 0;
+	double B = 0, M = 0;
+	for (int e = 0; e < r->fleet.n; e++) {
+		const sc_kind *ke = &r->fleet.kind[e];
+		if (ke->cpu) {
+			cpus += ke->count;
+			continue;
+		}
+		acc += ke->count;
+		B = fmax(B, ke->bandwidth);
+		M = fmax(M, ke->memory);
+	}
+	if (acc == 0) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "the %s rung needs a stage that is not a CPU: its middle block is one",
+		             sc_rung_name(r->p->rung));
+		return false;
+	}
+	if (r->p->rung == SC_RUNG_GUESS && r->p->guess > acc) {
+		sc_error_set(err, SC_ERR_INPUT,
+		             "guess position %d is not in 1..%d (the stages that are not CPUs)",
+		             r->p->guess, acc);
+		return false;
+	}
+	r->unpinned.fleet = NULL;
+	r->unpinned.k = acc;
+	r->unpinned.cpus = cpus;
+	r->unpinned.bandwidth = B;
+	r->unpinned.memory = M;
+	r->relaxed_p = *r->p;
+	r->relaxed_p.k = acc;
+	r->p = &r->relaxed_p;
+	r->relax = true;
+	r->kinds = r->cpus = cpus > 0;
+	return true;
+}
+
+/* relax_fleet's units: each one's least time on a kind but the CPU into
+ * u->work, and in r->aok whether one may run it.  False when out of
+ * memory. */
+static bool relax_units(mip_run *r)
+{
+	sc_units *u = r->u;
+	r->aok = malloc((size_t)(u->n > 0 ? u->n : 1) * sizeof *r->aok);
+	if (!r->aok)
+		return false;
+	for (int U = 0; U < u->n; U++) {
+		double least = INFINITY;
+		for (int e = 0; e < r->fleet.n; e++) {
+			if (r->fleet.kind[e].cpu)
+				continue;
+			double t = sc_kind_time(&r->fleet.kind[e], u->g, u->ops + u->ops_off[U],
+			                        u->ops_off[U + 1] - u->ops_off[U]);
+			if (t == t)
+				least = fmin(least, t);
+		}
+		r->aok[U] = isfinite(least);
+		u->work[U] = isfinite(least) ? least : 0;
+	}
+	return true;
+}
+
 /* Devices (fleet.h): the pins are not modelled, a relaxation; the cover
- * rung and GPipe do not take them.  The exact rung is mip_model_kinds.c's
- * for any fleet; the bottleneck and guess rungs are mip_model_cpu.c's, for
- * accelerators of the graph's work and CPUs only (a fleet of those two is
- * taken as k and --cpus).  Sets r->set, r->fleet, r->kinds and r->cpus. */
+ * rung does not take them.  The exact rung is mip_model_kinds.c's for any
+ * fleet; the bottleneck and guess rungs are mip_model_cpu.c's, for
+ * accelerators of the graph's work and CPUs (a fleet of those two is
+ * taken as k and --cpus), and on other kinds relax_fleet's.  Under the
+ * GPipe schedule every rung models the bottleneck (the 1F1B objective),
+ * which the GPipe objective never falls below (cost.h): its value is a
+ * lower bound on the GPipe optimum, not that optimum (the exact rung's
+ * too; the ladder takes its partition only by the GPipe objective, and a
+ * proof only from a value that reaches the upper bound).  Sets r->set,
+ * r->fleet, r->kinds and r->cpus. */
 static sc_status resolve_devices(mip_run *r, sc_error *err)
 {
 	const sc_mip_params *p = r->p;
@@ -274,20 +364,15 @@ static sc_status resolve_devices(mip_run *r, sc_error *err)
 	if (p->rung == SC_RUNG_COVER)
 		return sc_error_set(err, SC_ERR_INPUT,
 		                    "the cover rung does not model device kinds");
-	if (!r->cpus && p->rung != SC_RUNG_EXACT)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "the %s rung models CPU stages beside the graph's own "
-		                    "device, not other device kinds",
-		                    sc_rung_name(p->rung));
-	if (r->set->schedule == SC_SCHEDULE_GPIPE && sc_graph_is_training(r->g))
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "the MIP rungs do not model device kinds under the GPipe "
-		                    "schedule");
 	r->unpinned.pin = NULL;
+	if (sc_graph_is_training(r->g))
+		r->unpinned.schedule = SC_SCHEDULE_1F1B;
 	if (r->cpus) {
 		r->unpinned.fleet = NULL;
 		r->unpinned.k = r->fleet.kind[0].count;
 		r->unpinned.cpus = r->fleet.n > 1 ? r->fleet.kind[1].count : 0;
+	} else if (p->rung != SC_RUNG_EXACT && !relax_fleet(r, err)) {
+		return err ? err->code : SC_ERR_INPUT;
 	}
 	r->set = &r->unpinned;
 	return SC_OK;
@@ -316,7 +401,7 @@ static bool build_model(mip_run *r, int K)
 {
 	const sc_units *u = r->u;
 	const sc_mip_params *p = r->p;
-	r->m = (sc_mip_model){.u = u, .K = K};
+	r->m = (sc_mip_model){.u = u, .K = K, .aok = r->aok};
 	r->m.lo = malloc((size_t)u->n * sizeof(int));
 	r->m.hi = malloc((size_t)u->n * sizeof(int));
 	r->m.ycol = malloc((size_t)u->n * (size_t)K * sizeof(int));
@@ -325,7 +410,7 @@ static bool build_model(mip_run *r, int K)
 		return false;
 	if (!r->kinds)
 		return sc_mip_model_build(&r->m, r->set, p, &r->t, r->scale, r->L, &r->zcol);
-	if (p->rung == SC_RUNG_EXACT)
+	if (p->rung == SC_RUNG_EXACT && !r->relax)
 		return sc_mip_model_build_kinds(&r->m, r->set, p, &r->fleet, &r->t, r->scale, r->L,
 		                                &r->zcol);
 	return sc_mip_model_build_cpu(&r->m, r->set, p, &r->t, r->scale, &r->zcol);
@@ -620,13 +705,18 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	st = resolve_devices(&r, err);
 	if (st != SC_OK)
 		return st;
-	r.u = sc_units_new(g, !p->plain, r.set, err);
+	r.u = sc_units_new(g, !p->plain && !r.relax, r.set, err);
 	if (!r.u)
 		return err ? err->code : SC_ERR_NOMEM;
-	r.L = !r.kinds ? sc_mip_unit_simple_bound(r.u, p->k)
-	      : r.cpus ? sc_mip_unit_simple_bound_cpus(r.u, r.set->k, r.set->cpus)
-	               : sc_mip_unit_simple_bound_kinds(r.u, &r.fleet);
-	if (isnan(r.L))
+	/* (relaxed: the fleet's own simple bound, below its optimum, which
+	 * the relaxation's value also is) */
+	r.L = r.relax    ? sc_mip_unit_simple_bound_kinds(r.u, &r.fleet)
+	      : !r.kinds ? sc_mip_unit_simple_bound(r.u, p->k)
+	      : r.cpus   ? sc_mip_unit_simple_bound_cpus(r.u, r.set->k, r.set->cpus)
+	                 : sc_mip_unit_simple_bound_kinds(r.u, &r.fleet);
+	if (r.relax && !relax_units(&r))
+		st = sc_error_nomem(err, "the relaxed units");
+	else if (isnan(r.L))
 		st = sc_error_nomem(err, "the simple bound");
 	else if (p->rung == SC_RUNG_COVER)
 		st = cover_rung(r.u, r.set, p, r.L, fn, ud, res, err);
@@ -635,5 +725,6 @@ sc_status sc_mip_solve(const sc_graph *g, const sc_settings *set, const sc_mip_p
 	sc_mip_model_free(&r.m);
 	sc_mip_tensors_free(&r.t);
 	sc_units_free(r.u);
+	free(r.aok);
 	return st;
 }

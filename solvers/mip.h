@@ -42,9 +42,15 @@
  * when they differ).  The bottleneck and guess models take CPU stages
  * beside the graph's own device (mip_model_cpu.c: the accelerator stage
  * of most work in the middle block and the CPU stages' time in a row of
- * their own), not other kinds (SC_ERR_INPUT).  Pins are not modelled on
- * devices (a relaxation); the cover rung and the GPipe schedule do not
- * take them (SC_ERR_INPUT).
+ * their own); on other kinds the same models bound a relaxation, every
+ * kind but the CPU one accelerator at each unit's least time on them, the
+ * fastest link and the largest memory (mip.c, relax_fleet; SC_ERR_INPUT
+ * on a fleet of CPUs alone), the guess positions 1 .. the stages that are
+ * not CPUs.  Pins are not modelled on devices (a relaxation); the cover
+ * rung does not take devices (SC_ERR_INPUT).  Under GPipe every model on
+ * devices is the bottleneck's (the 1F1B objective), which the GPipe
+ * objective never falls below (cost.h): a lower bound on it, the exact
+ * model's optimum included.
  *
  * sc_mip_solve runs one model in the calling process; CBC is neither
  * thread-safe nor interruptible, so the engine (jobs.h) calls it in a child

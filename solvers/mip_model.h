@@ -49,6 +49,10 @@ typedef struct sc_mip_model {
 	 * others'), malloc'd by the builder; else NULL */
 	int *dcol;
 	int nk;
+	/* the bottleneck and guess rungs with CPU stages: per unit whether an
+	 * accelerator may hold it (borrowed; NULL: the graph's accel_ok, as
+	 * mip.c's relaxation of other kinds gives it otherwise) */
+	const bool *aok;
 } sc_mip_model;
 
 /* What the order arcs say of a tensor's source unit U and one reading

@@ -53,7 +53,11 @@
  * least over j).  The guess model's rows add up to the bottleneck
  * model's, so the bottleneck rung's value bounds every LB_j from below,
  * as the ladder assumes.  Without CPU stages (set->cpus 0) mip_model.c
- * builds the models of the paper instead.
+ * builds the models of the paper instead.  On a fleet of other kinds
+ * mip.c relaxes every kind but the CPU to one accelerator (relax_fleet:
+ * each unit's least time on them in u->work, m->aok which may hold it),
+ * and the argument above holds for that problem, whose optimum is below
+ * the fleet's.
  */
 #include "mip_model.h"
 
@@ -95,6 +99,8 @@ static bool unit_devices(cpu_ctx *c)
 			c->aok[U] = c->aok[U] && sc_graph_accel_ok(g, v);
 			c->cok[U] = c->cok[U] && sc_graph_cpu_ok(g, v);
 		}
+		if (c->m->aok)
+			c->aok[U] = c->m->aok[U];
 	}
 	return true;
 }

@@ -29,8 +29,9 @@
  * (as the exact DP's then, sc_dp_relaxed) and its partition proven only
  * when its true cost meets that bound.  Windows as without kinds, from each
  * unit's least time on a kind that may run it.  Pins are not modelled (a
- * relaxation: the ladder takes no partition from it then).  The 1F1B
- * schedule (or inference) only: mip.c refuses GPipe here.
+ * relaxation: the ladder takes no partition from it then).  The
+ * bottleneck only: under GPipe mip.c builds it as a lower bound on that
+ * schedule's objective.
  */
 #include "mip_model.h"
 

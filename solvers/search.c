@@ -105,28 +105,12 @@ static sc_status setup(sc_search *s, const sc_method *m, sc_error *err)
 sc_status sc_search_check(const sc_graph *g, const sc_settings *set, const sc_search_params *p,
                           sc_error *err)
 {
+	(void)g; /* devices take pins and the GPipe schedule as any graph does */
 	if (set->k < 1)
 		return sc_error_set(err, SC_ERR_INPUT, "k must be at least 1 (got %d)", set->k);
 	if (set->cpus < 0)
 		return sc_error_set(err, SC_ERR_INPUT, "cpus must be at least 0 (got %d)",
 		                    set->cpus);
-	/* CPU stages (001 section 3): what the exact DP refuses with them (ideals.c),
-	 * every search refuses */
-	if (set->cpus > 0 && set->pin)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "pinned ops (--pin) are not supported with CPU stages yet");
-	if (set->fleet && set->pin)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "pinned ops (--pin) are not supported with --devices yet");
-	if (set->fleet && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
-		return sc_error_set(err, SC_ERR_INPUT,
-		                    "--devices is not supported under the GPipe schedule yet; use "
-		                    "the 1F1B schedule");
-	if (set->cpus > 0 && sc_graph_is_training(g) && set->schedule == SC_SCHEDULE_GPIPE)
-		return sc_error_set(
-		        err, SC_ERR_INPUT,
-		        "CPU stages are not supported under the GPipe schedule yet; use "
-		        "the 1F1B schedule");
 	if (p->elite <= 0 || p->elite >= 1 || p->mutants < 0 || p->elite + p->mutants >= 1 ||
 	    p->bias <= 0 || p->bias >= 1 || p->population < 0 || p->generations < 0 || p->evals < 0)
 		return sc_error_set(err, SC_ERR_INPUT,

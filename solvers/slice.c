@@ -111,8 +111,10 @@ sc_slicer *sc_slicer_new(const sc_units *u, const sc_settings *set, sc_error *er
 	    !s->by_a_off || !s->by_a || !s->by_b_off || !s->by_b || !s->scratch)
 		goto nomem;
 	if (u->pin) {
-		s->plo = sc_malloc_n((size_t)set->k + 1, sizeof *s->plo);
-		s->phi = sc_malloc_n((size_t)set->k + 1, sizeof *s->phi);
+		/* a window per stage of all of them, the CPU stages' too */
+		size_t K = (size_t)set->k + (size_t)(set->cpus > 0 ? set->cpus : 0);
+		s->plo = sc_malloc_n(K + 1, sizeof *s->plo);
+		s->phi = sc_malloc_n(K + 1, sizeof *s->phi);
 		if (!s->plo || !s->phi)
 			goto nomem;
 	}
@@ -158,13 +160,14 @@ static double segment_cost(sc_slicer *s, const int *order, int l, int r)
  * .. j-1) may end at, [plo[j], phi[j]]: past every unit pinned below j, and
  * before every unit pinned at j or later.  Both only grow with j.  False
  * when some window is empty (the order lists a pinned unit after one
- * pinned to a later stage, which the pin arcs forbid); true without pins. */
+ * pinned to a later stage, which the pin arcs forbid); true without pins.
+ * With CPU stages j counts the stages of both devices (slice_cpu.c). */
 static bool pin_windows(sc_slicer *s, const int *order)
 {
 	const int *pin = s->u->pin;
 	if (!pin)
 		return true;
-	int k = s->k, n = s->n;
+	int k = s->k + s->L, n = s->n;
 	for (int j = 0; j <= k; j++) {
 		s->plo[j] = 0;
 		s->phi[j] = n;

@@ -265,6 +265,14 @@ static bool cpu_windows(sc_slicer *s, const int *order, double ub)
 			}
 			lo[wi(s, j, l)] = r;
 		}
+	/* pins: the first j + l stages end within their pin window
+	 * (slice.c's pin_windows, over the stages of both devices) */
+	for (int j = 0; s->u->pin && j <= k; j++)
+		for (int l = 0; l <= L; l++) {
+			int w = wi(s, j, l);
+			lo[w] = lo[w] > s->plo[j + l] ? lo[w] : s->plo[j + l];
+			hi[w] = hi[w] < s->phi[j + l] ? hi[w] : s->phi[j + l];
+		}
 	return lo[wi(s, 0, 0)] == 0 && hi[wi(s, k, L)] == n;
 }
 
@@ -455,8 +463,9 @@ static bool traceback(sc_slicer *s, const int *order, int *unit_stage)
 double sc_slice_cpu(sc_slicer *s, const int *order, double cutoff, double greedy, int *unit_stage)
 {
 	/* the accelerators' equal-work split bounds the optimum when every
-	 * unit may go to one (the CPU stages empty) */
-	if (!s->all_acc)
+	 * unit may go to one (the CPU stages empty) and no pin names a stage
+	 * it leaves empty (with pins it is no bound) */
+	if (!s->all_acc || s->u->pin)
 		greedy = INFINITY;
 	accel_first(s);
 	double v = search(s, order, greedy < cutoff ? greedy : cutoff);
@@ -482,9 +491,10 @@ double sc_slice_cpu_equal_work(sc_slicer *s, const int *order, double greedy, in
 	 * the CPU stages empty when it may, and is the fallback below */
 	for (int p = 0; p < s->n; p++)
 		unit_stage[order[p]] = s->greedy[order[p]];
-	if (s->all_acc)
+	if (s->all_acc && !s->u->pin)
 		return greedy;
-	/* a unit needs a CPU: the best split of the order by device, the hard
+	/* a unit needs a CPU, or pins name stages the accelerators' split may
+	 * leave empty: the best split of the order by device, the hard
 	 * limit ignored so that refinement has a split to repair (search.h),
 	 * and without the stop poll, since the callers need a split */
 	bool (*stop)(void *) = s->stop;

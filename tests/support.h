@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "core/graph.h"
+#include "core/fleet.h"
 #include "core/partition.h"
 
 /* A small deterministic PRNG (splitmix64) so tests are reproducible. */
@@ -113,6 +114,23 @@ bool ts_part_check_cpus(const sc_graph *g, const int *stage, int K, const bool *
  * CPU stages (sc_cpu_exact, without balancing): the oracle of the CPU
  * tests, itself checked against ts_brute_optimum_cpus in test_cpu_exact. */
 double ts_cpu_optimum(const sc_graph *g, int k, int L);
+
+/* Devices of several kinds (support_kinds.c).  The objective of stage[]
+ * with kind[] (K stages, indices into f, a resolved fleet) by the model of
+ * fleet.h written apart from cost.c: each stage its kind's op times, io
+ * over its own link and overflow against its memory (a CPU: its times
+ * alone); the bottleneck, or under sched GPipe on a training graph the
+ * largest forward plus the largest backward cost; INFINITY when an op
+ * sits on a kind that may not run it or a stage breaks the hard limit;
+ * NAN when ts_valid rejects stage. */
+double ts_kinds_objective(const sc_graph *g, const sc_fleet *f, const int *stage, const int *kind,
+                          int K, sc_schedule sched);
+
+/* The least ts_kinds_objective over every arrangement of f's kinds along
+ * the pipeline and every assignment of the ops that ts_valid accepts and
+ * that puts every op v with pin[v] >= 0 (pin may be NULL) in stage
+ * pin[v].  K^n times the arrangements must stay small (K <= 16). */
+double ts_brute_kinds(const sc_graph *g, const sc_fleet *f, const int *pin, sc_schedule sched);
 
 /* The oracle of the MIP relaxations (support_mip.c): the three-block
  * model's optimum by enumeration over every assignment of the ops to

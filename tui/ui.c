@@ -122,17 +122,18 @@ bool ui_cpus_settings(sc_graph *g, const ui_opts *o)
 		g->settings.cpus = g->max_cpus;
 	}
 	if (g->settings.cpus > 0 && sc_graph_is_training(g) &&
-	    g->settings.schedule == SC_SCHEDULE_GPIPE) {
-		ui_error("--cpus: CPU stages are not supported under the GPipe schedule yet; use "
-		         "--schedule 1f1b");
+	    g->settings.schedule == SC_SCHEDULE_GPIPE && !o->gpipe_cpus) {
+		ui_error("--cpus: this command does not take CPU stages under the GPipe schedule "
+		         "yet (solve and bounds do); use --schedule 1f1b");
 		return false;
 	}
 	return true;
 }
 
 /* CPU stages (001 section 3) on a loaded graph: --cpus file takes the file's
- * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; the
- * GPipe schedule takes none yet.  False after a message. */
+ * maxCPUs; a graph with ops no accelerator may hold needs CPU stages; under
+ * the GPipe schedule only solve and bounds take them yet.  False after a
+ * message. */
 static bool check_cpus(sc_graph *g, const ui_opts *o)
 {
 	if (!ui_cpus_settings(g, o))

@@ -39,7 +39,11 @@ typedef struct ui_opts {
 	int schedule;        /* -1 = not given, else an sc_schedule */
 	int cpus;            /* --cpus: -1 = not given, UI_CPUS_FILE = the file's maxCPUs */
 	const char *devices; /* --devices SPEC or FILE as given, or NULL */
-	sc_fleet fleet;      /* --devices parsed (names and counts) */
+	/* the command takes CPU stages under the GPipe schedule (solve and
+	 * bounds: the searches, the exact DP and the ladder do); the others
+	 * refuse them (ui_cpus_settings) */
+	bool gpipe_cpus;
+	sc_fleet fleet; /* --devices parsed (names and counts) */
 	/* --devices FILE: what it says of each kind beyond its name, count,
 	 * memory and link (fleet.kind[d]'s profile and times; "" none) */
 	sc_devices_file devfile;
@@ -174,7 +178,7 @@ sc_graph *ui_load_report(const char *path, const ui_opts *o, sc_onnx_report *rep
 /* --cpus on a loaded graph whose settings o applied to (CPU stages): --cpus
  * file sets settings.cpus to the file's maxCPUs, refused when it gives
  * none; CPU stages under the GPipe schedule of a training graph are
- * refused.  False after a message.  (ui_load and ui_load_report do this,
+ * refused unless o->gpipe_cpus.  False after a message.  (ui_load and ui_load_report do this,
  * and refuse a graph with ops no accelerator may hold without --cpus.) */
 bool ui_cpus_settings(sc_graph *g, const ui_opts *o);
 

@@ -9,8 +9,8 @@
  * the brute force on the smallest; `exact` and `best` equal that optimum,
  * and brkga reaches it; `best` falls back to brkga where the DP's ideals
  * do not fit.  Refinement from a given partition with devices
- * keeps every op on an allowed device and never gets worse; what the
- * searches refuse with CPU stages (pins, GPipe) is refused by name.
+ * keeps every op on an allowed device and never gets worse; pins and
+ * the GPipe schedule hold with CPU stages, against the brute force.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,6 +22,26 @@
 #include "solvers/dp_exact.h"
 #include "solvers/search.h"
 #include "tests/support.h"
+
+/* Runs method on g under set (set->k accelerators and set->cpus CPUs,
+ * its pins and schedule); its partition into stage and its kinds into
+ * kind (set->k + set->cpus); returns the result. */
+static double run_set(const sc_graph *g, const sc_settings *set, const char *method, uint64_t seed,
+                      long evals, int *stage, int *kind, bool *optimal)
+{
+	sc_search_params p;
+	sc_search_params_init(&p);
+	p.method = method;
+	p.seed = seed;
+	p.evals = evals;
+	sc_error err;
+	sc_search *s = sc_search_new(g, set, &p, &err);
+	cr_assert(s, "%s: %s", method, err.msg);
+	cr_assert_eq(sc_search_run(s, &err), SC_OK, "%s: %s", method, err.msg);
+	double v = sc_search_result_kinds(s, stage, kind, optimal);
+	sc_search_free(s);
+	return v;
+}
 
 /* Runs method on g at k accelerators and L CPUs; its partition and
  * devices into stage and cpu (k + L flags); returns the result. */
@@ -262,30 +282,72 @@ Test(search_cpu, an_op_only_a_cpu_holds)
 	sc_graph_free(g);
 }
 
-Test(search_cpu, pins_and_gpipe_are_refused)
+/* Pins and the GPipe schedule with CPU stages: every method's result
+ * keeps the pins (a pin names a stage of the k + L in pipeline order),
+ * costs what it says by the independent model (support_kinds.c, its
+ * objective by the schedule) and is never below the brute force's
+ * optimum with the pins, or under GPipe; `exact` (and `best`) equals it.
+ * Odd cases pin, even ones are training graphs under GPipe. */
+Test(search_cpu, every_method_keeps_pins_and_takes_gpipe, .timeout = 120)
 {
-	ts_rng r = {5};
-	sc_graph *g0, *g = random_cpu_graph(&r, 0, true, 6, &g0);
-	sc_settings set = g->settings;
-	set.k = 2;
-	set.cpus = 1;
-	set.schedule = SC_SCHEDULE_GPIPE;
-	sc_search_params p;
-	sc_search_params_init(&p);
-	sc_error err;
-	cr_assert_null(sc_search_new(g, &set, &p, &err));
-	cr_assert(strstr(err.msg, "GPipe"), "%s", err.msg);
-	set.schedule = SC_SCHEDULE_1F1B;
-	int *pin = malloc((size_t)g->n * sizeof *pin);
-	for (int v = 0; v < g->n; v++)
-		pin[v] = -1;
-	pin[0] = 0;
-	set.pin = pin;
-	cr_assert_null(sc_search_new(g, &set, &p, &err));
-	cr_assert(strstr(err.msg, "pinned"), "%s", err.msg);
-	free(pin);
-	sc_graph_free(g);
-	sc_graph_free(g0);
+	int count;
+	const sc_method_info *m = sc_search_methods(&count);
+	ts_rng r = {0x5eed91ULL};
+	int cases = ts_short() ? 12 : 30, found = 0;
+	for (int t = 0; t < cases; t++) {
+		bool gpipe = t % 2 == 0;
+		sc_graph *g0, *g = random_cpu_graph(&r, t, gpipe, 5, &g0);
+		sc_settings set = g->settings;
+		set.k = 1 + ts_below(&r, 2);
+		set.cpus = 1 + ts_below(&r, 2);
+		int K = set.k + set.cpus;
+		int *pin = NULL;
+		if (gpipe) {
+			set.schedule = SC_SCHEDULE_GPIPE;
+		} else {
+			pin = malloc((size_t)g->n * sizeof *pin);
+			cr_assert(pin);
+			for (int v = 0; v < g->n; v++)
+				pin[v] = -1;
+			pin[ts_below(&r, g->n)] = ts_below(&r, K);
+			set.pin = pin;
+		}
+		sc_fleet f;
+		sc_error err;
+		cr_assert(sc_fleet_resolve(g, &set, &f, &err), "%s", err.msg);
+		double want = ts_brute_kinds(g, &f, pin, set.schedule);
+		int *stage = malloc((size_t)g->n * sizeof *stage), kind[8];
+		cr_assert(stage);
+		for (int i = 0; i < count; i++) {
+			char what[96];
+			snprintf(what, sizeof what, "t %d (n %d, k %d, L %d, %s): %s", t, g->n,
+			         set.k, set.cpus, gpipe ? "GPipe" : "pinned", m[i].name);
+			bool optimal = false;
+			double v = run_set(g, &set, m[i].name, 3 + (uint64_t)t, 200, stage, kind,
+			                   &optimal);
+			bool exact =
+			        strcmp(m[i].name, "exact") == 0 || strcmp(m[i].name, "best") == 0;
+			if (exact)
+				cr_assert(optimal && near(v, want), "%s %.17g, brute force %.17g",
+				          what, v, want);
+			if (isinf(v))
+				continue; /* a heuristic may miss the feasible partitions */
+			found++;
+			for (int o = 0; pin && o < g->n; o++)
+				cr_assert(pin[o] < 0 || stage[o] == pin[o],
+				          "%s: op %d in %d, pinned to %d", what, o, stage[o],
+				          pin[o]);
+			double mine = ts_kinds_objective(g, &f, stage, kind, K, set.schedule);
+			cr_assert(near(mine, v), "%s: says %.17g, costs %.17g", what, v, mine);
+			cr_assert_geq(v, want * (1 - 1e-9), "%s: %.17g below the optimum %.17g",
+			              what, v, want);
+		}
+		free(stage);
+		free(pin);
+		sc_graph_free(g);
+		sc_graph_free(g0);
+	}
+	cr_assert_gt(found, cases);
 }
 
 /* `best` where the exact DP's ideals do not fit (--ideal-limit 1): brkga

@@ -227,8 +227,8 @@ static const ui_option options[] = {
         {OPT_PROOF, "proof", 0, NULL,
          "solve: run that exact MIP after any method (by default after best only)", FLAG(proof)},
         {OPT_PIN, "pin", 0, "OP=STAGE",
-         "keep op OP in stage STAGE (1..K) in every partition the search considers "
-         "(repeatable)",
+         "keep op OP in stage STAGE (1..K; with --cpus or --devices a stage of all of them "
+         "in pipeline order) in every partition the search considers (repeatable)",
          CUSTOM},
         {OPT_ALIGN, "align", 0, "DEPTH",
          "solve: stage boundaries only between the layers at DEPTH (1: the top-level "
@@ -313,6 +313,8 @@ typedef struct ui_command {
 	const char *help;          /* paragraph after the synopsis */
 	const ui_option_id *takes; /* the options it takes, ending with OPT_NONE */
 	int min_pos, max_pos;
+	/* its engines take CPU stages under the GPipe schedule (ui_opts) */
+	bool gpipe_cpus;
 	int (*run)(const ui_opts *o);
 } ui_command;
 
@@ -407,6 +409,7 @@ static const ui_command commands[] = {
                                 OPT_ALIGN, OPT_OUTPUT, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 1,
+                .gpipe_cpus = true,
                 .run = ui_cmd_solve,
         },
         {
@@ -471,6 +474,7 @@ static const ui_command commands[] = {
                                  OPT_EVALS, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 1,
                 .max_pos = 1,
+                .gpipe_cpus = true,
                 .run = ui_cmd_bounds,
         },
         {
@@ -597,6 +601,7 @@ static const ui_command commands[] = {
                                  OPT_PART, OPT_MERGE, OPT_OUTPUT, OPT_JSON, OPT_HELP, OPT_DEVICES),
                 .min_pos = 0,
                 .max_pos = 100000,
+                .gpipe_cpus = true,
                 .run = ui_cmd_bench,
         },
         {
@@ -1345,6 +1350,7 @@ static int run_main(int argc, char **argv)
 		free(o.pos);
 		return UI_EXIT_INPUT;
 	}
+	o.gpipe_cpus = cmd->gpipe_cpus;
 	status = cmd->run(&o);
 	free(o.pos);
 	return status;

@@ -541,10 +541,15 @@ static bool print_text(const bounds_report *r)
 	ui_print_costs(r->g);
 	if (r->dp->ran && !r->dp->proved)
 		printf("  %s; the rungs bound the optimum\n", r->dp->why);
+	/* on devices the MIP rungs model the bottleneck (ladder.h) */
 	if (sc_graph_is_training(r->g) && r->set->schedule == SC_SCHEDULE_GPIPE)
 		printf("  schedule GPipe: the upper bound is a GPipe objective (max forward + max "
-		       "backward cost); the MIP rungs bound the GPipe optimum, the exact one "
-		       "solves it\n");
+		       "backward cost); %s\n",
+		       r->set->cpus > 0 || r->set->fleet
+		               ? "on devices the MIP rungs bound the bottleneck, which the GPipe "
+		                 "objective never falls below: they bound the GPipe optimum, the "
+		                 "exact one without solving it"
+		               : "the MIP rungs bound the GPipe optimum, the exact one solves it");
 	if (r->stages < r->set->k && !r->set->fleet)
 		printf("  at most %d of the %d stages can be non-empty (one op or group each); the "
 		       "bounds are those of %d stages, the other stages stay empty\n",

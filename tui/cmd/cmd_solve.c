@@ -71,6 +71,25 @@ static int read_pins(const ui_opts *o, const sc_graph *g, int k, int *pin)
 	return count;
 }
 
+/* --pin's stages into r->pin and r->set.pin, each a stage of the K in
+ * pipeline order (with devices every kind's, ui_solve_stages).  Returns
+ * UI_EXIT_OK, or UI_EXIT_INPUT after a message. */
+static int pins(const ui_opts *o, ui_solve_report *r)
+{
+	if (o->npins == 0)
+		return UI_EXIT_OK;
+	r->pin = sc_part_new(r->g);
+	if (!r->pin) {
+		ui_error("out of memory");
+		return UI_EXIT_INPUT;
+	}
+	r->npins = read_pins(o, r->g, ui_solve_stages(r), r->pin);
+	if (r->npins < 0)
+		return UI_EXIT_INPUT;
+	r->set.pin = r->pin;
+	return UI_EXIT_OK;
+}
+
 /* What the run on the accelerators keeps besides its report. */
 typedef struct solve_run {
 	const ui_opts *o;
@@ -110,7 +129,7 @@ static bool align_graph(const ui_opts *o, const sc_graph *g, ui_solve_report *r)
 }
 
 /* The run's parameters and arrays: --align's graph, the search's
- * parameters, --pin's stages, --partition's start.  Returns UI_EXIT_OK, or
+ * parameters, --partition's start.  Returns UI_EXIT_OK, or
  * an exit status after a message. */
 static int prepare(solve_run *run, ui_solve_report *r)
 {
@@ -126,17 +145,6 @@ static int prepare(solve_run *run, ui_solve_report *r)
 	if (!r->stage || (o->partition && !run->start)) {
 		ui_error("out of memory");
 		return UI_EXIT_INPUT;
-	}
-	if (o->npins > 0) {
-		r->pin = sc_part_new(r->g);
-		if (!r->pin) {
-			ui_error("out of memory");
-			return UI_EXIT_INPUT;
-		}
-		r->npins = read_pins(o, r->g, r->set.k, r->pin);
-		if (r->npins < 0)
-			return UI_EXIT_INPUT;
-		r->set.pin = r->pin;
 	}
 	if (o->partition) {
 		int k2;
@@ -320,6 +328,8 @@ int ui_cmd_solve(const ui_opts *o)
 	/* --align: the search's graph is the aligned copy */
 	if (status == UI_EXIT_OK && o->align > 0 && !align_graph(o, g, &r))
 		status = UI_EXIT_INPUT;
+	if (status == UI_EXIT_OK)
+		status = pins(o, &r);
 	if (status == UI_EXIT_OK && (g->settings.cpus > 0 || g->settings.fleet))
 		status = ui_solve_cpus(o, deadline, &r); /* devices (001 section 3 for CPUs) */
 	else if (status == UI_EXIT_OK)

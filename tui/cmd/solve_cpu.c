@@ -11,8 +11,10 @@
  * is proven only when it equals a proven lower bound, the simple bound
  * with CPU stages (cpu_lower_bound), or (--proof) by the exact MIP with
  * CPU stages, and is otherwise reported with that bound and its gap
- * (`bounds --cpus` climbs the whole ladder).  What does not take CPU
- * stages yet (--pin) is refused by name rather than run without the CPUs.
+ * (`bounds --cpus` climbs the whole ladder).  --pin names a stage of the
+ * K in pipeline order, whatever the kinds (cmd_solve.c reads it); every
+ * search keeps the pins, and the bounds, which do not model them, bound
+ * the optimum without pins and so the one with them.
  *
  * The run fills solve's report (solve_report.h), whose printers say what
  * differs with CPU stages; cmd_solve.c prints it.
@@ -35,19 +37,6 @@
 #include "solvers/mip.h"
 #include "solvers/search.h"
 #include "solvers/simple.h"
-
-/* The options solve takes that do not place CPU stages yet: false after a
- * message. */
-static bool refuse_unsupported(const ui_opts *o)
-{
-	const char *what = o->npins ? "--pin" : NULL;
-	if (what) {
-		ui_error("solve: %s: %s does not take devices yet",
-		         o->devices ? "--devices" : "--cpus", what);
-		return false;
-	}
-	return true;
-}
 
 /* A lower bound on the objective with CPU stages that proves the
  * search's result optimal when it reaches it, and in *by what proved it:
@@ -273,8 +262,6 @@ static int prove_and_write(const ui_opts *o, double deadline, ui_solve_report *r
 
 int ui_solve_cpus(const ui_opts *o, double deadline, ui_solve_report *r)
 {
-	if (!refuse_unsupported(o))
-		return UI_EXIT_INPUT;
 	r->stage = sc_part_new(r->g);
 	r->kind = calloc((size_t)ui_solve_stages(r), sizeof *r->kind);
 	if (!r->stage || !r->kind) {
