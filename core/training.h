@@ -22,8 +22,8 @@
  *   - views (Reshape, Flatten, Squeeze, Identity, ...) and ops no gradient
  *     flows through: 0;
  * and without kinds (DOT, msr-fiddle forward graphs, gen): 2 for every op.
- * Measured backward times replace the rule where a times file names
- * "v.grad" (sc_times applies to the training graph as to any).
+ * Measured times (--times) are the forward ops'; a backward op's time is
+ * the rule's, from its forward op's measured or modelled time.
  *
  * Memory (activations.h): a stage holds its parameters, their gradients
  * (as many bytes: the same precision) and the optimizer's state, which
