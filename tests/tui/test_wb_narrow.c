@@ -185,7 +185,10 @@ Test(wbnarrow, the_overview_cuts_nothing_at_80x24)
 	/* the search rows: the method to the seed and the round, whole */
 	int search = row_with(narrow, "search", ladder + 6);
 	cr_assert(search > ladder, "%s", narrow);
-	check_rows(narrow, wide, search, search + 2, "the search rows");
+	/* (the row under them changes as rounds restart: "best over time"
+	 * when a round has found something, gone the next moment; the wide
+	 * screen is taken 400 ms later, so that row is not compared) */
+	check_rows(narrow, wide, search, search + 1, "the search rows");
 	char row[1024];
 	row_of(narrow, search + 1, row, sizeof row);
 	cr_assert_null(strstr(row, "queued"), "%s", narrow);
