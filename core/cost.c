@@ -91,6 +91,17 @@ sc_costs *sc_costs_new(const sc_graph *g, const sc_settings *set, sc_error *err)
 	return c;
 }
 
+void sc_costs_objective_only(sc_costs *c)
+{
+	if (!c->g->acts)
+		return;
+	double most = sc_acts_most(c->g, &c->set, c->k);
+	for (int d = 0; d < c->fleet.n; d++)
+		if (!c->fleet.kind[d].cpu && most > c->fleet.kind[d].memory)
+			return;
+	c->mem_skip = true;
+}
+
 void sc_costs_free(sc_costs *c)
 {
 	if (!c)
@@ -214,8 +225,7 @@ double sc_costs_cost_on(const sc_costs *c, int s, int d)
 	return w + (st->in_bytes + st->out_bytes) / B + over;
 }
 
-/* Sets stage si's memory need from its sums (its stash and peak already
- * computed: stages_memory). */
+/* Sets stage si's memory need from its sums, stash and peak (stages_memory). */
 static inline void stage_need(const sc_costs *c, sc_stage_cost *s, int si)
 {
 	if (!c->g->acts) {
@@ -463,7 +473,7 @@ void sc_costs_eval(sc_costs *c, const int *stage)
 		work_apply(c, stage[v], v, 1);
 		tensor_apply(c, stage, v, 1.0);
 	}
-	if (g->acts)
+	if (g->acts && !c->mem_skip)
 		stages_memory(c, stage, NULL);
 	for (int s = 0; s < c->k; s++)
 		refresh(c, s);
@@ -496,7 +506,7 @@ void sc_costs_move(sc_costs *c, int *stage, int v, int to)
 		tensor_apply(c, stage, g->pred[i], 1.0);
 	if (c->st[from].ops == 0)
 		stage_clear(c, from);
-	if (g->acts) {
+	if (g->acts && !c->mem_skip) {
 		c->want[from] = c->want[to] = true;
 		stages_memory(c, stage, c->want);
 		c->want[from] = c->want[to] = false;

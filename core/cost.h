@@ -99,6 +99,7 @@ typedef struct sc_costs {
 	struct sc_acts_work *aw;
 	int *mem_off, *mem_ops;
 	bool *want;
+	bool mem_skip; /* sc_costs_objective_only: no stage's stash and peak */
 } sc_costs;
 
 /* Returns a new sc_costs for g with the given settings (set->k is the number
@@ -152,6 +153,13 @@ double sc_costs_cost_on(const sc_costs *c, int s, int d);
  * when out of memory or the counts hold fewer than c->k stages (c then
  * keeps its kinds). */
 bool sc_costs_assign_kinds(sc_costs *c, const int *stage, int *kind);
+
+/* For a caller that reads the objective alone (a search's own costs):
+ * when no stage could pass its kind's memory whatever it holds
+ * (sc_acts_most), the stages' stash and working peak are not computed
+ * (they would change no cost), which spares a move its O(n) sweep.
+ * Reports need them: their costs never call this. */
+void sc_costs_objective_only(sc_costs *c);
 
 /* Frees c.  sc_costs_free(NULL) does nothing. */
 void sc_costs_free(sc_costs *c);

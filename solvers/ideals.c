@@ -806,8 +806,19 @@ static void mem_costs(sc_dp *d, long I, long J, double base, double param)
 				d->mem_ops[m++] = v;
 		}
 	}
-	pos_ctx = d;
-	qsort(d->mem_ops, (size_t)m, sizeof *d->mem_ops, by_program_order);
+	/* in program order: a sort of the stage's ops when they are few, else
+	 * one pass over the program order */
+	if ((double)m * (m > 1 ? log2(m) : 1) * 4 < g->n) {
+		pos_ctx = d;
+		qsort(d->mem_ops, (size_t)m, sizeof *d->mem_ops, by_program_order);
+	} else {
+		m = 0;
+		for (int i = 0; i < g->n; i++) {
+			int v = g->acts->order[i];
+			if (d->mem_in[v] == d->mem_stamp && (!g->backward || !g->backward[v]))
+				d->mem_ops[m++] = v;
+		}
+	}
 	double stash, peak;
 	sc_acts_stage(g, d->mem_work, d->mem_in, d->mem_stamp, d->mem_ops, m, &stash, &peak);
 	double M = d->set.memory, B = d->set.bandwidth;

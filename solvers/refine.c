@@ -144,6 +144,8 @@ static sc_status refine_phase_init(sc_search *s, const int *start, const int *st
 	size_t nu = (size_t)u->n, no = (size_t)s->g->n;
 	if (r) {
 		r->c = sc_costs_new(s->g, &s->cset, err);
+		if (r->c)
+			sc_costs_objective_only(r->c);
 		r->op_stage = sc_malloc_n(no, sizeof *r->op_stage);
 		r->unit_stage = sc_malloc_n(nu, sizeof *r->unit_stage);
 		r->set = sc_malloc_n(nu, sizeof *r->set);

@@ -220,6 +220,8 @@ sc_search *sc_search_start(const sc_graph *g, const sc_settings *set, const sc_s
 		s->p.start_kind = s->start_kind;
 	}
 	s->offer_costs = sc_costs_new(g, &s->cset, NULL);
+	if (s->offer_costs)
+		sc_costs_objective_only(s->offer_costs);
 	if (!s->best_stage || !s->best_kind || !s->offer_ops || !s->offer_param || !s->offer_kind ||
 	    !s->assigned || !s->offer_costs || (p->start_kind && !s->start_kind)) {
 		sc_search_free(s);
