@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/support.h"
@@ -146,8 +147,14 @@ Test(progress, bench_names_each_workers_instance_and_phase, .timeout = 60)
 	         ts_program(), res);
 	ts_tmux t;
 	ts_tmux_start(&t, 160, 12, "TERM=xterm-256color", cmd);
-	/* a method, then a rung, of both instances */
+	/* a method, then a rung, of both instances: the two workers start one
+	 * after the other, so the line may name one before it names both */
 	char *s = ts_tmux_wait(&t, "regal-ba-100-2 k=3 ", 20);
+	for (int i = 0; i < 100 && !strstr(s, " | regal-ba-100-2 k=2 "); i++) {
+		free(s);
+		nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+		s = ts_tmux_screen(&t);
+	}
 	cr_assert(strstr(s, "[0/2] ") && strstr(s, " | regal-ba-100-2 k=2 "), "%s", s);
 	free(s);
 	s = ts_tmux_wait(&t, "k=3 exact", 20);
