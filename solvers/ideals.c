@@ -751,14 +751,15 @@ static bool acts_may_bind(const sc_graph *g, const sc_settings *set, int k)
  * the 1F1B schedule or of inference holds it exactly: each stage S = J \ I
  * it relaxes gets its stash and peak from its ops in program order, and
  * each row j its need and so its overflow or its refusal under the hard
- * policy (dp_relax); the param part alone prunes the stage search, a
- * lower bound of the need that only grows with S.  With devices or under
- * GPipe the DP charges the param part alone: a relaxation (sc_dp_relaxed).
+ * policy (dp_relax; with devices each kind's memory and link in each
+ * place, dp_relax_kinds); the param part alone prunes the stage search, a
+ * lower bound of the need that only grows with S.  Under GPipe the DP
+ * charges the param part alone: a relaxation (sc_dp_relaxed).
  */
 static bool mem_setup(sc_dp *d)
 {
 	const sc_graph *g = d->g;
-	if (d->D > 0 || d->gpipe) {
+	if (d->gpipe) {
 		d->relaxed = true;
 		return true;
 	}
@@ -782,10 +783,8 @@ static int by_program_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The cost of the stage J \ I in each row j (d->mem_cost[j]): base (its
- * cost without overflow) plus the overflow of its need there, INFINITY
- * where it breaks the hard limit; param is its units' param. */
-static void mem_costs(sc_dp *d, long I, long J, double base, double param)
+/* The stash and working peak of the stage J \ I. */
+static void mem_stage(sc_dp *d, long I, long J, double *stash, double *peak)
 {
 	const sc_graph *g = d->g;
 	const word *bi = d->ideals.bits + I * d->ideals.words;
@@ -819,8 +818,17 @@ static void mem_costs(sc_dp *d, long I, long J, double base, double param)
 				d->mem_ops[m++] = v;
 		}
 	}
+	sc_acts_stage(g, d->mem_work, d->mem_in, d->mem_stamp, d->mem_ops, m, stash, peak);
+}
+
+/* The cost of the stage J \ I in each row j (d->mem_cost[j]): base (its
+ * cost without overflow) plus the overflow of its need there, INFINITY
+ * where it breaks the hard limit; param is its units' param. */
+static void mem_costs(sc_dp *d, long I, long J, double base, double param)
+{
+	const sc_graph *g = d->g;
 	double stash, peak;
-	sc_acts_stage(g, d->mem_work, d->mem_in, d->mem_stamp, d->mem_ops, m, &stash, &peak);
+	mem_stage(d, I, J, &stash, &peak);
 	double M = d->set.memory, B = d->set.bandwidth;
 	for (int j = 1; j <= d->k; j++) {
 		double need = param + stash * sc_acts_in_flight(g, &d->set, d->k, j - 1) + peak;
@@ -1157,7 +1165,30 @@ static void dp_relax(sc_dp *d, long I, long J, double c, const double *cj, doubl
 
 /* dp_relax with devices: J's cells from I's live ones, by the stage J \ I
  * on each kind e at cost c[e] (INFINITY where it cannot go). */
-static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bound)
+/* A stage's memory for dp_relax_kinds: its units' param, stash and
+ * working peak (activations.h), held exactly (d->mem_exact). */
+typedef struct stage_mem {
+	double param, stash, peak;
+} stage_mem;
+
+/* The cost of a stage of cost c (its overflow from param alone) on kind
+ * e in place j (1-based) of K, with its whole memory m: INFINITY where it
+ * breaks e's hard limit. */
+static double kind_mem_cost(const sc_dp *d, const stage_mem *m, int e, int j, int K, double c)
+{
+	const sc_kind *ke = &d->fleet.kind[e];
+	if (ke->cpu || !isfinite(c))
+		return c;
+	double M = ke->memory, B = ke->bandwidth, lim = M * (1 + 1e-15);
+	double base = m->param > lim ? c - (m->param - M) / B : c;
+	double need = m->param + m->stash * sc_acts_in_flight(d->g, &d->set, K, j - 1) + m->peak;
+	if (need <= lim)
+		return base;
+	return d->set.policy == SC_MEM_HARD ? INFINITY : base + (need - M) / B;
+}
+
+static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, const stage_mem *m,
+                           double bound)
 {
 	int D = d->D;
 	size_t row = (size_t)d->rw;
@@ -1188,7 +1219,10 @@ static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, double bou
 			int e = __builtin_ctz(room), to = at + d->stride[e];
 			if (bounded && rest > d->cell_cap[at] - d->kcap[e] + eps)
 				continue;
-			double v = d->balance ? p + c[e] * c[e] : p > c[e] ? p : c[e];
+			double ce = m ? kind_mem_cost(d, m, e, j, K, c[e]) : c[e];
+			if (!(ce < INFINITY))
+				continue;
+			double v = d->balance ? p + ce * ce : p > ce ? p : ce;
 			if (v <= cell[to] && (d->balance || v <= bound)) {
 				cell[to] = v;
 				arg[to] = I * D + e;
@@ -1487,8 +1521,13 @@ static int dp_grow_kinds(sc_dp *d, long I, long J, const word *cand, const stage
 		long J2;
 		if (stage_ideal(d, f, depth, x, make, &J2, err) < 0)
 			return -1;
-		if (J2 >= 0)
-			dp_relax_kinds(d, I, J2, c, bound);
+		if (J2 >= 0 && d->mem_exact) {
+			stage_mem sm = {.param = a.param};
+			mem_stage(d, I, J2, &sm.stash, &sm.peak);
+			dp_relax_kinds(d, I, J2, c, &sm, bound);
+		} else if (J2 >= 0) {
+			dp_relax_kinds(d, I, J2, c, NULL, bound);
+		}
 		walk_push(d, f, &depth, x, J2);
 		f[depth - 1].counted = io;
 		accs[depth] = a;

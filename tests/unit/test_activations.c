@@ -14,6 +14,7 @@
 
 #include "core/activations.h"
 #include "core/cost.h"
+#include "core/fleet.h"
 #include "core/training.h"
 #include "solvers/search.h"
 #include "tests/support.h"
@@ -357,4 +358,108 @@ Test(activations, searches_under_a_hard_limit_match_brute_force, .timeout = 300)
 		sc_graph_free(fw);
 	}
 	cr_assert_gt(proven, 0, "no result was proven optimal");
+}
+
+/* The least objective over every arrangement of f's kinds and every valid
+ * assignment, by sc_costs (whose memory costs_match_the_oracle holds to
+ * the oracle). */
+static double brute_kinds(const sc_graph *g, const sc_fleet *f, int K)
+{
+	int n = g->n, kind[8], *stage = calloc((size_t)n, sizeof *stage);
+	sc_settings set = g->settings;
+	set.k = K;
+	sc_error err;
+	sc_costs *c = sc_costs_new(g, &set, &err);
+	cr_assert(c, "%s", err.msg);
+	double best = INFINITY;
+	int arrangements = 1;
+	for (int i = 0; i < K; i++)
+		arrangements *= f->n;
+	for (int a = 0; a < arrangements; a++) {
+		int left[SC_KINDS_MAX], x = a;
+		bool fits = true;
+		for (int e = 0; e < f->n; e++)
+			left[e] = f->kind[e].count;
+		for (int i = 0; i < K; i++, x /= f->n) {
+			kind[i] = x % f->n;
+			fits = fits && left[kind[i]]-- > 0;
+		}
+		if (!fits)
+			continue;
+		sc_costs_set_kinds(c, kind);
+		for (int v = 0; v < n; v++)
+			stage[v] = 0;
+		for (;;) {
+			if (ts_valid(g, stage, K)) {
+				sc_costs_eval(c, stage);
+				double v = sc_costs_objective(c);
+				best = v < best ? v : best;
+			}
+			int i = 0;
+			while (i < n && ++stage[i] == K)
+				stage[i++] = 0;
+			if (i == n)
+				break;
+		}
+	}
+	sc_costs_free(c);
+	free(stage);
+	return best;
+}
+
+/* The exact DP on two kinds of device, each with its own times and memory,
+ * holds the whole memory exactly: what it proves equals the brute force. */
+Test(activations, the_dp_on_two_kinds_holds_memory_exactly, .timeout = 300)
+{
+	ts_rng r = {23};
+	int proven = 0;
+	for (int trial = 0; trial < ts_trials(60); trial++) {
+		ts_graph_spec spec = {
+		        .n = 3 + ts_below(&r, 2), .edge_p = 0.4, .integer_weights = true};
+		sc_settings_init(&spec.settings);
+		sc_graph *fw = ts_random_graph(&r, &spec);
+		random_acts(&r, fw);
+		sc_graph *g = trial % 2 ? train(fw, SC_OPT_SGD, 4) : fw;
+		sc_error err;
+		double *w = malloc((size_t)g->n * sizeof *w);
+		for (int v = 0; v < g->n; v++)
+			w[v] = 1 + ts_below(&r, 6);
+		/* the whole model's memory in one stage, then limits below it */
+		sc_settings one = g->settings;
+		one.k = 1;
+		sc_costs *c = sc_costs_new(g, &one, &err);
+		int *zero = calloc((size_t)g->n, sizeof *zero);
+		sc_costs_eval(c, zero);
+		double all = c->st[0].need;
+		sc_costs_free(c);
+		free(zero);
+		cr_assert_eq(
+		        sc_graph_add_kind(g, "b", w, all * (0.4 + 0.5 * ts_uniform(&r)), NAN, &err),
+		        SC_OK, "%s", err.msg);
+		sc_fleet f;
+		cr_assert(sc_fleet_parse(trial % 3 ? "accel:1,b:1" : "accel:1,b:2", &f, &err));
+		int K = sc_fleet_stages(&f);
+		g->settings.memory = all * (0.4 + 0.5 * ts_uniform(&r));
+		g->settings.policy = trial % 4 == 3 ? SC_MEM_OVERFLOW : SC_MEM_HARD;
+		g->settings.fleet = &f;
+		g->settings.k = K;
+		double want = brute_kinds(g, &f, K);
+		int *stage = calloc((size_t)g->n, sizeof *stage);
+		bool optimal = false;
+		double v = ts_search(g, K, "exact", 1, 0, stage, &optimal);
+		if (isinf(v))
+			cr_assert(!optimal || isinf(want), "trial %d: none fits proven, brute %g",
+			          trial, want);
+		else
+			cr_assert(v >= want * (1 - 1e-9), "trial %d: %.17g below %.17g", trial, v,
+			          want);
+		cr_assert(!optimal || (isinf(v) && isinf(want)) || ts_close_rel(v, want, 1e-9),
+		          "trial %d: %.17g proven, brute force %.17g", trial, v, want);
+		proven += optimal;
+		free(stage);
+		if (g != fw)
+			sc_graph_free(g);
+		sc_graph_free(fw);
+	}
+	cr_assert_gt(proven, ts_trials(60) / 2, "only %d proven", proven);
 }
