@@ -129,10 +129,12 @@ double sc_dp_floor(const sc_dp *d);
 
 /* True when d's value is only a lower bound: kinds whose links differ
  * (see "Devices" in ideals.c), each stage's io charged over its own link;
- * or a graph with activation memory (activations.h) and a finite memory:
- * the DP holds the part of a stage's memory that adds up (parameters,
- * gradients, optimizer state) against it, not the stash and working
- * peak, which the cost model adds to its partition's cost. */
+ * or, under the GPipe schedule, a graph with activation memory
+ * (activations.h) that could pass a finite memory: the DP holds the part
+ * of a stage's memory that adds up (parameters, gradients, optimizer
+ * state) against it, not the stash and working peak, which the cost model
+ * adds to its partition's cost (under 1F1B and in inference it holds
+ * them exactly, on any fleet). */
 bool sc_dp_relaxed(const sc_dp *d);
 
 /* The stages of d's partitions: k, or with devices the sum of the
