@@ -438,7 +438,15 @@ Test(ladder, rungs_stay_below_the_reference_optima, .timeout = 300)
 		sc_graph *g = ts_load(path);
 		sc_settings set = g->settings;
 		set.k = k;
-		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL, .time_limit = 0.5, .upper = INFINITY};
+		/* (the short run, the sanitizers' build, gives the rungs 2 s: at
+		 * 0.5 s under AddressSanitizer and the suite's load the exact
+		 * rung on bert_l-3 inference at k = 4 reported 49.35 where the
+		 * optimum is 27.92, three runs in three; a false bound of a MIP
+		 * stopped by its time limit (solvers/mip.c, read_verdict) that
+		 * the full run at 0.5 s keeps looking for) */
+		sc_ladder_params lp = {.rungs = SC_RUNGS_ALL,
+		                       .time_limit = ts_short() ? 2.0 : 0.5,
+		                       .upper = INFINITY};
 		sc_ladder *l = sc_ladder_new(e, g, &set, &lp, &err);
 		cr_assert(l, "%s", err.msg);
 		ts_run_ladder(l, e);
