@@ -783,6 +783,16 @@ static int by_program_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A stage of cost base without overflow that holds need bytes on a device
+ * of memory M and link B: base, its overflow added, or INFINITY under the
+ * hard policy. */
+static inline double need_cost(const sc_dp *d, double base, double need, double M, double B)
+{
+	if (need <= M * (1 + 1e-15))
+		return base;
+	return d->set.policy == SC_MEM_HARD ? INFINITY : base + (need - M) / B;
+}
+
 /* The stash and working peak of the stage J \ I. */
 static void mem_stage(sc_dp *d, long I, long J, double *stash, double *peak)
 {
@@ -832,9 +842,7 @@ static void mem_costs(sc_dp *d, long I, long J, double base, double param)
 	double M = d->set.memory, B = d->set.bandwidth;
 	for (int j = 1; j <= d->k; j++) {
 		double need = param + stash * sc_acts_in_flight(g, &d->set, d->k, j - 1) + peak;
-		d->mem_cost[j] = need <= M * (1 + 1e-15)        ? base
-		                 : d->set.policy == SC_MEM_HARD ? INFINITY
-		                                                : base + (need - M) / B;
+		d->mem_cost[j] = need_cost(d, base, need, M, B);
 	}
 }
 
@@ -1182,9 +1190,7 @@ static double kind_mem_cost(const sc_dp *d, const stage_mem *m, int e, int j, in
 	double M = ke->memory, B = ke->bandwidth, lim = M * (1 + 1e-15);
 	double base = m->param > lim ? c - (m->param - M) / B : c;
 	double need = m->param + m->stash * sc_acts_in_flight(d->g, &d->set, K, j - 1) + m->peak;
-	if (need <= lim)
-		return base;
-	return d->set.policy == SC_MEM_HARD ? INFINITY : base + (need - M) / B;
+	return need_cost(d, base, need, M, B);
 }
 
 static void dp_relax_kinds(sc_dp *d, long I, long J, const double *c, const stage_mem *m,
